@@ -1,0 +1,20 @@
+"""kernellab: see why GPU kernels are fast or slow, exactly, on the CPU.
+
+The package is laid out in the order data flows through it (see the docs' layout page):
+kernel source → executor (SIMT block, Triton program) → memory access record → counters →
+performance model → reporting.
+"""
+
+# --- specs and reporting (platform) ---
+from .access import Access
+from .i18n import current_language
+from .report import Table, fmt_bytes, fmt_num, fmt_time, print_header, print_observations, print_table, show
+from .specs import A100, A6000, GPUS, H100, H200, PERF_A100, PERF_A6000, PERF_H100, PERF_H200, GPU, Perf
+
+# --- SIMT simulator ---
+
+# --- mini-Triton ---
+
+# --- performance model ---
+
+__version__ = "0.1.0"

@@ -1,0 +1,181 @@
+"""The memory access record, and every memory counter as a pure function of it.
+
+One warp instruction's access is the byte address of each lane plus the mask of active lanes
+(Triton's interpreter materialises pointer blocks the same way). The SIMT simulator and mini-Triton
+both build an :class:`Access` and count it here, so the two engines cannot disagree on a sector.
+
+Definitions follow the Nsight Compute Kernel Profiling Guide: a *request* is one warp instruction's
+command to L1TEX; a *sector* is an aligned 32-byte chunk; a *line* (a tag) is an aligned 128-byte
+cache line of four sectors; a shared-memory *wavefront* is one cycle's worth of bank accesses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+WARP_SIZE = 32  # lanes per warp (all CUDA GPUs so far)
+SECTOR_BYTES = 32  # bytes per sector, the unit of L1/L2/DRAM transfer
+LINE_BYTES = 128  # bytes per L1/L2 cache line: four sectors
+BANKS = 32  # shared-memory banks
+BANK_BYTES = 4  # bytes each bank serves per cycle: successive 32-bit words map to successive banks
+WAVEFRONT_BYTES = BANKS * BANK_BYTES  # 128 B: what shared memory returns in one cycle
+
+
+@dataclass(frozen=True)
+class Access:
+    """One warp instruction's memory access, for many warps at once.
+
+    Attributes
+    ----------
+    addresses : numpy.ndarray
+        int64 byte address of each lane, shape ``(warps, 32)``; lane ``l`` of row ``w`` is the
+        thread ``32·w + l`` of the linear thread index.
+    active : numpy.ndarray
+        bool, same shape: the lanes that execute the instruction. Inactive lanes access nothing.
+    width : int
+        bytes each active lane moves: 1, 2, 4, 8 or 16 (a float4 is one 16-byte access).
+
+    Examples
+    --------
+    >>> acc = Access.from_lanes(np.arange(32) * 4, width=4)   # 32 consecutive floats
+    >>> requests(acc), sectors(acc), lines(acc), bytes_requested(acc)
+    (1, 4, 1, 128)
+    """
+
+    addresses: np.ndarray
+    active: np.ndarray
+    width: int
+
+    @classmethod
+    def from_lanes(cls, addresses, active=None, width: int = 4) -> Access:
+        """Build a record from a flat vector over lanes, padding the last warp with inactive lanes.
+
+        ``addresses`` is a 1-D array of byte addresses (thread ``t`` at position ``t``); ``active``
+        a bool array of the same length, all lanes when omitted.
+        """
+        addr = np.asarray(addresses, dtype=np.int64).ravel()
+        act = np.ones(addr.shape, bool) if active is None else np.broadcast_to(active, addr.shape).ravel()
+        if width not in (1, 2, 4, 8, 16):
+            raise ValueError(f"access width must be 1, 2, 4, 8 or 16 bytes, not {width}")
+        pad = -addr.size % WARP_SIZE
+        if pad:
+            addr = np.concatenate([addr, np.zeros(pad, np.int64)])
+            act = np.concatenate([act, np.zeros(pad, bool)])
+        return cls(addr.reshape(-1, WARP_SIZE), np.asarray(act, bool).reshape(-1, WARP_SIZE), width)
+
+
+def _distinct_per_row(ids: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Number of distinct non-negative ids among the valid entries of each row."""
+    s = np.sort(np.where(valid, ids, -1), axis=1)
+    new = s >= 0
+    new[:, 1:] &= s[:, 1:] != s[:, :-1]
+    return new.sum(axis=1)
+
+
+def _span_ids(acc: Access, unit: int) -> tuple[np.ndarray, np.ndarray]:
+    """Ids of the ``unit``-byte chunks holding each lane's first and last byte, with their mask."""
+    first = acc.addresses // unit
+    last = (acc.addresses + acc.width - 1) // unit
+    return np.concatenate([first, last], axis=1), np.concatenate([acc.active, acc.active], axis=1)
+
+
+def requests(acc: Access) -> int:
+    """Requests: warp instructions with at least one active lane (a warp with none issues nothing).
+
+    Nsight Compute: ``l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum`` — one request per warp-level
+    global memory instruction, whatever its width.
+    """
+    return int(acc.active.any(axis=1).sum())
+
+
+def sectors(acc: Access) -> int:
+    """Sectors: distinct aligned 32-byte chunks each request touches, summed over requests.
+
+    Nsight Compute: ``l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum`` (nvprof ``gld_transactions``).
+    32 lanes reading 32 consecutive floats touch 4 sectors; 32 lanes on 32 different lines touch 32.
+    """
+    ids, valid = _span_ids(acc, SECTOR_BYTES)
+    return int(_distinct_per_row(ids, valid).sum())
+
+
+def lines(acc: Access) -> int:
+    """Lines (tags): distinct aligned 128-byte cache lines each request touches, summed over requests.
+
+    The L1 looks up one tag per line a request touches; the performance model charges L1 one cycle
+    per line (the seed's "L1 每周期 1 个 line").
+    """
+    ids, valid = _span_ids(acc, LINE_BYTES)
+    return int(_distinct_per_row(ids, valid).sum())
+
+
+def bytes_requested(acc: Access) -> int:
+    """Bytes the active lanes ask for: active lanes × width (``l1tex__t_bytes`` requested, not moved)."""
+    return int(acc.active.sum()) * acc.width
+
+
+def sector_ids(acc: Access) -> np.ndarray:
+    """The distinct sector ids (address // 32) the active lanes touch, over all warps, sorted.
+
+    Union them over a launch, per array, for the compulsory DRAM traffic: each sector must come from
+    DRAM at least once.
+    """
+    ids, valid = _span_ids(acc, SECTOR_BYTES)
+    return np.unique(ids[valid])
+
+
+def _phases(acc: Access) -> tuple[np.ndarray, np.ndarray, int]:
+    """Split each warp into the phases shared memory serves one after another.
+
+    A phase moves at most 128 bytes: a 32-bit access is one phase of 32 lanes, a 64-bit access two
+    half-warps, a 128-bit access four quarter-warps. Returns each phase's word ids (4-byte words, one
+    column per word a lane touches), their mask, and the number of phases per warp.
+    """
+    lanes = WARP_SIZE if acc.width <= BANK_BYTES else WAVEFRONT_BYTES // acc.width
+    words_per_lane = max(1, acc.width // BANK_BYTES)
+    base = acc.addresses // BANK_BYTES
+    words = (base[..., None] + np.arange(words_per_lane)).reshape(-1, lanes * words_per_lane)
+    valid = np.repeat(acc.active, words_per_lane, axis=1).reshape(-1, lanes * words_per_lane)
+    return words, valid, WARP_SIZE // lanes
+
+
+def shared_wavefronts(acc: Access) -> int:
+    """Shared-memory wavefronts: cycles the 32 banks need to serve the access.
+
+    Nsight Compute: ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum``. In each phase (see
+    :func:`_phases`) a bank serves one 4-byte word per cycle; lanes reading the same word share it
+    (broadcast). A phase therefore takes as many wavefronts as the largest number of distinct words
+    that fall into one bank; a phase with no active lane takes none.
+    """
+    words, valid, _ = _phases(acc)
+    s = np.sort(np.where(valid, words, -1), axis=1)
+    distinct = s >= 0
+    distinct[:, 1:] &= s[:, 1:] != s[:, :-1]
+    rows = np.repeat(np.arange(s.shape[0]), s.shape[1]).reshape(s.shape)
+    per_bank = np.bincount((rows * BANKS + s % BANKS)[distinct], minlength=s.shape[0] * BANKS)
+    return int(per_bank.reshape(-1, BANKS).max(axis=1).sum())
+
+
+def shared_ideal_wavefronts(acc: Access) -> int:
+    """Wavefronts with no bank conflict: one per phase that has an active lane.
+
+    A full warp of 32-bit accesses ideally takes 1 wavefront, of 128-bit accesses 4 (512 B at 128 B
+    per wavefront).
+    """
+    _, valid, _ = _phases(acc)
+    return int(valid.any(axis=1).sum())
+
+
+def bank_conflicts(acc: Access) -> int:
+    """Bank conflicts: wavefronts beyond the ideal, as Nsight Compute reports them.
+
+    ``l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum`` = wavefronts − ideal wavefronts.
+
+    Examples
+    --------
+    >>> col = Access.from_lanes(np.arange(32) * 32 * 4, width=4)   # a column of a 32×32 float tile
+    >>> shared_wavefronts(col), bank_conflicts(col)                  # every lane in bank 0
+    (32, 31)
+    """
+    return shared_wavefronts(acc) - shared_ideal_wavefronts(acc)
