@@ -7,6 +7,9 @@ performance model → reporting.
 
 # --- specs and reporting (platform) ---
 from .access import Access
+from .counters import Counts
+from .errors import BarrierError, LaunchError, MisalignedError, OutOfBoundsError, RaceError
+from .grid import cdiv
 from .i18n import current_language
 from .report import Table, fmt_bytes, fmt_num, fmt_time, print_header, print_observations, print_table, show
 from .specs import A100, A6000, GPUS, H100, H200, PERF_A100, PERF_A6000, PERF_H100, PERF_H200, GPU, Perf
