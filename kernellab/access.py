@@ -67,16 +67,52 @@ class Access:
 
 
 def _distinct_per_row(ids: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    """Number of distinct non-negative ids among the valid entries of each row."""
-    s = np.sort(np.where(valid, ids, -1), axis=1)
-    new = s >= 0
-    new[:, 1:] &= s[:, 1:] != s[:, :-1]
-    return new.sum(axis=1)
+    """Number of distinct non-negative ids among the valid entries of each row.
+
+    Rows that are fully valid and already in order (coalesced, strided and broadcast accesses) are
+    counted in one pass — an id is new where it differs from its left neighbour; the others are sorted.
+    """
+    out = np.zeros(ids.shape[0], np.int64)
+    step = np.diff(ids, axis=1)
+    ordered = valid.all(axis=1) & ((step >= 0).all(axis=1) | (step <= 0).all(axis=1))
+    out[ordered] = 1 + np.count_nonzero(step[ordered], axis=1)
+    rest = ~ordered & valid.any(axis=1)
+    if rest.any():
+        s = np.sort(np.where(valid[rest], ids[rest], -1), axis=1)
+        new = s >= 0
+        new[:, 1:] &= s[:, 1:] != s[:, :-1]
+        out[rest] = new.sum(axis=1)
+    return out
+
+
+def _distinct_total(ids: np.ndarray, valid: np.ndarray) -> int:
+    """Distinct valid ids per row, summed over rows (what a counter over many warps needs).
+
+    Fast path: when every entry is valid and every row is non-decreasing, a flat pass counts the
+    places where an id differs from its left neighbour in the same row. Otherwise
+    :func:`_distinct_per_row`. Both give the same number.
+    """
+    width = ids.shape[1]
+    if ids.size and valid.all():
+        flat = ids.ravel()
+        up = flat[1:] >= flat[:-1]
+        up[width - 1 :: width] = True  # a row's last entry against the next row's first: not compared
+        if up.all():
+            change = flat[1:] != flat[:-1]
+            return ids.shape[0] + int(np.count_nonzero(change)) - int(np.count_nonzero(change[width - 1 :: width]))
+    return int(_distinct_per_row(ids, valid).sum())
 
 
 def _span_ids(acc: Access, unit: int) -> tuple[np.ndarray, np.ndarray]:
-    """Ids of the ``unit``-byte chunks holding each lane's first and last byte, with their mask."""
+    """Ids of the ``unit``-byte chunks holding each lane's first and last byte, with their mask.
+
+    When every active lane is aligned to its width, its first and last byte share a chunk (``unit`` is
+    a multiple of every width), so the first byte's chunk alone is returned.
+    """
     first = acc.addresses // unit
+    misaligned = acc.addresses & (acc.width - 1)  # widths are powers of two
+    if acc.width == 1 or not (misaligned.any() if acc.active.all() else misaligned[acc.active].any()):
+        return first, acc.active
     last = (acc.addresses + acc.width - 1) // unit
     return np.concatenate([first, last], axis=1), np.concatenate([acc.active, acc.active], axis=1)
 
@@ -87,7 +123,9 @@ def requests(acc: Access) -> int:
     Nsight Compute: ``l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum`` — one request per warp-level
     global memory instruction, whatever its width.
     """
-    return int(acc.active.any(axis=1).sum())
+    if acc.active.all():
+        return acc.active.shape[0]
+    return int(np.count_nonzero(acc.active.any(axis=1)))
 
 
 def sectors(acc: Access) -> int:
@@ -96,8 +134,7 @@ def sectors(acc: Access) -> int:
     Nsight Compute: ``l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum`` (nvprof ``gld_transactions``).
     32 lanes reading 32 consecutive floats touch 4 sectors; 32 lanes on 32 different lines touch 32.
     """
-    ids, valid = _span_ids(acc, SECTOR_BYTES)
-    return int(_distinct_per_row(ids, valid).sum())
+    return _distinct_total(*_span_ids(acc, SECTOR_BYTES))
 
 
 def lines(acc: Access) -> int:
@@ -106,13 +143,12 @@ def lines(acc: Access) -> int:
     The L1 looks up one tag per line a request touches; the performance model charges L1 one cycle
     per line (the seed's "L1 每周期 1 个 line").
     """
-    ids, valid = _span_ids(acc, LINE_BYTES)
-    return int(_distinct_per_row(ids, valid).sum())
+    return _distinct_total(*_span_ids(acc, LINE_BYTES))
 
 
 def bytes_requested(acc: Access) -> int:
     """Bytes the active lanes ask for: active lanes × width (``l1tex__t_bytes`` requested, not moved)."""
-    return int(acc.active.sum()) * acc.width
+    return int(np.count_nonzero(acc.active)) * acc.width
 
 
 def sector_ids(acc: Access) -> np.ndarray:
@@ -121,8 +157,21 @@ def sector_ids(acc: Access) -> np.ndarray:
     Union them over a launch, per array, for the compulsory DRAM traffic: each sector must come from
     DRAM at least once.
     """
+    return np.unique(lane_sector_ids(acc))
+
+
+def lane_sector_ids(acc: Access) -> np.ndarray:
+    """The sector ids the active lanes touch, unsorted and with repeats (:func:`sector_ids` unsorted).
+
+    For a union kept as a bitmap over an array's sectors, which needs no sort.
+
+    Examples
+    --------
+    >>> lane_sector_ids(Access.from_lanes([0, 4, 64], width=4)).tolist()
+    [0, 0, 2]
+    """
     ids, valid = _span_ids(acc, SECTOR_BYTES)
-    return np.unique(ids[valid])
+    return ids.ravel() if valid.all() else ids[valid]
 
 
 def _phases(acc: Access) -> tuple[np.ndarray, np.ndarray, int]:
@@ -144,7 +193,7 @@ def shared_wavefronts(acc: Access) -> int:
     """Shared-memory wavefronts: cycles the 32 banks need to serve the access.
 
     Nsight Compute: ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum``. In each phase (see
-    :func:`_phases`) a bank serves one 4-byte word per cycle; lanes reading the same word share it
+    ``_phases``) a bank serves one 4-byte word per cycle; lanes reading the same word share it
     (broadcast). A phase therefore takes as many wavefronts as the largest number of distinct words
     that fall into one bank; a phase with no active lane takes none.
     """

@@ -42,17 +42,17 @@ class Counts:
 
     @property
     def shld_conflicts(self) -> int:
-        """Shared-load bank conflicts: wavefronts − ideal wavefronts."""
+        """Shared-load bank conflicts, wavefronts beyond the ideal (wavefronts − ideal wavefronts)."""
         return self.shld_wavefronts - self.shld_ideal
 
     @property
     def shst_conflicts(self) -> int:
-        """Shared-store bank conflicts: wavefronts − ideal wavefronts."""
+        """Shared-store bank conflicts, wavefronts beyond the ideal (wavefronts − ideal wavefronts)."""
         return self.shst_wavefronts - self.shst_ideal
 
     @property
     def dram_bytes(self) -> int:
-        """Compulsory DRAM traffic, bytes: every distinct sector touched, once, × 32 B."""
+        """Compulsory DRAM traffic in bytes, every distinct sector touched counted once × 32 B."""
         return 32 * sum(self.dram_sectors.values())
 
     def simt_efficiency(self) -> float:

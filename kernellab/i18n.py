@@ -1,6 +1,6 @@
 """Runtime strings in the reader's language: kernellab's own message catalog.
 
-Table headers, row labels and figure labels go through :func:`_`. The language is read at call
+Table headers, row labels and figure labels go through ``_``. The language is read at call
 time: ``KERNELLAB_LANG`` if set (the docs build sets it per language), else the locale. The catalog
 is a gettext ``.po`` file inside the package, ``kernellab/locale/<lang>.po``, parsed at first use so
 no compile step is needed.
@@ -19,7 +19,7 @@ CATALOG_DIR = Path(__file__).with_name("locale")
 
 
 def current_language() -> str:
-    """The runtime language: ``KERNELLAB_LANG``, else the locale, as one of :data:`LANGUAGES`.
+    """The runtime language: ``KERNELLAB_LANG``, else the locale, as one of ``LANGUAGES``.
 
     Examples
     --------

@@ -42,7 +42,7 @@ class GPU:
 
     @property
     def max_warps_per_sm(self) -> int:
-        """Resident warps per SM: threads per SM / 32 (48 on CC 8.6, 64 on 8.0 and 9.0)."""
+        """Resident warps per SM, threads per SM / 32 (48 on CC 8.6, 64 on 8.0 and 9.0)."""
         return self.max_threads_per_sm // self.warp_size
 
     def fp32_peak(self) -> float:

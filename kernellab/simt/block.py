@@ -1,0 +1,308 @@
+"""The ``blk`` object a SIMT kernel receives: thread and block indices, memory, barriers, divergence.
+
+A kernel runs once for a batch of blocks: every statement acts on all their threads at once, so
+``blk.tx`` is a vector over lanes and ``blk.n_threads`` is the number of lanes in the batch. Lane
+``32·w + l`` is lane ``l`` of warp ``w``; each block's threads are padded to whole warps (the
+padding lanes are never active), so a warp never spans two blocks, as on hardware. Divergence is
+a mask: ``with blk.where(cond):`` narrows the active lanes, and only active lanes load, store and
+count. Python arithmetic on values runs on every lane; only ``blk`` operations honour the mask.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..access import WARP_SIZE, Access
+from ..errors import BarrierError, LaunchError, MisalignedError, OutOfBoundsError, RaceError, fmt_dim3
+from ..grid import cdiv
+from .memory import SHARED_ALIGN, GlobalMemory, SharedArray
+from .race import HazardTracker
+from .tally import Tally
+
+
+class Block:
+    """The CUDA view of a batch of thread blocks, passed to a kernel as ``blk``.
+
+    Attributes
+    ----------
+    bx, by, bz : numpy.ndarray
+        ``blockIdx.{x,y,z}`` of each lane (int64 vectors, length ``n_threads``).
+    tx, ty, tz : numpy.ndarray
+        ``threadIdx.{x,y,z}`` of each lane.
+    bdx, bdy, bdz : int
+        ``blockDim.{x,y,z}``.
+    gdx, gdy, gdz : int
+        ``gridDim.{x,y,z}``.
+    threadIdx, blockIdx, blockDim, gridDim : namespace
+        the same values under CUDA's names: ``blk.threadIdx.x is blk.tx``.
+    n_threads : int
+        lanes in the batch: blocks × threads per block rounded up to whole warps.
+
+    Examples
+    --------
+    >>> from kernellab.simt.launch import launch
+    >>> def copy(blk, src, dst, n):
+    ...     i = blk.bx * blk.bdx + blk.tx
+    ...     with blk.where(i < n):
+    ...         blk.store(dst, i, blk.load(src, i))
+    >>> src, dst = np.arange(40, dtype=np.float32), np.zeros(40, np.float32)
+    >>> c = launch(copy, 2, 32, args=(src, dst, 40))
+    >>> bool((dst == src).all()), c.gld_instr, c.gld_sectors   # warps 0, 1 full; warp 2 has 8 lanes
+    (True, 2, 5)
+    """
+
+    def __init__(self, name, grid, block, first_block, n_blocks, memory: GlobalMemory, tally: Tally,
+                 max_smem: int, racecheck: bool = True, hazards: list | None = None):
+        (self.gdx, self.gdy, self.gdz), (self.bdx, self.bdy, self.bdz) = grid, block
+        self._name, self._mem, self._tally = name, memory, tally
+        self._max_smem, self._racecheck, self._hazards = max_smem, racecheck, hazards
+        self._threads_per_block = self.bdx * self.bdy * self.bdz
+        self._lanes_per_block = cdiv(self._threads_per_block, WARP_SIZE) * WARP_SIZE
+        self._n_blocks = n_blocks
+        self.n_threads = n_blocks * self._lanes_per_block
+        lane = np.arange(self.n_threads, dtype=np.int64)
+        self._lane_block = lane // self._lanes_per_block  # block number within the batch
+        t = lane % self._lanes_per_block
+        b = self._lane_block + first_block
+        self.tx, self.ty, self.tz = t % self.bdx, t // self.bdx % self.bdy, t // (self.bdx * self.bdy)
+        self.bx, self.by, self.bz = b % self.gdx, b // self.gdx % self.gdy, b // (self.gdx * self.gdy)
+        self.threadIdx = SimpleNamespace(x=self.tx, y=self.ty, z=self.tz)
+        self.blockIdx = SimpleNamespace(x=self.bx, y=self.by, z=self.bz)
+        self.blockDim = SimpleNamespace(x=self.bdx, y=self.bdy, z=self.bdz)
+        self.gridDim = SimpleNamespace(x=self.gdx, y=self.gdy, z=self.gdz)
+        self._real = t < self._threads_per_block  # padding lanes are never active
+        self._masks = [self._stats(self._real)]
+        self._shared: list[tuple[SharedArray, HazardTracker | None]] = []
+        self._smem_bytes = 0
+
+    # --- where a lane is, for messages -------------------------------------------------------
+    def _place(self, lane: int) -> str:
+        return (f"kernel {self._name}, block {fmt_dim3((self.bx[lane], self.by[lane], self.bz[lane]))}, "
+                f"thread {fmt_dim3((self.tx[lane], self.ty[lane], self.tz[lane]))}")
+
+    def _thread(self, lane: int) -> str:
+        return f"thread {fmt_dim3((self.tx[lane], self.ty[lane], self.tz[lane]))}"
+
+    # --- divergence ----------------------------------------------------------------------------
+    @staticmethod
+    def _stats(mask: np.ndarray) -> tuple:
+        """A mask with its active lanes, active warps, and whether every lane is active."""
+        lanes = int(np.count_nonzero(mask))
+        warps = int(np.count_nonzero(mask.reshape(-1, WARP_SIZE).any(axis=1))) if lanes else 0
+        return mask, lanes, warps, lanes == mask.size
+
+    def _active(self, mask=None) -> tuple:
+        if mask is None:
+            return self._masks[-1]
+        m = np.broadcast_to(np.asarray(mask, bool), (self.n_threads,))
+        return self._stats(self._masks[-1][0] & m)
+
+    @contextmanager
+    def where(self, cond):
+        """Run a region only on the lanes where ``cond`` holds (nested regions combine with *and*).
+
+        CUDA's ``if (cond) { … }``: inside, loads, stores, FMAs and barriers act on the active lanes
+        only, and a warp with no active lane issues nothing.
+        """
+        self._masks.append(self._active(cond))
+        try:
+            yield self
+        finally:
+            self._masks.pop()
+
+    @property
+    def active(self) -> np.ndarray:
+        """The lanes active here (bool vector, length ``n_threads``)."""
+        return self._masks[-1][0]
+
+    # --- indices -------------------------------------------------------------------------------
+    def _index(self, idx) -> np.ndarray:
+        idx = np.asarray(idx)
+        if idx.dtype.kind not in "iub":
+            raise TypeError(f"{self._name}: memory indices must be integers, got {idx.dtype}")
+        idx = idx.astype(np.int64, copy=False)
+        if idx.ndim == 0:
+            return np.broadcast_to(idx, (self.n_threads,))
+        if idx.shape[0] != self.n_threads or idx.ndim > 2:
+            raise ValueError(f"{self._name}: an index must be a scalar, a vector over the {self.n_threads} "
+                             f"lanes, or lanes × instructions; got shape {idx.shape}")
+        return idx
+
+    def _check_bounds(self, op, what, idx, act, all_active, size, vec):
+        if all_active:
+            if idx.size == 0 or (idx.min() >= 0 and idx.max() + vec <= size):
+                return
+        a = act if idx.ndim == 1 else act[:, None]
+        bad = a & ((idx < 0) | (idx + vec > size))
+        if bad.any():
+            lane, i = _first_bad(bad, idx)
+            kind = f"{op} float{vec} " if vec > 1 else f"{op} "
+            raise OutOfBoundsError(f"{self._place(lane)}: {kind}{what}[{i}] out of bounds (size {size})")
+
+    def _check_aligned(self, op, what, idx, act, offset, itemsize, vec):
+        width = vec * itemsize
+        if width not in (1, 2, 4, 8, 16):
+            raise ValueError(f"{self._name}: a vector access moves 1–16 bytes per lane; {vec} × {itemsize} B is {width}")
+        if vec == 1:
+            return
+        a = act if idx.ndim == 1 else act[:, None]
+        bad = a & ((offset + idx * itemsize) % width != 0)
+        if bad.any():
+            lane, i = _first_bad(bad, idx)
+            raise MisalignedError(f"{self._place(lane)}: {op} float{vec} {what}[{i}] misaligned "
+                                  f"(byte address {offset + i * itemsize} is not a multiple of {width})")
+
+    @staticmethod
+    def _record(addresses, act, width) -> Access:
+        if addresses.ndim == 1:
+            return Access.from_lanes(addresses, act, width)
+        m = addresses.shape[1]  # one instruction per column, each a whole set of warps
+        return Access.from_lanes(addresses.T.ravel(), np.tile(act, m), width)
+
+    # --- memory --------------------------------------------------------------------------------
+    def load(self, arr, idx, mask=None, vec: int = 1) -> np.ndarray:
+        """Load ``arr[idx]`` on the active lanes (0 on the others); one warp instruction per index column.
+
+        ``arr`` is a global numpy array (addressed by flat element index, whatever its shape) or a
+        :class:`SharedArray`. ``idx`` is a scalar, a vector over lanes, or a (lanes, m) array for m
+        instructions. ``vec=2`` or ``4`` loads ``arr[idx : idx+vec]`` per lane as one float2/float4
+        instruction (``idx`` must then be aligned to ``vec``); the result gains a last axis of ``vec``.
+        """
+        return self._access("load", arr, idx, None, mask, vec)
+
+    def store(self, arr, idx, value, mask=None, vec: int = 1) -> None:
+        """Store ``value`` to ``arr[idx]`` on the active lanes; shapes as in :meth:`load`."""
+        self._access("store", arr, idx, value, mask, vec)
+
+    def _access(self, op, arr, idx, value, mask, vec):
+        act, lanes, warps, all_active = self._active(mask)
+        idx = self._index(idx)
+        m = 1 if idx.ndim == 1 else idx.shape[1]
+        shared = isinstance(arr, SharedArray)
+        if shared:
+            what, size, itemsize, offset = f"shared {arr.name}", arr.size, arr.itemsize, arr.offset
+        else:
+            g = self._mem.lookup(arr)
+            what, size, itemsize, offset = g.name, g.size, g.itemsize, g.base
+        self._check_bounds(op, what, idx, act, all_active, size, vec)
+        self._check_aligned(op, what, idx, act, offset, itemsize, vec)
+        acc = self._record(offset + idx * itemsize, act, vec * itemsize)
+        if shared:
+            self._tally.shared_access(op, acc, warps * m, lanes * m)
+            flat_idx = idx + (self._lane_block * arr.size if idx.ndim == 1 else (self._lane_block * arr.size)[:, None])
+            self._hazard(op, arr, flat_idx, act, vec)
+            storage = arr.data.reshape(-1)
+        else:
+            self._tally.global_access(op, acc, warps * m, lanes * m)
+            g.mark(acc)
+            flat_idx, storage = idx, g.flat
+        if vec > 1:
+            flat_idx = flat_idx[..., None] + np.arange(vec)
+        a = act.reshape(act.shape + (1,) * (flat_idx.ndim - 1))
+        if op == "load":
+            if all_active:
+                return storage[flat_idx]
+            out = storage[np.where(a, flat_idx, 0)] if storage.size else np.zeros(flat_idx.shape, storage.dtype)
+            out[~np.broadcast_to(a, out.shape)] = 0
+            return out
+        value = np.broadcast_to(np.asarray(value, dtype=storage.dtype), flat_idx.shape)
+        if all_active:
+            storage[flat_idx] = value
+        else:
+            sel = np.broadcast_to(a, flat_idx.shape)
+            storage[flat_idx[sel]] = value[sel]
+        return None
+
+    def _hazard(self, op, arr, flat_idx, act, vec):
+        tracker = next(t for s, t in self._shared if s is arr)
+        if tracker is None:
+            return
+        lanes = np.broadcast_to(np.arange(self.n_threads).reshape(-1, *(1,) * (flat_idx.ndim - 1)), flat_idx.shape)
+        sel = np.broadcast_to(act.reshape(act.shape + (1,) * (flat_idx.ndim - 1)), flat_idx.shape)
+        elements, threads = flat_idx[sel], lanes[sel]
+        if vec > 1:
+            elements = (elements[:, None] + np.arange(vec)).ravel()
+            threads = np.repeat(threads, vec)
+        hz = (tracker.read if op == "load" else tracker.write)(elements, threads)
+        if hz is None:
+            return
+        i = hz.element % arr.size
+        verb = {"read-after-write": ("reads", "wrote"), "write-after-read": ("writes", "read"),
+                "write-after-write": ("writes", "wrote")}[hz.kind]
+        err = RaceError(f"{self._place(hz.thread)}: {hz.kind} hazard on shared {arr.name}[{i}] "
+                        f"(byte {arr.offset + i * arr.itemsize}): {self._thread(hz.thread)} {verb[0]} what "
+                        f"{self._thread(hz.other)} {verb[1]}, with no syncthreads between")
+        if self._hazards is None:
+            raise err
+        self._hazards.append(err)
+
+    def shared(self, shape, dtype=np.float32, name: str | None = None) -> SharedArray:
+        """Declare a ``__shared__`` array of ``shape`` per block (``name`` appears in error messages)."""
+        name = name or f"shared{len(self._shared)}"
+        offset = cdiv(self._smem_bytes, SHARED_ALIGN) * SHARED_ALIGN
+        arr = SharedArray(name, shape, dtype, self._n_blocks, offset)
+        if offset + arr.nbytes > self._max_smem:
+            raise LaunchError(f"kernel {self._name}: shared memory {offset + arr.nbytes} bytes per block "
+                              f"(with {name}) exceeds the limit of {self._max_smem} bytes")
+        self._smem_bytes = offset + arr.nbytes
+        tracker = HazardTracker(self._n_blocks * arr.size) if self._racecheck else None
+        self._shared.append((arr, tracker))
+        return arr
+
+    @property
+    def smem_bytes(self) -> int:
+        """Shared memory declared so far, bytes per block."""
+        return self._smem_bytes
+
+    # --- synchronisation and arithmetic --------------------------------------------------------
+    def syncthreads(self) -> None:
+        """``__syncthreads()``: a barrier for every thread of a block; must be reached by all or none."""
+        act, lanes, warps, _ = self._masks[-1]
+        per_block = act.reshape(self._n_blocks, -1).sum(axis=1)
+        partial = (per_block > 0) & (per_block < self._threads_per_block)
+        if partial.any():
+            b = int(np.argmax(partial))
+            lane = b * self._lanes_per_block + int(np.argmin(act[b * self._lanes_per_block:][: self._threads_per_block]))
+            raise BarrierError(f"{self._place(lane)}: does not reach syncthreads, which {int(per_block[b])} of "
+                               f"the block's {self._threads_per_block} threads reach (divergent barrier)")
+        self._tally.instr("bar.sync", warps, lanes)
+        self._tally.n["barriers"] += int(np.count_nonzero(per_block))
+        for _, tracker in self._shared:
+            if tracker is not None:
+                tracker.barrier()
+
+    def fma(self, a, b, c) -> np.ndarray:
+        """``a × b + c`` rounded once to float32 (CUDA's ``fmaf``), counted per active lane and element.
+
+        Operands broadcast; a result of shape (lanes, …) counts one FMA per element per active lane,
+        and one warp instruction per element per active warp. Inactive lanes keep ``c``.
+        """
+        act, lanes, warps, all_active = self._masks[-1]
+        r = np.add(np.multiply(a, b, dtype=np.float64), c, dtype=np.float64).astype(np.float32)
+        if r.ndim == 0 or r.shape[0] != self.n_threads:
+            r = np.broadcast_to(r, (self.n_threads, *r.shape)).copy()
+        per_lane = r.size // self.n_threads
+        self._tally.n["fma"] += lanes * per_lane
+        self._tally.instr("fma", warps * per_lane, lanes * per_lane)
+        if not all_active:
+            keep = ~act.reshape(act.shape + (1,) * (r.ndim - 1))
+            r = np.where(keep, np.broadcast_to(np.asarray(c, np.float32), r.shape), r)
+        return r
+
+    def count_instr(self, kind: str, per_thread: int = 1) -> None:
+        """Count ``per_thread`` warp instructions of ``kind`` (e.g. ``"iadd"``) on the active lanes."""
+        _, lanes, warps, _ = self._masks[-1]
+        self._tally.instr(kind, warps * per_thread, lanes * per_thread)
+
+
+def _first_bad(bad: np.ndarray, idx: np.ndarray) -> tuple[int, int]:
+    """The lane and index of the first offending access: first instruction (column), then first lane."""
+    if bad.ndim == 1:
+        lane = int(np.argmax(bad))
+        return lane, int(idx[lane])
+    col = int(np.argmax(bad.any(axis=0)))
+    lane = int(np.argmax(bad[:, col]))
+    return lane, int(idx[lane, col])

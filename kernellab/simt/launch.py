@@ -1,0 +1,113 @@
+"""``launch``: check a launch as the CUDA runtime would, run the kernel over its blocks, return the counts."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from ..counters import Counts
+from ..errors import LaunchError, fmt_dim3
+from ..grid import dim3
+from ..specs import A6000, GPU
+from .block import Block
+from .memory import GlobalMemory
+from .tally import Tally
+
+MAX_BLOCK_DIM = (1024, 1024, 64)  # blockDim.{x,y,z} limits, every compute capability [CCtab]
+MAX_GRID_DIM = (2**31 - 1, 65535, 65535)  # gridDim.{x,y,z} limits [CCtab]
+MAX_LANES_PER_BATCH = 1 << 20  # blocks run together until a batch would exceed this many lanes
+
+
+def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = True,
+           hazards: list | None = None, name: str | None = None, shape: tuple = ()) -> Counts:
+    """Run ``kernel(blk, *args)`` on a ``grid`` of ``block``-shaped thread blocks; return its counts.
+
+    Parameters
+    ----------
+    kernel : callable
+        ``kernel(blk, *args)``; ``blk`` is a :class:`~kernellab.simt.block.Block`.
+    grid, block : int or tuple of 1–3 ints
+        ``gridDim`` and ``blockDim``, as in ``kernel<<<grid, block>>>``.
+    args : tuple
+        numpy arrays (global memory, C-contiguous; written in place) and scalars. An array's name in
+        messages and in ``Counts.dram_sectors`` is the kernel's parameter name.
+    gpu : GPU
+        whose limits apply (threads and shared memory per block).
+    racecheck : bool
+        detect shared-memory hazards between barriers (compute-sanitizer's racecheck).
+    hazards : list, optional
+        collect each hazard here as a :class:`~kernellab.errors.RaceError` instead of raising it.
+    name : str, optional
+        the kernel's name in messages (default ``kernel.__name__``).
+    shape : tuple
+        the problem size, recorded in ``Counts.shape`` for :func:`~kernellab.simt.scale.scale_counts`.
+
+    Raises
+    ------
+    LaunchError
+        too many threads per block, a block or grid dimension over its limit, too much shared memory,
+        an argument that is neither a numpy array nor a scalar, or arguments that do not fit ``kernel``.
+    OutOfBoundsError, MisalignedError, RaceError, BarrierError
+        as compute-sanitizer's memcheck, racecheck and synccheck would report them.
+
+    Examples
+    --------
+    >>> def axpy(blk, x, y, a, n):
+    ...     i = blk.bx * blk.bdx + blk.tx
+    ...     with blk.where(i < n):
+    ...         blk.store(y, i, blk.fma(a, blk.load(x, i), blk.load(y, i)))
+    >>> x, y = np.ones(100, np.float32), np.arange(100, dtype=np.float32)
+    >>> c = launch(axpy, 4, 32, args=(x, y, 2.0, 100))
+    >>> float(y[99]), c.fma, c.gld_instr, f"{c.simt_efficiency():.3f}"
+    (101.0, 100, 8, '0.781')
+    """
+    name = name or getattr(kernel, "__name__", "kernel")
+    try:
+        g, b = dim3(grid, "grid"), dim3(block, "block")
+    except LaunchError as exc:
+        raise LaunchError(f"kernel {name}: {exc}") from exc
+    threads = b[0] * b[1] * b[2]
+    if threads > gpu.max_threads_per_block:
+        raise LaunchError(f"kernel {name}: block {fmt_dim3(b)} has {threads} threads; "
+                          f"{gpu.name} allows at most {gpu.max_threads_per_block} per block")
+    for what, dims, limits in (("block", b, MAX_BLOCK_DIM), ("grid", g, MAX_GRID_DIM)):
+        for axis, d, lim in zip("xyz", dims, limits):
+            if d > lim:
+                raise LaunchError(f"kernel {name}: {what} dimension {axis} = {d} exceeds the limit {lim}")
+    named = _named_arrays(kernel, name, tuple(args))
+    memory, tally = GlobalMemory(named), Tally()
+    n_blocks = g[0] * g[1] * g[2]
+    lanes_per_block = -(-threads // 32) * 32
+    per_batch = max(1, MAX_LANES_PER_BATCH // lanes_per_block)
+    for first in range(0, n_blocks, per_batch):
+        blk = Block(name, g, b, first, min(per_batch, n_blocks - first), memory, tally,
+                    gpu.max_smem_per_block, racecheck, hazards)
+        kernel(blk, *args)
+    return tally.counts(memory.dram_sectors(), shape)
+
+
+def _named_arrays(kernel, name: str, args: tuple) -> dict[str, np.ndarray]:
+    """Check the arguments' kinds and that they bind to the kernel; name each array by its parameter."""
+    try:
+        params = list(inspect.signature(kernel).parameters)
+    except (TypeError, ValueError):
+        params = []
+    named = {}
+    for i, a in enumerate(args):
+        pname = params[i + 1] if i + 1 < len(params) else f"arg{i}"
+        if isinstance(a, np.ndarray):
+            if a.dtype.kind not in "biuf" or not a.flags.c_contiguous:
+                raise LaunchError(f"kernel {name}: argument {pname} must be a C-contiguous numeric array "
+                                  f"(got dtype {a.dtype}, contiguous={a.flags.c_contiguous})")
+            named.setdefault(pname, a)
+        elif not isinstance(a, (bool, int, float, np.number, np.bool_)):
+            raise LaunchError(f"kernel {name}: argument {pname} is a {type(a).__name__}; "
+                              "pass numpy arrays for memory and numbers for scalars")
+    try:
+        inspect.signature(kernel).bind(None, *args)
+    except TypeError as exc:
+        raise LaunchError(f"kernel {name}: the arguments do not fit its parameters: {exc}") from exc
+    except ValueError:
+        pass
+    return named

@@ -1,0 +1,106 @@
+"""Memory of one launch: global arrays at byte addresses, and per-block ``__shared__`` arrays.
+
+Global memory is the kernel's numpy arguments, each placed at a 256-byte aligned address (as
+``cudaMalloc`` aligns) and addressed by flat element index; shared memory is one copy of each
+``__shared__`` array per block. Every access becomes an :class:`~kernellab.access.Access` for counting.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..access import SECTOR_BYTES, Access, lane_sector_ids
+from ..errors import LaunchError
+
+ALLOC_ALIGN = 256  # bytes: cudaMalloc returns pointers aligned to at least 256 bytes
+SHARED_ALIGN = 16  # bytes: each __shared__ array starts on a 16-byte boundary, so float4 access is legal
+
+
+class GlobalArray:
+    """One global array: its name, flat view, base byte address and the DRAM sectors touched so far."""
+
+    def __init__(self, name: str, array: np.ndarray, base: int):
+        if not isinstance(array, np.ndarray) or not array.flags.c_contiguous or array.dtype.kind not in "biuf":
+            raise LaunchError(f"global array {name} must be a C-contiguous numeric numpy array")
+        self.name = name
+        self.array = array
+        self.flat = array.reshape(-1)  # a view: stores reach the caller's array
+        self.size = array.size
+        self.itemsize = array.itemsize
+        self.base = base
+        self.touched = np.zeros(-(-array.nbytes // SECTOR_BYTES), bool)  # one flag per 32-byte sector
+
+    def mark(self, acc: Access) -> None:
+        """Add the sectors ``acc`` touches to the compulsory DRAM traffic (a union over the launch)."""
+        ids = lane_sector_ids(acc)
+        if ids.size:
+            self.touched[ids - self.base // SECTOR_BYTES] = True
+
+
+class GlobalMemory:
+    """The global arrays of one launch, found by identity; arrays not passed as arguments are added on first use."""
+
+    def __init__(self, named: dict[str, np.ndarray]):
+        self._by_id: dict[int, GlobalArray] = {}
+        self._next = 0
+        for name, arr in named.items():
+            self.add(name, arr)
+
+    def add(self, name: str, arr: np.ndarray) -> GlobalArray:
+        """Place ``arr`` at the next aligned address (once: a second name for it is ignored)."""
+        if id(arr) not in self._by_id:
+            g = GlobalArray(name, arr, self._next)
+            self._next += -(-max(arr.nbytes, 1) // ALLOC_ALIGN) * ALLOC_ALIGN
+            self._by_id[id(arr)] = g
+        return self._by_id[id(arr)]
+
+    def lookup(self, arr) -> GlobalArray:
+        """The :class:`GlobalArray` for ``arr``."""
+        g = self._by_id.get(id(arr))
+        return g if g is not None else self.add(f"global{len(self._by_id)}", arr)
+
+    def dram_sectors(self) -> dict[str, int]:
+        """Distinct 32-byte sectors touched per array name (arrays never touched left out)."""
+        out: dict[str, int] = {}
+        for g in self._by_id.values():
+            n = int(np.count_nonzero(g.touched))
+            if n:
+                out[g.name] = out.get(g.name, 0) + n
+        return out
+
+
+class SharedArray:
+    """A ``__shared__`` array: one copy per block, addressed like global memory by flat element index.
+
+    Float arrays start filled with NaN, so a value read before any thread wrote it shows up in the
+    result (CUDA shared memory starts undefined).
+
+    Attributes
+    ----------
+    name : str
+        shown in error messages, e.g. ``As``.
+    shape : tuple
+        the per-block shape as declared.
+    offset : int
+        byte offset of element 0 in the block's shared memory: what decides the banks.
+    data : numpy.ndarray
+        the storage, shape ``(blocks, size)``.
+    """
+
+    def __init__(self, name: str, shape, dtype, n_blocks: int, offset: int):
+        self.name = name
+        self.shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+        self.dtype = np.dtype(dtype)
+        self.size = int(np.prod(self.shape))
+        self.itemsize = self.dtype.itemsize
+        self.nbytes = self.size * self.itemsize
+        self.offset = offset
+        fill = np.nan if self.dtype.kind == "f" else 0
+        self.data = np.full((n_blocks, self.size), fill, self.dtype)
+
+    def __repr__(self) -> str:
+        return f"SharedArray({self.name!r}, shape={self.shape}, dtype={self.dtype.name}, offset={self.offset})"
+
+    def block(self, b: int) -> np.ndarray:
+        """Block ``b``'s copy, in the declared shape (for inspecting a kernel's shared memory)."""
+        return self.data[b].reshape(self.shape)

@@ -1,0 +1,84 @@
+"""Shared-memory hazard detection between barriers, as compute-sanitizer's racecheck does.
+
+Since the last ``syncthreads`` each shared element remembers the thread that last wrote it and up
+to two threads that read it. A read of an element another thread wrote (read-after-write), a write
+of an element another thread read (write-after-read) or wrote (write-after-write) is a hazard: with
+no barrier between them, the order of the two accesses is undefined.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+NOBODY = -1  # no thread has accessed the element since the last barrier
+
+
+@dataclass(frozen=True)
+class Hazard:
+    """One hazard: its kind, the element (flat index over blocks × elements) and the two threads (lanes)."""
+
+    kind: str  # "read-after-write", "write-after-read" or "write-after-write"
+    element: int  # block × size + element index
+    thread: int  # lane of the thread whose access completes the hazard
+    other: int  # lane of the thread that accessed the element earlier (or in the same instruction)
+
+
+class HazardTracker:
+    """Who wrote and who read each element of one shared array since the last barrier.
+
+    Examples
+    --------
+    >>> t = HazardTracker(4)
+    >>> t.write(np.array([0, 1]), np.array([10, 11])) is None      # two threads, two elements
+    True
+    >>> t.read(np.array([1]), np.array([10])).kind                # thread 10 reads what 11 wrote
+    'read-after-write'
+    >>> t.barrier(); t.read(np.array([1]), np.array([10])) is None
+    True
+    """
+
+    def __init__(self, n_elements: int):
+        self.writer = np.full(n_elements, NOBODY, np.int64)
+        self.reader1 = np.full(n_elements, NOBODY, np.int64)
+        self.reader2 = np.full(n_elements, NOBODY, np.int64)  # a second reader, different from reader1
+
+    def barrier(self) -> None:
+        """Forget every access: the barrier orders everything before it before everything after it."""
+        self.writer.fill(NOBODY)
+        self.reader1.fill(NOBODY)
+        self.reader2.fill(NOBODY)
+
+    def read(self, elements: np.ndarray, threads: np.ndarray) -> Hazard | None:
+        """Record reads (one per pair); return the first read-after-write hazard, if any."""
+        w = self.writer[elements]
+        bad = (w != NOBODY) & (w != threads)
+        hazard = _first("read-after-write", bad, elements, threads, w)
+        r1 = self.reader1[elements]
+        fresh = r1 == NOBODY
+        self.reader1[elements[fresh]] = threads[fresh]
+        r1 = self.reader1[elements]
+        second = (r1 != threads) & (self.reader2[elements] == NOBODY)
+        self.reader2[elements[second]] = threads[second]
+        return hazard
+
+    def write(self, elements: np.ndarray, threads: np.ndarray) -> Hazard | None:
+        """Record writes; return the first write-after-read or write-after-write hazard, if any."""
+        r1, r2, w = self.reader1[elements], self.reader2[elements], self.writer[elements]
+        other_reader = np.where((r1 != NOBODY) & (r1 != threads), r1, np.where(r1 == threads, r2, NOBODY))
+        hazard = _first("write-after-read", other_reader != NOBODY, elements, threads, other_reader)
+        if hazard is None:
+            hazard = _first("write-after-write", (w != NOBODY) & (w != threads), elements, threads, w)
+        self.writer[elements] = threads
+        if hazard is None:  # two threads writing one element in the same instruction
+            winner = self.writer[elements]
+            hazard = _first("write-after-write", winner != threads, elements, threads, winner)
+        return hazard
+
+
+def _first(kind: str, bad: np.ndarray, elements, threads, others) -> Hazard | None:
+    if not bad.any():
+        return None
+    i = int(np.argmax(bad))
+    return Hazard(kind, int(elements[i]), int(threads[i]), int(others[i]))

@@ -1,0 +1,71 @@
+"""The running counts of a launch: every access and instruction is added here, then frozen into ``Counts``.
+
+The memory counts are the pure functions of :mod:`kernellab.access` applied to each warp
+instruction's :class:`~kernellab.access.Access`, so the SIMT simulator and mini-Triton agree.
+Instruction kinds are PTX-like names: ``ld.global``, ``st.global``, ``ld.shared``, ``st.shared``,
+``fma``, ``bar.sync`` (and any kind a kernel counts itself with :meth:`Block.count_instr`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from ..access import (
+    Access,
+    bytes_requested,
+    lines,
+    requests,
+    sectors,
+    shared_ideal_wavefronts,
+    shared_wavefronts,
+)
+from ..counters import Counts
+
+_INT_FIELDS = tuple(f.name for f in fields(Counts) if f.type in ("int", int))
+
+
+class Tally:
+    """Mutable counters for one launch.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = Tally()
+    >>> t.global_access("load", Access.from_lanes(np.arange(32) * 4), warps=1, lanes=32)
+    >>> c = t.counts()
+    >>> c.gld_instr, c.gld_sectors, c.gld_lines, c.warp_instr, c.instr_by_kind
+    (1, 4, 1, 1, {'ld.global': 1})
+    """
+
+    def __init__(self):
+        self.n = dict.fromkeys(_INT_FIELDS, 0)
+        self.kinds: dict[str, int] = {}
+
+    def instr(self, kind: str, warps: int, lanes: int) -> None:
+        """Count ``warps`` warp instructions of ``kind`` executed by ``lanes`` active lanes in all."""
+        if warps:
+            self.n["warp_instr"] += warps
+            self.n["thread_instr"] += lanes
+            self.kinds[kind] = self.kinds.get(kind, 0) + warps
+
+    def global_access(self, op: str, acc: Access, warps: int, lanes: int) -> None:
+        """Count one or more global load (``op="load"``) or store instructions described by ``acc``."""
+        pre = "gld" if op == "load" else "gst"
+        self.instr("ld.global" if op == "load" else "st.global", warps, lanes)
+        self.n[pre + "_instr"] += requests(acc)
+        self.n[pre + "_sectors"] += sectors(acc)
+        self.n[pre + "_lines"] += lines(acc)
+        self.n[pre + "_bytes"] += bytes_requested(acc)
+
+    def shared_access(self, op: str, acc: Access, warps: int, lanes: int) -> None:
+        """Count shared-memory load or store instructions: requests, wavefronts, ideal wavefronts."""
+        pre = "shld" if op == "load" else "shst"
+        self.instr("ld.shared" if op == "load" else "st.shared", warps, lanes)
+        self.n[pre + "_instr"] += requests(acc)
+        self.n[pre + "_wavefronts"] += shared_wavefronts(acc)
+        self.n[pre + "_ideal"] += shared_ideal_wavefronts(acc)
+
+    def counts(self, dram_sectors: dict | None = None, shape: tuple = ()) -> Counts:
+        """Freeze into :class:`~kernellab.counters.Counts`."""
+        return Counts(**self.n, dram_sectors=dict(dram_sectors or {}), instr_by_kind=dict(self.kinds),
+                      shape=tuple(shape))

@@ -1,0 +1,126 @@
+"""What a mini-Triton launch counts, and the tally that gathers it while programs run.
+
+Every memory count goes through :mod:`kernellab.access`: a program's block of pointers, flattened
+row-major, is split into warps of 32 lanes (an approximation: real Triton chooses its own layout;
+bytes are exact whatever the layout). Counting is deferred and done in bulk, since the counters are
+pure functions of the access records.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+from ..access import WARP_SIZE, Access, bytes_requested, requests, sectors
+
+
+@dataclass(frozen=True)
+class TritonCounts:
+    """Counts of one launch (or a sum of launches), readable as ``cnt["load_bytes"]`` like the seed's dict.
+
+    Examples
+    --------
+    >>> c = TritonCounts(programs=2, load_bytes=256, store_bytes=128)
+    >>> c["programs"], c["load_bytes"] + c["store_bytes"], (c + c).programs
+    (2, 384, 4)
+    """
+
+    programs: int = 0  # program instances run
+    loads: int = 0  # tl.load calls, summed over programs
+    stores: int = 0  # tl.store calls, summed over programs
+    load_bytes: int = 0  # bytes the active (masked-in) lanes load
+    store_bytes: int = 0  # bytes the active lanes store
+    load_requests: int = 0  # warp-level load requests: 32 lanes of a program's flattened block each
+    load_sectors: int = 0  # 32-byte sectors those requests touch
+    store_requests: int = 0  # warp-level store requests
+    store_sectors: int = 0  # 32-byte sectors stores touch
+    dot_flops: int = 0  # 2·M·N·K per tl.dot of an M×K by K×N block, per program
+    per_program: dict | None = field(default=None, compare=False, repr=False)  # (x,y,z) → TritonCounts
+
+    @property
+    def requests(self) -> int:
+        """Load and store requests together."""
+        return self.load_requests + self.store_requests
+
+    @property
+    def sectors(self) -> int:
+        """Load and store sectors together."""
+        return self.load_sectors + self.store_sectors
+
+    def __getitem__(self, key: str):
+        if key in _NAMES or key in ("requests", "sectors"):
+            return getattr(self, key)
+        raise KeyError(key)
+
+    def keys(self) -> tuple[str, ...]:
+        """The names ``cnt[name]`` accepts."""
+        return (*_NAMES, "requests", "sectors")
+
+    def __add__(self, other: TritonCounts) -> TritonCounts:
+        """Counts of two launches together (per-program breakdowns are dropped)."""
+        return TritonCounts(**{n: getattr(self, n) + getattr(other, n) for n in _NAMES})
+
+
+_NAMES = tuple(f.name for f in fields(TritonCounts) if f.name != "per_program")
+_FLUSH_LANES = 1 << 20  # count pending small accesses once this many lanes have gathered
+
+
+class Tally:
+    """Mutable accumulator for one launch (or one batch of its programs); :meth:`result` freezes it."""
+
+    __slots__ = ("n", "_pending", "_pending_lanes")
+
+    def __init__(self):
+        self.n = dict.fromkeys(_NAMES, 0)
+        self._pending: dict[tuple, list] = {}
+        self._pending_lanes = 0
+
+    def access(self, kind: str, addresses: np.ndarray, active: np.ndarray | None, width: int, copies: int = 1):
+        """Record one ``tl.load`` / ``tl.store`` executed by ``copies`` programs alike per row of ``addresses``.
+
+        ``addresses`` is ``(rows, lanes)`` int64 byte addresses, one row per program; ``active`` the
+        same shape (``None``: all lanes). ``kind`` is ``"load"`` or ``"store"``.
+        """
+        rows, lanes = addresses.shape
+        self.n[kind + "s"] += rows * copies
+        pad = -lanes % WARP_SIZE
+        if pad:  # each program's lanes start a new warp
+            addresses = np.concatenate([addresses, np.zeros((rows, pad), np.int64)], axis=1)
+            act = np.ones((rows, lanes), bool) if active is None else active
+            active = np.concatenate([act, np.zeros((rows, pad), bool)], axis=1)
+        key = (kind, width, copies)
+        self._pending.setdefault(key, []).append((addresses, active))
+        self._pending_lanes += addresses.size
+        if self._pending_lanes >= _FLUSH_LANES:
+            self.flush()
+
+    def flops(self, n: int):
+        """Record ``n`` dot FLOPs."""
+        self.n["dot_flops"] += n
+
+    def flush(self):
+        """Count every pending access through :mod:`kernellab.access`."""
+        for (kind, width, copies), parts in self._pending.items():
+            addr = parts[0][0] if len(parts) == 1 else np.concatenate([a.ravel() for a, _ in parts])
+            if all(m is None for _, m in parts):
+                active = None
+            else:
+                active = np.concatenate([np.ones(a.size, bool) if m is None else m.ravel() for a, m in parts])
+            acc = Access.from_lanes(addr.ravel(), active, width)
+            self.n[kind + "_bytes"] += bytes_requested(acc) * copies
+            self.n[kind + "_requests"] += requests(acc) * copies
+            self.n[kind + "_sectors"] += sectors(acc) * copies
+        self._pending.clear()
+        self._pending_lanes = 0
+
+    def merge(self, other: Tally):
+        """Add another tally's counts into this one."""
+        other.flush()
+        for k, v in other.n.items():
+            self.n[k] += v
+
+    def result(self, per_program: dict | None = None) -> TritonCounts:
+        """The frozen counts."""
+        self.flush()
+        return TritonCounts(**self.n, per_program=per_program)

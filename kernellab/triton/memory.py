@@ -1,0 +1,113 @@
+"""Loads and stores of blocks of element offsets into flat arrays: bounds, masks, and counting.
+
+Both front ends come here: the seed's ``tl.load(array, offsets, mask)`` and the real syntax's
+``tl.load(ptr + offsets, mask)``. Offsets carry a leading axis over the programs of the step (length 1
+when every program uses the same offsets). Masked-off lanes read nothing, write nothing and count
+nothing; an unmasked lane outside its array raises :class:`~kernellab.errors.OutOfBoundsError`.
+Every array is taken to start 256-byte aligned, as ``cudaMalloc`` and PyTorch's allocator give.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import LaunchError, OutOfBoundsError
+from .program import Program
+
+
+def flat_view(array: np.ndarray, what: str = "array") -> np.ndarray:
+    """A 1-D view of a contiguous array in memory order: element offset ``i`` is the ``i``-th element in memory.
+
+    Examples
+    --------
+    >>> a = np.arange(6.0).reshape(2, 3)
+    >>> flat_view(a)[4], flat_view(a.T)[4]        # a.T is a view of the same memory
+    (np.float64(4.0), np.float64(4.0))
+    """
+    if not isinstance(array, np.ndarray):
+        raise LaunchError(f"{what} must be a numpy array, not {type(array).__name__}")
+    if array.flags.c_contiguous:
+        return array.reshape(-1)
+    if array.flags.f_contiguous:
+        return array.T.reshape(-1)
+    raise LaunchError(f"{what} is not contiguous in memory: pass np.ascontiguousarray({what})")
+
+
+def _check(prog: Program, op: str, flat: np.ndarray, offs: np.ndarray, mask):
+    """Raise OutOfBoundsError for the first program and lane with an unmasked offset outside ``flat``."""
+    size = flat.size
+    if mask is None:
+        if offs.size == 0 or (offs.min() >= 0 and offs.max() < size):
+            return
+        bad = (offs < 0) | (offs >= size)
+    else:
+        bad = ((offs < 0) | (offs >= size)) & mask
+        if not bad.any():
+            return
+    bad = bad.reshape(bad.shape[0], -1)
+    row = int(np.argmax(bad.any(axis=1)))
+    lane = int(np.argmax(bad[row]))
+    first = int(offs.reshape(offs.shape[0], -1)[row, lane])
+    raise OutOfBoundsError(
+        f"{prog.where(row)}: {op} {prog.name_of(flat)}[{first}] out of bounds (size {size}); "
+        f"lane {lane} of the block is not masked off"
+    )
+
+
+def _prepare(offs: np.ndarray, mask):
+    """Broadcast offsets and mask to one shape; drop a mask that is all true."""
+    if mask is None:
+        return offs, None
+    mask = np.asarray(mask, dtype=bool)
+    if mask.shape != offs.shape:
+        shape = np.broadcast_shapes(offs.shape, mask.shape)
+        offs = np.broadcast_to(offs, shape)
+        mask = np.broadcast_to(mask, shape)
+    if mask.all():
+        return offs, None
+    return offs, mask
+
+
+def _count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarray, mask):
+    rows = offs.shape[0]
+    addr = offs.reshape(rows, -1) * flat.itemsize
+    active = None if mask is None else mask.reshape(rows, -1)
+    copies = prog.P if rows == 1 else 1  # one row shared by every program of the step
+    prog.tally.access(kind, addr, active, flat.itemsize, copies)
+
+
+def load(prog: Program, flat: np.ndarray, offs: np.ndarray, mask=None, other=None) -> np.ndarray:
+    """Gather ``flat[offs]`` where ``mask`` holds, ``other`` (0 when None) elsewhere, and count it.
+
+    ``offs`` is int64 ``(rows, *block)`` with ``rows`` 1 or the step's ``P``; the result has the same
+    shape and ``flat``'s dtype.
+    """
+    offs, mask = _prepare(offs, mask)
+    _check(prog, "load", flat, offs, mask)
+    _count(prog, "load", flat, offs, mask)
+    if mask is None:
+        return flat[offs]
+    vals = flat.take(offs, mode="clip")
+    fill = 0 if other is None else other
+    return np.where(mask, vals, np.asarray(fill).astype(flat.dtype))
+
+
+def store(prog: Program, flat: np.ndarray, offs: np.ndarray, value: np.ndarray, mask=None):
+    """Scatter ``value`` (cast to ``flat``'s dtype) to ``flat[offs]`` where ``mask`` holds, and count it."""
+    offs, mask = _prepare(offs, mask)
+    value = np.asarray(value).astype(flat.dtype, copy=False)
+    if value.shape != offs.shape:
+        shape = np.broadcast_shapes(offs.shape, value.shape)
+        if shape[1:] != offs.shape[1:]:
+            raise ValueError(f"cannot store a block of shape {list(value.shape[1:])} "
+                             f"through pointers of shape {list(offs.shape[1:])}")
+        offs = np.broadcast_to(offs, shape)
+        mask = None if mask is None else np.broadcast_to(mask, shape)
+        value = np.broadcast_to(value, shape)
+    _check(prog, "store", flat, offs, mask)
+    _count(prog, "store", flat, offs, mask)
+    prog.before_store(flat)
+    if mask is None:
+        flat[offs] = value
+    else:
+        flat[offs[mask]] = value[mask]

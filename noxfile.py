@@ -1,0 +1,170 @@
+"""Sessions for testing kernellab and building its bilingual site (``nox -l`` lists them).
+
+A bare ``nox`` runs the default set: lint, tests, doctests, docs (which checks the built site) and
+the translations check — everything CI runs.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import nox
+
+nox.options.sessions = ["lint", "tests", "doctests", "docs", "translations-check"]
+nox.options.reuse_venv = "yes"
+nox.options.error_on_missing_interpreters = True
+
+ROOT = Path(__file__).resolve().parent
+DOCS = ROOT / "docs"
+BUILD = ROOT / "build"
+LANGS = ("en", "zh_CN")
+GENERATED = ("auto_examples", "generated")  # written by the build inside a staged srcdir, never copied
+PYPROJECT = nox.project.load_toml("pyproject.toml")
+
+
+def _install(session: nox.Session, *groups: str) -> None:
+    deps = [d for g in groups for d in nox.project.dependency_groups(PYPROJECT, g)]
+    session.install("-e", ".", *deps)
+
+
+def _stage(name: str) -> Path:
+    """Mirror ``docs/`` into ``build/src/<name>``, copying only changed files and keeping mtimes.
+
+    Each language builds from its own copy, so sphinx-gallery's outputs and cache (which ignore the
+    language) never serve one language's output in the other.
+    """
+    dest = BUILD / "src" / name
+    wanted = set()
+    for src in DOCS.rglob("*"):
+        rel = src.relative_to(DOCS)
+        if rel.parts[0] in GENERATED or rel.name == "conf.py" or src.suffix == ".mo" or "__pycache__" in rel.parts:
+            continue
+        wanted.add(rel)
+        out = dest / rel
+        if src.is_dir():
+            out.mkdir(parents=True, exist_ok=True)
+            continue
+        st = src.stat()
+        if not out.exists() or out.stat().st_size != st.st_size or out.stat().st_mtime != st.st_mtime:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, out)
+    for out in sorted(dest.rglob("*"), reverse=True):
+        rel = out.relative_to(dest)
+        if rel.parts[0] in GENERATED or out.suffix == ".mo" or rel in wanted:
+            continue
+        shutil.rmtree(out) if out.is_dir() else out.unlink()
+    return dest
+
+
+def _sphinx(session: nox.Session, builder: str, name: str, lang: str, out: Path, *extra: str) -> None:
+    src = _stage(name)
+    session.run(
+        "sphinx-build", "-b", builder, "-W", "-n", "--keep-going", "-c", str(DOCS),
+        "-D", f"language={lang}", "-d", str(BUILD / "doctrees" / name), str(src), str(out), *extra,
+        env={"KERNELLAB_LANG": lang, "MPLBACKEND": "Agg"},
+    )
+
+
+REDIRECT = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>kernellab</title>
+<script>
+  var zh = (navigator.languages || [navigator.language || ""]).some(function (l) { return /^zh/i.test(l); });
+  location.replace(zh ? "zh_CN/index.html" : "en/index.html");
+</script>
+<noscript><meta http-equiv="refresh" content="0; url=en/index.html"></noscript>
+</head><body>
+<p><a href="en/index.html" hreflang="en">English</a> · <a href="zh_CN/index.html" hreflang="zh-CN">简体中文</a></p>
+</body></html>
+"""
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Run the unit tests and the doctests in kernellab's docstrings (pytest; pass pytest options after --)."""
+    _install(session, "test")
+    session.run("pytest", *session.posargs, env={"KERNELLAB_LANG": "en", "MPLBACKEND": "Agg"})
+
+
+@nox.session
+def doctests(session: nox.Session) -> None:
+    """Run the testable examples in the prose pages with Sphinx's doctest builder (English, no gallery)."""
+    _install(session, "docs")
+    _sphinx(session, "doctest", "doctest", "en", BUILD / "doctest", "-D", "plot_gallery=0", *session.posargs)
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build the site in English and Chinese into build/html/<lang> (strict), then check the built site.
+
+    Arguments after ``--`` go to sphinx-build, e.g. ``nox -s docs -- -D plot_gallery=0`` or
+    ``nox -s docs -- -D sphinx_gallery_conf.filename_pattern=01_`` (one example), or
+    ``-D sphinx_gallery_conf.run_stale_examples=True`` to re-run examples whose source did not change.
+    """
+    _install(session, "docs", "test")
+    for lang in LANGS:
+        _sphinx(session, "html", lang, lang, BUILD / "html" / lang, *session.posargs)
+    (BUILD / "html" / "index.html").write_text(REDIRECT, encoding="utf-8")
+    session.run("pytest", "-p", "no:cacheprovider", "tests/site", "-q", env={"KERNELLAB_SITE": str(BUILD / "html")})
+    session.log(f"site: {BUILD / 'html' / 'index.html'}")
+
+
+def _gettext(session: nox.Session) -> Path:
+    """Extract the English messages of every page (gallery not executed; API pages left out)."""
+    out = BUILD / "gettext"
+    shutil.rmtree(out, ignore_errors=True)
+    _sphinx(session, "gettext", "gettext", "en", out, "-D", "plot_gallery=0", "-q")
+    shutil.rmtree(out / "generated", ignore_errors=True)  # the API reference stays English
+    return out
+
+
+@nox.session(name="translations-update")
+def translations_update(session: nox.Session) -> None:
+    """Merge new English messages into docs/locale/zh_CN and fill sphinx-gallery's boilerplate entries."""
+    _install(session, "docs")
+    pot = _gettext(session)
+    session.run("sphinx-intl", "update", "-p", str(pot), "-d", str(DOCS / "locale"), "-l", "zh_CN",
+                "-w", "0", "--no-obsolete")
+    session.run("python", "tools/po_tools.py", "autofill", str(DOCS / "locale" / "zh_CN"))
+
+
+@nox.session(name="translations-check")
+def translations_check(session: nox.Session) -> None:
+    """Fail on any untranslated, fuzzy or unmerged Chinese entry, in the site's and kernellab's catalogs."""
+    _install(session, "docs")
+    pot = _gettext(session)
+    session.run("python", "tools/po_tools.py", "check", str(pot), str(DOCS / "locale" / "zh_CN"))
+    session.run("python", "tools/po_tools.py", "check-runtime", "kernellab", "gallery")
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Check the code with ruff (rules and the reason for each family are in pyproject.toml)."""
+    _install(session, "lint")
+    session.run("ruff", "check", ".", *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Time the engines against their targets, and each gallery page run as a script (not in CI)."""
+    _install(session, "test")
+    for script in sorted((ROOT / "benchmarks").glob("bench_*.py")):
+        session.run("python", str(script), *session.posargs, env={"KERNELLAB_LANG": "en", "MPLBACKEND": "Agg"})
+
+
+@nox.session
+def conformance(session: nox.Session) -> None:
+    """Run the real-Triton-syntax kernels under real Triton's interpreter and compare (optional, not in CI).
+
+    Installs ``triton`` and the CPU build of ``torch==2.13.0`` (pinned: an unpinned torch pulls a
+    multi-GB CUDA build).
+    """
+    _install(session, "test")
+    session.install("torch==2.13.0", "triton")
+    session.run("pytest", "tests/conformance", *session.posargs,
+                env={"TRITON_INTERPRET": "1", "KERNELLAB_LANG": "en", "KERNELLAB_CONFORMANCE": "1"})
+
+
+if os.environ.get("CI"):
+    nox.options.reuse_venv = "no"

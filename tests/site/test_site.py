@@ -1,0 +1,120 @@
+"""Checks of the built site (run by `nox -s docs` after it builds both languages).
+
+Every page exists in both languages; every language-switcher link leads to the same page in the
+other language; every internal link and image resolves; gallery pages hold real HTML tables and,
+on the Chinese site, Chinese runtime output; Chinese full-text search has Chinese terms.
+"""
+
+import os
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+SITE = Path(os.environ["KERNELLAB_SITE"])
+LANGS = ("en", "zh_CN")
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.links, self.switcher, self.lang, self._in_switcher = [], [], None, 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "html":
+            self.lang = a.get("lang")
+        if tag == "div" and "kernellab-lang-switcher" in (a.get("class") or ""):
+            self._in_switcher = 1
+        elif tag == "div" and self._in_switcher:
+            self._in_switcher += 1
+        for key in ("href", "src"):
+            if a.get(key) and tag in ("a", "img", "link", "script"):
+                self.links.append(a[key])
+                if self._in_switcher and tag == "a":
+                    self.switcher.append(a[key])
+
+    def handle_endtag(self, tag):
+        if tag == "div" and self._in_switcher:
+            self._in_switcher -= 1
+
+
+def _pages(lang):
+    root = SITE / lang
+    return sorted(p.relative_to(root) for p in root.rglob("*.html") if "_static" not in p.parts)
+
+
+def _parse(path):
+    parser = _Links()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+def test_every_page_exists_in_both_languages():
+    en, zh = set(_pages("en")), set(_pages("zh_CN"))
+    assert en, "no pages built"
+    assert en == zh, f"only in en: {sorted(en - zh)[:5]}; only in zh_CN: {sorted(zh - en)[:5]}"
+
+
+def test_root_sends_readers_to_their_language():
+    text = (SITE / "index.html").read_text(encoding="utf-8")
+    assert "en/index.html" in text and "zh_CN/index.html" in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_switcher_leads_to_the_same_page_in_the_other_language(lang):
+    other = "zh_CN" if lang == "en" else "en"
+    for rel in _pages(lang):
+        parser = _parse(SITE / lang / rel)
+        assert len(parser.switcher) == 1, f"{lang}/{rel}: {len(parser.switcher)} switcher links"
+        target = (SITE / lang / rel).parent / unquote(urlsplit(parser.switcher[0]).path)
+        assert target.resolve() == (SITE / other / rel).resolve(), f"{lang}/{rel} switches to {target}"
+        assert target.exists()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_internal_links_and_images_resolve(lang):
+    broken = []
+    for rel in _pages(lang):
+        page = SITE / lang / rel
+        parser = _parse(page)
+        assert parser.lang in ("en", "zh-CN"), f"{lang}/{rel}: html lang {parser.lang!r}"
+        for link in parser.links:
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc or not parts.path or link.startswith(("#", "mailto:", "javascript:")):
+                continue
+            target = page.parent / unquote(parts.path)
+            if not target.exists():
+                broken.append(f"{lang}/{rel} -> {link}")
+    assert not broken, "\n".join(broken[:20])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_gallery_pages_hold_html_tables(lang):
+    pages = [p for p in _pages(lang) if p.parts[0] == "auto_examples" and p.name != "index.html"]
+    assert pages, "no gallery pages"
+    for rel in pages:
+        text = (SITE / lang / rel).read_text(encoding="utf-8")
+        tables = re.findall(r'<table class="kernellab-table">.*?</table>', text, re.S)
+        assert tables, f"{lang}/{rel} has no HTML table"
+        assert "&lt;table" not in text, f"{lang}/{rel} shows a table as escaped text"
+        headers = " ".join(re.findall(r"<th>(.*?)</th>", " ".join(tables)))
+        if lang == "zh_CN":
+            assert CJK.search(headers), f"{rel}: Chinese page with English table headers"
+        else:
+            assert not CJK.search(headers), f"{rel}: English page with Chinese table headers"
+
+
+def test_chinese_pages_are_translated():
+    text = (SITE / "zh_CN" / "index.html").read_text(encoding="utf-8")
+    assert "三个引擎" in text and "English" in text
+
+
+def test_chinese_search_index_has_chinese_terms():
+    index = (SITE / "zh_CN" / "searchindex.js").read_text(encoding="utf-8")
+    assert len(CJK.findall(index)) > 200, "jieba missing? the zh search index holds almost no Chinese"
+    shim = SITE / "zh_CN" / "_static" / "sphinx9-zh-search-fix.js"
+    assert shim.exists()
