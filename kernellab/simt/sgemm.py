@@ -1,6 +1,7 @@
-"""Boehm's SGEMM kernels 1–5 on the simulator, each a :class:`KernelSpec`; 6–10 are in ``sgemm_tiled``.
+"""Boehm's SGEMM kernels as :class:`KernelSpec` objects, ``KERNELS`` (k1–k10) and ``run_kernel``.
 
-Each kernel is a line-by-line translation of ``siboehm/SGEMM_CUDA`` (facts.md §1.3–1.4) computing
+The kernels' code is in :mod:`~kernellab.simt.sgemm_basic` (1–5) and :mod:`~kernellab.simt.sgemm_tiled`
+(6–10). Each kernel is a line-by-line translation of ``siboehm/SGEMM_CUDA`` (facts.md §1.3–1.4) computing
 ``C = A @ B`` (``alpha = 1, beta = 0``: C is stored, never loaded). Counting conventions:
 global loads are vectorised only where the CUDA source casts to ``float4``; shared loads are
 vectorised (``LDS.64/128``) where the index runs over contiguous, aligned elements, as nvcc does
@@ -10,6 +11,7 @@ for a ``__shared__`` array. Integer address arithmetic and loop control are not 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -19,6 +21,20 @@ from ..errors import LaunchError
 from ..grid import cdiv
 from ..specs import A6000, GPU
 from .launch import launch
+from .sgemm_basic import (
+    sgemm1DBlocktiling,
+    sgemm2DBlocktiling,
+    sgemm_global_mem_coalesce,
+    sgemm_naive,
+    sgemm_shared_mem_block,
+)
+from .sgemm_tiled import (
+    sgemmAutotuned,
+    sgemmResolveBankConflicts,
+    sgemmResolveBankExtraCol,
+    sgemmVectorize,
+    sgemmWarptiling,
+)
 
 
 @dataclass(frozen=True)
@@ -41,11 +57,23 @@ class KernelSpec:
     grid_fn: Callable  # (M, N, K, params) → gridDim
     smem_bytes: int  # static shared memory per block, bytes (facts.md §1.3)
     params: dict = field(default_factory=dict)  # tile parameters: BM, BN, BK, TM, TN, …
-    multiple_of: tuple = (1, 1, 1)  # M, N, K must be multiples of these (Boehm's kernels have no bounds checks)
+    multiple_of: tuple = (1, 1, 1)  # M, N, K must be multiples of these ints or of these params
+    small_params: dict = field(default_factory=dict)  # params that replace ``params`` when M or N < 128 (k5)
+
+    def params_for(self, M: int, N: int, K: int) -> dict:
+        """The tile parameters used for this shape (Boehm's runner shrinks k5's tiles below 128)."""
+        return {**self.params, **self.small_params} if self.small_params and min(M, N) < 128 else dict(self.params)
 
     def grid(self, M: int, N: int, K: int) -> tuple:
         """gridDim for an M×K by K×N product."""
-        return tuple((*self.grid_fn(M, N, K, self.params), 1, 1)[:3])
+        return tuple((*self.grid_fn(M, N, K, self.params_for(M, N, K)), 1, 1)[:3])
+
+    def block_for(self, M: int, N: int, K: int) -> tuple:
+        """blockDim for this shape (equal to :attr:`block` unless the tiles shrink)."""
+        p = self.params_for(M, N, K)
+        if self.small_params and p != self.params:
+            return (p["BM"] * p["BN"] // (p["TM"] * p["TN"]), 1, 1)
+        return self.block
 
     @property
     def threads(self) -> int:
@@ -54,7 +82,9 @@ class KernelSpec:
 
     def check(self, M: int, N: int, K: int) -> None:
         """Raise :class:`~kernellab.errors.LaunchError` if the kernel cannot compute this shape."""
+        p = self.params_for(M, N, K)
         for dim, v, m in zip("MNK", (M, N, K), self.multiple_of):
+            m = p[m] if isinstance(m, str) else m
             if v < 1 or v % m:
                 raise LaunchError(f"kernel {self.name} needs {dim} to be a positive multiple of {m} "
                                   f"(it has no bounds checks, as in Boehm's code); got {dim} = {v}")
@@ -77,106 +107,10 @@ def run_kernel(spec: KernelSpec, A: np.ndarray, B: np.ndarray, gpu: GPU = A6000,
         raise ValueError(f"inner dimensions differ: A is {M}×{K}, B is {K2}×{N}")
     spec.check(M, N, K)
     C = np.zeros((M, N), np.float32)
-    counts = launch(spec.kernel, spec.grid(M, N, K), spec.block, args=(A, B, C, M, N, K), gpu=gpu,
+    kernel = partial(spec.kernel, **spec.params_for(M, N, K)) if spec.params else spec.kernel
+    counts = launch(kernel, spec.grid(M, N, K), spec.block_for(M, N, K), args=(A, B, C, M, N, K), gpu=gpu,
                     name=spec.name, shape=(M, N, K), **kw)
     return C, counts
-
-
-# --- 1: naive ------------------------------------------------------------------------------------
-def sgemm_naive(blk, A, B, C, M, N, K):
-    """One thread per C element; ``threadIdx.x`` walks down a column of C (rows of A, stride K)."""
-    x = blk.bx * blk.bdx + blk.tx
-    y = blk.by * blk.bdy + blk.ty
-    with blk.where((x < M) & (y < N)):
-        acc = np.zeros(blk.n_threads, np.float32)
-        for i in range(K):
-            acc = blk.fma(blk.load(A, x * K + i), blk.load(B, i * N + y), acc)
-        blk.store(C, x * N + y, acc)
-
-
-# --- 2: global-memory coalescing -----------------------------------------------------------------
-def sgemm_global_mem_coalesce(blk, A, B, C, M, N, K, BLOCKSIZE=32):
-    """The same, but a warp takes 32 consecutive columns of one row: B and C accesses coalesce."""
-    row = blk.bx * BLOCKSIZE + blk.tx // BLOCKSIZE
-    col = blk.by * BLOCKSIZE + blk.tx % BLOCKSIZE
-    with blk.where((row < M) & (col < N)):
-        acc = np.zeros(blk.n_threads, np.float32)
-        for i in range(K):
-            acc = blk.fma(blk.load(A, row * K + i), blk.load(B, i * N + col), acc)
-        blk.store(C, row * N + col, acc)
-
-
-# --- 3: shared-memory caching --------------------------------------------------------------------
-def sgemm_shared_mem_block(blk, A, B, C, M, N, K, BLOCKSIZE=32):
-    """A 32×32 tile of A and of B goes through shared memory per K step; two barriers per step."""
-    S = BLOCKSIZE
-    As = blk.shared(S * S, np.float32, name="As")
-    Bs = blk.shared(S * S, np.float32, name="Bs")
-    c_row, c_col = blk.bx, blk.by
-    t_row, t_col = blk.tx // S, blk.tx % S
-    a0, b0 = c_row * S * K, c_col * S  # A += cRow·32·K; B += cCol·32
-    acc = np.zeros(blk.n_threads, np.float32)
-    for bk in range(0, K, S):
-        blk.store(As, t_row * S + t_col, blk.load(A, a0 + bk + t_row * K + t_col))
-        blk.store(Bs, t_row * S + t_col, blk.load(B, b0 + bk * N + t_row * N + t_col))
-        blk.syncthreads()
-        for dot in range(S):
-            acc = blk.fma(blk.load(As, t_row * S + dot), blk.load(Bs, dot * S + t_col), acc)
-        blk.syncthreads()
-    blk.store(C, c_row * S * N + c_col * S + t_row * N + t_col, acc)
-
-
-# --- 4: 1-D blocktiling --------------------------------------------------------------------------
-def sgemm1DBlocktiling(blk, A, B, C, M, N, K, BM=64, BN=64, BK=8, TM=8):
-    """Each thread computes TM = 8 results down a column; the Bs value is reused from a register."""
-    As = blk.shared(BM * BK, np.float32, name="As")
-    Bs = blk.shared(BK * BN, np.float32, name="Bs")
-    c_row, c_col = blk.by, blk.bx
-    t_col, t_row = blk.tx % BN, blk.tx // BN
-    a0, b0 = c_row * BM * K, c_col * BN
-    row_a, col_a = blk.tx // BK, blk.tx % BK
-    row_b, col_b = blk.tx // BN, blk.tx % BN
-    res = np.zeros((blk.n_threads, TM), np.float32)
-    rows = (t_row * TM)[:, None] + np.arange(TM)  # the TM rows of this thread, lanes × TM
-    for bk in range(0, K, BK):
-        blk.store(As, row_a * BK + col_a, blk.load(A, a0 + bk + row_a * K + col_a))
-        blk.store(Bs, row_b * BN + col_b, blk.load(B, b0 + bk * N + row_b * N + col_b))
-        blk.syncthreads()
-        for dot in range(BK):
-            tmp_b = blk.load(Bs, dot * BN + t_col)
-            res = blk.fma(blk.load(As, rows * BK + dot), tmp_b[:, None], res)
-        blk.syncthreads()
-    blk.store(C, c_row * BM * N + c_col * BN + rows * N + t_col[:, None], res)
-
-
-# --- 5: 2-D blocktiling --------------------------------------------------------------------------
-def sgemm2DBlocktiling(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, TN=8):
-    """Each thread computes a TM×TN = 8×8 outer product per dot step from registers."""
-    n_thr = BM * BN // (TM * TN)
-    As = blk.shared(BM * BK, np.float32, name="As")
-    Bs = blk.shared(BK * BN, np.float32, name="Bs")
-    c_row, c_col = blk.by, blk.bx
-    t_col, t_row = blk.tx % (BN // TN), blk.tx // (BN // TN)
-    a0, b0 = c_row * BM * K, c_col * BN
-    row_a, col_a, stride_a = blk.tx // BK, blk.tx % BK, n_thr // BK
-    row_b, col_b, stride_b = blk.tx // BN, blk.tx % BN, n_thr // BN
-    offs_a = row_a[:, None] + np.arange(0, BM, stride_a)  # the loadOffset loop, one instruction per column
-    offs_b = row_b[:, None] + np.arange(0, BK, stride_b)
-    m_rows = (t_row * TM)[:, None] + np.arange(TM)
-    n_cols = (t_col * TN)[:, None] + np.arange(0, TN, 4)  # Bs row segments: contiguous → LDS.128
-    res = np.zeros((blk.n_threads, TM, TN), np.float32)
-    for bk in range(0, K, BK):
-        blk.store(As, offs_a * BK + col_a[:, None], blk.load(A, a0 + bk + offs_a * K + col_a[:, None]))
-        blk.store(Bs, offs_b * BN + col_b[:, None], blk.load(B, b0 + bk * N + offs_b * N + col_b[:, None]))
-        blk.syncthreads()
-        for dot in range(BK):
-            reg_m = blk.load(As, m_rows * BK + dot)  # strided by BK: scalar loads
-            reg_n = blk.load(Bs, dot * BN + n_cols, vec=4).reshape(blk.n_threads, TN)
-            res = blk.fma(reg_m[:, :, None], reg_n[:, None, :], res)
-        blk.syncthreads()
-    c_idx = c_row * BM * N + c_col * BN
-    blk.store(C, c_idx[:, None, None] + m_rows[:, :, None] * N + (t_col * TN)[:, None, None] + np.arange(TN),
-              res)
 
 
 def _grid_rows_cols(M, N, K, p):
@@ -185,3 +119,32 @@ def _grid_rows_cols(M, N, K, p):
 
 def _grid_tiles(M, N, K, p):
     return (cdiv(N, p["BN"]), cdiv(M, p["BM"]))
+
+
+_T5 = {"BM": 128, "BN": 128, "BK": 8, "TM": 8, "TN": 8}
+
+K1 = KernelSpec("sgemm_naive", 1, "1: Naive", 309.0, sgemm_naive, (32, 32, 1), _grid_rows_cols, 0)
+K2 = KernelSpec("sgemm_global_mem_coalesce", 2, "2: GMEM Coalescing", 1986.5, sgemm_global_mem_coalesce,
+                (1024, 1, 1), _grid_rows_cols, 0)
+K3 = KernelSpec("sgemm_shared_mem_block", 3, "3: SMEM Caching", 2980.3, sgemm_shared_mem_block,
+                (1024, 1, 1), _grid_rows_cols, 8192, multiple_of=(32, 32, 32))
+K4 = KernelSpec("sgemm1DBlocktiling", 4, "4: 1D Blocktiling", 8474.7, sgemm1DBlocktiling, (512, 1, 1),
+                _grid_tiles, 4096, {"BM": 64, "BN": 64, "BK": 8, "TM": 8}, ("BM", "BN", "BK"))
+K5 = KernelSpec("sgemm2DBlocktiling", 5, "5: 2D Blocktiling", 15971.7, sgemm2DBlocktiling, (256, 1, 1),
+                _grid_tiles, 8192, _T5, ("BM", "BN", "BK"), {"BM": 64, "BN": 64})
+
+_V = ("BM", "BN", "BK")
+K6 = KernelSpec("sgemmVectorize", 6, "6: Vectorized Mem Access", 18237.3, sgemmVectorize, (256, 1, 1), _grid_tiles,
+                8192, dict(_T5), _V)
+K7 = KernelSpec("sgemmResolveBankConflicts", 7, "7: Avoid Bank Conflicts (Linearize)", 16213.4,
+                sgemmResolveBankConflicts, (256, 1, 1), _grid_tiles, 8192, dict(_T5), _V)
+K8 = KernelSpec("sgemmResolveBankExtraCol", 8, "8: Avoid Bank Conflicts (Offset)", 16459.2, sgemmResolveBankExtraCol,
+                (256, 1, 1), _grid_tiles, 8352, {**_T5, "extraCols": 5}, _V)
+K9 = KernelSpec("sgemmAutotuned", 9, "9: Autotuning", 19721.0, sgemmAutotuned, (256, 1, 1), _grid_tiles, 16384,
+                {"BM": 128, "BN": 128, "BK": 16, "TM": 8, "TN": 8, "NUM_THREADS": 256}, _V)
+K10 = KernelSpec("sgemmWarptiling", 10, "10: Warptiling", 21779.3, sgemmWarptiling, (128, 1, 1), _grid_tiles, 16384,
+                 {"BM": 128, "BN": 128, "BK": 16, "WM": 64, "WN": 64, "WNITER": 4, "TM": 8, "TN": 4,
+                  "NUM_THREADS": 128}, _V)
+
+#: Boehm's kernels in his numbering: ``KERNELS[0]`` is k1 (naive), ``KERNELS[9]`` k10 (warptiling).
+KERNELS = (K1, K2, K3, K4, K5, K6, K7, K8, K9, K10)

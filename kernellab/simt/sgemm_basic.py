@@ -1,0 +1,107 @@
+"""Boehm's SGEMM kernels 1–5 as simulator kernels: naive, coalesced, shared-memory caching, 1-D and 2-D blocktiling.
+
+Line-by-line translations of ``siboehm/SGEMM_CUDA`` (``src/kernels/1_naive.cuh`` …
+``5_kernel_2D_blocktiling.cuh``), computing ``C = A @ B`` (``alpha = 1, beta = 0``). Their specs
+and launch configurations are in :mod:`kernellab.simt.sgemm`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+# --- 1: naive ------------------------------------------------------------------------------------
+def sgemm_naive(blk, A, B, C, M, N, K):
+    """One thread per C element; ``threadIdx.x`` walks down a column of C (rows of A, stride K)."""
+    x = blk.bx * blk.bdx + blk.tx
+    y = blk.by * blk.bdy + blk.ty
+    with blk.where((x < M) & (y < N)):
+        acc = np.zeros(blk.n_threads, np.float32)
+        for i in range(K):
+            acc = blk.fma(blk.load(A, x * K + i), blk.load(B, i * N + y), acc)
+        blk.store(C, x * N + y, acc)
+
+
+# --- 2: global-memory coalescing -----------------------------------------------------------------
+def sgemm_global_mem_coalesce(blk, A, B, C, M, N, K, BLOCKSIZE=32):
+    """The same, but a warp takes 32 consecutive columns of one row: B and C accesses coalesce."""
+    row = blk.bx * BLOCKSIZE + blk.tx // BLOCKSIZE
+    col = blk.by * BLOCKSIZE + blk.tx % BLOCKSIZE
+    with blk.where((row < M) & (col < N)):
+        acc = np.zeros(blk.n_threads, np.float32)
+        for i in range(K):
+            acc = blk.fma(blk.load(A, row * K + i), blk.load(B, i * N + col), acc)
+        blk.store(C, row * N + col, acc)
+
+
+# --- 3: shared-memory caching --------------------------------------------------------------------
+def sgemm_shared_mem_block(blk, A, B, C, M, N, K, BLOCKSIZE=32):
+    """A 32×32 tile of A and of B goes through shared memory per K step; two barriers per step."""
+    S = BLOCKSIZE
+    As = blk.shared(S * S, np.float32, name="As")
+    Bs = blk.shared(S * S, np.float32, name="Bs")
+    c_row, c_col = blk.bx, blk.by
+    t_row, t_col = blk.tx // S, blk.tx % S
+    a0, b0 = c_row * S * K, c_col * S  # A += cRow·32·K; B += cCol·32
+    acc = np.zeros(blk.n_threads, np.float32)
+    for bk in range(0, K, S):
+        blk.store(As, t_row * S + t_col, blk.load(A, a0 + bk + t_row * K + t_col))
+        blk.store(Bs, t_row * S + t_col, blk.load(B, b0 + bk * N + t_row * N + t_col))
+        blk.syncthreads()
+        for dot in range(S):
+            acc = blk.fma(blk.load(As, t_row * S + dot), blk.load(Bs, dot * S + t_col), acc)
+        blk.syncthreads()
+    blk.store(C, c_row * S * N + c_col * S + t_row * N + t_col, acc)
+
+
+# --- 4: 1-D blocktiling --------------------------------------------------------------------------
+def sgemm1DBlocktiling(blk, A, B, C, M, N, K, BM=64, BN=64, BK=8, TM=8):
+    """Each thread computes TM = 8 results down a column; the Bs value is reused from a register."""
+    As = blk.shared(BM * BK, np.float32, name="As")
+    Bs = blk.shared(BK * BN, np.float32, name="Bs")
+    c_row, c_col = blk.by, blk.bx
+    t_col, t_row = blk.tx % BN, blk.tx // BN
+    a0, b0 = c_row * BM * K, c_col * BN
+    row_a, col_a = blk.tx // BK, blk.tx % BK
+    row_b, col_b = blk.tx // BN, blk.tx % BN
+    res = np.zeros((blk.n_threads, TM), np.float32)
+    rows = (t_row * TM)[:, None] + np.arange(TM)  # the TM rows of this thread, lanes × TM
+    for bk in range(0, K, BK):
+        blk.store(As, row_a * BK + col_a, blk.load(A, a0 + bk + row_a * K + col_a))
+        blk.store(Bs, row_b * BN + col_b, blk.load(B, b0 + bk * N + row_b * N + col_b))
+        blk.syncthreads()
+        for dot in range(BK):
+            tmp_b = blk.load(Bs, dot * BN + t_col)
+            res = blk.fma(blk.load(As, rows * BK + dot), tmp_b[:, None], res)
+        blk.syncthreads()
+    blk.store(C, (c_row * BM * N + c_col * BN)[:, None] + rows * N + t_col[:, None], res)
+
+
+# --- 5: 2-D blocktiling --------------------------------------------------------------------------
+def sgemm2DBlocktiling(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, TN=8):
+    """Each thread computes a TM×TN = 8×8 outer product per dot step from registers."""
+    n_thr = BM * BN // (TM * TN)
+    As = blk.shared(BM * BK, np.float32, name="As")
+    Bs = blk.shared(BK * BN, np.float32, name="Bs")
+    c_row, c_col = blk.by, blk.bx
+    t_col, t_row = blk.tx % (BN // TN), blk.tx // (BN // TN)
+    a0, b0 = c_row * BM * K, c_col * BN
+    row_a, col_a, stride_a = blk.tx // BK, blk.tx % BK, n_thr // BK
+    row_b, col_b, stride_b = blk.tx // BN, blk.tx % BN, n_thr // BN
+    offs_a = row_a[:, None] + np.arange(0, BM, stride_a)  # the loadOffset loop, one instruction per column
+    offs_b = row_b[:, None] + np.arange(0, BK, stride_b)
+    m_rows = (t_row * TM)[:, None] + np.arange(TM)
+    n_cols = (t_col * TN)[:, None] + np.arange(0, TN, 4)  # Bs row segments: contiguous → LDS.128
+    res = np.zeros((blk.n_threads, TM, TN), np.float32)
+    for bk in range(0, K, BK):
+        blk.store(As, offs_a * BK + col_a[:, None], blk.load(A, a0 + bk + offs_a * K + col_a[:, None]))
+        blk.store(Bs, offs_b * BN + col_b[:, None], blk.load(B, b0 + bk * N + offs_b * N + col_b[:, None]))
+        blk.syncthreads()
+        for dot in range(BK):
+            reg_m = blk.load(As, m_rows * BK + dot)  # strided by BK: scalar loads
+            reg_n = blk.load(Bs, dot * BN + n_cols, vec=4).reshape(blk.n_threads, TN)
+            res = blk.fma(reg_m[:, :, None], reg_n[:, None, :], res)
+        blk.syncthreads()
+    c_idx = c_row * BM * N + c_col * BN
+    c_off = c_idx[:, None, None] + m_rows[:, :, None] * N + (t_col * TN)[:, None, None] + np.arange(TN)
+    blk.store(C, c_off.reshape(blk.n_threads, TM * TN), res.reshape(blk.n_threads, TM * TN))

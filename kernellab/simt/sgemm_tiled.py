@@ -1,0 +1,170 @@
+"""Boehm's SGEMM kernels 6–10 as simulator kernels: float4 access, bank-conflict layouts, autotuned tiles, warptiling.
+
+Translations of ``siboehm/SGEMM_CUDA`` ``src/kernels/6_kernel_vectorize.cuh`` …
+``10_kernel_warptiling.cuh`` (facts.md §1.3–1.4), computing ``C = A @ B``. A is read with
+``float4`` loads and stored transposed into ``As`` (four scalar stores), so the inner loop reads
+``As`` and ``Bs`` rows as contiguous runs (``LDS.128``) — except where k7 and k8 change ``Bs``'s
+layout to move bank conflicts. All assume M, N multiples of the block tile and K of BK.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _load_a_transposed(blk, A, As, a0, bk, K, BM, BK, n_thr):
+    """float4 loads of the BM×BK tile of A, each stored as four scalars down a column of As (BK×BM)."""
+    row_a, col_a = blk.tx // (BK // 4), blk.tx % (BK // 4)
+    rows = row_a[:, None] + np.arange(0, BM, n_thr * 4 // BK)  # the rowStrideA loop: one float4 per column
+    tmp = blk.load(A, a0 + bk + rows * K + (col_a * 4)[:, None], vec=4)  # lanes × iterations × 4
+    for r in range(rows.shape[1]):
+        blk.store(As, (col_a[:, None] * 4 + np.arange(4)) * BM + rows[:, r:r + 1], tmp[:, r])
+
+
+def _load_b_rows(blk, B, b0, bk, N, BN, BK, n_thr):
+    """float4 loads of the BK×BN tile of B: returns the values (lanes × iterations × 4) and tile rows/cols."""
+    row_b, col_b = blk.tx // (BN // 4), blk.tx % (BN // 4)
+    rows = row_b[:, None] + np.arange(0, BK, n_thr * 4 // BN)
+    return blk.load(B, b0 + bk * N + rows * N + (col_b * 4)[:, None], vec=4), rows, col_b
+
+
+def _outer(blk, As, Bs, m_start, n_start, dot, BM, BN, TM, TN, res):
+    """Load TM values of As and TN of Bs (contiguous: float4 shared loads) and add their outer product."""
+    reg_m = blk.load(As, dot * BM + m_start[:, None] + np.arange(0, TM, 4), vec=4).reshape(blk.n_threads, TM)
+    reg_n = blk.load(Bs, dot * BN + n_start[:, None] + np.arange(0, TN, 4), vec=4).reshape(blk.n_threads, TN)
+    return blk.fma(reg_m[:, :, None], reg_n[:, None, :], res)
+
+
+def _store_c(blk, C, c0, row0, col0, N, TM, TN, res):
+    """float4 stores of a thread's TM×TN results at rows ``row0 + m`` and columns ``col0 + n``."""
+    idx = c0[:, None, None] + (row0[:, None] + np.arange(TM))[:, :, None] * N + col0[:, None, None] + np.arange(0, TN, 4)
+    blk.store(C, idx.reshape(blk.n_threads, -1), res.reshape(blk.n_threads, -1, 4), vec=4)
+
+
+def sgemmVectorize(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, TN=8):
+    """Kernel 6: kernel 5 with float4 global loads and stores, and As transposed."""
+    n_thr = BM * BN // (TM * TN)
+    As = blk.shared(BM * BK, np.float32, name="As")
+    Bs = blk.shared(BK * BN, np.float32, name="Bs")
+    c_row, c_col = blk.by, blk.bx
+    t_col, t_row = blk.tx % (BN // TN), blk.tx // (BN // TN)
+    a0, b0 = c_row * BM * K, c_col * BN
+    res = np.zeros((blk.n_threads, TM, TN), np.float32)
+    for bk in range(0, K, BK):
+        _load_a_transposed(blk, A, As, a0, bk, K, BM, BK, n_thr)
+        tmp, rows, col_b = _load_b_rows(blk, B, b0, bk, N, BN, BK, n_thr)
+        blk.store(Bs, rows * BN + (col_b * 4)[:, None], tmp, vec=4)
+        blk.syncthreads()
+        for dot in range(BK):
+            res = _outer(blk, As, Bs, t_row * TM, t_col * TN, dot, BM, BN, TM, TN, res)
+        blk.syncthreads()
+    _store_c(blk, C, c_row * BM * N + c_col * BN, t_row * TM, t_col * TN, N, TM, TN, res)
+
+
+def sgemmResolveBankConflicts(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, TN=8):
+    """Kernel 7: kernel 6 with Bs "linearized": the 8 values a thread reads per dot step sit 16 floats apart."""
+    n_thr = BM * BN // (TM * TN)
+    As = blk.shared(BM * BK, np.float32, name="As")
+    Bs = blk.shared(BK * BN, np.float32, name="Bs")
+    c_row, c_col = blk.by, blk.bx
+    t_col, t_row = blk.tx % (BN // TN), blk.tx // (BN // TN)
+    a0, b0 = c_row * BM * K, c_col * BN
+    res = np.zeros((blk.n_threads, TM, TN), np.float32)
+    for bk in range(0, K, BK):
+        _load_a_transposed(blk, A, As, a0, bk, K, BM, BK, n_thr)
+        tmp, rows, col_b = _load_b_rows(blk, B, b0, bk, N, BN, BK, n_thr)
+        # Bs[((innerColB % 2)·4 + innerRowB·8 + j)·16 + innerColB / 2] = tmp[j], four scalar stores
+        idx = (((col_b % 2) * 4)[:, None] + rows[:, :1] * 8 + np.arange(4)) * 16 + (col_b // 2)[:, None]
+        blk.store(Bs, idx, tmp[:, 0])
+        blk.syncthreads()
+        for dot in range(BK):
+            reg_m = blk.load(As, dot * BM + (t_row * TM)[:, None] + np.arange(0, TM, 4), vec=4)
+            reg_n = blk.load(Bs, ((dot * 8 + np.arange(TN)) * 16)[None, :] + t_col[:, None])  # 16 apart: scalar
+            res = blk.fma(reg_m.reshape(blk.n_threads, TM)[:, :, None], reg_n[:, None, :], res)
+        blk.syncthreads()
+    _store_c(blk, C, c_row * BM * N + c_col * BN, t_row * TM, t_col * TN, N, TM, TN, res)
+
+
+def sgemmResolveBankExtraCol(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, TN=8, extraCols=5):
+    """Kernel 8: kernel 6 with each Bs row padded by ``extraCols = 5`` floats (Bs is BK × (BN + 5))."""
+    n_thr = BM * BN // (TM * TN)
+    BNp = BN + extraCols
+    As = blk.shared(BM * BK, np.float32, name="As")
+    Bs = blk.shared(BK * BNp, np.float32, name="Bs")
+    c_row, c_col = blk.by, blk.bx
+    t_col, t_row = blk.tx % (BN // TN), blk.tx // (BN // TN)
+    a0, b0 = c_row * BM * K, c_col * BN
+    res = np.zeros((blk.n_threads, TM, TN), np.float32)
+    for bk in range(0, K, BK):
+        _load_a_transposed(blk, A, As, a0, bk, K, BM, BK, n_thr)
+        tmp, rows, col_b = _load_b_rows(blk, B, b0, bk, N, BN, BK, n_thr)
+        blk.store(Bs, rows[:, :1] * BNp + (col_b * 4)[:, None] + np.arange(4), tmp[:, 0])  # row 133 floats: scalar
+        blk.syncthreads()
+        for dot in range(BK):
+            reg_m = blk.load(As, dot * BM + (t_row * TM)[:, None] + np.arange(0, TM, 4), vec=4)
+            reg_n = blk.load(Bs, dot * BNp + (t_col * TN)[:, None] + np.arange(TN))  # not 16-byte aligned: scalar
+            res = blk.fma(reg_m.reshape(blk.n_threads, TM)[:, :, None], reg_n[:, None, :], res)
+        blk.syncthreads()
+    _store_c(blk, C, c_row * BM * N + c_col * BN, t_row * TM, t_col * TN, N, TM, TN, res)
+
+
+def sgemmAutotuned(blk, A, B, C, M, N, K, BM=128, BN=128, BK=16, TM=8, TN=8, NUM_THREADS=256):
+    """Kernel 9: kernel 6 generalised to a warp-sized iteration structure, with the A6000's autotuned tiles."""
+    WM, WN = TM * 16, TN * 16
+    WMITER, WNITER = -(-BM // WM), -(-BN // WN)
+    As = blk.shared(BM * BK, np.float32, name="As")
+    Bs = blk.shared(BK * BN, np.float32, name="Bs")
+    c_row, c_col = blk.by, blk.bx
+    t_col, t_row = blk.tx % (WN // TN), blk.tx // (WN // TN)
+    a0, b0 = c_row * BM * K, c_col * BN
+    res = np.zeros((blk.n_threads, WMITER, WNITER, TM, TN), np.float32)
+    for bk in range(0, K, BK):
+        _load_a_transposed(blk, A, As, a0, bk, K, BM, BK, NUM_THREADS)
+        tmp, rows, col_b = _load_b_rows(blk, B, b0, bk, N, BN, BK, NUM_THREADS)
+        blk.store(Bs, rows * BN + (col_b * 4)[:, None], tmp, vec=4)
+        blk.syncthreads()
+        for wm in range(WMITER):
+            for wn in range(WNITER):
+                for dot in range(BK):
+                    res[:, wm, wn] = _outer(blk, As, Bs, wm * WM + t_row * TM, wn * WN + t_col * TN, dot,
+                                            BM, BN, TM, TN, res[:, wm, wn])
+        blk.syncthreads()
+    for wm in range(WMITER):
+        for wn in range(WNITER):
+            _store_c(blk, C, c_row * BM * N + c_col * BN + wm * WM * N + wn * WN, t_row * TM, t_col * TN,
+                     N, TM, TN, res[:, wm, wn])
+
+
+def sgemmWarptiling(blk, A, B, C, M, N, K, BM=128, BN=128, BK=16, WM=64, WN=64, WNITER=4, TM=8, TN=4,
+                    NUM_THREADS=128):
+    """Kernel 10: each warp computes a WM×WN warp tile in WMITER×WNITER sub-tiles of 8×4 per thread."""
+    WMITER = (WM * WN) // (32 * TM * TN * WNITER)
+    WSUBM, WSUBN = WM // WMITER, WN // WNITER
+    As = blk.shared(BM * BK, np.float32, name="As")
+    Bs = blk.shared(BK * BN, np.float32, name="Bs")
+    c_row, c_col = blk.by, blk.bx
+    warp = blk.tx // 32
+    warp_col, warp_row = warp % (BN // WN), warp // (BN // WN)
+    lane = blk.tx % 32
+    t_col, t_row = lane % (WSUBN // TN), lane // (WSUBN // TN)
+    a0, b0 = c_row * BM * K, c_col * BN
+    res = np.zeros((blk.n_threads, WMITER * TM, WNITER * TN), np.float32)
+    m_start = warp_row * WM + t_row * TM  # + wsub·WSUBM
+    n_start = warp_col * WN + t_col * TN  # + wsub·WSUBN
+    for bk in range(0, K, BK):
+        _load_a_transposed(blk, A, As, a0, bk, K, BM, BK, NUM_THREADS)
+        tmp, rows, col_b = _load_b_rows(blk, B, b0, bk, N, BN, BK, NUM_THREADS)
+        blk.store(Bs, rows * BN + (col_b * 4)[:, None], tmp, vec=4)
+        blk.syncthreads()
+        for dot in range(BK):
+            m_idx = (m_start[:, None, None] + (np.arange(WMITER) * WSUBM)[:, None] + np.arange(0, TM, 4))
+            n_idx = (n_start[:, None, None] + (np.arange(WNITER) * WSUBN)[:, None] + np.arange(0, TN, 4))
+            reg_m = blk.load(As, dot * BM + m_idx.reshape(blk.n_threads, -1), vec=4).reshape(blk.n_threads, -1)
+            reg_n = blk.load(Bs, dot * BN + n_idx.reshape(blk.n_threads, -1), vec=4).reshape(blk.n_threads, -1)
+            res = blk.fma(reg_m[:, :, None], reg_n[:, None, :], res)
+        blk.syncthreads()
+    c0 = (c_row * BM + warp_row * WM) * N + c_col * BN + warp_col * WN
+    for wm in range(WMITER):
+        for wn in range(WNITER):
+            _store_c(blk, C, c0 + wm * WSUBM * N + wn * WSUBN, t_row * TM, t_col * TN, N, TM, TN,
+                     res[:, wm * TM:(wm + 1) * TM, wn * TN:(wn + 1) * TN])

@@ -1,0 +1,105 @@
+"""Numeric rules both front ends share: ``arange``'s power-of-two rule, block shapes, and ``dot``.
+
+``dot`` multiplies blocks with a leading axis over programs, accumulating in fp32 for floating inputs
+(fp16 products are exact in fp32) and int32 for integer inputs, as ``tl.dot`` does by default. It
+computes IEEE fp32; on a GPU an fp32 ``tl.dot`` defaults to TF32 inputs unless
+``input_precision="ieee"`` — pass ``input_precision="tf32"`` to round the inputs the same way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+TRITON_MAX_TENSOR_NUMEL = 1048576  # Triton's limit on the elements of one block
+
+
+def check_arange(start, end) -> int:
+    """The length of ``arange(start, end)``, or ValueError as Triton (a power of two, at most 2^20).
+
+    Examples
+    --------
+    >>> check_arange(0, 1024)
+    1024
+    >>> check_arange(0, 1000)
+    Traceback (most recent call last):
+    ...
+    ValueError: arange's range must be a power of 2, got arange(0, 1000) of length 1000
+    """
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (start, end)):
+        raise TypeError(f"arange's arguments must be compile-time ints, got arange({start!r}, {end!r})")
+    n = int(end) - int(start)
+    if n <= 0:
+        raise ValueError(f"arange's end must be greater than start, got arange({start}, {end})")
+    if n & (n - 1):
+        raise ValueError(f"arange's range must be a power of 2, got arange({start}, {end}) of length {n}")
+    if n > TRITON_MAX_TENSOR_NUMEL:
+        raise ValueError(f"arange's range must be at most {TRITON_MAX_TENSOR_NUMEL}, got {n}")
+    return n
+
+
+def check_shape(shape) -> tuple[int, ...]:
+    """A block shape as a tuple of powers of two (Triton's rule for ``zeros`` and ``full``).
+
+    Examples
+    --------
+    >>> check_shape([64, 32]), check_shape(16)
+    ((64, 32), (16,))
+    """
+    dims = tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    for i, d in enumerate(dims):
+        if d < 1 or d & (d - 1):
+            raise ValueError(f"Shape element {i} must be a power of 2, got shape {list(dims)}")
+    if int(np.prod(dims, dtype=np.int64)) > TRITON_MAX_TENSOR_NUMEL:
+        raise ValueError(f"a block may hold at most {TRITON_MAX_TENSOR_NUMEL} elements, got shape {list(dims)}")
+    return dims
+
+
+def _tf32(x: np.ndarray) -> np.ndarray:
+    """Round fp32 values to TF32 (10 mantissa bits), to nearest, ties away, as the tensor cores read them."""
+    bits = np.ascontiguousarray(x, np.float32).view(np.uint32)
+    return ((bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000)).view(np.float32)
+
+
+def dot(a: np.ndarray, b: np.ndarray, acc=None, input_precision=None, out_dtype=np.float32) -> np.ndarray:
+    """``acc + a @ b`` over the last two axes, accumulating in fp32 (int32 for integer inputs).
+
+    ``a`` is ``(..., M, K)`` and ``b`` ``(..., K, N)``; leading axes broadcast (programs, batch).
+
+    Examples
+    --------
+    >>> a = np.full((1, 16, 16), 0.1, np.float16)
+    >>> dot(a, a).dtype, float(dot(a, a)[0, 0, 0]) == 16 * float(np.float16(0.1)) ** 2
+    (dtype('float32'), True)
+    """
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError(f"First input shape ({list(a.shape[1:])}) and second input shape "
+                         f"{list(b.shape[1:])} are not compatible for matmul (second index of first "
+                         f"shape ({a.shape[-1]}) must be equal to first index of second shape ({b.shape[-2]})")
+    for blk in (a.shape[-2:], b.shape[-2:]):
+        if min(blk) < 16:
+            raise ValueError(f"All non-batch values in both first input shape ({list(a.shape[-2:])}) and second "
+                             f"input shape ({list(b.shape[-2:])}) must be >= 16!")
+    if a.dtype.kind == "f" or b.dtype.kind == "f":
+        a32, b32 = a.astype(np.float32, copy=False), b.astype(np.float32, copy=False)
+        if input_precision in ("tf32", "tf32x3") and a.dtype == np.float32:
+            a32, b32 = _tf32(a32), _tf32(b32)
+        out = np.matmul(a32, b32)
+    else:
+        out = np.matmul(a.astype(np.int32, copy=False), b.astype(np.int32, copy=False))
+    if acc is not None:
+        out = out + acc
+    return out.astype(out_dtype, copy=False)
+
+
+def dot_flops(a_shape, b_shape, programs: int) -> int:
+    """``2·M·N·K`` per batch entry, times the programs that run the dot.
+
+    Examples
+    --------
+    >>> dot_flops((1, 64, 32), (1, 32, 64), programs=4)      # 2·64·64·32 · 4
+    1048576
+    """
+    m, k = a_shape[-2:]
+    n = b_shape[-1]
+    batch = int(np.prod(np.broadcast_shapes(a_shape[1:-2], b_shape[1:-2]), dtype=np.int64))
+    return 2 * m * n * k * batch * programs

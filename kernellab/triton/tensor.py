@@ -1,0 +1,382 @@
+"""``tl.tensor`` and pointer blocks of the real-Triton front end, carried over a batch of programs.
+
+A value's ``data`` is a numpy array of shape ``(rows, *shape)``: the leading axis runs over the
+programs of the current step (``rows`` is 1 when every program holds the same value, as for
+``tl.arange``), so one Python pass over a kernel can run many programs at once. A *pointer* block holds
+int64 element offsets into one array. Arithmetic follows Triton's promotion rules
+(:mod:`kernellab.triton.dtypes`); integer ``//`` and ``%`` truncate toward zero as in C.
+
+Python control flow on a scalar (``if``, ``range``, ``min``) asks for its single value: when the
+programs of a batch disagree, :class:`~kernellab.triton.program.Divergence` makes the launcher rerun
+them one by one.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from . import dtypes as T
+from .program import Divergence
+
+
+class constexpr:  # noqa: N801 — Triton's own name
+    """Annotation for compile-time parameters (``BLOCK_SIZE: tl.constexpr``); also wraps a value."""
+
+    def __init__(self, value=None):
+        self.value = value.value if isinstance(value, constexpr) else value
+
+    def __repr__(self) -> str:
+        return f"constexpr[{self.value!r}]"
+
+
+def _operand(x):
+    """``(data, dtype, shape, is_literal)`` of a block or a Python/numpy number."""
+    if isinstance(x, tensor):
+        return x.data, x.dtype, x._shape, False
+    if isinstance(x, constexpr):
+        x = x.value
+    if isinstance(x, (bool, int, float, np.generic)):
+        return x, T.of_python(x), (), True
+    raise TypeError(f"unsupported operand of type {type(x).__name__} in a Triton expression")
+
+
+def _cast(data, src: T.dtype, dst: T.dtype, literal: bool):
+    if literal:
+        return np.asarray(data, dst.np)
+    return data if src.np == dst.np else data.astype(dst.np)
+
+
+def _align(data, shape: tuple, nd: int, literal: bool):
+    """Insert size-1 axes after the program axis so a rank-``len(shape)`` block broadcasts to rank ``nd``."""
+    if literal or len(shape) == nd:
+        return data
+    return data.reshape((data.shape[0],) + (1,) * (nd - len(shape)) + shape)
+
+
+def broadcast_shape(a: tuple, b: tuple) -> tuple:
+    """The block shape two operands broadcast to (numpy's rule, which Triton follows)."""
+    if a == b:
+        return a
+    try:
+        return np.broadcast_shapes(a, b)
+    except ValueError:
+        raise ValueError(f"Cannot broadcast, the block shapes {list(a)} and {list(b)} are incompatible") from None
+
+
+def _binary(a, b, fn, op: str, *, div=False, result=None, ints_only=False, compute=None):
+    ad, at, ash, alit = _operand(a)
+    bd, bt, bsh, blit = _operand(b)
+    if isinstance(at, T.pointer_type) or isinstance(bt, T.pointer_type):
+        raise TypeError(f"unsupported operand types for {op}: {at} and {bt}")
+    ct = T.computation_type(at, not ash, bt, not bsh, div)
+    if compute is not None:
+        ct = compute(ct)
+    if ints_only and ct.is_floating():
+        raise TypeError(f"unexpected type {ct} for {op}: it needs integers")
+    shape = broadcast_shape(ash, bsh)
+    nd = len(shape)
+    x = _align(_cast(ad, at, ct, alit), ash, nd, alit)
+    y = _align(_cast(bd, bt, ct, blit), bsh, nd, blit)
+    return tensor(fn(x, y), result or ct, shape)
+
+
+def _truediv_type(ct: T.dtype) -> T.dtype:
+    return T.float32 if ct.is_int() else ct
+
+
+def _c_floordiv(x, y):
+    """Integer division truncating toward zero, as C and Triton (numpy's ``//`` floors)."""
+    r = np.fmod(x, y)
+    return np.floor_divide(x - r, y)
+
+
+def _floordiv(a, b):
+    return _binary(a, b, _c_floordiv, "//", div=True, ints_only=True)
+
+
+class tensor:  # noqa: N801 — Triton's own name
+    """A block (or scalar) value of a Triton program: ``shape``, ``dtype`` and per-program ``data``.
+
+    Examples
+    --------
+    >>> x = tensor(np.arange(4, dtype=np.int32)[None], T.int32, (4,))
+    >>> y = -7 // (x + 1)                       # C division: -7 // 2 == -3
+    >>> y.shape, y.dtype, y.data[0].tolist()
+    ([4], triton.language.int32, [-7, -3, -2, -1])
+    >>> ((x + 0.5) * 2).dtype, (x < 2).dtype
+    (triton.language.fp32, triton.language.int1)
+    """
+
+    __slots__ = ("data", "dtype", "_shape")
+    __array_ufunc__ = None  # numpy defers to the reflected operators; np.exp(block) is a TypeError, as in Triton
+    __hash__ = object.__hash__
+
+    def __init__(self, data: np.ndarray, dtype: T.dtype, shape: tuple):
+        self.data = data
+        self.dtype = dtype
+        self._shape = tuple(shape)
+
+    def _like(self, data, shape):
+        return tensor(data, self.dtype, shape)
+
+    @property
+    def shape(self) -> list:
+        """The block shape, as a list (Triton's ``tensor.shape``)."""
+        return list(self._shape)
+
+    @property
+    def numel(self) -> int:
+        return int(np.prod(self._shape, dtype=np.int64))
+
+    @property
+    def type(self):
+        return self.dtype
+
+    # --- single values for Python control flow -------------------------------------------------
+    def _item(self, what: str):
+        if self._shape:
+            raise TypeError(f"a block of shape {list(self._shape)} has no single {what}; "
+                            "use tl.where, or reduce it with tl.max / tl.sum first")
+        d = self.data
+        if d.shape[0] > 1 and (d != d[0]).any():
+            raise Divergence
+        return d[0].item()
+
+    def __bool__(self):
+        return bool(self._item("truth value"))
+
+    def __index__(self):
+        if not self.dtype.is_int():
+            raise TypeError(f"a {self.dtype} value cannot be used as an index")
+        return int(self._item("index"))
+
+    def __int__(self):
+        return int(self._item("value"))
+
+    def __float__(self):
+        return float(self._item("value"))
+
+    def __iter__(self):
+        raise TypeError("a Triton block cannot be iterated over; use tl.static_range over indices")
+
+    def __repr__(self) -> str:
+        body = self.data[0] if self.data.shape[0] == 1 else self.data
+        return f"tensor({body!r}, shape={list(self._shape)}, dtype={self.dtype})"
+
+    # --- arithmetic -----------------------------------------------------------------------------
+    def __add__(self, o):
+        return _binary(self, o, np.add, "+")
+
+    def __radd__(self, o):
+        return _binary(o, self, np.add, "+")
+
+    def __sub__(self, o):
+        return _binary(self, o, np.subtract, "-")
+
+    def __rsub__(self, o):
+        return _binary(o, self, np.subtract, "-")
+
+    def __mul__(self, o):
+        return _binary(self, o, np.multiply, "*")
+
+    def __rmul__(self, o):
+        return _binary(o, self, np.multiply, "*")
+
+    def __truediv__(self, o):
+        return _binary(self, o, np.true_divide, "/", div=True, compute=_truediv_type)
+
+    def __rtruediv__(self, o):
+        return _binary(o, self, np.true_divide, "/", div=True, compute=_truediv_type)
+
+    def __floordiv__(self, o):
+        return _floordiv(self, o)
+
+    def __rfloordiv__(self, o):
+        return _floordiv(o, self)
+
+    def __mod__(self, o):
+        return _binary(self, o, np.fmod, "%", div=True)
+
+    def __rmod__(self, o):
+        return _binary(o, self, np.fmod, "%", div=True)
+
+    def __and__(self, o):
+        return _binary(self, o, np.bitwise_and, "&", ints_only=True)
+
+    def __rand__(self, o):
+        return _binary(o, self, np.bitwise_and, "&", ints_only=True)
+
+    def __or__(self, o):
+        return _binary(self, o, np.bitwise_or, "|", ints_only=True)
+
+    def __ror__(self, o):
+        return _binary(o, self, np.bitwise_or, "|", ints_only=True)
+
+    def __xor__(self, o):
+        return _binary(self, o, np.bitwise_xor, "^", ints_only=True)
+
+    def __rxor__(self, o):
+        return _binary(o, self, np.bitwise_xor, "^", ints_only=True)
+
+    def __lshift__(self, o):
+        return _binary(self, o, np.left_shift, "<<", ints_only=True)
+
+    def __rshift__(self, o):
+        return _binary(self, o, np.right_shift, ">>", ints_only=True)
+
+    def __lt__(self, o):
+        return _binary(self, o, np.less, "<", result=T.int1)
+
+    def __le__(self, o):
+        return _binary(self, o, np.less_equal, "<=", result=T.int1)
+
+    def __gt__(self, o):
+        return _binary(self, o, np.greater, ">", result=T.int1)
+
+    def __ge__(self, o):
+        return _binary(self, o, np.greater_equal, ">=", result=T.int1)
+
+    def __eq__(self, o):
+        return _binary(self, o, np.equal, "==", result=T.int1)
+
+    def __ne__(self, o):
+        return _binary(self, o, np.not_equal, "!=", result=T.int1)
+
+    def __neg__(self):
+        return self._like(np.negative(self.data), self._shape)
+
+    def __pos__(self):
+        return self
+
+    def __invert__(self):
+        if self.dtype.is_floating():
+            raise TypeError(f"unexpected type {self.dtype} for ~")
+        return self._like(np.invert(self.data), self._shape)
+
+    def __abs__(self):
+        return self._like(np.abs(self.data), self._shape)
+
+    # --- shape ----------------------------------------------------------------------------------
+    def __getitem__(self, key):
+        """``x[:, None]``, ``x[None, :]``: insert size-1 axes (Triton allows only ``None`` and ``:``)."""
+        key = key if isinstance(key, tuple) else (key,)
+        idx, shape, dims = [slice(None)], [], list(self._shape)
+        for k in key:
+            if k is None:
+                idx.append(None)
+                shape.append(1)
+            elif isinstance(k, slice) and k == slice(None) and dims:
+                idx.append(k)
+                shape.append(dims.pop(0))
+            else:
+                raise TypeError(f"Triton blocks are indexed only with None and ':', got {k!r} "
+                                f"for a block of shape {list(self._shape)}")
+        return self._like(self.data[tuple(idx)], (*shape, *dims))
+
+    def to(self, dtype, bitcast: bool = False):
+        """Convert to another element type (``bitcast=True`` reinterprets the bits)."""
+        dst = T.from_numpy(dtype)
+        if bitcast:
+            if dst.primitive_bitwidth != self.dtype.primitive_bitwidth:
+                raise ValueError(f"cannot bitcast {self.dtype} to {dst}: sizes differ")
+            return tensor(self.data.view(dst.np), dst, self._shape)
+        return tensor(self.data.astype(dst.np, copy=False), dst, self._shape)
+
+    # member forms of tl functions, as Triton's tensor has them
+    def _lang(self, name, *args, **kwargs):
+        from .language import core
+
+        return getattr(core, name)(self, *args, **kwargs)
+
+    def sum(self, axis=None, keep_dims=False, dtype=None):
+        return self._lang("sum", axis, keep_dims, dtype)
+
+    def max(self, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+        return self._lang("max", axis, return_indices, return_indices_tie_break_left, keep_dims)
+
+    def min(self, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+        return self._lang("min", axis, return_indices, return_indices_tie_break_left, keep_dims)
+
+    def argmax(self, axis, tie_break_left=True, keep_dims=False):
+        return self._lang("argmax", axis, tie_break_left, keep_dims)
+
+    def argmin(self, axis, tie_break_left=True, keep_dims=False):
+        return self._lang("argmin", axis, tie_break_left, keep_dims)
+
+    def exp(self):
+        return self._lang("exp")
+
+    def log(self):
+        return self._lang("log")
+
+    def sqrt(self):
+        return self._lang("sqrt")
+
+    def reshape(self, *shape, can_reorder=False):
+        return self._lang("reshape", *shape, can_reorder=can_reorder)
+
+    def trans(self, *dims):
+        return self._lang("trans", *dims)
+
+    @property
+    def T(self):  # noqa: N802 — Triton's own name
+        return self._lang("trans")
+
+    def broadcast_to(self, *shape):
+        return self._lang("broadcast_to", *shape)
+
+    def expand_dims(self, axis):
+        return self._lang("expand_dims", axis)
+
+
+@lru_cache(maxsize=None)
+def _pointer_type(np_dtype: np.dtype) -> T.pointer_type:
+    return T.pointer_type(T.from_numpy(np_dtype))
+
+
+class pointer(tensor):  # noqa: N801
+    """A block of pointers into one array: int64 element offsets in ``data``, the array's flat view in ``flat``.
+
+    ``ptr + offsets`` and ``ptr += step`` move it; ``tl.load`` / ``tl.store`` dereference it.
+    """
+
+    __slots__ = ("flat",)
+
+    def __init__(self, flat: np.ndarray, data: np.ndarray, shape: tuple):
+        super().__init__(data, _pointer_type(flat.dtype), shape)
+        self.flat = flat
+
+    def _like(self, data, shape):
+        return pointer(self.flat, data, shape)
+
+    def _move(self, other, sign: int):
+        od, ot, osh, olit = _operand(other)
+        if not ot.is_int() or isinstance(ot, T.pointer_type):
+            raise TypeError(f"a pointer can be offset only by integers, not by {ot}")
+        shape = broadcast_shape(self._shape, osh)
+        nd = len(shape)
+        off = np.int64(od) if olit else od.astype(np.int64, copy=False)
+        x = _align(self.data, self._shape, nd, False)
+        y = _align(off, osh, nd, olit)
+        return pointer(self.flat, x + y if sign > 0 else x - y, shape)
+
+    def __add__(self, o):
+        return self._move(o, 1)
+
+    __radd__ = __add__
+
+    def __sub__(self, o):
+        return self._move(o, -1)
+
+    def __rsub__(self, o):
+        raise TypeError("cannot subtract a pointer from a number")
+
+    def __mul__(self, o):
+        raise TypeError("cannot multiply a pointer")
+
+    __rmul__ = __truediv__ = __rtruediv__ = __floordiv__ = __mod__ = __mul__
+
+    def to(self, dtype, bitcast: bool = False):
+        raise TypeError("kernellab does not convert pointers to other types")
