@@ -6,7 +6,6 @@ the translations check — everything CI runs.
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -165,6 +164,3 @@ def conformance(session: nox.Session) -> None:
     session.run("pytest", "tests/conformance", *session.posargs,
                 env={"TRITON_INTERPRET": "1", "KERNELLAB_LANG": "en", "KERNELLAB_CONFORMANCE": "1"})
 
-
-if os.environ.get("CI"):
-    nox.options.reuse_venv = "no"

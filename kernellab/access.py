@@ -12,6 +12,7 @@ cache line of four sectors; a shared-memory *wavefront* is one cycle's worth of 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -65,6 +66,18 @@ class Access:
             act = np.concatenate([act, np.zeros(pad, bool)])
         return cls(addr.reshape(-1, WARP_SIZE), np.asarray(act, bool).reshape(-1, WARP_SIZE), width)
 
+    @cached_property
+    def aligned(self) -> bool:
+        """Whether every active lane's address is a multiple of ``width`` (computed once per record).
+
+        An aligned access never straddles a sector or a line: sectors and lines are multiples of
+        every width.
+        """
+        if self.width == 1:
+            return True
+        misaligned = self.addresses & (self.width - 1)  # widths are powers of two
+        return not (misaligned.any() if self.active.all() else misaligned[self.active].any())
+
 
 def _distinct_per_row(ids: np.ndarray, valid: np.ndarray) -> np.ndarray:
     """Number of distinct non-negative ids among the valid entries of each row.
@@ -109,11 +122,11 @@ def _span_ids(acc: Access, unit: int) -> tuple[np.ndarray, np.ndarray]:
     When every active lane is aligned to its width, its first and last byte share a chunk (``unit`` is
     a multiple of every width), so the first byte's chunk alone is returned.
     """
-    first = acc.addresses // unit
-    misaligned = acc.addresses & (acc.width - 1)  # widths are powers of two
-    if acc.width == 1 or not (misaligned.any() if acc.active.all() else misaligned[acc.active].any()):
+    shift = unit.bit_length() - 1  # units are powers of two: a shift is floor division
+    first = acc.addresses >> shift
+    if acc.aligned:
         return first, acc.active
-    last = (acc.addresses + acc.width - 1) // unit
+    last = (acc.addresses + acc.width - 1) >> shift
     return np.concatenate([first, last], axis=1), np.concatenate([acc.active, acc.active], axis=1)
 
 

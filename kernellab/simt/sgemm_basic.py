@@ -94,8 +94,8 @@ def sgemm2DBlocktiling(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, TN=8):
     n_cols = (t_col * TN)[:, None] + np.arange(0, TN, 4)  # Bs row segments: contiguous → LDS.128
     res = np.zeros((blk.n_threads, TM, TN), np.float32)
     for bk in range(0, K, BK):
-        blk.store(As, offs_a * BK + col_a[:, None], blk.load(A, a0 + bk + offs_a * K + col_a[:, None]))
-        blk.store(Bs, offs_b * BN + col_b[:, None], blk.load(B, b0 + bk * N + offs_b * N + col_b[:, None]))
+        blk.store(As, offs_a * BK + col_a[:, None], blk.load(A, a0[:, None] + bk + offs_a * K + col_a[:, None]))
+        blk.store(Bs, offs_b * BN + col_b[:, None], blk.load(B, b0[:, None] + bk * N + offs_b * N + col_b[:, None]))
         blk.syncthreads()
         for dot in range(BK):
             reg_m = blk.load(As, m_rows * BK + dot)  # strided by BK: scalar loads

@@ -16,7 +16,7 @@ def _load_a_transposed(blk, A, As, a0, bk, K, BM, BK, n_thr):
     """float4 loads of the BM×BK tile of A, each stored as four scalars down a column of As (BK×BM)."""
     row_a, col_a = blk.tx // (BK // 4), blk.tx % (BK // 4)
     rows = row_a[:, None] + np.arange(0, BM, n_thr * 4 // BK)  # the rowStrideA loop: one float4 per column
-    tmp = blk.load(A, a0 + bk + rows * K + (col_a * 4)[:, None], vec=4)  # lanes × iterations × 4
+    tmp = blk.load(A, a0[:, None] + bk + rows * K + (col_a * 4)[:, None], vec=4)  # lanes × iterations × 4
     for r in range(rows.shape[1]):
         blk.store(As, (col_a[:, None] * 4 + np.arange(4)) * BM + rows[:, r:r + 1], tmp[:, r])
 
@@ -25,7 +25,7 @@ def _load_b_rows(blk, B, b0, bk, N, BN, BK, n_thr):
     """float4 loads of the BK×BN tile of B: returns the values (lanes × iterations × 4) and tile rows/cols."""
     row_b, col_b = blk.tx // (BN // 4), blk.tx % (BN // 4)
     rows = row_b[:, None] + np.arange(0, BK, n_thr * 4 // BN)
-    return blk.load(B, b0 + bk * N + rows * N + (col_b * 4)[:, None], vec=4), rows, col_b
+    return blk.load(B, b0[:, None] + bk * N + rows * N + (col_b * 4)[:, None], vec=4), rows, col_b
 
 
 def _outer(blk, As, Bs, m_start, n_start, dot, BM, BN, TM, TN, res):

@@ -1,0 +1,331 @@
+"""The ``tl`` functions of real Triton syntax: program ids, block creation, memory, dot, reductions, shapes.
+
+Each works on :class:`~kernellab.triton.tensor.tensor` values of the current step (found through the
+context variable the launcher sets, see :mod:`kernellab.triton.program`) and follows the signatures of
+``triton.language``. Elementwise math lives in :mod:`kernellab.triton.language.math`.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .. import dtypes as T
+from .. import memory, numerics
+from ..program import current
+from ..tensor import _align, _operand, broadcast_shape, constexpr, pointer, tensor
+
+
+def _to_tensor(x) -> tensor:
+    if isinstance(x, tensor):
+        return x
+    data, dt, _, _ = _operand(x)
+    return tensor(np.asarray([data], dt.np), dt, ())
+
+
+def _dims(shape) -> tuple[int, ...]:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return tuple(int(getattr(d, "value", d)) for d in shape)
+
+
+# --- programs ------------------------------------------------------------------------------------
+def program_id(axis, _semantic=None) -> tensor:
+    """This program's id along ``axis`` (0, 1 or 2), an int32 scalar."""
+    return tensor(current().program_id(int(getattr(axis, "value", axis))), T.int32, ())
+
+
+def num_programs(axis, _semantic=None) -> tensor:
+    """The number of programs along ``axis`` of the launch grid, an int32 scalar."""
+    axis = int(getattr(axis, "value", axis))
+    return tensor(np.array([current().grid[axis]], np.int32), T.int32, ())
+
+
+# --- creation ------------------------------------------------------------------------------------
+def arange(start, end, _semantic=None) -> tensor:
+    """``[start, end)`` as int32; ``end - start`` must be a power of two.
+
+    Examples
+    --------
+    >>> arange(0, 4).data[0].tolist()
+    [0, 1, 2, 3]
+    """
+    start, end = getattr(start, "value", start), getattr(end, "value", end)
+    n = numerics.check_arange(start, end)
+    return tensor(np.arange(start, end, dtype=np.int32)[None], T.int32, (n,))
+
+
+def full(shape, value, dtype, _semantic=None) -> tensor:
+    """A block of ``shape`` filled with ``value`` of type ``dtype``."""
+    dims = numerics.check_shape(_dims((shape,)))
+    dt = T.from_numpy(getattr(dtype, "value", dtype))
+    return tensor(np.full((1, *dims), getattr(value, "value", value), dt.np), dt, dims)
+
+
+def zeros(shape, dtype, _semantic=None) -> tensor:
+    """A block of zeros (``tl.zeros((BM, BN), dtype=tl.float32)``)."""
+    return full(shape, 0, dtype)
+
+
+def zeros_like(input) -> tensor:
+    return full(input.shape, 0, input.dtype)
+
+
+def cdiv(x, div):
+    """⌈x / div⌉ for ints or integer blocks."""
+    return (x + div - 1) // div
+
+
+def multiple_of(input, values):
+    """Compiler hint; no effect here."""
+    return input
+
+
+def max_contiguous(input, values):
+    """Compiler hint; no effect here."""
+    return input
+
+
+def static_assert(cond, msg=""):
+    """Assert at 'compile' time (here: when the line runs)."""
+    if not cond:
+        raise AssertionError(f"Static assert failed: {msg}" if msg else "Static assert failed")
+
+
+def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, **kwargs):  # noqa: A001
+    """``tl.range``: a Python range here (the pipelining hints only matter to the compiler)."""
+    args = (arg1,) if arg2 is None else (arg1, arg2) if step is None else (arg1, arg2, step)
+    return builtins.range(*(int(a) for a in args))
+
+
+def static_range(arg1, arg2=None, step=None):
+    """``tl.static_range``: an unrolled loop, a Python range here."""
+    return range(arg1, arg2, step)
+
+
+# --- memory --------------------------------------------------------------------------------------
+def _offsets_and_mask(ptr, mask, what: str):
+    if not isinstance(ptr, pointer):
+        raise TypeError(f"{what} needs a pointer (an array argument plus offsets), got {type(ptr).__name__}")
+    offs = ptr.data
+    if mask is None:
+        return ptr, offs, None
+    m = _to_tensor(mask)
+    if m.dtype is not T.int1:
+        m = m.to(T.int1)
+    shape = broadcast_shape(ptr._shape, m._shape)
+    if shape != tuple(ptr._shape):
+        raise ValueError(f"mask of shape {m.shape} does not broadcast to the pointer block {ptr.shape}")
+    nd = len(shape)
+    return ptr, _align(offs, ptr._shape, nd, False), _align(m.data, m._shape, nd, False)
+
+
+def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
+         eviction_policy="", volatile=False, _semantic=None) -> tensor:
+    """Read the block ``pointer`` points to; lanes where ``mask`` is false read nothing and give ``other``."""
+    ptr, offs, m = _offsets_and_mask(pointer, mask, "tl.load")
+    fill = None
+    if other is not None:
+        od, _, osh, olit = _operand(other)
+        if not olit:
+            if osh:
+                raise TypeError("kernellab supports only a scalar `other` in tl.load")
+            if od.shape[0] != 1 and (od != od[0]).any():
+                raise TypeError("kernellab supports only an `other` that is the same in every program")
+            od = od[0]
+        fill = od
+    data = memory.load(current(), ptr.flat, offs, m, fill)
+    return tensor(data, ptr.dtype.element_ty, ptr._shape)
+
+
+def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy="",
+          _semantic=None) -> None:
+    """Write ``value`` (cast to the pointer's element type) where ``mask`` holds."""
+    ptr, offs, m = _offsets_and_mask(pointer, mask, "tl.store")
+    v = _to_tensor(value)
+    shape = broadcast_shape(ptr._shape, v._shape)
+    if shape != tuple(ptr._shape):
+        raise ValueError(f"Value argument of shape {v.shape} cannot be stored through pointers of shape {ptr.shape}")
+    nd = len(shape)
+    vals = _align(v.data, v._shape, nd, False).astype(ptr.flat.dtype, copy=False)
+    memory.store(current(), ptr.flat, offs, vals, m)
+
+
+# --- dot -----------------------------------------------------------------------------------------
+def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
+        out_dtype=T.float32, _semantic=None) -> tensor:
+    """``acc + input @ other`` for 2-D (or batched 3-D) blocks, accumulating in fp32 (int32 for ints)."""
+    a, b = _to_tensor(input), _to_tensor(other)
+    if len(a._shape) not in (2, 3) or len(a._shape) != len(b._shape):
+        raise ValueError(f"tl.dot needs two 2-D (or two 3-D) blocks, got shapes {a.shape} and {b.shape}")
+    if a.dtype.is_floating() != b.dtype.is_floating():
+        raise TypeError(f"tl.dot operands must both be floating or both integer, got {a.dtype} and {b.dtype}")
+    if allow_tf32 is not None and input_precision is None:
+        input_precision = "tf32" if allow_tf32 else "ieee"
+    out_t = T.from_numpy(getattr(out_dtype, "value", out_dtype)) if a.dtype.is_floating() else T.int32
+    acc_data = None
+    if acc is not None:
+        c = _to_tensor(acc)
+        if c._shape != a._shape[:-1] + b._shape[-1:]:
+            raise ValueError(f"tl.dot accumulator of shape {c.shape} does not match {a.shape} @ {b.shape}")
+        out_t, acc_data = c.dtype, c.data
+    prog = current()
+    data = numerics.dot(a.data, b.data, acc_data, input_precision, out_t.np)
+    prog.tally.flops(numerics.dot_flops(a.data.shape, b.data.shape, prog.P if data.shape[0] == 1 else 1)
+                     if data.shape[0] == 1 else numerics.dot_flops(a._shape, b._shape, prog.P) // 1)
+    return tensor(data, out_t, a._shape[:-1] + b._shape[-1:])
+
+
+# --- selection -----------------------------------------------------------------------------------
+def where(condition, x, y, _semantic=None) -> tensor:
+    """``x`` where ``condition`` holds, else ``y``, with Triton's promotion of ``x`` and ``y``."""
+    c = _to_tensor(condition)
+    if c.dtype is not T.int1:
+        c = c.to(T.int1)
+    xd, xt, xsh, xlit = _operand(x)
+    yd, yt, ysh, ylit = _operand(y)
+    ptr = next((v for v in (x, y) if isinstance(v, pointer)), None)
+    if ptr is not None:
+        raise TypeError("kernellab's tl.where does not select between pointers; select the offsets instead")
+    ct = T.computation_type(xt, not xsh, yt, not ysh)
+    shape = broadcast_shape(broadcast_shape(c._shape, xsh), ysh)
+    nd = len(shape)
+    xv = _align(np.asarray(xd, ct.np) if xlit else xd.astype(ct.np, copy=False), xsh, nd, xlit)
+    yv = _align(np.asarray(yd, ct.np) if ylit else yd.astype(ct.np, copy=False), ysh, nd, ylit)
+    return tensor(np.where(_align(c.data, c._shape, nd, False), xv, yv), ct, shape)
+
+
+# --- reductions ----------------------------------------------------------------------------------
+def _axes(x: tensor, axis):
+    axis = getattr(axis, "value", axis)
+    if axis is None:
+        return None
+    nd = len(x._shape)
+    if not -nd <= axis < nd:
+        raise ValueError(f"reduction axis {axis} out of range for a block of shape {x.shape}")
+    return axis % nd
+
+
+def _reduce(x: tensor, axis, keep_dims, fn, out_t: T.dtype) -> tensor:
+    x = _to_tensor(x)
+    ax = _axes(x, axis)
+    data = x.data.astype(out_t.np, copy=False)
+    if ax is None:
+        out = fn(data.reshape(data.shape[0], -1), axis=1)
+        shape = (1,) * len(x._shape) if keep_dims else ()
+        return tensor(out.reshape((out.shape[0], *shape)), out_t, shape)
+    out = fn(data, axis=ax + 1, keepdims=keep_dims)
+    shape = x._shape[:ax] + ((1,) if keep_dims else ()) + x._shape[ax + 1:]
+    return tensor(out, out_t, shape)
+
+
+def _minmax_type(x: tensor) -> T.dtype:
+    if x.dtype.primitive_bitwidth < 32:
+        return T.float32 if x.dtype.is_floating() else T.int32
+    return x.dtype
+
+
+def _arg(x: tensor, axis, keep_dims, fn) -> tensor:
+    x = _to_tensor(x)
+    ax = _axes(x, axis)
+    if ax is None:
+        idx = fn(x.data.reshape(x.data.shape[0], -1), axis=1).astype(np.int32)
+        shape = (1,) * len(x._shape) if keep_dims else ()
+        return tensor(idx.reshape((idx.shape[0], *shape)), T.int32, shape)
+    idx = fn(x.data, axis=ax + 1, keepdims=keep_dims).astype(np.int32)
+    shape = x._shape[:ax] + ((1,) if keep_dims else ()) + x._shape[ax + 1:]
+    return tensor(idx, T.int32, shape)
+
+
+def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):  # noqa: A001
+    """Largest element along ``axis`` (all axes when None); fp16 reduces in fp32, small ints in int32."""
+    x = _to_tensor(input)
+    if return_indices:
+        return (_reduce(x, axis, keep_dims, np.max, x.dtype), _arg(x, axis, keep_dims, np.argmax))
+    return _reduce(x, axis, keep_dims, np.max, _minmax_type(x))
+
+
+def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):  # noqa: A001
+    """Smallest element along ``axis`` (all axes when None)."""
+    x = _to_tensor(input)
+    if return_indices:
+        return (_reduce(x, axis, keep_dims, np.min, x.dtype), _arg(x, axis, keep_dims, np.argmin))
+    return _reduce(x, axis, keep_dims, np.min, _minmax_type(x))
+
+
+def argmax(input, axis, tie_break_left=True, keep_dims=False) -> tensor:
+    """Index (int32) of the largest element along ``axis``; ties go to the first."""
+    return _arg(input, axis, keep_dims, np.argmax)
+
+
+def argmin(input, axis, tie_break_left=True, keep_dims=False) -> tensor:
+    """Index (int32) of the smallest element along ``axis``; ties go to the first."""
+    return _arg(input, axis, keep_dims, np.argmin)
+
+
+def sum(input, axis=None, keep_dims=False, dtype=None) -> tensor:  # noqa: A001
+    """Sum along ``axis``; integers narrower than 32 bits sum in int32, floats in their own type."""
+    x = _to_tensor(input)
+    if dtype is not None:
+        out_t = T.from_numpy(getattr(dtype, "value", dtype))
+    elif x.dtype.is_int() and x.dtype.primitive_bitwidth < 32:
+        out_t = T.uint32 if x.dtype.is_int_unsigned() else T.int32
+    else:
+        out_t = x.dtype
+    return _reduce(x, axis, keep_dims, np.sum, out_t)
+
+
+# --- shapes --------------------------------------------------------------------------------------
+def reshape(input, *shape, can_reorder=False) -> tensor:
+    """The same elements in another block shape (row-major)."""
+    x = _to_tensor(input)
+    dims = _dims(shape)
+    if int(np.prod(dims, dtype=np.int64)) != x.numel:
+        raise ValueError(f"cannot reshape a block of shape {x.shape} to {list(dims)}")
+    return x._like(x.data.reshape((x.data.shape[0], *dims)), dims)
+
+
+view = reshape
+
+
+def ravel(x) -> tensor:
+    return reshape(x, x.numel)
+
+
+def trans(input, *dims) -> tensor:
+    """Permute the axes (reverse them when ``dims`` is empty)."""
+    x = _to_tensor(input)
+    perm = _dims(dims) or tuple(builtins.range(len(x._shape)))[::-1]
+    return x._like(x.data.transpose((0, *(p + 1 for p in perm))), tuple(x._shape[p] for p in perm))
+
+
+permute = trans
+
+
+def broadcast_to(input, *shape) -> tensor:
+    """Broadcast a block to ``shape``."""
+    x = _to_tensor(input)
+    dims = _dims(shape)
+    if broadcast_shape(x._shape, dims) != dims:
+        raise ValueError(f"cannot broadcast a block of shape {x.shape} to {list(dims)}")
+    d = _align(x.data, x._shape, len(dims), False)
+    return x._like(np.broadcast_to(d, (d.shape[0], *dims)), dims)
+
+
+def expand_dims(input, axis) -> tensor:
+    """Insert a size-1 axis at ``axis``."""
+    x = _to_tensor(input)
+    axis = int(getattr(axis, "value", axis))
+    nd = len(x._shape) + 1
+    axis = axis % nd
+    shape = x._shape[:axis] + (1,) + x._shape[axis:]
+    return x._like(np.expand_dims(x.data, axis + 1), shape)
+
+
+__all__ = [
+    "arange", "argmax", "argmin", "broadcast_to", "cdiv", "constexpr", "dot", "expand_dims", "full",
+    "load", "max", "max_contiguous", "min", "multiple_of", "num_programs", "permute", "program_id",
+    "range", "ravel", "reshape", "static_assert", "static_range", "store", "sum", "trans", "view",
+    "where", "zeros", "zeros_like",
+]
