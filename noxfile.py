@@ -6,6 +6,7 @@ the translations check — everything CI runs.
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from pathlib import Path
 
@@ -51,14 +52,33 @@ def _stage(name: str) -> Path:
             shutil.copy2(src, out)
     for out in sorted(dest.rglob("*"), reverse=True):
         rel = out.relative_to(dest)
-        if rel.parts[0] in GENERATED or out.suffix == ".mo" or rel in wanted:
+        if rel.parts[0] in GENERATED or out.suffix == ".mo" or rel in wanted or rel.name.startswith(".kernellab"):
             continue
         shutil.rmtree(out) if out.is_dir() else out.unlink()
     return dest
 
 
+def _library_fingerprint() -> str:
+    """A hash of what gallery output depends on besides the scripts: kernellab's code and catalogs, conf.py."""
+    digest = hashlib.sha256()
+    for path in sorted([*(ROOT / "kernellab").rglob("*.py"), *(ROOT / "kernellab").rglob("*.po"), DOCS / "conf.py"]):
+        digest.update(str(path.relative_to(ROOT)).encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _drop_stale_gallery(src: Path) -> None:
+    """sphinx-gallery re-runs a script only when the script changes; re-run all when the library changed."""
+    stamp = src / ".kernellab-fingerprint"
+    fingerprint = _library_fingerprint()
+    if not stamp.exists() or stamp.read_text() != fingerprint:
+        shutil.rmtree(src / "auto_examples", ignore_errors=True)
+        stamp.write_text(fingerprint)
+
+
 def _sphinx(session: nox.Session, builder: str, name: str, lang: str, out: Path, *extra: str) -> None:
     src = _stage(name)
+    if builder == "html":
+        _drop_stale_gallery(src)
     session.run(
         "sphinx-build", "-b", builder, "-W", "-n", "--keep-going", "-c", str(DOCS),
         "-D", f"language={lang}", "-d", str(BUILD / "doctrees" / name), str(src), str(out), *extra,

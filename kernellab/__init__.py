@@ -19,5 +19,19 @@ from .specs import A100, A6000, GPUS, H100, H200, PERF_A100, PERF_A6000, PERF_H1
 # --- mini-Triton ---
 
 # --- performance model ---
+from .model import (
+    Occupancy,
+    Waves,
+    attainable_flops,
+    compare_kernels,
+    dram_bytes_tiled,
+    occupancy,
+    peak_flops,
+    predict,
+    ridge,
+    tile_order,
+    wave_footprints,
+    waves,
+)
 
 __version__ = "0.1.0"

@@ -50,11 +50,13 @@ class Access:
     width: int
 
     @classmethod
-    def from_lanes(cls, addresses, active=None, width: int = 4) -> Access:
+    def from_lanes(cls, addresses, active=None, width: int = 4, aligned: bool | None = None) -> Access:
         """Build a record from a flat vector over lanes, padding the last warp with inactive lanes.
 
         ``addresses`` is a 1-D array of byte addresses (thread ``t`` at position ``t``); ``active``
-        a bool array of the same length, all lanes when omitted.
+        a bool array of the same length, all lanes when omitted. ``aligned=True`` is a caller's
+        guarantee that every active address is a multiple of ``width`` (the SIMT simulator checks
+        alignment before it records an access); it saves recomputing :attr:`aligned`.
         """
         addr = np.asarray(addresses, dtype=np.int64).ravel()
         act = np.ones(addr.shape, bool) if active is None else np.broadcast_to(active, addr.shape).ravel()
@@ -64,7 +66,10 @@ class Access:
         if pad:
             addr = np.concatenate([addr, np.zeros(pad, np.int64)])
             act = np.concatenate([act, np.zeros(pad, bool)])
-        return cls(addr.reshape(-1, WARP_SIZE), np.asarray(act, bool).reshape(-1, WARP_SIZE), width)
+        acc = cls(addr.reshape(-1, WARP_SIZE), np.asarray(act, bool).reshape(-1, WARP_SIZE), width)
+        if aligned:
+            acc.__dict__["aligned"] = True  # pre-fill the cached property
+        return acc
 
     @cached_property
     def aligned(self) -> bool:

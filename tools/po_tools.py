@@ -108,6 +108,28 @@ def autofill(po_dir: str) -> int:
     return 0
 
 
+_IDEOGRAPH = re.compile(r"[\u4e00-\u9fff（【《“]")
+_INLINE = re.compile(r"(\*\*|\*|``)(?=\S)(.+?)(?<=\S)\1")
+
+
+def rest_markup_problems(text: str) -> list[str]:
+    """Inline markup that reST will not parse: ``*x*`` touching a Chinese character (needs ``\\ ``).
+
+    reST requires whitespace or punctuation around inline markup; Chinese text has none, so the
+    markup shows up as literal asterisks unless an escaped space separates them.
+
+    >>> rest_markup_problems("矩阵乘法**应该**：") , rest_markup_problems("乘法\\ **应该**：")
+    (['**应该**'], [])
+    """
+    bad = []
+    for m in _INLINE.finditer(text):
+        before = text[m.start() - 1] if m.start() else " "
+        after = text[m.end()] if m.end() < len(text) else " "
+        if _IDEOGRAPH.match(before) or _IDEOGRAPH.match(after):
+            bad.append(m.group(0))
+    return bad
+
+
 def check(pot_dir: str, po_dir: str) -> int:
     problems = []
     pots = sorted(Path(pot_dir).rglob("*.pot"))
@@ -130,6 +152,9 @@ def check(pot_dir: str, po_dir: str) -> int:
                 problems.append(f"{rel}: fuzzy: {str(msg.id)[:70]!r}")
             elif not entry.string:
                 problems.append(f"{rel}: untranslated: {str(msg.id)[:70]!r}")
+            elif rel.parts[0] == "auto_examples" or rel.name == "api.po":  # reST sources
+                for markup in rest_markup_problems(entry.string):
+                    problems.append(f"{rel}: reST markup touching Chinese text, add '\\ ': {markup!r}")
     for p in problems:
         print(p)
     print(f"translations check: {len(pots)} catalogs, {len(problems)} problems")

@@ -109,18 +109,19 @@ from kernellab.figures import use_cjk_font
 use_cjk_font()
 x = np.logspace(-1, 4, 400)
 fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
-for perf, color in ((PERF_A6000, "C0"), (PERF_H100, "C1")):
+for perf, color, dy in ((PERF_A6000, "C0", -16), (PERF_H100, "C1", 8)):
     peak = perf.peak_flops()
     ax.loglog(x, np.minimum(peak, x * perf.dram_bw) / 1e12, color=color, label=perf.name)
     ax.plot(perf.ridge(), peak / 1e12, "o", color=color)
     ax.annotate(_("ridge {ridge:.0f} FLOP/byte").format(ridge=perf.ridge()), (perf.ridge(), peak / 1e12),
-                textcoords="offset points", xytext=(6, -14), color=color, fontsize=9)
+                textcoords="offset points", xytext=(0, dy), ha="center", color=color, fontsize=9)
 ax.axvline(intensity, color="0.4", ls="--", lw=1)
-ax.annotate(_("4096³ matmul ceiling"), (intensity, 0.2), textcoords="offset points", xytext=(-6, 0),
+ax.annotate(_("4096³ matmul ceiling"), (intensity, 200), textcoords="offset points", xytext=(-5, 0),
             ha="right", color="0.3", fontsize=9)
 ax.plot(intensity, cublas / 1e12, "*", color="C0", ms=11, label=_("cuBLAS on the RTX A6000"))
 ax.set_xlabel(_("Arithmetic intensity (FLOP/byte)"))
 ax.set_ylabel(_("Attainable TFLOP/s (FP32)"))
 ax.set_title(_("FP32 roofline"))
+ax.set_ylim(0.05, 400)
 ax.legend(loc="lower right")
 plt.show()

@@ -10,6 +10,7 @@ Layout, in the order a prediction is made:
 """
 
 from .bounds import RESOURCES, predict, resource_events
+from .compare import compare_kernels
 from .l2waves import dram_bytes_tiled, tile_order, wave_footprints
 from .occupancy import Occupancy, Waves, occupancy, waves
 from .roofline import (
@@ -24,7 +25,7 @@ from .roofline import (
 )
 
 __all__ = [
-    "PEAKS", "RESOURCES", "Occupancy", "Waves", "attainable_flops", "dram_bytes_tiled", "fraction_of_peak",
+    "PEAKS", "RESOURCES", "Occupancy", "Waves", "attainable_flops", "compare_kernels", "dram_bytes_tiled", "fraction_of_peak",
     "gemm_flops", "gemm_intensity", "gemm_min_bytes", "occupancy", "peak_flops", "predict", "resource_events",
     "ridge", "tile_order", "wave_footprints", "waves",
 ]

@@ -157,10 +157,11 @@ class Block:
 
     @staticmethod
     def _record(addresses, act, width) -> Access:
+        # every address is aligned: bases and offsets are, and vector accesses were checked
         if addresses.ndim == 1:
-            return Access.from_lanes(addresses, act, width)
+            return Access.from_lanes(addresses, act, width, aligned=True)
         m = addresses.shape[1]  # one instruction per column, each a whole set of warps
-        return Access.from_lanes(addresses.T.ravel(), np.tile(act, m), width)
+        return Access.from_lanes(addresses.T.ravel(), np.tile(act, m), width, aligned=True)
 
     # --- memory --------------------------------------------------------------------------------
     def load(self, arr, idx, mask=None, vec: int = 1) -> np.ndarray:

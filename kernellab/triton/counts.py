@@ -84,13 +84,7 @@ class Tally:
         """
         rows, lanes = addresses.shape
         self.n[kind + "s"] += rows * copies
-        pad = -lanes % WARP_SIZE
-        if pad:  # each program's lanes start a new warp
-            addresses = np.concatenate([addresses, np.zeros((rows, pad), np.int64)], axis=1)
-            act = np.ones((rows, lanes), bool) if active is None else active
-            active = np.concatenate([act, np.zeros((rows, pad), bool)], axis=1)
-        key = (kind, width, copies)
-        self._pending.setdefault(key, []).append((addresses, active))
+        self._pending.setdefault((kind, width, copies, lanes), []).append((addresses, active))
         self._pending_lanes += addresses.size
         if self._pending_lanes >= _FLUSH_LANES:
             self.flush()
@@ -100,14 +94,20 @@ class Tally:
         self.n["dot_flops"] += n
 
     def flush(self):
-        """Count every pending access through :mod:`kernellab.access`."""
-        for (kind, width, copies), parts in self._pending.items():
-            addr = parts[0][0] if len(parts) == 1 else np.concatenate([a.ravel() for a, _ in parts])
+        """Count every pending access through :mod:`kernellab.access`, each program's lanes in their own warps."""
+        for (kind, width, copies, lanes), parts in self._pending.items():
+            addr = parts[0][0] if len(parts) == 1 else np.concatenate([a for a, _ in parts])
             if all(m is None for _, m in parts):
                 active = None
             else:
-                active = np.concatenate([np.ones(a.size, bool) if m is None else m.ravel() for a, m in parts])
-            acc = Access.from_lanes(addr.ravel(), active, width)
+                active = np.concatenate([np.ones(a.shape, bool) if m is None else m for a, m in parts])
+            pad = -lanes % WARP_SIZE
+            if pad:  # each program's lanes start a new warp
+                rows = addr.shape[0]
+                active = np.ones(addr.shape, bool) if active is None else active
+                addr = np.concatenate([addr, np.zeros((rows, pad), np.int64)], axis=1)
+                active = np.concatenate([active, np.zeros((rows, pad), bool)], axis=1)
+            acc = Access.from_lanes(addr.ravel(), None if active is None else active.ravel(), width, aligned=True)
             self.n[kind + "_bytes"] += bytes_requested(acc) * copies
             self.n[kind + "_requests"] += requests(acc) * copies
             self.n[kind + "_sectors"] += sectors(acc) * copies

@@ -33,6 +33,11 @@ def flat_view(array: np.ndarray, what: str = "array") -> np.ndarray:
     raise LaunchError(f"{what} is not contiguous in memory: pass np.ascontiguousarray({what})")
 
 
+def address(array: np.ndarray) -> int:
+    """The address of an array's first element: the key that names an array whatever view reaches it."""
+    return array.__array_interface__["data"][0]
+
+
 def _check(prog: Program, op: str, flat: np.ndarray, offs: np.ndarray, mask):
     """Raise OutOfBoundsError for the first program and lane with an unmasked offset outside ``flat``."""
     size = flat.size

@@ -37,7 +37,7 @@ class Program:
     tally : Tally
         where memory accesses and dot FLOPs are counted.
     names : dict
-        ``id(flat array) → parameter name``, for error messages.
+        ``address of an array's data → parameter name``, for error messages.
     journal : dict or None
         when not None, a copy of every array before this step first stores to it, so that a batch
         that cannot run vectorised is undone and rerun program by program.
@@ -67,7 +67,7 @@ class Program:
 
     def name_of(self, flat: np.ndarray) -> str:
         """The parameter name of an array, or ``array`` when it was not a launch argument."""
-        return self.names.get(id(flat), "array")
+        return self.names.get(flat.__array_interface__["data"][0], "array")
 
     def before_store(self, flat: np.ndarray):
         """Keep a copy of ``flat`` the first time this step stores to it (when journaling)."""

@@ -172,8 +172,7 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         out_t, acc_data = c.dtype, c.data
     prog = current()
     data = numerics.dot(a.data, b.data, acc_data, input_precision, out_t.np)
-    prog.tally.flops(numerics.dot_flops(a.data.shape, b.data.shape, prog.P if data.shape[0] == 1 else 1)
-                     if data.shape[0] == 1 else numerics.dot_flops(a._shape, b._shape, prog.P) // 1)
+    prog.tally.flops(numerics.dot_flops((1, *a._shape), (1, *b._shape), prog.P))
     return tensor(data, out_t, a._shape[:-1] + b._shape[-1:])
 
 

@@ -1,0 +1,67 @@
+"""The launch engine both front ends share: runs a kernel's programs and gathers their counts.
+
+A step runs either one program or a batch of programs at once (every value then carries a leading
+program axis). The vectorised path is tried first when the front end allows it; if a batch raises
+anything — its programs diverge in Python control flow, an access is out of bounds, any error — every
+array the batch stored to is restored and the batch reruns program by program, in launch order (x
+fastest), so results, errors and counts are exactly those of running the programs one after another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..grid import dim3
+from .counts import Tally, TritonCounts
+from .program import _CURRENT, Program, pid_table
+
+BATCH = 4096  # programs per vectorised step: bounds memory to ~BATCH × block elements per value
+
+
+def _step(body: Callable[[Program], None], prog: Program):
+    token = _CURRENT.set(prog)
+    try:
+        body(prog)
+    finally:
+        _CURRENT.reset(token)
+
+
+def _one_by_one(body, kernel, grid, pids, names, tally, per_program):
+    for row in range(len(pids)):
+        own = Tally() if per_program is not None else tally
+        _step(body, Program(kernel, grid, pids[row:row + 1], own, names))
+        own.n["programs"] += 1
+        if per_program is not None:
+            per_program[tuple(int(v) for v in pids[row])] = own.result()
+            tally.merge(own)
+
+
+def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vectorize: bool,
+        per_program: bool = False) -> TritonCounts:
+    """Run ``body`` for every program of ``grid`` and return the launch's counts.
+
+    ``body(prog)`` runs the kernel for the programs of ``prog`` (a batch when ``vectorize``).
+    ``per_program`` adds a ``(x, y, z) → TritonCounts`` breakdown (programs then run one by one).
+    """
+    g = dim3(grid)
+    pids = pid_table(g)
+    tally = Tally()
+    breakdown = {} if per_program else None
+    with np.errstate(all="ignore"):  # GPU arithmetic: overflow gives inf, 0/0 NaN, silently
+        if per_program or not vectorize:
+            _one_by_one(body, kernel, g, pids, names, tally, breakdown)
+        else:
+            for lo in range(0, len(pids), BATCH):
+                chunk = pids[lo:lo + BATCH]
+                batch = Program(kernel, g, chunk, Tally(), names, journal={})
+                try:
+                    _step(body, batch)
+                except Exception:  # noqa: BLE001 — rerun one by one for the exact outcome
+                    batch.undo()
+                    _one_by_one(body, kernel, g, chunk, names, tally, None)
+                else:
+                    batch.tally.n["programs"] += len(chunk)
+                    tally.merge(batch.tally)
+    return tally.result(breakdown)

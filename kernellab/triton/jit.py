@@ -1,0 +1,128 @@
+"""``@triton.jit`` and ``kernel[grid](*args, **meta)`` for kernels in real Triton syntax.
+
+At launch, array arguments become :class:`~kernellab.triton.tensor.pointer` blocks, Python and numpy
+numbers become scalar tensors typed as Triton types them (int → int32, float → fp32), and parameters
+annotated ``tl.constexpr`` receive their plain Python value. ``grid`` is a tuple (or int) or a
+callable of the dict of arguments, as in Triton. Programs run vectorised when the kernel allows.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from . import dtypes as T
+from . import memory
+from .counts import TritonCounts
+from .engine import run
+from .program import _CURRENT
+from .tensor import constexpr, pointer, tensor
+
+_LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion")  # accepted, no effect
+
+
+def _is_constexpr(annotation) -> bool:
+    if annotation is constexpr:
+        return True
+    return isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr"
+
+
+def _as_array(v):
+    if isinstance(v, np.ndarray):
+        return v
+    if hasattr(v, "__array__") and hasattr(v, "shape") and hasattr(v, "dtype") and not np.isscalar(v):
+        return np.asarray(v)  # e.g. a CPU torch tensor: shares its memory
+    return None
+
+
+def _argument(name: str, v):
+    """What the kernel body sees for one argument."""
+    if isinstance(v, (tensor, type(None), str, T.dtype)):
+        return v
+    if isinstance(v, constexpr):
+        return v.value
+    if isinstance(v, (bool, int, float, np.generic)):
+        dt = T.of_python(v)
+        return tensor(np.array([v], dt.np), dt, ())
+    arr = _as_array(v)
+    if arr is not None:
+        return pointer(memory.flat_view(arr, name), np.zeros(1, np.int64), ())
+    return v
+
+
+class JITFunction:
+    """A kernel decorated with ``@triton.jit``: launch it with ``kernel[grid](*args, **meta)``.
+
+    Examples
+    --------
+    >>> import kernellab.triton as triton
+    >>> import kernellab.triton.language as tl
+    >>> @triton.jit
+    ... def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    ...     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    ...     mask = offs < n
+    ...     tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+    >>> x = np.arange(100, dtype=np.float32); out = np.empty_like(x)
+    >>> cnt = add_kernel[(triton.cdiv(100, 64),)](x, x, out, 100, BLOCK=64)
+    >>> bool((out == 2 * x).all()), cnt["programs"], cnt["load_bytes"], cnt["store_bytes"]  # 2·100·4, 100·4
+    (True, 2, 800, 400)
+    """
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self.__wrapped__ = fn
+        self.signature = inspect.signature(fn)
+        self.arg_names = list(self.signature.parameters)
+        self.constexprs = {n for n, p in self.signature.parameters.items() if _is_constexpr(p.annotation)}
+
+    def __getitem__(self, grid):
+        def launcher(*args, **kwargs):
+            return self.run(*args, grid=grid, **kwargs)
+
+        return launcher
+
+    def __call__(self, *args, **kwargs):
+        """Call from inside another kernel, as a Triton device function."""
+        if _CURRENT.get() is None:
+            raise RuntimeError(f"{self.__name__} is a @triton.jit kernel: launch it as {self.__name__}[grid](...)")
+        return self.fn(*args, **kwargs)
+
+    def run(self, *args, grid, per_program: bool = False, vectorize: bool = True, **kwargs) -> TritonCounts:
+        """Launch on ``grid``; returns the counts. ``vectorize=False`` runs the programs one by one."""
+        for opt in _LAUNCH_OPTIONS:
+            kwargs.pop(opt, None)
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            from ..errors import LaunchError
+
+            raise LaunchError(f"kernel {self.__name__}: {exc}") from exc
+        bound.apply_defaults()
+        meta = dict(bound.arguments)
+        if callable(grid):
+            grid = grid(meta)
+        values, names = [], {}
+        for name, v in meta.items():
+            if name in self.constexprs:
+                values.append(v.value if isinstance(v, constexpr) else v)
+                continue
+            arg = _argument(name, v)
+            if isinstance(arg, pointer):
+                names[memory.address(arg.flat)] = name
+            values.append(arg)
+        fn = self.fn
+
+        def body(prog):
+            fn(*values)
+
+        return run(self.__name__, body, grid, names, vectorize=vectorize, per_program=per_program)
+
+
+def jit(fn=None, **options):
+    """Decorate a kernel written in Triton syntax (``@triton.jit`` or ``@triton.jit(...)``)."""
+    if fn is None:
+        return lambda f: JITFunction(f)
+    return JITFunction(fn)

@@ -1,0 +1,135 @@
+"""The seed's front end: ``triton_launch(kernel, grid, *args, **meta)`` with ``kernel(tl, ...)``.
+
+The kernel receives a :class:`SeedLanguage` as ``tl``. Its ``load``/``store`` take a numpy array and a
+block of element offsets, exactly as the lecture script's kernels call them, and loaded blocks are
+plain numpy arrays (the kernels call ``np.max``, ``np.exp`` and ``.astype`` on them). Programs run one
+after another through the shared engine (:mod:`kernellab.triton.engine`), which counts every access.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from ..grid import cdiv
+from . import memory, numerics
+from .counts import TritonCounts
+from .engine import run
+from .program import Program
+
+
+class SeedLanguage:
+    """The ``tl`` a seed-form kernel receives: Triton's block operations on numpy arrays and offsets.
+
+    Examples
+    --------
+    >>> def copy(tl, x, y, n, BLOCK):
+    ...     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    ...     tl.store(y, offs, tl.load(x, offs, mask=offs < n), mask=offs < n)
+    >>> x, y = np.arange(10, dtype=np.float32), np.zeros(10, np.float32)
+    >>> cnt = triton_launch(copy, 3, x, y, 10, BLOCK=4)
+    >>> bool((y == x).all()), cnt["programs"], cnt["load_bytes"], cnt["store_bytes"]   # 10 floats × 4 B
+    (True, 3, 40, 40)
+    """
+
+    __slots__ = ("_prog",)
+
+    def __init__(self, prog: Program):
+        self._prog = prog
+
+    def program_id(self, axis: int = 0) -> int:
+        """This program's id along ``axis``, a Python int."""
+        return int(self._prog.pids[0, axis])
+
+    def num_programs(self, axis: int = 0) -> int:
+        """Programs along ``axis`` of the grid."""
+        return self._prog.grid[axis]
+
+    @staticmethod
+    def arange(start: int, end: int) -> np.ndarray:
+        """``np.arange(start, end)`` as int32; the length must be a power of two, as in Triton."""
+        numerics.check_arange(start, end)
+        return np.arange(start, end, dtype=np.int32)
+
+    @staticmethod
+    def zeros(shape, dtype=np.float32) -> np.ndarray:
+        """A block of zeros, float32 unless told otherwise (the accumulator of ``tl.dot``)."""
+        return np.zeros(numerics.check_shape(shape), np.dtype(getattr(dtype, "np", dtype)))
+
+    @staticmethod
+    def full(shape, value, dtype=np.float32) -> np.ndarray:
+        return np.full(numerics.check_shape(shape), value, np.dtype(getattr(dtype, "np", dtype)))
+
+    cdiv = staticmethod(cdiv)
+    where = staticmethod(np.where)
+    exp = staticmethod(np.exp)
+    log = staticmethod(np.log)
+    sqrt = staticmethod(np.sqrt)
+    maximum = staticmethod(np.maximum)
+    minimum = staticmethod(np.minimum)
+
+    def _flat(self, array, op: str) -> np.ndarray:
+        if array is None:
+            raise TypeError(f"{self._prog.where(0)}: tl.{op} got None instead of an array")
+        return memory.flat_view(array, "the array")
+
+    def load(self, array: np.ndarray, offsets, mask=None, other=None) -> np.ndarray:
+        """``array.flat[offsets]`` where ``mask`` holds, ``other`` (0 if None) elsewhere; counts the bytes read."""
+        flat = self._flat(array, "load")
+        offs = np.asarray(offsets, dtype=np.int64)
+        m = None if mask is None else np.asarray(mask, dtype=bool)[None]
+        return memory.load(self._prog, flat, offs[None], m, other)[0]
+
+    def store(self, array: np.ndarray, offsets, value, mask=None) -> None:
+        """Write ``value`` (cast to the array's dtype) to ``array.flat[offsets]`` where ``mask`` holds."""
+        flat = self._flat(array, "store")
+        offs = np.asarray(offsets, dtype=np.int64)
+        m = None if mask is None else np.asarray(mask, dtype=bool)[None]
+        memory.store(self._prog, flat, offs[None], np.asarray(value)[None], m)
+
+    def dot(self, a: np.ndarray, b: np.ndarray, acc=None) -> np.ndarray:
+        """``acc + a @ b`` with fp32 accumulation (fp16 inputs are exact in fp32); counts 2·M·N·K FLOPs."""
+        a, b = np.asarray(a), np.asarray(b)
+        out_dtype = np.float32 if acc is None else np.asarray(acc).dtype
+        out = numerics.dot(a[None], b[None], None if acc is None else np.asarray(acc)[None], None, out_dtype)
+        self._prog.tally.flops(numerics.dot_flops((1, *a.shape), (1, *b.shape), 1))
+        return out[0]
+
+
+def _names(kernel, args, meta) -> dict:
+    """``data address → parameter name`` for the array arguments, for error messages."""
+    try:
+        params = list(inspect.signature(kernel).parameters)[1:]
+    except (TypeError, ValueError):
+        params = []
+    pairs = list(zip(params, args)) + list(meta.items())
+    out = {}
+    for name, v in pairs:
+        if isinstance(v, np.ndarray) and (v.flags.c_contiguous or v.flags.f_contiguous):
+            out[memory.address(v)] = name
+    return out
+
+
+def triton_launch(kernel, grid, *args, per_program: bool = False, **meta) -> TritonCounts:
+    """Run ``kernel(tl, *args, **meta)`` once per program of ``grid`` and return what they moved.
+
+    Parameters
+    ----------
+    kernel : callable
+        ``kernel(tl, *args, **meta)`` in the seed's form.
+    grid : int or tuple of int
+        1 to 3 grid dimensions.
+    per_program : bool
+        also return a per-program breakdown in ``counts.per_program``, keyed by ``(x, y, z)``.
+
+    Returns
+    -------
+    TritonCounts
+        readable as ``cnt["programs"]``, ``cnt["load_bytes"]``, ``cnt["store_bytes"]``, ``cnt["dot_flops"]``.
+    """
+    names = _names(kernel, args, meta)
+    def body(prog: Program):
+        kernel(SeedLanguage(prog), *args, **meta)
+
+    return run(getattr(kernel, "__name__", "kernel"), body, grid, names, vectorize=False, per_program=per_program)

@@ -1,0 +1,195 @@
+"""The access record's counters on hand-derived patterns, and the laws they obey for any access."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernellab.access import (
+    Access,
+    _distinct_per_row,
+    _distinct_total,
+    bank_conflicts,
+    bytes_requested,
+    lane_sector_ids,
+    lines,
+    requests,
+    sector_ids,
+    sectors,
+    shared_ideal_wavefronts,
+    shared_wavefronts,
+)
+
+LANES = np.arange(32)
+
+
+def counts(acc):
+    return requests(acc), sectors(acc), lines(acc), bytes_requested(acc)
+
+
+def test_aligned_floats():
+    # 32 lanes × 4 B = 128 B from address 0: 4 sectors, 1 line
+    assert counts(Access.from_lanes(LANES * 4, width=4)) == (1, 4, 1, 128)
+
+
+def test_strided_floats():
+    # stride 512 B: every lane in its own sector and its own line → 32 and 32
+    assert counts(Access.from_lanes(LANES * 512, width=4)) == (1, 32, 32, 128)
+
+
+def test_stride_two_floats():
+    # stride 8 B: lanes cover bytes 0..255 → 256/32 = 8 sectors, 256/128 = 2 lines
+    assert counts(Access.from_lanes(LANES * 8, width=4)) == (1, 8, 2, 128)
+
+
+def test_broadcast():
+    # every lane reads address 1000: one sector (992..1023), one line (896..1023)
+    assert counts(Access.from_lanes(np.full(32, 1000), width=4)) == (1, 1, 1, 128)
+
+
+def test_misaligned_by_one_float():
+    # 32 floats from byte 4: bytes 4..131 → sectors 0..4 = 5; lines 0 and 1 = 2
+    assert counts(Access.from_lanes(4 + LANES * 4, width=4)) == (1, 5, 2, 128)
+
+
+def test_straddling_lane():
+    # one 8-byte lane at byte 28 covers bytes 28..35: sectors 0 and 1, one line
+    acc = Access.from_lanes([28], width=8)
+    assert counts(acc) == (1, 2, 1, 8)
+    assert sector_ids(acc).tolist() == [0, 1]
+
+
+def test_gathered():
+    # lanes read [0, 4, 36, 130·4, 0, …]: sectors {0, 1, 16} = 3, lines {0, 4} = 2
+    addr = np.zeros(32, np.int64)
+    addr[[1, 2, 3]] = [4, 36, 520]
+    assert counts(Access.from_lanes(addr, width=4)) == (1, 3, 2, 128)
+
+
+def test_64_bit():
+    # 32 lanes × 8 B = 256 B: 8 sectors, 2 lines
+    assert counts(Access.from_lanes(LANES * 8, width=8)) == (1, 8, 2, 256)
+
+
+def test_float4():
+    # 32 lanes × 16 B = 512 B: 16 sectors, 4 lines, one request
+    assert counts(Access.from_lanes(LANES * 16, width=16)) == (1, 16, 4, 512)
+
+
+def test_partly_masked():
+    # 40 lanes → two warps; the second has 8 lanes (bytes 128..159) → 4 + 1 sectors, 1 + 1 lines
+    assert counts(Access.from_lanes(np.arange(40) * 4, width=4)) == (2, 5, 2, 160)
+    # lanes 0..9 active only: bytes 0..39 → 2 sectors, 1 line
+    active = LANES < 10
+    assert counts(Access.from_lanes(LANES * 4, active, width=4)) == (1, 2, 1, 40)
+
+
+def test_no_active_lane_issues_nothing():
+    assert counts(Access.from_lanes(LANES * 4, np.zeros(32, bool), width=4)) == (0, 0, 0, 0)
+
+
+def test_sectors_per_warp_not_merged_across_warps():
+    # two warps reading the same 128 B: each request counts its own 4 sectors
+    acc = Access.from_lanes(np.tile(LANES * 4, 2), width=4)
+    assert (requests(acc), sectors(acc), lines(acc)) == (2, 8, 2)
+    assert sector_ids(acc).tolist() == [0, 1, 2, 3]  # but the distinct sectors are 4
+
+
+def test_lane_sector_ids_is_sector_ids_unsorted():
+    acc = Access.from_lanes([96, 0, 4, 64], width=4)
+    assert lane_sector_ids(acc).tolist() == [3, 0, 0, 2]
+    assert np.unique(lane_sector_ids(acc)).tolist() == sector_ids(acc).tolist()
+
+
+def test_aligned_hint_and_property():
+    assert Access.from_lanes([0, 4], width=4).aligned
+    assert not Access.from_lanes([2], width=4).aligned
+    assert Access.from_lanes([2], active=[False], width=4).aligned  # inactive lanes do not count
+
+
+def test_width_checked():
+    with pytest.raises(ValueError, match="width"):
+        Access.from_lanes([0], width=3)
+
+
+# --- shared memory: a 32×32 float tile ------------------------------------------------------------
+def test_tile_row_read():
+    # a row: 32 consecutive words in 32 banks → 1 wavefront, no conflict
+    acc = Access.from_lanes(LANES * 4, width=4)
+    assert (shared_wavefronts(acc), shared_ideal_wavefronts(acc), bank_conflicts(acc)) == (1, 1, 0)
+
+
+def test_tile_column_read():
+    # a column: word 32·l → bank 0 for every lane → 32 wavefronts, 31 conflicts
+    acc = Access.from_lanes(LANES * 32 * 4, width=4)
+    assert (shared_wavefronts(acc), bank_conflicts(acc)) == (32, 31)
+
+
+def test_tile_column_read_padded():
+    # padded to 33 columns: word 33·l → bank l → 1 wavefront
+    acc = Access.from_lanes(LANES * 33 * 4, width=4)
+    assert (shared_wavefronts(acc), bank_conflicts(acc)) == (1, 0)
+
+
+def test_shared_broadcast():
+    # all lanes read one word: a broadcast, one wavefront
+    assert shared_wavefronts(Access.from_lanes(np.zeros(32, np.int64), width=4)) == 1
+
+
+def test_shared_two_way():
+    # stride 2 words: lanes l and l+16 share bank 2l mod 32 → 2 wavefronts
+    assert shared_wavefronts(Access.from_lanes(LANES * 8, width=4)) == 2
+
+
+def test_shared_float4_rows():
+    # 128-bit: 4 phases of 8 lanes × 16 B, each 128 B over 32 banks → ideal 4, no conflict
+    acc = Access.from_lanes(LANES * 16, width=16)
+    assert (shared_wavefronts(acc), shared_ideal_wavefronts(acc)) == (4, 4)
+
+
+def test_shared_float4_strided():
+    # 128-bit with stride 32 B: a phase of 8 lanes touches words 8l..8l+3 → banks 0-3, 8-11, 16-19, 24-27,
+    # each bank hit by 2 lanes of the phase → 2 wavefronts per phase, 8 in all, 4 conflicts
+    acc = Access.from_lanes(LANES * 32, width=16)
+    assert (shared_wavefronts(acc), bank_conflicts(acc)) == (8, 4)
+
+
+# --- laws ---------------------------------------------------------------------------------------------
+patterns = st.integers(1, 96).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.integers(0, 4096), min_size=n, max_size=n),
+        st.lists(st.booleans(), min_size=n, max_size=n),
+        st.sampled_from([1, 2, 4, 8, 16]),
+        st.booleans(),
+    )
+)
+
+
+def build(p):
+    addr, act, width, sort = p
+    addr = np.asarray(addr, np.int64) // width * width  # aligned, as real accesses are
+    return Access.from_lanes(np.sort(addr) if sort else addr, act, width)
+
+
+@settings(max_examples=150, deadline=None)
+@given(patterns)
+def test_laws(p):
+    acc = build(p)
+    r, s, li = requests(acc), sectors(acc), lines(acc)
+    assert s >= r and li <= s and li >= r
+    assert s <= requests(acc) * 32 * max(1, acc.width // 32 + 1)
+    assert bytes_requested(acc) == int(acc.active.sum()) * acc.width
+    assert shared_wavefronts(acc) >= shared_ideal_wavefronts(acc) >= r
+    assert len(sector_ids(acc)) <= s
+
+
+@settings(max_examples=150, deadline=None)
+@given(patterns, st.sampled_from([32, 128]))
+def test_fast_path_equals_sorting(p, unit):
+    acc = build(p)
+    ids = acc.addresses // unit
+    s = np.sort(np.where(acc.active, ids, -1), axis=1)
+    new = s >= 0
+    new[:, 1:] &= s[:, 1:] != s[:, :-1]
+    assert _distinct_total(ids, acc.active) == int(new.sum())
+    assert (_distinct_per_row(ids, acc.active) == new.sum(axis=1)).all()

@@ -1,0 +1,210 @@
+"""Counts from the simulator on hand-derived access patterns, with the arithmetic beside each."""
+
+import numpy as np
+import pytest
+
+from kernellab import Counts
+from kernellab.simt import launch
+
+
+def one_load(index_fn, n_threads=32, vec=1, dtype=np.float32, size=4096, mask_fn=None):
+    """Launch one block where thread t loads ``index_fn(t)`` once; return the counts."""
+    src = np.arange(size).astype(dtype)
+
+    def kernel(blk, src):
+        t = blk.tx
+        with blk.where(mask_fn(t) if mask_fn else t >= 0):
+            blk.load(src, index_fn(t), vec=vec)
+
+    return launch(kernel, 1, n_threads, args=(src,))
+
+
+def gld(c: Counts):
+    return c.gld_instr, c.gld_sectors, c.gld_lines, c.gld_bytes
+
+
+def test_coalesced():
+    # 32 consecutive floats from a 256-byte aligned base: 1 request, 128 B = 4 sectors = 1 line
+    assert gld(one_load(lambda t: t)) == (1, 4, 1, 128)
+
+
+def test_strided():
+    # stride 32 floats = 128 B: each lane its own line → 32 sectors, 32 lines
+    assert gld(one_load(lambda t: 32 * t)) == (1, 32, 32, 128)
+
+
+def test_broadcast():
+    # all lanes read element 7: 1 sector, 1 line, but 32 × 4 B requested
+    assert gld(one_load(lambda t: 0 * t + 7)) == (1, 1, 1, 128)
+
+
+def test_offset_by_one():
+    # floats 1..32 = bytes 4..131: sectors 0..4 = 5, lines 0..1 = 2
+    assert gld(one_load(lambda t: t + 1)) == (1, 5, 2, 128)
+
+
+def test_gathered():
+    # a permutation of 0..31 inside one line: still 4 sectors, 1 line
+    perm = np.random.default_rng(0).permutation(32)
+    assert gld(one_load(lambda t: perm[t])) == (1, 4, 1, 128)
+
+
+def test_64_bit():
+    # 32 doubles = 256 B: 8 sectors, 2 lines
+    assert gld(one_load(lambda t: t, dtype=np.float64)) == (1, 8, 2, 256)
+
+
+def test_float4():
+    # float4 at element 4t: 32 × 16 B = 512 B, one instruction: 16 sectors, 4 lines
+    c = one_load(lambda t: 4 * t, vec=4)
+    assert gld(c) == (1, 16, 4, 512)
+    assert c.warp_instr == 1 and c.instr_by_kind == {"ld.global": 1}
+
+
+def test_partly_masked():
+    # 64 threads, lanes t < 40 active: warp 0 full (4 sectors, 1 line), warp 1 has 8 lanes (1 sector, 1 line)
+    c = one_load(lambda t: t, n_threads=64, mask_fn=lambda t: t < 40)
+    assert gld(c) == (2, 5, 2, 160)
+    # SIMT efficiency: 40 active lanes over 2 warp instructions × 32 = 40/64
+    assert c.thread_instr == 40 and c.warp_instr == 2 and c.simt_efficiency() == 40 / 64
+
+
+def test_warp_with_no_active_lane_issues_nothing():
+    # 64 threads, only t < 32 active: the second warp issues nothing
+    c = one_load(lambda t: t, n_threads=64, mask_fn=lambda t: t < 32)
+    assert (c.gld_instr, c.warp_instr, c.simt_efficiency()) == (1, 1, 1.0)
+
+
+def test_block_padded_to_whole_warps():
+    # a block of 33 threads is 2 warps; 2 blocks = 4 warps, never one spanning both blocks:
+    # each block: warp 0 reads 32 floats (4 sectors), warp 1 reads 1 float (1 sector)
+    src = np.zeros(66, np.float32)
+
+    def kernel(blk, src):
+        blk.load(src, blk.bx * 33 + blk.tx)
+
+    c = launch(kernel, 2, 33, args=(src,))
+    assert c.gld_instr == 4 and c.thread_instr == 66 and c.warp_instr == 4
+    # block 1's first warp reads floats 33..64 = bytes 132..259: sectors 4..8 = 5, lines 1..2 = 2
+    assert c.gld_sectors == 4 + 1 + 5 + 1
+    assert c.simt_efficiency() == 66 / 128
+
+
+def test_simt_efficiency_partly_masked_grid():
+    # n = 100 with blocks of 64: 2 blocks, 4 warps; active lanes 64 + 36 = 100 → warps with lanes: 32, 32, 32, 4.
+    # Instructions: load, fma, store per active warp = 3 × 4 = 12 warp instructions, 3 × 100 thread instructions.
+    x = np.ones(100, np.float32)
+
+    def scale(blk, x, n):
+        i = blk.bx * blk.bdx + blk.tx
+        with blk.where(i < n):
+            blk.store(x, i, blk.fma(blk.load(x, i), 2.0, 1.0))
+
+    c = launch(scale, 2, 64, args=(x, 100))
+    assert (c.warp_instr, c.thread_instr, c.fma) == (12, 300, 100)
+    assert c.simt_efficiency() == pytest.approx(300 / (12 * 32))
+    assert (x == 3.0).all()
+    assert c.instr_by_kind == {"ld.global": 4, "fma": 4, "st.global": 4}
+
+
+def test_stores_and_dram_sectors():
+    # 64 threads store 64 floats = 256 B: 2 requests, 8 sectors, 2 lines; DRAM: 8 distinct sectors of y,
+    # and x read twice over (two loads of the same 64 floats) still 8 distinct sectors
+    x, y = np.ones(64, np.float32), np.zeros(64, np.float32)
+
+    def k(blk, x, y):
+        v = blk.load(x, blk.tx)
+        v = v + blk.load(x, blk.tx)
+        blk.store(y, blk.tx, v)
+
+    c = launch(k, 1, 64, args=(x, y))
+    assert (c.gst_instr, c.gst_sectors, c.gst_lines, c.gst_bytes) == (2, 8, 2, 256)
+    assert c.gld_sectors == 16 and c.dram_sectors == {"x": 8, "y": 8}
+    assert c.dram_bytes == 16 * 32
+
+
+def test_index_matrix_is_one_instruction_per_column():
+    # idx of shape (lanes, 3): three loads; each coalesced → 3 requests, 12 sectors
+    src = np.zeros(256, np.float32)
+
+    def k(blk, src):
+        out = blk.load(src, blk.tx[:, None] + 32 * np.arange(3))
+        assert out.shape == (blk.n_threads, 3)
+
+    c = launch(k, 1, 32, args=(src,))
+    assert (c.gld_instr, c.gld_sectors, c.warp_instr) == (3, 12, 3)
+
+
+def tile_kernel(pattern, pad=0):
+    """A 32×32 (+pad) float tile in shared memory: each thread writes a row element, then reads by pattern."""
+    def kernel(blk, out):
+        W = 32 + pad
+        tile = blk.shared(32 * W, np.float32, name="tile")
+        r, c = blk.tx // 32, blk.tx % 32
+        blk.store(tile, r * W + c, (r * 32 + c).astype(np.float32))
+        blk.syncthreads()
+        idx = (r * W + c) if pattern == "rows" else (c * W + r)
+        blk.store(out, blk.tx, blk.load(tile, idx))
+    return kernel
+
+
+@pytest.mark.parametrize("pattern, pad, wavefronts", [
+    ("rows", 0, 32 * 1),      # a warp reads a row: 32 words in 32 banks → 1 wavefront × 32 warps
+    ("cols", 0, 32 * 32),     # a warp reads a column: word 32·c → bank r for every lane → 32 wavefronts each
+    ("cols", 1, 32 * 1),      # padded to 33: word 33·c + r → bank (c + r) mod 32, all different → 1 each
+])
+def test_shared_tile(pattern, pad, wavefronts):
+    out = np.zeros(1024, np.float32)
+    c = launch(tile_kernel(pattern, pad), 1, 1024, args=(out,))
+    assert c.shld_instr == 32 and c.shld_ideal == 32
+    assert c.shld_wavefronts == wavefronts and c.shld_conflicts == wavefronts - 32
+    # the stores went by rows: conflict-free, 32 warps × 1 wavefront
+    assert c.shst_wavefronts == c.shst_ideal == 32
+    expected = np.arange(1024).reshape(32, 32)
+    assert (out.reshape(32, 32) == (expected if pattern == "rows" else expected.T)).all()
+    assert c.barriers == 1 and c.instr_by_kind["bar.sync"] == 32
+
+
+def test_fma_counts_elements_per_lane():
+    # a (lanes, 4, 2) result is 8 FMAs per lane: 32 lanes × 8 = 256 FMAs, 8 warp instructions
+    def k(blk):
+        r = blk.fma(np.ones((blk.n_threads, 4, 1), np.float32), np.ones((1, 2), np.float32), 1.0)
+        assert r.shape == (32, 4, 2) and (r == 2).all()
+
+    c = launch(k, 1, 32)
+    assert (c.fma, c.warp_instr, c.thread_instr) == (256, 8, 256)
+
+
+def test_fma_rounds_once():
+    # (1 + 2⁻²³)·(1 − 2⁻²³) = 1 − 2⁻⁴⁶; minus 1 → −2⁻⁴⁶ exactly with one rounding, 0 with two
+    a, b = np.float32(1 + 2**-23), np.float32(1 - 2**-23)
+
+    def k(blk, out):
+        blk.store(out, blk.tx, blk.fma(a, b, np.float32(-1)))
+
+    out = np.zeros(32, np.float32)
+    launch(k, 1, 32, args=(out,))
+    assert out[0] == np.float32(-(2.0**-46))
+
+
+def test_inactive_lanes_keep_fma_accumulator():
+    def k(blk, out):
+        acc = np.full(blk.n_threads, 5, np.float32)
+        with blk.where(blk.tx < 3):
+            acc = blk.fma(1.0, 1.0, acc)
+        blk.store(out, blk.tx, acc)
+
+    out = np.zeros(32, np.float32)
+    c = launch(k, 1, 32, args=(out,))
+    assert out[:3].tolist() == [6, 6, 6] and (out[3:] == 5).all() and c.fma == 3
+
+
+def test_count_instr_and_cuda_names():
+    def k(blk):
+        assert blk.threadIdx.x is blk.tx and blk.blockDim.x == 8 and blk.gridDim.y == 2
+        with blk.where(blk.tx < 4):
+            blk.count_instr("iadd", 2)
+
+    c = launch(k, (1, 2), 8)
+    # 2 blocks × 1 warp × 2 instructions; 2 blocks × 4 lanes × 2
+    assert c.instr_by_kind == {"iadd": 4} and c.thread_instr == 16
