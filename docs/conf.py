@@ -38,6 +38,9 @@ gettext_uuid = False
 gettext_location = False
 LANGUAGES = [("en", "English"), ("zh_CN", "简体中文")]
 
+# --- doctests: the prose pages' {doctest} blocks only (docstring examples run under pytest) ---
+doctest_test_doctest_blocks = ""
+
 # --- API reference ---
 autosummary_generate = True
 autodoc_typehints = "none"

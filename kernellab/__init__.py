@@ -15,8 +15,10 @@ from .report import Table, fmt_bytes, fmt_num, fmt_time, print_header, print_obs
 from .specs import A100, A6000, GPUS, H100, H200, PERF_A100, PERF_A6000, PERF_H100, PERF_H200, GPU, Perf
 
 # --- SIMT simulator ---
+from .simt import KERNELS, Block, HazardTracker, KernelSpec, SharedArray, launch, per_fma, run_kernel, scale_counts
 
 # --- mini-Triton ---
+from .triton import TritonCounts, triton_launch
 
 # --- performance model ---
 from .model import (

@@ -83,6 +83,20 @@ class Access:
         misaligned = self.addresses & (self.width - 1)  # widths are powers of two
         return not (misaligned.any() if self.active.all() else misaligned[self.active].any())
 
+    @cached_property
+    def ordered(self) -> bool:
+        """Whether every lane is active and each warp's addresses never decrease from lane to lane.
+
+        Coalesced, strided and broadcast accesses are ordered; their sectors and lines are counted in
+        one pass instead of a sort (computed once per record).
+        """
+        if not self.active.all():
+            return False
+        flat = self.addresses.ravel()
+        up = flat[1:] >= flat[:-1]
+        up[WARP_SIZE - 1 :: WARP_SIZE] = True  # a warp's last lane against the next warp's first: not compared
+        return bool(up.all())
+
 
 def _distinct_per_row(ids: np.ndarray, valid: np.ndarray) -> np.ndarray:
     """Number of distinct non-negative ids among the valid entries of each row.
@@ -116,9 +130,23 @@ def _distinct_total(ids: np.ndarray, valid: np.ndarray) -> int:
         up = flat[1:] >= flat[:-1]
         up[width - 1 :: width] = True  # a row's last entry against the next row's first: not compared
         if up.all():
-            change = flat[1:] != flat[:-1]
-            return ids.shape[0] + int(np.count_nonzero(change)) - int(np.count_nonzero(change[width - 1 :: width]))
+            return _changes(ids)
     return int(_distinct_per_row(ids, valid).sum())
+
+
+def _changes(ids: np.ndarray) -> int:
+    """Distinct ids per row summed over rows, for rows already in order: 1 + the places an id changes."""
+    flat = ids.ravel()
+    change = flat[1:] != flat[:-1]
+    return ids.shape[0] + int(np.count_nonzero(change)) - int(np.count_nonzero(change[ids.shape[1] - 1 :: ids.shape[1]]))
+
+
+def _distinct_chunks(acc: Access, unit: int) -> int:
+    """Distinct ``unit``-byte chunks per request, summed: the count behind :func:`sectors` and :func:`lines`."""
+    ids, valid = _span_ids(acc, unit)
+    if acc.aligned and acc.ordered:  # one chunk id per lane, in order within each warp
+        return _changes(ids)
+    return _distinct_total(ids, valid)
 
 
 def _span_ids(acc: Access, unit: int) -> tuple[np.ndarray, np.ndarray]:
@@ -152,7 +180,7 @@ def sectors(acc: Access) -> int:
     Nsight Compute: ``l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum`` (nvprof ``gld_transactions``).
     32 lanes reading 32 consecutive floats touch 4 sectors; 32 lanes on 32 different lines touch 32.
     """
-    return _distinct_total(*_span_ids(acc, SECTOR_BYTES))
+    return _distinct_chunks(acc, SECTOR_BYTES)
 
 
 def lines(acc: Access) -> int:
@@ -161,7 +189,7 @@ def lines(acc: Access) -> int:
     The L1 looks up one tag per line a request touches; the performance model charges L1 one cycle
     per line (the seed's "L1 每周期 1 个 line").
     """
-    return _distinct_total(*_span_ids(acc, LINE_BYTES))
+    return _distinct_chunks(acc, LINE_BYTES)
 
 
 def bytes_requested(acc: Access) -> int:

@@ -208,3 +208,16 @@ def test_count_instr_and_cuda_names():
     c = launch(k, (1, 2), 8)
     # 2 blocks × 1 warp × 2 instructions; 2 blocks × 4 lanes × 2
     assert c.instr_by_kind == {"iadd": 4} and c.thread_instr == 16
+
+
+def test_array_not_passed_as_argument_is_placed_on_first_use():
+    # a module-level array the kernel closes over: placed after the arguments, counted under its own name
+    table = np.arange(64, dtype=np.float32)
+    x = np.zeros(32, np.float32)
+
+    def k(blk, x):
+        blk.store(x, blk.tx, blk.load(table, 2 * blk.tx))  # stride 8 B: 256 B = 8 sectors
+
+    c = launch(k, 1, 32, args=(x,))
+    assert x[5] == 10 and c.gld_sectors == 8
+    assert c.dram_sectors == {"x": 4, "global1": 8}

@@ -198,7 +198,7 @@ class Block:
             storage = arr.data.reshape(-1)
         else:
             self._tally.global_access(op, acc, warps * m, lanes * m)
-            g.mark(acc)
+            self._mem.mark(acc)
             flat_idx, storage = idx, g.flat
         if vec > 1:
             flat_idx = flat_idx[..., None] + np.arange(vec)

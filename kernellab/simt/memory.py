@@ -19,7 +19,7 @@ SHARED_ALIGN = 16  # bytes: each __shared__ array starts on a 16-byte boundary, 
 class GlobalArray:
     """One global array: its name, flat view, base byte address and the DRAM sectors touched so far."""
 
-    def __init__(self, name: str, array: np.ndarray, base: int):
+    def __init__(self, name: str, array: np.ndarray, base: int, touched: np.ndarray):
         if not isinstance(array, np.ndarray) or not array.flags.c_contiguous or array.dtype.kind not in "biuf":
             raise LaunchError(f"global array {name} must be a C-contiguous numeric numpy array")
         self.name = name
@@ -28,13 +28,7 @@ class GlobalArray:
         self.size = array.size
         self.itemsize = array.itemsize
         self.base = base
-        self.touched = np.zeros(-(-array.nbytes // SECTOR_BYTES), bool)  # one flag per 32-byte sector
-
-    def mark(self, acc: Access) -> None:
-        """Add the sectors ``acc`` touches to the compulsory DRAM traffic (a union over the launch)."""
-        ids = lane_sector_ids(acc)
-        if ids.size:
-            self.touched[ids - self.base // SECTOR_BYTES] = True
+        self.touched = touched  # one flag per 32-byte sector of the array: a view of the launch's bitmap
 
 
 class GlobalMemory:
@@ -43,16 +37,29 @@ class GlobalMemory:
     def __init__(self, named: dict[str, np.ndarray]):
         self._by_id: dict[int, GlobalArray] = {}
         self._next = 0
+        end = sum(-(-max(a.nbytes, 1) // ALLOC_ALIGN) * ALLOC_ALIGN for a in named.values())
+        self._touched = np.zeros(end // SECTOR_BYTES, bool)  # one flag per sector of the address space
         for name, arr in named.items():
             self.add(name, arr)
 
     def add(self, name: str, arr: np.ndarray) -> GlobalArray:
         """Place ``arr`` at the next aligned address (once: a second name for it is ignored)."""
         if id(arr) not in self._by_id:
-            g = GlobalArray(name, arr, self._next)
-            self._next += -(-max(arr.nbytes, 1) // ALLOC_ALIGN) * ALLOC_ALIGN
+            size = -(-max(arr.nbytes, 1) // ALLOC_ALIGN) * ALLOC_ALIGN
+            end = (self._next + size) // SECTOR_BYTES
+            if end > self._touched.size:  # an array met in the kernel, not passed as an argument
+                self._touched = np.concatenate([self._touched, np.zeros(end - self._touched.size, bool)])
+                for g in self._by_id.values():
+                    g.touched = self._touched[g.base // SECTOR_BYTES:][: g.touched.size]
+            first = self._next // SECTOR_BYTES
+            g = GlobalArray(name, arr, self._next, self._touched[first:first + -(-arr.nbytes // SECTOR_BYTES)])
+            self._next += size
             self._by_id[id(arr)] = g
         return self._by_id[id(arr)]
+
+    def mark(self, acc: Access) -> None:
+        """Add the sectors ``acc`` touches to the compulsory DRAM traffic (a union over the launch)."""
+        self._touched[lane_sector_ids(acc)] = True
 
     def lookup(self, arr) -> GlobalArray:
         """The :class:`GlobalArray` for ``arr``."""

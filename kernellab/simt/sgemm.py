@@ -10,9 +10,9 @@ for a ``__shared__`` array. Integer address arithmetic and loop control are not 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable
 
 import numpy as np
 

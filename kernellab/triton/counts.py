@@ -62,6 +62,28 @@ class TritonCounts:
         return TritonCounts(**{n: getattr(self, n) + getattr(other, n) for n in _NAMES})
 
 
+def count_access(addresses: np.ndarray, active: np.ndarray | None, width: int) -> tuple[int, int, int]:
+    """Requests, sectors and bytes of ``(programs, lanes)`` byte addresses, each program's lanes in their own warps.
+
+    Every address is a multiple of ``width`` (arrays start aligned; offsets are whole elements).
+
+    Examples
+    --------
+    >>> count_access(np.arange(64)[None] * 4, None, 4)         # 64 floats: 2 warps × 4 sectors
+    (2, 8, 256)
+    >>> count_access(np.zeros((3, 1), np.int64), None, 4)      # 3 programs read one float each
+    (3, 3, 12)
+    """
+    rows, lanes = addresses.shape
+    pad = -lanes % WARP_SIZE
+    if pad:  # each program's lanes start a new warp
+        active = np.ones(addresses.shape, bool) if active is None else active
+        addresses = np.concatenate([addresses, np.zeros((rows, pad), np.int64)], axis=1)
+        active = np.concatenate([active, np.zeros((rows, pad), bool)], axis=1)
+    acc = Access.from_lanes(addresses.ravel(), None if active is None else active.ravel(), width, aligned=True)
+    return requests(acc), sectors(acc), bytes_requested(acc)
+
+
 _NAMES = tuple(f.name for f in fields(TritonCounts) if f.name != "per_program")
 _FLUSH_LANES = 1 << 20  # count pending small accesses once this many lanes have gathered
 
@@ -93,24 +115,26 @@ class Tally:
         """Record ``n`` dot FLOPs."""
         self.n["dot_flops"] += n
 
+    def counted(self, kind: str, instructions: int, requests: int, sectors: int, nbytes: int):
+        """Add an access already counted by :func:`count_access` (``instructions`` programs ran it)."""
+        n = self.n
+        n[kind + "s"] += instructions
+        n[kind + "_requests"] += requests
+        n[kind + "_sectors"] += sectors
+        n[kind + "_bytes"] += nbytes
+
     def flush(self):
-        """Count every pending access through :mod:`kernellab.access`, each program's lanes in their own warps."""
-        for (kind, width, copies, lanes), parts in self._pending.items():
+        """Count every pending access through :mod:`kernellab.access`."""
+        for (kind, width, copies, _), parts in self._pending.items():
             addr = parts[0][0] if len(parts) == 1 else np.concatenate([a for a, _ in parts])
             if all(m is None for _, m in parts):
                 active = None
             else:
                 active = np.concatenate([np.ones(a.shape, bool) if m is None else m for a, m in parts])
-            pad = -lanes % WARP_SIZE
-            if pad:  # each program's lanes start a new warp
-                rows = addr.shape[0]
-                active = np.ones(addr.shape, bool) if active is None else active
-                addr = np.concatenate([addr, np.zeros((rows, pad), np.int64)], axis=1)
-                active = np.concatenate([active, np.zeros((rows, pad), bool)], axis=1)
-            acc = Access.from_lanes(addr.ravel(), None if active is None else active.ravel(), width, aligned=True)
-            self.n[kind + "_bytes"] += bytes_requested(acc) * copies
-            self.n[kind + "_requests"] += requests(acc) * copies
-            self.n[kind + "_sectors"] += sectors(acc) * copies
+            req, sec, nbytes = count_access(addr, active, width)
+            self.n[kind + "_bytes"] += nbytes * copies
+            self.n[kind + "_requests"] += req * copies
+            self.n[kind + "_sectors"] += sec * copies
         self._pending.clear()
         self._pending_lanes = 0
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LaunchError, OutOfBoundsError
+from .counts import count_access
 from .program import Program
 
 
@@ -81,15 +82,54 @@ def _count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarray, mask):
     prog.tally.access(kind, addr, active, flat.itemsize, copies)
 
 
-def load(prog: Program, flat: np.ndarray, offs: np.ndarray, mask=None, other=None) -> np.ndarray:
+def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarray, mask, lineage, shift: int):
+    """Bounds-check and count an access; for an unmasked pointer with a lineage, once per lineage.
+
+    ``offs == lineage.data + shift`` (see :class:`~kernellab.triton.tensor.Lineage`): its extremes
+    shift with it, and its requests and sectors stay put while ``shift`` bytes is a multiple of 32.
+    """
+    if lineage is None or mask is not None:
+        _check(prog, kind, flat, offs, mask)
+        _count(prog, kind, flat, offs, mask)
+        return
+    w = flat.itemsize
+    key = (w, shift * w % 32, offs.shape)
+    st = lineage.stats.get(key)
+    if st is None:
+        rows = offs.shape[0]
+        req, sec, nbytes = count_access(offs.reshape(rows, -1) * w, None, w)
+        st = (int(lineage.data.min()), int(lineage.data.max()), req, sec, nbytes)
+        lineage.stats[key] = st
+    lo, hi, req, sec, nbytes = st
+    if lo + shift < 0 or hi + shift >= flat.size:
+        _check(prog, kind, flat, offs, None)
+    copies = prog.P if offs.shape[0] == 1 else 1
+    prog.tally.counted(kind, offs.shape[0] * copies, req * copies, sec * copies, nbytes * copies)
+
+
+def _contiguous_start(offs: np.ndarray, mask, lineage, shift: int):
+    """``s`` when ``offs`` is exactly ``s, s+1, …`` in row-major order (checked once per lineage), else None."""
+    if lineage is None or mask is not None or offs.shape != lineage.data.shape:
+        return None
+    c = lineage.stats.get("contiguous", False)
+    if c is False:
+        d = lineage.data.reshape(-1)
+        c = lineage.stats["contiguous"] = int(d[0]) if d.size < 2 or bool((np.diff(d) == 1).all()) else None
+    return None if c is None else c + shift
+
+
+def load(prog: Program, flat: np.ndarray, offs: np.ndarray, mask=None, other=None, lineage=None,
+         shift: int = 0) -> np.ndarray:
     """Gather ``flat[offs]`` where ``mask`` holds, ``other`` (0 when None) elsewhere, and count it.
 
     ``offs`` is int64 ``(rows, *block)`` with ``rows`` 1 or the step's ``P``; the result has the same
     shape and ``flat``'s dtype.
     """
     offs, mask = _prepare(offs, mask)
-    _check(prog, "load", flat, offs, mask)
-    _count(prog, "load", flat, offs, mask)
+    _check_and_count(prog, "load", flat, offs, mask, lineage, shift)
+    start = _contiguous_start(offs, mask, lineage, shift)
+    if start is not None:  # a contiguous block: a slice, not a gather
+        return flat[start:start + offs.size].reshape(offs.shape).copy()
     if mask is None:
         return flat[offs]
     vals = flat.take(offs, mode="clip")
@@ -97,7 +137,8 @@ def load(prog: Program, flat: np.ndarray, offs: np.ndarray, mask=None, other=Non
     return np.where(mask, vals, np.asarray(fill).astype(flat.dtype))
 
 
-def store(prog: Program, flat: np.ndarray, offs: np.ndarray, value: np.ndarray, mask=None):
+def store(prog: Program, flat: np.ndarray, offs: np.ndarray, value: np.ndarray, mask=None, lineage=None,
+          shift: int = 0):
     """Scatter ``value`` (cast to ``flat``'s dtype) to ``flat[offs]`` where ``mask`` holds, and count it."""
     offs, mask = _prepare(offs, mask)
     value = np.asarray(value).astype(flat.dtype, copy=False)
@@ -109,10 +150,13 @@ def store(prog: Program, flat: np.ndarray, offs: np.ndarray, value: np.ndarray, 
         offs = np.broadcast_to(offs, shape)
         mask = None if mask is None else np.broadcast_to(mask, shape)
         value = np.broadcast_to(value, shape)
-    _check(prog, "store", flat, offs, mask)
-    _count(prog, "store", flat, offs, mask)
+        lineage = None
+    _check_and_count(prog, "store", flat, offs, mask, lineage, shift)
     prog.before_store(flat)
-    if mask is None:
+    start = _contiguous_start(offs, mask, lineage, shift)
+    if start is not None:
+        flat[start:start + offs.size] = value.reshape(-1)
+    elif mask is None:
         flat[offs] = value
     else:
         flat[offs[mask]] = value[mask]

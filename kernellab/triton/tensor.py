@@ -109,7 +109,7 @@ class tensor:  # noqa: N801 — Triton's own name
     (triton.language.fp32, triton.language.int1)
     """
 
-    __slots__ = ("data", "dtype", "_shape")
+    __slots__ = ("data", "dtype", "_shape", "_lineage")
     __array_ufunc__ = None  # numpy defers to the reflected operators; np.exp(block) is a TypeError, as in Triton
     __hash__ = object.__hash__
 
@@ -117,6 +117,7 @@ class tensor:  # noqa: N801 — Triton's own name
         self.data = data
         self.dtype = dtype
         self._shape = tuple(shape)
+        self._lineage = None
 
     def _like(self, data, shape):
         return tensor(data, self.dtype, shape)
@@ -336,17 +337,34 @@ def _pointer_type(np_dtype: np.dtype) -> T.pointer_type:
     return T.pointer_type(T.from_numpy(np_dtype))
 
 
+class Lineage:
+    """The offsets a family of pointers shares, up to a uniform shift: ``ptr.data == root.data + ptr.shift``.
+
+    ``x_ptr + offs``, ``y_ptr + offs`` and ``a_ptrs += BLOCK_K`` keep one lineage, so the memory layer
+    checks bounds and counts sectors once per lineage (a shift by a multiple of 32 bytes leaves
+    sectors and requests unchanged) instead of once per access.
+    """
+
+    __slots__ = ("data", "stats")
+
+    def __init__(self, data: np.ndarray):
+        self.data = data
+        self.stats: dict = {}
+
+
 class pointer(tensor):  # noqa: N801
     """A block of pointers into one array: int64 element offsets in ``data``, the array's flat view in ``flat``.
 
     ``ptr + offsets`` and ``ptr += step`` move it; ``tl.load`` / ``tl.store`` dereference it.
     """
 
-    __slots__ = ("flat",)
+    __slots__ = ("flat", "lineage", "shift")
 
-    def __init__(self, flat: np.ndarray, data: np.ndarray, shape: tuple):
+    def __init__(self, flat: np.ndarray, data: np.ndarray, shape: tuple, lineage=None, shift: int = 0):
         super().__init__(data, _pointer_type(flat.dtype), shape)
         self.flat = flat
+        self.lineage = lineage
+        self.shift = shift
 
     def _like(self, data, shape):
         return pointer(self.flat, data, shape)
@@ -355,6 +373,15 @@ class pointer(tensor):  # noqa: N801
         od, ot, osh, olit = _operand(other)
         if not ot.is_int() or isinstance(ot, T.pointer_type):
             raise TypeError(f"a pointer can be offset only by integers, not by {ot}")
+        if not osh and (olit or od.shape[0] == 1):  # a shift every program shares
+            s = sign * int(od if olit else od[0])
+            lineage = self.lineage if self.lineage is not None else Lineage(self.data)
+            return pointer(self.flat, self.data + s, self._shape, lineage, self.shift + s if self.lineage else s)
+        if sign > 0 and not self._shape and self.data.shape[0] == 1 and osh:  # base pointer + a block of offsets
+            lineage = _lineage_of(other)
+            base = int(self.data[0])
+            data = lineage.data if base == 0 else lineage.data + base
+            return pointer(self.flat, data, osh, lineage, base)
         shape = broadcast_shape(self._shape, osh)
         nd = len(shape)
         off = np.int64(od) if olit else od.astype(np.int64, copy=False)
@@ -380,3 +407,11 @@ class pointer(tensor):  # noqa: N801
 
     def to(self, dtype, bitcast: bool = False):
         raise TypeError("kernellab does not convert pointers to other types")
+
+
+def _lineage_of(t: tensor) -> Lineage:
+    """The lineage of pointers ``base + t``: made once per offsets block, shared by every base."""
+    lin = t._lineage
+    if lin is None:
+        lin = t._lineage = Lineage(t.data.astype(np.int64, copy=False))
+    return lin

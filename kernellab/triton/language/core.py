@@ -135,7 +135,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
                 raise TypeError("kernellab supports only an `other` that is the same in every program")
             od = od[0]
         fill = od
-    data = memory.load(current(), ptr.flat, offs, m, fill)
+    data = memory.load(current(), ptr.flat, offs, m, fill, ptr.lineage, ptr.shift)
     return tensor(data, ptr.dtype.element_ty, ptr._shape)
 
 
@@ -149,7 +149,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
         raise ValueError(f"Value argument of shape {v.shape} cannot be stored through pointers of shape {ptr.shape}")
     nd = len(shape)
     vals = _align(v.data, v._shape, nd, False).astype(ptr.flat.dtype, copy=False)
-    memory.store(current(), ptr.flat, offs, vals, m)
+    memory.store(current(), ptr.flat, offs, vals, m, ptr.lineage, ptr.shift)
 
 
 # --- dot -----------------------------------------------------------------------------------------

@@ -1,0 +1,139 @@
+"""Each error the simulator raises, with the place named as compute-sanitizer would name it."""
+
+import numpy as np
+import pytest
+
+from kernellab import A6000, BarrierError, LaunchError, MisalignedError, OutOfBoundsError
+from kernellab.simt import launch
+
+
+def test_out_of_bounds_global_names_everything():
+    def sgemm_naive(blk, A, n):
+        blk.load(A, blk.bx * blk.bdx + blk.tx + 12800 - 3 * 32 - 17)
+
+    with pytest.raises(IndexError) as e:
+        launch(sgemm_naive, 4, 32, args=(np.zeros(5000, np.float32), 5000))
+    assert isinstance(e.value, OutOfBoundsError)
+    # block 0 lane 0 reads 12800 − 113 = 12687 already: the first offending thread in launch order
+    assert str(e.value) == "kernel sgemm_naive, block (0,0,0), thread (0,0,0): load A[12687] out of bounds (size 5000)"
+
+
+def test_out_of_bounds_first_offender_is_reported():
+    def k(blk, out):
+        blk.store(out, blk.bx * 64 + blk.tx, 1.0)  # 100 elements: block 1 thread 36 is the first outside
+
+    with pytest.raises(OutOfBoundsError, match=r"block \(1,0,0\), thread \(36,0,0\): store out\[100\] out of bounds \(size 100\)"):
+        launch(k, 2, 64, args=(np.zeros(100, np.float32),))
+
+
+def test_negative_index_and_3d_place():
+    def k(blk, x):
+        with blk.where((blk.by == 1) & (blk.tz == 1) & (blk.ty == 2) & (blk.tx == 3)):
+            blk.load(x, -1)
+
+    with pytest.raises(OutOfBoundsError, match=r"block \(0,1,0\), thread \(3,2,1\): load x\[-1\]"):
+        launch(k, (1, 2), (4, 4, 2), args=(np.zeros(8, np.float32),))
+
+
+def test_masked_lanes_are_not_checked():
+    def k(blk, x, n):
+        i = blk.tx
+        with blk.where(i < n):
+            blk.load(x, i)
+
+    assert launch(k, 1, 64, args=(np.zeros(10, np.float32), 10)).gld_instr == 1
+
+
+def test_out_of_bounds_shared():
+    def k(blk):
+        s = blk.shared(16, np.float32, name="tile")
+        blk.store(s, blk.tx, 0.0)
+
+    with pytest.raises(OutOfBoundsError, match=r"thread \(16,0,0\): store shared tile\[16\] out of bounds \(size 16\)"):
+        launch(k, 1, 32)
+
+
+def test_float4_past_the_end():
+    def k(blk, x):
+        blk.load(x, 4 * blk.tx, vec=4)
+
+    with pytest.raises(OutOfBoundsError, match=r"thread \(2,0,0\): load float4 x\[8\] out of bounds \(size 10\)"):
+        launch(k, 1, 4, args=(np.zeros(10, np.float32),))
+
+
+def test_misaligned_vector_access():
+    def k(blk, x):
+        blk.load(x, 4 * blk.tx + 2, vec=4)
+
+    with pytest.raises(MisalignedError, match=r"thread \(0,0,0\): load float4 x\[2\] misaligned \(byte address 8 is not a multiple of 16\)"):
+        launch(k, 1, 4, args=(np.zeros(64, np.float32),))
+    assert issubclass(MisalignedError, IndexError)
+
+
+def test_divergent_syncthreads():
+    def k(blk):
+        with blk.where(blk.tx < 40):
+            blk.syncthreads()
+
+    with pytest.raises(BarrierError, match=r"block \(0,0,0\), thread \(40,0,0\): does not reach syncthreads, which 40 of the block's 64"):
+        launch(k, 1, 64)
+
+
+def test_barrier_skipped_by_whole_blocks_is_fine():
+    def k(blk):
+        with blk.where(blk.bx == 0):
+            blk.syncthreads()
+
+    c = launch(k, 3, 64)
+    assert c.barriers == 1 and c.instr_by_kind == {"bar.sync": 2}
+
+
+@pytest.mark.parametrize("block, message", [
+    ((32, 33), "block (32,33,1) has 1056 threads; RTX A6000 allows at most 1024 per block"),
+    ((1, 1, 65), "block dimension z = 65 exceeds the limit 64"),
+    (0, "dimensions must be positive"),
+    ((1, 2, 3, 4), "1 to 3 dimensions"),
+])
+def test_launch_shape_errors(block, message):
+    with pytest.raises(LaunchError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        launch(lambda blk: None, 1, block)
+
+
+def test_launch_error_is_a_value_error():
+    with pytest.raises(ValueError, match="kernel k: grid dimension y = 70000"):
+        launch(lambda blk: None, (1, 70000), 1, name="k")
+
+
+def test_too_much_shared_memory():
+    def k(blk):
+        blk.shared(A6000.max_smem_per_block // 4, np.float32, name="a")  # exactly the limit: fine
+        blk.shared(1, np.float32, name="b")
+
+    with pytest.raises(LaunchError, match=f"shared memory {A6000.max_smem_per_block + 4} bytes per block \\(with b\\) exceeds the limit of {A6000.max_smem_per_block}"):
+        launch(k, 1, 32)
+
+
+@pytest.mark.parametrize("arg, kind", [([1.0, 2.0], "list"), ("x", "str"), (None, "NoneType")])
+def test_wrong_argument_kind(arg, kind):
+    def k(blk, x):
+        pass
+
+    with pytest.raises(LaunchError, match=f"argument x is a {kind}"):
+        launch(k, 1, 32, args=(arg,))
+
+
+def test_non_contiguous_array_refused():
+    def k(blk, x):
+        pass
+
+    with pytest.raises(LaunchError, match="argument x must be a C-contiguous"):
+        launch(k, 1, 32, args=(np.zeros((4, 4), np.float32).T,))
+
+
+def test_arguments_must_fit_the_kernel():
+    def k(blk, x):
+        pass
+
+    with pytest.raises(LaunchError, match="do not fit its parameters") as e:
+        launch(k, 1, 32, args=(1, 2))
+    assert isinstance(e.value.__cause__, TypeError)

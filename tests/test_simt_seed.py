@@ -1,0 +1,97 @@
+"""The seed lecture's use of the simulator (seed 002, lecture 10): its kernel, its calls, its figures."""
+
+import numpy as np
+import pytest
+
+from kernellab import KERNELS, OutOfBoundsError, cdiv, launch, per_fma, run_kernel, scale_counts
+
+N_SIM = 128
+
+
+@pytest.fixture(scope="module")
+def demo2():
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((N_SIM, N_SIM)).astype(np.float32)
+    B = rng.standard_normal((N_SIM, N_SIM)).astype(np.float32)
+    ref = A.astype(np.float64) @ B.astype(np.float64)
+    return {spec.number: (run_kernel(spec, A, B), ref) for spec in KERNELS[:2]}
+
+
+def per_warp_step(st):
+    warps_iters = st.fma / 32  # as the seed computes it: one warp, one K step = 32 FMAs
+    return st.gld_instr / warps_iters, st.gld_lines / warps_iters, st.gld_sectors / warps_iters
+
+
+def test_demo2_naive(demo2):
+    (C, st), ref = demo2[1]
+    assert np.abs(C - ref).max() < 1e-4
+    # per warp per K step: 2 loads; A strided by K·4 = 512 B → 32 lines, 32 sectors; B broadcast → 1 and 1
+    assert per_warp_step(st) == (2, 33, 33)
+    assert st.fma == N_SIM**3
+
+
+def test_demo2_coalesced(demo2):
+    (C, st), ref = demo2[2]
+    assert np.abs(C - ref).max() < 1e-4
+    # A broadcast → 1 line, 1 sector; B 32 consecutive floats → 1 line, 4 sectors
+    assert per_warp_step(st) == (2, 2, 5)
+
+
+def test_demo2_ratios(demo2):
+    st1, st2 = demo2[1][0][1], demo2[2][0][1]
+    assert st1.gld_lines / st2.gld_lines == 16.5
+    # bytes through L1 per FMA: 33 sectors × 32 B / 32 FMAs = 33; 5 × 32 / 32 = 5
+    assert st1.gld_sectors * 32 / st1.fma == 33 and st2.gld_sectors * 32 / st2.fma == 5
+    # warp instructions per FMA: per warp step 2 loads + 1 FMA, plus one store per warp at the end
+    for st in (st1, st2):
+        warps = N_SIM * N_SIM // 32
+        assert per_fma(st)["warp_instr"] == (3 * N_SIM * warps + warps) / st.fma
+
+
+def test_scaled_counts_keep_l1_bound(demo2):
+    # at 4096³ the per-step figures do not change: k2 needs 2 lines (2 L1 cycles) per warp step
+    # and issues 3 warp instructions (0.75 cycles at 4 per cycle): L1-bound
+    big = scale_counts(demo2[2][0][1], 4096)
+    assert big.fma == 4096**3
+    assert big.gld_lines / (big.fma / 32) == 2
+    assert big.warp_instr / 4 < big.gld_lines
+
+
+def test_spec_fields():
+    assert (KERNELS[0].boehm, KERNELS[1].boehm) == (309.0, 1986.5)
+    assert [k.number for k in KERNELS] == list(range(1, 11))
+    assert KERNELS[0].name == "sgemm_naive"
+
+
+def test_demo4_bounds_checked_kernels():
+    rng = np.random.default_rng(1)
+    M, N, K = 100, 70, 50
+    A = rng.standard_normal((M, K)).astype(np.float32)
+    B = rng.standard_normal((K, N)).astype(np.float32)
+    for spec in KERNELS[:2]:
+        C, st = run_kernel(spec, A, B)
+        assert np.abs(C - A.astype(np.float64) @ B).max() < 1e-4
+        assert st.simt_efficiency() < 1
+
+
+def _naive_no_check(blk, A, B, C, M, N, K):
+    """The seed's kernel verbatim: the naive kernel without its bounds check."""
+    x = blk.bx * blk.bdx + blk.tx
+    y = blk.by * blk.bdy + blk.ty
+    acc = np.zeros(blk.n_threads, dtype=np.float32)
+    for i in range(K):
+        acc += blk.load(A, x * K + i) * blk.load(B, i * N + y)
+    blk.store(C, x * N + y, acc)
+
+
+def test_demo4_unchecked_kernel_raises():
+    M, N, K = 100, 70, 50
+    A = np.zeros((M, K), np.float32)
+    B = np.zeros((K, N), np.float32)
+    C = np.zeros((M, N), np.float32)
+    with pytest.raises(IndexError) as e:
+        launch(_naive_no_check, (cdiv(M, 32), cdiv(N, 32)), (32, 32), args=(A, B, C, M, N, K))
+    assert isinstance(e.value, OutOfBoundsError)
+    # K step 0 reads A fine (rows < 100 … up to block x = 3: x = 96..127 → x·50 ≥ 5000 from x = 100) and
+    # B[y] for y < 70; the first out-of-bounds load is A in block (3,0,0), thread (4,0,0): A[100·50] = A[5000]
+    assert str(e.value) == "kernel _naive_no_check, block (3,0,0), thread (4,0,0): load A[5000] out of bounds (size 5000)"
