@@ -7,6 +7,7 @@ the translations check — everything CI runs.
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 from pathlib import Path
 
@@ -18,7 +19,7 @@ nox.options.error_on_missing_interpreters = True
 
 ROOT = Path(__file__).resolve().parent
 DOCS = ROOT / "docs"
-BUILD = ROOT / "build"
+BUILD = ROOT / os.environ.get("KERNELLAB_BUILD", "build")  # another folder for a private build
 LANGS = ("en", "zh_CN")
 GENERATED = ("auto_examples", "generated")  # written by the build inside a staged srcdir, never copied
 PYPROJECT = nox.project.load_toml("pyproject.toml")
@@ -129,20 +130,37 @@ def docs(session: nox.Session) -> None:
     session.log(f"site: {BUILD / 'html' / 'index.html'}")
 
 
-def _gettext(session: nox.Session) -> Path:
+def _gettext(session: nox.Session, name: str = "gettext") -> Path:
     """Extract the English messages of every page (gallery not executed; API pages left out)."""
-    out = BUILD / "gettext"
+    out = BUILD / name
     shutil.rmtree(out, ignore_errors=True)
-    _sphinx(session, "gettext", "gettext", "en", out, "-D", "plot_gallery=0", "-q")
+    _sphinx(session, "gettext", name, "en", out, "-D", "plot_gallery=0", "-q")
     shutil.rmtree(out / "generated", ignore_errors=True)  # the API reference stays English
     return out
 
 
 @nox.session(name="translations-update")
 def translations_update(session: nox.Session) -> None:
-    """Merge new English messages into docs/locale/zh_CN and fill sphinx-gallery's boilerplate entries."""
+    """Merge new English messages into docs/locale/zh_CN and fill sphinx-gallery's boilerplate entries.
+
+    With arguments, only the catalogs of the documents matching them are touched, e.g.
+    ``nox -s translations-update -- "auto_examples/lecture10/02_*"`` (safe beside other such runs).
+    """
     _install(session, "docs")
-    pot = _gettext(session)
+    if session.posargs:
+        key = hashlib.sha256(" ".join(session.posargs).encode()).hexdigest()[:8]
+        full = _gettext(session, f"gettext-{key}")
+        pot = BUILD / f"gettext-{key}-only"
+        shutil.rmtree(pot, ignore_errors=True)
+        for path in full.rglob("*.pot"):
+            rel = path.relative_to(full)
+            if any(rel.with_suffix("").match(pattern) for pattern in session.posargs):
+                (pot / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, pot / rel)
+        if not any(pot.rglob("*.pot")):
+            session.error(f"no document matches {session.posargs}")
+    else:
+        pot = _gettext(session)
     session.run("sphinx-intl", "update", "-p", str(pot), "-d", str(DOCS / "locale"), "-l", "zh_CN",
                 "-w", "0", "--no-obsolete")
     session.run("python", "tools/po_tools.py", "autofill", str(DOCS / "locale" / "zh_CN"))
@@ -152,7 +170,7 @@ def translations_update(session: nox.Session) -> None:
 def translations_check(session: nox.Session) -> None:
     """Fail on any untranslated, fuzzy or unmerged Chinese entry, in the site's and kernellab's catalogs."""
     _install(session, "docs")
-    pot = _gettext(session)
+    pot = _gettext(session, f"gettext-check-{os.getpid()}")
     session.run("python", "tools/po_tools.py", "check", str(pot), str(DOCS / "locale" / "zh_CN"))
     session.run("python", "tools/po_tools.py", "check-runtime", "kernellab", "gallery")
 

@@ -2,8 +2,8 @@
 
 Table headers, row labels and figure labels go through ``_``. The language is read at call
 time: ``KERNELLAB_LANG`` if set (the docs build sets it per language), else the locale. The catalog
-is a gettext ``.po`` file inside the package, ``kernellab/locale/<lang>.po``, parsed at first use so
-no compile step is needed.
+is a set of gettext ``.po`` files inside the package, ``kernellab/locale/<lang>*.po`` (one for the
+library, one per sub-gallery), parsed at first use so no compile step is needed.
 """
 
 from __future__ import annotations
@@ -66,9 +66,13 @@ def parse_po(text: str) -> dict[str, str]:
 
 @cache
 def catalog(lang: str) -> dict[str, str]:
-    """The message catalog of ``lang`` (empty for English, the source language)."""
-    path = CATALOG_DIR / f"{lang}.po"
-    return parse_po(path.read_text(encoding="utf-8")) if lang != "en" and path.exists() else {}
+    """The message catalog of ``lang``: all its ``.po`` files merged (empty for English, the source)."""
+    if lang == "en":
+        return {}
+    entries: dict[str, str] = {}
+    for path in sorted(CATALOG_DIR.glob(f"{lang}*.po")):
+        entries.update(parse_po(path.read_text(encoding="utf-8")))
+    return entries
 
 
 def _(message: str) -> str:

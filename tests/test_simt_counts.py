@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kernellab import Counts
 from kernellab.simt import launch
@@ -221,3 +223,23 @@ def test_array_not_passed_as_argument_is_placed_on_first_use():
     c = launch(k, 1, 32, args=(x,))
     assert x[5] == 10 and c.gld_sectors == 8
     assert c.dram_sectors == {"x": 4, "global1": 8}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 1023), min_size=1, max_size=96), st.integers(0, 96))
+def test_laws_through_the_simulator(indices, n_active):
+    # any gather, any prefix of active threads: sectors ≥ requests, lines ≤ sectors,
+    # bytes = active lanes × 4, distinct DRAM sectors ≤ sectors
+    idx = np.asarray(indices)
+    src = np.zeros(1024, np.float32)
+
+    def k(blk, src):
+        with blk.where(blk.tx < n_active):
+            blk.load(src, idx[blk.tx % idx.size])
+
+    c = launch(k, 1, len(indices), args=(src,))
+    active = min(n_active, len(indices))
+    assert c.gld_sectors >= c.gld_instr and c.gld_lines <= c.gld_sectors
+    assert c.gld_bytes == 4 * active and c.thread_instr == active
+    assert c.gld_instr == -(-active // 32)
+    assert c.dram_sectors.get("src", 0) <= c.gld_sectors

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from babel.messages.pofile import read_po, write_po
 
-RUNTIME_CATALOG = Path(__file__).resolve().parent.parent / "kernellab" / "locale" / "zh_CN.po"
+RUNTIME_CATALOGS = Path(__file__).resolve().parent.parent / "kernellab" / "locale"  # zh_CN*.po
 
 # sphinx-gallery's boilerplate, English pattern → Chinese template
 BOILERPLATE = [
@@ -209,19 +209,23 @@ def runtime_messages(roots: list[str]) -> dict[str, str]:
 
 def check_runtime(*roots: str) -> int:
     used = runtime_messages(list(roots))
-    catalog = _read(RUNTIME_CATALOG)
+    entries = {}
+    for path in sorted(RUNTIME_CATALOGS.glob("zh_CN*.po")):
+        for msg in _read(path):
+            if msg.id:
+                entries.setdefault(msg.id, (msg, path.name))
     problems = []
     for message, where in used.items():
-        entry = catalog.get(message)
-        if entry is None or not entry.string:
-            problems.append(f"{where}: no Chinese for {message!r} in {RUNTIME_CATALOG.name}")
-        elif entry.fuzzy:
+        msg = entries.get(message, (None, None))[0]
+        if msg is None or not msg.string:
+            problems.append(f"{where}: no Chinese for {message!r} in kernellab/locale/zh_CN*.po")
+        elif msg.fuzzy:
             problems.append(f"{where}: fuzzy Chinese for {message!r}")
-    unused = [m.id for m in catalog if m.id and m.id not in used]
     for p in problems:
         print(p)
-    for m in unused:
-        print(f"note: {RUNTIME_CATALOG.name} has an entry no code uses: {m!r}")
+    for message, (_, name) in entries.items():
+        if message not in used:
+            print(f"note: {name} has an entry no code uses: {message!r}")
     print(f"runtime catalog check: {len(used)} messages, {len(problems)} problems")
     return 1 if problems else 0
 
