@@ -59,7 +59,12 @@ class Access:
         alignment before it records an access); it saves recomputing :attr:`aligned`.
         """
         addr = np.asarray(addresses, dtype=np.int64).ravel()
-        act = np.ones(addr.shape, bool) if active is None else np.broadcast_to(active, addr.shape).ravel()
+        if active is None:
+            act = np.ones(addr.shape, bool)
+        elif isinstance(active, np.ndarray) and active.shape == addr.shape:
+            act = active
+        else:
+            act = np.broadcast_to(active, addr.shape).ravel()
         if width not in (1, 2, 4, 8, 16):
             raise ValueError(f"access width must be 1, 2, 4, 8 or 16 bytes, not {width}")
         pad = -addr.size % WARP_SIZE
@@ -155,6 +160,13 @@ def _span_ids(acc: Access, unit: int) -> tuple[np.ndarray, np.ndarray]:
     When every active lane is aligned to its width, its first and last byte share a chunk (``unit`` is
     a multiple of every width), so the first byte's chunk alone is returned.
     """
+    cache = acc.__dict__.setdefault("_span_cache", {})  # sectors and the DRAM union both need unit 32
+    if unit not in cache:
+        cache[unit] = _span_ids_uncached(acc, unit)
+    return cache[unit]
+
+
+def _span_ids_uncached(acc: Access, unit: int) -> tuple[np.ndarray, np.ndarray]:
     shift = unit.bit_length() - 1  # units are powers of two: a shift is floor division
     first = acc.addresses >> shift
     if acc.aligned:

@@ -127,7 +127,7 @@ def show(table: Table) -> Table | None:
     """
     if rich_display():
         return table
-    print(table.to_text())
+    print(table.to_text() + "\n")
     return None
 
 

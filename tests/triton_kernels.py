@@ -229,3 +229,12 @@ def half_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=mask, other=1.0)
     y = (x * 0.5 + x) / (x + 3.0)
     tl.store(out_ptr + offs, y, mask=mask)
+
+
+# A copy from a shifted source: x[i + shift] → out[i]
+@triton.jit
+def shifted_copy_kernel(x_ptr, out_ptr, n, shift, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    src = x_ptr + shift
+    tl.store(out_ptr + offs, tl.load(src + offs, mask=mask), mask=mask)

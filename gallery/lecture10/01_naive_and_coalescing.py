@@ -1,18 +1,22 @@
 """
-The target: a 4096³ FP32 matmul on the roofline
-===============================================
+The first matmul kernels: naive and coalesced
+=============================================
 
-cuBLAS runs a 4096³ FP32 matrix multiplication on an RTX A6000 at about 23 TFLOP/s. Before writing
-any kernel, this page works out what the hardware allows: how many
-FLOPs the product needs, how few bytes it must move, and therefore which roof it should hit.
+cuBLAS runs a 4096³ FP32 matrix multiplication on an RTX A6000 at about 23 TFLOP/s; Boehm's naive
+CUDA kernel manages about 0.3. Where does a factor of 75 come from? The first step changes a single
+line, the mapping from threads to output elements, and is six times faster. Why?
 
-You will learn to place a kernel on the roofline from two numbers of the GPU, its FP32 peak and its
-DRAM bandwidth, and why a large matmul should be limited by compute, not by memory.
+This page answers in four steps: what the hardware allows (the roofline), what one warp of each
+kernel touches in memory (run on the simulator and counted), what those counts predict at 4096³
+beside Boehm's measurements, and why a kernel needs a bounds check when the matrix is not a multiple
+of the block.
 """
-
 # %%
+# Demo 1: the target — a 4096³ FP32 matmul should be compute-bound
+# -----------------------------------------------------------------
+#
 # The work and the least traffic
-# ------------------------------
+# ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
 # A product of two n×n matrices takes n³ fused multiply-adds, 2·n³ FLOPs. Each of the three
 # matrices must cross the DRAM bus at least once, 3·n²·4 bytes in FP32. Their ratio is the highest
 # arithmetic intensity the problem allows.
@@ -36,7 +40,7 @@ print_table(
 
 # %%
 # Two GPUs on the roofline
-# ------------------------
+# ^^^^^^^^^^^^^^^^^^^^^^^^
 # A kernel's speed is bounded by the FP32 peak and by the DRAM bandwidth times its intensity. The
 # *ridge point*, peak over bandwidth, is the intensity where the two bounds meet: below it a kernel
 # waits for memory, above it for arithmetic.
@@ -78,7 +82,7 @@ assert round(flops / PERF_A6000.peak_flops() * 1e3, 2) == 3.55 and round(min_byt
 
 # %%
 # What cuBLAS reaches
-# -------------------
+# ^^^^^^^^^^^^^^^^^^^
 # Boehm measured cuBLAS at 23249.6 GFLOP/s on the A6000.
 
 cublas = 23249.6e9
@@ -97,7 +101,7 @@ assert round(100 * cublas / PERF_A6000.peak_flops()) == 60 and round(cublas / 1e
 
 # %%
 # The roofline
-# ------------
+# ^^^^^^^^^^^^
 # Attainable FLOP/s against arithmetic intensity, on logarithmic axes, for both GPUs. The dots mark
 # the ridge points; the dashed line is the matmul's intensity ceiling; the star is cuBLAS.
 
@@ -125,3 +129,246 @@ ax.set_title(_("FP32 roofline"))
 ax.set_ylim(0.05, 400)
 ax.legend(loc="lower right")
 plt.show()
+
+# %%
+# Demo 2: naive against coalesced, simulated and counted
+# ------------------------------------------------------
+# Both kernels compute one element of C per thread with the same loop over K. They differ only in
+# which thread computes which element. In Boehm's naive kernel ``threadIdx.x`` indexes the *row*, so
+# the 32 threads of a warp work on 32 different rows; the coalesced kernel gives a warp 32
+# consecutive *columns* of one row. Here are the two kernels as kernellab runs them:
+
+import inspect
+
+from kernellab import KERNELS, per_fma, run_kernel
+
+naive, coalesced = KERNELS[0], KERNELS[1]
+print(inspect.getsource(naive.kernel))
+print(inspect.getsource(coalesced.kernel))
+
+# %%
+# The simulator runs both at 128³ against a float64 reference and counts, for every warp
+# instruction, the requests, the 128-byte lines and the 32-byte sectors it touches. A "warp step"
+# is one iteration of the K loop for one warp: 32 FMAs.
+
+N_SIM = 128
+rng = np.random.default_rng(0)
+A = rng.standard_normal((N_SIM, N_SIM)).astype(np.float32)
+B = rng.standard_normal((N_SIM, N_SIM)).astype(np.float32)
+ref = A.astype(np.float64) @ B.astype(np.float64)
+
+stats = {}
+rows = []
+for spec in (naive, coalesced):
+    C, st = run_kernel(spec, A, B)
+    stats[spec.name] = st
+    steps = st.fma / 32
+    rows.append([spec.name, f"{np.abs(C - ref).max():.1e}", f"{st.gld_instr / steps:.2f}",
+                 f"{st.gld_lines / steps:.2f}", f"{st.gld_sectors / steps:.2f}",
+                 f"{st.gld_sectors * 32 / st.fma:.1f}", f"{per_fma(st)['warp_instr'] * 1000:.0f}"])
+print_table(
+    [_("Kernel"), _("Max error"), _("Load instructions per warp step"), _("128 B lines per warp step"),
+     _("32 B sectors per warp step"), _("Bytes through L1 per FMA (sectors × 32)"),
+     _("Warp instructions per 1000 FMAs")],
+    rows,
+)
+
+# %%
+st1, st2 = stats[naive.name], stats[coalesced.name]
+steps = st1.fma / 32
+assert st1.fma == st2.fma == N_SIM**3 and st1.gld_bytes == st2.gld_bytes
+assert st1.gld_instr / steps == st2.gld_instr / steps == 2
+assert st1.gld_lines / steps == 33 and st2.gld_lines / steps == 2 and st1.gld_lines / st2.gld_lines == 16.5
+assert st1.gld_sectors * 32 / st1.fma == 33 and st2.gld_sectors * 32 / st2.fma == 5
+
+# %%
+# The two kernels execute exactly the same FMAs and load exactly the same bytes; each warp step issues
+# 2 load instructions in both. What differs is what those instructions touch. In the naive kernel
+# the 32 threads of a warp read A from 32 different rows, K·4 bytes apart: 32 lines. They all read
+# the same element of B, which is one line. 33 lines per warp step. In the coalesced kernel the warp
+# reads one element of A (a broadcast, one line) and 32 consecutive floats of B, 128 bytes that
+# fill exactly one line: 2 lines per warp step, 16.5 times fewer.
+#
+# Sectors tell the same story in bytes. A naive thread wants 4 bytes of A but the L1 moves a whole
+# 32-byte sector for it, so only an eighth is used: 33 bytes go through the L1 per FMA. The coalesced
+# kernel needs 5: one sector for the broadcast of A and four for B's 128 bytes, shared by 32 FMAs.
+#
+# The picture below shows it for the first warp step of the first warp. Each row is one 128-byte
+# line the warp touches, each column one of its four 32-byte sectors.
+
+from kernellab.access import Access, lines, sectors
+
+
+def warp_lines(addresses):
+    """The (line, sector) grid one warp instruction touches: one row per distinct line."""
+    acc = Access.from_lanes(addresses, width=4)
+    touched = np.unique(acc.addresses // 32)
+    line_ids = np.unique(touched // 4)
+    grid = np.zeros((len(line_ids), 4))
+    grid[np.searchsorted(line_ids, touched // 4), touched % 4] = 1
+    return grid, lines(acc), sectors(acc)
+
+
+lane = np.arange(32)
+K = N = N_SIM
+patterns = {  # byte addresses of the first warp's loads at k = 0, as the kernels above compute them
+    (naive.name, "A"): lane * K * 4,  # x = threadIdx.x: 32 rows, K floats apart
+    (naive.name, "B"): np.zeros(32, int),  # y = threadIdx.y = 0 for the whole warp: one element
+    (coalesced.name, "A"): np.zeros(32, int),  # row = threadIdx.x / 32 = 0: one element
+    (coalesced.name, "B"): lane * 4,  # col = threadIdx.x % 32: 32 consecutive floats
+}
+fig, axes = plt.subplots(1, 4, figsize=(8, 4.2), layout="constrained", sharey=True)
+for ax, ((kernel, array), addresses) in zip(axes, patterns.items()):
+    grid, n_lines, n_sectors = warp_lines(addresses)
+    shown = np.zeros((32, 4))
+    shown[: len(grid)] = grid
+    ax.imshow(shown, cmap="Blues", vmin=0, vmax=1.3, aspect="auto")
+    ax.set_title(_("{kernel}: {array}\n{lines} lines, {sectors} sectors").format(
+        kernel=kernel.removeprefix("sgemm_"), array=array, lines=n_lines, sectors=n_sectors), fontsize=9)
+    ax.set_xticks(range(4))
+    ax.set_xlabel(_("sector in the line"))
+    ax.set_yticks([0, 31], ["1", "32"])
+axes[0].set_ylabel(_("distinct 128-byte lines touched"))
+plt.show()
+
+# %%
+# Demo 3: scale to 4096³, predict, compare with measurement
+# ---------------------------------------------------------
+# The counts of a 128³ run scale to 4096³: loads and FMAs grow as n³, stores of C and the distinct
+# sectors as n². The performance model divides each count by its resource's rate on the A6000 —
+# FMAs by the FP32 lanes, warp instructions by the four schedulers per SM, L1 lines by one line per
+# SM per cycle, bytes by the DRAM bandwidth — and the slowest resource sets the time.
+
+from kernellab import A6000, predict, scale_counts
+from kernellab.model import resource_label
+
+N_BIG = 4096
+predictions = {}
+rows = []
+for spec in (naive, coalesced):
+    p = predict(spec, scale_counts(stats[spec.name], N_BIG), N_BIG, PERF_A6000, A6000)
+    predictions[spec.name] = p
+    rows.append([spec.name, fmt_time(p["t_fma"]), fmt_time(p["t_issue"]), fmt_time(p["t_l1"]),
+                 fmt_time(p["t_dram"]), resource_label(p["bound"]), f"{p['gflops']:.0f}", f"{spec.boehm:.0f}",
+                 f"{spec.boehm / p['gflops']:.2f}"])
+print_table(
+    [_("Kernel"), _("FP32 arithmetic"), _("Instruction issue"), _("L1 (one line per cycle)"), _("DRAM"),
+     _("Bound"), _("Model GFLOP/s"), _("Boehm measured GFLOP/s"), _("Measured / model")],
+    rows,
+)
+
+# %%
+p1, p2 = predictions[naive.name], predictions[coalesced.name]
+assert p1["bound"] == p2["bound"] == "L1"
+assert round(p1["gflops"], -1) == 290 and naive.boehm == 309
+assert round(p2["gflops"] / 1e3, 1) == 4.8 and round(coalesced.boehm / 1e3, 1) == 2.0
+assert round(coalesced.boehm / p2["gflops"], 1) == 0.4 and round(p1["t_l1"] / p2["t_l1"], 1) == 16.5
+
+# %%
+# For the naive kernel the model says the L1 is the bottleneck: 33 lines per 32 FMAs, and the L1
+# processes one line per cycle. That gives about 290 GFLOP/s, close to the 309 Boehm measured. It is
+# not DRAM that is slow here; the lines queue up in the L1 one after another.
+#
+# The coalesced kernel takes 16.5 times less L1 time, and the model's bound jumps to about
+# 4.8 TFLOP/s, but Boehm measured 2.0: about 40 % of the model. The model counts throughput only:
+# it sees no latency and no address arithmetic. Past this step the bottleneck is no longer the L1
+# but the two loads every FMA still needs, which the next page moves into shared memory.
+#
+# A model is an upper bound. A measurement close to it says the model found the bottleneck; a
+# measurement far below it says something the model does not see is in the way. Both are useful.
+
+fig, ax = plt.subplots(figsize=(6.5, 3.4), layout="constrained")
+names = [spec.name for spec in (naive, coalesced)]
+xs = np.arange(len(names))
+model_g = [predictions[n]["gflops"] for n in names]
+measured_g = [naive.boehm, coalesced.boehm]
+ax.bar(xs - 0.2, model_g, 0.4, label=_("model (upper bound)"), color="C0")
+ax.bar(xs + 0.2, measured_g, 0.4, label=_("Boehm, measured"), color="C2")
+for x, g, n in zip(xs, model_g, names):
+    ax.annotate(_("bound: {resource}").format(resource=resource_label(predictions[n]["bound"])), (x - 0.2, g),
+                textcoords="offset points", xytext=(0, 3), ha="center", fontsize=9)
+ax.set_xticks(xs, names)
+ax.set_ylabel("GFLOP/s")
+ax.set_ylim(0, max(model_g) * 1.18)
+ax.set_title(_("Model against measurement at 4096³ on the RTX A6000"))
+ax.legend(loc="upper left")
+plt.show()
+
+# %%
+# Demo 4: bounds checks — M = 100, N = 70, K = 50
+# -----------------------------------------------
+# None of the three sizes is a multiple of 32. The grid is still launched in whole 32×32 blocks,
+# so there are more threads than elements of C, and the extra threads must do nothing. Both kernels
+# guard their work with ``x < M and y < N``; below, the naive kernel runs once more without that
+# guard.
+
+from kernellab import OutOfBoundsError, cdiv, launch
+
+
+def naive_no_check(blk, A, B, C, M, N, K):
+    """The naive kernel without its bounds check: threads past the matrix read and write too."""
+    x = blk.bx * blk.bdx + blk.tx
+    y = blk.by * blk.bdy + blk.ty
+    acc = np.zeros(blk.n_threads, dtype=np.float32)
+    for i in range(K):
+        acc += blk.load(A, x * K + i) * blk.load(B, i * N + y)
+    blk.store(C, x * N + y, acc)
+
+
+M4, N4, K4 = 100, 70, 50
+rng = np.random.default_rng(1)
+A4 = rng.standard_normal((M4, K4)).astype(np.float32)
+B4 = rng.standard_normal((K4, N4)).astype(np.float32)
+ref4 = A4.astype(np.float64) @ B4
+rows = []
+efficiency = {}
+for spec in (naive, coalesced):
+    C4, st = run_kernel(spec, A4, B4)
+    efficiency[spec.name] = st.simt_efficiency()
+    rows.append([spec.name + _(" (bounds-checked)"), f"{np.abs(C4 - ref4).max():.1e}",
+                 f"{st.simt_efficiency():.1%}", "—"])
+C4 = np.zeros((M4, N4), dtype=np.float32)
+grid4 = (cdiv(M4, 32), cdiv(N4, 32))
+try:
+    launch(naive_no_check, grid4, (32, 32), args=(A4, B4, C4, M4, N4, K4))
+    report = _("no error")
+except OutOfBoundsError as e:
+    report = f"{type(e).__name__}: {e}"
+rows.append([_("naive, no bounds check"), "—", "—", report])
+print_table([_("Kernel"), _("Max error"), _("SIMT efficiency (active lanes)"), _("Simulator report")], rows)
+
+# %%
+threads = grid4[0] * grid4[1] * 32 * 32
+assert grid4 == (4, 3) and threads == 12288 and round(M4 * N4 / threads, 2) == 0.57
+assert report.startswith("OutOfBoundsError") and all(e < 1 for e in efficiency.values())
+
+# %%
+# The grid is ⌈100/32⌉ × ⌈70/32⌉ = 4 × 3 blocks of 1024 threads: 12288 threads for 7000 elements, so
+# 57 % of the threads have work. Without the check, the first thread past the edge reads outside A.
+# The simulator stops there and names the kernel, block, thread, array, index and size, as
+# compute-sanitizer would. A real GPU may instead read another array's data and compute a wrong
+# result silently, or crash on an illegal address: the most common kind of bug in generated kernels.
+#
+# SIMT efficiency, the average share of a warp's 32 lanes that are active per instruction, is below
+# 100 % for both checked kernels: in the edge blocks part of each warp is masked off and idles. The
+# smaller the matrix and the larger the block, the larger this waste. The map below shows which
+# threads of the launch have an element to compute.
+
+x = np.arange(grid4[0] * 32)[:, None]
+y = np.arange(grid4[1] * 32)[None, :]
+active = (x < M4) & (y < N4)
+fig, ax = plt.subplots(figsize=(5.2, 5.6), layout="constrained")
+ax.imshow(active, cmap="Greens", vmin=-0.3, vmax=1.2, origin="upper", interpolation="nearest")
+for b in range(1, grid4[0]):
+    ax.axhline(b * 32 - 0.5, color="0.3", lw=0.8)
+for b in range(1, grid4[1]):
+    ax.axvline(b * 32 - 0.5, color="0.3", lw=0.8)
+ax.set_xlabel(_("y = blockIdx.y · 32 + threadIdx.y (column of C)"))
+ax.set_ylabel(_("x = blockIdx.x · 32 + threadIdx.x (row of C)"))
+ax.set_title(_("Active threads of the 4 × 3 grid: {active} of {threads}").format(
+    active=int(active.sum()), threads=threads))
+plt.show()
+
+# %%
+# Boehm's later kernels, like the ones on the next pages, assume shapes that are multiples of their
+# tiles. Production code either keeps the bounds checks or pads its inputs to whole tiles.

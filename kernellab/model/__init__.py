@@ -9,7 +9,7 @@ Layout, in the order a prediction is made:
 * ``compare`` — the model beside Boehm's measurements, kernel by kernel.
 """
 
-from .bounds import RESOURCES, predict, resource_events
+from .bounds import RESOURCES, predict, resource_events, resource_label
 from .compare import compare_kernels
 from .l2waves import dram_bytes_tiled, tile_order, wave_footprints
 from .occupancy import Occupancy, Waves, occupancy, waves
@@ -26,6 +26,6 @@ from .roofline import (
 
 __all__ = [
     "PEAKS", "RESOURCES", "Occupancy", "Waves", "attainable_flops", "compare_kernels", "dram_bytes_tiled", "fraction_of_peak",
-    "gemm_flops", "gemm_intensity", "gemm_min_bytes", "occupancy", "peak_flops", "predict", "resource_events",
+    "gemm_flops", "gemm_intensity", "gemm_min_bytes", "occupancy", "peak_flops", "predict", "resource_events", "resource_label",
     "ridge", "tile_order", "wave_footprints", "waves",
 ]

@@ -8,6 +8,7 @@ not modelled, so the prediction is an upper bound on speed (a lower bound on tim
 from __future__ import annotations
 
 from ..counters import Counts
+from ..i18n import _
 from ..specs import GPU, Perf
 
 #: The resources, in the order ties are broken: bound name → (result key, what is counted, rate field).
@@ -18,6 +19,21 @@ RESOURCES = {
     "shared": ("t_smem", "shared-memory wavefronts, loads and stores", "smem_wavefronts_per_sm_cycle"),
     "DRAM": ("t_dram", "compulsory DRAM bytes", "dram_bw"),
 }
+
+
+def resource_label(bound: str) -> str:
+    """The name of a binding resource (a ``predict(...)["bound"]`` key) in the reader's language.
+
+    Examples
+    --------
+    >>> resource_label("shared"), resource_label("L1")
+    ('shared memory', 'L1')
+    """
+    labels = {"FMA": _("FP32 arithmetic"), "issue": _("instruction issue"), "L1": _("L1"),
+              "shared": _("shared memory"), "DRAM": _("DRAM")}
+    if bound not in labels:
+        raise ValueError(f"unknown resource {bound!r}; expected one of {list(labels)}")
+    return labels[bound]
 
 
 def resource_events(counts: Counts) -> dict[str, int]:

@@ -190,7 +190,9 @@ class Block:
             what, size, itemsize, offset = g.name, g.size, g.itemsize, g.base
         self._check_bounds(op, what, idx, act, all_active, size, vec)
         self._check_aligned(op, what, idx, act, offset, itemsize, vec)
-        acc = self._record(offset + idx * itemsize, act, vec * itemsize)
+        addresses = np.multiply(idx, itemsize)
+        addresses += offset  # in place: one temporary per access, not two
+        acc = self._record(addresses, act, vec * itemsize)
         if shared:
             self._tally.shared_access(op, acc, warps * m, lanes * m)
             flat_idx = idx + (self._lane_block * arr.size if idx.ndim == 1 else (self._lane_block * arr.size)[:, None])
@@ -218,7 +220,10 @@ class Block:
         return None
 
     def _hazard(self, op, arr, flat_idx, act, vec):
-        tracker = next(t for s, t in self._shared if s is arr)
+        trackers = [t for s, t in self._shared if s is arr]
+        if not trackers:
+            raise ValueError(f"{self._name}: shared array {arr.name} was declared by another launch")
+        tracker = trackers[0]
         if tracker is None:
             return
         lanes = np.broadcast_to(np.arange(self.n_threads).reshape(-1, *(1,) * (flat_idx.ndim - 1)), flat_idx.shape)
@@ -282,7 +287,9 @@ class Block:
         and one warp instruction per element per active warp. Inactive lanes keep ``c``.
         """
         act, lanes, warps, all_active = self._masks[-1]
-        r = np.add(np.multiply(a, b, dtype=np.float64), c, dtype=np.float64).astype(np.float32)
+        r = np.multiply(a, b, dtype=np.float64)
+        r = np.add(r, c, out=r) if r.shape == np.broadcast_shapes(r.shape, np.shape(c)) else r + c
+        r = r.astype(np.float32)
         if r.ndim == 0 or r.shape[0] != self.n_threads:
             r = np.broadcast_to(r, (self.n_threads, *r.shape)).copy()
         per_lane = r.size // self.n_threads

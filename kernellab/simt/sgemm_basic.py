@@ -17,8 +17,9 @@ def sgemm_naive(blk, A, B, C, M, N, K):
     y = blk.by * blk.bdy + blk.ty
     with blk.where((x < M) & (y < N)):
         acc = np.zeros(blk.n_threads, np.float32)
+        a_row = x * K  # hoisted out of the loop, as nvcc does
         for i in range(K):
-            acc = blk.fma(blk.load(A, x * K + i), blk.load(B, i * N + y), acc)
+            acc = blk.fma(blk.load(A, a_row + i), blk.load(B, y + i * N), acc)
         blk.store(C, x * N + y, acc)
 
 
@@ -29,8 +30,9 @@ def sgemm_global_mem_coalesce(blk, A, B, C, M, N, K, BLOCKSIZE=32):
     col = blk.by * BLOCKSIZE + blk.tx % BLOCKSIZE
     with blk.where((row < M) & (col < N)):
         acc = np.zeros(blk.n_threads, np.float32)
+        a_row = row * K
         for i in range(K):
-            acc = blk.fma(blk.load(A, row * K + i), blk.load(B, i * N + col), acc)
+            acc = blk.fma(blk.load(A, a_row + i), blk.load(B, col + i * N), acc)
         blk.store(C, row * N + col, acc)
 
 

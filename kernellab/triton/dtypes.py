@@ -7,14 +7,14 @@ promotion; otherwise fp64 > fp32 > fp16, and ``/`` and ``%`` on fp16 compute in 
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
 BOOL, UINT, INT, FLOAT = 0, 1, 2, 3  # Triton's kinds, in promotion order
 
 
-class dtype:  # noqa: N801 — Triton's own name
+class dtype:
     """A Triton element type: its Triton name (``fp32``), numpy dtype, kind and bit width.
 
     Examples
@@ -57,7 +57,7 @@ class dtype:  # noqa: N801 — Triton's own name
         return self.name
 
 
-class pointer_type(dtype):  # noqa: N801 — Triton's own name
+class pointer_type(dtype):
     """The type of a pointer to ``element_ty``; its numpy form is the int64 element offset."""
 
     __slots__ = ("element_ty",)
@@ -134,7 +134,7 @@ def _integer_promote(a: dtype, b: dtype) -> dtype:
     return b if b.primitive_bitwidth >= a.primitive_bitwidth else a
 
 
-@lru_cache(maxsize=None)
+@cache
 def computation_type(a: dtype, a_scalar: bool, b: dtype, b_scalar: bool, div_or_mod: bool = False) -> dtype:
     """The type a binary operation computes in, as Triton's ``computation_type_impl``.
 

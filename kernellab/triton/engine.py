@@ -58,7 +58,7 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
                 batch = Program(kernel, g, chunk, Tally(), names, journal={})
                 try:
                     _step(body, batch)
-                except Exception:  # noqa: BLE001 — rerun one by one for the exact outcome
+                except Exception:
                     batch.undo()
                     _one_by_one(body, kernel, g, chunk, names, tally, None)
                 else:

@@ -93,7 +93,8 @@ class JITFunction:
     def run(self, *args, grid, per_program: bool = False, vectorize: bool = True, **kwargs) -> TritonCounts:
         """Launch on ``grid``; returns the counts. ``vectorize=False`` runs the programs one by one."""
         for opt in _LAUNCH_OPTIONS:
-            kwargs.pop(opt, None)
+            if opt not in self.signature.parameters:
+                kwargs.pop(opt, None)
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as exc:

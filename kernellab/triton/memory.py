@@ -97,9 +97,20 @@ def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarra
     st = lineage.stats.get(key)
     if st is None:
         rows = offs.shape[0]
-        req, sec, nbytes = count_access(offs.reshape(rows, -1) * w, None, w)
-        st = (int(lineage.data.min()), int(lineage.data.max()), req, sec, nbytes)
-        lineage.stats[key] = st
+        c0 = _lineage_start(lineage) if offs.shape == lineage.data.shape else None
+        if c0 is not None and offs.size // rows % 32 == 0 and (c0 + shift) * w % 32 == 0:
+            # consecutive elements from a sector boundary, whole warps per program: every warp is the
+            # first one moved by a multiple of 32 bytes, so it has the same requests and sectors
+            req, sec, nbytes = count_access((c0 + shift + np.arange(32, dtype=np.int64))[None] * w, None, w)
+            warps = offs.size // 32
+            req, sec, nbytes = req * warps, sec * warps, nbytes * warps
+        else:
+            req, sec, nbytes = count_access(offs.reshape(rows, -1) * w, None, w)
+        if c0 is not None:
+            lo, hi = c0, c0 + lineage.data.size - 1
+        else:
+            lo, hi = int(lineage.data.min()), int(lineage.data.max())
+        st = lineage.stats[key] = (lo, hi, req, sec, nbytes)
     lo, hi, req, sec, nbytes = st
     if lo + shift < 0 or hi + shift >= flat.size:
         _check(prog, kind, flat, offs, None)
@@ -107,14 +118,20 @@ def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarra
     prog.tally.counted(kind, offs.shape[0] * copies, req * copies, sec * copies, nbytes * copies)
 
 
-def _contiguous_start(offs: np.ndarray, mask, lineage, shift: int):
-    """``s`` when ``offs`` is exactly ``s, s+1, …`` in row-major order (checked once per lineage), else None."""
-    if lineage is None or mask is not None or offs.shape != lineage.data.shape:
-        return None
+def _lineage_start(lineage) -> int | None:
+    """The first offset of a lineage whose offsets are consecutive in row-major order (checked once), else None."""
     c = lineage.stats.get("contiguous", False)
     if c is False:
         d = lineage.data.reshape(-1)
         c = lineage.stats["contiguous"] = int(d[0]) if d.size < 2 or bool((np.diff(d) == 1).all()) else None
+    return c
+
+
+def _contiguous_start(offs: np.ndarray, mask, lineage, shift: int):
+    """``s`` when ``offs`` is exactly ``s, s+1, …`` in row-major order, else None."""
+    if lineage is None or mask is not None or offs.shape != lineage.data.shape:
+        return None
+    c = _lineage_start(lineage)
     return None if c is None else c + shift
 
 

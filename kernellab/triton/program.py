@@ -19,7 +19,7 @@ from ..errors import fmt_dim3
 from .counts import Tally
 
 
-class Divergence(Exception):  # noqa: N818 — an internal signal, not an error the user sees
+class Divergence(Exception):
     """Raised when programs of a batch would take different Python paths; the batch reruns one by one."""
 
 

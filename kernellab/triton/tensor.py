@@ -13,7 +13,7 @@ them one by one.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from . import dtypes as T
 from .program import Divergence
 
 
-class constexpr:  # noqa: N801 — Triton's own name
+class constexpr:
     """Annotation for compile-time parameters (``BLOCK_SIZE: tl.constexpr``); also wraps a value."""
 
     def __init__(self, value=None):
@@ -96,7 +96,7 @@ def _floordiv(a, b):
     return _binary(a, b, _c_floordiv, "//", div=True, ints_only=True)
 
 
-class tensor:  # noqa: N801 — Triton's own name
+class tensor:
     """A block (or scalar) value of a Triton program: ``shape``, ``dtype`` and per-program ``data``.
 
     Examples
@@ -322,7 +322,7 @@ class tensor:  # noqa: N801 — Triton's own name
         return self._lang("trans", *dims)
 
     @property
-    def T(self):  # noqa: N802 — Triton's own name
+    def T(self):
         return self._lang("trans")
 
     def broadcast_to(self, *shape):
@@ -332,7 +332,7 @@ class tensor:  # noqa: N801 — Triton's own name
         return self._lang("expand_dims", axis)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pointer_type(np_dtype: np.dtype) -> T.pointer_type:
     return T.pointer_type(T.from_numpy(np_dtype))
 
@@ -352,7 +352,7 @@ class Lineage:
         self.stats: dict = {}
 
 
-class pointer(tensor):  # noqa: N801
+class pointer(tensor):
     """A block of pointers into one array: int64 element offsets in ``data``, the array's flat view in ``flat``.
 
     ``ptr + offsets`` and ``ptr += step`` move it; ``tl.load`` / ``tl.store`` dereference it.

@@ -93,7 +93,7 @@ def static_assert(cond, msg=""):
         raise AssertionError(f"Static assert failed: {msg}" if msg else "Static assert failed")
 
 
-def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, **kwargs):  # noqa: A001
+def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, **kwargs):
     """``tl.range``: a Python range here (the pipelining hints only matter to the compiler)."""
     args = (arg1,) if arg2 is None else (arg1, arg2) if step is None else (arg1, arg2, step)
     return builtins.range(*(int(a) for a in args))
@@ -237,7 +237,7 @@ def _arg(x: tensor, axis, keep_dims, fn) -> tensor:
     return tensor(idx, T.int32, shape)
 
 
-def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):  # noqa: A001
+def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
     """Largest element along ``axis`` (all axes when None); fp16 reduces in fp32, small ints in int32."""
     x = _to_tensor(input)
     if return_indices:
@@ -245,7 +245,7 @@ def max(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
     return _reduce(x, axis, keep_dims, np.max, _minmax_type(x))
 
 
-def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):  # noqa: A001
+def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
     """Smallest element along ``axis`` (all axes when None)."""
     x = _to_tensor(input)
     if return_indices:
@@ -263,7 +263,7 @@ def argmin(input, axis, tie_break_left=True, keep_dims=False) -> tensor:
     return _arg(input, axis, keep_dims, np.argmin)
 
 
-def sum(input, axis=None, keep_dims=False, dtype=None) -> tensor:  # noqa: A001
+def sum(input, axis=None, keep_dims=False, dtype=None) -> tensor:
     """Sum along ``axis``; integers narrower than 32 bits sum in int32, floats in their own type."""
     x = _to_tensor(input)
     if dtype is not None:

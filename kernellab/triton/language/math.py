@@ -38,7 +38,7 @@ ceil = _float_only("ceil", np.ceil)
 rsqrt = _float_only("rsqrt", lambda d: 1 / np.sqrt(d))
 
 
-def abs(x, _semantic=None) -> tensor:  # noqa: A001
+def abs(x, _semantic=None) -> tensor:
     """Elementwise absolute value, any type."""
     x = _to_tensor(x)
     return tensor(np.abs(x.data), x.dtype, x._shape)
@@ -59,7 +59,7 @@ def minimum(x, y, propagate_nan=None, _semantic=None) -> tensor:
     return _binary(_to_tensor(x), y, np.minimum, "minimum")
 
 
-def clamp(x, min, max, propagate_nan=None) -> tensor:  # noqa: A002
+def clamp(x, min, max, propagate_nan=None) -> tensor:
     """``minimum(maximum(x, min), max)``."""
     return minimum(maximum(x, min), max)
 

@@ -1,0 +1,234 @@
+"""
+Waves and occupancy: how many blocks run at once
+================================================
+
+A GPU does not run a whole grid at once. Each SM holds only a few thread blocks at a time, as many
+as its threads, registers and shared memory allow, so the grid runs in *waves* of
+(blocks per SM × SMs) blocks. When the grid size is not a multiple of the wave, the last wave is
+only partly full and the rest of the GPU sits idle.
+
+You will learn to work out how many blocks an SM holds and which resource limits it, to count the
+waves of a grid and the size of its last one on the A100 (108 SMs) and the H100 (132 SMs), and why
+CS336 advises launching at least four times as many thread blocks as there are SMs.
+"""
+
+# %%
+# Blocks per SM
+# -------------
+# An SM keeps every resident block's state on chip. Four limits decide how many blocks fit:
+#
+# * **threads**: the SM holds at most 64 warps (48 on the RTX A6000);
+# * **registers**: the 65536 registers per SM are shared by all resident threads, allocated per warp
+#   in units of 256;
+# * **shared memory**: each block's ``__shared__`` arrays, plus 1 KB the CUDA runtime reserves;
+# * **blocks**: a hardware cap on resident blocks (32 on the A100 and H100, 16 on the A6000).
+#
+# ``kernellab.model.occupancy`` takes the smallest and names the limiter. *Occupancy* is the resident
+# warps over the SM's maximum. CS336's example, and one launch for each of the other limits:
+
+from kernellab import A100, A6000, H100, occupancy, print_table, waves
+from kernellab.i18n import _
+
+LIMITER = {"threads": _("threads"), "registers": _("registers"), "shared": _("shared memory"),
+           "blocks": _("block limit")}
+
+launches = [
+    (_("CS336 example"), H100, 128, 160, 0),
+    (_("Boehm's kernel 3"), A6000, 1024, 37, 8192),
+    (_("Boehm's kernel 11 (shared memory only)"), A6000, 256, None, 49152),
+    (_("Tiny blocks of one warp"), A100, 32, None, 0),
+]
+occ = {}
+rows = []
+for label, gpu, threads, regs, smem in launches:
+    o = occupancy(gpu, threads, regs_per_thread=regs, smem_per_block=smem)
+    occ[label] = o
+    rows.append([
+        label, gpu.name, threads, "–" if regs is None else regs, smem,
+        o.by_threads, "–" if o.by_registers is None else o.by_registers, o.by_shared, o.by_blocks,
+        o.blocks_per_sm, " + ".join(LIMITER[k] for k in o.limiters), f"{o.occupancy:.4g}",
+    ])
+print_table(
+    [_("Launch"), _("GPU"), _("Threads per block"), _("Registers per thread"), _("Shared memory per block (B)"),
+     _("Blocks by threads"), _("Blocks by registers"), _("Blocks by shared memory"), _("Block limit"),
+     _("Blocks per SM"), _("Limited by"), _("Occupancy")],
+    rows,
+)
+
+# %%
+# The prose below states these numbers; the script checks them.
+
+cs336 = occ[_("CS336 example")]
+k3 = occ[_("Boehm's kernel 3")]
+k11 = occ[_("Boehm's kernel 11 (shared memory only)")]
+tiny = occ[_("Tiny blocks of one warp")]
+assert 160 * 32 == 5120 and 65536 // 5120 == 12 and 12 // 4 == 3
+assert cs336.blocks_per_sm == 3 and cs336.limiters == ("registers",) and cs336.by_threads == 16
+assert cs336.warps_per_sm == 12 and cs336.occupancy == 0.1875
+assert k3.blocks_per_sm == 1 and k3.limiters == ("threads", "registers") and k3.by_shared == 11
+assert k3.warps_per_sm == 32 and round(k3.occupancy, 2) == 0.67
+assert k11.blocks_per_sm == 2 and k11.limiters == ("shared",) and 102400 // (49152 + 1024) == 2
+assert tiny.blocks_per_sm == 32 and tiny.limiters == ("blocks",) and tiny.occupancy == 0.5
+
+# %%
+# CS336's example has 128 threads (4 warps) per block and 160 registers per thread. A warp then
+# needs 160 × 32 = 5120 registers, the register file holds 65536 // 5120 = 12 such warps, which is
+# 3 blocks. Threads alone would allow 16 blocks, so **registers** are the limit: 12 resident warps
+# of 64, an occupancy of 0.1875.
+#
+# Boehm's kernel 3 has 1024 threads per block, 32 warps. The A6000's SM holds 48 warps, so only one
+# block fits, and its 37 registers per thread also allow only one. Shared memory would allow 11
+# blocks; it is not what limits this kernel. The SM runs 32 warps of 48, an occupancy of 0.67.
+#
+# The two other launches show the remaining limiters. Boehm's kernel 11 uses 48 KB of shared memory
+# per block, so the A6000's 100 KB hold only 2 blocks. Blocks of a single warp hit the hardware cap
+# of 32 resident blocks and leave half of the A100's warp slots empty.
+#
+# Occupancy is not speed by itself: a kernel with few warps can still be fast when each warp has
+# enough independent work. What matters for the rest of this page is the number of blocks that run
+# at the same time.
+
+# %%
+# Waves and the tail
+# ------------------
+# With ``b`` blocks per SM, one wave runs ``b × SMs`` blocks. A grid of ``B`` blocks needs
+# ``⌈B / (b × SMs)⌉`` waves, and its last wave, the *tail*, holds whatever is left over. If every
+# block takes the same time, the grid takes as long as its number of waves, whether the last wave is
+# full or holds a single block. The *wave efficiency* is the share of the wave slots that do work:
+# ``B / (waves × b × SMs)``.
+#
+# Take a kernel that fits one block per SM (like Boehm's kernel 3), and a few grid sizes around the
+# SM counts of the A100 (108) and the H100 (132):
+
+grids = [108, 109, 132, 133, 4 * 132, 4 * 132 + 1]
+rows = []
+result = {}
+for gpu in (A100, H100):
+    for blocks in grids:
+        w = waves(blocks, 1, gpu.sms)
+        result[gpu.sms, blocks] = w
+        rows.append([gpu.name, blocks, w.per_wave, w.waves, w.tail, f"{w.efficiency:.1%}"])
+print_table([_("GPU"), _("Blocks"), _("Blocks per wave"), _("Waves"), _("Blocks in the last wave"),
+             _("Wave efficiency")], rows)
+
+# %%
+# The prose below states these numbers; the script checks them.
+
+assert (result[108, 108].waves, result[108, 108].efficiency) == (1, 1.0)
+assert (result[108, 109].waves, result[108, 109].tail, f"{result[108, 109].efficiency:.1%}") == (2, 1, "50.5%")
+assert (result[132, 132].waves, result[132, 133].waves, result[132, 133].tail) == (1, 2, 1)
+assert f"{result[132, 133].efficiency:.1%}" == "50.4%"
+assert f"{result[108, 132].efficiency:.1%}" == "61.1%" and result[108, 132].tail == 24
+assert f"{result[132, 108].efficiency:.1%}" == "81.8%"
+assert (result[132, 528].waves, result[132, 528].efficiency) == (4, 1.0)
+assert (result[132, 529].waves, result[132, 529].tail, f"{result[132, 529].efficiency:.1%}") == (5, 1, "80.2%")
+assert (result[108, 528].waves, result[108, 528].tail, f"{result[108, 528].efficiency:.1%}") == (5, 96, "97.8%")
+
+# %%
+# One block too many costs a whole wave. On the A100, 108 blocks fill one wave exactly; 109 blocks
+# need 2 waves, the second holding a single block, so the grid takes twice as long for 1 % more work:
+# a wave efficiency of 50.5 %. The H100 does the same at 133 blocks (50.4 %).
+#
+# The best grid size depends on the GPU. A grid of 132 blocks, one full wave on the H100, leaves a
+# tail of 24 blocks on the A100 (61.1 %); 108 blocks fill the A100 but only 81.8 % of the H100.
+#
+# Larger grids suffer less. At 4 × 132 = 528 blocks the H100 runs 4 full waves; one block more makes
+# 5 waves with a tail of 1 block, and the efficiency falls only to 80.2 %, because the wasted wave is
+# now one of five, not one of two. On the A100, 528 blocks are 5 waves with 96 blocks in the last,
+# 97.8 %.
+
+# %%
+# The sawtooth, and the worst case for each number of waves
+# ---------------------------------------------------------
+# Left: the wave efficiency for every grid size from 1 to 1600 blocks, on both GPUs, with one block
+# per SM. Each time the grid passes a multiple of the wave, a new, almost empty wave starts and the
+# efficiency drops; the teeth get shallower as the waves add up. The dashed lines mark four blocks
+# per SM.
+#
+# Right: the worst grid for a given number of waves ``n`` is one block past ``n − 1`` full waves. It
+# wastes all but one slot of the last wave, ``(P − 1) / (n·P)`` of all the slots, where ``P`` is the
+# blocks per wave, and that is always less than ``1/n``: the worst-case loss falls as one over the
+# number of waves. The script finds the worst loss for each ``n`` by trying every grid size, checks it
+# against the formula, and plots it beside ``1/n``.
+
+# sphinx_gallery_thumbnail_number = 1
+import matplotlib.pyplot as plt
+import numpy as np
+
+from kernellab.figures import use_cjk_font
+
+sizes = np.arange(1, 1601)
+curves, worst_loss = {}, {}
+n = np.arange(1, 17)
+for gpu in (A100, H100):
+    P = gpu.sms
+    by_waves = -(-sizes // P)
+    curves[P] = sizes / (by_waves * P)
+    assert all(curves[P][b - 1] == waves(int(b), 1, P).efficiency for b in (1, 109, 133, 529, 1600))
+    worst = np.array([1 - curves[P][by_waves == k].min() for k in n if (by_waves == k).any()])
+    assert np.allclose(worst, (P - 1) / (n[: len(worst)] * P))  # the formula, checked against every grid size
+    assert (worst < 1 / n[: len(worst)]).all()
+    worst_loss[P] = worst
+
+use_cjk_font()
+fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained", width_ratios=(1.6, 1))
+for gpu, color, marker in ((A100, "C0", "o"), (H100, "C1", "s")):
+    ax.plot(sizes, 100 * curves[gpu.sms], color=color, lw=1,
+            label=_("{gpu} ({sms} SMs)").format(gpu=gpu.name, sms=gpu.sms))
+    ax.axvline(4 * gpu.sms, color=color, ls="--", lw=1)
+    w = worst_loss[gpu.sms]
+    ax2.plot(n[: len(w)], 100 * w, marker, color=color, ms=4, label=gpu.name)
+ax.annotate(_("4 × SMs"), (4 * H100.sms, 25), textcoords="offset points", xytext=(4, 0), color="0.3", fontsize=9)
+ax.set_xlabel(_("Blocks in the grid"))
+ax.set_ylabel(_("Wave efficiency (%)"))
+ax.set_title(_("Wave efficiency against grid size, one block per SM"))
+ax.set_ylim(0, 105)
+ax.legend(loc="lower right")
+ax2.plot(n, 100 / n, color="0.4", lw=1, label="1/n")
+ax2.set_xlabel(_("Waves in the grid"))
+ax2.set_ylabel(_("Worst-case tail loss (%)"))
+ax2.set_title(_("Worst tail loss falls as 1/waves"))
+ax2.legend(loc="upper right")
+plt.show()
+
+# %%
+# Why four blocks per SM
+# ----------------------
+# The same numbers as a table: the worst wave efficiency of any grid of at least ``k × P`` blocks,
+# and the grid size where it occurs (searched among grids up to 1600 blocks).
+
+rows = []
+worst_from = {}
+for k in (1, 2, 4, 8):
+    cells = [f"≥ {k} × P"]
+    for gpu in (A100, H100):
+        P = gpu.sms
+        e = curves[P][k * P - 1:]
+        worst_from[k, P] = (int(sizes[k * P - 1 + e.argmin()]), float(e.min()))
+        cells += [worst_from[k, P][0], f"{worst_from[k, P][1]:.1%}"]
+    rows.append(cells)
+print_table([_("Grid"), _("A100: worst grid"), _("A100: efficiency"), _("H100: worst grid"),
+             _("H100: efficiency")], rows)
+
+# %%
+# The prose below states these numbers; the script checks them.
+
+assert worst_from[1, 132] == (133, result[132, 133].efficiency)
+assert worst_from[4, 132] == (529, result[132, 529].efficiency) and worst_from[4, 108][0] == 433
+assert f"{worst_from[4, 108][1]:.1%}" == "80.2%" and f"{worst_from[4, 132][1]:.1%}" == "80.2%"
+assert all(worst_from[4, P][1] > 0.8 for P in (108, 132)) and all(worst_from[8, P][1] > 8 / 9 for P in (108, 132))
+big = waves(4 * 132, cs336.blocks_per_sm, 132)
+assert (big.per_wave, big.waves, big.tail, f"{big.efficiency:.1%}") == (396, 2, 132, "66.7%")
+
+# %%
+# With ``n`` waves a partial last wave can waste at most one wave in ``n``, so the loss is below ``1/n``.
+# A grid of at least 4 × SMs blocks either fills exactly 4 waves or needs at least 5, so its worst case
+# is one block past 4 full waves: 433 blocks on the A100 and 529 on the H100, both at 80.2 %. Every
+# larger grid does better, and from 8 × SMs on the efficiency stays above 8/9. That is CS336's rule of
+# thumb: with at least four blocks per SM, wave quantisation costs at most about a fifth of the time,
+# and usually much less; with only one or two waves it can cost half.
+#
+# The rule counts blocks per SM, but what matters is waves. When an SM holds several blocks at once,
+# a wave is larger: CS336's example kernel fits 3 blocks per SM, so an H100 wave holds 396 blocks and
+# a grid of 4 × 132 = 528 blocks is only 2 waves, the second holding 132 blocks, 66.7 % efficient.
+# Count blocks against ``blocks per SM × SMs``, not against SMs alone.

@@ -1,0 +1,123 @@
+"""The project's real-syntax kernels under real Triton's interpreter, against kernellab.
+
+Runs ``tests/triton_kernels.py`` twice: as written (kernellab) and with its two import lines changed to
+``import triton`` / ``import triton.language as tl``, under ``TRITON_INTERPRET=1`` on CPU torch tensors.
+Skipped unless ``triton`` and ``torch`` are importable: ``nox -s conformance`` installs them.
+"""
+
+import importlib.util
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("TRITON_INTERPRET", "1")  # must be set before triton is imported
+torch = pytest.importorskip("torch", reason="the conformance session installs torch (CPU) and triton")
+pytest.importorskip("triton", reason="the conformance session installs triton; run `nox -s conformance`")
+
+SOURCE = Path(__file__).parents[1] / "triton_kernels.py"
+OURS = ("import kernellab.triton as triton\nimport kernellab.triton.language as tl\n")
+THEIRS = ("import triton\nimport triton.language as tl\n")
+
+
+def _load(name, text, tmp_path):
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def kernels(tmp_path_factory):
+    text = SOURCE.read_text()
+    assert OURS in text, "the kernels file must start with kernellab's two import lines"
+    tmp = tmp_path_factory.mktemp("kernels")
+    return _load("kl_kernels", text, tmp), _load("real_kernels", text.replace(OURS, THEIRS), tmp)
+
+
+def both(kernels, name, grid, arrays, scalars=(), **meta):
+    """Launch kernel ``name`` in kernellab and in real Triton on copies of ``arrays``; return both outputs."""
+    ours, theirs = (getattr(m, name) for m in kernels)
+    a1 = [a.copy() for a in arrays]
+    a2 = [torch.from_numpy(a.copy()) for a in arrays]
+    ours[grid](*a1, *scalars, **meta)
+    theirs[grid](*a2, *scalars, **meta)
+    return a1, [t.numpy() for t in a2]
+
+
+def test_vector_add(kernels):
+    n = 1000
+    x, y = np.random.default_rng(0).random((2, n), dtype=np.float32)
+    ours, theirs = both(kernels, "add_kernel", (4,), [x, y, np.zeros(n, np.float32)], (n,), BLOCK_SIZE=256)
+    np.testing.assert_array_equal(ours[2], theirs[2])
+
+
+def test_softmax(kernels):
+    M, N = 13, 100
+    x = np.random.default_rng(1).standard_normal((M, N)).astype(np.float32)
+    ours, theirs = both(kernels, "softmax_kernel", (M,), [np.zeros_like(x), x], (N, N, N), BLOCK_SIZE=128)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("activation", ["", "leaky_relu"])
+def test_grouped_matmul(kernels, activation):
+    M, N, K = 70, 45, 40
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    grid = (3 * 2,)
+    ours, theirs = both(kernels, "matmul_kernel", grid, [a, b, np.zeros((M, N), np.float16)],
+                        (M, N, K, K, 1, N, 1, N, 1), BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32,
+                        GROUP_SIZE_M=2, ACTIVATION=activation)
+    np.testing.assert_allclose(ours[2].astype(np.float32), theirs[2].astype(np.float32), rtol=2e-3, atol=2e-3)
+
+
+def test_layer_norm_forward(kernels):
+    M, N = 7, 1500
+    rng = np.random.default_rng(3)
+    x = (-2.3 + 0.5 * rng.standard_normal((M, N))).astype(np.float16)
+    w, b = rng.random((2, N)).astype(np.float16)
+    arrays = [x, np.zeros_like(x), w, b, np.zeros(M, np.float32), np.zeros(M, np.float32)]
+    ours, theirs = both(kernels, "_layer_norm_fwd_fused", (M,), arrays, (N, N, 1e-5), BLOCK_SIZE=512)
+    for o, t in zip(ours[1:], theirs[1:]):
+        np.testing.assert_allclose(o.astype(np.float32), t.astype(np.float32), rtol=1e-3, atol=1e-3)
+
+
+def test_integer_division(kernels):
+    a = np.array([7, -7, 7, -7, 0, 5, -9, 9], np.int32)
+    b = np.array([2, 2, -2, -2, 3, 5, 4, -4], np.int32)
+    ours, theirs = both(kernels, "intdiv_kernel", (1,), [a, b, np.zeros(8, np.int32), np.zeros(8, np.int32)],
+                        (8,), BLOCK=8)
+    np.testing.assert_array_equal(ours[2], theirs[2])
+    np.testing.assert_array_equal(ours[3], theirs[3])
+
+
+def test_half_precision_promotion(kernels):
+    x = np.random.default_rng(4).random(64).astype(np.float16)
+    ours, theirs = both(kernels, "half_kernel", (1,), [x, np.zeros_like(x)], (64,), BLOCK=64)
+    np.testing.assert_array_equal(ours[1], theirs[1])
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_reductions(kernels, axis):
+    R, C = 9, 31
+    x = np.random.default_rng(5).standard_normal((R, C)).astype(np.float32)
+    n = C if axis == 0 else R
+    arrays = [x] + [np.zeros(n, np.float32) for _ in range(3)] + [np.zeros(n, np.int32)]
+    ours, theirs = both(kernels, "reduce_kernel", (1,), arrays, (R, C), AXIS=axis, BR=16, BC=32)
+    for o, t in zip(ours[1:], theirs[1:]):
+        np.testing.assert_allclose(o, t, rtol=1e-6)
+
+
+def test_math_and_grids(kernels):
+    x = np.random.default_rng(6).standard_normal(300).astype(np.float32)
+    ours, theirs = both(kernels, "math_kernel", (3,), [x, np.zeros_like(x)], (300,), BLOCK=128)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-5)
+    m = np.arange(35 * 19, dtype=np.float32).reshape(35, 19)
+    ours, theirs = both(kernels, "transpose_kernel", (3, 2), [m, np.zeros((19, 35), np.float32)], (35, 19), BM=16, BN=16)
+    np.testing.assert_array_equal(ours[1], theirs[1])
+    ours, theirs = both(kernels, "grid3_kernel", (2, 3, 4), [np.zeros((24, 3), np.int32)])
+    np.testing.assert_array_equal(ours[0], theirs[0])
