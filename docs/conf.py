@@ -72,7 +72,6 @@ sphinx_gallery_conf = {
     "remove_config_comments": True,
     "backreferences_dir": "generated/backreferences",
     "doc_module": ("kernellab",),
-    "reference_url": {"kernellab": None},
     "image_scrapers": ("matplotlib",),
 }
 

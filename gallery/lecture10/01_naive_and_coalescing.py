@@ -177,6 +177,9 @@ print_table(
 st1, st2 = stats[naive.name], stats[coalesced.name]
 steps = st1.fma / 32
 assert st1.fma == st2.fma == N_SIM**3 and st1.gld_bytes == st2.gld_bytes
+# the page's opening claims: cuBLAS / naive ≈ 75, naive ≈ 0.3 TFLOP/s, coalesced ≈ 6× naive
+assert round(cublas / 1e9 / naive.boehm) == 75 and round(naive.boehm / 1e3, 1) == 0.3
+assert round(coalesced.boehm / naive.boehm) == 6
 assert st1.gld_instr / steps == st2.gld_instr / steps == 2
 assert st1.gld_lines / steps == 33 and st2.gld_lines / steps == 2 and st1.gld_lines / st2.gld_lines == 16.5
 assert st1.gld_sectors * 32 / st1.fma == 33 and st2.gld_sectors * 32 / st2.fma == 5

@@ -35,24 +35,35 @@ LIMITER = {"threads": _("threads"), "registers": _("registers"), "shared": _("sh
 launches = [
     (_("CS336 example"), H100, 128, 160, 0),
     (_("Boehm's kernel 3"), A6000, 1024, 37, 8192),
-    (_("Boehm's kernel 11 (shared memory only)"), A6000, 256, None, 49152),
+    (_("Boehm's kernel 11"), A6000, 256, None, 49152),
     (_("Tiny blocks of one warp"), A100, 32, None, 0),
 ]
 occ = {}
-rows = []
 for label, gpu, threads, regs, smem in launches:
-    o = occupancy(gpu, threads, regs_per_thread=regs, smem_per_block=smem)
-    occ[label] = o
-    rows.append([
-        label, gpu.name, threads, "–" if regs is None else regs, smem,
-        o.by_threads, "–" if o.by_registers is None else o.by_registers, o.by_shared, o.by_blocks,
-        o.blocks_per_sm, " + ".join(LIMITER[k] for k in o.limiters), f"{o.occupancy:.4g}",
-    ])
+    occ[label] = occupancy(gpu, threads, regs_per_thread=regs, smem_per_block=smem)
+
+
+def dash(v):
+    return "–" if v is None else v
+
+
+cols = [(occ[label], gpu, threads, regs, smem) for label, gpu, threads, regs, smem in launches]
 print_table(
-    [_("Launch"), _("GPU"), _("Threads per block"), _("Registers per thread"), _("Shared memory per block (B)"),
-     _("Blocks by threads"), _("Blocks by registers"), _("Blocks by shared memory"), _("Block limit"),
-     _("Blocks per SM"), _("Limited by"), _("Occupancy")],
-    rows,
+    [_("Quantity")] + [label for label, *_rest in launches],
+    [
+        [_("GPU")] + [gpu.name for o, gpu, *_rest in cols],
+        [_("Threads per block")] + [t for o, g, t, r, s in cols],
+        [_("Registers per thread")] + [dash(r) for o, g, t, r, s in cols],
+        [_("Shared memory per block (B)")] + [s for o, g, t, r, s in cols],
+        [_("Blocks by threads")] + [o.by_threads for o, *_rest in cols],
+        [_("Blocks by registers")] + [dash(o.by_registers) for o, *_rest in cols],
+        [_("Blocks by shared memory")] + [o.by_shared for o, *_rest in cols],
+        [_("Block limit")] + [o.by_blocks for o, *_rest in cols],
+        [_("Blocks per SM")] + [o.blocks_per_sm for o, *_rest in cols],
+        [_("Limited by")] + [" + ".join(LIMITER[k] for k in o.limiters) for o, *_rest in cols],
+        [_("Resident warps per SM")] + [o.warps_per_sm for o, *_rest in cols],
+        [_("Occupancy")] + [f"{o.occupancy:.4g}" for o, *_rest in cols],
+    ],
 )
 
 # %%
@@ -60,7 +71,7 @@ print_table(
 
 cs336 = occ[_("CS336 example")]
 k3 = occ[_("Boehm's kernel 3")]
-k11 = occ[_("Boehm's kernel 11 (shared memory only)")]
+k11 = occ[_("Boehm's kernel 11")]
 tiny = occ[_("Tiny blocks of one warp")]
 assert 160 * 32 == 5120 and 65536 // 5120 == 12 and 12 // 4 == 3
 assert cs336.blocks_per_sm == 3 and cs336.limiters == ("registers",) and cs336.by_threads == 16

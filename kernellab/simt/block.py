@@ -287,7 +287,7 @@ class Block:
         and one warp instruction per element per active warp. Inactive lanes keep ``c``.
         """
         act, lanes, warps, all_active = self._masks[-1]
-        r = np.multiply(a, b, dtype=np.float64)
+        r = np.asarray(np.multiply(a, b, dtype=np.float64))
         r = np.add(r, c, out=r) if r.shape == np.broadcast_shapes(r.shape, np.shape(c)) else r + c
         r = r.astype(np.float32)
         if r.ndim == 0 or r.shape[0] != self.n_threads:
