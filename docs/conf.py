@@ -5,6 +5,7 @@ nox stages ``docs/`` into ``build/src/<lang>`` and builds each language from its
 """
 
 import os
+import sys
 from pathlib import Path
 
 import kernellab
@@ -53,52 +54,107 @@ nitpicky = True
 nitpick_ignore = [("py:class", t) for t in (
     "array_like", "optional", "sequence", "callable", "numpy.ndarray", "np.ndarray", "ndarray",
     "dtype", "numpy.dtype", "Path", "default", "Sequence", "collections.abc.Sequence",
+    "1–3 ints", "namespace",  # generic type words of numpy-style "Parameters" sections
 )]
-nitpick_ignore_regex = [("py:class", r"(numpy|np|collections|typing|matplotlib)\..*")]
-
-# --- gallery ---
-sphinx_gallery_conf = {
-    "examples_dirs": str(ROOT / "gallery"),  # absolute: the srcdir is a staged copy
-    "gallery_dirs": "auto_examples",
-    "filename_pattern": r"/\d\d_",  # execute every numbered script
-    "ignore_pattern": r"__init__\.py|/_",
-    "within_subsection_order": "sphinx_gallery.sorting.FileNameSortKey",
-    "capture_repr": ("_repr_html_", "__repr__"),
-    "abort_on_example_error": True,
-    "only_warn_on_example_error": False,
-    "min_reported_time": 10**9,  # no "Total running time" line: it would change the catalogs every build
-    "write_computation_times": False,
-    "show_signature": False,
-    "remove_config_comments": True,
-    "backreferences_dir": "generated/backreferences",
-    "doc_module": ("kernellab",),
-    "image_scrapers": ("matplotlib",),
-}
-
-# --- HTML ---
-html_theme = "pydata_sphinx_theme"
-html_title = "kernellab"
-templates_path = ["_templates"]
-html_static_path = ["_static"]
-html_css_files = ["custom.css"]
-html_js_files = ["sphinx9-zh-search-fix.js", ("gallery-i18n.js", {"defer": "defer"})]
-html_context = {"languages": LANGUAGES}
-html_theme_options = {
-    "navbar_end": ["lang-switcher", "theme-switcher", "navbar-icon-links"],
-    "secondary_sidebar_items": ["page-toc", "sg_download_links"],
-    "show_toc_level": 2,
-}
-html_show_sourcelink = False
+nitpick_ignore_regex = [("py:class", r"(numpy|np|collections|contextvars|typing|matplotlib)\..*")]
 
 
-def _runtime_language(app, config):
-    """Give gallery scripts and notebooks the page's language (``-D language`` is set after conf.py runs)."""
-    lang = config.language or "en"
-    os.environ["KERNELLAB_LANG"] = lang
-    if lang != "en":
-        config.sphinx_gallery_conf["first_notebook_cell"] = (
-            f'import os\nos.environ["KERNELLAB_LANG"] = "{lang}"')
+def _api_layout():
+    """Where each public object of kernellab is documented, for the module template.
+
+    The names ``kernellab`` re-exports have their own pages (``kernellab.X``, listed on api.rst: the
+    canonical, indexed targets that sphinx-gallery's backreferences attach to). A module page documents
+    (with index entries) only the members defined in it that are *not* re-exported at the top level,
+    and links the others: its re-exported members to their ``kernellab.X`` pages, and the names a
+    package exports from its submodules (``tl.load``, ``triton.jit``) to the page that documents them.
+
+    Returns ``(elsewhere, links, data_docs)``: the ``module.name`` paths documented on another page
+    than their module's; for each module, the link targets its page lists; and for each documented
+    constant ``(id, name)``, the module whose ``#:`` comment documents it.
+    """
+    import importlib
+    import inspect
+    import pkgutil
+
+    from sphinx.pycode import ModuleAnalyzer
+
+    def public(name):
+        return not name.startswith("_")
+
+    top = {id(obj): f"kernellab.{name}" for name, obj in vars(kernellab).items()
+           if public(name) and not inspect.ismodule(obj)}
+    modules = [importlib.import_module(info.name)
+               for info in pkgutil.walk_packages(kernellab.__path__, "kernellab.")]
+    data_docs = {}
+    for module in modules:
+        for scope, name in ModuleAnalyzer.for_module(module.__name__).find_attr_docs():
+            if not scope and public(name) and hasattr(module, name):
+                data_docs.setdefault((id(getattr(module, name)), name), module.__name__)
+
+    def home(name, obj):
+        """The path of the entry documenting ``obj`` (found as ``name``) on a module page, or None."""
+        if inspect.isfunction(obj) or inspect.isclass(obj):
+            modname = getattr(obj, "__module__", "") or ""
+            module = sys.modules.get(modname)
+            if not modname.startswith("kernellab.") or not obj.__doc__ or module is None:
+                return None
+            for attr in (name, obj.__name__):  # an alias (view = reshape) is documented under its own name
+                if getattr(module, attr, None) is obj:
+                    return f"{modname}.{attr}"
+            return None
+        modname = data_docs.get((id(obj), name))
+        return modname and f"{modname}.{name}"
+
+    elsewhere, links = set(), {}
+    for module in modules:
+        exported = getattr(module, "__all__", None)
+        targets = set()
+        for name in exported or dir(module):
+            obj = getattr(module, name, None)
+            path = f"{module.__name__}.{name}"
+            if not public(name) or inspect.ismodule(obj):
+                continue
+            if exported is None and home(name, obj) != path:
+                continue  # without __all__, a module's imports are not its API
+            target = top.get(id(obj)) or home(name, obj)
+            if target and target != path:
+                elsewhere.add(path)
+                targets.add(target)
+        links[module.__name__] = sorted(targets, key=lambda t: t.rsplit(".", 1)[-1].lower())
+    return elsewhere, links, data_docs
+
+
+API_ELSEWHERE, API_LINKS, DATA_DOCS = _api_layout()
+autosummary_context = {"api_elsewhere": API_ELSEWHERE, "api_links": API_LINKS}
+
+
+def _skip_foreign(app, what, name, obj, skip, options):
+    """Leave out members that are re-bound numpy or builtin callables (``where = staticmethod(np.where)``):
+    their docstrings are numpy's, with numpy's references."""
+    modname = getattr(obj, "__module__", None)
+    if callable(obj) and isinstance(modname, str) and modname.split(".")[0] != "kernellab":
+        return True
+    return None
+
+
+def _data_docstring(app, what, name, obj, options, lines):
+    """A re-exported constant (``kernellab.A100``) has no comment where it is imported, and autodoc
+    would show its type's docstring: show the comment from the module that defines it, or nothing."""
+    if what != "data":
+        return
+    modname, _, attr = name.rpartition(".")
+    source = DATA_DOCS.get((id(obj), attr))
+    if source == modname:
+        return
+    if source is None:
+        lines[:] = []
+        return
+    from sphinx.pycode import ModuleAnalyzer
+
+    lines[:] = list(ModuleAnalyzer.for_module(source).find_attr_docs()[("", attr)])
 
 
 def setup(app):
     app.connect("config-inited", _runtime_language, priority=5)  # before sphinx-gallery's handler (10)
+    app.connect("autodoc-skip-member", _skip_foreign)
+    app.connect("autodoc-process-docstring", _data_docstring)

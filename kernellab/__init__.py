@@ -36,4 +36,7 @@ from .model import (
     waves,
 )
 
+# --- benchmarking ---
+from .bench import Timing, do_bench
+
 __version__ = "0.1.0"

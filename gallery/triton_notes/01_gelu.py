@@ -120,6 +120,9 @@ print_table(
 
 # %%
 assert np.isnan(y_notes[probe > 10.07]).all() and not np.isnan(y_notes[probe <= 10]).any()
+edge = np.arange(10.0, 10.2, 0.01, dtype=np.float32)
+y_edge = triton_gelu(edge)[0]
+assert round(float(edge[np.isnan(y_edge)].min()), 2) == 10.07 and not np.isnan(y_edge[edge < 10.065]).any()
 assert np.abs(y_safe - gelu_reference(probe)).max() < 1e-5
 
 # %%
@@ -259,7 +262,7 @@ for small, big in ((fused, fused2), (eager, eager2)):
     assert big.load_bytes == 2 * small.load_bytes and big.store_bytes == 2 * small.store_bytes
     assert big.programs == 2 * small.programs
 assert fused.load_bytes == fused.store_bytes == elem and scale == 4096
-assert round(PERF_H100.ridge()) == 20 and FLOPS_PER_ELEMENT / 8 < PERF_H100.ridge() / 10
+assert PERF_H100.dram_bw == 3.35e12 and round(PERF_H100.ridge()) == 20 and FLOPS_PER_ELEMENT / 8 < PERF_H100.ridge() / 10
 assert abs(predicted[1] - 8 * N_BIG / PERF_H100.dram_bw) < 1e-12  # bandwidth-bound: bytes / bandwidth
 assert round(predicted[1] * 1e3, 2) == 0.64 and round(predicted[9] * 1e3, 2) == 7.05
 assert predicted[9] / predicted[1] == 11
@@ -291,7 +294,7 @@ print_table(
 )
 
 # %%
-assert round(measured_eager / measured_fused, 1) == 10.9
+assert round(measured_eager / measured_fused, 1) == 10.9 and abs(measured_eager / measured_fused / 11 - 1) < 0.03
 
 # %%
 # The measured ratio, 10.9, is within a few percent of the traffic ratio of 11: for a

@@ -69,6 +69,10 @@ print_table(
 # %%
 # The prose below states these numbers; the script checks them.
 
+assert A100.max_warps_per_sm == H100.max_warps_per_sm == 64 and A6000.max_warps_per_sm == 48
+assert {g.regs_per_sm for g in (A100, H100, A6000)} == {65536} and A100.reg_alloc_unit == 256
+assert A100.smem_reserved_per_block == 1024 and (A100.max_blocks_per_sm, H100.max_blocks_per_sm) == (32, 32)
+assert A6000.max_blocks_per_sm == 16 and 49152 == 48 * 1024 and A6000.max_smem_per_sm == 100 * 1024
 cs336 = occ[_("CS336 example")]
 k3 = occ[_("Boehm's kernel 3")]
 k11 = occ[_("Boehm's kernel 11")]
@@ -125,7 +129,7 @@ print_table([_("GPU"), _("Blocks"), _("Blocks per wave"), _("Waves"), _("Blocks 
 # %%
 # The prose below states these numbers; the script checks them.
 
-assert (result[108, 108].waves, result[108, 108].efficiency) == (1, 1.0)
+assert (result[108, 108].waves, result[108, 108].efficiency) == (1, 1.0) and round(100 * (109 / 108 - 1)) == 1
 assert (result[108, 109].waves, result[108, 109].tail, f"{result[108, 109].efficiency:.1%}") == (2, 1, "50.5%")
 assert (result[132, 132].waves, result[132, 133].waves, result[132, 133].tail) == (1, 2, 1)
 assert f"{result[132, 133].efficiency:.1%}" == "50.4%"
@@ -183,12 +187,12 @@ for gpu in (A100, H100):
 
 use_cjk_font()
 fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained", width_ratios=(1.6, 1))
-for gpu, color, marker in ((A100, "C0", "o"), (H100, "C1", "s")):
+for gpu, color, marker, size in ((A100, "C0", "o", 8), (H100, "C1", "s", 4)):
     ax.plot(sizes, 100 * curves[gpu.sms], color=color, lw=1,
             label=_("{gpu} ({sms} SMs)").format(gpu=gpu.name, sms=gpu.sms))
     ax.axvline(4 * gpu.sms, color=color, ls="--", lw=1)
     w = worst_loss[gpu.sms]
-    ax2.plot(n[: len(w)], 100 * w, marker, color=color, ms=4, label=gpu.name)
+    ax2.plot(n[: len(w)], 100 * w, marker, color=color, ms=size, mfc="none", label=gpu.name)
 ax.annotate(_("4 × SMs"), (4 * H100.sms, 25), textcoords="offset points", xytext=(4, 0), color="0.3", fontsize=9)
 ax.set_xlabel(_("Blocks in the grid"))
 ax.set_ylabel(_("Wave efficiency (%)"))
@@ -196,6 +200,7 @@ ax.set_title(_("Wave efficiency against grid size, one block per SM"))
 ax.set_ylim(0, 105)
 ax.legend(loc="lower right")
 ax2.plot(n, 100 / n, color="0.4", lw=1, label="1/n")
+ax2.set_xticks([1, 2, 4, 8, 12, 16])
 ax2.set_xlabel(_("Waves in the grid"))
 ax2.set_ylabel(_("Worst-case tail loss (%)"))
 ax2.set_title(_("Worst tail loss falls as 1/waves"))
@@ -239,7 +244,7 @@ assert (big.per_wave, big.waves, big.tail, f"{big.efficiency:.1%}") == (396, 2, 
 # thumb: with at least four blocks per SM, wave quantisation costs at most about a fifth of the time,
 # and usually much less; with only one or two waves it can cost half.
 #
-# The rule counts blocks per SM, but what matters is waves. When an SM holds several blocks at once,
+# The rule counts blocks against SMs, but what matters is waves. When an SM holds several blocks at once,
 # a wave is larger: CS336's example kernel fits 3 blocks per SM, so an H100 wave holds 396 blocks and
 # a grid of 4 × 132 = 528 blocks is only 2 waves, the second holding 132 blocks, 66.7 % efficient.
 # Count blocks against ``blocks per SM × SMs``, not against SMs alone.

@@ -28,6 +28,7 @@ pattern and counts what Nsight Compute would count.
 import numpy as np
 
 from kernellab import launch, print_table
+from kernellab.access import BANK_BYTES, BANKS, WAVEFRONT_BYTES
 from kernellab.i18n import _
 
 ROWS, COLUMNS, BROADCAST = 0, 1, 2
@@ -59,7 +60,7 @@ patterns = [
     ("broadcast", _("one word (broadcast)"), BROADCAST, 32, np.repeat(A[:, :1], 32, axis=1)),
 ]
 counts = {}
-for key, label, mode, stride, expected in patterns:
+for key, _label, mode, stride, expected in patterns:
     out = np.zeros((32, 32), np.float32)
     counts[key] = launch(through_shared, 1, (32, 32), args=(A, out, mode, stride))
     assert np.array_equal(out, expected), key  # the copy, the transpose and the broadcast are right
@@ -71,7 +72,7 @@ for key, label, mode, stride, expected in patterns:
 # would take with no conflict, and the difference, the bank conflicts.
 
 rows = []
-for key, label, mode, stride, expected in patterns:
+for key, label, _mode, stride, _expected in patterns:
     c = counts[key]
     rows.append([label, stride, c.shld_instr, c.shld_wavefronts, c.shld_ideal, c.shld_conflicts,
                  f"{c.shld_wavefronts / c.shld_instr:g}", f"{c.shld_conflicts / c.shld_instr:g}"])
@@ -83,6 +84,8 @@ print_table([_("Read pattern"), _("Floats per row"), _("Shared load requests"), 
 # The prose below states these numbers; the script checks them: the simulator's counts, and the
 # bank of each lane's word, for every warp.
 
+assert (BANKS, BANK_BYTES, WAVEFRONT_BYTES) == (32, 4, 128)  # the access record's bank model
+assert counts["columns"].shld_wavefronts == 32 * counts["rows"].shld_wavefronts  # "32 times slower"
 per_request = {key: (counts[key].shld_wavefronts // counts[key].shld_instr) for key in counts}
 assert all(c.shld_instr == 32 and c.shld_ideal == 32 for c in counts.values())
 assert per_request == {"rows": 1, "columns": 32, "padded": 1, "padded34": 2, "broadcast": 1}
@@ -137,6 +140,7 @@ assert 32 * 33 * 4 == 4224 and f"{4224 / 4096 - 1:.0%}" == "3%"
 
 # sphinx_gallery_thumbnail_number = 1
 import matplotlib.pyplot as plt
+from matplotlib.colors import LogNorm
 
 from kernellab.access import Access, shared_wavefronts
 from kernellab.figures import use_cjk_font
@@ -155,27 +159,31 @@ def bank_picture(words):
 
 
 use_cjk_font()
-fig, axes = plt.subplots(1, len(patterns), figsize=(13, 3.6), layout="constrained", sharey=True)
-for ax, (key, label, mode, stride, expected) in zip(axes, patterns):
+fig, axes = plt.subplots(1, len(patterns), figsize=(13, 3.2), layout="constrained", sharey=True)
+for ax, (key, label, mode, stride, _expected) in zip(axes, patterns):
     words = np.broadcast_to(read_tile(WARP, np.arange(32), mode, stride), (32,))
     grid = bank_picture(words)
     n_wave = shared_wavefronts(Access.from_lanes(words * 4, width=4))
     assert n_wave == np.nanmax(grid) == per_request[key]  # the picture, the access record and the simulator agree
-    image = ax.imshow(grid, cmap="viridis", vmin=1, vmax=32, origin="upper", interpolation="nearest")
+    ax.set_facecolor("0.94")
+    image = ax.imshow(grid, cmap="viridis", norm=LogNorm(1, 32), origin="upper", interpolation="nearest")
     ax.set_xticks([0, 8, 16, 24, 31])
     ax.set_yticks([0, 8, 16, 24, 31])
     ax.set_xlabel(_("Bank"))
-    ax.set_title(label + "\n" + _("{n} wavefront(s)").format(n=n_wave), fontsize=10)
+    waves_label = _("1 wavefront") if n_wave == 1 else _("{n} wavefronts").format(n=n_wave)
+    ax.set_title(label + "\n" + waves_label, fontsize=10)
 axes[0].set_ylabel(_("Lane"))
-fig.colorbar(image, ax=axes, shrink=0.8, label=_("Wavefront serving the lane"))
+bar = fig.colorbar(image, ax=axes, shrink=0.85, pad=0.01, label=_("Wavefront serving the lane"))
+bar.set_ticks([1, 2, 4, 8, 16, 32], labels=["1", "2", "4", "8", "16", "32"])
+assert set(read_tile(WARP, np.arange(32), COLUMNS, 34) % 32) == set(range(1, 32, 2))  # warp 5, 34 per row: odd banks
 plt.show()
 
 # %%
 # Rows and padded columns are both conflict-free, and the picture shows the difference between them:
 # rows put lane ``l`` on bank ``l`` (a diagonal), padded columns put it on bank ``(l + 5) mod 32`` (a
 # diagonal that wraps around), and either way no bank column holds more than one square. Unpadded
-# columns stack all 32 lanes on bank 5, served over 32 cycles; with 34 floats per row, pairs of lanes
-# share the even banks and the odd banks sit idle. The broadcast stacks 32 lanes on bank 0 too, but
+# columns stack all 32 lanes on bank 5, served over 32 cycles. With 34 floats per row, pairs of lanes
+# share the odd banks while the even banks sit idle. The broadcast stacks 32 lanes on bank 0 too, but
 # they all want one word, so one cycle serves them all.
 
 # %%
@@ -233,5 +241,5 @@ assert shared_wavefronts(quarter) == 8 and {int(b) for b in (np.arange(8)[:, Non
 # reads 32 consecutive words, one per bank. Read down a column it takes 32 whatever the width. With
 # ``float4``, the 8 lanes of a quarter-warp read rows ``l`` of the tile, all starting in bank 0, so
 # banks 0–3 must each deliver 8 different words: 8 wavefronts per phase, 32 in all, against an ideal
-# of 4, so the counts show 28 conflicts; wider loads change the ideal, not the fact that one bank
-# serves one word per cycle.
+# of 4: 28 conflicts. Wider loads change the ideal, not the fact that one bank serves one word per
+# cycle.

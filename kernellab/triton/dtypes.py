@@ -67,18 +67,18 @@ class pointer_type(dtype):
         self.element_ty = element_ty
 
 
-int1 = dtype("int1", np.bool_, BOOL)
-int8 = dtype("int8", np.int8, INT)
-int16 = dtype("int16", np.int16, INT)
-int32 = dtype("int32", np.int32, INT)
-int64 = dtype("int64", np.int64, INT)
-uint8 = dtype("uint8", np.uint8, UINT)
-uint16 = dtype("uint16", np.uint16, UINT)
-uint32 = dtype("uint32", np.uint32, UINT)
-uint64 = dtype("uint64", np.uint64, UINT)
-float16 = dtype("fp16", np.float16, FLOAT)
-float32 = dtype("fp32", np.float32, FLOAT)
-float64 = dtype("fp64", np.float64, FLOAT)
+int1 = dtype("int1", np.bool_, BOOL)  #: ``tl.int1``, boolean
+int8 = dtype("int8", np.int8, INT)  #: ``tl.int8``, 8-bit signed integer
+int16 = dtype("int16", np.int16, INT)  #: ``tl.int16``, 16-bit signed integer
+int32 = dtype("int32", np.int32, INT)  #: ``tl.int32``, 32-bit signed integer
+int64 = dtype("int64", np.int64, INT)  #: ``tl.int64``, 64-bit signed integer
+uint8 = dtype("uint8", np.uint8, UINT)  #: ``tl.uint8``, 8-bit unsigned integer
+uint16 = dtype("uint16", np.uint16, UINT)  #: ``tl.uint16``, 16-bit unsigned integer
+uint32 = dtype("uint32", np.uint32, UINT)  #: ``tl.uint32``, 32-bit unsigned integer
+uint64 = dtype("uint64", np.uint64, UINT)  #: ``tl.uint64``, 64-bit unsigned integer
+float16 = dtype("fp16", np.float16, FLOAT)  #: ``tl.float16``, IEEE half precision (``fp16``)
+float32 = dtype("fp32", np.float32, FLOAT)  #: ``tl.float32``, IEEE single precision (``fp32``)
+float64 = dtype("fp64", np.float64, FLOAT)  #: ``tl.float64``, IEEE double precision (``fp64``)
 ALL = (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64)
 _BY_NUMPY = {d.np: d for d in ALL}
 

@@ -69,6 +69,7 @@ def zeros(shape, dtype, _semantic=None) -> tensor:
 
 
 def zeros_like(input) -> tensor:
+    """A block of zeros with the shape and dtype of ``input``."""
     return full(input.shape, 0, input.dtype)
 
 
@@ -289,6 +290,7 @@ view = reshape
 
 
 def ravel(x) -> tensor:
+    """The block flattened to one dimension."""
     return reshape(x, x.numel)
 
 

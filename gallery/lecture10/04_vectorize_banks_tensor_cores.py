@@ -1,0 +1,308 @@
+"""
+Vectorized access, bank conflicts and Tensor Cores
+==================================================
+
+Kernel 5 is bound by shared memory, and half of its shared-memory time is bank conflicts. Kernels 6,
+7 and 8 change how data moves, not what is computed: 128-bit global loads and stores with A stored
+transposed (kernel 6), then two new layouts of the B tile in shared memory (kernels 7 and 8).
+
+You will learn what a 128-bit access saves and what it does not, how to count shared-memory
+wavefronts and bank conflicts for one warp by hand and check them against the simulator, why the
+two layouts did not make Boehm's kernels faster, and why GEMMs with FP16 inputs on Tensor Cores
+accumulate in FP32.
+"""
+
+# %%
+# Four kernels, one result
+# ------------------------
+# All four compute a 128×128 tile of C per block of 256 threads, an 8×8 tile per thread, with K steps
+# of 8 (Boehm's kernels 5 to 8). We run each on the simulator for one block tile, a 128×32 by 32×128
+# product (four K steps: every K step of a block does the same work, so the counts scale exactly).
+
+import numpy as np
+
+from kernellab import print_table
+from kernellab.i18n import _
+from kernellab.simt import KERNELS, run_kernel
+
+M_SIM, K_SIM = 128, 32
+N_BIG = 4096
+SPECS = {k: KERNELS[k - 1] for k in (5, 6, 7, 8)}
+
+rng = np.random.default_rng(0)
+A = rng.standard_normal((M_SIM, K_SIM)).astype(np.float32)
+B = rng.standard_normal((K_SIM, M_SIM)).astype(np.float32)
+ref = A.astype(np.float64) @ B.astype(np.float64)
+counts, errors = {}, {}
+for k, spec in SPECS.items():
+    C, counts[k] = run_kernel(spec, A, B)
+    errors[k] = float(np.abs(C - ref).max())
+print_table([_("Kernel"), _("Shared memory per block"), _("Max |C − A·B|")],
+            [[spec.name, f"{spec.smem_bytes} B", f"{errors[k]:.1e}"] for k, spec in SPECS.items()])
+
+# %%
+assert max(errors.values()) < 1e-5 and SPECS[8].smem_bytes == 8192 + 8 * 5 * 4
+
+# %%
+# All four agree with numpy's float64 product to the rounding of FP32 (below 10⁻⁵). Kernel 8's B
+# tile has 5 extra floats per row: 8 rows × 5 × 4 bytes = 160 bytes more shared memory.
+
+# %%
+# 128-bit global accesses
+# -----------------------
+# Kernel 6 reads A and B, and writes C, through ``float4`` pointers: one instruction moves 16 bytes
+# per lane, 512 bytes per warp. Counted per 1000 FMAs:
+
+rows = []
+glob = {}
+for k in (5, 6):
+    c = counts[k]
+    glob[k] = {"ld": 1000 * c.gld_instr / c.fma, "ld_bytes": c.gld_bytes / c.gld_instr,
+               "sectors": 1000 * c.gld_sectors / c.fma, "st": 1000 * c.gst_instr / c.fma,
+               "st_bytes": c.gst_bytes / c.gst_instr}
+    g = glob[k]
+    rows.append([SPECS[k].name, f"{g['ld']:.3g}", f"{g['ld_bytes']:.0f}", f"{g['sectors']:.3g}", f"{g['st']:.3g}",
+                 f"{g['st_bytes']:.0f}"])
+print_table([_("Kernel"), _("Global load instructions"), _("Bytes per load instruction"), _("Sectors loaded"),
+             _("Global store instructions"), _("Bytes per store instruction")], rows)
+
+# %%
+g5, g6 = glob[5], glob[6]
+assert g5["ld"] / g6["ld"] == 4 and g5["sectors"] == g6["sectors"] and g5["st"] / g6["st"] == 4
+assert (g5["ld_bytes"], g6["ld_bytes"]) == (128, 512)
+
+# %%
+# Four times fewer load and store instructions, and *exactly the same sectors*: the bytes that cross
+# L1 do not change, since kernel 5's loads were already coalesced. A 128-bit access saves
+# instructions (and the address arithmetic for each), not bandwidth. In CUDA the compiler emits
+# ``LDG.E.128`` only when it can prove 16-byte alignment, which is why Boehm casts the pointers to
+# ``float4`` himself.
+#
+# The other change of kernel 6 matters more here: A is stored *transposed* in shared memory, so the 8
+# values of A a thread needs per dot step become 8 consecutive floats, two 128-bit shared loads
+# instead of eight 32-bit ones.
+
+# %%
+# Shared-memory wavefronts and bank conflicts
+# -------------------------------------------
+# Shared memory has 32 banks of 4-byte words and serves one word per bank per cycle, a *wavefront*.
+# Lanes reading the same word share it; distinct words in one bank take one wavefront each. A 128-bit
+# access is served a quarter-warp (8 lanes, 128 bytes) at a time, so its ideal is 4 wavefronts. The
+# simulator counts per warp; below, loads per dot step (64 FMAs per thread) and stores per K step
+# (8 dot steps).
+
+rows = []
+shared = {}
+for k, spec in SPECS.items():
+    c = counts[k]
+    per_dot = 2048 / c.fma  # a warp does 32 × 64 = 2048 FMAs per dot step
+    s = {"ld": c.shld_instr * per_dot, "ld_wf": c.shld_wavefronts * per_dot, "ld_ideal": c.shld_ideal * per_dot,
+         "st": c.shst_instr * per_dot * 8, "st_wf": c.shst_wavefronts * per_dot * 8,
+         "st_ideal": c.shst_ideal * per_dot * 8}
+    shared[k] = s
+    rows.append([spec.name, f"{s['ld']:.0f}", f"{s['ld_wf']:.0f}", f"{s['ld_ideal']:.0f}",
+                 f"{s['ld_wf'] - s['ld_ideal']:.0f}", f"{s['st']:.0f}", f"{s['st_wf']:.0f}", f"{s['st_ideal']:.0f}"])
+print_table([_("Kernel"), _("Load instructions"), _("Load wavefronts"), _("Ideal"), _("Conflicts"),
+             _("Store instructions"), _("Store wavefronts"), _("Ideal")], rows)
+
+# %%
+ld = {k: (s["ld"], s["ld_wf"], s["ld_ideal"]) for k, s in shared.items()}
+assert ld == {5: (10, 32, 16), 6: (4, 24, 16), 7: (10, 16, 16), 8: (10, 40, 16)}
+st = {k: (s["st"], s["st_wf"], s["st_ideal"]) for k, s in shared.items()}
+assert st == {5: (8, 8, 8), 6: (5, 12, 8), 7: (8, 16, 8), 8: (8, 24, 8)}
+
+# %%
+# Per warp and dot step, kernel 5 needs 32 load wavefronts where 16 would do. Kernel 6 cuts the load
+# *instructions* from 10 to 4 and the wavefronts to 24, still 8 conflicts. Kernel 7's layout removes
+# every load conflict, 16 wavefronts, at the price of 10 instructions again (its B values are 16
+# floats apart, so 32-bit loads) and twice the store wavefronts. Kernel 8's padding makes the loads
+# *worse*, 40 wavefronts. The next section derives these numbers for one warp, by hand.
+
+# %%
+# One warp, by hand
+# -----------------
+# Thread ``t`` of a block has ``t_col = t % 16`` and ``t_row = t // 16``, so warp 0 holds ``t_col``
+# 0–15 twice (two values of ``t_row``). At dot step ``d`` each thread reads 8 values of B:
+#
+# * kernel 6: ``Bs[d·128 + 8·t_col + i]``, as two 128-bit loads (i = 0–3, 4–7);
+# * kernel 7: ``Bs[(8·d + i)·16 + t_col]``, eight 32-bit loads;
+# * kernel 8: ``Bs[d·133 + 8·t_col + i]``, eight 32-bit loads (a row of 133 floats breaks the
+#   16-byte alignment a 128-bit load needs).
+#
+# The picture shows, for the first load of warp 0 at dot step 1, which bank each lane's words fall in,
+# coloured by the wavefront that serves them: a phase needs as many wavefronts as the most distinct
+# words any one bank holds.
+
+import matplotlib.pyplot as plt
+
+from kernellab.access import Access, shared_wavefronts
+from kernellab.figures import use_cjk_font
+
+lane = np.arange(32)
+t_col = lane % 16
+DOT = 1
+PATTERNS = {  # first Bs load of warp 0 at dot step DOT: word index of each lane, and words per lane
+    6: (DOT * 128 + 8 * t_col, 4),
+    7: ((DOT * 8 + 0) * 16 + t_col, 1),
+    8: (DOT * 133 + 8 * t_col + 0, 1),
+}
+
+
+def serve(first_word, words_per_lane):
+    """Wavefront index of each (lane, word): phases of 128 bytes; in a phase, a bank's k-th distinct word waits k."""
+    lanes_per_phase = 32 // words_per_lane
+    words = first_word[:, None] + np.arange(words_per_lane)
+    wave = np.zeros(words.shape, int)
+    start = 0
+    for p in range(0, 32, lanes_per_phase):
+        w = words[p:p + lanes_per_phase]
+        rank = np.zeros(w.shape, int)
+        for bank in range(32):
+            distinct = np.unique(w[w % 32 == bank])
+            for r, word in enumerate(distinct):
+                rank[w == word] = r
+        wave[p:p + lanes_per_phase] = start + rank
+        start += rank.max() + 1
+    return words, wave, start
+
+
+from matplotlib.colors import BoundaryNorm, ListedColormap
+
+use_cjk_font()
+cmap = ListedColormap([f"C{i}" for i in range(8)])
+norm = BoundaryNorm(np.arange(-0.5, 8), cmap.N)
+fig, axes = plt.subplots(1, 3, figsize=(10, 4.2), sharey=True, layout="constrained")
+hand = {}
+for ax, (k, (first, wpl)) in zip(axes, PATTERNS.items()):
+    words, wave, n_waves = serve(first, wpl)
+    acc = Access.from_lanes(first * 4, width=4 * wpl)
+    hand[k] = (n_waves, shared_wavefronts(acc))
+    sc = ax.scatter(words % 32, np.repeat(lane[:, None], wpl, axis=1), c=wave, cmap=cmap, norm=norm, s=16)
+    ax.set_title(_("k{k}: wavefronts = {n}").format(k=k, n=n_waves), fontsize=10)
+    ax.set_xlabel(_("Bank"))
+    ax.set_xlim(-1, 32)
+    ax.set_xticks(range(0, 32, 8))
+axes[0].set_ylabel(_("Lane of warp 0"))
+axes[0].invert_yaxis()
+fig.colorbar(sc, ax=axes, label=_("Wavefront"), ticks=range(8))
+fig.suptitle(_("First load of B at dot step 1: which bank each lane reads"))
+plt.show()
+
+# sphinx_gallery_thumbnail_number = 1
+
+# %%
+# Per dot step a warp also loads its 8 values of A: two 128-bit loads in kernels 6–8 (lanes with one
+# ``t_row`` read the same 16 bytes: 4 wavefronts each), eight 32-bit loads in kernel 5 (``As`` not
+# transposed: the two ``t_row`` of the warp are 64 words apart, one bank, 2 wavefronts each). Adding
+# up, by hand, against the simulator's count of the whole launch:
+
+a_wave = {5: 8 * 2, 6: 2 * 4, 7: 2 * 4, 8: 2 * 4}  # As loads per warp and dot step, derived above
+b_instr = {5: 2, 6: 2, 7: 8, 8: 8}
+b_first = {5: hand[6][0], 6: hand[6][0], 7: hand[7][0], 8: hand[8][0]}  # k5 reads Bs like k6
+rows = []
+for k in SPECS:
+    total = a_wave[k] + b_instr[k] * b_first[k]
+    rows.append([SPECS[k].name, a_wave[k], f"{b_instr[k]} × {b_first[k]}", total, f"{shared[k]['ld_wf']:.0f}"])
+    assert total == shared[k]["ld_wf"]
+print_table([_("Kernel"), _("A wavefronts"), _("B loads × wavefronts"), _("By hand"), _("Simulator")], rows)
+
+# %%
+assert {k: v[0] for k, v in hand.items()} == {6: 8, 7: 1, 8: 4}
+assert all(mine == lib for mine, lib in hand.values())
+
+# %%
+# The hand count and the simulator agree for every kernel (the other loads of a dot step have the same
+# pattern shifted by a constant, so the same wavefronts). In kernel 6, lanes ``t_col`` and
+# ``t_col + 4`` of a quarter-warp are 32 floats apart, the same bank: 2 wavefronts per phase, 8 per
+# load. In kernel 7, 16 lanes read 16 consecutive words and the other 16 read the same words
+# (broadcast): 1 wavefront. In kernel 8, lanes 8 floats apart cover only 4 banks per load instruction,
+# ``t_col``, ``t_col + 4``, ``t_col + 8``, ``t_col + 12`` in the same bank: 4 wavefronts. Padding rows by
+# 5 floats fixes *column* walks through a tile; these loads walk along a row, and the padding does not
+# touch them.
+
+# %%
+# The model against the measurement
+# ---------------------------------
+
+from kernellab import PERF_A6000
+from kernellab.model import predict
+from kernellab.simt import scale_counts
+
+preds = {k: predict(spec, scale_counts(counts[k], N_BIG), N_BIG, PERF_A6000) for k, spec in SPECS.items()}
+print_table(
+    [_("Kernel"), _("Load wavefronts"), _("Shared load instructions"), _("Bound"), _("Model GFLOP/s"),
+     _("Boehm's GFLOP/s"), _("Measured / model")],
+    [[spec.name, f"{shared[k]['ld_wf']:.0f}", f"{shared[k]['ld']:.0f}", preds[k]["bound"],
+      f"{preds[k]['gflops']:.0f}", f"{spec.boehm:.1f}", f"{spec.boehm / preds[k]['gflops']:.2f}"]
+     for k, spec in SPECS.items()],
+)
+
+# %%
+gf = {k: round(p["gflops"]) for k, p in preds.items()}
+assert gf == {5: 18767, 6: 24287, 7: 32810, 8: 14403}
+assert [preds[k]["bound"] for k in SPECS] == ["shared", "shared", "issue", "shared"]
+assert SPECS[6].boehm > max(SPECS[k].boehm for k in (5, 7, 8))
+assert max(SPECS[k].boehm for k in (5, 7, 8)) / min(SPECS[k].boehm for k in (5, 7, 8)) < 1.04
+
+# %%
+# The model ranks these kernels by their wavefronts: kernel 7 (conflict-free, 32810 GFLOP/s, now bound
+# by instruction issue) far ahead of kernel 6 (24287), kernel 8 last (14403). The measurements say
+# otherwise: kernel 6 is the fastest of the four, and kernels 5, 7 and 8 lie within 4 % of one another,
+# around 16 TFLOP/s, whatever their wavefronts.
+#
+# What kernels 5, 7 and 8 share, and kernel 6 does not, is the *number of shared-load instructions*:
+# 10 per dot step against 4. Every shared-memory instruction passes through the same queue to the
+# memory pipeline, and that queue has a throughput of its own, which our model does not charge. Page 5
+# puts every kernel side by side and returns to this. The lesson for now: a bank conflict costs only
+# when shared memory is the bottleneck; fixing conflicts with more instructions can cost more than it
+# saves.
+
+# %%
+# Tensor Cores: FP16 inputs, FP32 accumulation
+# --------------------------------------------
+# A Tensor Core multiplies small tiles of FP16 (or BF16) inputs and adds the products into an
+# accumulator. Should the accumulator be FP16 too? We accumulate the products of FP16 inputs both ways,
+# rounding after every addition, and compare the sums of the first K products with a float64
+# reference (64×64 outputs).
+
+M = N = 64
+K_MAX = 4096
+rng = np.random.default_rng(3)
+a = rng.standard_normal((M, K_MAX)).astype(np.float16)
+b = rng.standard_normal((K_MAX, N)).astype(np.float16)
+acc32 = np.zeros((M, N), np.float32)
+acc16 = np.zeros((M, N), np.float16)
+rows = []
+acc_err = {}
+for k in range(K_MAX):
+    prod = a[:, k:k + 1].astype(np.float32) * b[k:k + 1, :].astype(np.float32)  # exact in FP32
+    acc32 += prod
+    acc16 = (acc16.astype(np.float32) + prod).astype(np.float16)
+    K = k + 1
+    if K in (64, 256, 1024, 4096):  # the sums of the first K products, against float64
+        ref16 = a[:, :K].astype(np.float64) @ b[:K].astype(np.float64)
+        e32, e16 = float(np.abs(acc32 - ref16).max()), float(np.abs(acc16 - ref16).max())
+        acc_err[K] = (e32, e16)
+        rows.append([K, f"{e32 / np.sqrt(K):.1e}", f"{e16 / np.sqrt(K):.1e}", f"{e16 / e32:.0f}"])
+print_table([_("K (FP16 inputs)"), _("FP32 accumulation: max error / √K"),
+             _("FP16 accumulation: max error / √K"), _("FP16 / FP32")], rows)
+
+# %%
+eps_ratio = float(np.finfo(np.float16).eps / np.finfo(np.float32).eps)
+ratios = [e16 / e32 for e32, e16 in acc_err.values()]
+assert eps_ratio == 2**13 and all(1000 < r < 20000 for r in ratios)
+assert acc_err[4096][1] > 1 and acc_err[4096][0] < 1e-3
+tc_ratio = PERF_A6000.gpu.fp16_tensor_peak / PERF_A6000.peak_flops()
+assert round(tc_ratio) == 4
+
+# %%
+# Accumulating in FP16 is thousands of times less accurate than in FP32 (between 1000 and 20000 times
+# in every row), close to the ratio of the two formats' machine epsilons, 2¹³ = 8192: FP16 keeps 11
+# significant bits, so once the sum has grown to a few tens, every addition rounds away most of the
+# next product. At K = 4096 the FP16 sum is off by more than 1, the FP32 sum by less than 10⁻³.
+#
+# That is why Tensor-Core GEMMs take FP16 or BF16 *inputs* but keep an FP32 *accumulator*: the product
+# of two FP16 numbers is exact in FP32, and the long sum, where the error grows with K, stays in FP32.
+# cuBLAS's FP16 GEMMs compute in FP32 by default, and Triton's ``tl.dot`` returns FP32 unless told
+# otherwise. The inputs are cheap to halve; the sum is not. On the A6000 the FP16 Tensor Cores peak at
+# 4 times the FP32 rate of the CUDA cores our kernels use, which is why production GEMMs use them.

@@ -1,0 +1,531 @@
+"""
+Block-level programming: Triton, launch order and L2, fusion, testing a kernel
+==============================================================================
+
+In CUDA you write what *one thread* does; in Triton you write what *one block* does. How the block is
+split over threads, whether data goes through shared memory, whether Tensor Cores are used and how
+deep the pipeline is are left to the compiler. The tiled matmul of the previous pages takes a dozen
+lines.
+
+This page runs four demos on kernellab's mini-Triton: a Triton-style matmul that is right for any
+shape and reads fewer bytes the larger its blocks; the order in which programs start and what it
+does to L2 traffic; fusion, with softmax; and how to test a kernel so that bugs at the edges are
+caught.
+"""
+
+# %%
+# Demo 1: a Triton-style matmul
+# -----------------------------
+# The kernel has the structure of Triton's tutorial 03: program ``pid`` computes one
+# ``BLOCK_M × BLOCK_N`` block of C, walking along K in steps of ``BLOCK_K``. It is written in real
+# Triton syntax: with ``import triton`` and ``import triton.language as tl`` instead of the two
+# kernellab imports below, the same code runs on a GPU. Masks make it correct for any shape: positions
+# outside the matrices are not read (they count as 0) and not written.
+
+import numpy as np
+
+import kernellab.triton as triton
+import kernellab.triton.language as tl
+from kernellab import cdiv, fmt_bytes, fmt_time, print_table
+from kernellab.i18n import _
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, MASK_K: tl.constexpr):
+    # grouped launch order (demo 2): program id -> (pid_m, pid_n)
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = tl.minimum(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        kk = k0 + offs_k
+        if MASK_K:
+            a_mask = (offs_m[:, None] < M) & (kk[None, :] < K)
+            b_mask = (kk[:, None] < K) & (offs_n[None, :] < N)
+        else:  # the bug of demo 4: no mask along K
+            a_mask = offs_m[:, None] < M
+            b_mask = offs_n[None, :] < N
+        a = tl.load(a_ptr + offs_m[:, None] * K + kk[None, :], mask=a_mask, other=0.0)
+        b = tl.load(b_ptr + kk[:, None] * N + offs_n[None, :], mask=b_mask, other=0.0)
+        acc = tl.dot(a, b, acc)
+    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc, mask=c_mask)
+
+
+def matmul(a, b, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, GROUP_M=8, MASK_K=True):
+    """Launch ``matmul_kernel`` on a 1-D grid of cdiv(M, BLOCK_M)·cdiv(N, BLOCK_N) programs: (C, counts)."""
+    M, K = a.shape
+    N = b.shape[1]
+    c = np.zeros((M, N), dtype=np.float32)
+    grid = (cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N),)
+    counts = matmul_kernel[grid](a, b, c, M, N, K, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K,
+                                 GROUP_M=GROUP_M, MASK_K=MASK_K)
+    return c, counts
+
+
+rng = np.random.default_rng(0)
+rows = []
+for M, N, K in ((256, 256, 256), (300, 200, 150), (1, 1000, 64), (129, 65, 33)):
+    a = rng.standard_normal((M, K)).astype(np.float32)
+    b = rng.standard_normal((K, N)).astype(np.float32)
+    c, cnt = matmul(a, b)
+    err = np.abs(c - a.astype(np.float64) @ b).max()
+    assert err < 1e-5 * np.sqrt(K) * 10
+    rows.append([f"{M}×{N}×{K}", cnt["programs"], f"{err:.1e}", fmt_bytes(cnt["load_bytes"]),
+                 f"{cnt['load_bytes'] / ((M * K + K * N) * 4):.1f}"])
+print_table([_("M×N×K"), _("Programs"), _("Max error"), _("Bytes read (masked lanes excluded)"),
+             _("Relative to reading each number once")], rows)
+
+# %%
+# Each program reads BLOCK_M rows of A and BLOCK_N columns of B, so in total the programs read
+# M·K·(N/BLOCK_N) + K·N·(M/BLOCK_M) numbers. The larger the blocks, the more arithmetic per byte
+# read. At 512³ the counted bytes match the formula exactly for every block size:
+
+M = N = K = 512
+a = rng.standard_normal((M, K)).astype(np.float32)
+b = rng.standard_normal((K, N)).astype(np.float32)
+tiles = ((16, 16), (32, 32), (64, 64), (128, 128), (128, 256))
+intensity = {}
+rows = []
+for bm, bn in tiles:
+    _c, cnt = matmul(a, b, BLOCK_M=bm, BLOCK_N=bn)
+    formula = (M * K * (N // bn) + K * N * (M // bm)) * 4
+    assert cnt["load_bytes"] == formula and cnt["dot_flops"] == 2 * M * N * K
+    intensity[bm, bn] = cnt["dot_flops"] / cnt["load_bytes"]
+    rows.append([f"{bm}×{bn}", cnt["programs"], fmt_bytes(cnt["load_bytes"]), fmt_bytes(formula),
+                 f"{intensity[bm, bn]:.0f}"])
+print_table([_("BLOCK_M×BLOCK_N (512³)"), _("Programs"), _("Bytes read (counted)"),
+             _("Formula (M·K·N/BN + K·N·M/BM)·4"), _("FLOP per byte read")], rows)
+
+# %%
+# The same kernel in the lecture script's own form — ``tl`` passed in as an argument, arrays and
+# element offsets instead of pointers — runs on the same engine and counts the same bytes:
+
+from kernellab import triton_launch
+
+
+def matmul_kernel_seed(tl, a, b, c, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M):
+    """The lecture script's form of the kernel above (row-major order here: GROUP_M = 1)."""
+    pid = tl.program_id(0)
+    pid_m, pid_n = pid // cdiv(N, BLOCK_N), pid % cdiv(N, BLOCK_N)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.zeros((BLOCK_M, BLOCK_N))
+    for k0 in range(0, K, BLOCK_K):
+        kk = k0 + tl.arange(0, BLOCK_K)
+        a_mask = (offs_m[:, None] < M) & (kk[None, :] < K)
+        b_mask = (kk[:, None] < K) & (offs_n[None, :] < N)
+        A = tl.load(a, np.clip(offs_m[:, None] * K + kk[None, :], 0, a.size - 1), mask=a_mask, other=0.0)
+        B = tl.load(b, np.clip(kk[:, None] * N + offs_n[None, :], 0, b.size - 1), mask=b_mask, other=0.0)
+        acc = tl.dot(A, B, acc)
+    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    tl.store(c, np.clip(offs_m[:, None] * N + offs_n[None, :], 0, c.size - 1), acc, mask=c_mask)
+
+
+a7 = rng.standard_normal((129, 33)).astype(np.float32)
+b7 = rng.standard_normal((33, 65)).astype(np.float32)
+c_seed = np.zeros((129, 65), np.float32)
+cnt_seed = triton_launch(matmul_kernel_seed, cdiv(129, 64) * cdiv(65, 64), a7, b7, c_seed, 129, 65, 33,
+                         BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, GROUP_M=1)
+c_jit, cnt_jit = matmul(a7, b7, GROUP_M=1)
+assert np.array_equal(c_seed, c_jit)
+assert all(cnt_seed[k] == cnt_jit[k] for k in ("programs", "load_bytes", "store_bytes", "dot_flops"))
+print_table([_("Form"), _("Programs"), _("Bytes read"), _("Bytes written"), _("Dot FLOPs")],
+            [[form, cnt["programs"], cnt["load_bytes"], cnt["store_bytes"], cnt["dot_flops"]]
+             for form, cnt in ((_("real Triton syntax"), cnt_jit), (_("lecture script's form"), cnt_seed))])
+
+# %%
+assert round(intensity[16, 16]) == 4 and round(intensity[128, 256]) == 43
+
+# %%
+# The kernel describes one block only: ``offs_m`` and ``offs_n`` are the rows and columns the
+# program owns, one ``tl.load`` reads a whole block, one ``tl.dot`` multiplies two blocks. Compared
+# with Boehm's k5 and k6 there is no ``threadIdx``, no ``__syncthreads`` and no shared memory: the
+# Triton compiler decides all of that.
+#
+# Masks let one kernel serve every shape. A thin 1×1000×64 product is right too; only one of each
+# program's 64 rows is real, the others are masked off and their work is wasted.
+#
+# Larger blocks do more arithmetic per byte: at 512³ from 4 FLOP per byte with 16×16 blocks to
+# about 43 with 128×256 — the same formula as the tiling of the CUDA kernels. These are the bytes
+# the programs ask for (as L2 sees them); how many reach DRAM depends on whether programs running at
+# the same time share their data in L2, which is demo 2.
+
+import matplotlib.pyplot as plt
+
+from kernellab.figures import use_cjk_font
+
+use_cjk_font()
+fig, ax = plt.subplots(figsize=(6.4, 3.6), layout="constrained")
+labels = [f"{bm}×{bn}" for bm, bn in tiles]
+ax.bar(labels, [1 / intensity[t] for t in tiles], color="C0")
+for x, t in enumerate(tiles):
+    ax.annotate(f"{1 / intensity[t]:.3f}", (x, 1 / intensity[t]), textcoords="offset points", xytext=(0, 3),
+                ha="center", fontsize=9)
+ax.set_xlabel(_("BLOCK_M × BLOCK_N"))
+ax.set_ylabel(_("Bytes read per FLOP"))
+ax.set_title(_("512³ FP32 matmul: bytes read per FLOP against block size"))
+plt.show()
+
+# %%
+# Demo 2: launch order and L2
+# ---------------------------
+# Programs start in order of their id. Triton's tutorial asks: to compute the first 9 blocks of C in
+# a 9×9-block matmul whose K dimension is also 9 blocks long, how many blocks of A and B must be
+# loaded? In row-major order the first 9 programs compute the first block-row of C: one row of A
+# (9 blocks) and all of B (81 blocks). In *grouped* order with ``GROUP_M = 3`` they compute a 3×3
+# square: three rows of A and three columns of B.
+
+from kernellab import dram_bytes_tiled, tile_order
+
+rows = []
+orders = {}
+for name, group in ((_("row-major"), None), (_("grouped, GROUP_M = 3"), 3)):
+    pm, pn = tile_order(9, 9, group)
+    orders[group] = (pm, pn)
+    a_blocks = len(np.unique(pm[:9])) * 9  # each block-row of A is 9 blocks long in K
+    b_blocks = len(np.unique(pn[:9])) * 9
+    first = " ".join(f"({m},{n})" for m, n in zip(pm[:9], pn[:9]))
+    rows.append([name, first, a_blocks, b_blocks, a_blocks + b_blocks])
+print_table([_("Order (9×9 output blocks, 9 blocks along K)"), _("Blocks (row, column) of the first 9 programs"),
+             _("A blocks read"), _("B blocks read"), _("Total")], rows)
+
+# %%
+row_major_total, grouped_total = rows[0][-1], rows[1][-1]
+assert (row_major_total, grouped_total) == (90, 54)
+
+# %%
+# The launch-order maps below number each output block by the program that computes it; the first
+# wave of 9 programs is outlined.
+
+fig, axes = plt.subplots(1, 2, figsize=(8, 4), layout="constrained")
+for ax, (group, title) in zip(axes, ((None, _("row-major")), (3, _("grouped, GROUP_M = 3")))):
+    pm, pn = orders[group]
+    order = np.zeros((9, 9), int)
+    order[pm, pn] = np.arange(81)
+    ax.imshow(order, cmap="viridis_r")
+    for (m, n), pid in np.ndenumerate(order):
+        ax.text(n, m, pid, ha="center", va="center", fontsize=7, color="white" if pid < 40 else "black")
+        if pid < 9:
+            ax.add_patch(plt.Rectangle((n - 0.5, m - 0.5), 1, 1, fill=False, ec="red", lw=2))
+    ax.set_title(title)
+    ax.set_xlabel(_("block column of C (pid_n)"))
+    ax.set_ylabel(_("block row of C (pid_m)"))
+plt.show()
+
+# %%
+# At full size the *wave model* says what this does to DRAM traffic: programs start in waves of one
+# program per SM; the programs of a wave advance along K together and share through L2 what they
+# read, so a wave reads each distinct block-row of A and block-column of B once; C is written once.
+# For a 4096³ FP16 matmul:
+
+from kernellab.specs import A100, H100
+
+rows = []
+ratios = {}
+for gpu in (A100, H100):
+    for bm, bn in ((128, 128), (128, 256)):
+        base = dram_bytes_tiled(4096, bm, bn, 1, gpu.sms, elem=2, group=None)
+        for g in (None, 4, 8, 16):
+            traffic = dram_bytes_tiled(4096, bm, bn, 1, gpu.sms, elem=2, group=g)
+            ratios[gpu.sms, bm, bn, g] = traffic / base
+            rows.append([_("{gpu} ({sms} SMs)").format(gpu=gpu.name, sms=gpu.sms), f"{bm}×{bn}",
+                         _("row-major") if g is None else f"GROUP_M = {g}", fmt_bytes(traffic),
+                         f"{traffic / base:.0%}"])
+print_table([_("GPU"), _("Block"), _("Order"), _("DRAM traffic (4096³ FP16, wave model)"),
+             _("Relative to row-major")], rows)
+
+# %%
+pct = {k: round(100 * v) for k, v in ratios.items()}
+assert (pct[108, 128, 128, 8], pct[132, 128, 128, 8]) == (69, 77)
+assert (pct[108, 128, 256, 16], pct[132, 128, 256, 16]) == (87, 89)
+assert pct[108, 128, 256, 8] >= 100 and pct[132, 128, 256, 8] > 100  # GROUP_M = 8 does not help 128×256
+assert sum(ratios[s, bm, bn, 4] > 1 for s in (108, 132) for bm, bn in ((128, 128), (128, 256))) == 3
+
+fig, ax = plt.subplots(figsize=(7.5, 3.8), layout="constrained")
+configs = [(s, bm, bn) for s in (108, 132) for bm, bn in ((128, 128), (128, 256))]
+width = 0.2
+for i, g in enumerate((4, 8, 16)):
+    ax.bar(np.arange(len(configs)) + (i - 1) * width, [100 * ratios[(*c, g)] for c in configs], width,
+           label=f"GROUP_M = {g}")
+ax.axhline(100, color="0.3", lw=1, ls="--")
+ax.text(len(configs) - 0.5, 101, _("row-major"), ha="right", va="bottom", fontsize=9, color="0.3")
+ax.set_xticks(range(len(configs)), [f"{'A100' if s == 108 else 'H100'}\n{bm}×{bn}" for s, bm, bn in configs])
+ax.set_ylabel(_("DRAM traffic, % of row-major"))
+ax.set_ylim(0, 125)
+ax.set_title(_("Wave model: grouped launch order, 4096³ FP16"))
+ax.legend(loc="lower left", ncols=3, fontsize=9)
+plt.show()
+
+# %%
+# The 9×9 example gives the tutorial's numbers: 90 blocks in row-major order against 54 when grouped.
+# The more *square* the region of C that the running programs cover, the better they share in L2.
+#
+# At 4096³ the wave model gives, with 128×128 blocks and ``GROUP_M = 8``, 69 % of row-major traffic
+# on the A100 and 77 % on the H100. With 128×256 blocks only ``GROUP_M = 16`` helps (87 %–89 %);
+# a poor choice such as ``GROUP_M = 4`` is *worse* than row-major in three of the four cases: a wave
+# that straddles two groups touches more block-rows and block-columns. The best value depends on the
+# number of SMs, the block size and the matrix shape, which is why it is one of the parameters an
+# autotuner searches.
+#
+# This optimisation does not touch the kernel's arithmetic at all, only the mapping from program id
+# to block. In CUDA it is called a threadblock swizzle, an optional template parameter in CUTLASS.
+# Boehm tried it on kernel 10 and saw no gain: with an L2 hit rate already around 80 %, whether it
+# pays depends on the problem size and the L2.
+
+# %%
+# Demo 3: fusion — softmax row by row, op by op or in one kernel
+# -----------------------------------------------------------------
+# A naive softmax of an M×N matrix runs five kernels — max, subtract, exp, sum, divide — and each
+# reads its input from DRAM and writes its output back. The fused kernel of Triton's tutorial 02
+# reads a row once, keeps it on chip, and writes the result once. M = 4096 rows of N = 1024 FP32.
+
+
+@triton.jit
+def rowwise_kernel(x_ptr, out_ptr, N, OP: tl.constexpr, BLOCK: tl.constexpr):
+    """One program per row: out[row] = max or sum of the row."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    if OP == "max":
+        v = tl.load(x_ptr + row * N + cols, mask=cols < N, other=-float("inf"))
+        tl.store(out_ptr + row, tl.max(v, axis=0))
+    else:
+        v = tl.load(x_ptr + row * N + cols, mask=cols < N, other=0.0)
+        tl.store(out_ptr + row, tl.sum(v, axis=0))
+
+
+@triton.jit
+def elementwise_kernel(x_ptr, vec_ptr, out_ptr, N, OP: tl.constexpr, BLOCK: tl.constexpr):
+    """One program per row: out = x - vec[row], exp(x) or x / vec[row]."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + row * N + cols, mask=cols < N)
+    if OP == "sub":
+        y = v - tl.load(vec_ptr + row)
+    elif OP == "exp":
+        y = tl.exp(v)
+    else:
+        y = v / tl.load(vec_ptr + row)
+    tl.store(out_ptr + row * N + cols, y, mask=cols < N)
+
+
+@triton.jit
+def softmax_kernel(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+    """Triton's tutorial 02: a program reads a whole row, computes softmax on chip, writes it once."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + row * N + cols, mask=cols < N, other=-float("inf"))
+    v = v - tl.max(v, axis=0)
+    num = tl.exp(v)
+    tl.store(y_ptr + row * N + cols, num / tl.sum(num, axis=0), mask=cols < N)
+
+
+def softmax_eager(x):
+    """max, subtract, exp, sum, divide: five kernels, each through DRAM. Returns y and per-kernel counts."""
+    M, N = x.shape
+    BLOCK = triton.next_power_of_2(N)
+    mx, s = np.zeros(M, np.float32), np.zeros(M, np.float32)
+    z, e, y = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
+    counts = {
+        "max": rowwise_kernel[(M,)](x, mx, N, OP="max", BLOCK=BLOCK),
+        "sub": elementwise_kernel[(M,)](x, mx, z, N, OP="sub", BLOCK=BLOCK),
+        "exp": elementwise_kernel[(M,)](z, mx, e, N, OP="exp", BLOCK=BLOCK),
+        "sum": rowwise_kernel[(M,)](e, s, N, OP="sum", BLOCK=BLOCK),
+        "div": elementwise_kernel[(M,)](e, s, y, N, OP="div", BLOCK=BLOCK),
+    }
+    return y, counts
+
+
+from kernellab import PERF_H100
+
+M, N = 4096, 1024
+x = np.random.default_rng(2).standard_normal((M, N)).astype(np.float32)
+ref = np.exp(x - x.max(1, keepdims=True))
+ref /= ref.sum(1, keepdims=True)
+y_eager, per_kernel = softmax_eager(x)
+y_fused = np.zeros_like(x)
+fused = softmax_kernel[(M,)](x, y_fused, N, BLOCK=triton.next_power_of_2(N))
+eager_read = sum(c["load_bytes"] for c in per_kernel.values())
+eager_written = sum(c["store_bytes"] for c in per_kernel.values())
+MN = M * N
+rows = []
+for name, y, launches, read, written, formula in (
+        (_("op by op (5 kernels)"), y_eager, len(per_kernel), eager_read, eager_written, _("read 5MN + 2M, write 3MN + 2M")),
+        (_("fused (1 kernel)"), y_fused, 1, fused["load_bytes"], fused["store_bytes"], _("read MN, write MN"))):
+    rows.append([name, f"{np.abs(y - ref).max():.1e}", launches, f"{read / 4 / MN:.4f} MN", f"{written / 4 / MN:.4f} MN",
+                 formula, fmt_time((read + written) / PERF_H100.dram_bw)])
+print_table([_("Version"), _("Max error"), _("Kernels"), _("Read (elements)"), _("Written (elements)"),
+             _("Tutorial's formula"), _("Time on the H100 at 3.35 TB/s")], rows)
+
+# %%
+ratio = (eager_read + eager_written) / (fused["load_bytes"] + fused["store_bytes"])
+assert eager_read == (5 * MN + 2 * M) * 4 and eager_written == (3 * MN + 2 * M) * 4
+assert fused["load_bytes"] == fused["store_bytes"] == MN * 4
+assert PERF_H100.dram_bw == 3.35e12 and round(ratio, 1) == 4.0 and N * 4 == 4096
+
+# %%
+# Op by op, every operator writes the whole M×N intermediate back to DRAM and the next one reads it
+# again: the counts are exactly 5MN + 2M elements read and 3MN + 2M written (the extra 2M are each
+# row's maximum and sum). Fused, x is read once and y written once: 4.0 times less traffic.
+#
+# Softmax does only a few operations per element, so it is bound by bandwidth and its time is
+# almost proportional to its traffic: that is how Triton's tutorial estimates a speed-up of about 4
+# from fusion, and it is the motivation for operator fusion in graph compilers.
+#
+# Fusion needs a row to fit in one program's on-chip storage (registers and shared memory). A row
+# of N = 1024 FP32 numbers is 4 KiB, no problem; when N is too large, the row has to be processed in
+# blocks with an "online softmax", which is what FlashAttention does.
+
+fig, ax = plt.subplots(figsize=(7, 3.4), layout="constrained")
+names = list(per_kernel) + [_("fused")]
+reads = [per_kernel[k]["load_bytes"] / 4 / MN for k in per_kernel] + [fused["load_bytes"] / 4 / MN]
+writes = [per_kernel[k]["store_bytes"] / 4 / MN for k in per_kernel] + [fused["store_bytes"] / 4 / MN]
+xs = np.arange(len(names))
+ax.bar(xs, reads, 0.6, label=_("read"), color="C0")
+ax.bar(xs, writes, 0.6, bottom=reads, label=_("written"), color="C1")
+ax.axvline(len(per_kernel) - 0.5, color="0.5", lw=1, ls=":")
+ax.set_xticks(xs, names)
+ax.set_ylabel(_("DRAM traffic (MN elements)"))
+ax.set_title(_("Softmax traffic: five kernels ({eager:.1f} MN) against one ({fused:.1f} MN)").format(
+    eager=sum(reads[:-1]) + sum(writes[:-1]), fused=reads[-1] + writes[-1]))
+ax.legend(loc="upper right")
+plt.show()
+
+# %%
+# Demo 4: how to test a kernel
+# ----------------------------
+# The kernel of demo 1 has a switch for a deliberate bug: ``MASK_K=False`` drops the mask along K,
+# so the last K block reads past the end of each row — into the next row of A. Tests against a
+# float64 reference, with a tolerance that grows with √K, on shapes that are multiples of the
+# block size and shapes that are not. The test below uses the lecture script's form of the kernel,
+# which clips its offsets to the array the way a GPU would happily read neighbouring memory.
+
+
+def matmul_kernel_clipped(tl, a, b, c, M, N, K, BLOCK, MASK_K):
+    """The lecture script's kernel, row-major order, with the K mask switchable."""
+    pid = tl.program_id(0)
+    pid_m, pid_n = pid // cdiv(N, BLOCK), pid % cdiv(N, BLOCK)
+    offs_m = pid_m * BLOCK + tl.arange(0, BLOCK)
+    offs_n = pid_n * BLOCK + tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK, BLOCK))
+    for k0 in range(0, K, BLOCK):
+        kk = k0 + tl.arange(0, BLOCK)
+        a_mask = (offs_m[:, None] < M) & ((kk[None, :] < K) if MASK_K else True)
+        b_mask = ((kk[:, None] < K) if MASK_K else True) & (offs_n[None, :] < N)
+        A = tl.load(a, np.clip(offs_m[:, None] * K + kk[None, :], 0, a.size - 1), mask=a_mask, other=0.0)
+        B = tl.load(b, np.clip(kk[:, None] * N + offs_n[None, :], 0, b.size - 1), mask=b_mask, other=0.0)
+        acc = tl.dot(A, B, acc)
+    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    tl.store(c, np.clip(offs_m[:, None] * N + offs_n[None, :], 0, c.size - 1), acc, mask=c_mask)
+
+
+rng = np.random.default_rng(3)
+rows = []
+verdicts = {}
+for M, N, K in ((64, 64, 64), (128, 64, 96), (1, 1, 1), (17, 33, 65), (100, 70, 50), (64, 64, 40)):
+    a = rng.standard_normal((M, K)).astype(np.float32)
+    b = rng.standard_normal((K, N)).astype(np.float32)
+    ref = a.astype(np.float64) @ b
+    tol = 1e-5 * np.sqrt(K) * np.abs(a).max() * np.abs(b).max() * 4
+    cells = []
+    for mask_k in (True, False):
+        c = np.zeros((M, N), np.float32)
+        triton_launch(matmul_kernel_clipped, cdiv(M, 32) * cdiv(N, 32), a, b, c, M, N, K, BLOCK=32, MASK_K=mask_k)
+        err = np.abs(c - ref).max()
+        verdicts[M, N, K, mask_k] = bool(err <= tol)
+        cells.append((_("pass") if err <= tol else _("FAIL")) + f" ({err:.1e})")
+    multiple = all(v % 32 == 0 for v in (M, N, K))
+    rows.append([f"{M}×{N}×{K}", _("yes") if multiple else _("no"), f"{tol:.1e}", *cells])
+print_table([_("M×N×K"), _("All multiples of 32?"), _("Tolerance"), _("Correct kernel"),
+             _("Kernel missing the K mask")], rows)
+
+# %%
+# kernellab's pointers are stricter than a GPU: the real-syntax kernel of demo 1 with the same bug
+# does not read the neighbouring memory silently, it stops at the first read past the end of A.
+
+from kernellab import OutOfBoundsError
+
+a = rng.standard_normal((17, 65)).astype(np.float32)
+b = rng.standard_normal((65, 33)).astype(np.float32)
+try:
+    matmul(a, b, BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, MASK_K=False)
+    report = _("no error")
+except OutOfBoundsError as e:
+    report = f"{type(e).__name__}: {e}"
+print_table([_("Kernel"), _("Shape"), _("kernellab reports")], [[_("real syntax, MASK_K=False"), "17×33×65", report]])
+
+# %%
+assert all(verdicts[s + (True,)] for s in [(64, 64, 64), (128, 64, 96), (1, 1, 1), (17, 33, 65), (100, 70, 50), (64, 64, 40)])
+assert verdicts[64, 64, 64, False] and verdicts[128, 64, 96, False]
+assert not any(verdicts[s + (False,)] for s in [(1, 1, 1), (17, 33, 65), (100, 70, 50), (64, 64, 40)])
+assert report.startswith("OutOfBoundsError")
+
+# %%
+# The kernel that forgot the K mask **passes every test** on shapes that are multiples of the block
+# size: there the last K block ends exactly at the edge. It fails only when K is not a multiple of
+# 32, where it reads numbers of the next row and treats them as its own. A test set must therefore
+# contain edge shapes: 1, primes, a little more or a little less than the block size.
+#
+# The tolerance must grow with K. Summing K products accumulates rounding error that grows with K
+# (see the next table). A fixed 1e-6 fails correct kernels at large K; a loose tolerance lets real
+# bugs through.
+#
+# Accumulating in FP16 or FP32
+# ^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+# FP16 inputs, products summed in FP32 or in FP16, against a float64 reference; the error is divided
+# by √K so that the growth beyond √K shows.
+
+M = N = 64
+Ks = (64, 256, 1024, 4096)
+acc_err = {}
+rows = []
+for K in Ks:
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    acc32 = np.zeros((M, N), np.float32)
+    acc16 = np.zeros((M, N), np.float16)
+    for k in range(K):
+        prod = a[:, k:k + 1].astype(np.float32) * b[k:k + 1, :].astype(np.float32)
+        acc32 += prod
+        acc16 = (acc16.astype(np.float32) + prod).astype(np.float16)
+    e32, e16 = np.abs(acc32 - ref).max(), np.abs(acc16.astype(np.float64) - ref).max()
+    acc_err[K] = (e32, e16)
+    rows.append([K, f"{e32 / np.sqrt(K):.1e}", f"{e16 / np.sqrt(K):.1e}", f"{e16 / e32:.0f}"])
+print_table([_("K (FP16 inputs)"), _("FP32 accumulation: max error / √K"), _("FP16 accumulation: max error / √K"),
+             _("FP16 / FP32")], rows)
+
+# %%
+fp16_over_fp32 = [e16 / e32 for e32, e16 in acc_err.values()]
+assert all(1000 < r < 30000 for r in fp16_over_fp32)  # "thousands of times"
+assert 2.0**13 == 8192 and np.finfo(np.float16).eps / np.finfo(np.float32).eps == 8192
+
+fig, ax = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
+ax.loglog(Ks, [acc_err[K][0] for K in Ks], "o-", label=_("FP32 accumulation"))
+ax.loglog(Ks, [acc_err[K][1] for K in Ks], "s-", label=_("FP16 accumulation"))
+ax.set_xlabel("K")
+ax.set_ylabel(_("max |error| against float64"))
+ax.set_title(_("FP16 inputs: error against K"))
+ax.legend()
+plt.show()
+
+# %%
+# Accumulating in FP16 is thousands of times less accurate than in FP32, close to the ratio of the
+# two formats' machine epsilons, 2¹³ = 8192: FP16 keeps 11 significant bits, so once the sum reaches
+# a few tens every added product loses most of its bits. This is why Tensor-Core GEMMs accumulate
+# in FP32 by default, and why ``tl.dot`` accumulates FP16 inputs in FP32.
+#
+# A checklist for testing a kernel: compare with a high-precision reference; use random shapes and
+# edge shapes; scale the tolerance with K; run it more than once (errors from a race do not show
+# every run); and check out-of-bounds accesses and races with a sanitizer — here, kernellab itself.

@@ -1,0 +1,327 @@
+"""
+Softmax in Triton: one row per program, and rows that do not fit
+================================================================
+
+Softmax needs two reductions per row, a maximum and a sum, before it can write anything. Run as
+separate PyTorch operators it launches five kernels that pass the whole matrix through HBM again and
+again. The notes' Triton kernel gives each row to one program instance, which reads the row once,
+keeps it on chip, and writes the result once.
+
+You will run that kernel, see why it stops working when a row is longer than one block, and count
+the HBM traffic of the two ways out: a loop that reads the row three times, and the *online*
+softmax, which gets both statistics in a single pass and reads the row twice.
+"""
+
+# %%
+# One row per program
+# -------------------
+# This is the notes' ``triton_softmax_kernel``: program ``row_idx`` loads its row (masked lanes read
+# −∞, which adds nothing to the maximum and exp(−∞) = 0 to the sum), subtracts the maximum so that the
+# exponentials cannot overflow, and normalises. A row's stride is counted in elements, as PyTorch's
+# ``x.stride(0)`` is; numpy's strides are in bytes, so the host divides by the item size.
+
+import numpy as np
+
+import kernellab.triton as triton
+import kernellab.triton.language as tl
+from kernellab import print_table
+from kernellab.i18n import _
+
+
+@triton.jit
+def triton_softmax_kernel(x_ptr, y_ptr, x_row_stride, y_row_stride, num_cols, BLOCK_SIZE: tl.constexpr):
+    assert num_cols <= BLOCK_SIZE
+
+    # Process each row independently
+    row_idx = tl.program_id(0)
+    col_offsets = tl.arange(0, BLOCK_SIZE)
+
+    # Read from global memory
+    x_start_ptr = x_ptr + row_idx * x_row_stride
+    x_ptrs = x_start_ptr + col_offsets
+    x_row = tl.load(x_ptrs, mask=col_offsets < num_cols, other=float("-inf"))
+
+    # Compute
+    x_row = x_row - tl.max(x_row, axis=0)
+    numerator = tl.exp(x_row)
+    denominator = tl.sum(numerator, axis=0)
+    y_row = numerator / denominator
+
+    # Write back to global memory
+    y_start_ptr = y_ptr + row_idx * y_row_stride
+    y_ptrs = y_start_ptr + col_offsets
+    tl.store(y_ptrs, y_row, mask=col_offsets < num_cols)
+
+
+def triton_softmax(x: np.ndarray, block_size: int | None = None):
+    """Host side: one program per row, the block the next power of two ≥ the row length."""
+    M, N = x.shape
+    y = np.empty_like(x)
+    block_size = triton.next_power_of_2(N) if block_size is None else block_size
+    counts = triton_softmax_kernel[(M,)](x, y, x.strides[0] // x.itemsize, y.strides[0] // y.itemsize, N,
+                                         BLOCK_SIZE=block_size)
+    return y, counts
+
+
+def softmax_reference(x: np.ndarray) -> np.ndarray:
+    x = x.astype(np.float64)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+# %%
+# Check against numpy
+# -------------------
+# M = 64 rows of N = 1000 columns, so the block is 1024 wide and its last 24 lanes are masked off.
+# One row is scaled by 100: without the subtracted maximum, its exponentials would overflow float32.
+
+rng = np.random.default_rng(0)
+M, N = 64, 1000
+x = rng.standard_normal((M, N)).astype(np.float32)
+x[3] *= 100
+y_fused, fused = triton_softmax(x)
+ref = softmax_reference(x)
+errors = {"fused": float(np.abs(y_fused - ref).max())}
+print_table([_("Rows × columns"), _("Block size"), _("Programs"), _("Largest error vs float64")],
+            [[f"{M} × {N}", triton.next_power_of_2(N), fused.programs, f"{errors['fused']:.1e}"]])
+
+# %%
+assert errors["fused"] < 1e-6 and np.isfinite(y_fused).all()
+assert triton.next_power_of_2(N) - N == 24 and x[3].max() > np.log(np.finfo(np.float32).max)  # e^max overflows
+assert fused.load_bytes == fused.store_bytes == M * N * 4
+
+# %%
+# The kernel matches the float64 reference, even on the row of large values, and it reads each
+# element once and writes it once: M·N·4 bytes each way, the least any softmax can move.
+
+# %%
+# When a row does not fit one block
+# ---------------------------------
+# The whole row must sit in one program's registers. A program's block has a fixed size chosen at
+# compile time, and a long enough row no longer fits on chip. The notes' kernel
+# guards against longer rows with its first line; here a 3000-column matrix meets a 1024-wide block.
+# Without that ``assert``, the mask would stop at column 1024 and the rest of each row would be
+# neither read nor written.
+
+long_x = rng.standard_normal((4, 3000)).astype(np.float32)
+try:
+    triton_softmax(long_x, block_size=1024)
+    outcome = [_("no error"), ""]
+except AssertionError as exc:
+    outcome = [type(exc).__name__, "assert num_cols <= BLOCK_SIZE"]
+print_table([_("Launch"), _("Error"), _("Kernel line")], [[_("3000 columns, BLOCK_SIZE = 1024"), *outcome]])
+
+# %%
+assert outcome[0] == "AssertionError"
+
+# %%
+# The launch fails, as it should. The way out is a loop inside the program: the program still owns
+# one row, but walks along it in chunks of ``BLOCK_SIZE`` columns, so its registers hold one chunk
+# at a time, whatever the row length.
+
+# %%
+# Looping over the row: three passes
+# ----------------------------------
+# The direct translation computes the maximum in a first sweep over the row, the sum of exponentials
+# in a second, and the normalised values in a third, which also writes them. Each sweep reloads the
+# row from HBM (a long row does not stay in cache), so the row is read three times and written once.
+
+
+@triton.jit
+def softmax_looped_kernel(x_ptr, y_ptr, x_row_stride, y_row_stride, num_cols, BLOCK_SIZE: tl.constexpr):
+    row_idx = tl.program_id(0)
+    x_row_ptr = x_ptr + row_idx * x_row_stride
+    y_row_ptr = y_ptr + row_idx * y_row_stride
+
+    # Pass 1: the row's maximum
+    m = -float("inf")
+    for start in tl.range(0, num_cols, BLOCK_SIZE):
+        cols = start + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(x_row_ptr + cols, mask=cols < num_cols, other=float("-inf"))
+        m = tl.maximum(m, tl.max(x, axis=0))
+
+    # Pass 2: the sum of exp(x - max)
+    d = 0.0
+    for start in tl.range(0, num_cols, BLOCK_SIZE):
+        cols = start + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(x_row_ptr + cols, mask=cols < num_cols, other=float("-inf"))
+        d += tl.sum(tl.exp(x - m), axis=0)
+
+    # Pass 3: normalise and write
+    for start in tl.range(0, num_cols, BLOCK_SIZE):
+        cols = start + tl.arange(0, BLOCK_SIZE)
+        mask = cols < num_cols
+        x = tl.load(x_row_ptr + cols, mask=mask)
+        tl.store(y_row_ptr + cols, tl.exp(x - m) / d, mask=mask)
+
+
+# %%
+# The online softmax: two passes
+# ------------------------------
+# The first two sweeps can be merged (Milakov and Gimelshein, 2018). Keep a running maximum ``m``
+# and a running sum ``d`` of exp(x − m). When a chunk raises the maximum from m to m′, every term
+# already in the sum was computed against the old maximum; multiplying the sum by exp(m − m′)
+# rescales all of them at once. One sweep then yields both statistics, and a second sweep
+# normalises and writes: the row is read twice. FlashAttention rests on the same trick.
+
+
+@triton.jit
+def softmax_online_kernel(x_ptr, y_ptr, x_row_stride, y_row_stride, num_cols, BLOCK_SIZE: tl.constexpr):
+    row_idx = tl.program_id(0)
+    x_row_ptr = x_ptr + row_idx * x_row_stride
+    y_row_ptr = y_ptr + row_idx * y_row_stride
+
+    # Pass 1: running maximum m and running sum d of exp(x - m), rescaled when m grows
+    m = -float("inf")
+    d = 0.0
+    for start in tl.range(0, num_cols, BLOCK_SIZE):
+        cols = start + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(x_row_ptr + cols, mask=cols < num_cols, other=float("-inf"))
+        m_new = tl.maximum(m, tl.max(x, axis=0))
+        d = d * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
+        m = m_new
+
+    # Pass 2: normalise and write
+    for start in tl.range(0, num_cols, BLOCK_SIZE):
+        cols = start + tl.arange(0, BLOCK_SIZE)
+        mask = cols < num_cols
+        x = tl.load(x_row_ptr + cols, mask=mask)
+        tl.store(y_row_ptr + cols, tl.exp(x - m) / d, mask=mask)
+
+
+# %%
+# The eager version, for comparison
+# ---------------------------------
+# PyTorch's operator-by-operator softmax, ``x - x.max(1)``, ``exp``, ``sum(1)``, divide, as five small
+# Triton kernels like those PyTorch launches, each one program per row. Each reads its input matrix
+# from HBM and writes its output (a full matrix, or one value per row for the reductions).
+
+
+@triton.jit
+def row_max_kernel(x_ptr, out_ptr, num_cols, BLOCK_SIZE: tl.constexpr):
+    row, cols = tl.program_id(0), tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + row * num_cols + cols, mask=cols < num_cols, other=float("-inf"))
+    tl.store(out_ptr + row, tl.max(x, axis=0))
+
+
+@triton.jit
+def row_sum_kernel(x_ptr, out_ptr, num_cols, BLOCK_SIZE: tl.constexpr):
+    row, cols = tl.program_id(0), tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + row * num_cols + cols, mask=cols < num_cols, other=0.0)
+    tl.store(out_ptr + row, tl.sum(x, axis=0))
+
+
+@triton.jit
+def sub_row_kernel(x_ptr, v_ptr, out_ptr, num_cols, BLOCK_SIZE: tl.constexpr):
+    row, cols = tl.program_id(0), tl.arange(0, BLOCK_SIZE)
+    mask = cols < num_cols
+    x = tl.load(x_ptr + row * num_cols + cols, mask=mask)
+    tl.store(out_ptr + row * num_cols + cols, x - tl.load(v_ptr + row), mask=mask)
+
+
+@triton.jit
+def exp_kernel(x_ptr, out_ptr, num_cols, BLOCK_SIZE: tl.constexpr):
+    row, cols = tl.program_id(0), tl.arange(0, BLOCK_SIZE)
+    mask = cols < num_cols
+    tl.store(out_ptr + row * num_cols + cols, tl.exp(tl.load(x_ptr + row * num_cols + cols, mask=mask)), mask=mask)
+
+
+@triton.jit
+def div_row_kernel(x_ptr, v_ptr, out_ptr, num_cols, BLOCK_SIZE: tl.constexpr):
+    row, cols = tl.program_id(0), tl.arange(0, BLOCK_SIZE)
+    mask = cols < num_cols
+    x = tl.load(x_ptr + row * num_cols + cols, mask=mask)
+    tl.store(out_ptr + row * num_cols + cols, x / tl.load(v_ptr + row), mask=mask)
+
+
+def eager_softmax(x: np.ndarray):
+    M, N = x.shape
+    B = triton.next_power_of_2(N)
+    mx, s = np.empty(M, np.float32), np.empty(M, np.float32)
+    z, e, y = np.empty_like(x), np.empty_like(x), np.empty_like(x)
+    total = row_max_kernel[(M,)](x, mx, N, BLOCK_SIZE=B)
+    total = total + sub_row_kernel[(M,)](x, mx, z, N, BLOCK_SIZE=B)
+    total = total + exp_kernel[(M,)](z, e, N, BLOCK_SIZE=B)
+    total = total + row_sum_kernel[(M,)](e, s, N, BLOCK_SIZE=B)
+    total = total + div_row_kernel[(M,)](e, s, y, N, BLOCK_SIZE=B)
+    return y, total
+
+
+# %%
+# Traffic per row
+# ---------------
+# All four versions on the same 64 × 1000 matrix. The looped kernels use 256-wide chunks, so each row
+# takes four chunks, the last one partly masked. Bytes are per row, in units of one row, N·4 bytes.
+
+LOOP_BLOCK = 256
+y_eager, eager = eager_softmax(x)
+y_looped, y_online = np.empty_like(x), np.empty_like(x)
+looped = softmax_looped_kernel[(M,)](x, y_looped, N, N, N, BLOCK_SIZE=LOOP_BLOCK)
+online = softmax_online_kernel[(M,)](x, y_online, N, N, N, BLOCK_SIZE=LOOP_BLOCK)
+errors |= {"eager": np.abs(y_eager - ref).max(), "looped": np.abs(y_looped - ref).max(),
+           "online": np.abs(y_online - ref).max()}
+
+row = N * 4
+versions = [
+    ("eager", _("Eager (5 kernels)"), 5, eager, "5N + 2", "3N + 2"),
+    ("fused", _("One row per program"), 1, fused, "N", "N"),
+    ("looped", _("Looped: max, sum, write"), 3, looped, "3N", "N"),
+    ("online", _("Online: max and sum, write"), 2, online, "2N", "N"),
+]
+print_table(
+    [_("Version"), _("Sweeps that read the row"), _("Read per row (× N·4 B)"), _("Written per row (× N·4 B)"),
+     _("Elements read, written"), _("Largest error vs float64")],
+    [[label, sweeps, f"{c.load_bytes / M / row:.4g}", f"{c.store_bytes / M / row:.4g}", f"{r}, {w}",
+      f"{errors[key]:.1e}"] for key, label, sweeps, c, r, w in versions],
+)
+
+# %%
+assert max(errors.values()) < 1e-6 and triton.cdiv(N, LOOP_BLOCK) == 4
+assert eager.load_bytes == (5 * M * N + 2 * M) * 4 and eager.store_bytes == (3 * M * N + 2 * M) * 4
+assert looped.load_bytes == 3 * M * N * 4 and looped.store_bytes == M * N * 4
+assert online.load_bytes == 2 * M * N * 4 and online.store_bytes == M * N * 4
+traffic = {key: c.load_bytes + c.store_bytes for key, _l, _s, c, _r, _w in versions}
+assert 4 < traffic["eager"] / traffic["fused"] < 4.01
+assert traffic["looped"] == 2 * traffic["fused"] and traffic["online"] == 0.75 * traffic["looped"]
+
+# %%
+# All four agree with the reference. The counts are exactly the formulas in the table:
+#
+# * the eager version reads 5N + 2 elements per row and writes 3N + 2, as Triton's fused-softmax
+#   tutorial counts it (the 2 are the row's maximum and sum, written by one kernel and read by the
+#   next); a little more than 4 times the traffic of the fused kernel;
+# * one row per program reads N and writes N;
+# * the looped version reads the row three times and writes it once: twice the fused kernel's traffic;
+# * the online version reads the row twice and writes it once, a quarter less than the looped one.
+#
+# Softmax does a few operations per element and is bound by HBM bandwidth, so its time follows this
+# traffic. The cost of a row that does not fit is one extra read of the row with the online softmax,
+# two with the direct loop.
+
+# %%
+# The traffic in a picture
+# ------------------------
+# Bytes read and written per row, in units of one row.
+
+import matplotlib.pyplot as plt
+
+from kernellab.figures import use_cjk_font
+
+use_cjk_font()
+fig, ax = plt.subplots(figsize=(7, 3.8), layout="constrained")
+pos = np.arange(len(versions))
+reads = [c.load_bytes / M / row for *_k, c, _r, _w in versions]
+writes = [c.store_bytes / M / row for *_k, c, _r, _w in versions]
+ax.bar(pos, reads, color="C0", label=_("read"))
+ax.bar(pos, writes, bottom=reads, color="C1", label=_("written"))
+for p, r, w in zip(pos, reads, writes):
+    ax.annotate(f"{r + w:.2g}", (p, r + w), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=9)
+ax.set_xticks(pos, [_("Eager\n5 kernels"), _("One row\nper program"), _("Looped\nmax, sum, write"),
+                   _("Online\nmax and sum, write")], fontsize=9)
+ax.set_ylabel(_("HBM traffic per row (× N·4 bytes)"))
+ax.set_title(_("Softmax: HBM traffic per row"))
+ax.set_ylim(0, 9.5)
+ax.legend(loc="upper right")
+plt.show()
+
+# sphinx_gallery_thumbnail_number = 1
