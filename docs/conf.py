@@ -124,8 +124,41 @@ def _api_layout():
     return elsewhere, links, data_docs
 
 
+def _shadowed_modules():
+    """Submodules hidden behind a package attribute of the same name (``kernellab.triton.jit`` is the
+    function ``jit``), with their one-line summaries. autosummary imports ``package.name`` as that
+    attribute, so the module template lists these itself and ``_write_shadowed`` writes their pages."""
+    import importlib
+    import pkgutil
+
+    shadowed = {}
+    for info in pkgutil.walk_packages(kernellab.__path__, "kernellab."):
+        parent, _, attr = info.name.rpartition(".")
+        module = importlib.import_module(info.name)
+        if getattr(sys.modules[parent], attr, None) is not module:
+            first = (module.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+            shadowed[info.name] = first.split(". ")[0].rstrip(".") + "."
+    return shadowed
+
+
 API_ELSEWHERE, API_LINKS, DATA_DOCS = _api_layout()
-autosummary_context = {"api_elsewhere": API_ELSEWHERE, "api_links": API_LINKS}
+API_SHADOWED = _shadowed_modules()
+autosummary_context = {"api_elsewhere": API_ELSEWHERE, "api_links": API_LINKS, "api_shadowed": API_SHADOWED}
+
+
+def _write_shadowed(app):
+    """Write the pages of the shadowed modules with the module template (after autosummary's own pass)."""
+    from sphinx.ext.autosummary.generate import AutosummaryRenderer, generate_autosummary_content
+
+    renderer = AutosummaryRenderer(app)
+    for name in API_SHADOWED:
+        module = sys.modules[name]
+        content = generate_autosummary_content(
+            name, module, sys.modules[name.rpartition(".")[0]], renderer, "module", False, True,
+            dict(app.config.autosummary_context), config=app.config, events=app.events)
+        path = Path(app.srcdir, "generated", name + ".rst")
+        if not path.is_file() or path.read_text(encoding="utf-8") != content:
+            path.write_text(content, encoding="utf-8")
 
 
 def _skip_foreign(app, what, name, obj, skip, options):
@@ -154,7 +187,52 @@ def _data_docstring(app, what, name, obj, options, lines):
     lines[:] = list(ModuleAnalyzer.for_module(source).find_attr_docs()[("", attr)])
 
 
+# --- gallery ---
+sphinx_gallery_conf = {
+    "examples_dirs": str(ROOT / "gallery"),  # absolute: the srcdir is a staged copy
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/\d\d_",  # execute every numbered script
+    "ignore_pattern": r"__init__\.py|/_",
+    "within_subsection_order": "sphinx_gallery.sorting.FileNameSortKey",
+    "capture_repr": ("_repr_html_", "__repr__"),
+    "abort_on_example_error": True,
+    "only_warn_on_example_error": False,
+    "min_reported_time": 10**9,  # no "Total running time" line: it would change the catalogs every build
+    "write_computation_times": False,
+    "show_signature": False,
+    "remove_config_comments": True,
+    "backreferences_dir": "generated/backreferences",
+    "doc_module": ("kernellab",),
+    "image_scrapers": ("matplotlib",),
+}
+
+# --- HTML ---
+html_theme = "pydata_sphinx_theme"
+html_title = "kernellab"
+templates_path = ["_templates"]
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
+html_js_files = ["sphinx9-zh-search-fix.js", ("gallery-i18n.js", {"defer": "defer"})]
+html_context = {"languages": LANGUAGES}
+html_theme_options = {
+    "navbar_end": ["lang-switcher", "theme-switcher", "navbar-icon-links"],
+    "secondary_sidebar_items": ["page-toc", "sg_download_links"],
+    "show_toc_level": 2,
+}
+html_show_sourcelink = False
+
+
+def _runtime_language(app, config):
+    """Give gallery scripts and notebooks the page's language (``-D language`` is set after conf.py runs)."""
+    lang = config.language or "en"
+    os.environ["KERNELLAB_LANG"] = lang
+    if lang != "en":
+        config.sphinx_gallery_conf["first_notebook_cell"] = (
+            f'import os\nos.environ["KERNELLAB_LANG"] = "{lang}"')
+
+
 def setup(app):
     app.connect("config-inited", _runtime_language, priority=5)  # before sphinx-gallery's handler (10)
+    app.connect("builder-inited", _write_shadowed, priority=600)  # after autosummary's generation (500)
     app.connect("autodoc-skip-member", _skip_foreign)
     app.connect("autodoc-process-docstring", _data_docstring)

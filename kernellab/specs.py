@@ -50,26 +50,31 @@ class GPU:
         return self.sms * self.fp32_cores_per_sm * 2 * self.clock_hz
 
 
+#: NVIDIA RTX A6000 (Ampere, GA102), the GPU of Boehm's SGEMM measurements.
 A6000 = GPU(
     name="RTX A6000", sms=84, fp32_cores_per_sm=128, clock_hz=1.80e9, dram_bw=768e9,
     fp16_tensor_peak=154.8e12, l2_bytes=6 * 2**20, max_smem_per_sm=100 * 1024,
     max_smem_per_block=99 * 1024, max_threads_per_sm=1536, max_blocks_per_sm=16,
 )
+#: NVIDIA A100 SXM 80 GB (Ampere, GA100).
 A100 = GPU(
     name="A100 SXM 80GB", sms=108, fp32_cores_per_sm=64, clock_hz=1.41e9, dram_bw=2039e9,
     fp16_tensor_peak=312e12, l2_bytes=40 * 2**20, max_smem_per_sm=164 * 1024,
     max_smem_per_block=163 * 1024,
 )
+#: NVIDIA H100 SXM (Hopper, GH100).
 H100 = GPU(
     name="H100 SXM", sms=132, fp32_cores_per_sm=128, clock_hz=1.98e9, dram_bw=3.35e12,
     fp16_tensor_peak=989.4e12, l2_bytes=50 * 2**20, max_smem_per_sm=228 * 1024,
     max_smem_per_block=227 * 1024,
 )
+#: NVIDIA H200 SXM (Hopper, GH100 with HBM3e), H100's compute with more DRAM bandwidth.
 H200 = GPU(
     name="H200 SXM", sms=132, fp32_cores_per_sm=128, clock_hz=1.98e9, dram_bw=4.8e12,
     fp16_tensor_peak=989.4e12, l2_bytes=50 * 2**20, max_smem_per_sm=228 * 1024,
     max_smem_per_block=227 * 1024,
 )
+#: Every GPU above, in the order tables list them.
 GPUS = (A6000, A100, H100, H200)
 
 
@@ -120,7 +125,11 @@ class Perf:
         return self.peak_flops() / self.gpu.dram_bw
 
 
+#: The throughput rates of the RTX A6000 (one FP32 FMA per core and cycle).
 PERF_A6000 = Perf(A6000, fma_per_sm_cycle=A6000.fp32_cores_per_sm)
+#: The throughput rates of the A100.
 PERF_A100 = Perf(A100, fma_per_sm_cycle=A100.fp32_cores_per_sm)
+#: The throughput rates of the H100.
 PERF_H100 = Perf(H100, fma_per_sm_cycle=H100.fp32_cores_per_sm)
+#: The throughput rates of the H200.
 PERF_H200 = Perf(H200, fma_per_sm_cycle=H200.fp32_cores_per_sm)

@@ -47,6 +47,7 @@ print_table(
 
 # %%
 assert err3 < 2e-5 and K3.threads == 1024 and K3.smem_bytes == 8192
+assert K3.grid(N_SIM, N_SIM, N_SIM)[:2] == (2, 2) and N_SIM // 32 == 2
 
 # %%
 # Both kernels agree with numpy's float64 product to better than 2·10⁻⁵, the rounding of 64 FP32

@@ -47,6 +47,7 @@ print_table([_("Kernel"), _("Simulated size"), _("Threads per block"), _("Result
 # %%
 assert [runs[k]["per_thread"] for k in (3, 4, 5)] == [1, 8, 64]
 assert all(r["err"] < 5e-5 for r in runs.values())
+assert KERNELS[4].params_for(64, 64, 64)["BM"] == 64 and KERNELS[4].params_for(128, 128, 128)["BM"] == 128
 
 # %%
 # All three agree with numpy's float64 product to the rounding of FP32 (below 5·10⁻⁵). A thread of
@@ -116,7 +117,7 @@ from kernellab import PERF_A6000
 from kernellab.figures import use_cjk_font
 
 smem_bytes_per_fma = 128 * PERF_A6000.smem_wavefronts_per_sm_cycle / PERF_A6000.fma_per_sm_cycle
-assert smem_bytes_per_fma == 1
+assert smem_bytes_per_fma == 1 and PERF_A6000.fma_per_sm_cycle == 128
 
 use_cjk_font()
 levels = [("global", _("global memory")), ("shared", _("shared memory")), ("registers", _("registers"))]

@@ -31,6 +31,8 @@ from kernellab.simt import KERNELS, run_kernel, scale_counts
 
 N_BIG = 4096
 K9, K10 = KERNELS[8], KERNELS[9]
+SEARCH_SPACE = {"BM": (64, 128, 256), "BN": (64, 128, 256), "BK": (8, 16, 32, 64), "TM": (4, 8, 16, 32),
+                "TN": (4, 8, 16, 32)}  # Boehm's kernel_9_autotuner.sh, 256 threads
 CONFIGS = [
     {"BM": 128, "BN": 128, "BK": 16, "TM": 8, "TN": 8},  # Boehm's choice on the A6000: kernel 9 itself
     {"BM": 128, "BN": 128, "BK": 8, "TM": 8, "TN": 8},
@@ -65,6 +67,8 @@ best = max(range(len(CONFIGS)), key=lambda i: scored[i]["gflops"])
 assert CONFIGS[best]["BK"] == 8 and round(scored[best]["gflops"]) == 24287
 assert round(scored[0]["gflops"]) == 23370 and round(scored[3]["gflops"]) == 16738
 assert all(r["bound"] == "shared" for r in scored)
+assert all(c[key] in SEARCH_SPACE[key] for c in CONFIGS for key in c) and K9.params["NUM_THREADS"] == 256
+assert {k: K9.params[k] for k in SEARCH_SPACE} == CONFIGS[0] == {"BM": 128, "BN": 128, "BK": 16, "TM": 8, "TN": 8}
 
 # %%
 # The model ranks Boehm's choice (23370 GFLOP/s) second, just behind the same tiles with BK = 8
@@ -122,12 +126,13 @@ plt.show()
 
 # %%
 assert (WMITER, WSUBM, WSUBN, per_thread) == (1, 64, 16, 128) and K10.threads == 128
+assert (BM, BN, p10["BK"], WM, WN, WNITER, TM, TN) == (128, 128, 16, 64, 64, 4, 8, 4)
 
 # %%
 # Why one more level? The lanes of a warp share the values of A and B they load from shared memory,
 # and a warp tile of 64×64 made of 64×16 strips keeps those loads aligned 128-bit accesses without
 # bank conflicts; a thread's 128 results reuse each loaded value more often. The table below shows
-# the effect: kernel 10 needs the fewest shared wavefronts per FMA of all ten kernels.
+# the effect: of all the kernels that use shared memory, kernel 10 needs the fewest wavefronts per FMA.
 
 # %%
 # Every kernel: the model against the measurement
@@ -171,8 +176,10 @@ ratio = {k.number: round(k.boehm / p["gflops"], 2) for k, p in zip(KERNELS, tabl
 assert pred == {1: 293, 2: 4838, 3: 4692, 4: 8369, 5: 18767, 6: 24287, 7: 32810, 8: 14403, 9: 23370, 10: 36462}
 assert [bound[k] for k in range(1, 11)] == ["L1", "L1", "shared", "shared", "shared", "shared", "issue", "shared",
                                             "shared", "issue"]
-assert (ratio[1], ratio[2], ratio[4], ratio[7], ratio[8], ratio[10]) == (1.05, 0.41, 1.01, 0.49, 1.14, 0.6)
-assert min(per_kfma(p, "shared") for p in table[4:]) == per_kfma(table[9], "shared")
+assert [ratio[k] for k in range(1, 11)] == [1.05, 0.41, 0.64, 1.01, 0.85, 0.75, 0.49, 1.14, 0.84, 0.6]
+assert min(per_kfma(p, "shared") for p in table[2:]) == per_kfma(table[9], "shared")
+assert (PERF_A6000.issue_per_sm_cycle, PERF_A6000.l1_lines_per_sm_cycle, PERF_A6000.smem_wavefronts_per_sm_cycle,
+        PERF_A6000.fma_per_sm_cycle) == (4, 1, 1, 128)
 assert [p["name"] for p in table] == [k.name for k in KERNELS]
 
 # %%
@@ -204,16 +211,16 @@ plt.show()
 # model near 1 means the model found the bottleneck; well below 1 means something it does not count
 # holds the kernel back; above 1 means it overcharged a resource.
 #
-# * **Kernels 1 and 4 are on target** (1.05 and 1.01): the naive kernel is limited by L1 processing 33
-#   lines per 32 FMAs, kernel 4 by shared wavefronts, exactly what is counted.
+# * **Kernels 1 and 4 are on target** (1.05 and 1.01): the naive kernel is limited by L1 processing its
+#   uncoalesced lines, kernel 4 by shared wavefronts, exactly what is counted.
 # * **Kernel 2 reaches 0.41 of its bound**. Its L1 bound assumes every load is served at L1's rate; but
-#   each FMA waits for two global loads whose latency (hundreds of cycles on a miss) the model ignores,
-#   as it ignores the address arithmetic. Kernels 3, 5 and 6 (0.64, 0.85, 0.75) lose less, for the same
+#   each FMA waits for two global loads whose latency the model ignores, as it ignores the address
+#   arithmetic. Kernels 3, 5 and 6 (0.64, 0.85, 0.75) lose less, for the same
 #   kinds of reasons: barriers, latency, instructions we do not count.
 # * **Kernel 7 is predicted far too high** (0.49). The model sees its layout remove every bank
 #   conflict and moves it to the issue bound. But kernel 7 replaced two 128-bit loads of B by eight
-#   32-bit ones; page 4 showed that kernels 5, 7 and 8, with 10 shared-load instructions per dot step,
-#   all run at about 16 TFLOP/s whatever their wavefronts. A throughput for shared-memory *instructions*
+#   32-bit ones; page 4 showed that kernels 5, 7 and 8, which issue the same number of shared-load
+#   instructions, all run at the same speed whatever their wavefronts. A throughput for shared-memory *instructions*
 #   (the MIO queue Boehm's profiles show stalling) is a resource our model lacks.
 # * **Kernel 8 is measured above the model's bound** (1.14), so the model overcharges it. We checked
 #   its shared-memory counts against a hand derivation for one warp (page 4): the simulator counts the
@@ -221,11 +228,11 @@ plt.show()
 #   count are what may not hold on the GPU. The simulator never vectorizes kernel 8's loads of B, since
 #   rows of 133 floats are not 16-byte aligned in general, though after unrolling nvcc can see that
 #   they are at dot steps 0 and 4. And it charges every 128-bit load 4 wavefronts, even where the 32
-#   lanes read only two distinct addresses, as kernels 6–10 do for A. Either would lower the count; we
+#   lanes read only two distinct addresses, as kernels 6–9 do for A. Either would lower the count; we
 #   have no profile to tell which.
 # * **Kernel 10 reaches 0.60**: issue-bound in the model, it needs more than instruction throughput,
-#   and the real GPU's FP32 peak is hard to approach (cuBLAS itself reaches about 60 %).
+#   and the real GPU's FP32 peak is hard to approach, as cuBLAS showed on the first page.
 #
-# The model's value is not its absolute numbers. It explains the first factor of 75 between kernels
-# 1 and 10 from counted events, and every place where it misses points at a resource or an effect
-# worth measuring.
+# The model's value is not its absolute numbers. It explains most of the way from kernel 1 to kernel 10
+# from counted events, and every place where it misses points at a resource or an effect worth
+# measuring.

@@ -11,7 +11,7 @@ from ..counters import Counts
 from ..i18n import _
 from ..specs import GPU, Perf
 
-#: The resources, in the order ties are broken: bound name → (result key, what is counted, rate field).
+#: The resources in the order ties are broken, as bound name → (result key, what is counted, rate field).
 RESOURCES = {
     "FMA": ("t_fma", "FP32 FMAs (thread level)", "fma_per_sm_cycle"),
     "issue": ("t_issue", "warp instructions", "issue_per_sm_cycle"),

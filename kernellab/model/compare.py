@@ -12,7 +12,7 @@ from .bounds import predict
 
 def compare_kernels(n_sim: int = 128, n: int = 4096, perf: Perf = PERF_A6000, gpu: GPU = A6000,
                     kernels=None, seed: int = 0) -> list[dict]:
-    """Run each kernel on the simulator at ``n_sim``³, scale its counts to ``n``³, predict, compare.
+    """Run each kernel on the simulator at M = N = K = ``n_sim``, scale its counts to ``n``, predict, compare.
 
     For each kernel (``kernellab.simt.KERNELS`` unless ``kernels`` is given): run it on random
     ``n_sim × n_sim`` FP32 matrices, check C against a float64 reference, carry the counts to ``n`` with

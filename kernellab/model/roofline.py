@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..specs import Perf
 
-#: The peaks a roofline can be drawn against: FP32 on the CUDA cores, dense FP16 on the Tensor Cores.
+#: The peaks a roofline can be drawn against — FP32 on the CUDA cores, dense FP16 on the Tensor Cores.
 PEAKS = ("fp32", "fp16_tensor")
 
 

@@ -11,11 +11,11 @@ from dataclasses import fields, replace
 
 from ..counters import Counts
 
-#: Counts that grow with M·N only: the epilogue's global stores (C is written once).
+#: Counts that grow with M·N only — the epilogue's global stores (C is written once).
 N2_FIELDS = ("gst_instr", "gst_sectors", "gst_lines", "gst_bytes")
 #: Instruction kinds that grow with M·N only.
 N2_KINDS = ("st.global",)
-#: The operand each DRAM array name stands for, for :func:`scale_counts`: A is M×K, B is K×N, C is M×N.
+#: The operand each DRAM array name stands for, for :func:`~kernellab.scale_counts` (A is M×K, B is K×N, C is M×N).
 OPERAND_DIMS = {"A": (0, 2), "B": (2, 1), "C": (0, 1)}
 
 

@@ -69,7 +69,7 @@ class KernelSpec:
         return tuple((*self.grid_fn(M, N, K, self.params_for(M, N, K)), 1, 1)[:3])
 
     def block_for(self, M: int, N: int, K: int) -> tuple:
-        """blockDim for this shape (equal to :attr:`block` unless the tiles shrink)."""
+        """blockDim for this shape (equal to ``block`` unless the tiles shrink)."""
         p = self.params_for(M, N, K)
         if self.small_params and p != self.params:
             return (p["BM"] * p["BN"] // (p["TM"] * p["TN"]), 1, 1)
@@ -146,5 +146,5 @@ K10 = KernelSpec("sgemmWarptiling", 10, "10: Warptiling", 21779.3, sgemmWarptili
                  {"BM": 128, "BN": 128, "BK": 16, "WM": 64, "WN": 64, "WNITER": 4, "TM": 8, "TN": 4,
                   "NUM_THREADS": 128}, _V)
 
-#: Boehm's kernels in his numbering: ``KERNELS[0]`` is k1 (naive), ``KERNELS[9]`` k10 (warptiling).
+#: Boehm's kernels in his numbering — ``KERNELS[0]`` is k1 (naive), ``KERNELS[9]`` k10 (warptiling).
 KERNELS = (K1, K2, K3, K4, K5, K6, K7, K8, K9, K10)

@@ -3,7 +3,7 @@
 The memory counts are the pure functions of :mod:`kernellab.access` applied to each warp
 instruction's :class:`~kernellab.access.Access`, so the SIMT simulator and mini-Triton agree.
 Instruction kinds are PTX-like names: ``ld.global``, ``st.global``, ``ld.shared``, ``st.shared``,
-``fma``, ``bar.sync`` (and any kind a kernel counts itself with :meth:`Block.count_instr`).
+``fma``, ``bar.sync`` (and any kind a kernel counts itself with :meth:`kernellab.Block.count_instr`).
 """
 
 from __future__ import annotations

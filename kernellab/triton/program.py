@@ -34,7 +34,7 @@ class Program:
         the launch grid ``(x, y, z)``.
     pids : numpy.ndarray
         int32 ``(P, 3)``: the ids of the programs this step runs, in launch order.
-    tally : Tally
+    tally : kernellab.triton.counts.Tally
         where memory accesses and dot FLOPs are counted.
     names : dict
         ``address of an array's data → parameter name``, for error messages.
