@@ -68,9 +68,10 @@ def _api_layout():
     and links the others: its re-exported members to their ``kernellab.X`` pages, and the names a
     package exports from its submodules (``tl.load``, ``triton.jit``) to the page that documents them.
 
-    Returns ``(elsewhere, links, data_docs)``: the ``module.name`` paths documented on another page
-    than their module's; for each module, the link targets its page lists; and for each documented
-    constant ``(id, name)``, the module whose ``#:`` comment documents it.
+    Returns ``(elsewhere, links, data_docs, order)``: the ``module.name`` paths documented on another
+    page than their module's; for each module, the link targets its page lists; for each documented
+    constant ``(id, name)``, the module whose ``#:`` comment documents it; and each ``module.name``'s
+    position in its source file (a module page documents its members in source order).
     """
     import importlib
     import inspect
@@ -85,11 +86,13 @@ def _api_layout():
            if public(name) and not inspect.ismodule(obj)}
     modules = [importlib.import_module(info.name)
                for info in pkgutil.walk_packages(kernellab.__path__, "kernellab.")]
-    data_docs = {}
+    data_docs, order = {}, {}
     for module in modules:
-        for scope, name in ModuleAnalyzer.for_module(module.__name__).find_attr_docs():
+        analyzer = ModuleAnalyzer.for_module(module.__name__)
+        for scope, name in analyzer.find_attr_docs():
             if not scope and public(name) and hasattr(module, name):
                 data_docs.setdefault((id(getattr(module, name)), name), module.__name__)
+        order.update({f"{module.__name__}.{name}": i for name, i in analyzer.tagorder.items()})
 
     def home(name, obj):
         """The path of the entry documenting ``obj`` (found as ``name``) on a module page, or None."""
@@ -121,7 +124,7 @@ def _api_layout():
                 elsewhere.add(path)
                 targets.add(target)
         links[module.__name__] = sorted(targets, key=lambda t: t.rsplit(".", 1)[-1].lower())
-    return elsewhere, links, data_docs
+    return elsewhere, links, data_docs, order
 
 
 def _shadowed_modules():
@@ -141,9 +144,10 @@ def _shadowed_modules():
     return shadowed
 
 
-API_ELSEWHERE, API_LINKS, DATA_DOCS = _api_layout()
+API_ELSEWHERE, API_LINKS, DATA_DOCS, API_ORDER = _api_layout()
 API_SHADOWED = _shadowed_modules()
-autosummary_context = {"api_elsewhere": API_ELSEWHERE, "api_links": API_LINKS, "api_shadowed": API_SHADOWED}
+autosummary_context = {"api_elsewhere": API_ELSEWHERE, "api_links": API_LINKS, "api_order": API_ORDER,
+                       "api_shadowed": API_SHADOWED}
 
 
 def _write_shadowed(app):

@@ -38,33 +38,21 @@ launches = [
     (_("Boehm's kernel 11"), A6000, 256, None, 49152),
     (_("Tiny blocks of one warp"), A100, 32, None, 0),
 ]
-occ = {}
+occ, columns = {}, []
 for label, gpu, threads, regs, smem in launches:
-    occ[label] = occupancy(gpu, threads, regs_per_thread=regs, smem_per_block=smem)
-
-
-def dash(v):
-    return "–" if v is None else v
-
-
-cols = [(occ[label], gpu, threads, regs, smem) for label, gpu, threads, regs, smem in launches]
-print_table(
-    [_("Quantity")] + [label for label, *_rest in launches],
-    [
-        [_("GPU")] + [gpu.name for o, gpu, *_rest in cols],
-        [_("Threads per block")] + [t for o, g, t, r, s in cols],
-        [_("Registers per thread")] + [dash(r) for o, g, t, r, s in cols],
-        [_("Shared memory per block (B)")] + [s for o, g, t, r, s in cols],
-        [_("Blocks by threads")] + [o.by_threads for o, *_rest in cols],
-        [_("Blocks by registers")] + [dash(o.by_registers) for o, *_rest in cols],
-        [_("Blocks by shared memory")] + [o.by_shared for o, *_rest in cols],
-        [_("Block limit")] + [o.by_blocks for o, *_rest in cols],
-        [_("Blocks per SM")] + [o.blocks_per_sm for o, *_rest in cols],
-        [_("Limited by")] + [" + ".join(LIMITER[k] for k in o.limiters) for o, *_rest in cols],
-        [_("Resident warps per SM")] + [o.warps_per_sm for o, *_rest in cols],
-        [_("Occupancy")] + [f"{o.occupancy:.4g}" for o, *_rest in cols],
-    ],
-)
+    o = occ[label] = occupancy(gpu, threads, regs_per_thread=regs, smem_per_block=smem)
+    columns.append([
+        gpu.name, threads, "–" if regs is None else regs, smem,
+        o.by_threads, "–" if o.by_registers is None else o.by_registers, o.by_shared, o.by_blocks,
+        o.blocks_per_sm, " + ".join(LIMITER[k] for k in o.limiters), o.warps_per_sm, f"{o.occupancy:.4g}",
+    ])
+quantities = [
+    _("GPU"), _("Threads per block"), _("Registers per thread"), _("Shared memory per block (B)"),
+    _("Blocks by threads"), _("Blocks by registers"), _("Blocks by shared memory"), _("Block limit"),
+    _("Blocks per SM"), _("Limited by"), _("Resident warps per SM"), _("Occupancy"),
+]
+print_table([_("Quantity")] + [launch[0] for launch in launches],
+            [[q] + [col[i] for col in columns] for i, q in enumerate(quantities)])
 
 # %%
 # The prose below states these numbers; the script checks them.

@@ -1,0 +1,246 @@
+"""The seed lecture scripts' API, called the way the scripts call it, with the numbers their observations state.
+
+The scripts (CS349E lecture 10, ``01_naive_and_coalescing.py`` and ``06_triton_style.py``) import
+``kernel_lab``, ``simt_lab`` and ``console``; with their import lines changed to ``from kernellab
+import …`` they run on kernellab. This test keeps their calls and claims in the repository.
+"""
+
+import numpy as np
+import pytest
+
+from kernellab import (
+    A6000,
+    KERNELS,
+    PERF_A6000,
+    PERF_H100,
+    cdiv,
+    dram_bytes_tiled,
+    fmt_bytes,
+    fmt_num,
+    fmt_time,
+    launch,
+    per_fma,
+    predict,
+    print_header,
+    print_observations,
+    print_table,
+    run_kernel,
+    scale_counts,
+    tile_order,
+    triton_launch,
+)
+
+
+@pytest.fixture(autouse=True)
+def _terminal(monkeypatch):
+    monkeypatch.setenv("KERNELLAB_DISPLAY", "text")
+
+
+def test_console_api_as_the_scripts_call_it(capsys):
+    print_header("演示 1：目标")
+    print_table(["GPU", "显存带宽"], [[PERF_A6000.name, f"{PERF_A6000.dram_bw / 1e9:.0f} GB/s"]])
+    print_observations(["第一条", "第二条"])
+    out = capsys.readouterr().out
+    assert "演示 1：目标" in out and "768 GB/s" in out and "  1. 第一条" in out and "  2. 第二条" in out
+    assert (fmt_num(2 * 4096**3), fmt_bytes(3 * 4096 * 4096 * 4), fmt_time(2 * 4096**3 / PERF_A6000.peak_flops())) == (
+        "137.4 G", "201.3 MB", "3.55 ms")
+
+
+def test_lecture_01_demo1_roofline():
+    n = 4096
+    flops, min_bytes = 2 * n**3, 3 * n * n * 4
+    # "强度上限 683 FLOP/字节远高于临界强度（A6000 约 50）"; cuBLAS "只跑到峰值的六成左右"
+    assert round(flops / min_bytes) == 683
+    assert round(PERF_A6000.peak_flops() / PERF_A6000.dram_bw) == 50
+    assert round(PERF_H100.peak_flops() / PERF_H100.dram_bw) == 20
+    assert round(23249.6e9 / PERF_A6000.peak_flops(), 1) == 0.6
+
+
+@pytest.fixture(scope="module")
+def demo2_stats():
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((128, 128)).astype(np.float32)
+    B = rng.standard_normal((128, 128)).astype(np.float32)
+    ref = A.astype(np.float64) @ B.astype(np.float64)
+    stats = {}
+    for spec in KERNELS[:2]:
+        C, st = run_kernel(spec, A, B)
+        assert np.abs(C - ref).max() < 1e-4
+        stats[spec.name] = st
+    return stats
+
+
+def test_lecture_01_demo2_per_warp_step(demo2_stats):
+    st1, st2 = (demo2_stats[s.name] for s in KERNELS[:2])
+    w1, w2 = st1.fma / 32, st2.fma / 32
+    # naive: 2 loads per warp step, A on 32 lines + B on 1 = 33 lines and 33 sectors; coalesced: 2 lines, 1 + 4 sectors
+    assert (st1.gld_instr / w1, st1.gld_lines / w1, st1.gld_sectors / w1) == (2, 33, 33)
+    assert (st2.gld_instr / w2, st2.gld_lines / w2, st2.gld_sectors / w2) == (2, 2, 5)
+    assert st1.gld_lines / st2.gld_lines == 16.5
+    # bytes through L1 per FMA: 33 → 5
+    assert (st1.gld_sectors * 32 / st1.fma, st2.gld_sectors * 32 / st2.fma) == (33, 5)
+    assert per_fma(st1)["warp_instr"] == per_fma(st2)["warp_instr"] > 0
+
+
+def test_lecture_01_demo3_model(demo2_stats):
+    p = {s.name: predict(s, scale_counts(demo2_stats[s.name], 4096), 4096, PERF_A6000, A6000) for s in KERNELS[:2]}
+    naive, coalesced = (p[s.name] for s in KERNELS[:2])
+    assert naive["bound"] == coalesced["bound"] == "L1"
+    assert 280 < naive["gflops"] < 300 and KERNELS[0].boehm == 309  # "约 290 GFLOP/s，和实测的 309 很接近"
+    assert round(coalesced["gflops"] / 1e3, 1) == 4.8  # "模型的上限跳到约 4.8 TFLOPS"
+    assert round(KERNELS[1].boehm / coalesced["gflops"], 1) == 0.4  # "实测只有 2.0 TFLOPS（模型的四成）"
+    assert all(k in naive for k in ("t_fma", "t_issue", "t_l1", "t_dram"))
+
+
+def _naive_no_check(blk, A, B, C, M, N, K):
+    x = blk.bx * blk.bdx + blk.tx
+    y = blk.by * blk.bdy + blk.ty
+    acc = np.zeros(blk.n_threads, dtype=np.float32)
+    for i in range(K):
+        acc += blk.load(A, x * K + i) * blk.load(B, i * N + y)
+    blk.store(C, x * N + y, acc)
+
+
+def test_lecture_01_demo4_bounds():
+    rng = np.random.default_rng(1)
+    M, N, K = 100, 70, 50
+    A = rng.standard_normal((M, K)).astype(np.float32)
+    B = rng.standard_normal((K, N)).astype(np.float32)
+    for spec in KERNELS[:2]:
+        C, st = run_kernel(spec, A, B)
+        assert np.abs(C - A @ B).max() < 1e-4 and 0 < st.simt_efficiency() < 1
+    assert (cdiv(M, 32), cdiv(N, 32)) == (4, 3)
+    with pytest.raises(IndexError, match=r"_naive_no_check.*block \(3,0,0\).*A\[5000\].*size 5000"):
+        launch(_naive_no_check, (cdiv(M, 32), cdiv(N, 32)), (32, 32), args=(A, B, np.zeros((M, N), np.float32), M, N, K))
+
+
+def _matmul_kernel(tl, a, b, c, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, mask_k=True):
+    """The script's kernel, verbatim in structure (grouped order, clipped offsets, switchable K mask)."""
+    pid = tl.program_id(0)
+    num_pid_m, num_pid_n = cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N))
+    for k0 in range(0, K, BLOCK_K):
+        kk = k0 + offs_k
+        a_mask = (offs_m[:, None] < M) & ((kk[None, :] < K) if mask_k else True)
+        b_mask = ((kk[:, None] < K) if mask_k else True) & (offs_n[None, :] < N)
+        a_offs = np.clip(offs_m[:, None] * K + kk[None, :], 0, a.size - 1)
+        b_offs = np.clip(kk[:, None] * N + offs_n[None, :], 0, b.size - 1)
+        A = tl.load(a, a_offs, mask=a_mask, other=0.0)
+        B = tl.load(b, b_offs, mask=b_mask, other=0.0)
+        acc = tl.dot(A, B, acc)
+    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    tl.store(c, np.clip(offs_m[:, None] * N + offs_n[None, :], 0, c.size - 1), acc.astype(c.dtype), mask=c_mask)
+
+
+def _matmul(a, b, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, GROUP_M=8, mask_k=True):
+    M, K = a.shape
+    N = b.shape[1]
+    c = np.zeros((M, N), dtype=np.float32)
+    cnt = triton_launch(_matmul_kernel, cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N), a, b, c, M, N, K, BLOCK_M=BLOCK_M,
+                        BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, GROUP_M=GROUP_M, mask_k=mask_k)
+    return c, cnt
+
+
+def test_lecture_06_demo1_bytes_shrink_with_block_size():
+    rng = np.random.default_rng(0)
+    M = N = K = 256  # the script uses 512³; the formula is the same and this keeps the test fast
+    a = rng.standard_normal((M, K)).astype(np.float32)
+    b = rng.standard_normal((K, N)).astype(np.float32)
+    ratios = []
+    for bm, bn in ((16, 16), (32, 32), (64, 64), (128, 128), (128, 256)):
+        c, cnt = _matmul(a, b, BLOCK_M=bm, BLOCK_N=bn)
+        assert cnt["load_bytes"] == (M * K * (N // bn) + K * N * (M // bm)) * 4
+        assert cnt["programs"] == (M // bm) * (N // bn) and cnt["dot_flops"] == 2 * M * N * K
+        ratios.append(cnt["dot_flops"] / cnt["load_bytes"])
+    # at 512³ the script's table runs "从 16×16 的 4 FLOP/字节到 128×256 的约 43": 2n³ / ((n²·n/BN + n²·n/BM)·4)
+    assert round(2 * 512**3 / ((512**3 // 16 + 512**3 // 16) * 4)) == 4
+    assert round(2 * 512**3 / ((512**3 // 256 + 512**3 // 128) * 4)) == 43
+    assert ratios == sorted(ratios)
+
+
+def test_lecture_06_demo2_launch_order_and_waves():
+    blocks = {}
+    for group in (None, 3):
+        pm, pn = tile_order(9, 9, group)
+        blocks[group] = len(np.unique(pm[:9])) * 9 + len(np.unique(pn[:9])) * 9
+    assert blocks == {None: 90, 3: 54}
+    rel = {(sms, bm, bn, g): dram_bytes_tiled(4096, bm, bn, 1, sms, elem=2, group=g)
+           / dram_bytes_tiled(4096, bm, bn, 1, sms, elem=2, group=None)
+           for sms in (108, 132) for bm, bn in ((128, 128), (128, 256)) for g in (4, 8, 16)}
+    assert (round(100 * rel[108, 128, 128, 8]), round(100 * rel[132, 128, 128, 8])) == (69, 77)
+    assert (round(100 * rel[108, 128, 256, 16]), round(100 * rel[132, 128, 256, 16])) == (87, 89)
+    assert any(v > 1 for k, v in rel.items() if k[3] == 4)  # "GROUP_M 选得不好（4）反而比行主序还多"
+
+
+def _rowwise(tl, x, out, M, N, op, BLOCK):
+    r = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    v = tl.load(x, r * N + np.minimum(cols, N - 1), mask=cols < N, other=-np.inf if op == "max" else 0.0)
+    tl.store(out, np.array(r), np.max(v) if op == "max" else np.sum(v))
+
+
+def _elementwise(tl, x, vec, out, M, N, op, BLOCK):
+    r = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    offs = r * N + np.minimum(cols, N - 1)
+    v = tl.load(x, offs, mask=cols < N)
+    if op == "sub":
+        y = v - tl.load(vec, np.array(r))
+    elif op == "exp":
+        y = np.exp(v)
+    else:
+        y = v / tl.load(vec, np.array(r))
+    tl.store(out, offs, y, mask=cols < N)
+
+
+def _softmax_fused_kernel(tl, x, out, M, N, BLOCK):
+    r = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    offs = r * N + np.minimum(cols, N - 1)
+    v = tl.load(x, offs, mask=cols < N, other=-np.inf)
+    v = v - np.max(v)
+    num = np.exp(v)
+    tl.store(out, offs, num / np.sum(num), mask=cols < N)
+
+
+def test_lecture_06_demo3_fusion_counts():
+    M, N = 64, 100  # the script uses 4096 × 1024; the counts are the same formulas
+    x = np.random.default_rng(2).standard_normal((M, N)).astype(np.float32)
+    B = 1 << (N - 1).bit_length()
+    mx, s = np.zeros(M, np.float32), np.zeros(M, np.float32)
+    z, e, y = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
+    counts = [triton_launch(_rowwise, M, x, mx, M, N, op="max", BLOCK=B),
+              triton_launch(_elementwise, M, x, mx, z, M, N, op="sub", BLOCK=B),
+              triton_launch(_elementwise, M, z, None, e, M, N, op="exp", BLOCK=B),
+              triton_launch(_rowwise, M, e, s, M, N, op="sum", BLOCK=B),
+              triton_launch(_elementwise, M, e, s, y, M, N, op="div", BLOCK=B)]
+    read = sum(c["load_bytes"] for c in counts) // 4
+    written = sum(c["store_bytes"] for c in counts) // 4
+    assert (read, written) == (5 * M * N + 2 * M, 3 * M * N + 2 * M)  # the tutorial's 5MN + 2M and 3MN + 2M
+    y2 = np.zeros_like(x)
+    fused = triton_launch(_softmax_fused_kernel, M, x, y2, M, N, BLOCK=B)
+    assert (fused["load_bytes"] // 4, fused["store_bytes"] // 4) == (M * N, M * N)
+    ref = np.exp(x - x.max(1, keepdims=True))
+    ref /= ref.sum(1, keepdims=True)
+    assert np.abs(y - ref).max() < 1e-6 and np.abs(y2 - ref).max() < 1e-6
+
+
+def test_lecture_06_demo4_mask_bug_shows_only_at_the_edges():
+    rng = np.random.default_rng(3)
+    for (M, N, K) in ((64, 64, 64), (128, 64, 96), (1, 1, 1), (17, 33, 65), (100, 70, 50), (64, 64, 40)):
+        a = rng.standard_normal((M, K)).astype(np.float32)
+        b = rng.standard_normal((K, N)).astype(np.float32)
+        ref = a.astype(np.float64) @ b
+        tol = 1e-5 * np.sqrt(K) * np.abs(a).max() * np.abs(b).max() * 4
+        ok = [np.abs(_matmul(a, b, 32, 32, 32, mask_k=mk)[0] - ref).max() <= tol for mk in (True, False)]
+        assert ok[0], (M, N, K)
+        assert ok[1] == (K % 32 == 0), (M, N, K)  # "只有 K 不是 32 的倍数时才出错"
