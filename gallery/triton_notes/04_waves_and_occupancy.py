@@ -174,7 +174,7 @@ for gpu in (A100, H100):
     worst_loss[P] = worst
 
 use_cjk_font()
-fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained", width_ratios=(1.6, 1))
+fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9, 3.8), layout="constrained", width_ratios=(1.6, 1))
 for gpu, color, marker, size in ((A100, "C0", "o", 8), (H100, "C1", "s", 4)):
     ax.plot(sizes, 100 * curves[gpu.sms], color=color, lw=1,
             label=_("{gpu} ({sms} SMs)").format(gpu=gpu.name, sms=gpu.sms))

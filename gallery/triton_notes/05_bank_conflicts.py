@@ -23,7 +23,7 @@ pattern and counts what Nsight Compute would count.
 #
 # * **rows**: lane ``l`` of warp ``w`` reads ``tile[w][l]``, so ``out`` is a copy of ``A``;
 # * **columns**: it reads ``tile[l][w]``, so ``out`` is ``A`` transposed;
-# * **one word (broadcast)**: every lane of warp ``w`` reads ``tile[w][0]``.
+# * **broadcast**: every lane of warp ``w`` reads the same word, ``tile[w][0]``.
 
 import numpy as np
 
@@ -55,9 +55,9 @@ A = np.arange(32 * 32, dtype=np.float32).reshape(32, 32)
 patterns = [
     ("rows", _("rows"), ROWS, 32, A),
     ("columns", _("columns"), COLUMNS, 32, A.T),
-    ("padded", _("columns, 33 floats per row"), COLUMNS, 33, A.T),
-    ("padded34", _("columns, 34 floats per row"), COLUMNS, 34, A.T),
-    ("broadcast", _("one word (broadcast)"), BROADCAST, 32, np.repeat(A[:, :1], 32, axis=1)),
+    ("padded", _("columns, 33 per row"), COLUMNS, 33, A.T),
+    ("padded34", _("columns, 34 per row"), COLUMNS, 34, A.T),
+    ("broadcast", _("broadcast"), BROADCAST, 32, np.repeat(A[:, :1], 32, axis=1)),
 ]
 counts = {}
 for key, _label, mode, stride, expected in patterns:
@@ -72,13 +72,12 @@ for key, _label, mode, stride, expected in patterns:
 # would take with no conflict, and the difference, the bank conflicts.
 
 rows = []
-for key, label, _mode, stride, _expected in patterns:
+for key, label, _mode, _stride, _expected in patterns:
     c = counts[key]
-    rows.append([label, stride, c.shld_instr, c.shld_wavefronts, c.shld_ideal, c.shld_conflicts,
+    rows.append([label, c.shld_instr, c.shld_wavefronts, c.shld_ideal, c.shld_conflicts,
                  f"{c.shld_wavefronts / c.shld_instr:g}", f"{c.shld_conflicts / c.shld_instr:g}"])
-print_table([_("Read pattern"), _("Floats per row"), _("Shared load requests"), _("Wavefronts"),
-             _("Ideal wavefronts"), _("Bank conflicts"), _("Wavefronts per request"),
-             _("Conflicts per request")], rows)
+print_table([_("Read pattern"), _("Requests"), _("Wavefronts"), _("Ideal"), _("Conflicts"),
+             _("Wavefronts per request"), _("Conflicts per request")], rows)
 
 # %%
 # The prose below states these numbers; the script checks them: the simulator's counts, and the
@@ -110,11 +109,11 @@ assert 32 * 33 * 4 == 4224 and f"{4224 / 4096 - 1:.0%}" == "3%"
 #   **1 wavefront**.
 # * **columns**: lane ``l`` reads word ``32l + w``, bank ``w`` for every lane. One bank must deliver 32
 #   different words, one per cycle: **32 wavefronts**, 31 of them conflicts.
-# * **columns, 33 floats per row**: lane ``l`` reads word ``33l + w``, bank ``(l + w) mod 32``. The
+# * **columns, 33 per row**: lane ``l`` reads word ``33l + w``, bank ``(l + w) mod 32``. The
 #   extra float shifts each row by one bank, so the 32 lanes land in 32 different banks: **1 wavefront**.
-# * **columns, 34 floats per row**: bank ``(2l + w) mod 32``. Lanes ``l`` and ``l + 16`` share a bank:
+# * **columns, 34 per row**: bank ``(2l + w) mod 32``. Lanes ``l`` and ``l + 16`` share a bank:
 #   **2 wavefronts**. Padding works only when it makes the row length odd.
-# * **one word**: all 32 lanes want the same word. The bank reads it once and broadcasts it:
+# * **broadcast**: all 32 lanes want the same word. The bank reads it once and broadcasts it:
 #   **1 wavefront**, no conflict.
 
 # %%
@@ -159,8 +158,8 @@ def bank_picture(words):
 
 
 use_cjk_font()
-fig, axes = plt.subplots(1, len(patterns), figsize=(13, 3.2), layout="constrained", sharey=True)
-for ax, (key, label, mode, stride, _expected) in zip(axes, patterns):
+fig, axes = plt.subplots(2, 3, figsize=(8.5, 6.4), layout="constrained")
+for ax, (key, label, mode, stride, _expected) in zip(axes.flat, patterns):
     words = np.broadcast_to(read_tile(WARP, np.arange(32), mode, stride), (32,))
     grid = bank_picture(words)
     n_wave = shared_wavefronts(Access.from_lanes(words * 4, width=4))
@@ -170,10 +169,11 @@ for ax, (key, label, mode, stride, _expected) in zip(axes, patterns):
     ax.set_xticks([0, 8, 16, 24, 31])
     ax.set_yticks([0, 8, 16, 24, 31])
     ax.set_xlabel(_("Bank"))
+    ax.set_ylabel(_("Lane"))
     waves_label = _("1 wavefront") if n_wave == 1 else _("{n} wavefronts").format(n=n_wave)
     ax.set_title(label + "\n" + waves_label, fontsize=10)
-axes[0].set_ylabel(_("Lane"))
-bar = fig.colorbar(image, ax=axes, shrink=0.85, pad=0.01, label=_("Wavefront serving the lane"))
+axes.flat[-1].axis("off")
+bar = fig.colorbar(image, cax=axes.flat[-1].inset_axes([0.1, 0.05, 0.1, 0.9]), label=_("Wavefront serving the lane"))
 bar.set_ticks([1, 2, 4, 8, 16, 32], labels=["1", "2", "4", "8", "16", "32"])
 assert set(read_tile(WARP, np.arange(32), COLUMNS, 34) % 32) == set(range(1, 32, 2))  # warp 5, 34 per row: odd banks
 plt.show()

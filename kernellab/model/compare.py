@@ -22,7 +22,7 @@ def compare_kernels(n_sim: int = 128, n: int = 4096, perf: Perf = PERF_A6000, gp
     * ``predicted`` — the model's GFLOP/s; ``bound`` — the binding resource;
     * ``measured`` — Boehm's GFLOP/s (the spec's ``boehm``; None if it has none);
     * ``ratio`` — measured ÷ predicted (below 1: the kernel falls short of its bound);
-    * ``max_error`` — the largest |C − A·B| at ``n_sim``; ``prediction`` — the whole ``predict`` dict.
+    * ``max_error`` — the largest ``|C − A·B|`` at ``n_sim``; ``prediction`` — the whole ``predict`` dict.
 
     Boehm measured on the A6000; against another GPU's rates the ratio compares different machines.
 

@@ -1,7 +1,7 @@
 """The SIMT simulator: CUDA-style kernels in Python, with the counts a profiler gives.
 
-Data flows kernel → :class:`~kernellab.simt.block.Block` (executes a batch of thread blocks as
-numpy vectors) → :class:`~kernellab.access.Access` records → :class:`~kernellab.counters.Counts`.
+Data flows kernel → :class:`~kernellab.Block` (executes a batch of thread blocks as
+numpy vectors) → :class:`~kernellab.Access` records → :class:`~kernellab.Counts`.
 """
 
 from .block import Block

@@ -26,7 +26,7 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
     Parameters
     ----------
     kernel : callable
-        ``kernel(blk, *args)``; ``blk`` is a :class:`~kernellab.simt.block.Block`.
+        ``kernel(blk, *args)``; ``blk`` is a :class:`~kernellab.Block`.
     grid, block : int or tuple of 1–3 ints
         ``gridDim`` and ``blockDim``, as in ``kernel<<<grid, block>>>``.
     args : tuple
@@ -37,11 +37,11 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
     racecheck : bool
         detect shared-memory hazards between barriers (compute-sanitizer's racecheck).
     hazards : list, optional
-        collect each hazard here as a :class:`~kernellab.errors.RaceError` instead of raising it.
+        collect each hazard here as a :class:`~kernellab.RaceError` instead of raising it.
     name : str, optional
         the kernel's name in messages (default ``kernel.__name__``).
     shape : tuple
-        the problem size, recorded in ``Counts.shape`` for :func:`~kernellab.simt.scale.scale_counts`.
+        the problem size, recorded in ``Counts.shape`` for :func:`~kernellab.scale_counts`.
 
     Raises
     ------

@@ -2,7 +2,7 @@
 
 Global memory is the kernel's numpy arguments, each placed at a 256-byte aligned address (as
 ``cudaMalloc`` aligns) and addressed by flat element index; shared memory is one copy of each
-``__shared__`` array per block. Every access becomes an :class:`~kernellab.access.Access` for counting.
+``__shared__`` array per block. Every access becomes an :class:`~kernellab.Access` for counting.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Boehm's SGEMM kernels as :class:`KernelSpec` objects, ``KERNELS`` (k1–k10) and ``run_kernel``.
+"""Boehm's SGEMM kernels as :class:`~kernellab.KernelSpec` objects, ``KERNELS`` (k1–k10) and ``run_kernel``.
 
 The kernels' code is in :mod:`~kernellab.simt.sgemm_basic` (1–5) and :mod:`~kernellab.simt.sgemm_tiled`
 (6–10). Each kernel is a line-by-line translation of ``siboehm/SGEMM_CUDA`` (facts.md §1.3–1.4) computing
@@ -81,7 +81,7 @@ class KernelSpec:
         return self.block[0] * self.block[1] * self.block[2]
 
     def check(self, M: int, N: int, K: int) -> None:
-        """Raise :class:`~kernellab.errors.LaunchError` if the kernel cannot compute this shape."""
+        """Raise :class:`~kernellab.LaunchError` if the kernel cannot compute this shape."""
         p = self.params_for(M, N, K)
         for dim, v, m in zip("MNK", (M, N, K), self.multiple_of):
             m = p[m] if isinstance(m, str) else m

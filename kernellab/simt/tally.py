@@ -1,7 +1,7 @@
 """The running counts of a launch: every access and instruction is added here, then frozen into ``Counts``.
 
 The memory counts are the pure functions of :mod:`kernellab.access` applied to each warp
-instruction's :class:`~kernellab.access.Access`, so the SIMT simulator and mini-Triton agree.
+instruction's :class:`~kernellab.Access`, so the SIMT simulator and mini-Triton agree.
 Instruction kinds are PTX-like names: ``ld.global``, ``st.global``, ``ld.shared``, ``st.shared``,
 ``fma``, ``bar.sync`` (and any kind a kernel counts itself with :meth:`kernellab.Block.count_instr`).
 """
@@ -66,6 +66,6 @@ class Tally:
         self.n[pre + "_ideal"] += shared_ideal_wavefronts(acc)
 
     def counts(self, dram_sectors: dict | None = None, shape: tuple = ()) -> Counts:
-        """Freeze into :class:`~kernellab.counters.Counts`."""
+        """Freeze into :class:`~kernellab.Counts`."""
         return Counts(**self.n, dram_sectors=dict(dram_sectors or {}), instr_by_kind=dict(self.kinds),
                       shape=tuple(shape))

@@ -3,7 +3,7 @@
 Both front ends come here: the seed's ``tl.load(array, offsets, mask)`` and the real syntax's
 ``tl.load(ptr + offsets, mask)``. Offsets carry a leading axis over the programs of the step (length 1
 when every program uses the same offsets). Masked-off lanes read nothing, write nothing and count
-nothing; an unmasked lane outside its array raises :class:`~kernellab.errors.OutOfBoundsError`.
+nothing; an unmasked lane outside its array raises :class:`~kernellab.OutOfBoundsError`.
 Every array is taken to start 256-byte aligned, as ``cudaMalloc`` and PyTorch's allocator give.
 """
 
