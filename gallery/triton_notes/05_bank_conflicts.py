@@ -221,8 +221,8 @@ for by_column in (False, True):
         wide[by_column, vec] = c
         rows.append([_("down a column") if by_column else _("consecutive"), 32 * vec,
                      c.shld_instr, c.shld_wavefronts, c.shld_ideal, c.shld_conflicts])
-print_table([_("Read pattern"), _("Bits per lane"), _("Shared load requests"), _("Wavefronts"),
-             _("Ideal wavefronts"), _("Bank conflicts")], rows)
+print_table([_("Read pattern"), _("Bits per lane"), _("Requests"), _("Wavefronts"), _("Ideal"), _("Conflicts")],
+            rows)
 
 # %%
 # The prose below states these numbers; the script checks them.
