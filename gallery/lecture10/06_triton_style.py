@@ -115,7 +115,7 @@ print_table([_("BLOCK_M×BLOCK_N (512³)"), _("Programs"), _("Bytes read (counte
 from kernellab import triton_launch
 
 
-def matmul_kernel_seed(tl, a, b, c, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M):
+def matmul_kernel_script(tl, a, b, c, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M):
     """The lecture script's form of the kernel above (row-major order here: GROUP_M = 1)."""
     pid = tl.program_id(0)
     pid_m, pid_n = pid // cdiv(N, BLOCK_N), pid % cdiv(N, BLOCK_N)
@@ -135,15 +135,15 @@ def matmul_kernel_seed(tl, a, b, c, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
 
 a7 = rng.standard_normal((129, 33)).astype(np.float32)
 b7 = rng.standard_normal((33, 65)).astype(np.float32)
-c_seed = np.zeros((129, 65), np.float32)
-cnt_seed = triton_launch(matmul_kernel_seed, cdiv(129, 64) * cdiv(65, 64), a7, b7, c_seed, 129, 65, 33,
+c_script = np.zeros((129, 65), np.float32)
+cnt_script = triton_launch(matmul_kernel_script, cdiv(129, 64) * cdiv(65, 64), a7, b7, c_script, 129, 65, 33,
                          BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, GROUP_M=1)
 c_jit, cnt_jit = matmul(a7, b7, GROUP_M=1)
-assert np.array_equal(c_seed, c_jit)
-assert all(cnt_seed[k] == cnt_jit[k] for k in ("programs", "load_bytes", "store_bytes", "dot_flops"))
+assert np.array_equal(c_script, c_jit)
+assert all(cnt_script[k] == cnt_jit[k] for k in ("programs", "load_bytes", "store_bytes", "dot_flops"))
 print_table([_("Form"), _("Programs"), _("Bytes read"), _("Bytes written"), _("Dot FLOPs")],
             [[form, cnt["programs"], cnt["load_bytes"], cnt["store_bytes"], cnt["dot_flops"]]
-             for form, cnt in ((_("real Triton syntax"), cnt_jit), (_("lecture script's form"), cnt_seed))])
+             for form, cnt in ((_("real Triton syntax"), cnt_jit), (_("lecture script's form"), cnt_script))])
 
 # %%
 assert round(intensity[16, 16]) == 4 and round(intensity[128, 256]) == 43
