@@ -6,6 +6,7 @@ nox stages ``docs/`` into ``build/src/<lang>`` and builds each language from its
 
 import os
 import sys
+import warnings
 from pathlib import Path
 
 import kernellab
