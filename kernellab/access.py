@@ -2,7 +2,7 @@
 
 One warp instruction's access is the byte address of each lane plus the mask of active lanes
 (Triton's interpreter materialises pointer blocks the same way). The SIMT simulator and mini-Triton
-both build an :class:`Access` and count it here, so the two engines cannot disagree on a sector.
+both build an :class:`~kernellab.Access` and count it here, so the two engines cannot disagree on a sector.
 
 Definitions follow the Nsight Compute Kernel Profiling Guide: a *request* is one warp instruction's
 command to L1TEX; a *sector* is an aligned 32-byte chunk; a *line* (a tag) is an aligned 128-byte

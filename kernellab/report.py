@@ -2,7 +2,7 @@
 
 Scripts make the same calls everywhere: in a terminal ``print_table`` prints aligned text (columns
 measured in display width, so Chinese lines up); in the gallery or a notebook it returns a
-:class:`Table` whose ``_repr_html_`` the page shows as a real HTML table.
+:class:`~kernellab.Table` whose ``_repr_html_`` the page shows as a real HTML table.
 """
 
 from __future__ import annotations
