@@ -115,8 +115,8 @@ print_table([_("BLOCK_M×BLOCK_N (512³)"), _("Programs"), _("Bytes read (counte
 from kernellab import triton_launch
 
 
-def matmul_kernel_script(tl, a, b, c, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M):
-    """The lecture script's form of the kernel above (row-major order here: GROUP_M = 1)."""
+def matmul_kernel_script(tl, a, b, c, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, MASK_K=True):
+    """The lecture script's form of the kernel above (row-major order), with the K mask switchable."""
     pid = tl.program_id(0)
     pid_m, pid_n = pid // cdiv(N, BLOCK_N), pid % cdiv(N, BLOCK_N)
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -124,8 +124,8 @@ def matmul_kernel_script(tl, a, b, c, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_
     acc = tl.zeros((BLOCK_M, BLOCK_N))
     for k0 in range(0, K, BLOCK_K):
         kk = k0 + tl.arange(0, BLOCK_K)
-        a_mask = (offs_m[:, None] < M) & (kk[None, :] < K)
-        b_mask = (kk[:, None] < K) & (offs_n[None, :] < N)
+        a_mask = (offs_m[:, None] < M) & ((kk[None, :] < K) if MASK_K else True)
+        b_mask = ((kk[:, None] < K) if MASK_K else True) & (offs_n[None, :] < N)
         A = tl.load(a, np.clip(offs_m[:, None] * K + kk[None, :], 0, a.size - 1), mask=a_mask, other=0.0)
         B = tl.load(b, np.clip(kk[:, None] * N + offs_n[None, :], 0, b.size - 1), mask=b_mask, other=0.0)
         acc = tl.dot(A, B, acc)
@@ -137,7 +137,7 @@ a7 = rng.standard_normal((129, 33)).astype(np.float32)
 b7 = rng.standard_normal((33, 65)).astype(np.float32)
 c_script = np.zeros((129, 65), np.float32)
 cnt_script = triton_launch(matmul_kernel_script, cdiv(129, 64) * cdiv(65, 64), a7, b7, c_script, 129, 65, 33,
-                         BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, GROUP_M=1)
+                           BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
 c_jit, cnt_jit = matmul(a7, b7, GROUP_M=1)
 assert np.array_equal(c_script, c_jit)
 assert all(cnt_script[k] == cnt_jit[k] for k in ("programs", "load_bytes", "store_bytes", "dot_flops"))
@@ -409,26 +409,9 @@ plt.show()
 # The kernel of demo 1 has a switch for a deliberate bug: ``MASK_K=False`` drops the mask along K,
 # so the last K block reads past the end of each row — into the next row of A. Tests against a
 # float64 reference, with a tolerance that grows with √K, on shapes that are multiples of the
-# block size and shapes that are not. The test below uses the lecture script's form of the kernel,
-# which clips its offsets to the array the way a GPU would happily read neighbouring memory.
-
-
-def matmul_kernel_clipped(tl, a, b, c, M, N, K, BLOCK, MASK_K):
-    """The lecture script's kernel, row-major order, with the K mask switchable."""
-    pid = tl.program_id(0)
-    pid_m, pid_n = pid // cdiv(N, BLOCK), pid % cdiv(N, BLOCK)
-    offs_m = pid_m * BLOCK + tl.arange(0, BLOCK)
-    offs_n = pid_n * BLOCK + tl.arange(0, BLOCK)
-    acc = tl.zeros((BLOCK, BLOCK))
-    for k0 in range(0, K, BLOCK):
-        kk = k0 + tl.arange(0, BLOCK)
-        a_mask = (offs_m[:, None] < M) & ((kk[None, :] < K) if MASK_K else True)
-        b_mask = ((kk[:, None] < K) if MASK_K else True) & (offs_n[None, :] < N)
-        A = tl.load(a, np.clip(offs_m[:, None] * K + kk[None, :], 0, a.size - 1), mask=a_mask, other=0.0)
-        B = tl.load(b, np.clip(kk[:, None] * N + offs_n[None, :], 0, b.size - 1), mask=b_mask, other=0.0)
-        acc = tl.dot(A, B, acc)
-    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
-    tl.store(c, np.clip(offs_m[:, None] * N + offs_n[None, :], 0, c.size - 1), acc, mask=c_mask)
+# block size and shapes that are not. The test below uses the lecture script's form of the kernel
+# from demo 1, which clips its offsets to the array the way a GPU would happily read neighbouring
+# memory.
 
 
 rng = np.random.default_rng(3)
@@ -442,7 +425,8 @@ for M, N, K in ((64, 64, 64), (128, 64, 96), (1, 1, 1), (17, 33, 65), (100, 70, 
     cells = []
     for mask_k in (True, False):
         c = np.zeros((M, N), np.float32)
-        triton_launch(matmul_kernel_clipped, cdiv(M, 32) * cdiv(N, 32), a, b, c, M, N, K, BLOCK=32, MASK_K=mask_k)
+        triton_launch(matmul_kernel_script, cdiv(M, 32) * cdiv(N, 32), a, b, c, M, N, K, BLOCK_M=32, BLOCK_N=32,
+                      BLOCK_K=32, MASK_K=mask_k)
         err = np.abs(c - ref).max()
         verdicts[M, N, K, mask_k] = bool(err <= tol)
         cells.append((_("pass") if err <= tol else _("FAIL")) + f" ({err:.1e})")
