@@ -19,8 +19,6 @@ import re
 import sys
 from pathlib import Path
 
-from babel.messages.pofile import read_po, write_po
-
 RUNTIME_CATALOGS = Path(__file__).resolve().parent.parent / "kernellab" / "locale"  # zh_CN*.po
 
 # sphinx-gallery's boilerplate, English pattern → Chinese template
@@ -46,11 +44,15 @@ PURE_REFERENCE = re.compile(r"^(:(doc|ref|py:\w+|func|class|mod):`[^`]+`|\{(doc|
 
 
 def _read(path: Path):
+    from babel.messages.pofile import read_po  # Babel comes with Sphinx; only the catalog commands need it
+
     with path.open("rb") as f:
         return read_po(f)
 
 
 def _write(path: Path, catalog) -> None:
+    from babel.messages.pofile import write_po
+
     with path.open("wb") as f:
         write_po(f, catalog, width=0, omit_header=False)
 
