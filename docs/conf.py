@@ -126,7 +126,7 @@ def _api_layout():
             if target and target != path:
                 elsewhere.add(path)
                 targets.add(target)
-        links[module.__name__] = sorted(targets, key=lambda t: t.rsplit(".", 1)[-1].lower())
+        links[module.__name__] = sorted(targets, key=lambda t: (t.rsplit(".", 1)[-1].lower(), t))
     return elsewhere, links, data_docs, order
 
 
@@ -149,8 +149,10 @@ def _shadowed_modules():
 
 API_ELSEWHERE, API_LINKS, DATA_DOCS, API_ORDER = _api_layout()
 API_SHADOWED = _shadowed_modules()
-autosummary_context = {"api_elsewhere": API_ELSEWHERE, "api_links": API_LINKS, "api_order": API_ORDER,
-                       "api_shadowed": API_SHADOWED}
+# Sorted, so the configuration is identical from one run to the next and Sphinx keeps its cache.
+autosummary_context = {key: dict(sorted(value.items())) if isinstance(value, dict) else sorted(value)
+                       for key, value in {"api_elsewhere": API_ELSEWHERE, "api_links": API_LINKS,
+                                          "api_order": API_ORDER, "api_shadowed": API_SHADOWED}.items()}
 
 
 def _write_shadowed(app):
