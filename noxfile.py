@@ -192,7 +192,7 @@ def bench(session: nox.Session) -> None:
     _install(session, "test")
     for script in sorted((ROOT / "benchmarks").glob("bench_*.py")):
         session.run("python", str(script), *session.posargs,
-                    env={**ENV, "KERNELLAB_LANG": "en", "MALLOC_TRIM_THRESHOLD_": "268435456"})
+                    env={**ENV, "KERNELLAB_LANG": "en"})
 
 
 @nox.session
