@@ -90,21 +90,28 @@ print_table([_("M×N×K"), _("Programs"), _("Max error"), _("Bytes read (masked 
 # %%
 # Each program reads BLOCK_M rows of A and BLOCK_N columns of B, so in total the programs read
 # M·K·(N/BLOCK_N) + K·N·(M/BLOCK_M) numbers. The larger the blocks, the more arithmetic per byte
-# read. At 512³ the counted bytes match the formula exactly for every block size:
+# read. At 512³ the counted bytes match the formula exactly for every block size (the table is
+# simulated at 256³ and scaled, since for a fixed block size the programs grow as n² and the bytes
+# as n³; the largest block is also run at 512³ to check):
 
 M = N = K = 512
-a = rng.standard_normal((M, K)).astype(np.float32)
-b = rng.standard_normal((K, N)).astype(np.float32)
+SIM = 256  # for a fixed block size, programs grow as n² and bytes and FLOPs as n³: simulate 256³, scale
+scale = M // SIM
+a = rng.standard_normal((SIM, SIM)).astype(np.float32)
+b = rng.standard_normal((SIM, SIM)).astype(np.float32)
 tiles = ((16, 16), (32, 32), (64, 64), (128, 128), (128, 256))
 intensity = {}
 rows = []
 for bm, bn in tiles:
-    _c, cnt = matmul(a, b, BLOCK_M=bm, BLOCK_N=bn)
+    _c, sim = matmul(a, b, BLOCK_M=bm, BLOCK_N=bn)
+    programs, load_bytes, flops = sim["programs"] * scale**2, sim["load_bytes"] * scale**3, sim["dot_flops"] * scale**3
     formula = (M * K * (N // bn) + K * N * (M // bm)) * 4
-    assert cnt["load_bytes"] == formula and cnt["dot_flops"] == 2 * M * N * K
-    intensity[bm, bn] = cnt["dot_flops"] / cnt["load_bytes"]
-    rows.append([f"{bm}×{bn}", cnt["programs"], fmt_bytes(cnt["load_bytes"]), fmt_bytes(formula),
-                 f"{intensity[bm, bn]:.0f}"])
+    assert load_bytes == formula and flops == 2 * M * N * K
+    intensity[bm, bn] = flops / load_bytes
+    rows.append([f"{bm}×{bn}", programs, fmt_bytes(load_bytes), fmt_bytes(formula), f"{intensity[bm, bn]:.0f}"])
+_c, full = matmul(rng.standard_normal((M, K)).astype(np.float32), rng.standard_normal((K, N)).astype(np.float32),
+                  BLOCK_M=128, BLOCK_N=256)  # the scaling, checked at full size on the largest block
+assert (full["programs"], full["load_bytes"]) == (rows[-1][1], (M * K * (N // 256) + K * N * (M // 128)) * 4)
 print_table([_("BLOCK_M×BLOCK_N (512³)"), _("Programs"), _("Bytes read (counted)"),
              _("Formula (M·K·N/BN + K·N·M/BM)·4"), _("FLOP per byte read")], rows)
 
