@@ -16,6 +16,7 @@ from kernellab import (
     KERNELS,
     PERF_A6000,
     PERF_H100,
+    OutOfBoundsError,
     cdiv,
     dram_bytes_tiled,
     fmt_bytes,
@@ -108,8 +109,12 @@ def test_lecture_01_demo4_bounds():
         C, st = run_kernel(spec, A, B)
         assert np.abs(C - A @ B).max() < 1e-4 and 0 < st.simt_efficiency() < 1
     assert (cdiv(M, 32), cdiv(N, 32)) == (4, 3)
-    with pytest.raises(IndexError, match=r"_naive_no_check.*block \(3,0,0\).*A\[5000\].*size 5000"):
+    with pytest.raises(IndexError) as e:
         launch(seed._naive_no_check, (cdiv(M, 32), cdiv(N, 32)), (32, 32), args=(A, B, np.zeros((M, N), np.float32), M, N, K))
+    assert isinstance(e.value, OutOfBoundsError)
+    # K step 0 reads A fine (rows < 100 … up to block x = 3: x = 96..127 → x·50 ≥ 5000 from x = 100) and
+    # B[y] for y < 70; the first out-of-bounds load is A in block (3,0,0), thread (4,0,0): A[100·50] = A[5000]
+    assert str(e.value) == "kernel _naive_no_check, block (3,0,0), thread (4,0,0): load A[5000] out of bounds (size 5000)"
 
 
 def test_lecture_06_demo1_bytes_shrink_with_block_size():
