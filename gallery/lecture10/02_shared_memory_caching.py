@@ -185,6 +185,28 @@ assert p2["gld"] == 2 and p2["lines"] == 2 and p3["shld"] == 2 and p3["wavefront
 assert p3["gld"] == 2 / 32 and p3["lines"] == 2 / 32 and p3["shst"] == 2 / 32 and p3["bar"] == 2 / 32
 assert p2["gld"] / p3["gld"] == 32
 
+import matplotlib.pyplot as plt
+
+from kernellab.figures import use_cjk_font
+
+use_cjk_font()
+events = (("gld", _("global loads")), ("lines", _("128-byte lines")), ("shld", _("shared loads")),
+          ("wavefronts", _("shared wavefronts")))
+fig, ax = plt.subplots(figsize=(6.8, 3.6), layout="constrained")
+for i, (number, spec) in enumerate(((2, K2), (3, K3))):
+    values = [per_warp_fma[number][key] for key, _label in events]
+    xs = np.arange(len(events)) + (i - 0.5) * 0.38
+    ax.bar(xs, values, 0.38, label=spec.name, color=f"C{i}")
+    for x, v in zip(xs, values):
+        ax.annotate(f"{v:g}", (x, v), textcoords="offset points", xytext=(0, 2), ha="center", fontsize=8)
+ax.set_xticks(range(len(events)), [label for _key, label in events])
+ax.set_yscale("log")
+ax.set_ylim(0.03, 40)
+ax.set_ylabel(_("per warp FMA instruction"))
+ax.set_title(_("Where the operands come from: kernel 2 against kernel 3"))
+ax.legend(loc="upper center", ncols=2, fontsize=9)
+plt.show()
+
 # %%
 # Kernel 3 issues 32 times fewer global loads: one element per thread per step, used by 32 threads.
 # The two shared loads per FMA instruction take one wavefront each, so the tiles have no bank
