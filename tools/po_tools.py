@@ -215,7 +215,7 @@ def check_runtime(*roots: str) -> int:
     for path in sorted(RUNTIME_CATALOGS.glob("zh_CN*.po")):
         for msg in _read(path):
             if msg.id:
-                entries.setdefault(msg.id, (msg, path.name))
+                entries[msg.id] = (msg, path.name)  # a later catalog wins, as in kernellab.i18n.catalog
     problems = []
     for message, where in used.items():
         msg = entries.get(message, (None, None))[0]
