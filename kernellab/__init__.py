@@ -25,7 +25,6 @@ from .model import (
     Occupancy,
     Waves,
     attainable_flops,
-    compare_kernels,
     dram_bytes_tiled,
     occupancy,
     peak_flops,
@@ -35,6 +34,8 @@ from .model import (
     wave_footprints,
     waves,
 )
+
+from .sgemm.study import compare_kernels
 
 # --- benchmarking ---
 from .bench import Timing, do_bench

@@ -1,7 +1,17 @@
 """GPU specifications and the throughput rates the performance model charges, as frozen dataclasses.
 
 Every field carries its unit and its source (the project's facts sheet, ``reference/facts.md`` §2,
-cites each one: CUDA Programming Guide tables [CCtab], spec databases, NVIDIA staff on the forums).
+cites each one: CUDA Programming Guide tables [CCtab], spec databases, NVIDIA staff on the forums;
+the fidelity audit, ``reference/fidelity.md`` §4–5, the clocks, the MIO rate and the fitted η).
+
+Source keys used below: [SYS-A6000] sysrqmts.com A6000 spec page; [LLMPERF] llmperf.net A6000 page
+(citing PNY/NVIDIA); [SB] jax-ml/scaling-book ``gpus.md``; [GK-A100]/[GK-H100] glennklockwood.com;
+[CCtab]/[CCarch] CUDA Programming Guide, compute-capability tables and architecture sections;
+[NVF-203772] https://forums.developer.nvidia.com/t/sm-clock-on-rtx-a6000-never-reaches-max-frequency/203772
+(nvidia-smi "Max Clocks SM 2100 MHz"; reached 1935 MHz under load); [CNC-H100]
+https://chipsandcheese.com/2023/07/02/nvidias-h100-funny-l2-and-tons-of-bandwidth/ (A100 SXM "went to
+1410 MHz under load and stays there"); [NVF-273699] https://forums.developer.nvidia.com/t/how-does-the-lsu-load-store-unit-execute-load-store-instructions-in-the-ampere-architecture/273699/8
+(MIO: "1 IPC per SM").
 """
 
 from __future__ import annotations
@@ -17,14 +27,17 @@ class GPU:
     --------
     >>> A6000.sms, A6000.max_threads_per_sm
     (84, 1536)
-    >>> f"{A6000.fp32_peak() / 1e12:.1f} TFLOP/s"
-    '38.7 TFLOP/s'
+    >>> A6000.base_clock_hz, A6000.clock_hz, A6000.max_clock_hz
+    (1410000000.0, 1800000000.0, 1935000000.0)
     """
 
     name: str
     sms: int  # streaming multiprocessors [SYS-A6000, GK-A100, GK-H100, SB]
     fp32_cores_per_sm: int  # FP32 lanes per SM, one FMA each per cycle [CCarch]
-    clock_hz: float  # boost clock, Hz [SYS-A6000, SB]
+    clock_hz: float  # rated boost clock, Hz [SYS-A6000, SB]: the clock the model's single numbers use
+    base_clock_hz: float  # base clock, Hz [SYS-A6000, LLMPERF, SB]: the bottom of the clock band
+    max_clock_hz: float  # the highest SM clock the card is reported to reach under load, Hz: top of the band
+    sm_type: str  # the SM's chip, "GA102", "GA100" or "GH100": the fitted η belongs to it
     dram_bw: float  # DRAM bandwidth, bytes/s [SYS-A6000, GK-A100, CS336-26, SB]
     fp16_tensor_peak: float  # dense FP16/BF16 Tensor Core peak, FLOP/s [LLMPERF, GK-A100, GK-H100, SB]
     l2_bytes: int  # L2 cache, bytes [SYS-A6000, SB]
@@ -45,32 +58,40 @@ class GPU:
         """Resident warps per SM, threads per SM / 32 (48 on CC 8.6, 64 on 8.0 and 9.0)."""
         return self.max_threads_per_sm // self.warp_size
 
-    def fp32_peak(self) -> float:
-        """FP32 CUDA-core peak, FLOP/s: SMs × cores per SM × 2 FLOP per FMA × clock."""
-        return self.sms * self.fp32_cores_per_sm * 2 * self.clock_hz
+    @property
+    def clock_band(self) -> tuple[float, float]:
+        """The clock band the model predicts over, Hz: ``(base_clock_hz, max_clock_hz)``."""
+        return (self.base_clock_hz, self.max_clock_hz)
 
 
 #: NVIDIA RTX A6000 (Ampere, GA102), the GPU of Boehm's SGEMM measurements.
 A6000 = GPU(
-    name="RTX A6000", sms=84, fp32_cores_per_sm=128, clock_hz=1.80e9, dram_bw=768e9,
+    name="RTX A6000", sms=84, fp32_cores_per_sm=128, clock_hz=1.80e9, sm_type="GA102", dram_bw=768e9,
+    base_clock_hz=1.41e9,  # [SYS-A6000, LLMPERF]; Boehm's 30 TFLOP/s = 84·256·1.41 GHz (fidelity.md §4.2)
+    max_clock_hz=1.935e9,  # reached under load, nvidia-smi max 2100 MHz [NVF-203772]
     fp16_tensor_peak=154.8e12, l2_bytes=6 * 2**20, max_smem_per_sm=100 * 1024,
     max_smem_per_block=99 * 1024, max_threads_per_sm=1536, max_blocks_per_sm=16,
 )
 #: NVIDIA A100 SXM 80 GB (Ampere, GA100).
 A100 = GPU(
-    name="A100 SXM 80GB", sms=108, fp32_cores_per_sm=64, clock_hz=1.41e9, dram_bw=2039e9,
+    name="A100 SXM 80GB", sms=108, fp32_cores_per_sm=64, clock_hz=1.41e9, sm_type="GA100", dram_bw=2039e9,
+    base_clock_hz=1.10e9,  # [SB "1.10GHz/1.41GHz"]
+    max_clock_hz=1.41e9,  # "went to 1410 MHz under load and stays there" [CNC-H100]
     fp16_tensor_peak=312e12, l2_bytes=40 * 2**20, max_smem_per_sm=164 * 1024,
     max_smem_per_block=163 * 1024,
 )
 #: NVIDIA H100 SXM (Hopper, GH100).
 H100 = GPU(
-    name="H100 SXM", sms=132, fp32_cores_per_sm=128, clock_hz=1.98e9, dram_bw=3.35e12,
+    name="H100 SXM", sms=132, fp32_cores_per_sm=128, clock_hz=1.98e9, sm_type="GH100", dram_bw=3.35e12,
+    base_clock_hz=1.59e9,  # [SB "1.59GHz/1.98GHz"]
+    max_clock_hz=1.98e9,  # the maximum boost [SB, GK-H100]
     fp16_tensor_peak=989.4e12, l2_bytes=50 * 2**20, max_smem_per_sm=228 * 1024,
     max_smem_per_block=227 * 1024,
 )
 #: NVIDIA H200 SXM (Hopper, GH100 with HBM3e), H100's compute with more DRAM bandwidth.
 H200 = GPU(
-    name="H200 SXM", sms=132, fp32_cores_per_sm=128, clock_hz=1.98e9, dram_bw=4.8e12,
+    name="H200 SXM", sms=132, fp32_cores_per_sm=128, clock_hz=1.98e9, sm_type="GH100", dram_bw=4.8e12,
+    base_clock_hz=1.59e9, max_clock_hz=1.98e9,  # the H100's clocks, same die [SB]
     fp16_tensor_peak=989.4e12, l2_bytes=50 * 2**20, max_smem_per_sm=228 * 1024,
     max_smem_per_block=227 * 1024,
 )
@@ -78,23 +99,36 @@ H200 = GPU(
 GPUS = (A6000, A100, H100, H200)
 
 
+#: The peaks a roofline can be drawn against — FP32 on the CUDA cores, dense FP16 on the Tensor Cores.
+PEAKS = ("fp32", "fp16_tensor")
+
+
 @dataclass(frozen=True)
 class Perf:
-    """The throughput rates the performance model charges on one GPU, per SM per cycle.
+    """The rates the performance model charges on one GPU: per SM per cycle, plus two model constants.
 
     Each rate is a resource; a kernel's time on it is its count divided by the rate × SMs × clock.
+    ``eta`` is **fitted**, not a hardware rate (see ``kernellab.sgemm.study.fit_eta``); ``latency_s`` is
+    **assumed** (fidelity.md §5). This class is the one home of the FP32 peak and the ridge point.
 
     Examples
     --------
-    >>> PERF_A6000.name, f"{PERF_A6000.peak_flops() / PERF_A6000.dram_bw:.0f} FLOP/B"
-    ('RTX A6000', '50 FLOP/B')
+    >>> PERF_A6000.name, f"{PERF_A6000.peak_flops() / 1e12:.1f} TFLOP/s", f"{PERF_A6000.ridge():.0f} FLOP/B"
+    ('RTX A6000', '38.7 TFLOP/s', '50 FLOP/B')
+    >>> PERF_A6000.fp32_is_issue_peak, PERF_A100.fp32_is_issue_peak
+    (True, False)
     """
 
     gpu: GPU
     fma_per_sm_cycle: int  # FP32 FMAs per SM per cycle: one per FP32 core [CCarch]
+    eta: float  # FITTED scheduling efficiency of the SM type: share of its pipe rates a tiled kernel reaches
     issue_per_sm_cycle: int = 4  # warp instructions per SM per cycle: 4 schedulers × 1 [CCarch]
-    l1_lines_per_sm_cycle: int = 1  # 128-byte lines (tags) L1 processes per SM per cycle [NVIDIA forum: 128 B/cycle]
+    mio_per_sm_cycle: int = 1  # load/store (LSU) warp instructions the MIO queue issues per SM per cycle [NVF-273699]
+    l1_lines_per_sm_cycle: int = 1  # 128-byte lines (tags) L1 processes per SM per cycle [NVIDIA forum: 128 B/cycle;
+    #                                 k1 runs at 0.98–1.05 of it on three GPUs, fidelity.md §3]
     smem_wavefronts_per_sm_cycle: int = 1  # shared-memory wavefronts per SM per cycle: 32 banks × 4 B [CCtab]
+    latency_s: float = 175e-9  # ASSUMED round trip of a K step's global loads, s: between L2 hit (>100 ns) and
+    #                            DRAM latency [Chips and Cheese, fidelity.md §5]; only loops that cannot hide it pay it
 
     @property
     def name(self) -> str:
@@ -113,23 +147,44 @@ class Perf:
 
     @property
     def clock_hz(self) -> float:
-        """Boost clock, Hz."""
+        """Rated boost clock, Hz."""
         return self.gpu.clock_hz
 
-    def peak_flops(self) -> float:
-        """FP32 CUDA-core peak, FLOP/s: 2 FLOP × FMAs per SM per cycle × SMs × clock."""
-        return 2 * self.fma_per_sm_cycle * self.gpu.sms * self.gpu.clock_hz
+    @property
+    def fp32_is_issue_peak(self) -> bool:
+        """True when the FP32 peak needs an FFMA issued by every scheduler on every cycle.
 
-    def ridge(self) -> float:
-        """Ridge point of the FP32 roofline, FLOP/byte: peak FLOP/s over DRAM bytes/s."""
-        return self.peak_flops() / self.gpu.dram_bw
+        128 FP32 lanes per SM are 4 warp FFMAs per cycle, the SM's whole issue rate (GA102, GH100): any
+        other instruction then costs an FFMA slot. The A100's 64 lanes leave issue half free.
+        """
+        return self.fma_per_sm_cycle >= self.issue_per_sm_cycle * self.gpu.warp_size
+
+    def peak_flops(self, peak: str = "fp32", clock_hz: float | None = None) -> float:
+        """Peak FLOP/s: FP32 = 2 FLOP × FMAs per SM per cycle × SMs × clock; or the dense FP16 Tensor Core peak.
+
+        ``clock_hz`` (FP32 only) defaults to the rated boost clock.
+        """
+        if peak == "fp16_tensor":
+            return self.gpu.fp16_tensor_peak
+        if peak != "fp32":
+            raise ValueError(f"unknown peak {peak!r}; choose one of {PEAKS}")
+        return 2 * self.fma_per_sm_cycle * self.gpu.sms * (self.gpu.clock_hz if clock_hz is None else clock_hz)
+
+    def ridge(self, peak: str = "fp32") -> float:
+        """Ridge point of the roofline, FLOP/byte: peak FLOP/s over DRAM bytes/s."""
+        return self.peak_flops(peak) / self.gpu.dram_bw
 
 
-#: The throughput rates of the RTX A6000 (one FP32 FMA per core and cycle).
-PERF_A6000 = Perf(A6000, fma_per_sm_cycle=A6000.fp32_cores_per_sm)
-#: The throughput rates of the A100.
-PERF_A100 = Perf(A100, fma_per_sm_cycle=A100.fp32_cores_per_sm)
-#: The throughput rates of the H100.
-PERF_H100 = Perf(H100, fma_per_sm_cycle=H100.fp32_cores_per_sm)
-#: The throughput rates of the H200.
-PERF_H200 = Perf(H200, fma_per_sm_cycle=H200.fp32_cores_per_sm)
+#: Fitted η of each SM type: the geometric mean of measured ÷ bound over Boehm's k4–k10 at the rated boost
+#: clock, on the A6000 for the 128-lane SMs (GA102, and GH100 out of sample) and on the A100 for GA100.
+#: ``tests/test_model_fidelity.py`` recomputes the fit and checks these two numbers.
+ETA = {"GA102": 0.62, "GH100": 0.62, "GA100": 0.80}
+
+#: The rates of the RTX A6000 (one FP32 FMA per core and cycle).
+PERF_A6000 = Perf(A6000, fma_per_sm_cycle=A6000.fp32_cores_per_sm, eta=ETA[A6000.sm_type])
+#: The rates of the A100.
+PERF_A100 = Perf(A100, fma_per_sm_cycle=A100.fp32_cores_per_sm, eta=ETA[A100.sm_type])
+#: The rates of the H100.
+PERF_H100 = Perf(H100, fma_per_sm_cycle=H100.fp32_cores_per_sm, eta=ETA[H100.sm_type])
+#: The rates of the H200.
+PERF_H200 = Perf(H200, fma_per_sm_cycle=H200.fp32_cores_per_sm, eta=ETA[H200.sm_type])

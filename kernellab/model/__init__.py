@@ -3,16 +3,19 @@
 Layout, in the order a prediction is made:
 
 * ``roofline`` — peaks, bandwidth, ridge point, attainable FLOP/s at an intensity;
-* ``occupancy`` — resident blocks per SM and its limiter; the waves of a grid;
+* ``residency`` — ``occupancy``: resident blocks per SM and its limiter; ``waves`` of a grid;
 * ``bounds`` — ``predict``: each SM resource's time from the counts, the binding one, GFLOP/s;
 * ``l2waves`` — launch order (``tile_order``) and the DRAM bytes of a tiled GEMM under the wave model;
-* ``compare`` — the model beside Boehm's measurements, kernel by kernel.
+* ``latency`` — ``LoopShape``: a launch's tiles and K loop; wave-model DRAM bytes; exposed latency.
+
+The comparison with Boehm's measurements is ``kernellab.sgemm.study``: it joins simulator and model,
+which do not import each other.
 """
 
-from .bounds import RESOURCES, predict, resource_events, resource_label
-from .compare import compare_kernels
+from .bounds import RESOURCES, SCHEDULER_FED, estimate_eta, predict, resource_events, resource_label
 from .l2waves import dram_bytes_tiled, tile_order, wave_footprints
-from .occupancy import Occupancy, Waves, occupancy, waves
+from .latency import LoopShape, dram_bytes_waves, exposed_latency, latency_units
+from .residency import Occupancy, Waves, occupancy, waves
 from .roofline import (
     PEAKS,
     attainable_flops,
@@ -25,7 +28,8 @@ from .roofline import (
 )
 
 __all__ = [
-    "PEAKS", "RESOURCES", "Occupancy", "Waves", "attainable_flops", "compare_kernels", "dram_bytes_tiled", "fraction_of_peak",
-    "gemm_flops", "gemm_intensity", "gemm_min_bytes", "occupancy", "peak_flops", "predict", "resource_events", "resource_label",
+    "PEAKS", "RESOURCES", "SCHEDULER_FED", "LoopShape", "Occupancy", "Waves", "attainable_flops", "dram_bytes_tiled",
+    "dram_bytes_waves", "estimate_eta", "exposed_latency", "fraction_of_peak", "gemm_flops", "gemm_intensity",
+    "gemm_min_bytes", "latency_units", "occupancy", "peak_flops", "predict", "resource_events", "resource_label",
     "ridge", "tile_order", "wave_footprints", "waves",
 ]

@@ -1,24 +1,34 @@
-"""Throughput bounds: a kernel's time on each resource of the SM, from its counts, and the binding one.
+"""Throughput bounds and the calibrated estimate: a kernel's time on each resource of the SM, from its
+counts alone, the binding one, a band over the clock, and an estimate with the fitted η and exposed latency.
 
 Each resource serves a fixed number of events per SM per cycle (a named rate of ``kernellab.specs.Perf``);
-a kernel can finish no sooner than its busiest resource allows. Latency, dependencies and scheduling are
-not modelled, so the prediction is an upper bound on speed (a lower bound on time).
+a kernel can finish no sooner than its busiest resource allows. That *bound* charges no latency and no
+scheduling loss. The *estimate* adds both: the pipes fed by the warp schedulers run at the fitted
+efficiency η, and a K loop that cannot cover its loads pays the exposed latency (``latency.py``).
 """
 
 from __future__ import annotations
 
 from ..counters import Counts
 from ..i18n import _
-from ..specs import GPU, Perf
+from ..specs import Perf
+from .latency import LoopShape, dram_bytes_waves, exposed_latency, latency_units
+from .roofline import gemm_flops
+
+__all__ = ["RESOURCES", "SCHEDULER_FED", "estimate_eta", "predict", "resource_events", "resource_label"]
 
 #: The resources in the order ties are broken, as bound name → (result key, what is counted, rate field).
 RESOURCES = {
     "FMA": ("t_fma", "FP32 FMAs (thread level)", "fma_per_sm_cycle"),
-    "issue": ("t_issue", "warp instructions", "issue_per_sm_cycle"),
+    "issue": ("t_issue", "warp instructions, every kind", "issue_per_sm_cycle"),
     "L1": ("t_l1", "128-byte global lines loaded and stored", "l1_lines_per_sm_cycle"),
     "shared": ("t_smem", "shared-memory wavefronts, loads and stores", "smem_wavefronts_per_sm_cycle"),
-    "DRAM": ("t_dram", "compulsory DRAM bytes", "dram_bw"),
+    "MIO": ("t_mio", "load and store instructions, global and shared (LSU)", "mio_per_sm_cycle"),
+    "DRAM": ("t_dram", "DRAM bytes (compulsory, or the wave model's with a LoopShape)", "dram_bw"),
 }
+#: The pipes the warp schedulers feed, whose rates the estimate scales by η. L1's rate is not scaled: it
+#: is itself measured (k1 reaches 0.98–1.05 of it on three GPUs); DRAM is not an SM resource.
+SCHEDULER_FED = ("FMA", "issue", "shared", "MIO")
 
 
 def resource_label(bound: str) -> str:
@@ -26,11 +36,11 @@ def resource_label(bound: str) -> str:
 
     Examples
     --------
-    >>> resource_label("shared"), resource_label("L1")
-    ('shared memory', 'L1')
+    >>> resource_label("shared"), resource_label("L1"), resource_label("MIO")
+    ('shared memory', 'L1', 'load/store issue (MIO)')
     """
     labels = {"FMA": _("FP32 arithmetic"), "issue": _("instruction issue"), "L1": _("L1"),
-              "shared": _("shared memory"), "DRAM": _("DRAM")}
+              "shared": _("shared memory"), "MIO": _("load/store issue (MIO)"), "DRAM": _("DRAM")}
     if bound not in labels:
         raise ValueError(f"unknown resource {bound!r}; expected one of {list(labels)}")
     return labels[bound]
@@ -41,74 +51,141 @@ def resource_events(counts: Counts) -> dict[str, int]:
 
     Examples
     --------
-    >>> c = Counts(fma=64, warp_instr=6, gld_lines=66, gst_lines=1, shld_wavefronts=3, dram_sectors={"A": 2})
+    >>> c = Counts(fma=64, warp_instr=6, gld_instr=2, gld_lines=66, gst_lines=1, shld_wavefronts=3,
+    ...            dram_sectors={"A": 2})
     >>> resource_events(c)
-    {'FMA': 64, 'issue': 6, 'L1': 67, 'shared': 3, 'DRAM': 64}
+    {'FMA': 64, 'issue': 6, 'L1': 67, 'shared': 3, 'MIO': 2, 'DRAM': 64}
     """
     return {
         "FMA": counts.fma,
         "issue": counts.warp_instr,
         "L1": counts.gld_lines + counts.gst_lines,
         "shared": counts.shld_wavefronts + counts.shst_wavefronts,
+        "MIO": counts.gld_instr + counts.gst_instr + counts.shld_instr + counts.shst_instr,
         "DRAM": counts.dram_bytes,
     }
 
 
-def _flops(n) -> int:
-    if isinstance(n, (tuple, list)):
-        m, nn, k = (int(v) for v in n)
-        return 2 * m * nn * k
-    return 2 * int(n) ** 3
+def _times(events: dict, perf: Perf, clock_hz: float, dram_bytes: int) -> dict:
+    """Seconds on each resource at ``clock_hz``: events ÷ (rate × SMs × clock); DRAM bytes ÷ bandwidth."""
+    per_second = perf.gpu.sms * clock_hz  # SM-cycles per second
+    out = {}
+    for bound, (key, _what, rate) in RESOURCES.items():
+        out[key] = dram_bytes / perf.dram_bw if bound == "DRAM" else events[bound] / (getattr(perf, rate) * per_second)
+    return out
 
 
-def predict(spec, counts: Counts, n, perf: Perf, gpu: GPU | None = None) -> dict:
-    """Predict a kernel's time and GFLOP/s from its counts: the slowest resource sets the time.
+def _binding(times: dict, scale: dict | None = None) -> tuple[str, float]:
+    """The resource with the largest (optionally scaled) time, first in ``RESOURCES`` order on a tie."""
+    scale = scale or {}
+    b = max(RESOURCES, key=lambda r: times[RESOURCES[r][0]] / scale.get(r, 1.0))
+    return b, times[RESOURCES[b][0]] / scale.get(b, 1.0)
 
-    For each on-chip resource, time (s) = events ÷ (rate per SM per cycle × SMs × clock in Hz):
 
-    * ``t_fma``   = FMAs ÷ (``fma_per_sm_cycle`` × SMs × clock)
-    * ``t_issue`` = warp instructions ÷ (``issue_per_sm_cycle`` × SMs × clock)
-    * ``t_l1``    = (global lines loaded + stored) ÷ (``l1_lines_per_sm_cycle`` × SMs × clock)
-    * ``t_smem``  = shared wavefronts (loads + stores) ÷ (``smem_wavefronts_per_sm_cycle`` × SMs × clock)
-    * ``t_dram``  = compulsory DRAM bytes ÷ DRAM bandwidth (bytes/s)
+def estimate_eta(perf: Perf, shape: LoopShape | None) -> float:
+    """The η the estimate applies: ``perf.eta``, or 1 when one block per SM waits at barriers.
 
-    ``time`` = the largest; ``bound`` = its resource ("FMA", "issue", "L1", "shared" or "DRAM");
-    ``gflops`` = 2·n³ FLOP ÷ ``time`` ÷ 1e9 (2·M·N·K if ``n`` is a triple ``(M, N, K)``), the useful FLOPs
-    a benchmark counts. ``counts`` must already be at size ``n`` (see ``scale_counts``).
+    η is fitted where several blocks (or free-running warps) share an SM and cover one another's waits.
+    With a single block per SM that synchronises every trip, the idle cycles *are* the exposed latency,
+    which ``exposed_latency`` counts; applying η as well would count them twice.
+    """
+    if shape is not None and latency_units(shape, perf.gpu) == 1:
+        return 1.0
+    return perf.eta
 
-    The arguments: ``spec`` is the kernel's spec (its ``name`` is copied into the result) or None; ``counts``
-    the counts of a launch at size ``n``; ``n`` an int or a triple ``(M, N, K)``, the size the FLOPs are
-    counted at; ``perf`` the rates charged (e.g. ``PERF_A6000``); ``gpu`` the GPU, which must be
-    ``perf.gpu`` (SMs and clock come from it), None meaning ``perf.gpu``.
+
+def _parse(args, kwargs):
+    """Accept ``(counts, n, perf[, gpu])`` and the seeds' ``(spec, counts, n, perf[, gpu])``."""
+    args = list(args)
+    spec = kwargs.pop("spec", None)
+    if args and not isinstance(args[0], Counts) and len(args) > 1 and isinstance(args[1], Counts):
+        spec = args.pop(0)
+    names = ("counts", "n", "perf", "gpu")
+    if len(args) > len(names):
+        raise TypeError(f"predict takes (counts, n, perf[, gpu]) or (spec, counts, n, perf[, gpu]); got {len(args)} "
+                        "positional arguments after the spec")
+    vals = dict(zip(names, args))
+    for k in list(kwargs):
+        if k in names:
+            if k in vals:
+                raise TypeError(f"predict got {k!r} twice")
+            vals[k] = kwargs.pop(k)
+    if kwargs:
+        raise TypeError(f"predict got unexpected keyword arguments {sorted(kwargs)}")
+    missing = [k for k in names[:3] if k not in vals]
+    if missing:
+        raise TypeError(f"predict is missing {missing}: call predict(counts, n, perf)")
+    if not isinstance(vals["counts"], Counts):
+        raise TypeError(f"counts must be a kernellab.Counts, got {type(vals['counts']).__name__}")
+    return spec, vals["counts"], vals["n"], vals["perf"], vals.get("gpu")
+
+
+def predict(*args, shape: LoopShape | None = None, **kwargs) -> dict:
+    """Predict a kernel's time from its counts: a bound (the slowest resource), a clock band, an estimate.
+
+    Call it as ``predict(counts, n, perf)``; the seed scripts' form ``predict(spec, counts, n, perf, gpu)``
+    works too (``spec.name`` is copied into the result; ``gpu`` must be ``perf.gpu`` or None).
+    ``counts`` are those of a launch at size ``n`` (an int, or a triple ``(M, N, K)``; see ``scale_counts``).
+
+    **The bound.** For each resource, time = events ÷ (rate per SM per cycle × SMs × clock):
+
+    * ``t_fma``   = thread FMAs ÷ (``fma_per_sm_cycle`` × SMs × clock)
+    * ``t_issue`` = warp instructions of every kind ÷ (``issue_per_sm_cycle`` × SMs × clock). On a 128-lane
+      SM (GA102, GH100) 128 FMAs per cycle are 4 warp FFMAs, the whole issue rate, so t_fma ≤ t_issue:
+      the FP32 peak is an issue-rate peak there (``Perf.fp32_is_issue_peak``); not on the A100.
+    * ``t_mio``   = load/store instructions (global and shared) ÷ (``mio_per_sm_cycle`` × SMs × clock)
+    * ``t_l1``    = global lines loaded + stored ÷ (``l1_lines_per_sm_cycle`` × SMs × clock)
+    * ``t_smem``  = shared wavefronts, loads + stores ÷ (``smem_wavefronts_per_sm_cycle`` × SMs × clock)
+    * ``t_dram``  = DRAM bytes ÷ bandwidth: the wave model's bytes when ``shape`` is given (blocks per SM
+      from occupancy), else the compulsory bytes of ``counts``.
+
+    ``time`` = the largest at the rated boost clock, ``bound`` = its resource, ``gflops`` = FLOPs ÷ time
+    (2·n³, or 2·M·N·K). ``gflops_band`` = (GFLOP/s at the base clock, at the highest clock the card
+    reaches, ``gpu.clock_band``): a measurement above the band's top means the model is wrong.
+
+    **The estimate** (``estimate_gflops``, ``estimate_band``) is *calibrated*, not a bound: each
+    scheduler-fed time (FMA, issue, shared, MIO) is divided by the fitted ``eta`` (``estimate_eta``), and,
+    with a ``shape``, the latency a K loop without prefetch leaves uncovered (``t_latency``) is added.
 
     Examples
     --------
     The naive SGEMM at 4096³ on the A6000: a warp touches 33 lines per 32 FMAs (32 of A, 1 of B), so
     L1 sees 4096³ × 33/32 lines; at 1 line per SM per cycle × 84 SMs × 1.8e9 Hz that takes 0.469 s,
-    and 2 × 4096³ FLOP / 0.469 s ≈ 293 GFLOP/s:
+    and 2 × 4096³ FLOP / 0.469 s ≈ 293 GFLOP/s; between 1.41 and 1.935 GHz, 230–315 GFLOP/s:
 
-    >>> from kernellab.specs import A6000, PERF_A6000
+    >>> from kernellab.specs import PERF_A6000
     >>> n = 4096
-    >>> naive = Counts(fma=n**3, warp_instr=n**3 // 32 * 3, gld_lines=n**3 // 32 * 33)
-    >>> p = predict(None, naive, n, PERF_A6000, A6000)
-    >>> p["bound"], f"{p['t_l1']:.3f} s", round(p["gflops"])
-    ('L1', '0.469 s', 293)
+    >>> naive = Counts(fma=n**3, warp_instr=n**3 // 32 * 3, gld_instr=n**3 // 16, gld_lines=n**3 // 32 * 33)
+    >>> p = predict(naive, n, PERF_A6000)
+    >>> p["bound"], f"{p['t_l1']:.3f} s", round(p["gflops"]), [round(g) for g in p["gflops_band"]]
+    ('L1', '0.469 s', 293, [230, 315])
     """
-    gpu = perf.gpu if gpu is None else gpu
-    if gpu != perf.gpu:
+    spec, counts, n, perf, gpu = _parse(args, kwargs)
+    if gpu is not None and gpu != perf.gpu:
         raise ValueError(f"the rates are for the {perf.gpu.name}, but the GPU given is the {gpu.name}")
-    per_second = gpu.sms * gpu.clock_hz  # SM-cycles per second
+    gpu = perf.gpu
+    mnk = tuple(int(v) for v in n) if isinstance(n, (tuple, list)) else (int(n),) * 3
     events = resource_events(counts)
-    out: dict = {"name": getattr(spec, "name", None)}
-    for bound, (key, _what, rate) in RESOURCES.items():
-        if rate == "dram_bw":
-            out[key] = events[bound] / gpu.dram_bw
-        else:
-            out[key] = events[bound] / (getattr(perf, rate) * per_second)
-    bound = max(RESOURCES, key=lambda b: out[RESOURCES[b][0]])
-    out["time"] = out[RESOURCES[bound][0]]
-    out["bound"] = bound
-    if out["time"] <= 0:
+    dram = dram_bytes_waves(shape, mnk, gpu) if shape is not None else events["DRAM"]
+    flops = gemm_flops(*mnk)
+    eta = estimate_eta(perf, shape)
+    scale = {r: eta for r in SCHEDULER_FED}
+
+    def at(clock_hz):
+        times = _times(events, perf, clock_hz, dram)
+        bound, t = _binding(times)
+        t_est_pipes = _binding(times, scale)[1]
+        sm_only = _binding({**times, "t_dram": 0.0})[1]
+        t_lat = exposed_latency(shape, mnk, perf, sm_only, times["t_dram"]) if shape is not None else 0.0
+        return times, bound, t, t_est_pipes + t_lat, t_lat
+
+    times, bound, t, t_est, t_lat = at(gpu.clock_hz)
+    if t <= 0:
         raise ValueError("the counts charge no resource (all zero): nothing to predict")
-    out["gflops"] = _flops(n) / out["time"] / 1e9
-    return out
+    lo, hi = (at(f) for f in gpu.clock_band)
+    return {
+        "name": getattr(spec, "name", None), **times, "time": t, "bound": bound, "gflops": flops / t / 1e9,
+        "gflops_band": (flops / lo[2] / 1e9, flops / hi[2] / 1e9),
+        "eta": eta, "t_latency": t_lat, "estimate_time": t_est, "estimate_gflops": flops / t_est / 1e9,
+        "estimate_band": (flops / lo[3] / 1e9, flops / hi[3] / 1e9), "dram_bytes": dram,
+    }

@@ -6,10 +6,10 @@ A kernel that does ``I`` FLOP per byte it moves to or from DRAM can run no faste
 
 from __future__ import annotations
 
-from ..specs import Perf
+from ..specs import PEAKS, Perf
 
-#: The peaks a roofline can be drawn against — FP32 on the CUDA cores, dense FP16 on the Tensor Cores.
-PEAKS = ("fp32", "fp16_tensor")
+__all__ = ["PEAKS", "attainable_flops", "fraction_of_peak", "gemm_flops", "gemm_intensity", "gemm_min_bytes",
+           "peak_flops", "ridge"]
 
 
 def peak_flops(perf: Perf, peak: str = "fp32") -> float:
@@ -24,11 +24,7 @@ def peak_flops(perf: Perf, peak: str = "fp32") -> float:
     >>> f"{peak_flops(PERF_A6000) / 1e12:.1f}", f"{peak_flops(PERF_A6000, 'fp16_tensor') / 1e12:.1f}"
     ('38.7', '154.8')
     """
-    if peak == "fp32":
-        return perf.peak_flops()
-    if peak == "fp16_tensor":
-        return perf.gpu.fp16_tensor_peak
-    raise ValueError(f"unknown peak {peak!r}; choose one of {PEAKS}")
+    return perf.peak_flops(peak)
 
 
 def ridge(perf: Perf, peak: str = "fp32") -> float:
@@ -42,7 +38,7 @@ def ridge(perf: Perf, peak: str = "fp32") -> float:
     >>> round(ridge(PERF_A6000), 1), round(ridge(PERF_A6000, "fp16_tensor"), 1)
     (50.4, 201.6)
     """
-    return peak_flops(perf, peak) / perf.dram_bw
+    return perf.ridge(peak)
 
 
 def attainable_flops(intensity: float, perf: Perf, peak: str = "fp32") -> float:
