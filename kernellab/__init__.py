@@ -7,7 +7,7 @@ performance model → reporting.
 
 # --- specs and reporting (platform) ---
 from .access import Access
-from .counters import Counts
+from .counters import Counts, per_fma, scale_counts
 from .errors import BarrierError, LaunchError, MisalignedError, OutOfBoundsError, RaceError
 from .grid import cdiv
 from .i18n import current_language
@@ -15,10 +15,13 @@ from .report import Table, fmt_bytes, fmt_num, fmt_time, print_header, print_obs
 from .specs import A100, A6000, GPUS, H100, H200, PERF_A100, PERF_A6000, PERF_H100, PERF_H200, GPU, Perf
 
 # --- SIMT simulator ---
-from .simt import KERNELS, Block, HazardTracker, KernelSpec, SharedArray, launch, per_fma, run_kernel, scale_counts
+from .simt import Block, HazardTracker, SharedArray, launch
 
 # --- mini-Triton ---
 from .triton import TritonCounts, triton_launch
+
+# --- Boehm's SGEMM kernels on the simulator (a study above the engines) ---
+from .sgemm import KERNELS, KernelSpec, run_kernel
 
 # --- performance model ---
 from .model import (

@@ -232,30 +232,71 @@ def lane_sector_ids(acc: Access) -> np.ndarray:
     return ids.ravel() if valid.all() else ids[valid]
 
 
-def _phases(acc: Access) -> tuple[np.ndarray, np.ndarray, int]:
-    """Split each warp into the phases shared memory serves one after another.
+def _pairs_share(acc: Access, xor: int) -> np.ndarray:
+    """Per warp: whether every active lane's partner ``lane ^ xor`` is inactive or reads the same address."""
+    partner = np.arange(WARP_SIZE) ^ xor
+    a, act = acc.addresses, acc.active
+    same = (a == a[:, partner]) | ~act[:, partner]
+    return (same | ~act).all(axis=1)
 
-    A phase moves at most 128 bytes: a 32-bit access is one phase of 32 lanes, a 64-bit access two
-    half-warps, a 128-bit access four quarter-warps. Returns each phase's word ids (4-byte words, one
-    column per word a lane touches), their mask, and the number of phases per warp.
+
+def phase_lanes(acc: Access) -> np.ndarray:
+    """Lanes per phase for each warp: how many lanes shared memory serves together (the uniform-pair rule).
+
+    A phase moves at most 128 bytes (one wavefront with no conflict): a 32-bit access is one phase
+    of 32 lanes, a 64-bit access two half-warps, a 128-bit access four quarter-warps. The measured
+    exception: when lanes pair up on one address, the phase takes twice as many lanes —
+
+    * 64-bit: every lane pair (n, n^1) shares an address → one phase of 32 lanes;
+    * 128-bit: every pair (n, n^1), or every pair (n, n^2), shares an address → two phases of 16.
+
+    (A pair shares when both lanes read the same address or one of them is inactive.)
+
+    Evidence: NVIDIA's answer for CC 7.x, "LDS.128 requires 4 requests … if the guidelines are met
+    … should reduce from 4 to 2" (forums.developer.nvidia.com/t/77228/2), and Nsight Compute on an
+    A10 (CC 8.6) and an H100 (forums.developer.nvidia.com/t/373160): an ``LDS.128`` with lanes 0–15
+    on one address and 16–31 on another takes 2 wavefronts, not 4; one with lanes i and i+16 on
+    one of 16 addresses 32 B apart takes 8 (no pair shares, quarter-warps with 2-way conflicts).
+    A full-warp broadcast is not merged further (two phases for a 128-bit access): nothing measured
+    says it is.
+
+    Examples
+    --------
+    >>> halves = Access.from_lanes(np.repeat([0, 32], 16), width=16)   # lanes 0-15 → +0 B, 16-31 → +32 B
+    >>> int(phase_lanes(halves)[0]), int(phase_lanes(Access.from_lanes(np.arange(32) * 16, width=16))[0])
+    (16, 8)
     """
-    lanes = WARP_SIZE if acc.width <= BANK_BYTES else WAVEFRONT_BYTES // acc.width
+    if acc.width <= BANK_BYTES:
+        return np.full(acc.addresses.shape[0], WARP_SIZE)
+    lanes = np.full(acc.addresses.shape[0], WAVEFRONT_BYTES // acc.width)
+    merged = _pairs_share(acc, 1)
+    if acc.width == 16:
+        merged |= _pairs_share(acc, 2)
+    lanes[merged] *= 2
+    return lanes
+
+
+def _phases(acc: Access) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Split each warp into the phases shared memory serves one after another (see :func:`phase_lanes`).
+
+    Returns groups of phases with the same number of lanes: each group's word ids (4-byte words,
+    one row per phase, one column per word a lane touches) and their mask.
+    """
     words_per_lane = max(1, acc.width // BANK_BYTES)
     base = acc.addresses // BANK_BYTES
-    words = (base[..., None] + np.arange(words_per_lane)).reshape(-1, lanes * words_per_lane)
-    valid = np.repeat(acc.active, words_per_lane, axis=1).reshape(-1, lanes * words_per_lane)
-    return words, valid, WARP_SIZE // lanes
+    words = (base[..., None] + np.arange(words_per_lane)).reshape(base.shape[0], -1)
+    valid = np.repeat(acc.active, words_per_lane, axis=1)
+    lanes = phase_lanes(acc)
+    groups = []
+    for n in np.unique(lanes):
+        rows = lanes == n
+        cols = int(n) * words_per_lane
+        groups.append((words[rows].reshape(-1, cols), valid[rows].reshape(-1, cols)))
+    return groups
 
 
-def shared_wavefronts(acc: Access) -> int:
-    """Shared-memory wavefronts: cycles the 32 banks need to serve the access.
-
-    Nsight Compute: ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum``. In each phase (see
-    ``_phases``) a bank serves one 4-byte word per cycle; lanes reading the same word share it
-    (broadcast). A phase therefore takes as many wavefronts as the largest number of distinct words
-    that fall into one bank; a phase with no active lane takes none.
-    """
-    words, valid, _ = _phases(acc)
+def _max_bank_load(words: np.ndarray, valid: np.ndarray) -> int:
+    """Sum over phases of the largest number of distinct words any one bank must serve."""
     s = np.sort(np.where(valid, words, -1), axis=1)
     distinct = s >= 0
     distinct[:, 1:] &= s[:, 1:] != s[:, :-1]
@@ -264,14 +305,29 @@ def shared_wavefronts(acc: Access) -> int:
     return int(per_bank.reshape(-1, BANKS).max(axis=1).sum())
 
 
+def shared_wavefronts(acc: Access) -> int:
+    """Shared-memory wavefronts: cycles the 32 banks need to serve the access.
+
+    Nsight Compute: ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum``. In each phase (see
+    :func:`phase_lanes`) a bank serves one 4-byte word per cycle; lanes reading the same word
+    share it (broadcast). A phase therefore takes as many wavefronts as the largest number of
+    distinct words that fall into one bank; a phase with no active lane takes none.
+
+    Examples
+    --------
+    >>> shared_wavefronts(Access.from_lanes(np.repeat([0, 32], 16), width=16))   # 2 phases, 1 word per bank
+    2
+    """
+    return sum(_max_bank_load(w, v) for w, v in _phases(acc))
+
+
 def shared_ideal_wavefronts(acc: Access) -> int:
     """Wavefronts with no bank conflict: one per phase that has an active lane.
 
     A full warp of 32-bit accesses ideally takes 1 wavefront, of 128-bit accesses 4 (512 B at 128 B
-    per wavefront).
+    per wavefront), or 2 when lanes pair up on one address (:func:`phase_lanes`).
     """
-    _, valid, _ = _phases(acc)
-    return int(valid.any(axis=1).sum())
+    return sum(int(v.any(axis=1).sum()) for _, v in _phases(acc))
 
 
 def bank_conflicts(acc: Access) -> int:

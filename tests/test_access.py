@@ -13,6 +13,7 @@ from kernellab.access import (
     bytes_requested,
     lane_sector_ids,
     lines,
+    phase_lanes,
     requests,
     sector_ids,
     sectors,
@@ -152,6 +153,65 @@ def test_shared_float4_strided():
     # each bank hit by 2 lanes of the phase → 2 wavefronts per phase, 8 in all, 4 conflicts
     acc = Access.from_lanes(LANES * 32, width=16)
     assert (shared_wavefronts(acc), bank_conflicts(acc)) == (8, 4)
+
+
+def test_lds128_forum_pattern_halves_two_wavefronts():
+    # NCU on A10 / H100 (forum 373160, pattern 2): lanes 0-15 → +0 B, lanes 16-31 → +32 B, 16 B each.
+    # Pairs (n, n^1) share an address → phases of 16 lanes, 2 phases. Phase 0 reads words 0-3 once
+    # (banks 0-3, broadcast), phase 1 words 8-11 (banks 8-11): 1 wavefront each → 2, none excessive.
+    acc = Access.from_lanes(np.repeat([0, 32], 16), width=16)
+    assert phase_lanes(acc).tolist() == [16]
+    assert (shared_wavefronts(acc), shared_ideal_wavefronts(acc), bank_conflicts(acc)) == (2, 2, 0)
+
+
+def test_lds128_forum_pattern_i_and_i_plus_16_eight_wavefronts():
+    # forum 373160, pattern 1: lanes i and i+16 read +32·(i mod 16) B. No pair (n, n^1) or (n, n^2)
+    # shares, so quarter-warps of 8 lanes: lanes 0-7 read words 0-3, 8-11, …, 56-59 → banks 0-3, 8-11,
+    # 16-19, 24-27, then 0-3 again (word 32-35) … → every bank serves 2 distinct words → 2 wavefronts
+    # per quarter, 4 × 2 = 8 (NCU: 8); ideal 4, so 4 excessive.
+    acc = Access.from_lanes(LANES % 16 * 32, width=16)
+    assert phase_lanes(acc).tolist() == [8]
+    assert (shared_wavefronts(acc), shared_ideal_wavefronts(acc), bank_conflicts(acc)) == (8, 4, 4)
+
+
+def test_lds128_pairs_n_xor_2():
+    # lanes n and n^2 share: lane l reads 16·((l // 4)·2 + l % 2) → 16 distinct 16-B chunks over lanes
+    # 0-31, 8 per half-warp = 128 B → halves, and the 8 chunks of a half are consecutive: 1 wavefront each
+    addr = 16 * ((LANES // 4) * 2 + LANES % 2)
+    acc = Access.from_lanes(addr, width=16)
+    assert phase_lanes(acc).tolist() == [16]
+    assert (shared_wavefronts(acc), shared_ideal_wavefronts(acc)) == (2, 2)
+
+
+def test_lds64_pairs():
+    # 64-bit, lanes 2j and 2j+1 read 8·j: 16 distinct 8-B words pairs → one phase of 32 lanes covering
+    # 128 consecutive bytes → 1 wavefront (without the rule: 2 half-warps, 2 wavefronts)
+    acc = Access.from_lanes(LANES // 2 * 8, width=8)
+    assert phase_lanes(acc).tolist() == [32]
+    assert (shared_wavefronts(acc), shared_ideal_wavefronts(acc)) == (1, 1)
+    # consecutive 64-bit lanes (no pairs): 2 half-warps of 128 B, 1 wavefront each
+    assert shared_wavefronts(Access.from_lanes(LANES * 8, width=8)) == 2
+
+
+def test_pair_rule_with_inactive_partner():
+    # lanes 16-31 inactive, lanes 0-15 read +0: every active lane's partner shares or is inactive →
+    # half-warp phases; only phase 0 has active lanes → 1 wavefront, 1 ideal
+    acc = Access.from_lanes(np.zeros(32, np.int64), LANES < 16, width=16)
+    assert (shared_wavefronts(acc), shared_ideal_wavefronts(acc)) == (1, 1)
+    # a pair split over two addresses (lane 1 reads +16) breaks the rule → quarter-warps: lanes 0-7
+    # read words 0-3 and 4-7 (distinct banks) → 1 wavefront in quarters 0 and 1 → 2
+    addr = np.where(LANES == 1, 16, 0)
+    acc = Access.from_lanes(addr, LANES < 16, width=16)
+    assert phase_lanes(acc).tolist() == [8]
+    assert (shared_wavefronts(acc), shared_ideal_wavefronts(acc)) == (2, 2)
+
+
+def test_32_bit_not_merged():
+    # 32-bit accesses are one phase of 32 lanes whatever the pairs: lanes 2j, 2j+1 on word 32j mod 1024
+    # → 16 distinct words all in bank 0 → 16 wavefronts, as before the pair rule
+    acc = Access.from_lanes(LANES // 2 * 128, width=4)
+    assert phase_lanes(acc).tolist() == [32]
+    assert shared_wavefronts(acc) == 16
 
 
 # --- laws ---------------------------------------------------------------------------------------------

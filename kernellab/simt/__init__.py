@@ -2,14 +2,27 @@
 
 Data flows kernel → :class:`~kernellab.Block` (executes a batch of thread blocks as
 numpy vectors) → :class:`~kernellab.Access` records → :class:`~kernellab.Counts`.
+The launcher is :func:`~kernellab.launch` (module :mod:`kernellab.simt.launcher`).
 """
 
+from ..counters import per_fma, scale_counts
 from .block import Block
-from .launch import launch
+from .launcher import launch
 from .memory import SharedArray
 from .race import HazardTracker
-from .scale import per_fma, scale_counts
-from .sgemm import KERNELS, KernelSpec, run_kernel
 
-__all__ = ["KERNELS", "Block", "HazardTracker", "KernelSpec", "SharedArray", "launch", "per_fma", "run_kernel",
-           "scale_counts"]
+__all__ = ["Block", "HazardTracker", "SharedArray", "launch", "per_fma", "scale_counts"]
+
+_MOVED_TO_SGEMM = ("KERNELS", "KernelSpec", "run_kernel")  # Boehm's kernels live in kernellab.sgemm now
+
+
+def __getattr__(name: str):
+    """``from kernellab.simt import KERNELS`` keeps working: the SGEMM study moved up to :mod:`kernellab.sgemm`.
+
+    Looked up on first use, so the simulator never imports the study that stands on it.
+    """
+    if name in _MOVED_TO_SGEMM:
+        from .. import sgemm
+
+        return getattr(sgemm, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -43,7 +43,7 @@ class Block:
 
     Examples
     --------
-    >>> from kernellab.simt.launch import launch
+    >>> from kernellab.simt import launch
     >>> def copy(blk, src, dst, n):
     ...     i = blk.bx * blk.bdx + blk.tx
     ...     with blk.where(i < n):

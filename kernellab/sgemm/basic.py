@@ -2,7 +2,7 @@
 
 Line-by-line translations of ``siboehm/SGEMM_CUDA`` (``src/kernels/1_naive.cuh`` …
 ``5_kernel_2D_blocktiling.cuh``), computing ``C = A @ B`` (``alpha = 1, beta = 0``). Their specs
-and launch configurations are in :mod:`kernellab.simt.sgemm`.
+and launch configurations are in :mod:`kernellab.sgemm.kernels`.
 """
 
 from __future__ import annotations
