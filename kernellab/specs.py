@@ -178,7 +178,7 @@ class Perf:
 #: Fitted η of each SM type: the geometric mean of measured ÷ bound over Boehm's k4–k10 at the rated boost
 #: clock, on the A6000 for the 128-lane SMs (GA102, and GH100 out of sample) and on the A100 for GA100.
 #: ``tests/test_model_fidelity.py`` recomputes the fit and checks these two numbers.
-ETA = {"GA102": 0.62, "GH100": 0.62, "GA100": 0.80}
+ETA = {"GA102": 0.62, "GH100": 0.62, "GA100": 0.78}
 
 #: The rates of the RTX A6000 (one FP32 FMA per core and cycle).
 PERF_A6000 = Perf(A6000, fma_per_sm_cycle=A6000.fp32_cores_per_sm, eta=ETA[A6000.sm_type])

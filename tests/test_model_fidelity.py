@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from kernellab import KERNELS, scale_counts
 from kernellab.counters import Counts
 from kernellab.model import LoopShape, exposed_latency, predict
 from kernellab.sgemm.study import (
@@ -20,7 +21,6 @@ from kernellab.sgemm.study import (
     spec_for,
     study,
 )
-from kernellab.simt import KERNELS, scale_counts
 from kernellab.specs import A100, A6000, ETA, H100, PERF_A100, PERF_A6000, PERF_H100
 
 N = 4096

@@ -23,9 +23,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..counters import Counts
+from ..counters import Counts, scale_counts
 from ..model import LoopShape, predict
 from ..specs import A6000, GPU, PERF_A100, PERF_A6000, PERF_H100, Perf
+from .kernels import KERNELS, run_kernel
 
 __all__ = ["MEASURED", "SASS_SM86", "compare_kernels", "compiled_counts", "fit_eta", "loop_shape", "study"]
 
@@ -64,7 +65,6 @@ PERFS = (PERF_A6000, PERF_A100, PERF_H100)
 
 
 def _kernels():
-    from ..simt import KERNELS  # the simulator's kernels; kernellab.model stays free of them
     return KERNELS
 
 
@@ -94,7 +94,6 @@ def loop_shape(spec) -> LoopShape:
 
 def _simulate(spec, seed=0) -> Counts:
     """Counts of one kernel on the smallest product that holds its full tiles, C checked against float64."""
-    from ..simt import run_kernel
 
     M = N = 64 if spec.number <= 4 else max(spec.params["BM"], spec.params["BN"])
     rng = np.random.default_rng(seed)
@@ -118,12 +117,11 @@ def compiled_counts(spec, n: int = 4096) -> Counts:
 
     Examples
     --------
-    >>> from kernellab.simt import KERNELS
+    >>> from kernellab import KERNELS
     >>> c = compiled_counts(KERNELS[3])                # k4: 840 instructions, 192 LDS per 512 warp FFMAs
     >>> c.warp_instr * 512 * 32 // c.fma, c.shld_instr * 512 * 32 // c.fma
     (840, 192)
     """
-    from ..simt import scale_counts
 
     big = scale_counts(_simulate(spec), n)
     base = _kernels()[spec.number - 1]
@@ -189,12 +187,11 @@ def compare_kernels(n_sim: int = 128, n: int = 4096, perf: Perf = PERF_A6000, gp
     --------
     The naive kernel: 33 lines per 32 FMAs make it L1-bound at ≈ 293 GFLOP/s; Boehm measured 309.
 
-    >>> from kernellab.simt import KERNELS
+    >>> from kernellab import KERNELS
     >>> row, = compare_kernels(kernels=KERNELS[:1])
     >>> row["name"], row["bound"], round(row["predicted"]), row["measured"], f"{row['ratio']:.2f}"
     ('sgemm_naive', 'L1', 293, 309.0, '1.05')
     """
-    from ..simt import run_kernel, scale_counts
 
     rng = np.random.default_rng(seed)
     A = rng.standard_normal((n_sim, n_sim)).astype(np.float32)
