@@ -31,6 +31,10 @@ class LaunchError(KernelError, ValueError):
     """A launch the hardware would refuse: too many threads, too much shared memory, bad arguments."""
 
 
+class ClaimError(AssertionError):
+    """A number a page states that its own computation does not give (raised by :class:`~kernellab.Claims`)."""
+
+
 def fmt_dim3(v) -> str:
     """A CUDA dim3 as ``(x,y,z)``.
 

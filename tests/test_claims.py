@@ -1,0 +1,103 @@
+"""kernellab.claims: a claim table that shows every row and raises, naming the claim, on a mismatch."""
+
+import numpy as np
+import pytest
+
+from kernellab import ClaimError, Claims
+from kernellab.claims import check
+
+
+def test_rows_are_recorded_in_order_and_shown_as_text(monkeypatch):
+    monkeypatch.setenv("KERNELLAB_LANG", "en")
+    # 32 lanes × 4 B = 128 B = 4 sectors of 32 B; a 4096³ GEMM does 2·4096³ = 137438953472 FLOPs
+    claims = Claims().add("sectors per request", 32 * 4 // 32, 4).add("GEMM FLOPs", 2 * 4096**3, 137438953472)
+    assert [r.claim for r in claims] == ["sectors per request", "GEMM FLOPs"]
+    lines = claims.to_text().splitlines()
+    assert lines[0].split() == ["Claim", "Computed", "Stated"]  # no tolerance column when none is used
+    assert lines[2].split()[-2:] == ["4", "4"] and lines[3].split()[-2:] == ["137438953472"] * 2
+    assert len({len(line) for line in lines[1:]}) == 1  # columns aligned: all rows equally wide
+
+
+def test_a_mismatch_raises_naming_the_claim_and_both_values(monkeypatch):
+    monkeypatch.setenv("KERNELLAB_LANG", "en")
+    claims = Claims().add("ok", 1, 1)
+    with pytest.raises(ClaimError, match=r'claim "bank conflicts" does not hold: computed 31, stated 0') as info:
+        claims.add("bank conflicts", 31, 0)
+    assert isinstance(info.value, AssertionError)
+    assert len(claims) == 1  # the failed row is not recorded
+
+
+@pytest.mark.parametrize("computed,stated,tol,holds", [
+    (1.0713, 1.07, {"sig": 3}, True),      # 1.0713 → 1.07 at 3 significant digits
+    (1.0753, 1.07, {"sig": 3}, False),     # 1.0753 → 1.08
+    (1234.0, 1200, {"sig": 2}, True),      # both 1.2e3
+    (0.0, 0.0, {"sig": 3}, True),
+    (101.0, 100, {"rtol": 0.01}, True),    # |101 − 100| = 1 ≤ 0.01 · 100
+    (101.5, 100, {"rtol": 0.01}, False),   # 1.5 > 1
+    (100.4, 100, {"atol": 0.5}, True),
+    (100.6, 100, {"atol": 0.5}, False),
+    (0.1 + 0.2, 0.3, {}, False),           # exact by default: 0.30000000000000004 ≠ 0.3
+    (0.1 + 0.2, 0.3, {"rtol": 1e-12}, True),
+    (np.int64(8), 8, {}, True),            # numpy scalars compare as numbers
+    (np.float32(0.5), 0.5, {}, True),
+    (float("nan"), float("nan"), {"atol": 1.0}, False),  # NaN never matches
+])
+def test_tolerances(computed, stated, tol, holds):
+    if holds:
+        assert len(check("x", computed, stated, **tol)) == 1
+    else:
+        with pytest.raises(ClaimError, match='"x"'):
+            check("x", computed, stated, **tol)
+
+
+def test_text_and_booleans_match_exactly():
+    check("bound", "DRAM", "DRAM")
+    check("matches numpy", bool(np.allclose([1.0], [1.0])), True)
+    with pytest.raises(ClaimError):
+        check("bound", "DRAM", "compute")
+    with pytest.raises(ClaimError):
+        check("flag", 1, True)  # a number is not a boolean, even if 1 == True in Python
+
+
+def test_bad_input_is_refused_with_the_claim_named():
+    with pytest.raises(ValueError, match="claim 'x'.*tolerances"):
+        check("x", 1, 1, rtol=-0.1)
+    with pytest.raises(ValueError, match="sig"):
+        check("x", 1, 1, sig=0)
+    with pytest.raises(TypeError, match="claim 'x'.*ndarray"):
+        check("x", np.ones(3), 1)
+
+
+def test_tolerance_column_appears_when_a_row_has_one(monkeypatch):
+    monkeypatch.setenv("KERNELLAB_LANG", "en")
+    claims = Claims().add("exact", 4, 4).add("rounded", 1.0713, 1.07, sig=3).add("relative", 101, 100, rtol=0.01)
+    text = claims.to_text()
+    assert text.splitlines()[0].split()[-1] == "Tolerance"
+    assert "3 significant digits" in text and "± 1%" in text
+
+
+def test_html_is_a_real_escaped_table_in_both_languages(monkeypatch):
+    claims = Claims().add("<b> & co", 2, 2)
+    monkeypatch.setenv("KERNELLAB_LANG", "en")
+    html = claims._repr_html_()
+    assert html.startswith("<table") and "<th>Claim</th><th>Computed</th><th>Stated</th>" in html
+    assert "&lt;b&gt; &amp; co" in html and "<b>" not in html
+    monkeypatch.setenv("KERNELLAB_LANG", "zh_CN")
+    assert "<th>论断</th><th>计算值</th><th>文中所述</th>" in claims._repr_html_()
+
+
+def test_the_error_follows_the_language(monkeypatch):
+    monkeypatch.setenv("KERNELLAB_LANG", "zh_CN")
+    with pytest.raises(ClaimError, match="论断“x”不成立：计算值 2，文中所述 3"):
+        check("x", 2, 3)
+
+
+def test_show_prints_in_a_terminal_and_returns_itself_on_a_page(monkeypatch, capsys):
+    monkeypatch.setenv("KERNELLAB_LANG", "en")
+    claims = Claims().add("warps", 256 // 32, 8)
+    monkeypatch.setenv("KERNELLAB_DISPLAY", "text")
+    assert claims.show() is None
+    assert "warps" in capsys.readouterr().out
+    monkeypatch.setenv("KERNELLAB_DISPLAY", "html")
+    assert claims.show() is claims
+    assert capsys.readouterr().out == ""
