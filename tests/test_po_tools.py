@@ -70,6 +70,15 @@ def test_english_only_entries_are_not_checked():
     # a code listing or a proper name kept in English has no Chinese, so it is no prose
     assert glossary_problems("GMEM Coalescing", "GMEM Coalescing") == []
     assert glossary_problems('print("a grid of blocks")', 'print("a grid of blocks")') == []
+    assert glossary_problems("Warps", "warps") == []  # a term kept in English
+
+
+@pytest.mark.parametrize("msgstr,term", [("grid", "grid"), ("Blocks", "thread block"), (" waves ", "wave"),
+                                         ("Kernel", "kernel"), ("occupancy", "occupancy")])
+def test_an_english_term_that_must_be_translated_fails_alone(msgstr, term):
+    # TN/04's runtime entry "Grid" → "grid" put English in the header of another page's table
+    assert glossary_problems("(English)", msgstr) == [
+        f"rejected rendering of {term!r}: {msgstr.strip()!r} (use {GLOSSARY[term][0]})"]
 
 
 def test_a_gloss_in_full_width_parentheses_is_allowed():

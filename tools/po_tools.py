@@ -208,8 +208,8 @@ GLOSSARY_CATALOG = "glossary.po"  # the glossary page quotes the rejected render
 def glossary_problems(msgid: str, msgstr: str) -> list[str]:
     """What a Chinese entry breaks of the glossary and the typography rules (empty when it follows them).
 
-    Only entries whose translation contains Chinese are checked: an English-only string (a code
-    listing, a name) is no prose. Inline code, links, math, ``{placeholders}`` and glosses such as
+    An English-only translation (a code listing, a name) is no prose and is not checked, unless it
+    is one term of the glossary that must be translated (``Grid`` → ``grid``). Inline code, links, math, ``{placeholders}`` and glosses such as
     波次（wave） are not checked.
 
     >>> glossary_problems("a tile", "一个分片")
@@ -220,9 +220,14 @@ def glossary_problems(msgid: str, msgstr: str) -> list[str]:
     ['straight quotes: \\'"\\' (use curly quotes “…”)', "a space before %: '0 %' (use 60% without a space)"]
     >>> glossary_problems("a tile", "一个 tile，``grid`` 的波次（wave）占 60%")
     []
+    >>> glossary_problems("Grid", "grid"), glossary_problems("GMEM Coalescing", "GMEM Coalescing")
+    (["rejected rendering of 'grid': 'grid' (use 网格)"], [])
     """
     if not _CJK.search(msgstr):
-        return []
+        # English kept whole: a name or code, unless it is nothing but a term that must be translated
+        return [f"rejected rendering of {term!r}: {msgstr.strip()!r} (use {use})"
+                for term, (use, rejected) in GLOSSARY.items() if _CJK.search(use)
+                for pattern in rejected if re.fullmatch(pattern, msgstr.strip())]
     text, problems = _prose(msgstr), []
     for term, (use, rejected) in GLOSSARY.items():
         for pattern in rejected:
