@@ -213,7 +213,7 @@ def fmt_step(v):
 
 
 print_table(
-    [_("Chunk"), _("Values"), _("m before"), _("d before"), _("Chunk maximum"), _("m′"), _("exp(m − m′)"),
+    [_("Chunk"), _("Values"), _("m before"), _("d before"), _("Chunk maximum"), "m′", "exp(m − m′)",
      _("d after")],
     [[c, ", ".join(f"{v:g}" for v in chunk), *(fmt_step(st[k]) for k in ("m", "d", "chunk_max", "m_new", "scale", "d_new"))]
      for c, (chunk, st) in enumerate(zip((row8[:4], row8[4:]), steps), start=1)]
