@@ -26,7 +26,9 @@ extensions = [
     "sphinx.ext.napoleon",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
+    "gallery_cards",  # docs/_ext: gallery cards' titles and tooltips in the page's language
 ]
+sys.path.insert(0, str(HERE / "_ext"))
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = ["_build", "locale", "**/GALLERY_HEADER.rst"]
 myst_enable_extensions = ["colon_fence"]
@@ -224,7 +226,7 @@ html_title = "kernellab"
 templates_path = ["_templates"]
 html_static_path = ["_static"]
 html_css_files = ["custom.css"]
-html_js_files = ["sphinx9-zh-search-fix.js", ("gallery-i18n.js", {"defer": "defer"})]
+html_js_files = ["sphinx9-zh-search-fix.js"]
 html_context = {"languages": LANGUAGES}
 html_theme_options = {
     "navbar_end": ["lang-switcher", "theme-switcher", "navbar-icon-links"],

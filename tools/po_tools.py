@@ -3,13 +3,17 @@
     python tools/po_tools.py autofill docs/locale/zh_CN
     python tools/po_tools.py check build/gettext docs/locale/zh_CN
     python tools/po_tools.py check-runtime kernellab gallery
+    python tools/po_tools.py glossary docs/locale/zh_CN kernellab/locale   # the glossary rules alone
     python tools/po_tools.py export docs/locale/zh_CN todo.json   # then fill in, and:
     python tools/po_tools.py import docs/locale/zh_CN todo.json
 
 ``autofill`` translates only what sphinx-gallery and autosummary generate (download buttons, links
 that are pure references), so translators see prose alone. ``check`` fails on a catalog that is
 missing, an English message not merged yet, an empty or a fuzzy entry. ``check-runtime`` fails when
-a ``_("...")`` string in the code has no Chinese entry in kernellab's runtime catalog.
+a ``_("...")`` string in the code has no Chinese entry in kernellab's runtime catalog, or when
+one runtime message has two different translations in two runtime catalogs. Both also apply the
+glossary (``GLOSSARY``, shown on ``docs/glossary.md``) and the typography rules (``TYPOGRAPHY``) to
+every Chinese entry: see :func:`glossary_problems`.
 """
 
 from __future__ import annotations
@@ -132,6 +136,146 @@ def rest_markup_problems(text: str) -> list[str]:
     return bad
 
 
+# --- the glossary: one rendering per term (docs/glossary.md shows this table; a test keeps them equal) ---
+# English term → (the rendering to use, the renderings that are rejected). A rejected rendering is a
+# regular expression searched in the Chinese text once code, markup and glosses are removed
+# (``_prose``); an English pattern means "this term must be translated", a Chinese one "this word is
+# wrong here". Terms students meet verbatim in code, Nsight Compute or the course stay English.
+GLOSSARY: dict[str, tuple[str, tuple[str, ...]]] = {
+    # kept in English
+    "warp": ("warp", ("线程束",)),
+    "lane": ("lane", ("线程通道",)),
+    "bank": ("bank", ("存储体", "内存库", "存储库")),
+    "bank conflict": ("bank conflict（简称冲突，表头写冲突数）", (r"(?i)(?<!bank )\bconflicts?\b",)),
+    "sector": ("sector", ("扇区",)),
+    "line": ("line（首次出现写 cache line）", ("缓存行",)),
+    "wavefront": ("wavefront", ("波前",)),
+    "tile": ("tile", ("分片", "瓦片")),
+    "mask": ("mask", ("掩码", "掩膜")),
+    "roofline": ("roofline", ("屋顶线", "屋顶模型", "Roofline")),
+    # translated
+    "kernel": ("内核", (r"(?i)\bkernels?\b", "核函数")),
+    "thread block": ("线程块 / 块", (r"(?i)\bblocks?\b",)),
+    "grid": ("网格", (r"(?i)\bgrids?\b",)),
+    "shared memory": ("共享内存", (r"(?i)\bshared[ -]memory\b", "共享存储")),
+    "coalescing": ("合并访存", (r"(?i)\bcoalesc\w*",)),
+    "occupancy": ("占用率", (r"(?i)\boccupancy\b", "占有率")),
+    "arithmetic intensity": ("算术强度", (r"(?i)\barithmetic intensity\b", "计算强度", "运算强度")),
+    "critical intensity": ("临界强度", (r"(?i)\bcritical intensity\b", r"(?i)\bridge point\b")),
+    "barrier": ("屏障", (r"(?i)\bbarriers?\b", "栅栏")),
+    "fusion": ("融合", (r"(?i)\bfus(ion|ed)\b",)),
+    "program instance": ("程序实例", (r"(?i)\bprogram instances?\b",)),
+    "wave": ("波次（wave）", (r"(?i)\bwaves?\b",)),
+    "tiling": ("分块", (r"(?i)\btiling\b",)),
+}
+# Chinese typography: what fails, and what to write instead
+TYPOGRAPHY: dict[str, tuple[str, str]] = {
+    "straight quotes": (r'"', "curly quotes “…”"),
+    "a space before %": (r"\d\s+[%％]", "60% without a space"),
+    "a reduction as '少 N 倍'": (r"(少|减少|降低|慢)了?\s*([\d.]+|[一二三四五六七八九十两]+)\s*倍",
+                                "减少到 1/N, 只有原来的 1/N, or 耗时是……的 N 倍"),
+    "a half-width comma or semicolon between Chinese": (r"[\u4e00-\u9fff][,;][\u4e00-\u9fff]",
+                                                        "full-width ，； or, in coordinates, (行, 列)"),
+    "a unit glued to its number": (r"(?<![\w.])\d+B\b", "128 字节"),
+}
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CODE = re.compile(
+    r"``.+?``"                                   # reST inline literal
+    r"|(:[\w:+-]+:)?`[^`]*`(_{1,2})?"           # roles, MyST/Markdown code, reST links
+    r"|\{[\w:+-]+\}`[^`]*`"                      # MyST roles
+    r"|\$[^$]+\$"                                # math
+    r"|https?://\S+"                             # addresses
+    r"|<[^<>]*>"                                 # HTML or an rst link target
+    r"|\{[A-Za-z0-9_.!:\[\]-]*\}"                 # str.format placeholders of runtime strings
+    r"|\b[A-Za-z_][A-Za-z0-9_.]*\([^()]*\)"        # a call, e.g. tl.load(x) or launch(kernel, …)
+    r"|\b[A-Za-z_][A-Za-z0-9_]*[._][A-Za-z0-9_.]+"  # identifiers with dots or underscores (BLOCK_SIZE)
+)
+_GLOSS = re.compile(r"（[A-Za-z][A-Za-z /-]*）")  # 波次（wave）: a term glossed in English once
+
+
+def _prose(text: str) -> str:
+    """``text`` without code, markup, placeholders and English glosses: what the glossary applies to.
+
+    >>> _prose("用 ``BLOCK_SIZE`` 个块，一个波次（wave），见 {doc}`model` 与 {n} 个 block")
+    '用   个块，一个波次 ，见   与   个 block'
+    """
+    return _GLOSS.sub(" ", _CODE.sub(" ", text))
+
+
+GLOSSARY_CATALOG = "glossary.po"  # the glossary page quotes the rejected renderings: it is not checked
+
+
+def glossary_problems(msgid: str, msgstr: str) -> list[str]:
+    """What a Chinese entry breaks of the glossary and the typography rules (empty when it follows them).
+
+    An English-only translation (a code listing, a name) is no prose and is not checked, unless it
+    is one term of the glossary that must be translated (``Grid`` → ``grid``). Inline code, links, math, ``{placeholders}`` and glosses such as
+    波次（wave） are not checked.
+
+    >>> glossary_problems("a tile", "一个分片")
+    ["rejected rendering of 'tile': '分片' (use tile)"]
+    >>> glossary_problems("one grid of 9 blocks", "一个 grid 有 9 个块")
+    ["rejected rendering of 'grid': 'grid' (use 网格)"]
+    >>> glossary_problems("60 % of peak", '峰值的 60 %，"很快"')
+    ['straight quotes: \\'"\\' (use curly quotes “…”)', "a space before %: '0 %' (use 60% without a space)"]
+    >>> glossary_problems("a tile", "一个 tile，``grid`` 的波次（wave）占 60%")
+    []
+    >>> glossary_problems("Grid", "grid"), glossary_problems("GMEM Coalescing", "GMEM Coalescing")
+    (["rejected rendering of 'grid': 'grid' (use 网格)"], [])
+    """
+    if not _CJK.search(msgstr):
+        # English kept whole: a name or code, unless it is nothing but a term that must be translated
+        return [f"rejected rendering of {term!r}: {msgstr.strip()!r} (use {use})"
+                for term, (use, rejected) in GLOSSARY.items() if _CJK.search(use)
+                for pattern in rejected if re.fullmatch(pattern, msgstr.strip())]
+    text, problems = _prose(msgstr), []
+    for term, (use, rejected) in GLOSSARY.items():
+        for pattern in rejected:
+            if m := re.search(pattern, text):
+                problems.append(f"rejected rendering of {term!r}: {m.group(0)!r} (use {use})")
+    for rule, (pattern, use) in TYPOGRAPHY.items():
+        if m := re.search(pattern, text):
+            problems.append(f"{rule}: {m.group(0)!r} (use {use})")
+    return problems
+
+
+def _translations(path: Path) -> dict[str, str]:
+    """msgid → msgstr of a catalog's translated, non-fuzzy entries (kernellab's own parser: no Babel needed)."""
+    from kernellab.i18n import parse_po
+
+    return parse_po(Path(path).read_text(encoding="utf-8"))
+
+
+def glossary(*paths: str) -> int:
+    """Apply the glossary and typography rules to every .po file under ``paths``, and look for runtime
+    messages translated two ways among the ``zh_CN*.po`` files of kernellab's runtime catalogs; print
+    each problem. Returns 1 when there is one."""
+    problems = []
+    files = [f for p in paths for f in ([Path(p)] if Path(p).is_file() else sorted(Path(p).rglob("*.po")))]
+    for path in files:
+        if path.name == GLOSSARY_CATALOG and path.parent.name == "LC_MESSAGES":
+            continue
+        problems += [f"{path}: {problem}: {msgid[:60]!r}" for msgid, msgstr in _translations(path).items()
+                     for problem in glossary_problems(msgid, msgstr)]
+    problems += runtime_conflicts([f for f in files if f.parent.name == "locale" and f.name.startswith("zh_CN")])
+    for p in problems:
+        print(p)
+    print(f"glossary check: {len(files)} catalogs, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+def runtime_conflicts(paths) -> list[str]:
+    """Messages that two runtime catalogs translate differently. ``kernellab.i18n`` merges the files,
+    so one of the two translations never shows, and the page that expects it gets the other."""
+    seen: dict[str, dict[str, list[str]]] = {}
+    for path in sorted(paths):
+        for msgid, msgstr in _translations(path).items():
+            seen.setdefault(msgid, {}).setdefault(msgstr, []).append(Path(path).name)
+    return [f"{msgid!r} is translated differently in two runtime catalogs: "
+            + "; ".join(f"{' + '.join(files)}: {s!r}" for s, files in strings.items())
+            for msgid, strings in seen.items() if len(strings) > 1]
+
+
 def check(pot_dir: str, po_dir: str) -> int:
     problems = []
     pots = sorted(Path(pot_dir).rglob("*.pot"))
@@ -154,9 +298,12 @@ def check(pot_dir: str, po_dir: str) -> int:
                 problems.append(f"{rel}: fuzzy: {str(msg.id)[:70]!r}")
             elif not entry.string:
                 problems.append(f"{rel}: untranslated: {str(msg.id)[:70]!r}")
-            elif rel.parts[0] == "auto_examples" or rel.name == "api.po":  # reST sources
-                for markup in rest_markup_problems(entry.string):
-                    problems.append(f"{rel}: reST markup touching Chinese text, add '\\ ': {markup!r}")
+            else:
+                if rel.parts[0] == "auto_examples" or rel.name == "api.po":  # reST sources
+                    for markup in rest_markup_problems(entry.string):
+                        problems.append(f"{rel}: reST markup touching Chinese text, add '\\ ': {markup!r}")
+                for problem in ([] if str(rel) == GLOSSARY_CATALOG else glossary_problems(str(msg.id), str(entry.string))):
+                    problems.append(f"{rel}: {problem}: {str(msg.id)[:60]!r}")
     for p in problems:
         print(p)
     print(f"translations check: {len(pots)} catalogs, {len(problems)} problems")
@@ -216,7 +363,11 @@ def check_runtime(*roots: str) -> int:
         for msg in _read(path):
             if msg.id:
                 entries[msg.id] = (msg, path.name)  # a later catalog wins, as in kernellab.i18n.catalog
-    problems = []
+    catalogs = sorted(RUNTIME_CATALOGS.glob("zh_CN*.po"))
+    problems = runtime_conflicts(catalogs)
+    for path in catalogs:
+        problems += [f"{path.name}: {p}: {msgid[:60]!r}" for msgid, msgstr in _translations(path).items()
+                     for p in glossary_problems(msgid, msgstr)]
     for message, where in used.items():
         msg = entries.get(message, (None, None))[0]
         if msg is None or not msg.string:
@@ -234,7 +385,7 @@ def check_runtime(*roots: str) -> int:
 
 if __name__ == "__main__":
     commands = {"autofill": autofill, "check": check, "check-runtime": check_runtime, "export": export,
-                "import": import_}
+                "import": import_, "glossary": glossary}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.exit(__doc__)
     sys.exit(commands[sys.argv[1]](*sys.argv[2:]))

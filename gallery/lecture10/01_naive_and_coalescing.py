@@ -235,6 +235,59 @@ axes[0].set_ylabel(_("distinct 128-byte lines touched"))
 plt.show()
 
 # %%
+# Where one warp's 32 addresses fall
+# ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+# The counts come from where the 32 addresses of one warp instruction land in memory. A and B are
+# row-major, and a row of 128 floats is four 128-byte lines: the first 32 floats of a row, the width
+# drawn below, are exactly one line. The picture shows the top-left 32×32 corner of each matrix for
+# the first warp at k = 0, as in the heat-map above: a blue square is an element a lane reads, and a
+# red strip is a line the instruction touches.
+
+from matplotlib.patches import Rectangle
+
+
+def draw_warp(ax, addresses, n_cols, title):
+    """Mark the elements a warp reads in the top-left 32×32 corner of a row-major matrix, and frame
+    each 128-byte line it touches. Returns the number of lines framed."""
+    element = np.asarray(addresses) // 4
+    row, col = element // n_cols, element % n_cols
+    assert (row < 32).all() and (col < 32).all()  # the corner holds every element the warp reads
+    picture = np.zeros((32, 32))
+    picture[row, col] = 1
+    ax.imshow(picture, cmap="Blues", vmin=0, vmax=1, aspect="equal")
+    framed = np.unique(np.asarray(addresses) // 128)
+    for line in framed:  # 32 floats of one row; the corner's rows start on a line boundary
+        first = line * 32
+        ax.add_patch(Rectangle((first % n_cols - 0.5, first // n_cols - 0.5), 32, 1, fc=(0.84, 0.15, 0.16, 0.2),
+                               ec="C3", lw=0.8))
+    ax.set_title(title, fontsize=9)
+    ax.set_xticks([0, 31])
+    ax.set_yticks([0, 31])
+    return len(framed)
+
+
+fig, axes = plt.subplots(1, 4, figsize=(9, 3.2), layout="constrained")
+framed = {}
+for ax, ((kernel, array), addresses) in zip(axes, patterns.items()):
+    acc = Access.from_lanes(addresses, width=4)
+    title = _("{kernel}: {array}\n{lines} lines, {sectors} sectors").format(
+        kernel=kernel.removeprefix("sgemm_"), array=array, lines=lines(acc), sectors=sectors(acc))
+    framed[kernel, array] = draw_warp(ax, addresses, N_SIM, title)
+    assert framed[kernel, array] == lines(acc)  # the frames are the simulator's line count
+plt.show()
+
+# %%
+assert K * 4 == 512 and list(framed.values()) == [32, 1, 1, 1]
+assert (patterns[naive.name, "A"] == lane * 512).all() and (patterns[coalesced.name, "B"] == lane * 4).all()
+
+# %%
+# In the naive kernel lane ``l`` reads ``A[l, 0]``: a column, 32 addresses K·4 = 512 bytes apart, so
+# every lane needs a line of its own, 32 in all, and uses 4 bytes of it. Every lane reads the same
+# ``B[0, 0]``, one line. In the coalesced kernel every lane reads ``A[0, 0]``, one line, and lane ``l``
+# reads ``B[0, l]``: 32 adjacent floats, 128 bytes, exactly one line. Same arithmetic, same bytes
+# wanted; what changes is whether neighbouring lanes want neighbouring addresses.
+
+# %%
 # Demo 3: scale to 4096³, predict, compare with measurement
 # ---------------------------------------------------------
 # The counts of a 128³ run scale to 4096³: loads and FMAs grow as n³, stores of C and the distinct

@@ -190,6 +190,55 @@ def softmax_online_kernel(x_ptr, y_ptr, x_row_stride, y_row_stride, num_cols, BL
 
 
 # %%
+# The online update, worked by hand on two chunks
+# ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+# One row of eight values, read in two chunks of four, step by step as the first loop above runs it:
+# before a chunk, m and d; the chunk's maximum; the new maximum m′; the rescale factor exp(m − m′);
+# and d after the chunk, d·exp(m − m′) + Σ exp(x − m′) over the chunk. The last line is the sum
+# computed the slow way, with the row's true maximum known in advance.
+
+row8 = np.array([1, 3, 2, 0, 5, 1, 4, 2], np.float64)
+m, d, steps = -np.inf, 0.0, []
+for chunk in (row8[:4], row8[4:]):
+    m_new = max(m, chunk.max())
+    scale = np.exp(m - m_new)  # exp(−∞) = 0 for the first chunk: nothing to rescale yet
+    d_new = d * scale + np.exp(chunk - m_new).sum()
+    steps.append({"m": m, "d": d, "chunk_max": chunk.max(), "m_new": m_new, "scale": scale, "d_new": d_new})
+    m, d = m_new, d_new
+two_pass = np.exp(row8 - row8.max()).sum()
+
+
+def fmt_step(v):
+    return "−∞" if v == -np.inf else f"{v:.4g}"
+
+
+print_table(
+    [_("Chunk"), _("Values"), _("m before"), _("d before"), _("Chunk maximum"), "m′", "exp(m − m′)",
+     _("d after")],
+    [[c, ", ".join(f"{v:g}" for v in chunk), *(fmt_step(st[k]) for k in ("m", "d", "chunk_max", "m_new", "scale", "d_new"))]
+     for c, (chunk, st) in enumerate(zip((row8[:4], row8[4:]), steps), start=1)]
+    + [[_("two passes"), "", "", "", "", fmt_step(row8.max()), "", fmt_step(two_pass)]],
+)
+
+# %%
+y8 = np.empty((1, 8), np.float32)
+softmax_online_kernel[(1,)](row8[None].astype(np.float32), y8, 8, 8, 8, BLOCK_SIZE=4)
+assert np.abs(y8[0] - np.exp(row8 - row8.max()) / two_pass).max() < 1e-6  # the kernel does what the table does
+assert [st["m_new"] for st in steps] == [3, 5] and steps[0]["scale"] == 0
+assert round(steps[1]["scale"], 3) == 0.135 and round(steps[0]["d_new"], 3) == 1.553
+assert abs(d - two_pass) < 1e-12 and round(d, 3) == 1.646
+
+# %%
+# After the first chunk, m = 3 and d = 1.553 holds four terms exp(x − 3). The second chunk raises the
+# maximum to 5, so those terms are now measured against the wrong maximum. Multiplying d by
+# exp(3 − 5) ≈ 0.135 turns every exp(x − 3) into exp(x − 5) at once, without looking at the old values
+# again; the chunk's own four terms exp(x − 5) are then added. The result, 1.646, is the sum the two-pass
+# computation gets with the row's maximum known in advance, to rounding. FlashAttention runs the same
+# update on each row of the attention scores, and rescales its running output by the same factor
+# exp(m − m′) as it rescales d.
+
+
+# %%
 # The eager version, for comparison
 # ---------------------------------
 # PyTorch's operator-by-operator softmax, ``x - x.max(1)``, ``exp``, ``sum(1)``, divide, as five small

@@ -23,6 +23,8 @@ pattern and counts what Nsight Compute would count.
 #
 # * **rows**: lane ``l`` of warp ``w`` reads ``tile[w][l]``, so ``out`` is a copy of ``A``;
 # * **columns**: it reads ``tile[l][w]``, so ``out`` is ``A`` transposed;
+# * **columns, 33 per row**: the same column read from a tile padded to 33 floats per row;
+# * **columns, 34 per row**: the same again with 34 floats per row;
 # * **broadcast**: every lane of warp ``w`` reads the same word, ``tile[w][0]``.
 
 import numpy as np
@@ -126,7 +128,7 @@ assert 32 * 33 * 4 == 4224 and f"{4224 / 4096 - 1:.0%}" == "3%"
 # The fix costs almost nothing. With 33 floats per row the tile takes 4224 bytes instead of 4096, 3 %
 # more shared memory, and every column read is conflict-free again; the transposed result is the
 # same. The stores that fill the tile go row by row and take 1 wavefront per request in every version.
-# Boehm's kernel 8 avoids its bank conflicts the same way, with extra columns in its shared tile.
+# Boehm's kernel 8 pads its shared tile too, with a different result; the last section shows why.
 
 # %%
 # Which lane hits which bank
@@ -243,3 +245,48 @@ assert shared_wavefronts(quarter) == 8 and {int(b) for b in (np.arange(8)[:, Non
 # banks 0–3 must each deliver 8 different words: 8 wavefronts per phase, 32 in all, against an ideal
 # of 4: 28 conflicts. Wider loads change the ideal, not the fact that one bank serves one word per
 # cycle.
+
+# %%
+# Boehm's kernel 8: padding where the lanes walk along a row
+# ----------------------------------------------------------
+# Padding fixes *column* walks like the ones above, where the lanes of a warp step from row to row.
+# Boehm's kernel 8 pads its shared B tile too, with 5 extra floats per row (133 instead of 128), but
+# its loads walk *along* a row: at dot step ``d``, lane ``l`` of warp 0 reads
+# ``Bs[133·d + 8·(l mod 16) + i]`` for ``i`` = 0–7. The padding adds the same ``5·d`` words to every
+# lane's address, so it moves all 32 lanes by the same number of banks: lanes that shared a bank
+# still share one. The script counts the wavefronts of every one of these loads, for rows of 128 and
+# of 133 floats.
+
+from kernellab.simt import KERNELS
+
+t_col = np.arange(32) % 16  # warp 0 holds t_col 0–15 twice
+per_load = {}
+for row_floats in (128, 133):
+    per_load[row_floats] = [shared_wavefronts(Access.from_lanes((row_floats * d + 8 * t_col + i) * 4, width=4))
+                            for d in range(8) for i in range(8)]
+aligned_rows = {row_floats: [d for d in range(8) if row_floats * d % 4 == 0] for row_floats in (128, 133)}
+print_table(
+    [_("Floats per row of Bs"), _("Loads per K step"), _("Wavefronts per load"), _("Rows starting on a 16-byte boundary")],
+    [[n, len(per_load[n]), ", ".join(str(w) for w in sorted(set(per_load[n]))), ", ".join(map(str, aligned_rows[n]))]
+     for n in (128, 133)],
+)
+
+# %%
+k5, k6, k7, k8 = (KERNELS[k - 1] for k in (5, 6, 7, 8))
+assert k8.name == "sgemmResolveBankExtraCol" and 133 - 128 == 5
+assert per_load[128] == per_load[133] and set(per_load[133]) == {4} and len(per_load[133]) == 64
+assert aligned_rows[133] == [0, 4] and aligned_rows[128] == list(range(8))
+assert max(k.boehm for k in (k5, k7, k8)) / min(k.boehm for k in (k5, k7, k8)) < 1.04 and k6.boehm > k8.boehm
+assert (round(k8.boehm), round(k6.boehm)) == (16459, 18237)
+
+# %%
+# Every one of the 64 loads of a K step takes 4 wavefronts, with the padding and without it: the
+# padding removes no conflict here. What it does change is alignment. A 128-bit load needs a 16-byte
+# aligned address, and a row of 133 floats starts on a 16-byte boundary only at rows 0 and 4 of the
+# 8: only those two rows can be read with whole 128-bit loads, and the compiler must split the others
+# into narrower pieces. Boehm measured kernel 8 at 16459 GFLOP/s, within
+# 4% of kernels 5 and 7 and slower than kernel 6 (18237 GFLOP/s), which has no padding at all.
+# Padding is the fix for column walks; it is not a general cure for bank conflicts. Lecture 10's
+# :ref:`page on vectorising and bank conflicts <sphx_glr_auto_examples_lecture10_04_vectorize_banks_tensor_cores.py>`
+# counts kernel 8's shared-memory traffic in full, beside kernels 5–7.
+

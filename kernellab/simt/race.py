@@ -12,7 +12,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..i18n import _
+
 NOBODY = -1  # no thread has accessed the element since the last barrier
+
+
+def hazard_label(kind: str) -> str:
+    """A hazard kind (``Hazard.kind``, the word in a ``RaceError`` message) in the reader's language.
+
+    Examples
+    --------
+    >>> hazard_label("read-after-write")
+    'read-after-write'
+    """
+    labels = {"read-after-write": _("read-after-write"), "write-after-read": _("write-after-read"),
+              "write-after-write": _("write-after-write")}
+    if kind not in labels:
+        raise ValueError(f"unknown hazard kind {kind!r}; expected one of {list(labels)}")
+    return labels[kind]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,80 @@
+"""Gallery cards in the page's language: a Sphinx extension.
+
+sphinx-gallery writes each card of a gallery index as raw HTML, its title (the script's first
+docstring line) and tooltip (the paragraph after it) taken from the English script, out of
+gettext's reach. On a translated build this extension rewrites both in the index page's source,
+before Sphinx parses it, from the example's own catalog
+(``locale/<lang>/LC_MESSAGES/auto_examples/<example>.po``): the page's HTML then carries the
+translation, with or without JavaScript.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+from kernellab.i18n import parse_po
+
+CARD = re.compile(
+    r'(?P<open><div class="sphx-glr-thumbcontainer" (?:[^\n>]*? )?tooltip=")(?P<intro>[^"]*)(?P<mid>".*?'
+    r":doc:`(?P<doc>[^`]+)`.*?"
+    r'<div class="sphx-glr-thumbnail-title">)(?P<title>.*?)(?P<close></div>)',
+    re.S,
+)
+
+
+def _plain(text: str) -> str:
+    """Card text as sphinx-gallery makes it from reST (markup removed, one line)."""
+    try:
+        from sphinx_gallery.gen_rst import _sanitize_rst
+    except ImportError:  # pragma: no cover - sphinx-gallery renamed its helper
+        def _sanitize_rst(s):
+            return s
+    text = " ".join(text.replace("\\ ", "").split())
+    text = re.sub(r":[\w:+-]+:`([^`<]*?)\s*(<[^>`]*>)?`", r"\1", text)  # roles, also next to Chinese
+    text = re.sub(r"``(.+?)``", r"\1", text)
+    return _sanitize_rst(text)
+
+
+def translate_cards(source: str, catalog_of) -> str:
+    """``source`` (a gallery index's reST) with each card's title and tooltip translated.
+
+    ``catalog_of(doc)`` returns the msgid → msgstr catalog of the example ``doc``
+    (``/auto_examples/x/01_y``); a card whose texts it lacks stays as it is.
+
+    >>> src = ('<div class="sphx-glr-thumbcontainer" tooltip="You will learn.">\\n'
+    ...        ':doc:`/auto_examples/a/01_b`\\n<div class="sphx-glr-thumbnail-title">Title</div>')
+    >>> zh = {"Title": "标题", "You will *learn*.": "你将\\\\ *学到*\\\\ 。"}
+    >>> print(translate_cards(src, lambda doc: zh))
+    <div class="sphx-glr-thumbcontainer" tooltip="你将学到。">
+    :doc:`/auto_examples/a/01_b`
+    <div class="sphx-glr-thumbnail-title">标题</div>
+    """
+
+    def card(m):
+        plain = {_plain(msgid): msgstr for msgid, msgstr in catalog_of(m["doc"]).items()}
+        intro = plain.get(html.unescape(m["intro"]))
+        title = plain.get(html.unescape(m["title"]).strip())
+        return (m["open"] + (html.escape(_plain(intro)) if intro else m["intro"]) + m["mid"]
+                + (html.escape(_plain(title), quote=False) if title else m["title"]) + m["close"])
+
+    return CARD.sub(card, source)
+
+
+def _source_read(app, docname, source):
+    lang = app.config.language or "en"
+    if lang == "en" or not docname.startswith("auto_examples/") or not docname.endswith("index"):
+        return
+    base = Path(app.srcdir, "locale", lang, "LC_MESSAGES")
+
+    def catalog_of(doc):
+        path = base / (doc.lstrip("/") + ".po")
+        return parse_po(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+    source[0] = translate_cards(source[0], catalog_of)
+
+
+def setup(app):
+    app.connect("source-read", _source_read)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
