@@ -1,7 +1,8 @@
 """Sessions for testing kernellab and building its bilingual site (``nox -l`` lists them).
 
-A bare ``nox`` runs the default set: lint, tests, doctests, docs (which checks the built site) and
-the translations check — everything CI runs.
+A bare ``nox`` runs the default set: lint, tests, doctests, docs (which checks the built site),
+downloads (which runs the built site's downloads in a fresh environment) and the translations check —
+everything CI runs.
 """
 
 from __future__ import annotations
@@ -9,11 +10,12 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import nox
 
-nox.options.sessions = ["lint", "tests", "doctests", "docs", "translations-check"]
+nox.options.sessions = ["lint", "tests", "doctests", "docs", "downloads", "translations-check"]
 nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = True
 
@@ -91,19 +93,6 @@ def _sphinx(session: nox.Session, builder: str, name: str, lang: str, out: Path,
     )
 
 
-REDIRECT = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>kernellab</title>
-<script>
-  var zh = (navigator.languages || [navigator.language || ""]).some(function (l) { return /^zh/i.test(l); });
-  location.replace(zh ? "zh_CN/index.html" : "en/index.html");
-</script>
-<noscript><meta http-equiv="refresh" content="0; url=en/index.html"></noscript>
-</head><body>
-<p><a href="en/index.html" hreflang="en">English</a> · <a href="zh_CN/index.html" hreflang="zh-CN">简体中文</a></p>
-</body></html>
-"""
-
-
 @nox.session
 def tests(session: nox.Session) -> None:
     """Run the unit tests and the doctests in kernellab's docstrings (pytest; pass pytest options after --)."""
@@ -127,11 +116,77 @@ def docs(session: nox.Session) -> None:
     ``-D sphinx_gallery_conf.run_stale_examples=True`` to re-run examples whose source did not change.
     """
     _install(session, "docs", "test")
+    site = BUILD / "html"
+    _dist(session, site / "dist", isolated=False)  # kernellab's wheel and sdist, beside the languages
     for lang in LANGS:
-        _sphinx(session, "html", lang, lang, BUILD / "html" / lang, *session.posargs)
-    (BUILD / "html" / "index.html").write_text(REDIRECT, encoding="utf-8")
-    session.run("pytest", "-p", "no:cacheprovider", "tests/site", "-q", env={"KERNELLAB_SITE": str(BUILD / "html")})
-    session.log(f"site: {BUILD / 'html' / 'index.html'}")
+        _sphinx(session, "html", lang, lang, site / lang, *session.posargs)
+    session.run("python", "tools/site_publish.py", str(site))  # index, 404, sitemap (with a site URL)
+    session.run("pytest", "-p", "no:cacheprovider", "tests/site", "-q", env={"KERNELLAB_SITE": str(site)})
+    session.log(f"site: {site / 'index.html'}")
+
+
+def _dist(session: nox.Session, out: Path, isolated: bool = True) -> None:
+    """Build kernellab's wheel and sdist into an emptied ``out`` (the sdist first, the wheel from it)."""
+    shutil.rmtree(out, ignore_errors=True)
+    session.run("python", "-m", "build", "--outdir", str(out), *(() if isolated else ("--no-isolation",)),
+                silent=True)
+    session.run("python", "tools/check_dist.py", str(out))
+
+
+@nox.session
+def build(session: nox.Session) -> None:
+    """Build kernellab's wheel and sdist into build/dist and check them (``twine check``); publishes nothing."""
+    session.install(*nox.project.dependency_groups(PYPROJECT, "build"))
+    out = BUILD / "dist"
+    _dist(session, out)
+    session.run("twine", "check", "--strict", *sorted(str(p) for p in out.iterdir()))
+
+
+def _fresh_venv(session: nox.Session, path: Path, *requirements: str) -> Path:
+    """A new virtual environment at ``path`` holding only ``requirements``: made by uv when it is
+    installed (``pip install "nox[uv]"``, much faster), else by venv and pip. Returns its Python."""
+    shutil.rmtree(path, ignore_errors=True)
+    python = path / "bin" / "python"
+    try:
+        import uv
+
+        uv_bin = uv.find_uv_bin()
+    except (ImportError, FileNotFoundError):
+        uv_bin = shutil.which("uv")
+    if uv_bin:
+        session.run(uv_bin, "venv", "--quiet", "--python", shutil.which("python3") or "python3", str(path),
+                    external=True)
+        session.run(uv_bin, "pip", "install", "--quiet", "--python", str(python), *requirements, external=True)
+    else:
+        session.run("python3", "-m", "venv", str(path), external=True)
+        session.run(str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    *requirements, external=True)
+    return python
+
+
+@nox.session(python=False)
+def downloads(session: nox.Session) -> None:
+    """Run every downloadable notebook and script of the built site (``nox -s docs`` first), per language,
+    in a fresh environment holding only the site's wheel and a notebook runner; check their language."""
+    site = BUILD / "html"
+    wheels = sorted((site / "dist").glob("kernellab-*.whl"))
+    if not wheels or not (site / "zh_CN" / "_downloads").is_dir():
+        session.error(f"no built site with a wheel in {site}: run `nox -s docs` first")
+    venv = BUILD / "downloads-venv"
+    python = _fresh_venv(session, venv, str(wheels[-1]), *nox.project.dependency_groups(PYPROJECT, "downloads"))
+    freeze = subprocess.run([str(python), "-c", "import kernellab, sys; print(kernellab.__file__)"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    if not freeze.startswith(str(venv)):
+        session.error(f"kernellab imported from {freeze}, not from the site's wheel")
+    session.run(str(python), "tools/check_downloads.py", str(site), str(BUILD / "downloads"), external=True)
+
+
+@nox.session(name="font-subset")
+def font_subset(session: nox.Session) -> None:
+    """Regenerate kernellab's CJK font subset (kernellab/fonts) from the full Noto Sans CJK font, after
+    a runtime catalog gained characters (tests/test_fonts.py says when); commit the result."""
+    session.install(*nox.project.dependency_groups(PYPROJECT, "font"))
+    session.run("python", "tools/make_font_subset.py")
 
 
 def _gettext(session: nox.Session, name: str = "gettext") -> Path:

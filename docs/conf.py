@@ -13,6 +13,8 @@ import kernellab
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import localized_downloads  # noqa: E402  (tools/: the downloads in the page's language)
 
 project = "kernellab"
 author = "the kernellab developers"
@@ -24,9 +26,12 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.doctest",
     "sphinx.ext.napoleon",
+    "sphinx.ext.viewcode",  # "[source]" links from the API pages to highlighted source pages
     "myst_parser",
     "sphinx_gallery.gen_gallery",
     "gallery_cards",  # docs/_ext: gallery cards' titles and tooltips in the page's language
+    "sphinx_copybutton",
+    "localized_downloads",
 ]
 sys.path.insert(0, str(HERE / "_ext"))
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
@@ -220,6 +225,17 @@ sphinx_gallery_conf = {
     "image_scrapers": ("matplotlib",),
 }
 
+# --- publishing: the site's URL is known only where it is published ---
+# KERNELLAB_BASEURL is the site's root (where index.html, en/, zh_CN/ and dist/ live), e.g.
+# "https://example.github.io/kernellab/"; Read the Docs gives READTHEDOCS_CANONICAL_URL. When set,
+# every page gets a canonical URL and hreflang alternates, the site a sitemap, and the notebooks
+# install kernellab from <root>dist/. Unset (a local build), links stay relative and nothing points
+# to a host.
+SITE_URL = (os.environ.get("KERNELLAB_BASEURL") or os.environ.get("READTHEDOCS_CANONICAL_URL") or "").strip()
+if SITE_URL and not SITE_URL.endswith("/"):
+    SITE_URL += "/"
+WHEEL = localized_downloads.wheel_name(release)
+
 # --- HTML ---
 html_theme = "pydata_sphinx_theme"
 html_title = "kernellab"
@@ -227,7 +243,7 @@ templates_path = ["_templates"]
 html_static_path = ["_static"]
 html_css_files = ["custom.css"]
 html_js_files = ["sphinx9-zh-search-fix.js"]
-html_context = {"languages": LANGUAGES}
+html_context = {"languages": LANGUAGES, "site_url": SITE_URL, "wheel": WHEEL}
 html_theme_options = {
     "navbar_end": ["lang-switcher", "theme-switcher", "navbar-icon-links"],
     "secondary_sidebar_items": ["page-toc", "sg_download_links"],
@@ -235,14 +251,23 @@ html_theme_options = {
 }
 html_show_sourcelink = False
 
+# --- copy buttons: prompts and output are not copied; the labels follow the page's <html lang> ---
+copybutton_prompt_text = r">>> |\.\.\. |\$ "
+copybutton_prompt_is_regexp = True
+copybutton_only_copy_prompt_lines = True
+copybutton_exclude = ".linenos, .gp, .go"
+
+
 
 def _runtime_language(app, config):
-    """Give gallery scripts and notebooks the page's language (``-D language`` is set after conf.py runs)."""
+    """Give gallery scripts and notebooks the page's language (``-D language`` is set after conf.py runs),
+    and the page its URL where the site's URL is known."""
     lang = config.language or "en"
     os.environ["KERNELLAB_LANG"] = lang
-    if lang != "en":
-        config.sphinx_gallery_conf["first_notebook_cell"] = (
-            f'import os\nos.environ["KERNELLAB_LANG"] = "{lang}"')
+    if SITE_URL:
+        config.html_baseurl = f"{SITE_URL}{lang}/"
+    config.sphinx_gallery_conf["first_notebook_cell"] = localized_downloads.first_cell(
+        lang, WHEEL, f"{SITE_URL}dist/{WHEEL}" if SITE_URL else None)
 
 
 def setup(app):

@@ -44,4 +44,4 @@ from .sgemm.study import compare_kernels
 # --- benchmarking ---
 from .bench import Timing, do_bench
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the one place the version is written (pyproject reads it)

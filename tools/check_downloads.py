@@ -1,0 +1,155 @@
+"""Run every download of the built site as a reader would (run by ``nox -s downloads``).
+
+    python tools/check_downloads.py build/html build/downloads
+
+Run it with the Python of a fresh environment holding only the site's wheel and a notebook runner
+(nbclient + ipykernel). For each language it unpacks the gallery's two download-all zips from the
+built site into an empty folder, then executes every notebook (nbclient) and every script
+(``python x.py`` in the script's folder, with no ``KERNELLAB_LANG`` and a C locale: a download must
+choose its language itself). It checks that on the Chinese site the notebooks' text cells and
+printed tables are Chinese, and on the English site that they are English. Exits 1 on any failure.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+LANGS = ("en", "zh_CN")
+CJK = re.compile(r"[\u4e00-\u9fff]")
+LETTERS = re.compile(r"[A-Za-z]{3,}")
+ZIPS = ("auto_examples_python.zip", "auto_examples_jupyter.zip")
+
+
+def unpack(site: Path, lang: str, dest: Path) -> list[Path]:
+    """The two download-all zips of ``lang``'s gallery, unpacked into an emptied ``dest``."""
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    found = []
+    for name in ZIPS:
+        matches = sorted((site / lang / "_downloads").rglob(name))
+        if len(matches) != 1:
+            raise SystemExit(f"{lang}: expected one {name} in the built site, found {len(matches)}")
+        with zipfile.ZipFile(matches[0]) as z:
+            z.extractall(dest)
+        found.append(matches[0])
+    return found
+
+
+def reader_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KERNELLAB_", "LC_", "LANG"))}
+    return {**env, "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1", "PYTHONIOENCODING": "utf-8"}
+
+
+def _table_headers(text: str) -> list[list[str]]:
+    return [[html.unescape(re.sub(r"<[^>]+>", "", h)).strip() for h in re.findall(r"<th[^>]*>(.*?)</th>", t, re.S)]
+            for t in re.findall(r'<table class="kernellab-table">.*?</table>', text, re.S)]
+
+
+def check_language(lang: str, markdown: list[str], tables: list[list[str]], printed: str, name: str) -> list[str]:
+    """What is wrong with one executed download's text, tables and printed output for ``lang``."""
+    from kernellab.i18n import catalog
+
+    problems = []
+    if lang == "zh_CN":
+        english = [m[:60] for m in markdown if LETTERS.search(m) and not CJK.search(m)]
+        if english:
+            problems.append(f"{name}: {len(english)} text cells not in Chinese, e.g. {english[0]!r}")
+        zh = catalog("zh_CN")
+        for headers in tables:
+            if not any(CJK.search(h) for h in headers):
+                problems.append(f"{name}: a table with no Chinese header: {headers}")
+            untranslated = [h for h in headers if zh.get(h, h) != h]
+            if untranslated:
+                problems.append(f"{name}: English headers the catalog translates: {untranslated}")
+        if not CJK.search(printed) and not tables:
+            problems.append(f"{name}: prints no Chinese")
+    else:
+        chinese = [m[:60] for m in markdown if CJK.search(m)]
+        if chinese:
+            problems.append(f"{name}: Chinese text on the English site: {chinese[0]!r}")
+        if any(CJK.search(h) for headers in tables for h in headers) or CJK.search(printed):
+            problems.append(f"{name}: Chinese output on the English site")
+    return problems
+
+
+def run_notebook(path: Path, lang: str) -> list[str]:
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    try:
+        NotebookClient(nb, timeout=900, kernel_name="python3",
+                       resources={"metadata": {"path": str(path.parent)}}).execute(env=reader_env())
+    except Exception as error:  # nbclient's CellExecutionError carries the traceback
+        return [f"{path.name} ({lang}) failed:\n{str(error)[-3000:]}"]
+    markdown = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    first = nb.cells[0]
+    problems = []
+    if first.cell_type != "code" or "find_spec(\"kernellab\")" not in first.source:
+        problems.append(f"{path.name}: the first cell does not install kernellab")
+    if lang != "en" and f'os.environ["KERNELLAB_LANG"] = "{lang}"' not in first.source:
+        problems.append(f"{path.name}: the first cell does not set KERNELLAB_LANG")
+    tables, printed = [], []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream":
+                printed.append(out.get("text", ""))
+            data = out.get("data", {})
+            tables += _table_headers(data.get("text/html", ""))
+            printed.append(data.get("text/plain", ""))
+    return problems + check_language(lang, markdown, tables, "".join(printed), f"{lang}/{path.name}")
+
+
+def run_script(path: Path, lang: str) -> list[str]:
+    done = subprocess.run([sys.executable, path.name], cwd=path.parent, env=reader_env(),
+                          capture_output=True, text=True, encoding="utf-8", timeout=900)
+    if done.returncode:
+        return [f"{path.name} ({lang}) exited {done.returncode}:\n{done.stderr[-3000:]}"]
+    head = path.read_text(encoding="utf-8").split('"""')[0]
+    problems = [] if "pip install" in head else [f"{path.name}: no install instructions in its header"]
+    return problems + check_language(lang, [], [], done.stdout, f"{lang}/{path.name} (script)")
+
+
+def main(argv: list[str]) -> int:
+    site, work = Path(argv[0]), Path(argv[1])
+    jobs = []
+    for lang in LANGS:
+        dest = work / lang
+        unpack(site, lang, dest)
+        notebooks, scripts = sorted(dest.rglob("*.ipynb")), sorted(dest.rglob("*.py"))
+        if not notebooks or len(notebooks) != len(scripts):
+            print(f"{lang}: {len(notebooks)} notebooks and {len(scripts)} scripts in the zips")
+            return 1
+        jobs += [(run_notebook, p, lang) for p in notebooks] + [(run_script, p, lang) for p in scripts]
+
+    def timed(job):
+        func, path, lang = job
+        start = time.perf_counter()
+        problems = func(path, lang)
+        return f"{lang}/{path.relative_to(work / lang)}", time.perf_counter() - start, problems
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        results = list(pool.map(timed, jobs))
+    problems = [p for _, _, ps in results for p in ps]
+    for name, seconds, ps in results:
+        print(f"{'FAIL' if ps else 'ok  '} {seconds:6.1f} s  {name}")
+    print(f"{len(results) - sum(bool(ps) for _, _, ps in results)} passed, "
+          f"{sum(bool(ps) for _, _, ps in results)} failed in {time.perf_counter() - start:.1f} s")
+    for problem in problems:
+        print(problem)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
