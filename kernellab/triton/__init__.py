@@ -1,7 +1,7 @@
 """mini-Triton: ``import kernellab.triton as triton`` stands in for ``import triton``.
 
 Two front ends share one engine (:mod:`.engine`): the seed's ``triton_launch(kernel, grid, *args)``
-(:mod:`.seed`) and real Triton syntax, ``@triton.jit`` with ``kernel[grid](...)`` (:mod:`.jit`) and
+(:mod:`.seed`) and real Triton syntax, ``@triton.jit`` with ``kernel[grid](...)`` (:mod:`.runtime`) and
 ``import kernellab.triton.language as tl``. Data flows: front end → program step (:mod:`.program`) →
 block values (:mod:`.tensor`) → loads and stores (:mod:`.memory`) → access records and counters
 (:mod:`kernellab.access`, :mod:`.counts`).
@@ -10,7 +10,7 @@ block values (:mod:`.tensor`) → loads and stores (:mod:`.memory`) → access r
 from ..grid import cdiv
 from . import language
 from .counts import TritonCounts
-from .jit import JITFunction, jit
+from .runtime import JITFunction, jit
 from .seed import SeedLanguage, triton_launch
 
 

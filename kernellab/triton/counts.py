@@ -36,6 +36,10 @@ class TritonCounts:
     store_requests: int = 0  # warp-level store requests
     store_sectors: int = 0  # 32-byte sectors stores touch
     dot_flops: int = 0  # 2·M·N·K per tl.dot of an M×K by K×N block, per program
+    atomics: int = 0  # tl.atomic_* calls, summed over programs
+    atomic_bytes: int = 0  # active lanes × element size: the operands atomics send (old values come back alike)
+    atomic_requests: int = 0  # warp-level atomic requests (Nsight: l1tex__t_requests_pipe_lsu_mem_global_op_atom)
+    atomic_sectors: int = 0  # 32-byte sectors atomics touch
     per_program: dict | None = field(default=None, compare=False, repr=False)  # (x,y,z) → TritonCounts
 
     @property
@@ -102,7 +106,7 @@ class Tally:
         """Record one ``tl.load`` / ``tl.store`` executed by ``copies`` programs alike per row of ``addresses``.
 
         ``addresses`` is ``(rows, lanes)`` int64 byte addresses, one row per program; ``active`` the
-        same shape (``None``: all lanes). ``kind`` is ``"load"`` or ``"store"``.
+        same shape (``None``: all lanes). ``kind`` is ``"load"``, ``"store"`` or ``"atomic"``.
         """
         rows, lanes = addresses.shape
         self.n[kind + "s"] += rows * copies

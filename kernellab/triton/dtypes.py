@@ -67,6 +67,125 @@ class pointer_type(dtype):
         self.element_ty = element_ty
 
 
+class float_format(dtype):
+    """A floating type numpy lacks (``bfloat16``, the float8 types), emulated in float32 registers.
+
+    A block of this type holds float32 values that are exactly representable in the format; every
+    operation that produces one rounds to it (:meth:`round`). In memory it is stored as raw bits
+    (uint16 or uint8), as Triton's interpreter stores it. Formats: ``e`` exponent bits, ``m`` mantissa
+    bits, ``bias``; ``inf`` says whether the top exponent encodes inf/NaN (IEEE-like); ``fnuz``
+    formats have no negative zero and use 0x80 for NaN.
+
+    Examples
+    --------
+    >>> bfloat16.round(np.float32([1 + 2**-8, 1 + 3 * 2**-8])).tolist()   # ties go to even
+    [1.0, 1.015625]
+    >>> float8e4nv.round(np.float32([0.3, 460.0, 500.0, 1e-3])).tolist()   # 448 is e4m3fn's largest
+    [0.3125, 448.0, nan, 0.001953125]
+    >>> float8e5.decode(float8e5.encode(np.float32([-1.5, 60000.0]))).tolist()
+    [-1.5, 57344.0]
+    """
+
+    __slots__ = ("e", "m", "bias", "inf", "fnuz", "bits", "max_finite")
+
+    def __init__(self, name: str, e: int, m: int, bias: int, inf: bool, fnuz: bool = False):
+        super().__init__(name, np.float32, FLOAT)
+        self.e, self.m, self.bias, self.inf, self.fnuz = e, m, bias, inf, fnuz
+        self.primitive_bitwidth = self.bits = 1 + e + m
+        top = (1 << e) - 1 - (1 if inf else 0)  # largest exponent field of a finite number
+        top_man = (1 << m) - 1
+        if not inf and not fnuz and e == 4 and m == 3 and bias == 7:  # OCP e4m3fn: S.1111.111 is NaN
+            top_man -= 1
+        self.max_finite = float((1 + top_man / (1 << m)) * 2.0 ** (top - bias))
+
+    @property
+    def storage(self) -> np.dtype:
+        """The numpy dtype of the raw bits in memory."""
+        return np.dtype(np.uint16 if self.bits == 16 else np.uint8)
+
+    def round(self, x, mode: str = "rtne") -> np.ndarray:
+        """float32 values rounded to this format (``"rtne"`` to nearest even, ``"rtz"`` toward zero).
+
+        Beyond the largest finite value: inf for formats with inf (past the rounding midpoint, as IEEE),
+        NaN for the others (the hardware's ``satfinite`` conversions are not modelled).
+        """
+        x = np.asarray(x, np.float32)
+        if self.e == 8 and self.m == 7:  # bfloat16: the top half of the float32 bits
+            b = x.view(np.uint32)
+            if mode == "rtz":
+                r = b & np.uint32(0xFFFF0000)
+            else:
+                r = (b + np.uint32(0x7FFF) + ((b >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
+            r = np.where(np.isnan(x), b | np.uint32(0x00400000), r)
+            return r.astype(np.uint32).view(np.float32)
+        d = x.astype(np.float64)
+        with np.errstate(all="ignore"):
+            mag = np.abs(d)
+            _, ex = np.frexp(mag)  # mag = f · 2^ex with f in [0.5, 1)
+            ex = np.maximum(ex - 1, 1 - self.bias)  # exponent of the leading bit, clamped to the subnormals
+            q = np.ldexp(1.0, ex - self.m)  # the spacing of representable numbers there
+            k = mag / q
+            k = np.trunc(k) if mode == "rtz" else np.round(k)  # np.round: half to even
+            r = k * q
+            over = r > self.max_finite
+            if self.inf:
+                r = np.where(over, np.inf, r)
+            else:
+                r = np.where(over, np.nan, r)
+            r = np.where(np.isinf(mag), np.inf if self.inf else np.nan, r)
+            r = np.copysign(r, d)
+            if self.fnuz:
+                r = np.where(r == 0, 0.0, r)
+            r = np.where(np.isnan(d), np.nan, r)
+        return r.astype(np.float32)
+
+    def encode(self, x) -> np.ndarray:
+        """The raw bits of float32 values (rounded to nearest even first)."""
+        x = self.round(x)
+        if self.bits == 16:
+            return (x.view(np.uint32) >> np.uint32(16)).astype(np.uint16)
+        d = x.astype(np.float64)
+        sign = np.signbit(d).astype(np.uint8)
+        mag = np.abs(d)
+        with np.errstate(all="ignore"):
+            _, ex = np.frexp(mag)
+            field = np.where(mag == 0, 0, np.maximum(ex - 1 + self.bias, 0))  # 0: subnormal or zero
+            scale = np.where(field == 0, 1 - self.bias, field - self.bias) - self.m
+            man = np.where(field == 0, mag / np.ldexp(1.0, scale), mag / np.ldexp(1.0, scale) - (1 << self.m))
+        man = np.where(np.isfinite(man), man, 0).astype(np.int64)
+        out = ((sign.astype(np.int64) << (self.e + self.m)) | (field.astype(np.int64) << self.m) | man)
+        if self.inf:
+            out = np.where(np.isinf(d), (sign.astype(np.int64) << 7) | (((1 << self.e) - 1) << self.m), out)
+            nan = 0x7F if self.m == 3 else 0x7E
+        else:
+            nan = 0x80 if self.fnuz else 0x7F
+        out = np.where(np.isnan(d), nan, out)
+        if self.fnuz:
+            out = np.where(mag == 0, 0, out)
+        return out.astype(np.uint8)
+
+    def decode(self, bits) -> np.ndarray:
+        """float32 values of raw bits."""
+        bits = np.asarray(bits)
+        if self.bits == 16:
+            return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32)
+        b = bits.astype(np.int64)
+        sign = np.where(b >> 7 & 1, -1.0, 1.0)
+        field = (b >> self.m) & ((1 << self.e) - 1)
+        man = b & ((1 << self.m) - 1)
+        val = np.where(field == 0, np.ldexp(man.astype(np.float64), 1 - self.bias - self.m),
+                       np.ldexp((man + (1 << self.m)).astype(np.float64), field - self.bias - self.m))
+        val = sign * val
+        if self.inf:
+            top = field == (1 << self.e) - 1
+            val = np.where(top & (man == 0), sign * np.inf, np.where(top, np.nan, val))
+        elif self.fnuz:
+            val = np.where(b == 0x80, np.nan, val)
+        else:
+            val = np.where((field == (1 << self.e) - 1) & (man == (1 << self.m) - 1), np.nan, val)
+        return val.astype(np.float32)
+
+
 int1 = dtype("int1", np.bool_, BOOL)  #: ``tl.int1``, boolean
 int8 = dtype("int8", np.int8, INT)  #: ``tl.int8``, 8-bit signed integer
 int16 = dtype("int16", np.int16, INT)  #: ``tl.int16``, 16-bit signed integer
@@ -79,8 +198,23 @@ uint64 = dtype("uint64", np.uint64, UINT)  #: ``tl.uint64``, 64-bit unsigned int
 float16 = dtype("fp16", np.float16, FLOAT)  #: ``tl.float16``, IEEE half precision (``fp16``)
 float32 = dtype("fp32", np.float32, FLOAT)  #: ``tl.float32``, IEEE single precision (``fp32``)
 float64 = dtype("fp64", np.float64, FLOAT)  #: ``tl.float64``, IEEE double precision (``fp64``)
+bfloat16 = float_format("bf16", 8, 7, 127, inf=True)  #: ``tl.bfloat16``, brain float (8-bit exponent)
+float8e5 = float_format("fp8e5", 5, 2, 15, inf=True)  #: ``tl.float8e5``, OCP e5m2
+float8e4nv = float_format("fp8e4nv", 4, 3, 7, inf=False)  #: ``tl.float8e4nv``, OCP e4m3fn (max 448)
+float8e4b15 = float_format("fp8e4b15", 4, 3, 15, inf=False)  #: ``tl.float8e4b15``, e4m3 with bias 15
+float8e4b8 = float_format("fp8e4b8", 4, 3, 8, inf=False, fnuz=True)  #: ``tl.float8e4b8``, e4m3fnuz
+float8e5b16 = float_format("fp8e5b16", 5, 2, 16, inf=False, fnuz=True)  #: ``tl.float8e5b16``, e5m2fnuz
+EMULATED = (bfloat16, float8e5, float8e4nv, float8e4b15, float8e4b8, float8e5b16)
 ALL = (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64)
 _BY_NUMPY = {d.np: d for d in ALL}
+# numpy dtypes of ml_dtypes (and of torch tensors viewed as their bits), by name
+_BY_NAME = {"bfloat16": bfloat16, "float8_e5m2": float8e5, "float8_e4m3fn": float8e4nv,
+            "float8_e4m3fnuz": float8e4b8, "float8_e5m2fnuz": float8e5b16, "float8_e4m3b11fnuz": float8e4b15}
+
+
+def is_emulated(t: dtype) -> bool:
+    """Whether ``t`` is a format numpy lacks (bfloat16, float8), held in float32 registers."""
+    return isinstance(t, float_format)
 
 
 def from_numpy(np_dtype) -> dtype:
@@ -93,6 +227,9 @@ def from_numpy(np_dtype) -> dtype:
     """
     if isinstance(np_dtype, dtype):
         return np_dtype
+    name = getattr(np_dtype, "name", None) or str(getattr(np_dtype, "__name__", np_dtype))
+    if name in _BY_NAME:
+        return _BY_NAME[name]
     try:
         return _BY_NUMPY[np.dtype(np_dtype)]
     except (KeyError, TypeError) as exc:
@@ -152,13 +289,23 @@ def computation_type(a: dtype, a_scalar: bool, b: dtype, b_scalar: bool, div_or_
     if a_scalar != b_scalar:
         scalar, block = (a, b) if a_scalar else (b, a)
         if scalar.kind <= block.kind:
-            return float32 if div_or_mod and block is float16 else block
+            return float32 if div_or_mod and block.is_floating() and block is not float64 else block
     if float64 in (a, b):
         return float64
     if float32 in (a, b):
         return float32
+    if div_or_mod and (a.is_floating() or b.is_floating()):
+        return float32
     if float16 in (a, b):
-        return float32 if div_or_mod else float16
+        return float16
+    if a is bfloat16 and b is bfloat16:
+        return bfloat16
+    if bfloat16 in (a, b):
+        return float32
+    if is_emulated(a) and is_emulated(b):
+        return a if a is b else float16
+    if a.is_floating() or b.is_floating():
+        raise TypeError(f"unexpected type {a} and {b}")
     if div_or_mod and a.kind != b.kind and BOOL not in (a.kind, b.kind):
         raise TypeError(f"cannot use / or % with {a} and {b}: signedness differs")
     return _integer_promote(a, b)

@@ -79,7 +79,11 @@ def _binary(a, b, fn, op: str, *, div=False, result=None, ints_only=False, compu
     nd = len(shape)
     x = _align(_cast(ad, at, ct, alit), ash, nd, alit)
     y = _align(_cast(bd, bt, ct, blit), bsh, nd, blit)
-    return tensor(fn(x, y), result or ct, shape)
+    out = fn(x, y)
+    rt = result or ct
+    if rt.__class__ is T.float_format:  # bfloat16 / float8 arithmetic rounds its fp32 result
+        out = rt.round(out)
+    return tensor(out, rt, shape)
 
 
 def _truediv_type(ct: T.dtype) -> T.dtype:
@@ -276,65 +280,91 @@ class tensor:
                                 f"for a block of shape {list(self._shape)}")
         return self._like(self.data[tuple(idx)], (*shape, *dims))
 
-    def to(self, dtype, bitcast: bool = False):
-        """Convert to another element type (``bitcast=True`` reinterprets the bits)."""
-        dst = T.from_numpy(dtype)
+    def to(self, dtype, fp_downcast_rounding=None, bitcast: bool = False):
+        """Convert to another element type.
+
+        ``bitcast=True`` reinterprets the bits; ``fp_downcast_rounding`` (``"rtne"``, the default, or
+        ``"rtz"``) rounds a float converted to a narrower float.
+        """
+        dst = T.from_numpy(getattr(dtype, "value", dtype))
         if bitcast:
-            if dst.primitive_bitwidth != self.dtype.primitive_bitwidth:
-                raise ValueError(f"cannot bitcast {self.dtype} to {dst}: sizes differ")
-            return tensor(self.data.view(dst.np), dst, self._shape)
-        return tensor(self.data.astype(dst.np, copy=False), dst, self._shape)
-
-    # member forms of tl functions, as Triton's tensor has them
-    def _lang(self, name, *args, **kwargs):
-        from .language import core
-
-        return getattr(core, name)(self, *args, **kwargs)
-
-    def sum(self, axis=None, keep_dims=False, dtype=None):
-        return self._lang("sum", axis, keep_dims, dtype)
-
-    def max(self, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-        return self._lang("max", axis, return_indices, return_indices_tie_break_left, keep_dims)
-
-    def min(self, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-        return self._lang("min", axis, return_indices, return_indices_tie_break_left, keep_dims)
-
-    def argmax(self, axis, tie_break_left=True, keep_dims=False):
-        return self._lang("argmax", axis, tie_break_left, keep_dims)
-
-    def argmin(self, axis, tie_break_left=True, keep_dims=False):
-        return self._lang("argmin", axis, tie_break_left, keep_dims)
-
-    def exp(self):
-        return self._lang("exp")
-
-    def log(self):
-        return self._lang("log")
-
-    def sqrt(self):
-        return self._lang("sqrt")
-
-    def reshape(self, *shape, can_reorder=False):
-        return self._lang("reshape", *shape, can_reorder=can_reorder)
-
-    def trans(self, *dims):
-        return self._lang("trans", *dims)
+            return bitcast_data(self, dst)
+        return tensor(convert(self.data, self.dtype, dst, fp_downcast_rounding), dst, self._shape)
 
     @property
     def T(self):
-        return self._lang("trans")
+        """The block transposed (``x.T`` is ``tl.trans(x)``)."""
+        return self.trans()
 
-    def broadcast_to(self, *shape):
-        return self._lang("broadcast_to", *shape)
 
-    def expand_dims(self, axis):
-        return self._lang("expand_dims", axis)
+def _tensor_member_fn(fn):
+    """Make the free function ``fn`` a method of :class:`tensor` as well, as Triton's core does.
+
+    Each function marks itself (``x.exp()`` is ``tl.exp(x)``), so this class never imports the modules
+    that define them.
+
+    Examples
+    --------
+    >>> @_tensor_member_fn
+    ... def twice(input):
+    ...     return input + input
+    >>> twice(tensor(np.ones((1, 2), np.float32), T.float32, (2,))).data.tolist()
+    [[2.0, 2.0]]
+    >>> tensor(np.ones((1, 2), np.float32), T.float32, (2,)).twice().data.tolist()
+    [[2.0, 2.0]]
+    >>> del tensor.twice
+    """
+    setattr(tensor, fn.__name__, fn)  # a plain function is a method: the block is its first argument
+    return fn
+
+
+def convert(data: np.ndarray, src: T.dtype, dst: T.dtype, rounding=None) -> np.ndarray:
+    """Values of type ``src`` converted to ``dst``, as Triton's ``.to``: floats to ints truncate,
+    floats to narrower floats round to nearest even (``rounding="rtz"``: toward zero).
+
+    Examples
+    --------
+    >>> convert(np.float32([1/3]), T.float32, T.bfloat16).tolist(), convert(np.float32([1/3]), T.float32, T.bfloat16, "rtz").tolist()
+    ([0.333984375], [0.33203125])
+    >>> convert(np.float32([2049.0]), T.float32, T.float16, "rtz").tolist()    # 2049 lies between 2048 and 2050
+    [2048.0]
+    """
+    if rounding not in (None, "rtne", "rtz"):
+        raise ValueError(f"fp_downcast_rounding must be 'rtne' or 'rtz', not {rounding!r}")
+    if dst.__class__ is T.float_format:
+        if src is dst:
+            return data
+        src_data = data if src.is_floating() else data.astype(np.float64)
+        return dst.round(src_data, rounding or "rtne")
+    out = data if src.np == dst.np else data.astype(dst.np)
+    if rounding == "rtz" and src.is_floating() and dst.is_floating() and dst.np.itemsize < data.dtype.itemsize:
+        wide = data.astype(np.float64)
+        away = np.abs(out.astype(np.float64)) > np.abs(wide)
+        if away.any():  # step back toward zero where round-to-nearest went away from it
+            out = np.where(away & np.isfinite(wide), np.nextafter(out, np.zeros((), dst.np)), out)
+            out = out.astype(dst.np)
+    return out
+
+
+def bitcast_data(x: tensor, dst: T.dtype) -> tensor:
+    """The bits of ``x`` read as type ``dst`` of the same width (``tl.cast(x, dst, bitcast=True)``)."""
+    if dst.primitive_bitwidth != x.dtype.primitive_bitwidth:
+        raise ValueError(f"Cannot bitcast data-type of size {x.dtype.primitive_bitwidth} to data-type of size "
+                         f"{dst.primitive_bitwidth}")
+    bits = x.dtype.encode(x.data) if x.dtype.__class__ is T.float_format else x.data
+    if dst.__class__ is T.float_format:
+        return tensor(dst.decode(bits.view(dst.storage)), dst, x._shape)
+    return tensor(bits.view(dst.np), dst, x._shape)
 
 
 @cache
 def _pointer_type(np_dtype: np.dtype) -> T.pointer_type:
     return T.pointer_type(T.from_numpy(np_dtype))
+
+
+@cache
+def _pointer_to(elem: T.dtype) -> T.pointer_type:
+    return T.pointer_type(elem)
 
 
 class Lineage:
@@ -360,14 +390,15 @@ class pointer(tensor):
 
     __slots__ = ("flat", "lineage", "shift")
 
-    def __init__(self, flat: np.ndarray, data: np.ndarray, shape: tuple, lineage=None, shift: int = 0):
-        super().__init__(data, _pointer_type(flat.dtype), shape)
+    def __init__(self, flat: np.ndarray, data: np.ndarray, shape: tuple, lineage=None, shift: int = 0,
+                 elem: T.dtype | None = None):
+        super().__init__(data, _pointer_type(flat.dtype) if elem is None else _pointer_to(elem), shape)
         self.flat = flat
         self.lineage = lineage
         self.shift = shift
 
     def _like(self, data, shape):
-        return pointer(self.flat, data, shape)
+        return pointer(self.flat, data, shape, elem=self.dtype.element_ty)
 
     def _move(self, other, sign: int):
         od, ot, osh, olit = _operand(other)
@@ -376,18 +407,19 @@ class pointer(tensor):
         if not osh and (olit or od.shape[0] == 1):  # a shift every program shares
             s = sign * int(od if olit else od[0])
             lineage = self.lineage if self.lineage is not None else Lineage(self.data)
-            return pointer(self.flat, self.data + s, self._shape, lineage, self.shift + s if self.lineage else s)
+            return pointer(self.flat, self.data + s, self._shape, lineage, self.shift + s if self.lineage else s,
+                           self.dtype.element_ty)
         if sign > 0 and not self._shape and self.data.shape[0] == 1 and osh:  # base pointer + a block of offsets
             lineage = _lineage_of(other)
             base = int(self.data[0])
             data = lineage.data if base == 0 else lineage.data + base
-            return pointer(self.flat, data, osh, lineage, base)
+            return pointer(self.flat, data, osh, lineage, base, self.dtype.element_ty)
         shape = broadcast_shape(self._shape, osh)
         nd = len(shape)
         off = np.int64(od) if olit else od.astype(np.int64, copy=False)
         x = _align(self.data, self._shape, nd, False)
         y = _align(off, osh, nd, olit)
-        return pointer(self.flat, x + y if sign > 0 else x - y, shape)
+        return pointer(self.flat, x + y if sign > 0 else x - y, shape, elem=self.dtype.element_ty)
 
     def __add__(self, o):
         return self._move(o, 1)
@@ -405,8 +437,17 @@ class pointer(tensor):
 
     __rmul__ = __truediv__ = __rtruediv__ = __floordiv__ = __mod__ = __mul__
 
-    def to(self, dtype, bitcast: bool = False):
-        raise TypeError("kernellab does not convert pointers to other types")
+    def to(self, dtype, fp_downcast_rounding=None, bitcast: bool = False):
+        """A pointer to another element type over the same bytes (``ptr.to(tl.pointer_type(tl.int32))``)."""
+        dst = getattr(dtype, "value", dtype)
+        if not isinstance(dst, T.pointer_type):
+            raise TypeError("kernellab converts a pointer only to another pointer type")
+        elem = dst.element_ty
+        width = elem.primitive_bitwidth // 8 if elem.__class__ is T.float_format else elem.np.itemsize
+        if width != self.flat.itemsize:
+            raise TypeError(f"kernellab cannot reinterpret a {self.dtype} as a {dst}: element sizes differ")
+        flat = self.flat.view(elem.storage if elem.__class__ is T.float_format else elem.np)
+        return pointer(flat, self.data, self._shape, elem=elem)
 
 
 def _lineage_of(t: tensor) -> Lineage:

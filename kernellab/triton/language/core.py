@@ -14,7 +14,17 @@ import numpy as np
 from .. import dtypes as T
 from .. import memory, numerics
 from ..program import current
-from ..tensor import _align, _operand, broadcast_shape, constexpr, pointer, tensor
+from ..tensor import (
+    _align,
+    _operand,
+    _tensor_member_fn,
+    bitcast_data,
+    broadcast_shape,
+    constexpr,
+    convert,
+    pointer,
+    tensor,
+)
 
 
 def _to_tensor(x) -> tensor:
@@ -22,6 +32,11 @@ def _to_tensor(x) -> tensor:
         return x
     data, dt, _, _ = _operand(x)
     return tensor(np.asarray([data], dt.np), dt, ())
+
+
+def to_tensor(x, _semantic=None) -> tensor:
+    """A Python number as a scalar block (int → int32, float → fp32); a block unchanged."""
+    return _to_tensor(x)
 
 
 def _dims(shape) -> tuple[int, ...]:
@@ -60,7 +75,8 @@ def full(shape, value, dtype, _semantic=None) -> tensor:
     """A block of ``shape`` filled with ``value`` of type ``dtype``."""
     dims = numerics.check_shape(_dims((shape,)))
     dt = T.from_numpy(getattr(dtype, "value", dtype))
-    return tensor(np.full((1, *dims), getattr(value, "value", value), dt.np), dt, dims)
+    data = np.full((1, *dims), getattr(value, "value", value), np.float64 if dt.__class__ is T.float_format else dt.np)
+    return tensor(convert(data, T.float64, dt) if dt.__class__ is T.float_format else data, dt, dims)
 
 
 def zeros(shape, dtype, _semantic=None) -> tensor:
@@ -73,29 +89,61 @@ def zeros_like(input) -> tensor:
     return full(input.shape, 0, input.dtype)
 
 
+@_tensor_member_fn
 def cdiv(x, div):
     """⌈x / div⌉ for ints or integer blocks."""
     return (x + div - 1) // div
 
 
-def multiple_of(input, values):
-    """Compiler hint; no effect here."""
+def multiple_of(input, values, _semantic=None):
+    """Compiler hint that every value is a multiple of ``values``; no effect on results here."""
     return input
 
 
-def max_contiguous(input, values):
-    """Compiler hint; no effect here."""
+def max_contiguous(input, values, _semantic=None):
+    """Compiler hint that runs of ``values`` consecutive values are contiguous; no effect here."""
     return input
 
 
-def static_assert(cond, msg=""):
+def max_constancy(input, values, _semantic=None):
+    """Compiler hint that runs of ``values`` values are equal; no effect here."""
+    return input
+
+
+@_tensor_member_fn
+def cast(input, dtype, fp_downcast_rounding=None, bitcast=False, _semantic=None) -> tensor:
+    """``input`` converted to ``dtype`` (``bitcast=True``: its bits reinterpreted), as ``x.to(dtype)``.
+
+    Examples
+    --------
+    >>> x = tensor(np.float32([[1.0, -2.0]]), T.float32, (2,))
+    >>> cast(x, T.int32, bitcast=True).data[0].tolist()       # 0x3F800000, 0xC0000000
+    [1065353216, -1073741824]
+    """
+    x = _to_tensor(input)
+    return x.to(getattr(dtype, "value", dtype), fp_downcast_rounding=fp_downcast_rounding, bitcast=bitcast)
+
+
+def bitcast(input, dtype) -> tensor:
+    """The bits of ``input`` read as ``dtype`` of the same width."""
+    return bitcast_data(_to_tensor(input), T.from_numpy(getattr(dtype, "value", dtype)))
+
+
+def static_assert(cond, msg="", _semantic=None):
     """Assert at 'compile' time (here: when the line runs)."""
     if not cond:
         raise AssertionError(f"Static assert failed: {msg}" if msg else "Static assert failed")
 
 
-def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, **kwargs):
-    """``tl.range``: a Python range here (the pipelining hints only matter to the compiler)."""
+def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, warp_specialize=False, **kwargs):
+    """``tl.range``: a Python range here (the pipelining hints only matter to the compiler).
+
+    ``warp_specialize=True`` raises NotImplementedError: programs here are whole blocks, not warps.
+    """
+    if getattr(warp_specialize, "value", warp_specialize):
+        raise NotImplementedError("tl.range(warp_specialize=True) is not supported by kernellab: it splits a "
+                                  "program's warps into producer and consumer groups, and kernellab simulates "
+                                  "programs as whole blocks with no warps to specialise")
     args = (arg1,) if arg2 is None else (arg1, arg2) if step is None else (arg1, arg2, step)
     return builtins.range(*(int(a) for a in args))
 
@@ -103,6 +151,21 @@ def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, 
 def static_range(arg1, arg2=None, step=None):
     """``tl.static_range``: an unrolled loop, a Python range here."""
     return range(arg1, arg2, step)
+
+
+def add(x, y, sanitize_overflow=True, _semantic=None) -> tensor:
+    """``x + y`` (integer overflow wraps; ``sanitize_overflow`` only matters to Triton's sanitizer)."""
+    return _to_tensor(x) + y
+
+
+def sub(x, y, sanitize_overflow=True, _semantic=None) -> tensor:
+    """``x - y``."""
+    return _to_tensor(x) - y
+
+
+def mul(x, y, sanitize_overflow=True, _semantic=None) -> tensor:
+    """``x * y``."""
+    return _to_tensor(x) * y
 
 
 # --- memory --------------------------------------------------------------------------------------
@@ -122,9 +185,33 @@ def _offsets_and_mask(ptr, mask, what: str):
     return ptr, _align(offs, ptr._shape, nd, False), _align(m.data, m._shape, nd, False)
 
 
+_LOAD_CACHE = ("", ".ca", ".cg", ".cv")
+_STORE_CACHE = ("", ".wb", ".cg", ".cs", ".wt")
+_EVICTION = ("", "evict_normal", "evict_first", "evict_last", "no_allocate")
+
+
+def _check_cache(op: str, cache_modifier, allowed, eviction_policy):
+    cache_modifier = getattr(cache_modifier, "value", cache_modifier) or ""
+    eviction_policy = getattr(eviction_policy, "value", eviction_policy) or ""
+    if cache_modifier not in allowed:
+        raise ValueError(f"tl.{op}: cache_modifier must be one of {', '.join(allowed[1:])}, not {cache_modifier!r}")
+    if eviction_policy not in _EVICTION:
+        raise ValueError(f"tl.{op}: eviction_policy must be one of {', '.join(_EVICTION[1:])}, not {eviction_policy!r}")
+
+
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
          eviction_policy="", volatile=False, _semantic=None) -> tensor:
-    """Read the block ``pointer`` points to; lanes where ``mask`` is false read nothing and give ``other``."""
+    """Read the block ``pointer`` points to; lanes where ``mask`` is false read nothing and give ``other``.
+
+    ``pointer`` may be a block pointer (``tl.make_block_ptr``): then ``boundary_check`` names the
+    dimensions checked against its shape and ``padding_option`` (``"zero"``, ``"nan"``) fills the rest.
+    ``cache_modifier`` (``.ca``, ``.cg``, ``.cv``), ``eviction_policy`` (``evict_first``,
+    ``evict_last``) and ``volatile`` are checked and change nothing here: they steer the caches, and
+    these counts are of what the program asks for.
+    """
+    _check_cache("load", cache_modifier, _LOAD_CACHE, eviction_policy)
+    if hasattr(pointer, "_load"):
+        return pointer._load(boundary_check, padding_option)
     ptr, offs, m = _offsets_and_mask(pointer, mask, "tl.load")
     fill = None
     if other is not None:
@@ -136,20 +223,39 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
                 raise TypeError("kernellab supports only an `other` that is the same in every program")
             od = od[0]
         fill = od
+    elem = ptr.dtype.element_ty
+    if elem.__class__ is T.float_format:  # bfloat16 / float8: memory holds the bits
+        fill = None if fill is None else elem.encode(np.float32(fill))
+        raw = memory.load(current(), ptr.flat, offs, m, fill, ptr.lineage, ptr.shift)
+        return tensor(elem.decode(raw), elem, ptr._shape)
     data = memory.load(current(), ptr.flat, offs, m, fill, ptr.lineage, ptr.shift)
-    return tensor(data, ptr.dtype.element_ty, ptr._shape)
+    return tensor(data, elem, ptr._shape)
 
 
+@_tensor_member_fn
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy="",
           _semantic=None) -> None:
-    """Write ``value`` (cast to the pointer's element type) where ``mask`` holds."""
+    """Write ``value`` (cast to the pointer's element type) where ``mask`` holds.
+
+    ``pointer`` may be a block pointer; ``boundary_check`` then names the dimensions to mask.
+    ``cache_modifier`` (``.wb``, ``.cg``, ``.cs``, ``.wt``) and ``eviction_policy`` are checked and
+    change nothing here.
+    """
+    _check_cache("store", cache_modifier, _STORE_CACHE, eviction_policy)
+    if hasattr(pointer, "_store"):
+        return pointer._store(value, boundary_check)
     ptr, offs, m = _offsets_and_mask(pointer, mask, "tl.store")
     v = _to_tensor(value)
     shape = broadcast_shape(ptr._shape, v._shape)
     if shape != tuple(ptr._shape):
         raise ValueError(f"Value argument of shape {v.shape} cannot be stored through pointers of shape {ptr.shape}")
     nd = len(shape)
-    vals = _align(v.data, v._shape, nd, False).astype(ptr.flat.dtype, copy=False)
+    elem = ptr.dtype.element_ty
+    vals = _align(v.data, v._shape, nd, False)
+    if elem.__class__ is T.float_format:
+        vals = elem.encode(convert(vals, v.dtype, elem))
+    else:
+        vals = vals.astype(ptr.flat.dtype, copy=False)
     memory.store(current(), ptr.flat, offs, vals, m, ptr.lineage, ptr.shift)
 
 
@@ -238,6 +344,7 @@ def _arg(x: tensor, axis, keep_dims, fn) -> tensor:
     return tensor(idx, T.int32, shape)
 
 
+@_tensor_member_fn
 def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
     """Largest element along ``axis`` (all axes when None); fp16 reduces in fp32, small ints in int32."""
     x = _to_tensor(input)
@@ -246,6 +353,7 @@ def max(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
     return _reduce(x, axis, keep_dims, np.max, _minmax_type(x))
 
 
+@_tensor_member_fn
 def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
     """Smallest element along ``axis`` (all axes when None)."""
     x = _to_tensor(input)
@@ -254,16 +362,19 @@ def min(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
     return _reduce(x, axis, keep_dims, np.min, _minmax_type(x))
 
 
+@_tensor_member_fn
 def argmax(input, axis, tie_break_left=True, keep_dims=False) -> tensor:
     """Index (int32) of the largest element along ``axis``; ties go to the first."""
     return _arg(input, axis, keep_dims, np.argmax)
 
 
+@_tensor_member_fn
 def argmin(input, axis, tie_break_left=True, keep_dims=False) -> tensor:
     """Index (int32) of the smallest element along ``axis``; ties go to the first."""
     return _arg(input, axis, keep_dims, np.argmin)
 
 
+@_tensor_member_fn
 def sum(input, axis=None, keep_dims=False, dtype=None) -> tensor:
     """Sum along ``axis``; integers narrower than 32 bits sum in int32, floats in their own type."""
     x = _to_tensor(input)
@@ -277,6 +388,7 @@ def sum(input, axis=None, keep_dims=False, dtype=None) -> tensor:
 
 
 # --- shapes --------------------------------------------------------------------------------------
+@_tensor_member_fn
 def reshape(input, *shape, can_reorder=False) -> tensor:
     """The same elements in another block shape (row-major)."""
     x = _to_tensor(input)
@@ -286,14 +398,19 @@ def reshape(input, *shape, can_reorder=False) -> tensor:
     return x._like(x.data.reshape((x.data.shape[0], *dims)), dims)
 
 
-view = reshape
+@_tensor_member_fn
+def view(input, *shape) -> tensor:
+    """The same elements in another block shape (Triton's deprecated alias of ``reshape``)."""
+    return reshape(input, *shape)
 
 
+@_tensor_member_fn
 def ravel(x) -> tensor:
     """The block flattened to one dimension."""
     return reshape(x, x.numel)
 
 
+@_tensor_member_fn
 def trans(input, *dims) -> tensor:
     """Permute the axes (reverse them when ``dims`` is empty)."""
     x = _to_tensor(input)
@@ -301,9 +418,13 @@ def trans(input, *dims) -> tensor:
     return x._like(x.data.transpose((0, *(p + 1 for p in perm))), tuple(x._shape[p] for p in perm))
 
 
-permute = trans
+@_tensor_member_fn
+def permute(input, *dims) -> tensor:
+    """Permute the axes of a block to ``dims``."""
+    return trans(input, *dims)
 
 
+@_tensor_member_fn
 def broadcast_to(input, *shape) -> tensor:
     """Broadcast a block to ``shape``."""
     x = _to_tensor(input)
@@ -314,6 +435,7 @@ def broadcast_to(input, *shape) -> tensor:
     return x._like(np.broadcast_to(d, (d.shape[0], *dims)), dims)
 
 
+@_tensor_member_fn
 def expand_dims(input, axis) -> tensor:
     """Insert a size-1 axis at ``axis``."""
     x = _to_tensor(input)

@@ -1,52 +1,123 @@
-"""Elementwise math of ``triton.language``: ``exp``, ``log``, ``sqrt``, ``rsqrt``, ``abs``, ``sigmoid``, ``maximum``, …
+"""Elementwise math of ``triton.language``: ``exp``, ``erf``, ``rsqrt``, ``umulhi``, ``fdiv``, ``fma``, ``maximum``, …
 
 Transcendental functions accept fp32 and fp64 only, as Triton's (libdevice's) do: convert fp16 with
-``.to(tl.float32)`` first. ``maximum``/``minimum`` promote like arithmetic.
+``.to(tl.float32)`` first. ``maximum``/``minimum`` promote like arithmetic. Results are numpy's,
+correctly rounded where numpy's are; a GPU's ``ex2.approx``-based ``exp`` may differ in the last bits.
 """
 
 from __future__ import annotations
 
+import math as _pymath
+
 import numpy as np
 
-from .. import dtypes as T
-from ..tensor import _binary, tensor
+from ..tensor import _binary, _tensor_member_fn, tensor
 from .core import _to_tensor
 
 
-def _float_only(name: str, fn):
-    def op(x, _semantic=None) -> tensor:
-        x = _to_tensor(x)
-        if x.dtype not in (T.float32, T.float64):
-            raise ValueError(f"Expected dtype ['fp32', 'fp64'] but got {x.dtype} (tl.{name}: convert with .to(tl.float32))")
-        return tensor(fn(x.data), x.dtype, x._shape)
-
-    op.__name__ = name
-    op.__doc__ = f"Elementwise ``{name}`` of an fp32 or fp64 block."
-    return op
-
-
-exp = _float_only("exp", np.exp)
-exp2 = _float_only("exp2", np.exp2)
-log = _float_only("log", np.log)
-log2 = _float_only("log2", np.log2)
-sqrt = _float_only("sqrt", np.sqrt)
-sqrt_rn = _float_only("sqrt_rn", np.sqrt)
-sin = _float_only("sin", np.sin)
-cos = _float_only("cos", np.cos)
-floor = _float_only("floor", np.floor)
-ceil = _float_only("ceil", np.ceil)
-rsqrt = _float_only("rsqrt", lambda d: 1 / np.sqrt(d))
-
-
-def abs(x, _semantic=None) -> tensor:
-    """Elementwise absolute value, any type."""
+def _checked(name: str, x, allowed: tuple) -> tensor:
     x = _to_tensor(x)
+    if x.dtype.name not in allowed:
+        raise ValueError(f"Expected dtype {list(allowed)} but got {x.dtype.name} "
+                         f"(tl.{name}: convert with .to(tl.float32))")
+    return x
+
+
+def _unary(name: str, fn, allowed=("fp32", "fp64"), doc=None):
+    def op(x, _semantic=None) -> tensor:
+        x = _checked(name, x, allowed)
+        return tensor(fn(x.data).astype(x.dtype.np, copy=False), x.dtype, x._shape)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc or f"Elementwise ``{name}`` of an fp32 or fp64 block (a tensor member: ``x.{name}()``)."
+    return _tensor_member_fn(op)
+
+
+_erf = np.frompyfunc(_pymath.erf, 1, 1)
+
+exp = _unary("exp", np.exp)
+exp2 = _unary("exp2", np.exp2)
+log = _unary("log", np.log)
+log2 = _unary("log2", np.log2)
+sqrt = _unary("sqrt", np.sqrt)
+sqrt_rn = _unary("sqrt_rn", np.sqrt, ("fp32",), "Square root rounded to nearest (IEEE), fp32 only.")
+sin = _unary("sin", np.sin)
+cos = _unary("cos", np.cos)
+floor = _unary("floor", np.floor)
+ceil = _unary("ceil", np.ceil)
+rsqrt = _unary("rsqrt", lambda d: 1 / np.sqrt(d))
+erf = _unary("erf", lambda d: _erf(d.astype(np.float64)).astype(np.float64),
+             doc="The error function of an fp32 or fp64 block (``math.erf`` of each value, rounded).")
+
+
+@_tensor_member_fn
+def abs(x, _semantic=None) -> tensor:
+    """Elementwise absolute value, any type (unsigned and boolean blocks unchanged)."""
+    x = _to_tensor(x)
+    if x.dtype.is_int_unsigned() or x.dtype.is_bool():
+        return x
     return tensor(np.abs(x.data), x.dtype, x._shape)
 
 
-def sigmoid(x) -> tensor:
-    """``1 / (1 + exp(-x))``, as Triton's standard library defines it."""
-    return 1 / (1 + exp(-_to_tensor(x)))
+def umulhi(x, y, _semantic=None) -> tensor:
+    """The high half of the 2N-bit product of N-bit integers (``__umulhi``), for int32/int64/uint32/uint64.
+
+    Examples
+    --------
+    >>> from kernellab.triton import dtypes as T
+    >>> a = tensor(np.uint32([[0xFFFFFFFF, 3]]), T.uint32, (2,))
+    >>> umulhi(a, a).data[0].tolist()      # (2^32 - 1)^2 >> 32 = 2^32 - 2;  9 >> 32 = 0
+    [4294967294, 0]
+    """
+    ints = ("int32", "int64", "uint32", "uint64")
+    x = _checked("umulhi", x, ints)
+    y = _checked("umulhi", y, ints) if isinstance(y, tensor) else y
+
+    def hi(a, b):
+        bits = a.dtype.itemsize * 8
+        if bits == 32:  # exact in 64 bits
+            wide = a.astype(np.int64 if a.dtype.kind == "i" else np.uint64) * b.astype(
+                np.int64 if a.dtype.kind == "i" else np.uint64)
+            return (wide >> 32).astype(a.dtype)
+        ua = np.asarray(a).astype(object)
+        ub = np.asarray(b).astype(object)
+        out = np.vectorize(lambda p, q: (int(p) * int(q)) >> 64, otypes=[object])(ua, ub)
+        mask = (1 << 64) - 1
+        return np.vectorize(lambda v: v & mask, otypes=[object])(out).astype(np.uint64).view(a.dtype)
+
+    return _binary(x, y, hi, "umulhi")
+
+
+def fdiv(x, y, ieee_rounding=False, approx=False, _semantic=None) -> tensor:
+    """``x / y`` on floats (the GPU's fast division unless ``ieee_rounding``; IEEE here)."""
+    return _binary(_to_tensor(x), y, np.true_divide, "fdiv", div=True)
+
+
+def div_rn(x, y, _semantic=None) -> tensor:
+    """``x / y`` rounded to nearest (IEEE), fp32 only."""
+    x = _checked("div_rn", x, ("fp32",))
+    return _binary(x, y, np.true_divide, "div_rn", div=True)
+
+
+def fma(x, y, z, _semantic=None) -> tensor:
+    """``x * y + z`` with one rounding, as the GPU's fused multiply-add.
+
+    Computed in fp64 and rounded once: exact for fp16 and fp32, whose products fp64 holds exactly
+    (fp64 inputs round twice here). Integers compute ``x * y + z`` in their own type.
+
+    Examples
+    --------
+    >>> from kernellab.triton import dtypes as T
+    >>> a = tensor(np.float32([1 + 2**-12]), T.float32, ())
+    >>> float(fma(a, a, -1.0).data[0]) == 2**-11 + 2**-24      # unfused, fp32 would drop the 2^-24
+    True
+    """
+    x = _to_tensor(x)
+    p = _binary(x, y, lambda a, b: np.multiply(a, b, dtype=np.float64 if a.dtype.kind == "f" else None), "fma")
+    if not p.dtype.is_floating():
+        return p + z
+    out = _binary(p, z, lambda a, b: np.add(a, b, dtype=np.float64), "fma")
+    return tensor(out.data.astype(out.dtype.np, copy=False), out.dtype, out._shape)
 
 
 def maximum(x, y, propagate_nan=None, _semantic=None) -> tensor:
@@ -59,26 +130,29 @@ def minimum(x, y, propagate_nan=None, _semantic=None) -> tensor:
     return _binary(_to_tensor(x), y, np.minimum, "minimum")
 
 
-def clamp(x, min, max, propagate_nan=None) -> tensor:
+def clamp(x, min, max, propagate_nan=None, _semantic=None) -> tensor:
     """``minimum(maximum(x, min), max)``."""
     return minimum(maximum(x, min), max)
 
 
-def fma(x, y, z) -> tensor:
-    """``x * y + z`` (computed as two roundings here; a GPU fuses them)."""
-    return _to_tensor(x) * y + z
+@_tensor_member_fn
+def sigmoid(x) -> tensor:
+    """``1 / (1 + exp(-x))``, as Triton's standard library defines it."""
+    return 1 / (1 + exp(-_to_tensor(x)))
 
 
-def softmax(x, ieee_rounding=False) -> tensor:
-    """Softmax along the last axis."""
+@_tensor_member_fn
+def softmax(x, dim=None, keep_dims=False, ieee_rounding=False) -> tensor:
+    """Softmax along ``dim`` (the last axis when None), as Triton's standard library."""
     from .core import max as _max
     from .core import sum as _sum
 
     x = _to_tensor(x)
-    z = x - _max(x, len(x._shape) - 1, keep_dims=True)
+    d = len(x._shape) - 1 if dim is None else int(getattr(dim, "value", dim))
+    z = x - _max(x, d, keep_dims=True)
     num = exp(z)
-    return num / _sum(num, len(x._shape) - 1, keep_dims=True)
+    return num / _sum(num, d, keep_dims=True)
 
 
-__all__ = ["abs", "ceil", "clamp", "cos", "exp", "exp2", "floor", "fma", "log", "log2", "maximum", "minimum",
-           "rsqrt", "sigmoid", "sin", "softmax", "sqrt", "sqrt_rn"]
+__all__ = ["abs", "ceil", "clamp", "cos", "div_rn", "erf", "exp", "exp2", "fdiv", "floor", "fma", "log", "log2",
+           "maximum", "minimum", "rsqrt", "sigmoid", "sin", "softmax", "sqrt", "sqrt_rn", "umulhi"]

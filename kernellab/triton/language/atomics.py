@@ -1,0 +1,190 @@
+"""Atomic operations of ``triton.language``: ``atomic_add``, ``atomic_max``, ``atomic_cas``, ``atomic_xchg``, …
+
+Every one reads the old value, writes the new one in a single step, and returns the old values (for
+lanes where ``mask`` is false: 0, which nothing should read). ``sem`` and ``scope`` are checked and
+accepted; on one simulated device every order is already sequentially consistent.
+
+**Order.** The lanes of a launch take effect one after another in launch order: program by program
+(x fastest), and within a program in row-major lane order. The final values are therefore those of a
+sequential run; for integer operations and exchanges any order gives the same finals, for floating
+``atomic_add`` a GPU's order (and its last bits) may differ.
+
+**Counts.** Each call counts once per program in ``atomics``; ``atomic_requests`` and
+``atomic_sectors`` are the warp requests and 32-byte sectors of its active lanes (as the ``atom`` /
+``red`` instructions of Nsight Compute's ``l1tex__t_requests_pipe_lsu_mem_global_op_atom``), and
+``atomic_bytes`` is active lanes × element size — the operand each lane sends; the old value it gets
+back is the same size again and is not counted twice.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as T
+from .. import memory
+from ..program import current
+from ..tensor import _align, _tensor_member_fn, broadcast_shape, convert, pointer, tensor
+from .core import _to_tensor
+
+_SEMS = (None, "", "acquire", "release", "acq_rel", "relaxed")
+_SCOPES = (None, "", "gpu", "cta", "sys")
+
+
+def _check_order(op: str, sem, scope):
+    sem, scope = getattr(sem, "value", sem), getattr(scope, "value", scope)
+    if sem not in _SEMS:
+        raise ValueError(f"tl.{op}: sem must be one of acquire, release, acq_rel, relaxed, not {sem!r}")
+    if scope not in _SCOPES:
+        raise ValueError(f"tl.{op}: scope must be one of gpu, cta, sys, not {scope!r}")
+
+
+def _lanes(op: str, ptr, others, mask):
+    """Offsets, values and mask broadcast to ``(P, *shape)`` (one row per program of the step)."""
+    if not isinstance(ptr, pointer):
+        raise TypeError(f"tl.{op} needs a pointer (an array argument plus offsets), got {type(ptr).__name__}")
+    prog = current()
+    ts = [_to_tensor(o) for o in others]
+    shape = ptr._shape
+    for t in ts:
+        shape = broadcast_shape(shape, t._shape)
+    m = None
+    if mask is not None:
+        m = _to_tensor(mask)
+        shape = broadcast_shape(shape, m._shape)
+    nd = len(shape)
+    full = (prog.P, *shape)
+    offs = np.broadcast_to(_align(ptr.data, ptr._shape, nd, False), full)
+    elem = ptr.dtype.element_ty
+    vals = [np.broadcast_to(_align(convert(t.data, t.dtype, elem), t._shape, nd, False), full) for t in ts]
+    act = None if m is None else np.broadcast_to(_align(m.data.astype(bool), m._shape, nd, False), full)
+    return prog, offs, vals, act, shape, elem
+
+
+def _read(flat, elem, idx):
+    v = flat[idx]
+    return elem.decode(v) if elem.__class__ is T.float_format else v
+
+
+def _write(flat, elem, idx, v):
+    flat[idx] = elem.encode(v) if elem.__class__ is T.float_format else v
+
+
+def _sequential(flat, elem, addr, vals, fn):
+    """Apply ``flat[a] = fn(flat[a], v…)`` lane by lane in order; return the old values.
+
+    Lanes are grouped by their rank among the lanes that share an address; each group has distinct
+    addresses and runs as one numpy step, so the result is that of the sequential loop.
+    """
+    n = addr.size
+    if n == 0:
+        return np.zeros(0, elem.np)
+    order = np.argsort(addr, kind="stable")
+    sa = addr[order]
+    first = np.ones(n, bool)
+    first[1:] = sa[1:] != sa[:-1]
+    start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+    rank = np.empty(n, np.int64)
+    rank[order] = np.arange(n) - start
+    old = np.empty(n, elem.np)
+    if rank.max() == 0:
+        old[:] = _read(flat, elem, addr)
+        _write(flat, elem, addr, fn(old, *vals))
+        return old
+    if fn is np.add and elem.is_int() and elem.__class__ is not T.float_format:
+        # integer add: old values are the exclusive prefix sums within each address (modular arithmetic)
+        sv = vals[0][order].astype(elem.np)
+        cs = np.cumsum(sv, dtype=elem.np)
+        excl = cs - sv
+        before = excl - excl[start]
+        old_sorted = flat[sa] + before
+        old[order] = old_sorted
+        last = np.ones(n, bool)
+        last[:-1] = sa[1:] != sa[:-1]
+        flat[sa[last]] = old_sorted[last] + sv[last]
+        return old
+    by_rank = np.argsort(rank, kind="stable")
+    bounds = np.cumsum(np.bincount(rank))[:-1]
+    for chunk in np.split(by_rank, bounds):
+        a = addr[chunk]
+        o = _read(flat, elem, a)
+        old[chunk] = o
+        _write(flat, elem, a, fn(o, *(v[chunk] for v in vals)))
+    return old
+
+
+def _atomic(op: str, ptr, others, mask, sem, scope, fn, returns=True):
+    _check_order(op, sem, scope)
+    prog, offs, vals, act, shape, elem = _lanes(op, ptr, others, mask)
+    flat = ptr.flat
+    memory._check(prog, op, flat, offs, act)
+    rows = offs.shape[0]
+    prog.tally.access("atomic", offs.reshape(rows, -1) * flat.itemsize,
+                      None if act is None else act.reshape(rows, -1), flat.itemsize)
+    prog.before_store(flat)
+    sel = np.ones(offs.shape, bool) if act is None else act
+    addr = offs[sel]
+    old_act = _sequential(flat, elem, addr, [v[sel] for v in vals], fn)
+    old = np.zeros(offs.shape, elem.np)
+    old[sel] = old_act
+    return tensor(old, elem, shape) if returns else None
+
+
+def _rmw(name: str, fn, doc: str):
+    def op(pointer, val, mask=None, sem=None, scope=None, _semantic=None) -> tensor:
+        return _atomic(name, pointer, [val], mask, sem, scope, fn)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc + " Returns the old values; lanes take effect in launch order (see the module)."
+    return _tensor_member_fn(op)
+
+
+def _check_int(name):
+    def fn(old, v):
+        if old.dtype.kind == "f":
+            raise TypeError(f"tl.{name} needs integer pointers, got {old.dtype}")
+        return {"atomic_and": np.bitwise_and, "atomic_or": np.bitwise_or, "atomic_xor": np.bitwise_xor}[name](old, v)
+
+    return fn
+
+
+atomic_add = _rmw("atomic_add", np.add, "``*pointer += val`` atomically where ``mask`` holds.")
+atomic_max = _rmw("atomic_max", np.maximum, "``*pointer = max(*pointer, val)`` atomically.")
+atomic_min = _rmw("atomic_min", np.minimum, "``*pointer = min(*pointer, val)`` atomically.")
+atomic_and = _rmw("atomic_and", _check_int("atomic_and"), "``*pointer &= val`` atomically (integers).")
+atomic_or = _rmw("atomic_or", _check_int("atomic_or"), "``*pointer |= val`` atomically (integers).")
+atomic_xor = _rmw("atomic_xor", _check_int("atomic_xor"), "``*pointer ^= val`` atomically (integers).")
+atomic_xchg = _rmw("atomic_xchg", lambda old, v: v, "``*pointer = val`` atomically.")
+
+
+@_tensor_member_fn
+def atomic_cas(pointer, cmp, val, sem=None, scope=None, _semantic=None) -> tensor:
+    """Compare and swap: where ``*pointer == cmp``, write ``val``; returns the old values (a lock:
+    ``while tl.atomic_cas(lock, 0, 1) == 1: pass``)."""
+    return _atomic("atomic_cas", pointer, [cmp, val], None, sem, scope, lambda old, c, v: np.where(old == c, v, old))
+
+
+@_tensor_member_fn
+def atomic_load(pointer, mask=None, sem=None, scope=None, _semantic=None) -> tensor:
+    """Read atomically (counted as an atomic, not as a load)."""
+    return _atomic("atomic_load", pointer, [], mask, sem, scope, lambda old: old)
+
+
+@_tensor_member_fn
+def atomic_store(pointer, val, mask=None, sem=None, scope=None, _semantic=None) -> None:
+    """Write atomically (counted as an atomic, not as a store)."""
+    _atomic("atomic_store", pointer, [val], mask, sem, scope, lambda old, v: v, returns=False)
+
+
+@_tensor_member_fn
+def atomic_poll(pointer, expected_value, sem=None, scope=None, timeout_ns=None, _semantic=None) -> tensor:
+    """Wait until ``*pointer == expected_value``. Programs here run one after another, so a value that
+    is not there yet never will be: that raises RuntimeError instead of hanging."""
+    old = atomic_load(pointer, None, sem, scope)
+    if not bool(np.all(old.data == _to_tensor(expected_value).data)):
+        raise RuntimeError("tl.atomic_poll would wait forever: kernellab runs programs in launch order, and no "
+                           "earlier program wrote the expected value")
+    return old
+
+
+__all__ = ["atomic_add", "atomic_and", "atomic_cas", "atomic_load", "atomic_max", "atomic_min", "atomic_or",
+           "atomic_poll", "atomic_store", "atomic_xchg", "atomic_xor"]

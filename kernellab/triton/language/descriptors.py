@@ -1,0 +1,228 @@
+"""Block pointers (``make_block_ptr``, ``advance``; Triton ≤ 3.4, still in course assignments) and tensor
+descriptors (``make_tensor_descriptor``, ``desc.load``/``desc.store``; Triton 3.9).
+
+Both describe a tile of a strided 2-D (or n-D) array: ``base`` with ``shape`` and ``strides`` in
+elements, and a tile of ``block_shape`` at ``offsets``. A load or store of the tile becomes the pointer
+block ``base + Σ (offsets[d] + arange(block_shape[d])) · strides[d]`` with a mask for the dimensions
+checked against ``shape`` (a descriptor checks every dimension; a block pointer those in
+``boundary_check``), so it is counted exactly like the masked ``tl.load`` / ``tl.store`` it stands
+for: same requests, sectors and bytes. (On a Hopper GPU, descriptors use the TMA unit, which moves
+whole tiles; the bytes are the same.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as T
+from ..tensor import _tensor_member_fn, pointer, tensor
+from .core import load, store
+
+_PADDINGS = ("", "zero", "nan")
+
+
+def _ints(values, what: str) -> list[np.ndarray]:
+    """Each value (int, constexpr or scalar block) as an int64 array over the programs of the step: ``(rows,)``."""
+    out = []
+    for v in values:
+        v = getattr(v, "value", v)
+        if isinstance(v, tensor):
+            if v._shape:
+                raise ValueError(f"{what} must be scalars, got a block of shape {v.shape}")
+            out.append(v.data.astype(np.int64))
+        else:
+            out.append(np.array([int(v)], np.int64))
+    return out
+
+
+def _tile(base: pointer, shape, strides, offsets, block_shape, checked):
+    """The pointer block and mask of the tile at ``offsets``."""
+    nd = len(block_shape)
+    rows = max([1] + [a.shape[0] for a in (*shape, *strides, *offsets)] + [base.data.shape[0]])
+    offs = np.broadcast_to(base.data.astype(np.int64).reshape(-1, *(1,) * nd), (rows, *block_shape)).copy()
+    mask = None
+    for d in range(nd):
+        idx = offsets[d].reshape(-1, *(1,) * nd) + np.arange(block_shape[d]).reshape(
+            (1,) + (1,) * d + (block_shape[d],) + (1,) * (nd - d - 1))
+        offs = offs + idx * strides[d].reshape(-1, *(1,) * nd)
+        if d in checked:
+            ok = (idx >= 0) & (idx < shape[d].reshape(-1, *(1,) * nd))
+            mask = ok if mask is None else mask & ok
+    ptr = pointer(base.flat, offs, tuple(block_shape), elem=base.dtype.element_ty)
+    m = None if mask is None else tensor(np.broadcast_to(mask, offs.shape), T.int1, tuple(block_shape))
+    return ptr, m
+
+
+def _fill(elem: T.dtype, padding: str):
+    if padding == "nan":
+        if not elem.is_floating():
+            raise ValueError("padding_option='nan' needs a floating-point tensor")
+        return float("nan")
+    return None
+
+
+class block_ptr:
+    """A block pointer from ``tl.make_block_ptr``: load and store it with ``tl.load``/``tl.store``,
+    move it with ``tl.advance``."""
+
+    def __init__(self, base, shape, strides, offsets, block_shape, order):
+        self.base, self.shape, self.strides, self.offsets = base, shape, strides, offsets
+        self.block_shape = block_shape
+        self.order = order
+
+    @property
+    def dtype(self):
+        return T.pointer_type(self.base.dtype.element_ty)
+
+    def _checked(self, boundary_check):
+        checked = tuple(int(getattr(d, "value", d)) for d in (boundary_check or ()))
+        for d in checked:
+            if not 0 <= d < len(self.block_shape):
+                raise ValueError(f"boundary_check dimension {d} out of range for a block of rank {len(self.block_shape)}")
+        return checked
+
+    def _load(self, boundary_check, padding_option, **kw):
+        if padding_option not in _PADDINGS:
+            raise ValueError(f"padding_option must be 'zero' or 'nan', not {padding_option!r}")
+        ptr, m = _tile(self.base, self.shape, self.strides, self.offsets, self.block_shape, self._checked(boundary_check))
+        return load(ptr, m, _fill(ptr.dtype.element_ty, padding_option), **kw)
+
+    def _store(self, value, boundary_check, **kw):
+        ptr, m = _tile(self.base, self.shape, self.strides, self.offsets, self.block_shape, self._checked(boundary_check))
+        store(ptr, value, m, **kw)
+
+    def advance(self, offsets):
+        """The block pointer moved by ``offsets`` (a tensor member: ``ptr.advance((0, BK))``)."""
+        return advance(self, offsets)
+
+
+def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=None) -> block_ptr:
+    """A pointer to the tile ``block_shape`` at ``offsets`` of the array ``base`` of ``shape`` and ``strides``.
+
+    Examples
+    --------
+    >>> import kernellab.triton as triton
+    >>> import kernellab.triton.language as tl
+    >>> @triton.jit
+    ... def copy_tile(a_ptr, out_ptr, M, N):
+    ...     a = tl.make_block_ptr(a_ptr, (M, N), (N, 1), (2, 0), (4, 4), (1, 0))
+    ...     o = tl.make_block_ptr(out_ptr, (4, 4), (4, 1), (0, 0), (4, 4), (1, 0))
+    ...     tl.store(o, tl.load(a, boundary_check=(0, 1), padding_option="zero"))
+    >>> a = np.arange(15, dtype=np.float32).reshape(5, 3); out = np.full((4, 4), -1, np.float32)
+    >>> cnt = copy_tile[(1,)](a, out, 5, 3); out.tolist()[:2], cnt["load_bytes"]   # rows 2-4 of a, 3·3·4 bytes
+    ([[6.0, 7.0, 8.0, 0.0], [9.0, 10.0, 11.0, 0.0]], 36)
+    """
+    if not isinstance(base, pointer) or base._shape:
+        raise TypeError("make_block_ptr needs a scalar pointer (an array argument) as base")
+    block_shape = tuple(int(getattr(b, "value", b)) for b in block_shape)
+    lists = [_ints(v, n) for v, n in ((shape, "shape"), (strides, "strides"), (offsets, "offsets"))]
+    if not len(lists[0]) == len(lists[1]) == len(lists[2]) == len(block_shape):
+        raise ValueError("make_block_ptr: shape, strides, offsets and block_shape must have the same length")
+    for b in block_shape:
+        if b < 1 or b & (b - 1):
+            raise ValueError(f"make_block_ptr: block_shape {list(block_shape)} must be powers of two")
+    return block_ptr(base, *lists, block_shape, tuple(getattr(order, "value", order)))
+
+
+@_tensor_member_fn
+def advance(base, offsets, _semantic=None) -> block_ptr:
+    """A block pointer moved by ``offsets`` (one per dimension)."""
+    if not isinstance(base, block_ptr):
+        raise TypeError("tl.advance needs a block pointer from tl.make_block_ptr")
+    delta = _ints(offsets, "advance offsets")
+    if len(delta) != len(base.offsets):
+        raise ValueError(f"tl.advance needs {len(base.offsets)} offsets, got {len(delta)}")
+    return block_ptr(base.base, base.shape, base.strides, [o + d for o, d in zip(base.offsets, delta)],
+                     base.block_shape, base.order)
+
+
+block_ptr.advance = advance  # both tl.advance(ptr, …) and ptr.advance(…)
+
+
+class tensor_descriptor:
+    """A tensor descriptor from ``tl.make_tensor_descriptor``: ``desc.load(offsets)``, ``desc.store(offsets, v)``."""
+
+    def __init__(self, base, shape, strides, block_shape, padding_option):
+        self.base, self._shape_v, self._strides_v = base, shape, strides
+        self.block_shape = list(block_shape)
+        self.padding_option = padding_option
+
+    @property
+    def dtype(self):
+        return self.base.dtype.element_ty
+
+    @property
+    def shape(self):
+        return [tensor(s, T.int32, ()) for s in self._shape_v]
+
+    @property
+    def strides(self):
+        return [tensor(s, T.int64, ()) for s in self._strides_v]
+
+    def _tile(self, offsets):
+        offs = _ints(offsets, "descriptor offsets")
+        if len(offs) != len(self.block_shape):
+            raise ValueError(f"a rank-{len(self.block_shape)} descriptor needs {len(self.block_shape)} offsets, "
+                             f"got {len(offs)}")
+        return _tile(self.base, self._shape_v, self._strides_v, offs, tuple(self.block_shape),
+                     tuple(range(len(self.block_shape))))
+
+    def load(self, offsets) -> tensor:
+        """The tile at ``offsets``; elements outside the tensor read as the padding (zero or NaN)."""
+        ptr, m = self._tile(offsets)
+        return load(ptr, m, _fill(ptr.dtype.element_ty, self.padding_option))
+
+    def store(self, offsets, value) -> None:
+        """Write the tile at ``offsets``; elements outside the tensor are not written."""
+        ptr, m = self._tile(offsets)
+        store(ptr, value, m)
+
+    def atomic_add(self, offsets, value):
+        """Atomically add ``value`` to the tile at ``offsets``."""
+        from .atomics import atomic_add
+
+        ptr, m = self._tile(offsets)
+        return atomic_add(ptr, value, m)
+
+
+def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero", _semantic=None):
+    """A descriptor of the array ``base`` (``shape``, ``strides`` in elements, the last stride 1) read in
+    tiles of ``block_shape``, as Triton 3.9's TMA descriptors.
+
+    Examples
+    --------
+    >>> import kernellab.triton as triton
+    >>> import kernellab.triton.language as tl
+    >>> @triton.jit
+    ... def double(x_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    ...     d = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [BM, BN])
+    ...     t = d.load([tl.program_id(0) * BM, 0])
+    ...     d.store([tl.program_id(0) * BM, 0], t * 2)
+    >>> x = np.ones((5, 3), np.float32); _ = double[(3,)](x, 5, 3, BM=2, BN=4); float(x.sum())
+    30.0
+    """
+    if not isinstance(base, pointer) or base._shape:
+        raise TypeError("make_tensor_descriptor needs a scalar pointer (an array argument) as base")
+    block_shape = [int(getattr(b, "value", b)) for b in block_shape]
+    sh, st = _ints(shape, "shape"), _ints(strides, "strides")
+    if not len(sh) == len(st) == len(block_shape):
+        raise ValueError("make_tensor_descriptor: shape, strides and block_shape must have the same length")
+    if (st[-1] != 1).any():
+        raise ValueError("make_tensor_descriptor: the last stride must be 1 (TMA reads rows of contiguous elements)")
+    if padding_option not in ("zero", "nan"):
+        raise ValueError(f"padding_option must be 'zero' or 'nan', not {padding_option!r}")
+    return tensor_descriptor(base, sh, st, block_shape, padding_option)
+
+
+def load_tensor_descriptor(desc, offsets, _semantic=None) -> tensor:
+    """``desc.load(offsets)``."""
+    return desc.load(offsets)
+
+
+def store_tensor_descriptor(desc, offsets, value, _semantic=None) -> None:
+    """``desc.store(offsets, value)``."""
+    return desc.store(offsets, value)
+
+
+__all__ = ["advance", "block_ptr", "load_tensor_descriptor", "make_block_ptr", "make_tensor_descriptor",
+           "store_tensor_descriptor", "tensor_descriptor"]

@@ -1,0 +1,37 @@
+"""``tl.extra``: vendor libraries (``tl.extra.cuda.libdevice``, ``tl.extra.hip``) — not supported.
+
+libdevice functions are calls into NVIDIA's (or AMD's) device bitcode library, compiled for the GPU;
+kernellab has no such library to call. Any ``libdevice.<name>`` raises a NotImplementedError that
+names the function and its numpy replacement route: write it with ``tl`` functions instead (for
+example ``tanh(x) = 2·sigmoid(2x) − 1``).
+"""
+
+from __future__ import annotations
+
+
+class _Library:
+    """A vendor library whose every function raises NotImplementedError when called."""
+
+    def __init__(self, path: str):
+        self._path = path
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name in ("libdevice", "cuda", "hip"):
+            return _Library(f"{self._path}.{name}")
+
+        def unsupported(*args, **kwargs):
+            raise NotImplementedError(
+                f"{self._path}.{name} is not supported by kernellab: it calls the GPU vendor's device library "
+                f"(libdevice), which a CPU simulator does not have; write it with triton.language functions instead")
+
+        unsupported.__name__ = name
+        return unsupported
+
+
+cuda = _Library("tl.extra.cuda")
+hip = _Library("tl.extra.hip")
+libdevice = _Library("tl.extra.libdevice")
+
+__all__ = ["cuda", "hip", "libdevice"]
