@@ -276,7 +276,7 @@ from kernellab.sgemm.study import study
 K2, K3 = KERNELS[1], KERNELS[2]
 preds = {r["number"]: r for r in study(PERF_A6000) if r["number"] in (2, 3)}
 rows = []
-for number, r in preds.items():
+for r in preds.values():
     p = r["prediction"]
     rows.append([r["name"], fmt_time(p["t_fma"]), fmt_time(p["t_issue"]), fmt_time(p["t_mio"]), fmt_time(p["t_l1"]),
                  fmt_time(p["t_smem"]), fmt_time(p["t_dram"]), resource_label(p["bound"]), f"{p['gflops']:.0f}",
