@@ -22,9 +22,8 @@ see where the model puts kernels 3, 4 and 5 against Boehm's measurements.
 
 import numpy as np
 
-from kernellab import print_table
+from kernellab import KERNELS, print_table, run_kernel
 from kernellab.i18n import _
-from kernellab.simt import KERNELS, run_kernel
 
 N_BIG = 4096
 SIZES = {3: 64, 4: 64, 5: 128}  # the simulated n of each kernel
@@ -148,46 +147,69 @@ plt.show()
 # %%
 # The model against the measurement
 # ---------------------------------
-# Scaled to 4096³, the counts go into the model; Boehm's measurements on the A6000 beside them.
+# The model takes the counts at 4096³ as the compiled kernels execute them: nvcc merges the loads
+# of ``As`` that kernels 3 and 4 make along the unrolled dot loop into ``LDS.128``, and kernel 5's
+# too, so the binary issues fewer shared loads than the code as written (``kernellab.sgemm.study``,
+# from the ``sm_86`` SASS). Beside the bound, the calibrated estimate of page 5 (fitted η, and for
+# kernel 3 the latency its single block per SM cannot hide); Boehm's measurements on the A6000.
 
-from kernellab import fmt_time
-from kernellab.model import predict
-from kernellab.simt import scale_counts
+from kernellab import PERF_A6000, fmt_time
+from kernellab.model import resource_label
+from kernellab.sgemm.study import SASS_SM86, study
 
-preds = {}
+study_rows = {r["number"]: r for r in study(PERF_A6000) if r["number"] in SIZES}
 rows = []
-for number, r in runs.items():
-    spec, c = r["spec"], r["counts"]
-    p = predict(spec, scale_counts(c, N_BIG), N_BIG, PERF_A6000)
-    preds[number] = p
-    rows.append([spec.name, f"{r['n']}³", fmt_time(p["t_fma"]), fmt_time(p["t_issue"]), fmt_time(p["t_smem"]),
-                 f"{c.shld_wavefronts / c.shld_ideal:.2f}", p["bound"], f"{p['gflops']:.0f}", f"{spec.boehm:.1f}",
-                 f"{spec.boehm / p['gflops']:.2f}"])
+for number, r in study_rows.items():
+    p, c = r["prediction"], runs[number]["counts"]
+    per_512 = 512 * 32 / c.fma  # the simulated counts per 512 warp FFMAs
+    rows.append([r["name"], f"{c.shld_instr * per_512:.0f}", f"{SASS_SM86[number][1]}", fmt_time(p["t_issue"]),
+                 fmt_time(p["t_smem"]), resource_label(p["bound"]), f"{p['gflops']:.0f}",
+                 f"{p['estimate_gflops']:.0f}", f"{r['measured']:.1f}", f"{r['ratio_boost']:.2f}",
+                 f"{r['estimate_ratio']:.2f}"])
 print_table(
-    [_("Kernel"), _("Simulated size"), _("FP32 FMAs"), _("Instruction issue"), _("Shared memory"),
-     _("Shared load wavefronts / ideal"), _("Bound"), _("Model GFLOP/s"), _("Boehm's GFLOP/s"),
-     _("Measured / model")],
+    [_("Kernel"), _("Shared loads per 512 warp FFMAs, as written"), _("Shared loads per 512 warp FFMAs, compiled"),
+     _("Instruction issue"), _("Shared memory"), _("Bound"), _("Bound GFLOP/s"), _("Estimate GFLOP/s (fitted η)"),
+     _("Boehm's GFLOP/s"), _("Measured / bound"), _("Measured / estimate")],
     rows,
 )
 
 # %%
-g = {k: round(preds[k]["gflops"]) for k in preds}
-assert g == {3: 4692, 4: 8369, 5: 18767} and all(preds[k]["bound"] == "shared" for k in preds)
-assert [round(KERNELS[k - 1].boehm / preds[k]["gflops"], 2) for k in (3, 4, 5)] == [0.64, 1.01, 0.85]
 from dataclasses import replace
 
+from kernellab import Claims, predict, scale_counts
+
 c5 = runs[5]["counts"]
-no_conflicts = predict(KERNELS[4], scale_counts(replace(c5, shld_wavefronts=c5.shld_ideal), N_BIG), N_BIG, PERF_A6000)
-assert no_conflicts["bound"] == "issue" and no_conflicts["t_smem"] < preds[5]["t_smem"] / 1.9
-assert c5.shld_wavefronts / c5.shld_ideal == 2 and runs[4]["counts"].shld_wavefronts == runs[4]["counts"].shld_ideal
+as_written = predict(scale_counts(c5, N_BIG), N_BIG, PERF_A6000)
+no_conflicts = predict(scale_counts(replace(c5, shld_wavefronts=c5.shld_ideal), N_BIG), N_BIG, PERF_A6000)
+Claims().add(_("Binding resource, k3 / k4 / k5"), " / ".join(study_rows[k]["prediction"]["bound"] for k in SIZES),
+             "shared / shared / shared") \
+    .add(_("Bound GFLOP/s, k3 / k4 / k5"), " / ".join(f"{study_rows[k]['prediction']['gflops']:.0f}" for k in SIZES),
+         "6193 / 14746 / 27525") \
+    .add(_("Measured / bound, k3 / k4 / k5"), " / ".join(f"{study_rows[k]['ratio_boost']:.2f}" for k in SIZES),
+         "0.48 / 0.57 / 0.58") \
+    .add(_("k3 measured / estimate, with its exposed latency"), round(study_rows[3]["estimate_ratio"], 2), 0.83) \
+    .add(_("k5 shared-load wavefronts / ideal (as written)"), c5.shld_wavefronts / c5.shld_ideal, 2.0) \
+    .add(_("k5 without conflicts: binding resource"), no_conflicts["bound"], "issue") \
+    .add(_("k5 without conflicts: shared time saved"), round(1 - no_conflicts["t_smem"] / as_written["t_smem"], 2),
+         0.48).show()
 
 # %%
-# All three kernels are bound by shared memory in the model, and each step of blocktiling roughly
-# doubles the bound: 4692, 8369, 18767 GFLOP/s. Kernel 4 lands right on its prediction (measured /
-# model 1.01): with 8 results per thread it is limited by exactly what the model counts, the shared
-# wavefronts. Kernel 5 reaches 0.85 of its bound.
+# As compiled, all three kernels are bound by shared memory, and each step of blocktiling more than
+# doubles the bound: 6193, 14746, 27525 GFLOP/s at the rated 1.8 GHz. None reaches it:
 #
-# Kernel 5's shared-load wavefronts are twice the ideal. Were its loads conflict-free, shared memory
-# would need about half the time, and the bound would move to instruction issue. Its ``Bs`` loads are 128-bit, eight lanes per phase,
-# and threads 8 floats apart collide in the same banks. The next page counts those conflicts, and what
-# 128-bit global accesses and two new layouts of ``Bs`` do about them.
+# * **Kernel 3** reaches 0.48. One block of 32 warps fills the SM, and its K loop has no prefetch:
+#   at each of its barriers the whole SM waits for the next tiles to arrive from memory, and nothing
+#   else can run meanwhile. The estimate adds that exposed latency step by step and lands at 0.83.
+# * **Kernel 4 is not on target.** Earlier versions of this page counted its shared loads as
+#   written, 576 per 512 warp FFMAs, which put the bound at 8369 GFLOP/s, and the measured 8474.7
+#   looked like a perfect match. The binary issues 192 (``LDS.128`` for ``As``), and against that the
+#   kernel reaches 0.57. On the A100 and the H100 the same kernel even runs *faster* than the
+#   as-written count allowed, which proves that count wrong.
+# * **Kernel 5** reaches 0.58, the same shortfall as kernel 4: two blocks share each SM, latency is
+#   hidden, and what remains is how often the schedulers find an instruction to issue (η, page 5).
+#
+# Kernel 5's shared-load wavefronts, as written, are twice the ideal. Were its loads conflict-free,
+# shared memory would need about half the time (48 % less), and the bound would move to instruction
+# issue. Its ``Bs`` loads are 128-bit, eight lanes per phase, and threads 8 floats apart collide in
+# the same banks. The next page counts those conflicts, and what 128-bit global accesses and two new
+# layouts of ``Bs`` do about them.

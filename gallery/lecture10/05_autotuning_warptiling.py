@@ -8,7 +8,8 @@ what one warp computes in kernel 10, and then sets the model beside Boehm's meas
 kernels.
 
 You will learn what an autotuner searches over, why a throughput model can rank configurations but
-not replace the measurement, what the warp tile adds, and where and why our model is off.
+not replace the measurement, what the warp tile adds, and how far a bound and a calibrated estimate
+are from the measurements on three GPUs, kernel by kernel.
 """
 
 # %%
@@ -18,16 +19,16 @@ not replace the measurement, what the warp tile adds, and where and why our mode
 # BK ∈ {8, 16, 32, 64} and TM, TN ∈ {4, 8, 16, 32} for kernel 9 with 256 threads; on the A6000 it chose
 # BM = BN = 128, BK = 16, TM = TN = 8. We score four valid configurations instead of timing them: each is
 # simulated on a 128×32 by 32×128 product (a 128×128 C in two or four K steps: every block does the
-# same work at every K step, so the counts scale exactly), and its counts, scaled to 4096³, go to the model.
+# same work at every K step, so the counts scale exactly), and its counts, scaled to 4096³, go to the
+# model. These are the simulator's counts of the code as written; no binary of these variants was
+# disassembled, so the scores are a first filter only.
 
 from dataclasses import replace
 
 import numpy as np
 
-from kernellab import PERF_A6000, print_table
+from kernellab import KERNELS, PERF_A6000, Claims, predict, print_table, run_kernel, scale_counts
 from kernellab.i18n import _
-from kernellab.model import predict
-from kernellab.simt import KERNELS, run_kernel, scale_counts
 
 N_BIG = 4096
 K9, K10 = KERNELS[8], KERNELS[9]
@@ -49,7 +50,7 @@ def score(spec, M, N, K, seed=0):
     C, counts = run_kernel(spec, A, B)
     if not np.abs(C - A.astype(np.float64) @ B.astype(np.float64)).max() < 1e-4:
         raise RuntimeError(f"{spec.name} computed a wrong C")
-    return predict(spec, scale_counts(counts, N_BIG), N_BIG, PERF_A6000)
+    return predict(scale_counts(counts, N_BIG), N_BIG, PERF_A6000, spec=spec)
 
 
 scored = [score(replace(K9, params={**p, "NUM_THREADS": 256}, smem_bytes=4 * p["BK"] * (p["BM"] + p["BN"])),
@@ -63,18 +64,19 @@ print_table(
 )
 
 # %%
-best = max(range(len(CONFIGS)), key=lambda i: scored[i]["gflops"])
-assert CONFIGS[best]["BK"] == 8 and round(scored[best]["gflops"]) == 24287
-assert round(scored[0]["gflops"]) == 23370 and round(scored[3]["gflops"]) == 16738
-assert all(r["bound"] == "shared" for r in scored)
-assert all(c[key] in SEARCH_SPACE[key] for c in CONFIGS for key in c) and K9.params["NUM_THREADS"] == 256
-assert {k: K9.params[k] for k in SEARCH_SPACE} == CONFIGS[0] == {"BM": 128, "BN": 128, "BK": 16, "TM": 8, "TN": 8}
+rank = sorted(range(len(CONFIGS)), key=lambda i: -scored[i]["gflops"])
+assert all(c[key] in SEARCH_SPACE[key] for c in CONFIGS for key in c)
+Claims().add(_("Configurations in the model's order (1 = Boehm's choice)"), " > ".join(str(i + 1) for i in rank),
+             "3 > 2 > 1 > 4") \
+    .add(_("Model GFLOP/s, Boehm's choice"), round(scored[0]["gflops"]), 27525) \
+    .add(_("Model GFLOP/s, the A100's 64×64 tiles"), round(scored[3]["gflops"]), 21356) \
+    .add(_("Every configuration bound by shared memory"), all(r["bound"] == "shared" for r in scored), True).show()
 
 # %%
-# The model ranks Boehm's choice (23370 GFLOP/s) second, just behind the same tiles with BK = 8
-# (24287), and the A100's small 64×64 tiles last (16738): each thread computes only 4×4 results there,
-# so it loads more per FMA. All four are bound by shared memory in the model, so the ranking is a
-# ranking of shared wavefronts per FMA.
+# The model ranks Boehm's choice (27525 GFLOP/s) third, behind 128×64 tiles (30210) and the same
+# tiles with BK = 8 (28805), and the A100's small 64×64 tiles last (21356): each thread computes only
+# 4×4 results there, so it loads more per FMA. All four are bound by shared memory in the model, so
+# the ranking is a ranking of shared wavefronts per FMA.
 #
 # A real autotuner times the kernels because what limits them is not only what the model counts:
 # registers per thread (which decide occupancy), instruction latencies, the compiler's unrolling. The
@@ -135,104 +137,174 @@ assert (BM, BN, p10["BK"], WM, WN, WNITER, TM, TN) == (128, 128, 16, 64, 64, 4, 
 # the effect: of all the kernels that use shared memory, kernel 10 needs the fewest wavefronts per FMA.
 
 # %%
-# Every kernel: the model against the measurement
-# -----------------------------------------------
-# ``kernellab.model.compare_kernels`` runs each kernel on the simulator at n³, checks C against float64
-# numpy, scales the counts to 4096³ and predicts. At 128³ for all ten kernels it would take this page
-# over its time budget, so ``score`` above does the same on smaller products: kernels 1–4 on
-# 64×64×32 (their tiles divide 64, and 32 is a whole number of their K steps), kernels 5–10 on
-# 128×128×32, the smallest C with their full 128×128 block tiles. The counts scale exactly, so the
-# predictions are those of ``compare_kernels`` at 128³.
+# Every kernel: the model against the measurement on three GPUs
+# -------------------------------------------------------------
+# ``kernellab.sgemm.study`` puts all ten kernels through the model as nvcc compiles them. The
+# simulator counts the code as written; the binary differs in two ways an audit of its SASS found
+# (``sm_86``, nvcc 13.0): nvcc turns runs of 32-bit shared loads into ``LDS.64``/``LDS.128``, and it adds
+# integer, address and loop-control instructions. ``compiled_counts`` takes the simulator's counts and
+# sets the instructions, the shared loads and the shared wavefronts per 512 warp FFMAs to those of
+# the binary. ``loop_shape`` adds what the counts do not say: threads, registers (as ptxas reports them),
+# shared memory, the tile of C per block and the K step, which give the blocks per SM, the wave model's
+# DRAM bytes and the latency term.
+#
+# For each GPU the table gives two numbers, kept apart:
+#
+# * the **bound**: the slowest resource, with no latency and no scheduling loss, between the base
+#   clock and the highest clock the card reaches (for the A6000, 1.41–1.935 GHz); a measurement above
+#   its top would prove the model wrong;
+# * the **estimate**: calibrated with one *fitted* constant per SM type, the scheduling efficiency η
+#   (the share of their peak rates the pipes fed by the warp schedulers reach), at the rated boost clock.
+#   η = 0.62 is fitted on the A6000's kernels 4–10 alone and used unchanged on the H100, which has the
+#   same 128-lane SM; the A100's SM has 64 lanes and its own η = 0.78. Kernel 3, with one block per SM,
+#   gets the latency term instead.
+#
+# Measurements at 4096³: the A6000's and the A100's are Boehm's (``SGEMM_CUDA`` README at ``60cba6f``
+# and ``c09b350``); the H100's are **third-party**, a course report that ran his unmodified code
+# (no rows for kernels 7 and 8).
 
-SHAPES = [(64, 64, 32)] * 4 + [(128, 128, 32)] * 6
-table = [score(spec, *shape) for spec, shape in zip(KERNELS, SHAPES)]
+from kernellab import PERF_A100, PERF_H100
+from kernellab.sgemm.study import MEASURED_SOURCE, study
 
-from kernellab.model import RESOURCES
-
-SM_CYCLES = PERF_A6000.sms * PERF_A6000.clock_hz  # SM-cycles per second
-
-
-def per_kfma(prediction, bound):
-    """The scaled count behind one resource time, per 1000 FMAs at 4096³ (time × rate × SM-cycles)."""
-    key, _what, rate = RESOURCES[bound]
-    return prediction[key] * getattr(PERF_A6000, rate) * SM_CYCLES / N_BIG**3 * 1000
+PERFS = (PERF_A6000, PERF_A100, PERF_H100)
+tables = {perf.name: study(perf) for perf in PERFS}
+a6000 = tables[PERF_A6000.name]
 
 
-rows = []
-for spec, p, shape in zip(KERNELS, table, SHAPES):
-    rows.append([spec.label, "×".join(map(str, shape)), f"{per_kfma(p, 'issue'):.1f}", f"{per_kfma(p, 'L1'):.2f}",
-                 f"{per_kfma(p, 'shared'):.2f}", p["bound"], f"{p['gflops']:.0f}", f"{spec.boehm:.1f}",
-                 f"{spec.boehm / p['gflops']:.2f}"])
-print_table([_("Kernel"), _("Simulated M×N×K"), _("Warp instructions"), _("L1 lines"), _("Shared wavefronts"),
-             _("Bound"), _("Model GFLOP/s"), _("Boehm's GFLOP/s"), _("Measured / model")], rows)
+def per_512(prediction, resource):
+    """The events behind one resource time, per 512 warp FFMAs (time × rate × SM-cycles ÷ FFMAs × 512)."""
+    key, _what, rate = RESOURCES[resource]
+    events = prediction[key] * getattr(PERF_A6000, rate) * PERF_A6000.sms * PERF_A6000.clock_hz
+    return events / (N_BIG**3 / 32) * 512
+
+
+from kernellab.model import RESOURCES, resource_label
+
+print_table(
+    [_("Kernel"), _("Warp instructions"), _("Load/store instructions"), _("Shared wavefronts"), _("L1 lines"),
+     _("Bound"), _("Bound GFLOP/s"), _("Clock band GFLOP/s"), _("Estimate GFLOP/s (fitted η)"),
+     _("Boehm's GFLOP/s"), _("Measured / bound"), _("Measured / estimate")],
+    [[f"k{r['number']}", f"{per_512(r['prediction'], 'issue'):.0f}", f"{per_512(r['prediction'], 'MIO'):.0f}",
+      f"{per_512(r['prediction'], 'shared'):.0f}", f"{per_512(r['prediction'], 'L1'):.0f}",
+      resource_label(r["prediction"]["bound"]), f"{r['prediction']['gflops']:.0f}",
+      "{:.0f}–{:.0f}".format(*r["prediction"]["gflops_band"]), f"{r['prediction']['estimate_gflops']:.0f}",
+      f"{r['measured']:.1f}", f"{r['bound_ratio']:.2f}", f"{r['estimate_ratio']:.2f}"] for r in a6000],
+)
 
 # %%
-# The counts are per 1000 FMAs, the events each resource must serve; the model charges 4 warp
-# instructions, 1 L1 line and 1 shared wavefront per SM per cycle, against 128 FMAs.
+# The counts are per 512 warp FFMAs (16384 FMAs), what each resource must serve; the model charges
+# 4 warp instructions, 1 load/store instruction (the MIO queue), 1 L1 line and 1 shared wavefront per
+# SM per cycle. "Measured / bound" divides by the top of the band.
 
-pred = {k.number: round(p["gflops"]) for k, p in zip(KERNELS, table)}
-bound = {k.number: p["bound"] for k, p in zip(KERNELS, table)}
-ratio = {k.number: round(k.boehm / p["gflops"], 2) for k, p in zip(KERNELS, table)}
-assert pred == {1: 293, 2: 4838, 3: 4692, 4: 8369, 5: 18767, 6: 24287, 7: 32810, 8: 14403, 9: 23370, 10: 36462}
-assert [bound[k] for k in range(1, 11)] == ["L1", "L1", "shared", "shared", "shared", "shared", "issue", "shared",
-                                            "shared", "issue"]
-assert [ratio[k] for k in range(1, 11)] == [1.05, 0.41, 0.64, 1.01, 0.85, 0.75, 0.49, 1.14, 0.84, 0.6]
-assert min(per_kfma(p, "shared") for p in table[2:]) == per_kfma(table[9], "shared")
-assert (PERF_A6000.issue_per_sm_cycle, PERF_A6000.l1_lines_per_sm_cycle, PERF_A6000.smem_wavefronts_per_sm_cycle,
-        PERF_A6000.fma_per_sm_cycle) == (4, 1, 1, 128)
-assert [p["name"] for p in table] == [k.name for k in KERNELS]
+bound_ratio = {k: round(r["bound_ratio"], 2) for k, r in enumerate(a6000, 1)}
+est_ratio = {k: round(r["estimate_ratio"], 2) for k, r in enumerate(a6000, 1)}
+claims = Claims()
+claims.add(_("Instructions per 512 warp FFMAs, k7 (compiled)"), round(per_512(a6000[6]["prediction"], "issue")), 652)
+claims.add(_("Shared wavefronts per 512 warp FFMAs, k8 (compiled)"), round(per_512(a6000[7]["prediction"], "shared")),
+           216)
+claims.add(_("Highest measured / bound on the A6000"), max(bound_ratio.values()), 0.98)
+claims.add(_("k4 measured / bound at the rated 1.8 GHz"), round(a6000[3]["ratio_boost"], 2), 0.57)
+claims.add(_("η of the 128-lane SMs (fitted on the A6000)"), PERF_A6000.eta, 0.62)
+claims.add(_("k2 measured / estimate"), est_ratio[2], 0.66)
+claims.add(_("k3 measured / estimate (latency term)"), est_ratio[3], 0.83)
+claims.add(_("Binding resource of k7"), a6000[6]["prediction"]["bound"], "issue")
+claims.show()
 
 # %%
-# The model and the measurement in one picture
-# --------------------------------------------
+# Every bound holds on the A6000: the highest ratio is kernel 1's, 0.98 of the bound at 1.935 GHz (at
+# the rated 1.8 GHz it would be 1.05: the card ran above its rated boost clock under this light load).
+# With the fitted η the estimate lands within 0.8–1.25 of every measurement except kernel 2's, at 0.66.
 
-fig, ax = plt.subplots(figsize=(9, 4.2), layout="constrained")
-x = np.arange(len(KERNELS))
-ax.bar(x - 0.2, [p["gflops"] / 1e3 for p in table], 0.4, color="C0", label=_("model (upper bound)"))
-ax.bar(x + 0.2, [k.boehm / 1e3 for k in KERNELS], 0.4, color="C1", label=_("Boehm's measurement"))
-for i, p in enumerate(table):  # the bound inside a tall bar, above a short one
-    tall = p["gflops"] > 5e3
-    ax.text(i - 0.2, 0.5 if tall else p["gflops"] / 1e3 + 0.5, p["bound"], ha="center", va="bottom", rotation=90,
-            fontsize=7, color="white" if tall else "black")
-ax.axhline(PERF_A6000.peak_flops() / 1e12, color="0.4", ls="--", lw=1, label=_("FP32 peak"))
-ax.set_xticks(x, [f"k{k.number}" for k in KERNELS])
-ax.set_ylabel(_("TFLOP/s at 4096³"))
-ax.set_ylim(0, 46)
-ax.set_title(_("Model against measurement on the RTX A6000, binding resource named"))
-ax.legend(loc="upper left", fontsize=8)
+# %%
+# Three GPUs in one picture
+# -------------------------
+# The same study on the A100 and the H100, their own clocks and rates, Boehm's tile sizes for each GPU
+# (his A100 build used 64×64 tiles for kernel 9 and 64×128 for kernel 10). Hollow markers: measured ÷
+# bound, which must stay at or below 1; filled: measured ÷ estimate, which should stay in the shaded
+# band of 0.8–1.25.
+
+
+from kernellab.figures import use_cjk_font
+
+use_cjk_font()
+fig, ax = plt.subplots(figsize=(9, 4.4), layout="constrained")
+ax.axhspan(0.8, 1.25, color="0.9", lw=0)
+ax.axhline(1.0, color="0.4", lw=1, ls="--")
+labels = {PERF_A6000.name: "RTX A6000", PERF_A100.name: "A100",
+          PERF_H100.name: _("H100 (third-party measurements)")}
+for j, perf in enumerate(PERFS):
+    rows = [r for r in tables[perf.name] if r["measured"] is not None]
+    x = np.array([r["number"] for r in rows]) + (j - 1) * 0.22
+    ax.plot(x, [r["bound_ratio"] for r in rows], "o", mfc="none", color=f"C{j}")
+    ax.plot(x, [r["estimate_ratio"] for r in rows], "o", color=f"C{j}", label=labels[perf.name])
+ax.plot([], [], "o", mfc="none", color="0.3", label=_("measured ÷ bound (top of the clock band)"))
+ax.plot([], [], "o", color="0.3", label=_("measured ÷ estimate (fitted η, rated clock)"))
+ax.set_xticks(range(1, 11), [f"k{k}" for k in range(1, 11)])
+ax.set_ylim(0.3, 1.35)
+ax.set_ylabel(_("measured ÷ model"))
+ax.set_title(_("Boehm's kernels against the model on three GPUs"))
+ax.legend(loc="lower right", fontsize=8, ncols=2)
 plt.show()
 
 # sphinx_gallery_thumbnail_number = 2
 
 # %%
-# Where the model is off, and why
-# -------------------------------
-# The model is a *bound*: it charges each resource its throughput and takes the busiest. Measured /
-# model near 1 means the model found the bottleneck; well below 1 means something it does not count
-# holds the kernel back; above 1 means it overcharged a resource.
+everything = [r for t in tables.values() for r in t if r["measured"] is not None]
+Claims().add(_("Kernel-GPU pairs with a measurement"), len(everything), 28) \
+    .add(_("Highest measured / bound, all three GPUs"), round(max(r["bound_ratio"] for r in everything), 2), 0.99) \
+    .add(_("Estimates within 0.8–1.25 (k2: 0.5–1.25)"),
+         sum((0.5 if r["number"] == 2 else 0.8) <= r["estimate_ratio"] <= 1.25 for r in everything), 28) \
+    .add(_("Estimate range on the H100 (out of sample)"),
+         "{:.2f}–{:.2f}".format(*(f(r["estimate_ratio"] for r in tables[PERF_H100.name] if r["measured"])
+                                   for f in (min, max))), "0.88–1.22") \
+    .add(_("Source of the H100 measurements"), MEASURED_SOURCE[PERF_H100.name],
+         "third-party: CUDA SGEMM Optimization Report (H100)").show()
+
+# %%
+# No measurement on any of the three GPUs beats its bound (the highest is kernel 1 on the A100, 0.99),
+# and the estimate lands within 0.8–1.25 of all 28 measurements, with kernel 2 allowed down to 0.5. On
+# the H100, whose kernels never entered the fit, the estimate spans 0.88–1.22.
+
+# %%
+# Where the model was off, and what it counts now
+# -----------------------------------------------
+# An audit of this model against the compiled code and the three GPUs (the project's
+# ``reference/fidelity.md``) found that earlier versions of this page explained some kernels with
+# counting artifacts. Kernel by kernel:
 #
-# * **Kernels 1 and 4 are on target** (1.05 and 1.01): the naive kernel is limited by L1 processing its
-#   uncoalesced lines, kernel 4 by shared wavefronts, exactly what is counted.
-# * **Kernel 2 reaches 0.41 of its bound**. Its L1 bound assumes every load is served at L1's rate; but
-#   each FMA waits for two global loads whose latency the model ignores, as it ignores the address
-#   arithmetic. Kernels 3, 5 and 6 (0.64, 0.85, 0.75) lose less, for the same
-#   kinds of reasons: barriers, latency, instructions we do not count.
-# * **Kernel 7 is predicted far too high** (0.49). The model sees its layout remove every bank
-#   conflict and moves it to the issue bound. But kernel 7 replaced two 128-bit loads of B by eight
-#   32-bit ones; page 4 showed that kernels 5, 7 and 8, which issue the same number of shared-load
-#   instructions, all run at the same speed whatever their wavefronts. A throughput for shared-memory *instructions*
-#   (the MIO queue Boehm's profiles show stalling) is a resource our model lacks.
-# * **Kernel 8 is measured above the model's bound** (1.14), so the model overcharges it. We checked
-#   its shared-memory counts against a hand derivation for one warp (page 4): the simulator counts the
-#   code as written exactly, 4 wavefronts for each 32-bit load of B. The assumptions behind that
-#   count are what may not hold on the GPU. The simulator never vectorizes kernel 8's loads of B, since
-#   rows of 133 floats are not 16-byte aligned in general, though after unrolling nvcc can see that
-#   they are at dot steps 0 and 4. And it charges every 128-bit load 4 wavefronts, even where the 32
-#   lanes read only two distinct addresses, as kernels 6–9 do for A. Either would lower the count; we
-#   have no profile to tell which.
-# * **Kernel 10 reaches 0.60**: issue-bound in the model, it needs more than instruction throughput,
-#   and the real GPU's FP32 peak is hard to approach, as cuBLAS showed on the first page.
+# * **Kernel 1** is bound by L1 processing 128-byte lines, one per SM per cycle: it runs at 0.98–1.05
+#   of that rate on all three GPUs, the most solid number in the model. On the A6000 it implies a
+#   clock near 1.9 GHz, above the rated 1.8 GHz boost; the top of the band, 1.935 GHz, is what an
+#   A6000 was measured to reach under load.
+# * **Kernel 2** is the kernel the model explains worst (0.41 of its bound on the A6000, 0.66 of the
+#   estimate). Its L1 and MIO bounds tie: two load instructions and two lines per FFMA. Each warp
+#   issues 32 loads and then 16 dependent FFMAs, so it waits a full memory round trip every 16 steps,
+#   and on the A6000 most of those loads miss its 6 MB L2 and go to DRAM. The A100 and the H100, with
+#   40–50 MB of L2, run it at 0.64 and 0.72 of the bound. An exact account would need miss rates per
+#   cache level, which the model does not have.
+# * **Kernel 3** exposes latency. One block of 32 warps fills the SM, its K loop has two barriers and
+#   no prefetch, so while the block waits for a tile nothing else runs: each of its 25088 K steps per
+#   SM pays the round trip (an *assumed* 175 ns) and its share of the DRAM transfer on top of the
+#   work. That term takes the estimate from 0.48 of the bound to 0.83.
+# * **Kernel 4 is not on target.** An earlier count gave it measured / model 1.01, because the
+#   simulator issued 576 shared loads per 512 FFMAs where nvcc emits 192 (``LDS.128`` for ``As``).
+#   Against the compiled counts it reaches 0.57 of its bound, the same shortfall as kernels 5–10; on
+#   the A100 and the H100 the old count was even *beaten* by the measurement, which a bound cannot be.
+# * **Kernels 5, 7 and 8** run within 3 % of one another, about 11 % behind kernel 6, for three
+#   different reasons: kernel 5 loads and stores with 32-bit instructions and its B loads conflict
+#   (180 wavefronts per 512 FFMAs); kernel 7 reads B with 64 scalar loads, 652 instructions in all,
+#   and is bound by issue; kernel 8 pays 216 wavefronts. The queue of load/store instructions (MIO,
+#   one per SM per cycle) is not what holds kernel 7 back: its 90 per 512 FFMAs would allow 5.7 FFMAs
+#   per SM-cycle, against the 1.68 measured.
+# * **Kernel 10 and the FP32 peak.** On the A6000 (and the H100), 128 FP32 lanes per SM are 4 warp
+#   FFMAs per cycle, exactly the issue rate of the 4 warp schedulers: the FP32 peak is an *issue-rate*
+#   peak, reached only if an FFMA issues on every cycle of every scheduler. Every load, address
+#   computation or branch takes an FFMA's slot, and kernel 10's 561 instructions per 512 FFMAs bind it
+#   at issue. The A100's 64 lanes leave issue half free, which is why the same kernels reach a larger
+#   share of its peak.
 #
-# The model's value is not its absolute numbers. It explains most of the way from kernel 1 to kernel 10
-# from counted events, and every place where it misses points at a resource or an effect worth
-# measuring.
+# What remains, 0.57–0.72 of the bound at the rated 1.8 GHz on the A6000 for kernels 4–10, is scheduling:
+# with 12–32 warps per SM and a barrier pair per K step, the schedulers cannot issue on every cycle. η is that fraction,
+# fitted, not derived; profiles of similar kernels on an A6000 show 61–67 % of issue slots used. The
+# model's value is not its absolute numbers: it names, from counted events, which resource each kernel
+# must relieve, and every fitted or assumed number in it is labelled as such.

@@ -236,3 +236,54 @@ assert (big.per_wave, big.waves, big.tail, f"{big.efficiency:.1%}") == (396, 2, 
 # a wave is larger: CS336's example kernel fits 3 blocks per SM, so an H100 wave holds 396 blocks and
 # a grid of 4 × 132 = 528 blocks is only 2 waves, the second holding 132 blocks, 66.7 % efficient.
 # Count blocks against ``blocks per SM × SMs``, not against SMs alone.
+
+# %%
+# The tail, drawn over time
+# -------------------------
+# The same counting for a real launch: Triton's matmul tutorial at 4096² with 128×128 output blocks is
+# a grid of 32 × 32 = 1024 programs. Its 128×128×32 configuration with 4 stages keeps 64 KB of tiles in
+# shared memory per program, so an A100 SM holds 2 programs and an H100 SM 3 (shared memory is the
+# limit here; the registers, which only the compiler knows, could lower it). The picture shows every
+# program slot of the H100 over time, one row per slot, assuming every program takes the same time.
+
+from kernellab.figures import use_cjk_font
+
+GRID, SMEM = 1024, 4 * (128 * 32 + 32 * 128) * 2
+tails = {}
+for gpu in (A100, H100):
+    per_sm = occupancy(gpu, 4 * 32, None, SMEM).blocks_per_sm
+    tails[gpu.sms] = (per_sm, waves(GRID, per_sm, gpu.sms))
+
+per_sm, w = tails[H100.sms]
+use_cjk_font()
+fig, ax = plt.subplots(figsize=(8, 3.6), layout="constrained")
+for wave in range(w.waves):
+    busy = w.per_wave if wave < w.waves - 1 else w.tail
+    ax.broken_barh([(wave, 0.96)], (0, busy), color=f"C{wave}", alpha=0.85)
+    if busy < w.per_wave:
+        ax.broken_barh([(wave, 0.96)], (busy, w.per_wave - busy), color="0.85", hatch="//", ec="0.6")
+    ax.text(wave + 0.48, busy / 2, _("wave {n}\n{b} programs").format(n=wave + 1, b=busy), ha="center",
+            va="center", fontsize=9, color="white")
+ax.set_xlim(0, w.waves)
+ax.set_ylim(0, w.per_wave)
+ax.set_xlabel(_("Time, in program durations"))
+ax.set_ylabel(_("Program slots ({sms} SMs × {b})").format(sms=H100.sms, b=per_sm))
+ax.set_title(_("1024 programs on the H100, {b} per SM: the last wave leaves slots idle").format(b=per_sm))
+plt.show()
+
+# %%
+from kernellab import Claims
+
+Claims().add(_("Programs per SM, A100 / H100"), f"{tails[A100.sms][0]} / {tails[H100.sms][0]}", "2 / 3") \
+    .add(_("Waves and last wave, A100"), f"{tails[A100.sms][1].waves}, {tails[A100.sms][1].tail}", "5, 160") \
+    .add(_("Waves and last wave, H100"), f"{w.waves}, {w.tail}", "3, 232") \
+    .add(_("Wave efficiency, A100 / H100"),
+         f"{tails[A100.sms][1].efficiency:.1%} / {w.efficiency:.1%}", "94.8% / 86.2%").show()
+
+# %%
+# On the H100 the 1024 programs take 3 waves of 396 slots, the last one with 232 programs: 86.2 % of
+# the slots do work. On the A100, 2 programs per SM make waves of 216, and 1024 programs take 5 of
+# them (94.8 %). These are also the waves the L2 *wave model* of lecture 10 (page 6) should use: it
+# assumes one program per SM, which for these configurations overstates the number of waves, and it
+# assumes that nothing in L2 survives from one wave to the next, which makes its DRAM traffic an upper
+# bound. Page 6 sets it beside an LRU estimate of the L2.

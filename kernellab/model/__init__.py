@@ -13,7 +13,7 @@ which do not import each other.
 """
 
 from .bounds import RESOURCES, SCHEDULER_FED, estimate_eta, predict, resource_events, resource_label
-from .l2waves import dram_bytes_tiled, tile_order, wave_footprints
+from .l2waves import dram_bytes_lru, dram_bytes_tiled, tile_order, wave_footprints
 from .latency import LoopShape, dram_bytes_waves, exposed_latency, latency_units
 from .residency import Occupancy, Waves, occupancy, waves
 from .roofline import (
@@ -28,7 +28,7 @@ from .roofline import (
 )
 
 __all__ = [
-    "PEAKS", "RESOURCES", "SCHEDULER_FED", "LoopShape", "Occupancy", "Waves", "attainable_flops", "dram_bytes_tiled",
+    "PEAKS", "RESOURCES", "SCHEDULER_FED", "LoopShape", "Occupancy", "Waves", "attainable_flops", "dram_bytes_tiled", "dram_bytes_lru",
     "dram_bytes_waves", "estimate_eta", "exposed_latency", "fraction_of_peak", "gemm_flops", "gemm_intensity",
     "gemm_min_bytes", "latency_units", "occupancy", "peak_flops", "predict", "resource_events", "resource_label",
     "ridge", "tile_order", "wave_footprints", "waves",

@@ -8,6 +8,8 @@ so how much it reads (Triton tutorial 03's grouped order; CUDA's threadblock swi
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 
 from ..grid import cdiv
@@ -118,3 +120,55 @@ def dram_bytes_tiled(n: int, BM: int, BN: int, ctas_per_sm: int, n_sm: int, elem
     for s in range(0, len(pid_m), wave):
         reads += int(rows[np.unique(pid_m[s:s + wave])].sum() + cols[np.unique(pid_n[s:s + wave])].sum())
     return reads * int(K) * int(elem) + int(M) * int(N) * int(elem)
+
+
+def dram_bytes_lru(n: int, BM: int, BN: int, BK: int, ctas_per_sm: int, n_sm: int, l2_bytes: int, elem: int = 2,
+                   group: int | None = None) -> int:
+    """DRAM bytes of a square tiled matrix product through an LRU cache of ``l2_bytes``, wave by wave.
+
+    A toy L2, for comparison with :func:`dram_bytes_tiled` (which keeps nothing from one wave to the
+    next). Programs run in waves of ``n_sm × ctas_per_sm`` consecutive ids (launch order ``group`` as in
+    :func:`tile_order`), in lockstep along K: at each K step of BK, the wave touches the distinct
+    BM×BK blocks of A and BK×BN blocks of B its programs need, in program-id order. The cache is fully
+    associative, holds whole blocks, and evicts the least recently used; each miss reads one block from
+    DRAM. C is written once, M × N × elem bytes. Real L2s are set-associative and split in partitions,
+    so treat the result as an estimate of the reuse a cache *could* find, not a prediction.
+
+    Examples
+    --------
+    An L2 too small to keep anything between waves reads what the wave model says; one that holds
+    both operands reads each block once (compulsory traffic, 2 × 256² × 2 B for A and B, plus C):
+
+    >>> wave = dram_bytes_tiled(256, 64, 64, 1, 4, elem=2)
+    >>> dram_bytes_lru(256, 64, 64, 32, 1, 4, l2_bytes=64 * 32 * 2 * 8, elem=2) == wave
+    True
+    >>> dram_bytes_lru(256, 64, 64, 32, 1, 4, l2_bytes=2**30, elem=2) == 3 * 256 * 256 * 2
+    True
+    """
+    for name, v in (("n", n), ("BM", BM), ("BN", BN), ("BK", BK), ("ctas_per_sm", ctas_per_sm), ("n_sm", n_sm),
+                    ("l2_bytes", l2_bytes), ("elem", elem)):
+        if int(v) < 1:
+            raise ValueError(f"{name} must be a positive int, got {v!r}")
+    if n % BM or n % BN or n % BK:
+        raise ValueError(f"n = {n} must be a multiple of BM, BN and BK ({BM}, {BN}, {BK})")
+    num_m, num_n, steps = n // BM, n // BN, n // BK
+    pid_m, pid_n = tile_order(num_m, num_n, group)
+    a_block, b_block = BM * BK * elem, BK * BN * elem
+    wave = int(n_sm) * int(ctas_per_sm)
+    cache: OrderedDict = OrderedDict()
+    used = 0
+    read = 0
+    for s in range(0, len(pid_m), wave):
+        rows = list(dict.fromkeys(pid_m[s:s + wave].tolist()))  # distinct, in order of first use
+        cols = list(dict.fromkeys(pid_n[s:s + wave].tolist()))
+        for k in range(steps):
+            for key, size in [(("A", r, k), a_block) for r in rows] + [(("B", c, k), b_block) for c in cols]:
+                if key in cache:
+                    cache.move_to_end(key)
+                    continue
+                read += size
+                cache[key] = size
+                used += size
+                while used > l2_bytes:
+                    used -= cache.popitem(last=False)[1]
+    return read + n * n * elem
