@@ -209,8 +209,8 @@ def glossary_problems(msgid: str, msgstr: str) -> list[str]:
     """What a Chinese entry breaks of the glossary and the typography rules (empty when it follows them).
 
     An English-only translation (a code listing, a name) is no prose and is not checked, unless it
-    is one term of the glossary that must be translated (``Grid`` → ``grid``). Inline code, links, math, ``{placeholders}`` and glosses such as
-    波次（wave） are not checked.
+    is one term of the glossary that must be translated (``Grid`` → ``grid``). Inline code, links,
+    math, ``{placeholders}`` and glosses such as 波次（wave） are not checked.
 
     >>> glossary_problems("a tile", "一个分片")
     ["rejected rendering of 'tile': '分片' (use tile)"]

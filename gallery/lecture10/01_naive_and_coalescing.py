@@ -263,6 +263,8 @@ def draw_warp(ax, addresses, n_cols, title):
     ax.set_title(title, fontsize=9)
     ax.set_xticks([0, 31])
     ax.set_yticks([0, 31])
+    ax.set_xlabel(_("column"))
+    ax.set_ylabel(_("row"))
     return len(framed)
 
 
