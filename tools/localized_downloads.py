@@ -81,7 +81,7 @@ _ADORNMENT = re.compile(r"^([=\-^~\"'`#*+.:_])\1{2,}[ \t]*$")
 def fix_underlines(text: str) -> str:
     """Make each section title's underline (and overline) as wide as the title, which translation changed.
 
-    >>> print(fix_underlines("标题\\n=="))
+    >>> print(fix_underlines("标题\\n==="))
     标题
     ====
     """
@@ -113,7 +113,8 @@ def translate_rst(text: str, catalog: dict[str, str]) -> str:
         msgstr = catalog[msgid]
         if not msgid.strip() or msgstr == msgid:
             continue
-        text = _pattern(msgid).sub(lambda m, s=msgstr: m["prefix"] + s + m["tail"], text)
+        # "text::" (a literal block follows) has the msgid "text:"; " ::" keeps the block literal
+        text = _pattern(msgid).sub(lambda m, s=msgstr: m["prefix"] + s + (" ::" if m["tail"] else ""), text)
     return fix_underlines(text)
 
 
