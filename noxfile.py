@@ -111,6 +111,9 @@ def doctests(session: nox.Session) -> None:
 def docs(session: nox.Session) -> None:
     """Build the site in English and Chinese into build/html/<lang> (strict), then check the built site.
 
+    kernellab's wheel and sdist go to build/html/dist, beside the languages; the root gets index.html,
+    404.html and, when ``KERNELLAB_BASEURL`` gives the site's URL, a sitemap (tools/site_publish.py).
+
     Arguments after ``--`` go to sphinx-build, e.g. ``nox -s docs -- -D plot_gallery=0`` or
     ``nox -s docs -- -D sphinx_gallery_conf.filename_pattern=01_`` (one example), or
     ``-D sphinx_gallery_conf.run_stale_examples=True`` to re-run examples whose source did not change.
@@ -166,8 +169,12 @@ def _fresh_venv(session: nox.Session, path: Path, *requirements: str) -> Path:
 
 @nox.session(python=False)
 def downloads(session: nox.Session) -> None:
-    """Run every downloadable notebook and script of the built site (``nox -s docs`` first), per language,
-    in a fresh environment holding only the site's wheel and a notebook runner; check their language."""
+    """Run the built site's downloads (every .py and .ipynb, both languages) in a fresh environment.
+
+    Needs ``nox -s docs`` first. The environment holds only the site's wheel and a notebook runner
+    (nbclient + ipykernel); tools/check_downloads.py also checks that each download speaks its page's
+    language.
+    """
     site = BUILD / "html"
     wheels = sorted((site / "dist").glob("kernellab-*.whl"))
     if not wheels or not (site / "zh_CN" / "_downloads").is_dir():
@@ -183,8 +190,10 @@ def downloads(session: nox.Session) -> None:
 
 @nox.session(name="font-subset")
 def font_subset(session: nox.Session) -> None:
-    """Regenerate kernellab's CJK font subset (kernellab/fonts) from the full Noto Sans CJK font, after
-    a runtime catalog gained characters (tests/test_fonts.py says when); commit the result."""
+    """Regenerate kernellab's CJK font subset (kernellab/fonts) from the full Noto Sans CJK font.
+
+    Needed after a runtime catalog gained characters (tests/test_fonts.py says when); commit the result.
+    """
     session.install(*nox.project.dependency_groups(PYPROJECT, "font"))
     session.run("python", "tools/make_font_subset.py")
 

@@ -227,6 +227,8 @@ def localize_downloads(app) -> None:
     from sphinx_gallery.notebook import jupyter_notebook, save_notebook
     from sphinx_gallery.utils import zip_files
 
+    if app.builder.format != "html":
+        return  # the gettext and doctest builds publish no downloads
     conf = app.config.sphinx_gallery_conf
     lang = app.config.language or "en"
     srcdir = Path(app.srcdir)
