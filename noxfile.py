@@ -181,7 +181,7 @@ def downloads(session: nox.Session) -> None:
         session.error(f"no built site with a wheel in {site}: run `nox -s docs` first")
     venv = BUILD / "downloads-venv"
     python = _fresh_venv(session, venv, str(wheels[-1]), *nox.project.dependency_groups(PYPROJECT, "downloads"))
-    freeze = subprocess.run([str(python), "-c", "import kernellab, sys; print(kernellab.__file__)"],
+    freeze = subprocess.run([str(python), "-I", "-c", "import kernellab; print(kernellab.__file__)"],
                             capture_output=True, text=True, check=True).stdout.strip()
     if not freeze.startswith(str(venv)):
         session.error(f"kernellab imported from {freeze}, not from the site's wheel")
