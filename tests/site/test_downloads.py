@@ -65,6 +65,14 @@ def test_the_site_publishes_kernellab():
         assert f"../../../dist/{WHEEL}" in page
 
 
+def test_the_site_was_drawn_with_the_font_subset():
+    """The build turns a missing glyph into an error (docs/conf.py); building without the full font
+    proves that the subset kernellab ships draws every gallery figure."""
+    from kernellab.figures import SUBSET_FAMILY, cjk_font
+
+    assert cjk_font()[1] == SUBSET_FAMILY, "the docs environment has kernellab[cjk]: the subset goes untested"
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_notebooks_read_in_the_page_language(lang):
     for path in _downloads(lang, ".ipynb"):
