@@ -128,8 +128,24 @@ def docs(session: nox.Session) -> None:
     session.log(f"site: {site / 'index.html'}")
 
 
+DIST_INPUTS = ("kernellab", "tests", "tools", "pyproject.toml", "README.md", "CHANGELOG.md", "LICENSE")
+
+
+def _dist_is_current(out: Path) -> bool:
+    """Whether ``out`` holds a wheel and an sdist newer than every file they are built from."""
+    built = [p.stat().st_mtime for p in out.glob("kernellab-*")] if out.is_dir() else []
+    if len(built) != 2:
+        return False
+    sources = [p for name in DIST_INPUTS for p in ([ROOT / name] if (ROOT / name).is_file() else (ROOT / name).rglob("*"))
+               if p.is_file() and "__pycache__" not in p.parts]
+    return max(p.stat().st_mtime for p in sources) < min(built)
+
+
 def _dist(session: nox.Session, out: Path, isolated: bool = True) -> None:
     """Build kernellab's wheel and sdist into an emptied ``out`` (the sdist first, the wheel from it)."""
+    if not isolated and _dist_is_current(out):
+        session.log(f"kernellab's wheel and sdist in {out} are up to date")
+        return
     shutil.rmtree(out, ignore_errors=True)
     session.run("python", "-m", "build", "--outdir", str(out), *(() if isolated else ("--no-isolation",)),
                 silent=True)

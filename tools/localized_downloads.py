@@ -274,6 +274,9 @@ def localize_downloads(app) -> None:
                 os.utime(path, (stamp, stamp))
         if conf.get("download_all_examples", True):
             generate_zipfiles(str(out_dir), str(srcdir), conf)
+            newest = max(p.stat().st_mtime for p in examples_dir.rglob("*.py"))
+            for path in out_dir.glob("*.zip"):  # the download-all zips
+                os.utime(path, (newest, newest))
 
 
 def setup(app):
