@@ -7,6 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+import check_downloads  # noqa: E402
 import localized_downloads as ld  # noqa: E402
 
 CATALOG = {
@@ -20,6 +21,7 @@ CATALOG = {
 
 def test_docstring_examples():
     assert doctest.testmod(ld).failed == 0
+    assert doctest.testmod(check_downloads).failed == 0
 
 
 def test_paragraphs_bullets_and_literal_intros():

@@ -45,6 +45,18 @@ def unpack(site: Path, lang: str, dest: Path) -> list[Path]:
     return found
 
 
+def english_paragraphs(text: str) -> list[str]:
+    r"""The paragraphs of a text cell or block that have English words and no Chinese (code blocks,
+    indented literal blocks and directives left out): on the Chinese site, untranslated text.
+
+    >>> english_paragraphs("中文段落，with code。\n\nAn English one.\n\n```python\nx = 1\n```\n\n    literal")
+    ['An English one.']
+    """
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    return [para.strip() for para in re.split(r"\n[ \t]*\n", text)
+            if LETTERS.search(para) and not CJK.search(para) and not para.startswith(("    ", "\t", ".. "))]
+
+
 def reader_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("KERNELLAB_", "LC_", "LANG", "PYTHONPATH", "VIRTUAL_ENV"))}
@@ -62,9 +74,9 @@ def check_language(lang: str, markdown: list[str], tables: list[list[str]], prin
 
     problems = []
     if lang == "zh_CN":
-        english = [m[:60] for m in markdown if LETTERS.search(m) and not CJK.search(m)]
+        english = [para[:80] for m in markdown for para in english_paragraphs(m)]
         if english:
-            problems.append(f"{name}: {len(english)} text cells not in Chinese, e.g. {english[0]!r}")
+            problems.append(f"{name}: {len(english)} paragraphs not in Chinese, e.g. {english[0]!r}")
         zh = catalog("zh_CN")
         for headers in tables:
             if not any(CJK.search(h) for h in headers):
