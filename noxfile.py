@@ -111,6 +111,9 @@ def doctests(session: nox.Session) -> None:
 def docs(session: nox.Session) -> None:
     """Build the site in English and Chinese into build/html/<lang> (strict), then check the built site.
 
+    kernellab's wheel and sdist go to build/html/dist, beside the languages; the root gets index.html,
+    404.html and, when ``KERNELLAB_BASEURL`` gives the site's URL, a sitemap (tools/site_publish.py).
+
     Arguments after ``--`` go to sphinx-build, e.g. ``nox -s docs -- -D plot_gallery=0`` or
     ``nox -s docs -- -D sphinx_gallery_conf.filename_pattern=01_`` (one example), or
     ``-D sphinx_gallery_conf.run_stale_examples=True`` to re-run examples whose source did not change.
@@ -125,8 +128,24 @@ def docs(session: nox.Session) -> None:
     session.log(f"site: {site / 'index.html'}")
 
 
+DIST_INPUTS = ("kernellab", "tests", "tools", "pyproject.toml", "README.md", "CHANGELOG.md", "LICENSE")
+
+
+def _dist_is_current(out: Path) -> bool:
+    """Whether ``out`` holds a wheel and an sdist newer than every file they are built from."""
+    built = [p.stat().st_mtime for p in out.glob("kernellab-*")] if out.is_dir() else []
+    if len(built) != 2:
+        return False
+    sources = [p for name in DIST_INPUTS for p in ([ROOT / name] if (ROOT / name).is_file() else (ROOT / name).rglob("*"))
+               if p.is_file() and "__pycache__" not in p.parts]
+    return max(p.stat().st_mtime for p in sources) < min(built)
+
+
 def _dist(session: nox.Session, out: Path, isolated: bool = True) -> None:
     """Build kernellab's wheel and sdist into an emptied ``out`` (the sdist first, the wheel from it)."""
+    if not isolated and _dist_is_current(out):
+        session.log(f"kernellab's wheel and sdist in {out} are up to date")
+        return
     shutil.rmtree(out, ignore_errors=True)
     session.run("python", "-m", "build", "--outdir", str(out), *(() if isolated else ("--no-isolation",)),
                 silent=True)
@@ -166,15 +185,19 @@ def _fresh_venv(session: nox.Session, path: Path, *requirements: str) -> Path:
 
 @nox.session(python=False)
 def downloads(session: nox.Session) -> None:
-    """Run every downloadable notebook and script of the built site (``nox -s docs`` first), per language,
-    in a fresh environment holding only the site's wheel and a notebook runner; check their language."""
+    """Run the built site's downloads (every .py and .ipynb, both languages) in a fresh environment.
+
+    Needs ``nox -s docs`` first. The environment holds only the site's wheel and a notebook runner
+    (nbclient + ipykernel); tools/check_downloads.py also checks that each download speaks its page's
+    language.
+    """
     site = BUILD / "html"
     wheels = sorted((site / "dist").glob("kernellab-*.whl"))
     if not wheels or not (site / "zh_CN" / "_downloads").is_dir():
         session.error(f"no built site with a wheel in {site}: run `nox -s docs` first")
     venv = BUILD / "downloads-venv"
     python = _fresh_venv(session, venv, str(wheels[-1]), *nox.project.dependency_groups(PYPROJECT, "downloads"))
-    freeze = subprocess.run([str(python), "-c", "import kernellab, sys; print(kernellab.__file__)"],
+    freeze = subprocess.run([str(python), "-I", "-c", "import kernellab; print(kernellab.__file__)"],
                             capture_output=True, text=True, check=True).stdout.strip()
     if not freeze.startswith(str(venv)):
         session.error(f"kernellab imported from {freeze}, not from the site's wheel")
@@ -183,8 +206,10 @@ def downloads(session: nox.Session) -> None:
 
 @nox.session(name="font-subset")
 def font_subset(session: nox.Session) -> None:
-    """Regenerate kernellab's CJK font subset (kernellab/fonts) from the full Noto Sans CJK font, after
-    a runtime catalog gained characters (tests/test_fonts.py says when); commit the result."""
+    """Regenerate kernellab's CJK font subset (kernellab/fonts) from the full Noto Sans CJK font.
+
+    Needed after a runtime catalog gained characters (tests/test_fonts.py says when); commit the result.
+    """
     session.install(*nox.project.dependency_groups(PYPROJECT, "font"))
     session.run("python", "tools/make_font_subset.py")
 

@@ -27,6 +27,7 @@ LANGS = ("en", "zh_CN")
 CJK = re.compile(r"[\u4e00-\u9fff]")
 LETTERS = re.compile(r"[A-Za-z]{3,}")
 ZIPS = ("auto_examples_python.zip", "auto_examples_jupyter.zip")
+COUNTS: dict[Path, str] = {}  # what each check looked at, for the report
 
 
 def unpack(site: Path, lang: str, dest: Path) -> list[Path]:
@@ -44,8 +45,21 @@ def unpack(site: Path, lang: str, dest: Path) -> list[Path]:
     return found
 
 
+def english_paragraphs(text: str) -> list[str]:
+    r"""The paragraphs of a text cell or block that have English words and no Chinese (code blocks,
+    indented literal blocks and directives left out): on the Chinese site, untranslated text.
+
+    >>> english_paragraphs("中文段落，with code。\n\nAn English one.\n\n```python\nx = 1\n```\n\n    literal")
+    ['An English one.']
+    """
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    return [para.strip() for para in re.split(r"\n[ \t]*\n", text)
+            if LETTERS.search(para) and not CJK.search(para) and not para.startswith(("    ", "\t", ".. "))]
+
+
 def reader_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("KERNELLAB_", "LC_", "LANG"))}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("KERNELLAB_", "LC_", "LANG", "PYTHONPATH", "VIRTUAL_ENV"))}
     return {**env, "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1", "PYTHONIOENCODING": "utf-8"}
 
 
@@ -60,9 +74,9 @@ def check_language(lang: str, markdown: list[str], tables: list[list[str]], prin
 
     problems = []
     if lang == "zh_CN":
-        english = [m[:60] for m in markdown if LETTERS.search(m) and not CJK.search(m)]
+        english = [para[:80] for m in markdown for para in english_paragraphs(m)]
         if english:
-            problems.append(f"{name}: {len(english)} text cells not in Chinese, e.g. {english[0]!r}")
+            problems.append(f"{name}: {len(english)} paragraphs not in Chinese, e.g. {english[0]!r}")
         zh = catalog("zh_CN")
         for headers in tables:
             if not any(CJK.search(h) for h in headers):
@@ -83,15 +97,19 @@ def check_language(lang: str, markdown: list[str], tables: list[list[str]], prin
 
 def run_notebook(path: Path, lang: str) -> list[str]:
     import nbformat
+    from jupyter_client.manager import KernelManager
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
+    # a local socket file, not TCP: no network, and no "running over TCP without encryption" warning
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(path.with_suffix(".kernel")))
     try:
-        NotebookClient(nb, timeout=900, kernel_name="python3",
-                       resources={"metadata": {"path": str(path.parent)}}).execute(env=reader_env())
+        NotebookClient(nb, km=km, timeout=900, resources={"metadata": {"path": str(path.parent)}}).execute(
+            env=reader_env())
     except Exception as error:  # nbclient's CellExecutionError carries the traceback
         return [f"{path.name} ({lang}) failed:\n{str(error)[-3000:]}"]
+    nbformat.write(nb, path)  # executed, to look at
     markdown = [c.source for c in nb.cells if c.cell_type == "markdown"]
     first = nb.cells[0]
     problems = []
@@ -107,6 +125,7 @@ def run_notebook(path: Path, lang: str) -> list[str]:
             data = out.get("data", {})
             tables += _table_headers(data.get("text/html", ""))
             printed.append(data.get("text/plain", ""))
+    COUNTS[path] = f"{len(markdown)} text cells, {len(tables)} tables"
     return problems + check_language(lang, markdown, tables, "".join(printed), f"{lang}/{path.name}")
 
 
@@ -117,6 +136,7 @@ def run_script(path: Path, lang: str) -> list[str]:
         return [f"{path.name} ({lang}) exited {done.returncode}:\n{done.stderr[-3000:]}"]
     head = path.read_text(encoding="utf-8").split('"""')[0]
     problems = [] if "pip install" in head else [f"{path.name}: no install instructions in its header"]
+    COUNTS[path] = f"{len(CJK.findall(done.stdout))} Chinese characters printed"
     return problems + check_language(lang, [], [], done.stdout, f"{lang}/{path.name} (script)")
 
 
@@ -136,7 +156,8 @@ def main(argv: list[str]) -> int:
         func, path, lang = job
         start = time.perf_counter()
         problems = func(path, lang)
-        return f"{lang}/{path.relative_to(work / lang)}", time.perf_counter() - start, problems
+        name = f"{lang}/{path.relative_to(work / lang)} ({COUNTS.get(path, '')})"
+        return name, time.perf_counter() - start, problems
 
     start = time.perf_counter()
     with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:

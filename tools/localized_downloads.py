@@ -81,7 +81,7 @@ _ADORNMENT = re.compile(r"^([=\-^~\"'`#*+.:_])\1{2,}[ \t]*$")
 def fix_underlines(text: str) -> str:
     """Make each section title's underline (and overline) as wide as the title, which translation changed.
 
-    >>> print(fix_underlines("标题\\n=="))
+    >>> print(fix_underlines("标题\\n==="))
     标题
     ====
     """
@@ -113,7 +113,8 @@ def translate_rst(text: str, catalog: dict[str, str]) -> str:
         msgstr = catalog[msgid]
         if not msgid.strip() or msgstr == msgid:
             continue
-        text = _pattern(msgid).sub(lambda m, s=msgstr: m["prefix"] + s + m["tail"], text)
+        # "text::" (a literal block follows) has the msgid "text:"; " ::" keeps the block literal
+        text = _pattern(msgid).sub(lambda m, s=msgstr: m["prefix"] + s + (" ::" if m["tail"] else ""), text)
     return fix_underlines(text)
 
 
@@ -226,6 +227,8 @@ def localize_downloads(app) -> None:
     from sphinx_gallery.notebook import jupyter_notebook, save_notebook
     from sphinx_gallery.utils import zip_files
 
+    if app.builder.format != "html":
+        return  # the gettext and doctest builds publish no downloads
     conf = app.config.sphinx_gallery_conf
     lang = app.config.language or "en"
     srcdir = Path(app.srcdir)
@@ -271,6 +274,9 @@ def localize_downloads(app) -> None:
                 os.utime(path, (stamp, stamp))
         if conf.get("download_all_examples", True):
             generate_zipfiles(str(out_dir), str(srcdir), conf)
+            newest = max(p.stat().st_mtime for p in examples_dir.rglob("*.py"))
+            for path in out_dir.glob("*.zip"):  # the download-all zips
+                os.utime(path, (newest, newest))
 
 
 def setup(app):

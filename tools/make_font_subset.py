@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,13 +33,14 @@ EXTRA = "".join(chr(c) for c in range(0x20, 0x7F)) + "，。、；：？！“�
 
 
 def _po_messages(path: Path) -> list[str]:
-    """Every msgstr of a gettext catalog (no Babel: this file must run with fontTools alone)."""
-    sys.path.insert(0, str(ROOT))
-    try:
-        from kernellab.i18n import parse_po
-    finally:
-        sys.path.pop(0)
-    return list(parse_po(path.read_text(encoding="utf-8")).values())
+    """Every msgstr of a gettext catalog, parsed as kernellab does (its i18n module alone: this script
+    runs with fontTools and the font, without numpy)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_kernellab_i18n", ROOT / "kernellab" / "i18n.py")
+    i18n = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(i18n)
+    return list(i18n.parse_po(path.read_text(encoding="utf-8")).values())
 
 
 def needed_characters(root: Path = ROOT) -> set[str]:
