@@ -36,7 +36,7 @@ from kernellab.triton.language.random import philox_np
 
 
 @triton.jit
-def flash_attention_fwd(Q, K, V, O, N, sm_scale, seed, P_DROP: tl.constexpr, HEAD_DIM: tl.constexpr,
+def flash_attention_fwd(Q, K, V, Out, N, sm_scale, seed, P_DROP: tl.constexpr, HEAD_DIM: tl.constexpr,
                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     start_m = tl.program_id(0)
     head = tl.program_id(1)
@@ -65,7 +65,7 @@ def flash_attention_fwd(Q, K, V, O, N, sm_scale, seed, P_DROP: tl.constexpr, HEA
         acc = acc * alpha[:, None] + tl.dot(p, v, input_precision="ieee")
         m_i = m_new
     acc = acc / l_i[:, None]
-    tl.store(O + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :], acc, mask=offs_m[:, None] < N)
+    tl.store(Out + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :], acc, mask=offs_m[:, None] < N)
 
 
 def flash_attention(q, k, v, p_drop=0.0, seed=0, block=64):
@@ -139,7 +139,7 @@ def softmax_rows_kernel(S, P, N, BLOCK_N: tl.constexpr):
 
 
 @triton.jit
-def pv_kernel(P, V, O, N, HEAD_DIM: tl.constexpr, BLOCK: tl.constexpr):
+def pv_kernel(P, V, Out, N, HEAD_DIM: tl.constexpr, BLOCK: tl.constexpr):
     i = tl.program_id(0)
     head = tl.program_id(1)
     rows = i * BLOCK + tl.arange(0, BLOCK)
@@ -151,7 +151,7 @@ def pv_kernel(P, V, O, N, HEAD_DIM: tl.constexpr, BLOCK: tl.constexpr):
                     other=0.0)
         v = tl.load(V + head * N * HEAD_DIM + cols[:, None] * HEAD_DIM + d[None, :], mask=cols[:, None] < N, other=0.0)
         acc += tl.dot(p, v, input_precision="ieee")
-    tl.store(O + head * N * HEAD_DIM + rows[:, None] * HEAD_DIM + d[None, :], acc, mask=rows[:, None] < N)
+    tl.store(Out + head * N * HEAD_DIM + rows[:, None] * HEAD_DIM + d[None, :], acc, mask=rows[:, None] < N)
 
 
 def naive_attention(q, k, v, block=64):
