@@ -380,6 +380,12 @@ def test_emulated_formats_round_to_nearest_even(fmt, m, emin):
     np.testing.assert_array_equal(fmt.encode(v[ok]), bits[ok])
 
 
+def test_float8_carry_and_ties():
+    # 7.6 lies between 7 and 8 (e5m2 steps by 1 there): nearest is 8, a carry into the exponent;
+    # 6.5 is a tie between 6 (mantissa 10b, even) and 7 (11b): to even gives 6
+    assert T.float8e5.round(np.float32([7.6, 6.5, 3.9, 1.0])).tolist() == [8.0, 6.0, 4.0, 1.0]
+
+
 @pytest.mark.parametrize("vectorize", MODES)
 def test_conversions_and_bitcast(vectorize):
     x = (np.random.default_rng(6).standard_normal(64) * 10).astype(np.float32)
