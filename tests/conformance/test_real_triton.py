@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kernellab.grid import cdiv
+
 os.environ.setdefault("TRITON_INTERPRET", "1")  # must be set before triton is imported
 torch = pytest.importorskip("torch", reason="the conformance session installs torch (CPU) and triton")
 pytest.importorskip("triton", reason="the conformance session installs triton; run `nox -s conformance`")
@@ -243,3 +245,24 @@ def test_zz_every_kernel_compared(kernels):
     helpers = {"leaky_relu", "_add_combine", "_first_max_combine", "_affine_combine"}
     names = {n for n, v in vars(kernels[0]).items() if isinstance(v, JITFunction)} - helpers
     assert names - COMPARED - NOT_IN_TRITON_39 == set()
+
+
+def test_gallery_flash_attention(tmp_path):
+    """Page 06's FlashAttention-2 kernel, dropout included, in both."""
+    spec = importlib.util.spec_from_file_location("compiled_helper", Path(__file__).with_name("compiled.py"))
+    helper = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(helper)
+    theirs_src = helper.kernel_source("06_flash_attention.py", "flash_attention_fwd")
+    ours_src = theirs_src.replace(THEIRS, OURS)
+    ours = _load("kl_flash", ours_src, tmp_path).flash_attention_fwd
+    theirs = _load("real_flash", theirs_src, tmp_path).flash_attention_fwd
+    rng = np.random.default_rng(15)
+    heads, n, d = 2, 100, 16
+    q, k, v = rng.standard_normal((3, heads, n, d)).astype(np.float32)
+    for p_drop in (0.0, 0.25):
+        o1, o2 = np.zeros_like(q), torch.zeros(heads, n, d)
+        grid = (cdiv(n, 32), heads)
+        ours[grid](q, k, v, o1, n, 0.25, 7, P_DROP=p_drop, HEAD_DIM=d, BLOCK_M=32, BLOCK_N=32)
+        theirs[grid](*(torch.from_numpy(a) for a in (q, k, v)), o2, n, 0.25, 7, P_DROP=p_drop, HEAD_DIM=d,
+                     BLOCK_M=32, BLOCK_N=32)
+        np.testing.assert_allclose(o1, o2.numpy(), rtol=1e-5, atol=1e-5)
