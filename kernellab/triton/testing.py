@@ -3,7 +3,7 @@
 ``do_bench`` times on the CPU clock (what a mini-Triton launch costs to *simulate*, not what the kernel
 would take on a GPU: use the counts and :mod:`kernellab.model` for that). Like Triton's, ``warmup``
 and ``rep`` are budgets in milliseconds, and it returns milliseconds. It is built on
-:func:`kernellab.bench.do_bench`, which counts calls instead.
+``kernellab.bench.do_bench``, which counts calls instead.
 """
 
 from __future__ import annotations

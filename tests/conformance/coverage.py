@@ -63,6 +63,87 @@ DIFFERENCES = {
 }
 
 
+# Chinese for what this page generates (docs/locale/zh_CN/LC_MESSAGES/triton_coverage.po):
+# ``python tests/conformance/coverage.py --fill todo.json`` fills a ``po_tools.py export`` file.
+ZH_GROUPS = {
+    "Programming model": "编程模型", "Types": "类型", "Creation": "创建", "Shape manipulation": "形状操作",
+    "Linear algebra": "线性代数", "Memory and pointers": "内存与指针", "Indexing": "索引", "Math": "数学函数",
+    "Reductions": "归约", "Scans and sorts": "扫描与排序", "Atomics": "原子操作", "Random numbers": "随机数",
+    "Iterators": "迭代器", "Inline assembly and elementwise maps": "内联汇编与逐元素映射",
+    "Compiler hints": "编译器提示", "Debugging": "调试", "Submodules": "子模块", "Other": "其他",
+}
+ZH_NOTES = {
+    "inline_asm_elementwise": "它运行 PTX 或 GCN 汇编，而 CPU 模拟器没有可执行它的 GPU 指令集（抛出 NotImplementedError）",
+    "dot_scaled": "不模拟分块缩放（mxfp4/mxfp8）的矩阵乘（抛出 NotImplementedError）",
+    "extra": "libdevice 等厂商库是 GPU 位码；每次调用都抛出 NotImplementedError",
+    "atomic_poll": "程序实例按启动顺序运行，因此永远等不到的等待会抛出 RuntimeError",
+    "bitonic_merge": "对整个块排序（即合并两个已排序的半块的结果）",
+    "cat": "保持输入的顺序（can_reorder=True 允许这样做）",
+    "target_info": "kernellab 不模拟真实的目标硬件：每个查询都回答 False",
+    "map_elementwise": "在 Python 中逐元素运行：结果正确，但很慢",
+    "device_assert": "总是检查（Triton 只在 TRITON_DEBUG=1 时检查）",
+    "make_block_ptr": "Triton 3.9 已移除；kernellab 为针对 ≤ 3.4 编写的课程作业保留它",
+    "range": "warp_specialize=True 抛出 NotImplementedError：kernellab 模拟的是程序实例，而不是 warp",
+}
+
+
+def chinese(msgid: str) -> str | None:
+    """The Chinese of one message of the generated page, or None if the page did not generate it."""
+    import re
+
+    fixed = {"Coverage of `triton.language`": "`triton.language` 的覆盖情况",
+             "Not supported, and differences": "不支持的名称与行为差异",
+             "name": "名称", "supported": "是否支持", "why, or what differs": "原因，或差异所在",
+             "yes": "是", "no": "否",
+             "Names marked ✗ are not supported; the table after the list says why, and notes where a supported "
+             "name behaves differently from Triton.":
+             "标有 ✗ 的名称不受支持；列表后的表格说明原因，并注明哪些受支持的名称与 Triton 的行为不同。"}
+    if msgid in fixed:
+        return fixed[msgid]
+    if re.fullmatch(r"`\w+`", msgid):
+        return msgid
+    notes = {**NOT_SUPPORTED, **DIFFERENCES}
+    for name, note in notes.items():
+        if msgid == note:
+            return ZH_NOTES[name]
+    m = re.fullmatch(r"\*\*(.+?):\*\* (.*)", msgid, re.S)
+    if m and m.group(1) in ZH_GROUPS:
+        return f"**{ZH_GROUPS[m.group(1)]}：** " + m.group(2).replace(", ", "、")
+    m = re.fullmatch(r"Every public name of `triton.language` in Triton (\S+) \(its `__all__`, (\d+) names\), and whether "
+                     r"`kernellab.triton.language` has it\. The conformance session writes this page "
+                     r"\(`tests/conformance/coverage.py`\); do not edit it by hand\.", msgid)
+    if m:
+        return (f"Triton {m.group(1)} 中 `triton.language` 的每个公开名称（即其 `__all__`，共 {m.group(2)} 个），"
+                "以及 `kernellab.triton.language` 是否提供它。本页由 conformance 会话生成"
+                "（`tests/conformance/coverage.py`），请勿手工编辑。")
+    m = re.fullmatch(r"\*\*(\d+) of the (\d+) names a kernel calls are supported \((\d+)%\)\.\*\* The other (\d+) public "
+                     r"names are internals, left out of the count: the submodules and pieces of the type system "
+                     r"\((.*)\)\. kernellab defines them too, except where the list below says otherwise\.", msgid, re.S)
+    if m:
+        return (f"**内核会调用的 {m.group(2)} 个名称中，{m.group(1)} 个受支持（{m.group(3)}%）。** 其余 {m.group(4)} 个"
+                f"公开名称属于内部实现，不计入统计：子模块和类型系统的组成部分（{m.group(5).replace(', ', '、')}）。"
+                "除下方列表另有说明外，kernellab 也定义了它们。")
+    return None
+
+
+def fill(todo: str) -> int:
+    """Fill the coverage page's entries of a ``po_tools.py export`` JSON file in place."""
+    import json
+
+    data = json.loads(Path(todo).read_text())
+    filled = 0
+    for catalog, entries in data.items():
+        if catalog.endswith("triton_coverage.po"):
+            for msgid in entries:
+                zh = chinese(msgid)
+                if zh is not None:
+                    entries[msgid] = zh
+                    filled += 1
+    Path(todo).write_text(json.dumps(data, ensure_ascii=False, indent=1))
+    print(f"filled {filled} entries of triton_coverage.po")
+    return 0
+
+
 def rows(names: list[str], ours) -> list[tuple[str, str, bool, str]]:
     group_of = {n: g for g, names_ in GROUPS.items() for n in names_.split()}
     out = []
@@ -122,4 +203,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(fill(sys.argv[2]) if sys.argv[1:2] == ["--fill"] else main())

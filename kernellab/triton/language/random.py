@@ -107,7 +107,7 @@ def _philox_rows(c0, c1, c2, c3, k0, k1, n_rounds):
 
 
 def randint(seed, offset, n_rounds=N_ROUNDS_DEFAULT) -> tensor:
-    """A block of random uint32: the first of :func:`randint4x`."""
+    """A block of random uint32: the first of ``randint4x``."""
     return randint4x(seed, offset, n_rounds)[0]
 
 
