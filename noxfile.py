@@ -279,11 +279,15 @@ def bench(session: nox.Session) -> None:
 def conformance(session: nox.Session) -> None:
     """Run the real-Triton-syntax kernels under real Triton's interpreter and compare (optional, not in CI).
 
-    Installs ``triton`` and the CPU build of ``torch==2.13.0`` (pinned: an unpinned torch pulls a
-    multi-GB CUDA build).
+    Installs the pinned ``triton`` and the CPU build of ``torch==2.13.0`` (pinned: an unpinned torch pulls
+    a multi-GB CUDA build), runs tests/conformance (every kernel of tests/triton_kernels.py in both, and a
+    hypothesis differential fuzz) and the torch-interop tests, then regenerates docs/triton_coverage.md
+    and the compiled-code excerpts of the gallery (commit both when they change).
     """
     _install(session, "test")
-    session.install("torch==2.13.0", "triton")
-    session.run("pytest", "tests/conformance", *session.posargs,
-                env={**ENV, "TRITON_INTERPRET": "1", "KERNELLAB_LANG": "en", "KERNELLAB_CONFORMANCE": "1"})
+    session.install("torch==2.13.0", "triton==3.9.0")
+    env = {**ENV, "TRITON_INTERPRET": "1", "KERNELLAB_LANG": "en", "KERNELLAB_CONFORMANCE": "1"}
+    session.run("pytest", "tests/conformance", "tests/test_triton_language.py", *session.posargs, env=env)
+    session.run("python", "tests/conformance/coverage.py", env=env)
+    session.run("python", "tests/conformance/compiled.py", env={**ENV, "KERNELLAB_LANG": "en"})
 

@@ -238,3 +238,273 @@ def shifted_copy_kernel(x_ptr, out_ptr, n, shift, BLOCK: tl.constexpr):
     mask = offs < n
     src = x_ptr + shift
     tl.store(out_ptr + offs, tl.load(src + offs, mask=mask), mask=mask)
+
+
+# Tutorial 04: low-memory dropout, the mask regenerated from (seed, offset) by Philox
+@triton.jit
+def seeded_dropout_kernel(x_ptr, output_ptr, n_elements, p, seed, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    block_start = pid * BLOCK_SIZE
+    offsets = block_start + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    random = tl.rand(seed, offsets)
+    x_keep = random > p
+    output = tl.where(x_keep, x / (1 - p), 0.0)
+    tl.store(output_ptr + offsets, output, mask=mask)
+
+
+# Every random stream of tl.random, for one seed and a block of offsets
+@triton.jit
+def random_streams_kernel(i_ptr, u_ptr, n_ptr, seed, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    i0, i1, i2, i3 = tl.randint4x(seed, offs)
+    tl.store(i_ptr + offs * 4 + 0, i0)
+    tl.store(i_ptr + offs * 4 + 1, i1)
+    tl.store(i_ptr + offs * 4 + 2, i2)
+    tl.store(i_ptr + offs * 4 + 3, i3)
+    u0, u1, u2, u3 = tl.rand4x(seed, offs)
+    tl.store(u_ptr + offs * 5 + 0, u0)
+    tl.store(u_ptr + offs * 5 + 1, u3)
+    tl.store(u_ptr + offs * 5 + 2, tl.rand(seed, offs))
+    tl.store(u_ptr + offs * 5 + 3, tl.randint(seed, offs).to(tl.float32))
+    tl.store(u_ptr + offs * 5 + 4, tl.rand(seed + 1, offs))
+    n0, n1, n2, n3 = tl.randn4x(seed, offs)
+    tl.store(n_ptr + offs * 3 + 0, n0)
+    tl.store(n_ptr + offs * 3 + 1, n3)
+    tl.store(n_ptr + offs * 3 + 2, tl.randn(seed, offs))
+
+
+# A histogram built with atomics: every program adds its block's counts into the bins
+@triton.jit
+def histogram_kernel(x_ptr, bins_ptr, n, NUM_BINS: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.atomic_add(bins_ptr + x, 1, mask=mask)
+    h = tl.histogram(x, NUM_BINS, mask=mask)
+    tl.atomic_add(bins_ptr + NUM_BINS + tl.arange(0, NUM_BINS), h)
+
+
+# Every atomic on distinct addresses per program (old values then do not depend on the order)
+@triton.jit
+def atomics_kernel(f_ptr, i_ptr, old_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    v = offs.to(tl.float32) - 3.0
+    iv = offs * 7 - 5
+    o1 = tl.atomic_add(f_ptr + offs, v, mask=mask, sem="relaxed")
+    o2 = tl.atomic_max(f_ptr + BLOCK + offs, v, mask=mask, sem="acq_rel", scope="gpu")
+    o3 = tl.atomic_min(f_ptr + 2 * BLOCK + offs, v, mask=mask)
+    o4 = tl.atomic_xchg(i_ptr + offs, iv, mask=mask)
+    o5 = tl.atomic_and(i_ptr + BLOCK + offs, iv, mask=mask)
+    o6 = tl.atomic_or(i_ptr + 2 * BLOCK + offs, iv, mask=mask)
+    o7 = tl.atomic_xor(i_ptr + 3 * BLOCK + offs, iv, mask=mask)
+    o8 = tl.atomic_cas(i_ptr + 4 * BLOCK + offs, offs, iv)
+    tl.store(old_ptr + offs, (o1 + o2 + o3).to(tl.int32), mask=mask)
+    tl.store(old_ptr + BLOCK + offs, o4 + o5 + o6 + o7 + o8, mask=mask)
+
+
+# Every program adds into one counter and one float: finals are the sums in any order
+@triton.jit
+def counter_kernel(cnt_ptr, x_ptr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    tl.atomic_add(cnt_ptr, 1)
+    tl.atomic_max(cnt_ptr + 1, pid)
+    x = tl.load(x_ptr + pid * BLOCK + tl.arange(0, BLOCK))
+    tl.atomic_add(cnt_ptr + 2, tl.sum(x, axis=0))
+
+
+# Tutorial 05 backward, partial dW/dB: a spin lock (atomic_cas / atomic_xchg) guards each group's buffer
+@triton.jit
+def locked_accumulate_kernel(X, DW, Lock, Count, M, N, GROUP: tl.constexpr, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N
+    x = tl.load(X + row * N + cols, mask=mask, other=0)
+    lock_id = row % GROUP
+    Lock += lock_id
+    Count += lock_id
+    DW += lock_id * N + cols
+    while tl.atomic_cas(Lock, 0, 1) == 1:
+        pass
+    count = tl.load(Count)
+    if count == 0:
+        tl.atomic_xchg(Count, 1)
+    else:
+        x += tl.load(DW, mask=mask)
+    tl.store(DW, x, mask=mask)
+    tl.atomic_xchg(Lock, 0)
+
+
+@triton.jit
+def _add_combine(a, b):
+    return a + b
+
+
+@triton.jit
+def _first_max_combine(v1, i1, v2, i2):
+    take2 = (v2 > v1) | ((v2 == v1) & (i2 < i1))
+    return tl.where(take2, v2, v1), tl.where(take2, i2, i1)
+
+
+@triton.jit
+def _affine_combine(a1, b1, a2, b2):
+    # composition of x -> a·x + b maps: not commutative, associative
+    return a1 * a2, b1 * a2 + b2
+
+
+# Scans and reductions with @triton.jit combine functions, and the fixed ones
+@triton.jit
+def scan_kernel(x_ptr, i_ptr, out_ptr, iout_ptr, R: tl.constexpr, C: tl.constexpr, AXIS: tl.constexpr):
+    rows = tl.arange(0, R)[:, None]
+    cols = tl.arange(0, C)[None, :]
+    x = tl.load(x_ptr + rows * C + cols)
+    xi = tl.load(i_ptr + rows * C + cols)
+    tl.store(out_ptr + rows * C + cols, tl.cumsum(x, axis=AXIS))
+    tl.store(out_ptr + R * C + rows * C + cols, tl.cumsum(x, axis=AXIS, reverse=True))
+    tl.store(out_ptr + 2 * R * C + rows * C + cols, tl.associative_scan(x, AXIS, _add_combine))
+    tl.store(iout_ptr + rows * C + cols, tl.cumprod(xi % 3 + 1, axis=AXIS))
+    a, b = tl.associative_scan((xi % 3 + 1, xi), AXIS, _affine_combine)
+    tl.store(iout_ptr + R * C + rows * C + cols, b)
+    tl.store(iout_ptr + 2 * R * C + rows * C + cols, tl.associative_scan(xi, AXIS, _add_combine, reverse=True))
+    v, i = tl.reduce((xi, tl.broadcast_to(rows * C + cols, R, C)), AXIS, _first_max_combine)
+    s = tl.reduce(x, AXIS, _add_combine, keep_dims=True)
+    if AXIS == 0:
+        tl.store(iout_ptr + 3 * R * C + tl.arange(0, C), v)
+        tl.store(iout_ptr + 3 * R * C + C + tl.arange(0, C), i)
+        tl.store(iout_ptr + 3 * R * C + 2 * C + tl.arange(0, C), tl.xor_sum(xi, axis=0))
+        tl.store(iout_ptr + 3 * R * C + 3 * C + tl.arange(0, C), tl.reduce_or(xi, axis=0))
+        tl.store(iout_ptr + 3 * R * C + 4 * C + tl.arange(0, C), tl.argmax(xi, axis=0))
+        tl.store(iout_ptr + 3 * R * C + 5 * C + tl.arange(0, C), tl.argmin(xi, axis=0))
+        tl.store(out_ptr + 3 * R * C + cols, s)
+    else:
+        tl.store(iout_ptr + 3 * R * C + tl.arange(0, R), v)
+        tl.store(iout_ptr + 3 * R * C + R + tl.arange(0, R), i)
+        tl.store(iout_ptr + 3 * R * C + 2 * R + tl.arange(0, R), tl.xor_sum(xi, axis=1))
+        tl.store(iout_ptr + 3 * R * C + 3 * R + tl.arange(0, R), tl.reduce_or(xi, axis=1))
+        tl.store(iout_ptr + 3 * R * C + 4 * R + tl.arange(0, R), tl.argmax(xi, axis=1))
+        tl.store(iout_ptr + 3 * R * C + 5 * R + tl.arange(0, R), tl.argmin(xi, axis=1))
+        tl.store(out_ptr + 3 * R * C + rows, s)
+
+
+# Shape functions: join, split, interleave, flip, permute, reshape, gather, sort, topk, expand_dims
+@triton.jit
+def shapes_kernel(x_ptr, out_ptr, idx_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(x_ptr + N + offs)
+    j = tl.join(x, y)
+    a, b = tl.split(j)
+    tl.store(out_ptr + offs, a - b)
+    tl.store(out_ptr + N + tl.arange(0, 2 * N), tl.interleave(x, y))
+    tl.store(out_ptr + 3 * N + offs, tl.flip(x, 0))
+    m = tl.reshape(tl.join(x, y), N // 2, 4)
+    t = tl.permute(m, 1, 0)
+    tl.store(out_ptr + 4 * N + tl.arange(0, 4)[:, None] * (N // 2) + tl.arange(0, N // 2)[None, :], t)
+    idx = tl.load(idx_ptr + offs)
+    tl.store(out_ptr + 6 * N + offs, tl.gather(x, idx, 0))
+    tl.store(out_ptr + 7 * N + offs, tl.sort(x))
+    tl.store(out_ptr + 8 * N + offs, tl.sort(x, descending=True))
+    tl.store(out_ptr + 9 * N + tl.arange(0, 4), tl.topk(x, 4))
+    e = tl.expand_dims(x, 0) + tl.expand_dims(y, 1)
+    tl.store(out_ptr + 10 * N + tl.arange(0, N)[:, None] * N + tl.arange(0, N)[None, :], tl.trans(e))
+    tl.store(out_ptr + 10 * N + N * N + offs, tl.ravel(tl.broadcast_to(x[None, :], 1, N)))
+
+
+# More elementwise math: erf, exp2, log2, sqrt_rn, div_rn, fdiv, fma, clamp, floor, ceil, and the members
+@triton.jit
+def math2_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1.0)
+    ax = tl.abs(x) + 0.5
+    tl.store(out_ptr + offs * 8 + 0, tl.erf(x), mask=mask)
+    tl.store(out_ptr + offs * 8 + 1, tl.exp2(x) + tl.log2(ax), mask=mask)
+    tl.store(out_ptr + offs * 8 + 2, tl.sqrt_rn(ax) + tl.div_rn(x, ax), mask=mask)
+    tl.store(out_ptr + offs * 8 + 3, tl.fdiv(x, ax) + tl.fma(x, x, ax), mask=mask)
+    tl.store(out_ptr + offs * 8 + 4, tl.clamp(x, -0.5, 0.75) + tl.floor(x) + tl.ceil(x), mask=mask)
+    tl.store(out_ptr + offs * 8 + 5, x.exp() + ax.log() + ax.sqrt() + x.sigmoid(), mask=mask)
+    tl.store(out_ptr + offs * 8 + 6, tl.sin(x) * tl.cos(x) + ax.rsqrt() + x.abs(), mask=mask)
+    tl.store(out_ptr + offs * 8 + 7, tl.cdiv(offs, 3).to(tl.float32) + tl.exp2(x).log2(), mask=mask)
+
+
+# Integer math: umulhi, bit operations, shifts
+@triton.jit
+def intmath_kernel(a_ptr, b_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + offs)
+    b = tl.load(b_ptr + offs)
+    tl.store(out_ptr + offs, tl.umulhi(a, b))
+    tl.store(out_ptr + BLOCK + offs, (a ^ b) & (a | 255))
+    tl.store(out_ptr + 2 * BLOCK + offs, (a >> 3) + (b << 2))
+
+
+# bfloat16 and float8 conversions, fp_downcast_rounding and bitcast
+@triton.jit
+def convert_kernel(x_ptr, out_ptr, bits_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, x.to(tl.bfloat16).to(tl.float32))
+    tl.store(out_ptr + BLOCK + offs, x.to(tl.float16, fp_downcast_rounding="rtz").to(tl.float32))
+    tl.store(out_ptr + 2 * BLOCK + offs, x.to(tl.float8e5).to(tl.float32))
+    tl.store(out_ptr + 3 * BLOCK + offs, x.to(tl.float8e4nv).to(tl.float32))
+    tl.store(bits_ptr + offs, x.to(tl.int32, bitcast=True))
+    tl.store(bits_ptr + BLOCK + offs, tl.cast(x, tl.int32, bitcast=True) >> 16)
+
+
+# CS336 assignment-2 style: a row-block sum with block pointers, advanced along the columns
+@triton.jit
+def block_ptr_rowsum_kernel(x_ptr, out_ptr, M, N, stride_m, stride_n, BM: tl.constexpr, BN: tl.constexpr):
+    pid = tl.program_id(0)
+    x_block_ptr = tl.make_block_ptr(x_ptr, shape=(M, N), strides=(stride_m, stride_n), offsets=(pid * BM, 0),
+                                    block_shape=(BM, BN), order=(1, 0))
+    out_block_ptr = tl.make_block_ptr(out_ptr, shape=(M,), strides=(1,), offsets=(pid * BM,), block_shape=(BM,),
+                                      order=(0,))
+    acc = tl.zeros((BM,), dtype=tl.float32)
+    for _ in range(tl.cdiv(N, BN)):
+        x = tl.load(x_block_ptr, boundary_check=(0, 1), padding_option="zero")
+        acc += tl.sum(x, axis=1)
+        x_block_ptr = x_block_ptr.advance((0, BN))
+    tl.store(out_block_ptr, acc, boundary_check=(0,))
+
+
+# Tiled matmul with block pointers and tl.advance
+@triton.jit
+def block_ptr_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a_bp = tl.make_block_ptr(a_ptr, (M, K), (K, 1), (pid_m * BM, 0), (BM, BK), (1, 0))
+    b_bp = tl.make_block_ptr(b_ptr, (K, N), (N, 1), (0, pid_n * BN), (BK, BN), (1, 0))
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(0, K, BK):
+        a = tl.load(a_bp, boundary_check=(0, 1))
+        b = tl.load(b_bp, boundary_check=(0, 1))
+        acc = tl.dot(a, b, acc, input_precision="ieee")
+        a_bp = tl.advance(a_bp, (0, BK))
+        b_bp = tl.advance(b_bp, (BK, 0))
+    c_bp = tl.make_block_ptr(c_ptr, (M, N), (N, 1), (pid_m * BM, pid_n * BN), (BM, BN), (1, 0))
+    tl.store(c_bp, acc, boundary_check=(0, 1))
+
+
+# Tensor descriptors (Triton 3.9): scale a matrix tile by tile
+@triton.jit
+def descriptor_scale_kernel(x_ptr, y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    x_desc = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    y_desc = tl.make_tensor_descriptor(y_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    t = x_desc.load([pid_m * BM, pid_n * BN])
+    y_desc.store([pid_m * BM, pid_n * BN], t * 3.0 + 1.0)
+    u = tl.load_tensor_descriptor(x_desc, [pid_m * BM, pid_n * BN])
+    tl.store_tensor_descriptor(x_desc, [pid_m * BM, pid_n * BN], u - 1.0)
+
+
+# Grouped program ordering with tl.swizzle2d
+@triton.jit
+def swizzle_kernel(out_ptr, GM: tl.constexpr, GN: tl.constexpr, G: tl.constexpr):
+    i = tl.program_id(0)
+    j = tl.program_id(1)
+    ni, nj = tl.swizzle2d(i, j, GM, GN, G)
+    tl.store(out_ptr + (i * GN + j) * 2, ni)
+    tl.store(out_ptr + (i * GN + j) * 2 + 1, nj)

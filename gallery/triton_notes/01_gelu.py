@@ -328,3 +328,64 @@ ax.legend(loc="upper left")
 plt.show()
 
 # sphinx_gallery_thumbnail_number = 1
+
+# %%
+# The compiled code
+# -----------------
+# The notes write out the kernel's PTX "to look at later". Real Triton compiles for a GPU on a machine
+# that has none: ``tests/conformance/compiled.py`` compiles this page's ``triton_gelu_kernel`` with
+# ``triton.compile(ASTSource(...), target=GPUTarget("cuda", 86, 32))`` for an sm_86 GPU with 4 warps
+# per program, and disassembles the cubin into SASS with ``cuobjdump``. This page reads the excerpts
+# it saved, so it needs no Triton. First the PTX compiled with nothing known about the arguments:
+# each line is one instruction of one thread; ``@%p1`` is the mask turned into a predicate.
+
+import json
+from pathlib import Path
+
+compiled = json.loads(Path(__file__).with_name("compiled_code.json").read_text())
+gelu_code = compiled["kernels"]["triton_gelu_kernel"]
+print("\n".join(gelu_code["unaligned"]["ptx"]))
+
+# %%
+# Then the same kernel compiled knowing that both pointers and ``num_elements`` are multiples of 16.
+# Triton specialises a kernel this way by itself when a launch's tensors are 16-byte aligned and its
+# integer arguments divisible by 16, and ``tl.multiple_of`` states it by hand. The SASS is shown too:
+# ``LDG.E.128`` is one 16-byte load per thread, ``MUFU.EX2`` the hardware's 2ˣ.
+
+print("\n".join(gelu_code["aligned"]["ptx"]))
+print()
+print("\n".join(gelu_code["aligned"]["sass"]))
+
+# %%
+# What one program of 1024 elements issues, in the compiled code and as kernellab counts it. A PTX
+# line is executed by all 128 threads of the program, so each load line is one request per warp.
+
+
+def compiled_loads(variant):
+    """Loads per thread, bytes per thread per load, requests and sectors of one full program."""
+    loads = [line for line in variant["ptx"] if "ld.global" in line]
+    width = 16 if ".v4." in loads[0] else 4  # a v4 load moves four 4-byte values
+    requests = len(loads) * compiled["num_warps"]  # one per warp per load line
+    return len(loads), width, requests, requests * 32 * width // 32  # 32 lanes, 32-byte sectors
+
+
+one_program = triton_gelu_kernel[(1,)](np.zeros(1024, np.float32), np.zeros(1024, np.float32), 1024,
+                                       BLOCK_SIZE=1024)
+rows = [[_("Compiled, nothing known"), *compiled_loads(gelu_code["unaligned"])],
+        [_("Compiled, multiples of 16"), *compiled_loads(gelu_code["aligned"])],
+        [_("kernellab's count"), "", 4, one_program.load_requests, one_program.load_sectors]]
+print_table([_("Version"), _("Loads per thread"), _("Bytes per load"), _("Load requests"), _("Sectors")], rows)
+
+# %%
+assert rows[0][3] == rows[2][3] == 32 and rows[1][3] == 8  # 1024 / 32 lanes; 1024 / (32 · 4)
+assert rows[0][4] == rows[1][4] == rows[2][4] == 128  # 1024 · 4 bytes / 32
+assert sum("ex2.approx" in line for line in gelu_code["unaligned"]["ptx"]) == 8  # 1024 / 128 threads
+
+# %%
+# With nothing known, Triton gives each thread one element in each stripe of 128: every load
+# instruction of a warp reads 32 consecutive floats, which is exactly the warp of 32 lanes that
+# kernellab counts, so the requests (32) and sectors (128) agree. Knowing the alignment, Triton gives
+# each thread four consecutive elements and one 128-bit load, ``ld.global.v4.b32``: four times fewer
+# instructions and requests for the same sectors and bytes. kernellab's request count is that of the
+# unvectorised code; its sector and byte counts, which set the HBM traffic, hold either way. The
+# exponential becomes ``ex2.approx.f32``, eight per thread, after a multiplication by log₂(e).

@@ -374,3 +374,44 @@ ax.legend(loc="upper right")
 plt.show()
 
 # sphinx_gallery_thumbnail_number = 1
+
+# %%
+# The compiled code
+# -----------------
+# As on the GeLU page, ``tests/conformance/compiled.py`` compiles this page's
+# ``triton_softmax_kernel`` for an sm_86 GPU with 4 warps (``BLOCK_SIZE = 1024``) and saves the
+# memory instructions and exponentials; the page reads them and needs no Triton. Compiled knowing
+# that the pointers, strides and ``num_cols`` are multiples of 16, a thread loads and stores its four
+# consecutive elements with one 128-bit instruction each:
+
+import json
+from pathlib import Path
+
+compiled = json.loads(Path(__file__).with_name("compiled_code.json").read_text())
+softmax_code = compiled["kernels"]["triton_softmax_kernel"]
+print("\n".join(softmax_code["aligned"]["ptx"]))
+print()
+print("\n".join(softmax_code["aligned"]["sass"]))
+
+# %%
+# Per program (one row of 1024 floats), against kernellab's count of one such row:
+
+one_row = triton_softmax_kernel[(1,)](np.zeros((1, 1024), np.float32), np.zeros((1, 1024), np.float32), 1024, 1024,
+                                      1024, BLOCK_SIZE=1024)
+compiled_rows = []
+for label, variant in ((_("Compiled, nothing known"), softmax_code["unaligned"]),
+                       (_("Compiled, multiples of 16"), softmax_code["aligned"])):
+    loads = [line for line in variant["ptx"] if "ld.global" in line]
+    width = 16 if ".v4." in loads[0] else 4
+    compiled_rows.append([label, len(loads), width, len(loads) * compiled["num_warps"]])
+compiled_rows.append([_("kernellab's count"), "", 4, one_row.load_requests])
+print_table([_("Version"), _("Loads per thread"), _("Bytes per load"), _("Load requests")], compiled_rows)
+
+# %%
+assert compiled_rows[0][3] == compiled_rows[2][3] == 32 and compiled_rows[1][3] == 8
+assert sum("st.global" in line for line in softmax_code["aligned"]["ptx"]) == 2  # the row, written once
+
+# %%
+# The two reductions, ``tl.max`` and ``tl.sum``, add no global load or store to the compiled code: its
+# only global loads and stores are the two of the row, read once and written once. kernellab likewise
+# counts no memory for reductions.

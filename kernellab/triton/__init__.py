@@ -8,7 +8,8 @@ block values (:mod:`.tensor`) → loads and stores (:mod:`.memory`) → access r
 """
 
 from ..grid import cdiv
-from . import language
+from . import language, testing
+from .autotuner import Config, autotune, heuristics
 from .counts import TritonCounts
 from .runtime import JITFunction, jit
 from .seed import SeedLanguage, triton_launch
@@ -25,5 +26,5 @@ def next_power_of_2(n: int) -> int:
     return 1 << (int(n) - 1).bit_length() if n > 1 else 1
 
 
-__all__ = ["JITFunction", "SeedLanguage", "TritonCounts", "cdiv", "jit", "language", "next_power_of_2",
-           "triton_launch"]
+__all__ = ["Config", "JITFunction", "SeedLanguage", "TritonCounts", "autotune", "cdiv", "heuristics", "jit", "language",
+           "next_power_of_2", "testing", "triton_launch"]

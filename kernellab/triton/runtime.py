@@ -1,6 +1,7 @@
 """``@triton.jit`` and ``kernel[grid](*args, **meta)`` for kernels in real Triton syntax.
 
-At launch, array arguments become :class:`~kernellab.triton.tensor.pointer` blocks, Python and numpy
+At launch, array arguments (numpy arrays, or CPU torch tensors whenever torch is importable; torch is
+never required) become :class:`~kernellab.triton.tensor.pointer` blocks, Python and numpy
 numbers become scalar tensors typed as Triton types them (int → int32, float → fp32), and parameters
 annotated ``tl.constexpr`` receive their plain Python value. ``grid`` is a tuple (or int) or a
 callable of the dict of arguments, as in Triton. Programs run vectorised when the kernel allows.
@@ -12,6 +13,7 @@ import inspect
 
 import numpy as np
 
+from ..errors import LaunchError
 from . import dtypes as T
 from . import memory
 from .counts import TritonCounts
@@ -28,12 +30,34 @@ def _is_constexpr(annotation) -> bool:
     return isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr"
 
 
-def _as_array(v):
+_TORCH_BITS = {"bfloat16": ("int16", T.bfloat16), "float8_e5m2": ("uint8", T.float8e5),
+               "float8_e4m3fn": ("uint8", T.float8e4nv), "float8_e4m3fnuz": ("uint8", T.float8e4b8),
+               "float8_e5m2fnuz": ("uint8", T.float8e5b16)}
+
+
+def _as_array(v, name: str = "array"):
+    """``(array, element type or None)`` of an array argument: a numpy array, or a CPU torch tensor
+    (sharing its memory; bfloat16 and float8 tensors as their raw bits); ``(None, None)`` otherwise."""
     if isinstance(v, np.ndarray):
-        return v
+        if v.dtype.name in T._BY_NAME:  # an ml_dtypes array (bfloat16, float8_*): its bits
+            elem = T._BY_NAME[v.dtype.name]
+            return v.view(elem.storage), elem
+        return v, None
+    if type(v).__module__.startswith("torch") and hasattr(v, "data_ptr"):
+        import torch  # importable: v is one of its tensors
+
+        if v.device.type != "cpu":
+            raise LaunchError(f"argument {name} is a torch tensor on {v.device}: kernellab runs on the CPU, "
+                              "pass it with device='cpu'")
+        v = v.detach()
+        tname = str(v.dtype).removeprefix("torch.")
+        if tname in _TORCH_BITS:
+            bits, elem = _TORCH_BITS[tname]
+            return v.view(getattr(torch, bits)).numpy().view(elem.storage), elem
+        return v.numpy(), None
     if hasattr(v, "__array__") and hasattr(v, "shape") and hasattr(v, "dtype") and not np.isscalar(v):
-        return np.asarray(v)  # e.g. a CPU torch tensor: shares its memory
-    return None
+        return np.asarray(v), None
+    return None, None
 
 
 def _argument(name: str, v):
@@ -45,9 +69,9 @@ def _argument(name: str, v):
     if isinstance(v, (bool, int, float, np.generic)):
         dt = T.of_python(v)
         return tensor(np.array([v], dt.np), dt, ())
-    arr = _as_array(v)
+    arr, elem = _as_array(v, name)
     if arr is not None:
-        return pointer(memory.flat_view(arr, name), np.zeros(1, np.int64), ())
+        return pointer(memory.flat_view(arr, name), np.zeros(1, np.int64), (), elem=elem)
     return v
 
 
@@ -98,8 +122,6 @@ class JITFunction:
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as exc:
-            from ..errors import LaunchError
-
             raise LaunchError(f"kernel {self.__name__}: {exc}") from exc
         bound.apply_defaults()
         meta = dict(bound.arguments)

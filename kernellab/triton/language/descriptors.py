@@ -161,6 +161,10 @@ class tensor_descriptor:
 
     def _tile(self, offsets):
         offs = _ints(offsets, "descriptor offsets")
+        width = self.base.dtype.element_ty.primitive_bitwidth // 8
+        if (offs[-1] * width % 16 != 0).any():
+            raise ValueError(f"the last offset of a descriptor tile must be 16-byte aligned, got {int(offs[-1][0])} "
+                             f"elements of {width} bytes")
         if len(offs) != len(self.block_shape):
             raise ValueError(f"a rank-{len(self.block_shape)} descriptor needs {len(self.block_shape)} offsets, "
                              f"got {len(offs)}")
@@ -198,8 +202,8 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
     ...     d = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [BM, BN])
     ...     t = d.load([tl.program_id(0) * BM, 0])
     ...     d.store([tl.program_id(0) * BM, 0], t * 2)
-    >>> x = np.ones((5, 3), np.float32); _ = double[(3,)](x, 5, 3, BM=2, BN=4); float(x.sum())
-    30.0
+    >>> x = np.ones((5, 4), np.float32); _ = double[(3,)](x, 5, 4, BM=2, BN=4); float(x.sum())
+    40.0
     """
     if not isinstance(base, pointer) or base._shape:
         raise TypeError("make_tensor_descriptor needs a scalar pointer (an array argument) as base")
@@ -211,6 +215,13 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
         raise ValueError("make_tensor_descriptor: the last stride must be 1 (TMA reads rows of contiguous elements)")
     if padding_option not in ("zero", "nan"):
         raise ValueError(f"padding_option must be 'zero' or 'nan', not {padding_option!r}")
+    width = base.dtype.element_ty.primitive_bitwidth // 8
+    if (base.data * width % 16 != 0).any():
+        raise ValueError("make_tensor_descriptor: the base must be 16-byte aligned (TMA's rule)")
+    for d, stride in enumerate(st[:-1]):
+        if (stride * width % 16 != 0).any():
+            raise ValueError(f"make_tensor_descriptor: stride {d} is {int(stride[0])} elements = "
+                             f"{int(stride[0]) * width} bytes, not a multiple of 16 (TMA's rule)")
     return tensor_descriptor(base, sh, st, block_shape, padding_option)
 
 

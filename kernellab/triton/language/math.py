@@ -62,6 +62,8 @@ def abs(x, _semantic=None) -> tensor:
 def umulhi(x, y, _semantic=None) -> tensor:
     """The high half of the 2N-bit product of N-bit integers (``__umulhi``), for int32/int64/uint32/uint64.
 
+    The operands multiply as unsigned numbers (signed ones through their bit patterns), as on the GPU.
+
     Examples
     --------
     >>> from kernellab.triton import dtypes as T
@@ -75,17 +77,29 @@ def umulhi(x, y, _semantic=None) -> tensor:
 
     def hi(a, b):
         bits = a.dtype.itemsize * 8
+        ua = a.view(np.uint32 if bits == 32 else np.uint64)  # the bit patterns, as unsigned (as the GPU)
+        ub = np.asarray(b).astype(a.dtype, copy=False).view(ua.dtype)
         if bits == 32:  # exact in 64 bits
-            wide = a.astype(np.int64 if a.dtype.kind == "i" else np.uint64) * b.astype(
-                np.int64 if a.dtype.kind == "i" else np.uint64)
-            return (wide >> 32).astype(a.dtype)
-        ua = np.asarray(a).astype(object)
-        ub = np.asarray(b).astype(object)
-        out = np.vectorize(lambda p, q: (int(p) * int(q)) >> 64, otypes=[object])(ua, ub)
-        mask = (1 << 64) - 1
-        return np.vectorize(lambda v: v & mask, otypes=[object])(out).astype(np.uint64).view(a.dtype)
+            return ((ua.astype(np.uint64) * ub.astype(np.uint64)) >> np.uint64(32)).astype(np.uint32).view(a.dtype)
+        return mulhi_u64(ua, ub).view(a.dtype)
 
     return _binary(x, y, hi, "umulhi")
+
+
+def mulhi_u64(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The high 64 bits of the 128-bit products of uint64 arrays, from 32-bit halves.
+
+    Examples
+    --------
+    >>> mulhi_u64(np.uint64([2**64 - 1, 2**32]), np.uint64([2**64 - 1, 2**32])).tolist()  # (2^64-1)^2 >> 64, 2^64 >> 64
+    [18446744073709551614, 1]
+    """
+    m, s32 = np.uint64(0xFFFFFFFF), np.uint64(32)
+    a, b = np.asarray(a, np.uint64), np.asarray(b, np.uint64)
+    a_lo, a_hi, b_lo, b_hi = a & m, a >> s32, b & m, b >> s32
+    ll, lh, hl, hh = a_lo * b_lo, a_lo * b_hi, a_hi * b_lo, a_hi * b_hi
+    mid = (ll >> s32) + (lh & m) + (hl & m)
+    return hh + (lh >> s32) + (hl >> s32) + (mid >> s32)
 
 
 def fdiv(x, y, ieee_rounding=False, approx=False, _semantic=None) -> tensor:

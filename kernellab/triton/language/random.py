@@ -21,7 +21,7 @@ import numpy as np
 from .. import dtypes as T
 from ..tensor import tensor
 from .core import _to_tensor
-from .math import cos, log, maximum, sin, sqrt
+from .math import cos, log, maximum, mulhi_u64, sin, sqrt
 
 N_ROUNDS_DEFAULT = 10  # Philox rounds, Triton's default
 
@@ -32,15 +32,7 @@ _KEYS = {32: (0x9E3779B9, 0xBB67AE85, 0xD2511F53, 0xCD9E8D57),
 def _umulhi(a: int, x: np.ndarray) -> np.ndarray:
     if x.dtype == np.uint32:
         return ((np.uint64(a) * x.astype(np.uint64)) >> np.uint64(32)).astype(np.uint32)
-    lo_a, hi_a = a & 0xFFFFFFFF, a >> 32  # 64 × 64 → high 64 bits, in 32-bit halves
-    lo_x, hi_x = x & np.uint64(0xFFFFFFFF), x >> np.uint64(32)
-    m = np.uint64(0xFFFFFFFF)
-    ll = np.uint64(lo_a) * lo_x
-    lh = np.uint64(lo_a) * hi_x
-    hl = np.uint64(hi_a) * lo_x
-    hh = np.uint64(hi_a) * hi_x
-    mid = (ll >> np.uint64(32)) + (lh & m) + (hl & m)
-    return hh + (lh >> np.uint64(32)) + (hl >> np.uint64(32)) + (mid >> np.uint64(32))
+    return mulhi_u64(np.uint64(a), x)
 
 
 def philox_np(c0, c1, c2, c3, k0, k1, n_rounds: int = N_ROUNDS_DEFAULT):
@@ -115,7 +107,7 @@ def _philox_rows(c0, c1, c2, c3, k0, k1, n_rounds):
 
 
 def randint(seed, offset, n_rounds=N_ROUNDS_DEFAULT) -> tensor:
-    """A block of random uint32: the first of :func:`randint4x`."""
+    """A block of random uint32: the first of ``randint4x``."""
     return randint4x(seed, offset, n_rounds)[0]
 
 

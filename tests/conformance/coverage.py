@@ -1,0 +1,206 @@
+"""Write docs/triton_coverage.md: every public name of ``triton.language`` (its ``__all__``) for the
+installed Triton, whether kernellab has it, and why not where it does not.
+
+Run by the conformance session (``nox -s conformance``), which installs the pinned Triton; the page it
+writes is committed, so the docs build needs no Triton. ``python tests/conformance/coverage.py``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+PAGE = Path(__file__).parents[2] / "docs" / "triton_coverage.md"
+
+# Triton's own documentation groups (triton.language's API reference), in its order
+GROUPS = {
+    "Programming model": "program_id num_programs constexpr tensor tensor_descriptor dtype pointer_type block_type "
+                         "constexpr_type const tuple slice void pi32_t PropagateNan TRITON_MAX_TENSOR_NUMEL",
+    "Types": "int1 int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64 bfloat16 "
+             "float8e5 float8e5b16 float8e4nv float8e4b8 float8e4b15",
+    "Creation": "arange full zeros zeros_like cast to_tensor",
+    "Shape manipulation": "broadcast broadcast_to expand_dims interleave join permute ravel reshape split squeeze "
+                          "unsqueeze trans view cat",
+    "Linear algebra": "dot dot_scaled",
+    "Memory and pointers": "load store make_block_ptr advance make_tensor_descriptor load_tensor_descriptor "
+                           "store_tensor_descriptor",
+    "Indexing": "flip where swizzle2d gather",
+    "Math": "abs add sub mul cdiv ceil clamp cos div_rn erf exp exp2 fdiv floor fma log log2 maximum minimum rsqrt "
+            "sigmoid sin softmax sqrt sqrt_rn umulhi",
+    "Reductions": "argmax argmin max min reduce sum xor_sum reduce_or",
+    "Scans and sorts": "associative_scan cumprod cumsum histogram sort topk bitonic_merge",
+    "Atomics": "atomic_add atomic_and atomic_cas atomic_load atomic_max atomic_min atomic_or atomic_poll "
+               "atomic_store atomic_xchg atomic_xor",
+    "Random numbers": "randint randint4x rand rand4x randn randn4x philox philox_impl pair_uniform_to_normal "
+                      "uint_to_uniform_float",
+    "Iterators": "range static_range condition",
+    "Inline assembly and elementwise maps": "inline_asm_elementwise map_elementwise",
+    "Compiler hints": "assume debug_barrier max_constancy max_contiguous multiple_of expect_zero",
+    "Debugging": "static_print static_assert device_print device_assert",
+    "Submodules": "math extra target_info",
+}
+
+# Public names a user does not call in a kernel: submodules and pieces of the type system.
+INTERNALS = {"math", "extra", "target_info", "block_type", "constexpr_type", "tuple", "slice", "void",
+             "pi32_t", "const"}
+
+# Names kernellab defines but does not run, with the reason; and names that run with a difference.
+NOT_SUPPORTED = {
+    "inline_asm_elementwise": "it runs PTX or GCN assembly; a CPU simulator has no GPU instruction set "
+                              "(raises NotImplementedError)",
+    "dot_scaled": "block-scaled (mxfp4/mxfp8) products are not emulated (raises NotImplementedError)",
+    "extra": "libdevice and the other vendor libraries are GPU bitcode; every call raises NotImplementedError",
+}
+DIFFERENCES = {
+    "atomic_poll": "programs run in launch order, so a wait that would never end raises RuntimeError",
+    "bitonic_merge": "sorts the whole block (the result of merging two sorted halves)",
+    "cat": "keeps the order of its inputs (allowed for can_reorder=True)",
+    "target_info": "kernellab simulates no real target: every query answers False",
+    "map_elementwise": "runs element by element in Python: correct, slow",
+    "device_assert": "always checked (Triton checks only with TRITON_DEBUG=1)",
+    "make_block_ptr": "removed in Triton 3.9; kernellab keeps it for course assignments written for ≤ 3.4",
+    "range": "warp_specialize=True raises NotImplementedError: kernellab simulates programs, not warps",
+}
+
+
+# Chinese for what this page generates (docs/locale/zh_CN/LC_MESSAGES/triton_coverage.po):
+# ``python tests/conformance/coverage.py --fill todo.json`` fills a ``po_tools.py export`` file.
+ZH_GROUPS = {
+    "Programming model": "编程模型", "Types": "类型", "Creation": "创建", "Shape manipulation": "形状操作",
+    "Linear algebra": "线性代数", "Memory and pointers": "内存与指针", "Indexing": "索引", "Math": "数学函数",
+    "Reductions": "归约", "Scans and sorts": "扫描与排序", "Atomics": "原子操作", "Random numbers": "随机数",
+    "Iterators": "迭代器", "Inline assembly and elementwise maps": "内联汇编与逐元素映射",
+    "Compiler hints": "编译器提示", "Debugging": "调试", "Submodules": "子模块", "Other": "其他",
+}
+ZH_NOTES = {
+    "inline_asm_elementwise": "它运行 PTX 或 GCN 汇编，而 CPU 模拟器没有可执行它的 GPU 指令集（抛出 NotImplementedError）",
+    "dot_scaled": "不模拟分块缩放（mxfp4/mxfp8）的矩阵乘（抛出 NotImplementedError）",
+    "extra": "libdevice 等厂商库是 GPU 位码；每次调用都抛出 NotImplementedError",
+    "atomic_poll": "程序实例按启动顺序运行，因此永远等不到的等待会抛出 RuntimeError",
+    "bitonic_merge": "对整个块排序（即合并两个已排序的半块的结果）",
+    "cat": "保持输入的顺序（can_reorder=True 允许这样做）",
+    "target_info": "kernellab 不模拟真实的目标硬件：每个查询都回答 False",
+    "map_elementwise": "在 Python 中逐元素运行：结果正确，但很慢",
+    "device_assert": "总是检查（Triton 只在 TRITON_DEBUG=1 时检查）",
+    "make_block_ptr": "Triton 3.9 已移除；kernellab 为针对 ≤ 3.4 编写的课程作业保留它",
+    "range": "warp_specialize=True 抛出 NotImplementedError：kernellab 模拟的是程序实例，而不是 warp",
+}
+
+
+def chinese(msgid: str) -> str | None:
+    """The Chinese of one message of the generated page, or None if the page did not generate it."""
+    import re
+
+    fixed = {"Coverage of `triton.language`": "`triton.language` 的覆盖情况",
+             "Not supported, and differences": "不支持的名称与行为差异",
+             "name": "名称", "supported": "是否支持", "why, or what differs": "原因，或差异所在",
+             "yes": "是", "no": "否",
+             "Names marked ✗ are not supported; the table after the list says why, and notes where a supported "
+             "name behaves differently from Triton.":
+             "标有 ✗ 的名称不受支持；列表后的表格说明原因，并注明哪些受支持的名称与 Triton 的行为不同。"}
+    if msgid in fixed:
+        return fixed[msgid]
+    if re.fullmatch(r"`\w+`", msgid):
+        return msgid
+    notes = {**NOT_SUPPORTED, **DIFFERENCES}
+    for name, note in notes.items():
+        if msgid == note:
+            return ZH_NOTES[name]
+    m = re.fullmatch(r"\*\*(.+?):\*\* (.*)", msgid, re.S)
+    if m and m.group(1) in ZH_GROUPS:
+        return f"**{ZH_GROUPS[m.group(1)]}：** " + m.group(2).replace(", ", "、")
+    m = re.fullmatch(r"Every public name of `triton.language` in Triton (\S+) \(its `__all__`, (\d+) names\), and whether "
+                     r"`kernellab.triton.language` has it\. The conformance session writes this page "
+                     r"\(`tests/conformance/coverage.py`\); do not edit it by hand\.", msgid)
+    if m:
+        return (f"Triton {m.group(1)} 中 `triton.language` 的每个公开名称（即其 `__all__`，共 {m.group(2)} 个），"
+                "以及 `kernellab.triton.language` 是否提供它。本页由 conformance 会话生成"
+                "（`tests/conformance/coverage.py`），请勿手工编辑。")
+    m = re.fullmatch(r"\*\*(\d+) of the (\d+) names a kernel calls are supported \((\d+)%\)\.\*\* The other (\d+) public "
+                     r"names are internals, left out of the count: the submodules and pieces of the type system "
+                     r"\((.*)\)\. kernellab defines them too, except where the list below says otherwise\.", msgid, re.S)
+    if m:
+        return (f"**内核会调用的 {m.group(2)} 个名称中，{m.group(1)} 个受支持（{m.group(3)}%）。** 其余 {m.group(4)} 个"
+                f"公开名称属于内部实现，不计入统计：子模块和类型系统的组成部分（{m.group(5).replace(', ', '、')}）。"
+                "除下方列表另有说明外，kernellab 也定义了它们。")
+    return None
+
+
+def fill(todo: str) -> int:
+    """Fill the coverage page's entries of a ``po_tools.py export`` JSON file in place."""
+    import json
+
+    data = json.loads(Path(todo).read_text())
+    filled = 0
+    for catalog, entries in data.items():
+        if catalog.endswith("triton_coverage.po"):
+            for msgid in entries:
+                zh = chinese(msgid)
+                if zh is not None:
+                    entries[msgid] = zh
+                    filled += 1
+    Path(todo).write_text(json.dumps(data, ensure_ascii=False, indent=1))
+    print(f"filled {filled} entries of triton_coverage.po")
+    return 0
+
+
+def rows(names: list[str], ours) -> list[tuple[str, str, bool, str]]:
+    group_of = {n: g for g, names_ in GROUPS.items() for n in names_.split()}
+    out = []
+    for n in sorted(names, key=str.lower):
+        have = hasattr(ours, n) and n not in NOT_SUPPORTED
+        note = NOT_SUPPORTED.get(n) or DIFFERENCES.get(n, "")
+        out.append((n, group_of.get(n, "Other"), have, note))
+    return out
+
+
+def render(version: str, names: list[str], ours) -> str:
+    table = rows(names, ours)
+    callable_ = [r for r in table if r[0] not in INTERNALS]
+    internals = sorted(n for n in names if n in INTERNALS)
+    ok = sum(r[2] for r in callable_)
+    pct = 100 * ok / len(callable_)
+    lines = [
+        "# Coverage of `triton.language`",
+        "",
+        f"Every public name of `triton.language` in Triton {version} (its `__all__`, {len(names)} names), and "
+        "whether `kernellab.triton.language` has it. The conformance session writes this page "
+        "(`tests/conformance/coverage.py`); do not edit it by hand.",
+        "",
+        f"**{ok} of the {len(callable_)} names a kernel calls are supported ({pct:.0f}%).** The other "
+        f"{len(table) - len(callable_)} public names are internals, left out of the count: the submodules "
+        "and pieces of the type system (" + ", ".join(f"`{n}`" for n in internals) + "). "
+        "kernellab defines them too, except where the list below says otherwise.",
+        "",
+        "Names marked ✗ are not supported; the table after the list says why, and notes where a supported name "
+        "behaves differently from Triton.",
+        "",
+    ]
+    for group in GROUPS:
+        members = [r for r in table if r[1] == group]
+        if members:
+            cells = ", ".join(f"`{n}`" + ("" if have else " ✗") for n, _, have, _ in members)
+            lines += [f"- **{group}:** {cells}", ""]
+    others = [r for r in table if r[1] == "Other"]
+    if others:
+        lines += ["- **Other:** " + ", ".join(f"`{n}`" + ("" if have else " ✗") for n, _, have, _ in others), ""]
+    lines += ["## Not supported, and differences", "", "| name | supported | why, or what differs |", "|---|---|---|"]
+    for n, _, have, note in table:
+        if note:
+            lines.append(f"| `{n}` | {'yes' if have else 'no'} | {note} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    import triton
+    import triton.language as real
+
+    import kernellab.triton.language as ours
+
+    PAGE.write_text(render(triton.__version__, list(real.__all__), ours))
+    print(f"wrote {PAGE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(fill(sys.argv[2]) if sys.argv[1:2] == ["--fill"] else main())

@@ -1,0 +1,573 @@
+"""The Triton 3.9 language in mini-Triton: every new operation against a float64 (or exact integer) numpy
+reference on random and edge shapes, run vectorised and one program at a time, with its counts."""
+
+import importlib.util
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kernellab.triton as triton
+import kernellab.triton.language as tl
+from kernellab import OutOfBoundsError
+from kernellab.triton import dtypes as T
+from kernellab.triton.language.random import philox_np
+
+_spec = importlib.util.spec_from_file_location("kl_triton_kernels_lang", Path(__file__).with_name("triton_kernels.py"))
+K = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(K)
+
+MODES = [pytest.param(True, id="vectorised"), pytest.param(False, id="one-by-one")]
+
+
+# --- tensor members and the module layout ------------------------------------------------------
+def test_members_are_registered_by_the_functions_themselves():
+    import ast
+
+    src = (Path(triton.__file__).parent / "tensor.py").read_text()
+    imported = [n.module for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom)]
+    assert not any("language" in (m or "") for m in imported), "tensor.py must not import the language modules"
+    for name in ["exp", "exp2", "log", "log2", "cos", "sin", "sqrt", "sqrt_rn", "rsqrt", "abs", "erf", "floor", "ceil",
+                 "sigmoid", "softmax", "ravel", "max", "argmax", "min", "argmin", "sum", "xor_sum", "reduce_or",
+                 "cumsum", "cumprod", "flip", "broadcast_to", "trans", "permute", "split", "view", "reshape",
+                 "expand_dims", "cast", "store", "advance", "reduce", "associative_scan", "histogram", "gather",
+                 "atomic_add", "atomic_cas", "atomic_xchg", "atomic_max", "atomic_min", "atomic_and", "atomic_or",
+                 "atomic_xor", "atomic_load", "atomic_store", "atomic_poll", "cdiv"]:
+        assert getattr(tl.tensor, name) is getattr(tl, name), name
+
+
+def test_jit_module_renamed_and_decorator_kept():
+    import kernellab.triton.runtime as rt
+
+    assert triton.jit is rt.jit and not isinstance(triton.jit, type(rt))
+
+
+@pytest.mark.parametrize("vectorize", MODES)
+def test_member_math_matches_float64(vectorize):
+    n = 100
+    x = (3 * np.random.default_rng(0).standard_normal(n)).astype(np.float32)
+    out = np.zeros(8 * n, np.float32)
+    K.math2_kernel[(2,)](x, out, n, BLOCK=64, vectorize=vectorize)
+    o = out.reshape(n, 8).astype(np.float64)
+    d = x.astype(np.float64)
+    ad = np.abs(d) + 0.5
+    erf = np.array([math.erf(v) for v in d])
+    ref = [erf, np.exp2(d) + np.log2(ad), np.sqrt(ad) + d / ad, d / ad + (d * d + ad),
+           np.clip(d, -0.5, 0.75) + np.floor(d) + np.ceil(d), np.exp(d) + np.log(ad) + np.sqrt(ad) + 1 / (1 + np.exp(-d)),
+           np.sin(d) * np.cos(d) + 1 / np.sqrt(ad) + np.abs(d), -(-np.arange(n) // 3) + d]
+    for k, r in enumerate(ref):
+        np.testing.assert_allclose(o[:, k], r, rtol=2e-6, atol=2e-6 * np.abs(r).max(), err_msg=f"column {k}")
+
+
+def test_integer_math_exact():
+    rng = np.random.default_rng(1)
+    a = rng.integers(-2**31, 2**31, 16).astype(np.int32)
+    b = rng.integers(-2**31, 2**31, 16).astype(np.int32)
+    a[:2], b[:2] = [-1, 0x7FFFFFFF], [-1, 2]  # 0xFFFFFFFF² >> 32 = 0xFFFFFFFE; (2^31-1)·2 >> 32 = 0
+    out = np.zeros(48, np.int32)
+    K.intmath_kernel[(1,)](a, b, out, BLOCK=16)
+    ua, ub = a.view(np.uint32).astype(object), b.view(np.uint32).astype(object)
+    hi = np.array([(int(p) * int(q)) >> 32 for p, q in zip(ua, ub)], np.uint64).astype(np.uint32).view(np.int32)
+    np.testing.assert_array_equal(out[:16], hi)
+    assert out[0] == np.uint32(0xFFFFFFFE).view(np.int32) and out[1] == 0
+    np.testing.assert_array_equal(out[16:32], (a ^ b) & (a | 255))
+    np.testing.assert_array_equal(out[32:], (a >> 3) + (b << 2))
+
+
+def test_fma_rounds_once():
+    x = np.array([1 + 2**-12, 1 + 2**-23], np.float32)
+
+    @triton.jit
+    def k(x_ptr, out_ptr):
+        v = tl.load(x_ptr + tl.arange(0, 2))
+        tl.store(out_ptr + tl.arange(0, 2), tl.fma(v, v, -1.0))
+
+    out = np.zeros(2, np.float32)
+    k[(1,)](x, out)
+    # (1 + e)^2 - 1 = 2e + e^2, exact in fp64, then one rounding to fp32
+    np.testing.assert_array_equal(out, (x.astype(np.float64) ** 2 - 1).astype(np.float32))
+
+
+# --- random numbers --------------------------------------------------------------------------------
+def test_philox_known_answers():
+    # Random123's known-answer vectors for Philox-4x32-10
+    zero = [np.uint32([0])] * 4
+    assert [int(v[0]) for v in philox_np(*zero, 0, 0)] == [0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]
+    ones = [np.uint32([0xFFFFFFFF])] * 4
+    assert [int(v[0]) for v in philox_np(*ones, 0xFFFFFFFF, 0xFFFFFFFF)] == [0x408F276D, 0x41C83B0E, 0xA20BC7C6,
+                                                                           0x6D5451FD]
+    pi = [np.uint32([v]) for v in (0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344)]
+    assert [int(v[0]) for v in philox_np(*pi, 0xA4093822, 0x299F31D0)] == [0xD16CFE09, 0x94FDCCEB, 0x5001E420,
+                                                                         0x24126EA1]
+
+
+@pytest.mark.parametrize("vectorize", MODES)
+@pytest.mark.parametrize("seed", [0, 123, 2**33 + 7])
+def test_random_streams_follow_philox(seed, vectorize):
+    i = np.zeros(4 * 256, np.uint32)
+    u = np.zeros(5 * 256, np.float32)
+    n = np.zeros(3 * 256, np.float32)
+    c = K.random_streams_kernel[(4,)](i, u, n, seed, BLOCK=64, vectorize=vectorize)
+    offs = np.arange(256, dtype=np.uint32)
+    z = np.zeros(256, np.uint32)
+    ref = philox_np(offs, z, z, z, seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF)
+    np.testing.assert_array_equal(i.reshape(256, 4), np.stack(ref, axis=1))
+    ii = ref[0].view(np.int32).astype(np.int64)
+    folded = np.where(ii < 0, -ii - 1, ii)  # ~x = -x - 1
+    uni = folded.astype(np.float32) * np.float32(4.6566127342e-10)  # Triton's definition: int → fp32, × fp32
+    np.testing.assert_array_equal(u.reshape(256, 5)[:, 2], uni)
+    np.testing.assert_allclose(uni, folded * 2.0**-31, rtol=2**-22)  # ≈ x / 2^31 in float64
+    uniform = u.reshape(256, 5)[:, [0, 1, 2, 4]]
+    assert (uniform >= 0).all() and (uniform < 1).all()
+    np.testing.assert_array_equal(u.reshape(256, 5)[:, 3], ref[0].astype(np.float32))
+    assert len(set(u.reshape(256, 5)[:, 4].tolist()) & set(u.reshape(256, 5)[:, 2].tolist())) < 3  # seed+1 differs
+    i2 = ref[1].view(np.int32).astype(np.int64)
+    u2 = np.where(i2 < 0, -i2 - 1, i2) * 4.6566127342e-10
+    normal = np.sqrt(-2 * np.log(np.maximum(uni, 1e-7))) * np.cos(2 * np.pi * u2)
+    np.testing.assert_allclose(n.reshape(256, 3)[:, 2], normal, rtol=1e-4, atol=1e-5)
+    assert c.load_bytes == 0 and c.store_bytes == 4 * 256 * (4 + 5 + 3)  # random numbers move no memory
+
+
+@pytest.mark.parametrize("n", [1, 255, 1000, 1024])
+def test_low_memory_dropout(n):
+    x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    a, b = np.zeros_like(x), np.zeros_like(x)
+    K.seeded_dropout_kernel[(triton.cdiv(n, 256),)](x, a, n, 0.4, 99, BLOCK_SIZE=256)
+    K.seeded_dropout_kernel[(triton.cdiv(n, 128),)](x, b, n, 0.4, 99, BLOCK_SIZE=128)
+    np.testing.assert_array_equal(a, b)  # the mask depends on (seed, offset) only, not on the tiling
+    keep = a != 0
+    np.testing.assert_allclose(a[keep], x[keep] / np.float32(0.6), rtol=1e-6)
+    if n >= 1000:
+        assert 0.5 < keep.mean() < 0.7
+
+
+# --- atomics -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("vectorize", MODES)
+@pytest.mark.parametrize("n", [1, 127, 300])
+def test_histogram_with_atomics(n, vectorize):
+    x = np.random.default_rng(n).integers(0, 16, n).astype(np.int32)
+    bins = np.zeros(32, np.int32)
+    c = K.histogram_kernel[(triton.cdiv(n, 128),)](x, bins, n, NUM_BINS=16, BLOCK=128, vectorize=vectorize)
+    ref = np.bincount(x, minlength=16)
+    np.testing.assert_array_equal(bins[:16], ref)
+    np.testing.assert_array_equal(bins[16:], ref)
+    P = triton.cdiv(n, 128)
+    # per program: one atomic of its active lanes (n total, 4 bytes each), one of 16 lanes of the bins
+    assert c.atomics == 2 * P and c.atomic_bytes == 4 * n + 4 * 16 * P
+    assert c.atomic_requests == triton.cdiv(n, 32) if n % 128 == 0 else c.atomic_requests >= P
+    assert c.load_bytes == 4 * n and c.store_bytes == 0
+
+
+@pytest.mark.parametrize("vectorize", MODES)
+@pytest.mark.parametrize("n", [1, 13, 16])
+def test_every_atomic_returns_old_values(n, vectorize):
+    rng = np.random.default_rng(n)
+    f = rng.standard_normal(48).astype(np.float32)
+    i = rng.integers(-100, 100, 80).astype(np.int32)
+    i[64:64 + n:2] = np.arange(0, n, 2)  # atomic_cas: these lanes hold cmp = offs and swap
+    f0, i0 = f.copy(), i.copy()
+    old = np.zeros(32, np.int32)
+    K.atomics_kernel[(1,)](f, i, old, n, BLOCK=16, vectorize=vectorize)
+    offs = np.arange(16)
+    m = offs < n
+    v = offs.astype(np.float32) - 3
+    iv = (offs * 7 - 5).astype(np.int32)
+    ff, fi = f0.copy(), i0.copy()
+    ff[:16][m] += v[m]
+    ff[16:32][m] = np.maximum(ff[16:32][m], v[m])
+    ff[32:][m] = np.minimum(ff[32:][m], v[m])
+    fi[:16][m] = iv[m]
+    fi[16:32][m] &= iv[m]
+    fi[32:48][m] |= iv[m]
+    fi[48:64][m] ^= iv[m]
+    fi[64:80] = np.where(i0[64:80] == offs, iv, i0[64:80])
+    np.testing.assert_array_equal(f, ff)
+    np.testing.assert_array_equal(i, fi)
+    o1 = (f0[:16] + f0[16:32] + f0[32:]).astype(np.int32)
+    o2 = i0[:16] + i0[16:32] + i0[32:48] + i0[48:64] + i0[64:80]
+    np.testing.assert_array_equal(old[:16][m], o1[m])
+    np.testing.assert_array_equal(old[16:][m], o2[m])
+
+
+@pytest.mark.parametrize("vectorize", MODES)
+def test_atomics_take_effect_in_launch_order(vectorize):
+    x = np.random.default_rng(2).standard_normal((6, 8)).astype(np.float32)
+    cnt = np.zeros(3, np.float32)
+    c = K.counter_kernel[(6,)](cnt, x, BLOCK=8, vectorize=vectorize)
+    assert cnt[0] == 6 and cnt[1] == 5
+    seq = np.float32(0)
+    for row in x:  # program 0 first, then 1, …: float additions in launch order
+        seq = np.float32(seq + row.sum(dtype=np.float32))
+    assert cnt[2] == seq
+    assert c.atomics == 18 and c.atomic_bytes == 18 * 4 and c.atomic_requests == 18 and c.atomic_sectors == 18
+
+    @triton.jit
+    def ticket(t_ptr, out_ptr):
+        tl.store(out_ptr + tl.program_id(0), tl.atomic_add(t_ptr, 1))
+
+    t, out = np.zeros(1, np.int32), np.zeros(7, np.int32)
+    ticket[(7,)](t, out, vectorize=vectorize)
+    assert out.tolist() == list(range(7)) and t[0] == 7  # each program gets the previous count
+
+
+def test_spin_lock_accumulates_each_group():
+    X = np.random.default_rng(3).standard_normal((10, 20)).astype(np.float32)
+    DW, lock, count = np.zeros((3, 20), np.float32), np.zeros(3, np.int32), np.zeros(3, np.int32)
+    K.locked_accumulate_kernel[(10,)](X, DW, lock, count, 10, 20, GROUP=3, BLOCK=32)
+    ref = np.stack([X[g::3].astype(np.float64).sum(0) for g in range(3)])
+    np.testing.assert_allclose(DW, ref, rtol=1e-5, atol=1e-6)
+    assert lock.tolist() == [0, 0, 0] and count.tolist() == [1, 1, 1]
+
+
+def test_atomic_errors():
+    @triton.jit
+    def bad_sem(p):
+        tl.atomic_add(p, 1, sem="sequential")
+
+    with pytest.raises(ValueError, match="sem must be one of"):
+        bad_sem[(1,)](np.zeros(1, np.int32))
+
+    @triton.jit
+    def oob(p):
+        tl.atomic_add(p + tl.arange(0, 4), 1)
+
+    with pytest.raises(OutOfBoundsError, match="p\\[2\\] out of bounds"):
+        oob[(1,)](np.zeros(2, np.int32))
+
+    @triton.jit
+    def poll(p):
+        tl.atomic_poll(p, 1)
+
+    with pytest.raises(RuntimeError, match="would wait forever"):
+        poll[(1,)](np.zeros(1, np.int32))
+
+
+# --- scans and reductions -----------------------------------------------------------------------------
+@pytest.mark.parametrize("vectorize", MODES)
+@pytest.mark.parametrize("axis", [0, 1])
+def test_scans_and_reductions_with_combine_functions(axis, vectorize):
+    rng = np.random.default_rng(4 + axis)
+    x = rng.standard_normal((8, 16)).astype(np.float32)
+    xi = rng.integers(-50, 50, (8, 16)).astype(np.int32)
+    xi[2, 3] = xi[5, 3] = xi[2, 9] = 60  # ties: the smallest index wins
+    out, iout = np.zeros(3 * 128 + 16, np.float32), np.zeros(3 * 128 + 6 * 16, np.int32)
+    c = K.scan_kernel[(1,)](x, xi, out, iout, R=8, C=16, AXIS=axis, vectorize=vectorize)
+    d = x.astype(np.float64)
+    tol = dict(rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(out[:128].reshape(8, 16), np.cumsum(d, axis=axis), **tol)
+    rev = np.flip(np.cumsum(np.flip(d, axis), axis=axis), axis)
+    np.testing.assert_allclose(out[128:256].reshape(8, 16), rev, **tol)
+    np.testing.assert_allclose(out[256:384].reshape(8, 16), np.cumsum(d, axis=axis), **tol)
+    a = np.fmod(xi, 3) + 1  # C remainder, as Triton
+    np.testing.assert_array_equal(iout[:128].reshape(8, 16), np.cumprod(a, axis=axis))
+    # affine maps x -> a·x + b composed left to right: b_k = b_{k-1}·a_k + xi_k
+    b = np.zeros_like(xi)
+    idx = [slice(None)] * 2
+    for k in range(xi.shape[axis]):
+        idx[axis] = k
+        prev = b[tuple(idx[:axis] + [k - 1] + idx[axis + 1:])] if k else 0
+        b[tuple(idx)] = prev * a[tuple(idx)] + xi[tuple(idx)]
+    np.testing.assert_array_equal(iout[128:256].reshape(8, 16), b)
+    np.testing.assert_array_equal(iout[256:384].reshape(8, 16), np.flip(np.cumsum(np.flip(xi, axis), axis=axis), axis))
+    n = 16 if axis == 0 else 8
+    tail = iout[384:].reshape(6, 16)[:, :n] if axis == 0 else iout[384:384 + 6 * 8].reshape(6, 8)
+    np.testing.assert_array_equal(tail[0], xi.max(axis=axis))
+    lin = np.arange(128).reshape(8, 16)
+    np.testing.assert_array_equal(tail[1], np.take_along_axis(lin, np.expand_dims(np.argmax(xi, axis=axis), axis),
+                                                              axis).ravel())
+    np.testing.assert_array_equal(tail[2], np.bitwise_xor.reduce(xi, axis=axis))
+    np.testing.assert_array_equal(tail[3], np.bitwise_or.reduce(xi, axis=axis))
+    np.testing.assert_array_equal(tail[4], np.argmax(xi, axis=axis))  # first of the tied maxima
+    np.testing.assert_array_equal(tail[5], np.argmin(xi, axis=axis))
+    s = out[384:384 + n]
+    np.testing.assert_allclose(s, d.sum(axis=axis), **tol)
+    assert c.loads == 2 and c.load_bytes == 2 * 128 * 4  # scans and reductions move no memory
+
+
+@pytest.mark.parametrize("n", [1, 2, 8, 32])
+def test_reduce_odd_and_tuple_inputs(n):
+    @triton.jit
+    def k(x_ptr, out_ptr, N: tl.constexpr):
+        x = tl.load(x_ptr + tl.arange(0, N))
+        tl.store(out_ptr, tl.reduce(x, 0, K._add_combine))
+        tl.store(out_ptr + 1, tl.reduce(x, None, K._add_combine))
+        tl.store(out_ptr + 2 + tl.arange(0, 1), tl.reduce(x, 0, K._add_combine, keep_dims=True))
+
+    x = np.random.default_rng(n).integers(-9, 9, n).astype(np.int32)
+    out = np.zeros(3, np.int32)
+    k[(1,)](x, out, N=n)
+    assert out.tolist() == [x.sum()] * 3
+
+
+# --- shapes ------------------------------------------------------------------------------------------
+def test_shape_functions():
+    rng = np.random.default_rng(5)
+    N = 16
+    x = rng.standard_normal(2 * N).astype(np.float32)
+    idx = rng.integers(0, N, N).astype(np.int32)
+    out = np.zeros(10 * N + N * N + N, np.float32)
+    c = K.shapes_kernel[(1,)](x, out, idx, N=N)
+    a, b = x[:N], x[N:]
+    np.testing.assert_array_equal(out[:N], a - b)
+    np.testing.assert_array_equal(out[N:3 * N], np.stack([a, b], 1).ravel())
+    np.testing.assert_array_equal(out[3 * N:4 * N], a[::-1])
+    np.testing.assert_array_equal(out[4 * N:6 * N].reshape(4, N // 2), np.stack([a, b], 1).reshape(N // 2, 4).T)
+    np.testing.assert_array_equal(out[6 * N:7 * N], a[idx])
+    np.testing.assert_array_equal(out[7 * N:8 * N], np.sort(a))
+    np.testing.assert_array_equal(out[8 * N:9 * N], np.sort(a)[::-1])
+    np.testing.assert_array_equal(out[9 * N:9 * N + 4], np.sort(a)[::-1][:4])
+    np.testing.assert_array_equal(out[10 * N:10 * N + N * N].reshape(N, N), (a[None, :] + b[:, None]).T)
+    np.testing.assert_array_equal(out[10 * N + N * N:], a)
+    assert c.loads == 3 and c.load_bytes == 4 * (2 * N + N)
+
+
+def test_cat_and_histogram_and_squeeze():
+    @triton.jit
+    def k(x_ptr, out_ptr):
+        a = tl.load(x_ptr + tl.arange(0, 4))
+        b = tl.load(x_ptr + 4 + tl.arange(0, 4))
+        tl.store(out_ptr + tl.arange(0, 8), tl.cat(a, b, can_reorder=True))
+        h = tl.histogram(a, 4, mask=tl.arange(0, 4) < 3)
+        tl.store(out_ptr + 8 + tl.arange(0, 4), h)
+
+    x = np.array([0, 3, 3, 1, 5, 6, 7, 8], np.int32)
+    out = np.zeros(12, np.int32)
+    k[(1,)](x, out)
+    assert out[:8].tolist() == x.tolist()
+    assert out[8:].tolist() == [1, 0, 0, 2]  # values 0, 3, 3 (lane 3 masked off)
+
+
+def test_swizzle2d_groups_rows():
+    s = np.zeros(48, np.int32)
+    K.swizzle_kernel[(4, 6)](s, GM=4, GN=6, G=3)
+    got = s.reshape(4, 6, 2)
+    for i in range(4):
+        for j in range(6):  # the formula of Triton's standard library, by hand
+            ij = i * 6 + j
+            group, size_g = ij // 18, min(4 - ij // 18 * 3, 3)
+            assert tuple(got[i, j]) == (group * 3 + (ij % 18) % size_g, (ij % 18) // size_g)
+
+
+# --- dtypes ------------------------------------------------------------------------------------------
+def _round_ref(x: float, m: int, emin: int) -> float:
+    """Round to nearest even with ``m`` mantissa bits and minimum normal exponent ``emin`` (float64 math)."""
+    if x == 0 or not math.isfinite(x):
+        return x
+    e = max(math.frexp(abs(x))[1] - 1, emin)
+    q = 2.0 ** (e - m)
+    return math.copysign(round(abs(x) / q) * q, x)  # Python's round: half to even
+
+
+@pytest.mark.parametrize(("fmt", "m", "emin"), [(T.bfloat16, 7, -126), (T.float8e5, 2, -14), (T.float8e4nv, 3, -6),
+                                                (T.float8e4b15, 3, -14), (T.float8e4b8, 3, -7), (T.float8e5b16, 2, -15)])
+def test_emulated_formats_round_to_nearest_even(fmt, m, emin):
+    rng = np.random.default_rng(m - emin)
+    x = np.concatenate([rng.standard_normal(2000) * 4.0 ** rng.integers(-4, 4, 2000), [0.0, -0.0, 1.0, 2.0 ** emin]])
+    x = x.astype(np.float32)
+    x = x[np.abs(x) < fmt.max_finite]
+    got = fmt.round(x)
+    ref = np.array([_round_ref(float(v), m, emin) for v in x])
+    ref = np.where(np.abs(ref) > fmt.max_finite, np.inf if fmt.inf else np.nan, ref)
+    np.testing.assert_array_equal(got, ref.astype(np.float32))
+    # halfway cases go to the even neighbour
+    one_ulp = 2.0 ** -m
+    assert fmt.round(np.float32([1 + one_ulp / 2, 1 + 1.5 * one_ulp])).tolist() == [1.0, 1 + 2 * one_ulp]
+    # every bit pattern decodes and encodes back
+    bits = np.arange(1 << fmt.bits, dtype=fmt.storage)
+    v = fmt.decode(bits)
+    ok = ~np.isnan(v)
+    np.testing.assert_array_equal(fmt.encode(v[ok]), bits[ok])
+
+
+def test_float8_carry_and_ties():
+    # 7.6 lies between 7 and 8 (e5m2 steps by 1 there): nearest is 8, a carry into the exponent;
+    # 6.5 is a tie between 6 (mantissa 10b, even) and 7 (11b): to even gives 6
+    assert T.float8e5.round(np.float32([7.6, 6.5, 3.9, 1.0])).tolist() == [8.0, 6.0, 4.0, 1.0]
+
+
+@pytest.mark.parametrize("vectorize", MODES)
+def test_conversions_and_bitcast(vectorize):
+    x = (np.random.default_rng(6).standard_normal(64) * 10).astype(np.float32)
+    x[:3] = [1 + 2**-8, 2049.0, -2049.0]  # a bf16 tie (to even: 1.0); fp16 rtz of ±2049 is ±2048
+    out, bits = np.zeros(256, np.float32), np.zeros(128, np.int32)
+    K.convert_kernel[(1,)](x, out, bits, BLOCK=64, vectorize=vectorize)
+    o = out.reshape(4, 64)
+    np.testing.assert_array_equal(o[0], T.bfloat16.round(x))
+    assert o[0][0] == 1.0
+    d = x.astype(np.float64)
+    h = x.astype(np.float16).astype(np.float64)
+    rtz = np.where(np.abs(h) > np.abs(d), np.nextafter(x.astype(np.float16), np.float16(0)).astype(np.float64), h)
+    np.testing.assert_array_equal(o[1], rtz)
+    assert o[1][1:3].tolist() == [2048.0, -2048.0]
+    np.testing.assert_array_equal(o[2], [_round_ref(v, 2, -14) for v in d])
+    np.testing.assert_array_equal(o[3], np.where(np.abs(x) < 464, [_round_ref(v, 3, -6) for v in d], np.nan))
+    np.testing.assert_array_equal(bits[:64], x.view(np.int32))
+    np.testing.assert_array_equal(bits[64:], x.view(np.int32) >> 16)
+
+
+def test_bfloat16_arithmetic_rounds_and_stores_bits():
+    @triton.jit
+    def k(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
+        offs = tl.arange(0, N)
+        a = tl.load(x_ptr + offs).to(tl.bfloat16)
+        b = tl.load(y_ptr + offs).to(tl.bfloat16)
+        tl.store(out_ptr + offs, (a + b).to(tl.float32))
+        tl.store(out_ptr + N + offs, (a * b).to(tl.float32))
+
+    rng = np.random.default_rng(7)
+    x, y = rng.standard_normal((2, 32)).astype(np.float32)
+    out = np.zeros(64, np.float32)
+    k[(1,)](x, y, out, N=32)
+    a, b = T.bfloat16.round(x).astype(np.float64), T.bfloat16.round(y).astype(np.float64)
+    np.testing.assert_array_equal(out[:32], T.bfloat16.round((a + b).astype(np.float32)))
+    np.testing.assert_array_equal(out[32:], T.bfloat16.round((a * b).astype(np.float32)))
+
+
+def test_torch_tensors_including_bfloat16():
+    torch = pytest.importorskip("torch")
+    x = torch.randn(100, dtype=torch.float32)
+    y = torch.empty_like(x)
+    K.add_kernel[(1,)](x, x, y, 100, BLOCK_SIZE=128)
+    assert torch.equal(y, 2 * x)
+
+    @triton.jit
+    def bf(x_ptr, out_ptr, N: tl.constexpr):
+        offs = tl.arange(0, N)
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs) * 2)
+
+    xb = torch.randn(16).to(torch.bfloat16)
+    ob = torch.empty_like(xb)
+    bf[(1,)](xb, ob, N=16)
+    assert torch.equal(ob, xb * 2)
+
+
+# --- block pointers and descriptors --------------------------------------------------------------------
+@pytest.mark.parametrize("vectorize", MODES)
+@pytest.mark.parametrize(("M", "N"), [(1, 1), (16, 16), (37, 50)])
+def test_block_pointer_row_sums(M, N, vectorize):
+    X = np.random.default_rng(M * N).standard_normal((M, N)).astype(np.float32)
+    out = np.zeros(M, np.float32)
+    c = K.block_ptr_rowsum_kernel[(triton.cdiv(M, 16),)](X, out, M, N, N, 1, BM=16, BN=16, vectorize=vectorize)
+    np.testing.assert_allclose(out, X.astype(np.float64).sum(1), rtol=1e-5, atol=1e-5)
+    # counted like the masked loads they stand for: exactly the M·N elements inside the matrix
+    assert c.load_bytes == 4 * M * N and c.store_bytes == 4 * M
+    assert c.loads == triton.cdiv(M, 16) * triton.cdiv(N, 16)
+
+
+@pytest.mark.parametrize(("M", "N", "K_"), [(16, 16, 16), (40, 20, 30)])
+def test_block_pointer_matmul(M, N, K_):
+    rng = np.random.default_rng(M)
+    A, B = rng.standard_normal((M, K_)).astype(np.float32), rng.standard_normal((K_, N)).astype(np.float32)
+    C = np.zeros((M, N), np.float32)
+    c = K.block_ptr_matmul_kernel[(triton.cdiv(M, 16), triton.cdiv(N, 16))](A, B, C, M, N, K_, BM=16, BN=16, BK=16)
+    np.testing.assert_allclose(C, A.astype(np.float64) @ B, rtol=1e-5, atol=1e-5)
+    gm, gn = triton.cdiv(M, 16), triton.cdiv(N, 16)
+    assert c.load_bytes == 4 * (M * K_ * gn + K_ * N * gm) and c.store_bytes == 4 * M * N
+
+
+@pytest.mark.parametrize("vectorize", MODES)
+def test_tensor_descriptors(vectorize):
+    X = np.random.default_rng(8).standard_normal((37, 52)).astype(np.float32)
+    X0, Y = X.copy(), np.zeros_like(X)
+    c = K.descriptor_scale_kernel[(3, 4)](X, Y, 37, 52, BM=16, BN=16, vectorize=vectorize)
+    np.testing.assert_array_equal(Y, 3 * X0 + 1)
+    np.testing.assert_array_equal(X, X0 - 1)
+    assert c.load_bytes == 2 * 4 * 37 * 52 and c.store_bytes == 2 * 4 * 37 * 52
+
+    @triton.jit
+    def bad(x_ptr, N):
+        tl.make_tensor_descriptor(x_ptr, [4, N], [N, 1], [4, 4])
+
+    with pytest.raises(ValueError, match="not a multiple of 16"):
+        bad[(1,)](np.zeros((4, 5), np.float32), 5)
+
+
+def test_load_store_options_checked():
+    @triton.jit
+    def k(x_ptr, CM: tl.constexpr, EP: tl.constexpr):
+        v = tl.load(x_ptr + tl.arange(0, 4), cache_modifier=CM, eviction_policy=EP)
+        tl.store(x_ptr + tl.arange(0, 4), v + 1, cache_modifier=".cs", eviction_policy="evict_first")
+
+    x = np.zeros(4, np.float32)
+    k[(1,)](x, CM=".cg", EP="evict_last")
+    assert x.tolist() == [1.0] * 4
+    with pytest.raises(ValueError, match="cache_modifier must be one of"):
+        k[(1,)](x, CM=".xx", EP="")
+
+
+# --- debugging and what is not supported ------------------------------------------------------------
+def test_device_assert_print_and_unsupported(capsys):
+    @triton.jit
+    def k(x_ptr, N: tl.constexpr):
+        x = tl.load(x_ptr + tl.arange(0, N))
+        tl.static_print("N is", N)
+        tl.device_print("x=", x)
+        tl.device_assert(x < 3, "x must stay below 3")
+
+    k[(1,)](np.arange(2, dtype=np.int32), N=2)
+    out = capsys.readouterr().out
+    assert "N is 2" in out and "pid (0, 0, 0) idx (1) x=1" in out
+    with pytest.raises(AssertionError, match="program \\(1,0,0\\), lane 0: device_assert failed: x must stay"):
+        _two_programs()
+    for call in (lambda: tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [1], tl.int32, True, 1),
+                 lambda: tl.extra.cuda.libdevice.tanh(1.0)):
+        with pytest.raises(NotImplementedError, match="not supported by kernellab"):
+            call()
+    with pytest.raises(NotImplementedError, match="warp_specialize"):
+        tl.range(0, 4, warp_specialize=True)
+
+
+def _two_programs():
+    @triton.jit
+    def k(x_ptr):
+        x = tl.load(x_ptr + tl.program_id(0) * 2 + tl.arange(0, 2))
+        tl.device_assert(x < 3, "x must stay below 3")
+
+    k[(2,)](np.array([0, 1, 5, 1], np.int32))
+
+
+def test_map_elementwise_branches_per_element():
+    @triton.jit
+    def selu(x, alpha):
+        if x > 0:
+            return x
+        else:
+            return alpha * (tl.exp(x) - 1)
+
+    @triton.jit
+    def k(x_ptr, out_ptr):
+        offs = tl.arange(0, 8)
+        tl.store(out_ptr + offs, tl.map_elementwise(selu, tl.load(x_ptr + offs), 1.5))
+
+    x = np.linspace(-2, 2, 8).astype(np.float32)
+    out = np.zeros(8, np.float32)
+    k[(1,)](x, out)
+    np.testing.assert_allclose(out, np.where(x > 0, x, 1.5 * (np.exp(x.astype(np.float64)) - 1)), rtol=1e-6)
+
+
+# --- triton: autotune, heuristics, do_bench ------------------------------------------------------------
+def test_autotune_ranks_by_sectors_and_caches_per_key():
+    @triton.autotune(configs=[triton.Config({"B": 16}), triton.Config({"B": 64}, num_warps=2)], key=["n"])
+    @triton.jit
+    def scale(x_ptr, out_ptr, n, B: tl.constexpr):
+        offs = tl.program_id(0) * B + tl.arange(0, B)
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+    x = np.arange(100, dtype=np.float32)
+    out = np.zeros_like(x)
+    scale[lambda meta: (triton.cdiv(100, meta["B"]),)](x, out, 100)
+    np.testing.assert_array_equal(out, 2 * x)
+    # both move ⌈400/32⌉ = 13 sectors each way; 2 programs of 64 beat 7 of 16
+    assert scale.best_config.kwargs == {"B": 64} and scale.trials[scale.configs[0]].programs == 7
+    out2 = np.zeros_like(x)
+    scale[lambda meta: (triton.cdiv(100, meta["B"]),)](x, out2, 100)
+    assert len(scale.cache) == 1 and (out2 == out).all()
+
+
+def test_do_bench_signature():
+    import inspect
+
+    params = list(inspect.signature(triton.testing.do_bench).parameters)
+    assert params == ["fn", "warmup", "rep", "grad_to_none", "quantiles", "return_mode"]
+    assert len(triton.testing.do_bench(lambda: None, warmup=0, rep=1, return_mode="all")) >= 1
