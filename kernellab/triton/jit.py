@@ -12,6 +12,7 @@ import inspect
 
 import numpy as np
 
+from ..i18n import _
 from . import dtypes as T
 from . import memory
 from .counts import TritonCounts
@@ -100,7 +101,7 @@ class JITFunction:
         except TypeError as exc:
             from ..errors import LaunchError
 
-            raise LaunchError(f"kernel {self.__name__}: {exc}") from exc
+            raise LaunchError(_("kernel {kernel}: {error}").format(kernel=self.__name__, error=exc)) from exc
         bound.apply_defaults()
         meta = dict(bound.arguments)
         if callable(grid):
