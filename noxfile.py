@@ -291,3 +291,14 @@ def conformance(session: nox.Session) -> None:
     session.run("python", "tests/conformance/coverage.py", env=env)
     session.run("python", "tests/conformance/compiled.py", env={**ENV, "KERNELLAB_LANG": "en"})
 
+
+
+@nox.session(default=False)
+def mutants(session: nox.Session) -> None:
+    """Plant one-line bugs in access.py, counters.py and model/*.py one at a time; print the kill rate (not in CI).
+
+    Each mutant (an operator, comparison, constant or min/max swap) runs the fast tests in a scratch copy;
+    arguments after ``--`` go to ``tools/mutants.py``, e.g. ``-- --jobs 2`` or ``-- kernellab/access.py``.
+    """
+    _install(session, "test")
+    session.run("python", "tools/mutants.py", *session.posargs, env={**ENV, "KERNELLAB_LANG": "en"})

@@ -140,3 +140,11 @@ def test_print_header_rule_grows_with_a_wide_title(capsys):
     out = capsys.readouterr().out.split("\n")
     assert out[1] == "=" * 20 and out[3] == "=" * 20
     assert out[5] == "=" * 30 and out[7] == "=" * 30
+
+
+def test_an_empty_counts_is_zero_and_the_identity_of_add():
+    empty = Counts()
+    assert all(getattr(empty, n) == 0 for n in INT_FIELDS)
+    assert (empty.dram_sectors, empty.instr_by_kind, empty.shape, empty.dram_bytes) == ({}, {}, (), 0)
+    c = Counts(**{n: 3 * i + 1 for i, n in enumerate(INT_FIELDS)}, dram_sectors={"A": 2}, shape=(8,))
+    assert empty + c == c and c + empty == c

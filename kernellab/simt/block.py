@@ -18,6 +18,7 @@ import numpy as np
 from ..access import WARP_SIZE, Access
 from ..errors import BarrierError, LaunchError, MisalignedError, OutOfBoundsError, RaceError, fmt_dim3
 from ..grid import cdiv
+from ..i18n import _
 from .memory import SHARED_ALIGN, GlobalMemory, SharedArray
 from .race import HazardTracker
 from .tally import Tally
@@ -80,11 +81,12 @@ class Block:
 
     # --- where a lane is, for messages -------------------------------------------------------
     def _place(self, lane: int) -> str:
-        return (f"kernel {self._name}, block {fmt_dim3((self.bx[lane], self.by[lane], self.bz[lane]))}, "
-                f"thread {fmt_dim3((self.tx[lane], self.ty[lane], self.tz[lane]))}")
+        return _("kernel {kernel}, block {block}, thread {thread}").format(
+            kernel=self._name, block=fmt_dim3((self.bx[lane], self.by[lane], self.bz[lane])),
+            thread=fmt_dim3((self.tx[lane], self.ty[lane], self.tz[lane])))
 
     def _thread(self, lane: int) -> str:
-        return f"thread {fmt_dim3((self.tx[lane], self.ty[lane], self.tz[lane]))}"
+        return _("thread {thread}").format(thread=fmt_dim3((self.tx[lane], self.ty[lane], self.tz[lane])))
 
     # --- divergence ----------------------------------------------------------------------------
     @staticmethod
@@ -140,7 +142,8 @@ class Block:
         if bad.any():
             lane, i = _first_bad(bad, idx)
             kind = f"{op} float{vec} " if vec > 1 else f"{op} "
-            raise OutOfBoundsError(f"{self._place(lane)}: {kind}{what}[{i}] out of bounds (size {size})")
+            raise OutOfBoundsError(_("{place}: {access}{array}[{index}] out of bounds (size {size})").format(
+                place=self._place(lane), access=kind, array=what, index=i, size=size))
 
     def _check_aligned(self, op, what, idx, act, offset, itemsize, vec):
         width = vec * itemsize
@@ -152,8 +155,9 @@ class Block:
         bad = a & ((offset + idx * itemsize) % width != 0)
         if bad.any():
             lane, i = _first_bad(bad, idx)
-            raise MisalignedError(f"{self._place(lane)}: {op} float{vec} {what}[{i}] misaligned "
-                                  f"(byte address {offset + i * itemsize} is not a multiple of {width})")
+            raise MisalignedError(_("{place}: {op} float{vec} {array}[{index}] misaligned (byte address {address} "
+                                    "is not a multiple of {width})").format(
+                place=self._place(lane), op=op, vec=vec, array=what, index=i, address=offset + i * itemsize, width=width))
 
     @staticmethod
     def _record(addresses, act, width) -> Access:
@@ -184,7 +188,7 @@ class Block:
         m = 1 if idx.ndim == 1 else idx.shape[1]
         shared = isinstance(arr, SharedArray)
         if shared:
-            what, size, itemsize, offset = f"shared {arr.name}", arr.size, arr.itemsize, arr.offset
+            what, size, itemsize, offset = _("shared {array}").format(array=arr.name), arr.size, arr.itemsize, arr.offset
         else:
             g = self._mem.lookup(arr)
             what, size, itemsize, offset = g.name, g.size, g.itemsize, g.base
@@ -236,11 +240,17 @@ class Block:
         if hz is None:
             return
         i = hz.element % arr.size
-        verb = {"read-after-write": ("reads", "wrote"), "write-after-read": ("writes", "read"),
-                "write-after-write": ("writes", "wrote")}[hz.kind]
-        err = RaceError(f"{self._place(hz.thread)}: {hz.kind} hazard on shared {arr.name}[{i}] "
-                        f"(byte {arr.offset + i * arr.itemsize}): {self._thread(hz.thread)} {verb[0]} what "
-                        f"{self._thread(hz.other)} {verb[1]}, with no syncthreads between")
+        message = {
+            "read-after-write": _("{place}: read-after-write hazard on shared {array}[{index}] (byte {byte}): "
+                                  "{thread} reads what {other} wrote, with no syncthreads between"),
+            "write-after-read": _("{place}: write-after-read hazard on shared {array}[{index}] (byte {byte}): "
+                                  "{thread} writes what {other} read, with no syncthreads between"),
+            "write-after-write": _("{place}: write-after-write hazard on shared {array}[{index}] (byte {byte}): "
+                                   "{thread} writes what {other} wrote, with no syncthreads between"),
+        }[hz.kind]
+        err = RaceError(message.format(place=self._place(hz.thread), array=arr.name, index=i,
+                                       byte=arr.offset + i * arr.itemsize, thread=self._thread(hz.thread),
+                                       other=self._thread(hz.other)))
         if self._hazards is None:
             raise err
         self._hazards.append(err)
@@ -251,8 +261,9 @@ class Block:
         offset = cdiv(self._smem_bytes, SHARED_ALIGN) * SHARED_ALIGN
         arr = SharedArray(name, shape, dtype, self._n_blocks, offset)
         if offset + arr.nbytes > self._max_smem:
-            raise LaunchError(f"kernel {self._name}: shared memory {offset + arr.nbytes} bytes per block "
-                              f"(with {name}) exceeds the limit of {self._max_smem} bytes")
+            raise LaunchError(_("kernel {kernel}: shared memory {bytes} bytes per block (with {array}) exceeds "
+                                "the limit of {limit} bytes").format(
+                kernel=self._name, bytes=offset + arr.nbytes, array=name, limit=self._max_smem))
         self._smem_bytes = offset + arr.nbytes
         tracker = HazardTracker(self._n_blocks * arr.size) if self._racecheck else None
         self._shared.append((arr, tracker))
@@ -266,17 +277,18 @@ class Block:
     # --- synchronisation and arithmetic --------------------------------------------------------
     def syncthreads(self) -> None:
         """``__syncthreads()``: a barrier for every thread of a block; must be reached by all or none."""
-        act, lanes, warps, _ = self._masks[-1]
+        act, lanes, warps, _full = self._masks[-1]
         per_block = act.reshape(self._n_blocks, -1).sum(axis=1)
         partial = (per_block > 0) & (per_block < self._threads_per_block)
         if partial.any():
             b = int(np.argmax(partial))
             lane = b * self._lanes_per_block + int(np.argmin(act[b * self._lanes_per_block:][: self._threads_per_block]))
-            raise BarrierError(f"{self._place(lane)}: does not reach syncthreads, which {int(per_block[b])} of "
-                               f"the block's {self._threads_per_block} threads reach (divergent barrier)")
+            raise BarrierError(_("{place}: does not reach syncthreads, which {reached} of the block's {threads} "
+                                 "threads reach (divergent barrier)").format(
+                place=self._place(lane), reached=int(per_block[b]), threads=self._threads_per_block))
         self._tally.instr("bar.sync", warps, lanes)
         self._tally.n["barriers"] += int(np.count_nonzero(per_block))
-        for _, tracker in self._shared:
+        for _arr, tracker in self._shared:
             if tracker is not None:
                 tracker.barrier()
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LaunchError, OutOfBoundsError
+from ..i18n import _
 from .counts import count_access
 from .program import Program
 
@@ -26,12 +27,12 @@ def flat_view(array: np.ndarray, what: str = "array") -> np.ndarray:
     (np.float64(4.0), np.float64(4.0))
     """
     if not isinstance(array, np.ndarray):
-        raise LaunchError(f"{what} must be a numpy array, not {type(array).__name__}")
+        raise LaunchError(_("{what} must be a numpy array, not {type}").format(what=what, type=type(array).__name__))
     if array.flags.c_contiguous:
         return array.reshape(-1)
     if array.flags.f_contiguous:
         return array.T.reshape(-1)
-    raise LaunchError(f"{what} is not contiguous in memory: pass np.ascontiguousarray({what})")
+    raise LaunchError(_("{what} is not contiguous in memory: pass np.ascontiguousarray({what})").format(what=what))
 
 
 def address(array: np.ndarray) -> int:
@@ -55,8 +56,8 @@ def _check(prog: Program, op: str, flat: np.ndarray, offs: np.ndarray, mask):
     lane = int(np.argmax(bad[row]))
     first = int(offs.reshape(offs.shape[0], -1)[row, lane])
     raise OutOfBoundsError(
-        f"{prog.where(row)}: {op} {prog.name_of(flat)}[{first}] out of bounds (size {size}); "
-        f"lane {lane} of the block is not masked off"
+        _("{place}: {op} {array}[{index}] out of bounds (size {size}); lane {lane} of the block is not masked "
+          "off").format(place=prog.where(row), op=op, array=prog.name_of(flat), index=first, size=size, lane=lane)
     )
 
 

@@ -16,6 +16,7 @@ from contextvars import ContextVar
 import numpy as np
 
 from ..errors import fmt_dim3
+from ..i18n import _
 from .counts import Tally
 
 
@@ -63,7 +64,7 @@ class Program:
 
     def where(self, row: int) -> str:
         """``kernel name, program (x,y,z)`` of the program on ``row`` of the batch."""
-        return f"kernel {self.kernel}, program {fmt_dim3(self.pids[row])}"
+        return _("kernel {kernel}, program {program}").format(kernel=self.kernel, program=fmt_dim3(self.pids[row]))
 
     def name_of(self, flat: np.ndarray) -> str:
         """The parameter name of an array, or ``array`` when it was not a launch argument."""

@@ -14,6 +14,7 @@ import inspect
 import numpy as np
 
 from ..errors import LaunchError
+from ..i18n import _
 from . import dtypes as T
 from . import memory
 from .counts import TritonCounts
@@ -122,7 +123,7 @@ class JITFunction:
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as exc:
-            raise LaunchError(f"kernel {self.__name__}: {exc}") from exc
+            raise LaunchError(_("kernel {kernel}: {error}").format(kernel=self.__name__, error=exc)) from exc
         bound.apply_defaults()
         meta = dict(bound.arguments)
         if callable(grid):
