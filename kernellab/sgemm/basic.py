@@ -8,7 +8,8 @@ Each kernel issues what nvcc compiles its CUDA twin (``cuda/k0*.cu``) into for s
 of the K loop: the same shared loads by width (nvcc reads a thread's run of consecutive ``__shared__``
 floats across the unrolled dot loop with ``LDS.128``), and the integer/address and branch
 instructions of one pass, counted with ``blk.count_instr`` from ``kernellab/sgemm/sass_mix.json``.
-Code outside the K loop (index set-up, the epilogue) issues no overhead here.
+Code outside the main K loop (index set-up, the epilogue, and for k1/k2 the remainder loop nvcc
+emits when K is not a multiple of its unroll factor) issues no integer overhead here.
 """
 
 from __future__ import annotations
