@@ -68,7 +68,7 @@ class Counts:
     (and narrower) accesses, with ``.v2`` / ``.v4`` appended for 64- and 128-bit ones
     (``ld.shared.v4`` is an ``LDS.128``); ``bar.sync``; and the overhead a compiled kernel issues
     besides, which a kernel counts itself with :meth:`~kernellab.Block.count_instr` (kinds in
-    ``OVERHEAD_KINDS``). :func:`instr_mix` groups the kinds as SASS opcodes.
+    ``OVERHEAD_KINDS``). :func:`~kernellab.counters.instr_mix` groups the kinds as SASS opcodes.
     """
 
     fma: int = 0  # FP32 fused multiply-adds executed, summed over active lanes (thread-level)
