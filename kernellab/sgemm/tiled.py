@@ -196,7 +196,7 @@ def sgemmWarptiling(blk, A, B, C, M, N, K, BM=128, BN=128, BK=16, WM=64, WN=64, 
             reg_m = blk.load(As, dot * BM + m_idx.reshape(blk.n_threads, -1), vec=4).reshape(blk.n_threads, -1)
             reg_n = blk.load(Bs, dot * BN + n_idx.reshape(blk.n_threads, -1), vec=4).reshape(blk.n_threads, -1)
             res = blk.fma(reg_m[:, :, None], reg_n[:, None, :], res)
-        blk.count_instr("int", 34)  # SASS, cuda/k10
+        blk.count_instr("int", 37)  # SASS, cuda/k10
         blk.count_instr("ctrl", 2)
         blk.syncthreads()
     c0 = (c_row * BM + warp_row * WM) * N + c_col * BN + warp_col * WN
