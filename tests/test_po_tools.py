@@ -149,7 +149,6 @@ def test_the_glossary_command_reports_every_file(tmp_path, capsys):
 
 
 def test_check_runtime_fails_on_a_conflict_and_a_rejected_rendering(tmp_path, monkeypatch, capsys):
-    pytest.importorskip("babel", reason="check-runtime reads catalogs with Babel, which comes with Sphinx")
     code = tmp_path / "code"
     code.mkdir()
     (code / "page.py").write_text('from kernellab.i18n import _\n_("Grid")\n_("Tile")\n', encoding="utf-8")
@@ -161,6 +160,11 @@ def test_check_runtime_fails_on_a_conflict_and_a_rejected_rendering(tmp_path, mo
     assert po_tools.check_runtime(str(code)) == 1
     out = capsys.readouterr().out
     assert "'Grid' is translated differently" in out and "'分片'" in out
+    _po(locale / "zh_CN-more.po", {"Grid": "网格", "Tile": "tile"}, fuzzy=("Tile",))
+    assert po_tools.check_runtime(str(code)) == 0  # zh_CN.po still translates Tile
+    (locale / "zh_CN.po").unlink()
+    assert po_tools.check_runtime(str(code)) == 1
+    assert "fuzzy Chinese for 'Tile'" in capsys.readouterr().out
 
 
 # --- the glossary page and the check agree --------------------------------------------------------

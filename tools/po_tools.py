@@ -356,27 +356,36 @@ def runtime_messages(roots: list[str]) -> dict[str, str]:
     return found
 
 
+def _runtime_entries(path: Path) -> dict[str, tuple[str, bool]]:
+    """msgid → (msgstr, fuzzy) of a runtime catalog, empty translations included (no Babel needed)."""
+    from kernellab.i18n import parse_po
+
+    text = Path(path).read_text(encoding="utf-8")
+    translated = parse_po(text)
+    every = parse_po(re.sub(r"^#,.*fuzzy.*$", "#", text, flags=re.M))  # fuzzy ones too
+    return {msgid: (msgstr, msgid not in translated) for msgid, msgstr in every.items()}
+
+
 def check_runtime(*roots: str) -> int:
     used = runtime_messages(list(roots))
-    entries = {}
-    for path in sorted(RUNTIME_CATALOGS.glob("zh_CN*.po")):
-        for msg in _read(path):
-            if msg.id:
-                entries[msg.id] = (msg, path.name)  # a later catalog wins, as in kernellab.i18n.catalog
     catalogs = sorted(RUNTIME_CATALOGS.glob("zh_CN*.po"))
+    entries = {}
+    for path in catalogs:
+        for msgid, (msgstr, fuzzy) in _runtime_entries(path).items():
+            if not fuzzy or msgid not in entries:  # a later catalog wins, as in kernellab.i18n.catalog,
+                entries[msgid] = (msgstr, fuzzy, path.name)  # but a fuzzy entry is never used
     problems = runtime_conflicts(catalogs)
     for path in catalogs:
         problems += [f"{path.name}: {p}: {msgid[:60]!r}" for msgid, msgstr in _translations(path).items()
                      for p in glossary_problems(msgid, msgstr)]
     for message, where in used.items():
-        msg = entries.get(message, (None, None))[0]
-        if msg is None or not msg.string:
+        if message not in entries:
             problems.append(f"{where}: no Chinese for {message!r} in kernellab/locale/zh_CN*.po")
-        elif msg.fuzzy:
+        elif entries[message][1]:
             problems.append(f"{where}: fuzzy Chinese for {message!r}")
     for p in problems:
         print(p)
-    for message, (_, name) in entries.items():
+    for message, (_, _fuzzy, name) in entries.items():
         if message not in used:
             print(f"note: {name} has an entry no code uses: {message!r}")
     print(f"runtime catalog check: {len(used)} messages, {len(problems)} problems")
