@@ -1,7 +1,7 @@
 """Boehm's SGEMM kernels k1–k10 on the SIMT simulator: a study that sits above the engines.
 
 ``KERNELS`` holds each kernel's code, launch configuration and Boehm's A6000 measurement;
-:func:`run_kernel` runs one on the simulator. The kernels' code is in :mod:`~kernellab.sgemm.basic`
+:func:`~kernellab.run_kernel` runs one on the simulator. The kernels' code is in :mod:`~kernellab.sgemm.basic`
 (k1–k5) and :mod:`~kernellab.sgemm.tiled` (k6–k10); their CUDA C++ twins are in ``cuda/`` at the
 repository root.
 """

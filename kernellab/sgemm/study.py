@@ -23,6 +23,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..access import WARP_SIZE
 from ..counters import Counts, scale_counts
 from ..model import LoopShape, predict
 from ..specs import A6000, GPU, PERF_A100, PERF_A6000, PERF_H100, Perf
@@ -120,7 +121,7 @@ def compiled_counts(spec, n: int = 4096) -> Counts:
     --------
     >>> from kernellab import KERNELS
     >>> c = compiled_counts(KERNELS[3])                # k4: 840 instructions, 192 LDS per 512 warp FFMAs
-    >>> c.warp_instr * 512 * 32 // c.fma, c.shld_instr * 512 * 32 // c.fma
+    >>> c.warp_instr * 512 * 32 // c.fma, c.shld_instr * 512 * 32 // c.fma     # 32 lanes per warp FFMA
     (840, 192)
     """
 
@@ -129,7 +130,7 @@ def compiled_counts(spec, n: int = 4096) -> Counts:
     if spec.params != base.params:
         return big
     instr, lds, wavefronts = SASS_SM86[spec.number]
-    units = big.fma // (32 * 512)  # blocks of 512 warp FFMAs
+    units = big.fma // (WARP_SIZE * 512)  # blocks of 512 warp FFMAs
     kinds = dict(big.instr_by_kind)
     if lds:
         kinds["ld.shared"] = lds * units
