@@ -60,7 +60,7 @@ class GPU:
 
     @property
     def clock_band(self) -> tuple[float, float]:
-        """The clock band the model predicts over, Hz: ``(base_clock_hz, max_clock_hz)``."""
+        """The clock band the model predicts over, in Hz, as ``(base_clock_hz, max_clock_hz)``."""
         return (self.base_clock_hz, self.max_clock_hz)
 
 
@@ -175,7 +175,7 @@ class Perf:
         return self.peak_flops(peak) / self.gpu.dram_bw
 
 
-#: Fitted η of each SM type: the geometric mean of measured ÷ bound over Boehm's k4–k10 at the rated boost
+#: Fitted η of each SM type, the geometric mean of measured ÷ bound over Boehm's k4–k10 at the rated boost
 #: clock, on the A6000 for the 128-lane SMs (GA102, and GH100 out of sample) and on the A100 for GA100.
 #: ``tests/test_model_fidelity.py`` recomputes the fit and checks these two numbers.
 ETA = {"GA102": 0.62, "GH100": 0.62, "GA100": 0.78}

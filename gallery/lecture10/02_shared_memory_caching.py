@@ -327,3 +327,57 @@ Claims().add(_("Bound of k2: L1 and load/store issue tie"), m2["t_l1"] == m2["t_
 # instructions, consistent with a kernel that is shared-memory bound and waits for its loads. The cure
 # is the same as before, one level further in: keep values in registers and reuse them, which is what
 # blocktiling does, and let several blocks share an SM so that one computes while another waits.
+
+# %%
+# What one block per SM means over time
+# -------------------------------------
+# A schematic of two K steps on one SM, drawn to the model's scale for kernel 3 on the A6000: per K
+# step, the SM's work on the tiles takes ``C`` (its throughput time per step) and the loads of the
+# next tiles take ``L`` to arrive (the assumed round trip plus the step's share of the DRAM
+# transfer). Top: kernel 3, one block per SM; at each barrier every warp waits, and while the tiles
+# travel nothing runs. Bottom: the same work split over two blocks per SM (as kernels 4–10 have): while
+# one block waits for its tiles, the other computes.
+
+import matplotlib.pyplot as plt
+from matplotlib.patches import Patch
+
+from kernellab.figures import use_cjk_font
+
+r3 = preds[3]
+trips = wv.waves * N_BIG // 32
+C_us = r3["prediction"]["t_smem"] / trips * 1e6  # work of one K step on the SM
+L_us = r3["prediction"]["t_latency"] / trips * 1e6  # one K step's loads in flight
+colors = {"load": "C0", "wait": "0.85", "work": "C2"}
+
+use_cjk_font()
+fig, (top, bottom) = plt.subplots(2, 1, figsize=(8.5, 4.2), sharex=True, layout="constrained")
+for t in (0.0, L_us + C_us):  # one block: loads in flight → barrier → work on the tiles → barrier
+    top.broken_barh([(t, L_us)], (0.6, 0.8), color=colors["wait"])
+    top.broken_barh([(t + L_us, C_us)], (0.6, 0.8), color=colors["work"])
+    top.axvline(t + L_us, color="k", lw=1, ls=":")
+    top.axvline(t + L_us + C_us, color="k", lw=1, ls=":")
+top.set_yticks([1], [_("block 0 (32 warps)")])
+top.set_title(_("One block per SM (kernel 3): the SM idles while the tiles travel"), fontsize=10)
+period = max(L_us + C_us / 2, C_us)  # two blocks, half the work each, offset so that one hides the other
+for t in (0.0, period):
+    for blk, y in ((0, 1.6), (1, 0.6)):
+        start = t + blk * C_us / 2
+        bottom.broken_barh([(start, L_us)], (y, 0.8), color=colors["wait"])
+        bottom.broken_barh([(start + L_us, C_us / 2)], (y, 0.8), color=colors["work"])
+bottom.set_yticks([1, 2], [_("block 1"), _("block 0")])
+bottom.set_title(_("Two blocks per SM: one computes while the other waits"), fontsize=10)
+bottom.set_xlabel(_("Time (µs), two K steps"))
+fig.legend(handles=[Patch(color=colors["wait"], label=_("loads in flight (wait)")),
+                    Patch(color=colors["work"], label=_("work on the tiles"))], loc="outside lower center", ncols=2,
+           fontsize=8)
+plt.show()
+
+# %%
+from kernellab.claims import check
+
+check(_("Kernel 3 per K step: loads in flight / work (µs)"), f"{L_us:.2f} / {C_us:.2f}", "0.63 / 0.88").show()
+
+# %%
+# Per K step, kernel 3's SM works on the tiles for 0.88 µs and then waits 0.63 µs for the next ones:
+# with nothing else to run, the wait adds to the work. The model's estimate for kernel 3 is exactly
+# that sum, step after step.

@@ -145,6 +145,49 @@ plt.show()
 # demand on shared memory down to its supply.
 
 # %%
+# One thread's register tile: an outer product
+# --------------------------------------------
+# In kernel 5, at each dot step a thread loads 8 values of A (a column of its 8×8 tile, ``regM``) and 8
+# values of B (a row, ``regN``) into registers, and then performs the 64 multiply-adds of their outer
+# product, ``acc[i][j] += regM[i] · regN[j]``: 16 loads feed 64 FMAs, each loaded value serves 8.
+
+import matplotlib.pyplot as plt
+from matplotlib.patches import Rectangle
+
+from kernellab.figures import use_cjk_font
+
+TM = TN = KERNELS[4].params["TM"]
+use_cjk_font()
+fig, ax = plt.subplots(figsize=(4.8, 4.8), layout="constrained")
+for i in range(TM):
+    ax.add_patch(Rectangle((-1.6, i), 1, 1, fc="C0", ec="white"))  # regM: a column of A
+    ax.text(-1.1, i + 0.5, f"a{i}", ha="center", va="center", color="white", fontsize=8)
+for j in range(TN):
+    ax.add_patch(Rectangle((j, -1.6), 1, 1, fc="C1", ec="white"))  # regN: a row of B
+    ax.text(j + 0.5, -1.1, f"b{j}", ha="center", va="center", color="white", fontsize=8)
+for i in range(TM):
+    for j in range(TN):
+        ax.add_patch(Rectangle((j, i), 1, 1, fc="C2", alpha=0.25 + 0.05 * ((i + j) % 2), ec="white"))
+ax.text(TN / 2, TM / 2, _("{n} FMAs\nacc[i][j] += a_i · b_j").format(n=TM * TN), ha="center", va="center",
+        fontsize=10)
+ax.set_xlim(-1.8, TN + 0.2)
+ax.set_ylim(TM + 0.2, -1.8)
+ax.set_aspect("equal")
+ax.axis("off")
+ax.set_title(_("Kernel 5, one thread, one dot step: {m} + {n} loads, {f} FMAs").format(m=TM, n=TN, f=TM * TN),
+             fontsize=10)
+plt.show()
+
+# %%
+from kernellab.claims import check
+
+check(_("Shared floats per FMA in kernel 5's register tile"), (TM + TN) / (TM * TN), lv5["shared"]).show()
+
+# %%
+# Each value loaded into a register serves 8 FMAs, the "uses of each shared load" of the table above,
+# and 16 loads for 64 FMAs are its 0.25 shared floats per FMA.
+
+# %%
 # The model against the measurement
 # ---------------------------------
 # The model takes the counts at 4096³ as the compiled kernels execute them: nvcc merges the loads

@@ -26,8 +26,8 @@ RESOURCES = {
     "MIO": ("t_mio", "load and store instructions, global and shared (LSU)", "mio_per_sm_cycle"),
     "DRAM": ("t_dram", "DRAM bytes (compulsory, or the wave model's with a LoopShape)", "dram_bw"),
 }
-#: The pipes the warp schedulers feed, whose rates the estimate scales by η. L1's rate is not scaled: it
-#: is itself measured (k1 reaches 0.98–1.05 of it on three GPUs); DRAM is not an SM resource.
+#: The pipes the warp schedulers feed, whose rates the estimate scales by η. L1's rate is not scaled, as
+#: it is itself measured (k1 reaches 0.98–1.05 of it on three GPUs); DRAM is not an SM resource.
 SCHEDULER_FED = ("FMA", "issue", "shared", "MIO")
 
 

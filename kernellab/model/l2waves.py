@@ -126,9 +126,9 @@ def dram_bytes_lru(n: int, BM: int, BN: int, BK: int, ctas_per_sm: int, n_sm: in
                    group: int | None = None) -> int:
     """DRAM bytes of a square tiled matrix product through an LRU cache of ``l2_bytes``, wave by wave.
 
-    A toy L2, for comparison with :func:`dram_bytes_tiled` (which keeps nothing from one wave to the
+    A toy L2, for comparison with :func:`~kernellab.dram_bytes_tiled` (which keeps nothing from one wave to the
     next). Programs run in waves of ``n_sm × ctas_per_sm`` consecutive ids (launch order ``group`` as in
-    :func:`tile_order`), in lockstep along K: at each K step of BK, the wave touches the distinct
+    :func:`~kernellab.tile_order`), in lockstep along K: at each K step of BK, the wave touches the distinct
     BM×BK blocks of A and BK×BN blocks of B its programs need, in program-id order. The cache is fully
     associative, holds whole blocks, and evicts the least recently used; each miss reads one block from
     DRAM. C is written once, M × N × elem bytes. Real L2s are set-associative and split in partitions,

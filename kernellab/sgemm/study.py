@@ -23,6 +23,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..access import WARP_SIZE
 from ..counters import Counts, scale_counts
 from ..model import LoopShape, predict
 from ..specs import A6000, GPU, PERF_A100, PERF_A6000, PERF_H100, Perf
@@ -30,7 +31,7 @@ from .kernels import KERNELS, run_kernel
 
 __all__ = ["MEASURED", "SASS_SM86", "compare_kernels", "compiled_counts", "fit_eta", "loop_shape", "study"]
 
-#: Measured GFLOP/s at 4096³ by GPU name and kernel number (None: not measured). H100: third-party.
+#: Measured GFLOP/s at 4096³ by GPU name and kernel number (None where not measured); the H100 values are third-party.
 MEASURED = {
     "RTX A6000": {1: 309.0, 2: 1986.5, 3: 2980.3, 4: 8474.7, 5: 15971.7, 6: 18237.3, 7: 16213.4, 8: 16459.2,
                   9: 19721.0, 10: 21779.3},
@@ -45,15 +46,16 @@ MEASURED_SOURCE = {
     "A100 SXM 80GB": "siboehm/SGEMM_CUDA README@c09b350",
     "H100 SXM": "third-party: CUDA SGEMM Optimization Report (H100)",
 }
-#: Per 512 warp FFMAs in the main K loop of the sm_86 SASS: (warp instructions of every kind, shared-load
-#: instructions, shared wavefronts of loads and stores under the measured 64/128-bit rule). fidelity.md §2.2.
+#: Per 512 warp FFMAs in the main K loop of the sm_86 SASS, the triple (warp instructions of every kind,
+#: shared-load instructions, shared wavefronts of loads and stores under the measured 64/128-bit rule);
+#: fidelity.md §2.2.
 SASS_SM86 = {
     1: (4224, 0, 0), 2: (2368, 0, 0), 3: (1344, 640, 800), 4: (840, 192, 336), 5: (628, 40, 180),
     6: (579, 32, 172), 7: (652, 80, 112), 8: (585, 38, 216), 9: (579, 32, 180), 10: (561, 24, 100),
 }
 #: Registers per thread ptxas reports for sm_86 (fidelity.md §1); the same bind on all three GPUs.
 REGS_SM86 = {1: 36, 2: 40, 3: 36, 4: 48, 5: 128, 6: 116, 7: 104, 8: 108, 9: 100, 10: 168}
-#: K elements per trip of each kernel's main loop: the compiler's unroll for k1 (4) and k2 (16), else BK.
+#: K elements per trip of each kernel's main loop, the compiler's unroll for k1 (4) and k2 (16), else BK.
 K_STEP = {1: 4, 2: 16, 3: 32, 4: 8, 5: 8, 6: 8, 7: 8, 8: 8, 9: 16, 10: 16}
 #: Boehm's A100 tile parameters for k9 and k10 (``runner.cu@c09b350``, facts.md §1.3).
 A100_PARAMS = {
@@ -107,7 +109,7 @@ def _simulate(spec, seed=0) -> Counts:
 
 
 def compiled_counts(spec, n: int = 4096) -> Counts:
-    """The counts of ``spec`` at ``n``³ as the sm_86 binary executes them.
+    """The counts of ``spec`` at size n³ as the sm_86 binary executes them.
 
     The simulator's counts, scaled to ``n`` (``scale_counts``), with three fields set from the SASS per
     512 warp FFMAs (``SASS_SM86``) where they differ: ``warp_instr`` (integer, address and control
@@ -119,7 +121,7 @@ def compiled_counts(spec, n: int = 4096) -> Counts:
     --------
     >>> from kernellab import KERNELS
     >>> c = compiled_counts(KERNELS[3])                # k4: 840 instructions, 192 LDS per 512 warp FFMAs
-    >>> c.warp_instr * 512 * 32 // c.fma, c.shld_instr * 512 * 32 // c.fma
+    >>> c.warp_instr * 512 * 32 // c.fma, c.shld_instr * 512 * 32 // c.fma     # 32 lanes per warp FFMA
     (840, 192)
     """
 
@@ -128,7 +130,7 @@ def compiled_counts(spec, n: int = 4096) -> Counts:
     if spec.params != base.params:
         return big
     instr, lds, wavefronts = SASS_SM86[spec.number]
-    units = big.fma // (32 * 512)  # blocks of 512 warp FFMAs
+    units = big.fma // (WARP_SIZE * 512)  # blocks of 512 warp FFMAs
     kinds = dict(big.instr_by_kind)
     if lds:
         kinds["ld.shared"] = lds * units
