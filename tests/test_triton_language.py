@@ -571,3 +571,22 @@ def test_do_bench_signature():
     params = list(inspect.signature(triton.testing.do_bench).parameters)
     assert params == ["fn", "warmup", "rep", "grad_to_none", "quantiles", "return_mode"]
     assert len(triton.testing.do_bench(lambda: None, warmup=0, rep=1, return_mode="all")) >= 1
+
+
+@pytest.mark.parametrize("vectorize", MODES)
+@pytest.mark.parametrize("n", [16, 50, 64])
+def test_attention_on_host_tensor_descriptors(n, vectorize):
+    from kernellab.triton.tools.tensor_descriptor import TensorDescriptor
+
+    rng = np.random.default_rng(n)
+    q, k, v = rng.standard_normal((3, n, 16)).astype(np.float32)
+    o = np.zeros_like(q)
+    descs = [TensorDescriptor.from_tensor(a, [16, 16]) for a in (q, k, v, o)]
+    c = K.attention_descriptor_kernel[(triton.cdiv(n, 16),)](*descs, n, 0.25, HEAD_DIM=16, BLOCK_M=16, BLOCK_N=16,
+                                                              vectorize=vectorize)
+    s = q.astype(np.float64) @ k.T * 0.25
+    p = np.exp(s - s.max(1, keepdims=True))
+    np.testing.assert_allclose(o, (p / p.sum(1, keepdims=True)) @ v, rtol=1e-5, atol=1e-5)
+    blocks = triton.cdiv(n, 16)
+    # each program reads its q tile once and every k and v tile once; tiles are clipped at row n
+    assert c.load_bytes == 4 * 16 * (n + 2 * n * blocks) and c.store_bytes == 4 * 16 * n

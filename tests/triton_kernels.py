@@ -508,3 +508,27 @@ def swizzle_kernel(out_ptr, GM: tl.constexpr, GN: tl.constexpr, G: tl.constexpr)
     ni, nj = tl.swizzle2d(i, j, GM, GN, G)
     tl.store(out_ptr + (i * GN + j) * 2, ni)
     tl.store(out_ptr + (i * GN + j) * 2 + 1, nj)
+
+
+# Tutorial 06 style: attention forward on host-side tensor descriptors (TensorDescriptor arguments)
+@triton.jit
+def attention_descriptor_kernel(desc_q, desc_k, desc_v, desc_o, N, sm_scale, HEAD_DIM: tl.constexpr,
+                                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    start_m = tl.program_id(0) * BLOCK_M
+    q = desc_q.load([start_m, 0])
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    for start_n in tl.range(0, N, BLOCK_N):
+        k = desc_k.load([start_n, 0])
+        v = desc_v.load([start_n, 0])
+        qk = tl.dot(q, k.T, input_precision="ieee") * sm_scale
+        cols = start_n + tl.arange(0, BLOCK_N)
+        qk = tl.where(cols[None, :] < N, qk, -float("inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.exp(qk - m_new[:, None])
+        alpha = tl.exp(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None] + tl.dot(p, v, input_precision="ieee")
+        m_i = m_new
+    desc_o.store([start_m, 0], acc / l_i[:, None])

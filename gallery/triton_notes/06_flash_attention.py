@@ -220,6 +220,7 @@ ax.loglog(ns, [t[1] for t in traffic], "o-", color="C0", label=tr("Naive, reques
 ax.loglog(ns, [t[3] for t in traffic], "o--", color="C0", label=tr("Naive, compulsory"))
 ax.loglog(ns, [t[2] for t in traffic], "s-", color="C1", label=tr("Flash, requested"))
 ax.loglog(ns, [t[4] for t in traffic], "s--", color="C1", label=tr("Flash, compulsory"))
+ax.xaxis.set_minor_locator(plt.NullLocator())  # only the five sizes are labelled
 ax.set_xticks(ns, [str(n) for n in ns])
 ax.set_xlabel(tr("Sequence length N"))
 ax.set_ylabel(tr("HBM bytes (one head, d = 64, fp32)"))

@@ -238,15 +238,6 @@ def test_swizzle(kernels):
     np.testing.assert_array_equal(ours[0], theirs[0])
 
 
-def test_zz_every_kernel_compared(kernels):
-    """Every kernel of tests/triton_kernels.py (not its helper functions) ran in both above."""
-    from kernellab.triton import JITFunction
-
-    helpers = {"leaky_relu", "_add_combine", "_first_max_combine", "_affine_combine"}
-    names = {n for n, v in vars(kernels[0]).items() if isinstance(v, JITFunction)} - helpers
-    assert names - COMPARED - NOT_IN_TRITON_39 == set()
-
-
 def test_gallery_flash_attention(tmp_path):
     """Page 06's FlashAttention-2 kernel, dropout included, in both."""
     spec = importlib.util.spec_from_file_location("compiled_helper", Path(__file__).with_name("compiled.py"))
@@ -266,3 +257,29 @@ def test_gallery_flash_attention(tmp_path):
         theirs[grid](*(torch.from_numpy(a) for a in (q, k, v)), o2, n, 0.25, 7, P_DROP=p_drop, HEAD_DIM=d,
                      BLOCK_M=32, BLOCK_N=32)
         np.testing.assert_allclose(o1, o2.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_attention_on_host_tensor_descriptors(kernels):
+    from triton.tools.tensor_descriptor import TensorDescriptor as Theirs
+
+    from kernellab.triton.tools.tensor_descriptor import TensorDescriptor as Ours
+
+    COMPARED.add("attention_descriptor_kernel")
+    rng = np.random.default_rng(16)
+    n = 50
+    q, k, v = rng.standard_normal((3, n, 16)).astype(np.float32)
+    o1, o2 = np.zeros_like(q), torch.zeros(n, 16)
+    ours = [Ours.from_tensor(a, [16, 16]) for a in (q, k, v, o1)]
+    theirs = [Theirs.from_tensor(t, [16, 16]) for t in (*(torch.from_numpy(a) for a in (q, k, v)), o2)]
+    kernels[0].attention_descriptor_kernel[(4,)](*ours, n, 0.25, HEAD_DIM=16, BLOCK_M=16, BLOCK_N=16)
+    kernels[1].attention_descriptor_kernel[(4,)](*theirs, n, 0.25, HEAD_DIM=16, BLOCK_M=16, BLOCK_N=16)
+    np.testing.assert_allclose(o1, o2.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_zz_every_kernel_compared(kernels):
+    """Every kernel of tests/triton_kernels.py (not its helper functions) ran in both above."""
+    from kernellab.triton import JITFunction
+
+    helpers = {"leaky_relu", "_add_combine", "_first_max_combine", "_affine_combine"}
+    names = {n for n, v in vars(kernels[0]).items() if isinstance(v, JITFunction)} - helpers
+    assert names - COMPARED - NOT_IN_TRITON_39 == set()
