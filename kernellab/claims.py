@@ -1,7 +1,7 @@
 """Claims a page makes, checked where they are made: a "claim / computed / stated" table that raises.
 
 A gallery page states numbers in its prose ("4 sectors per request", "about 1.07 µs"). A
-:class:`Claims` records each one next to the value the page computed, raises :class:`ClaimError`
+:class:`Claims` records each one next to the value the page computed, raises :class:`~kernellab.ClaimError`
 naming the claim the moment the two disagree, and shows every row: an HTML table on a page or in a
 notebook, aligned text in a terminal, headers in the reader's language.
 """
