@@ -207,3 +207,24 @@ def conformance(session: nox.Session) -> None:
     session.run("pytest", "tests/conformance", *session.posargs,
                 env={**ENV, "TRITON_INTERPRET": "1", "KERNELLAB_LANG": "en", "KERNELLAB_CONFORMANCE": "1"})
 
+
+
+# The CUDA toolkit from PyPI (no GPU, no system CUDA): nvcc, ptxas, cuobjdump and the nvdisasm that
+# cuobjdump -sass calls. Pinned: SASS differs between compiler versions (fidelity.md §2.1).
+CUDA_PACKAGES = ("nvidia-cuda-nvcc==13.5.37", "nvidia-cuda-cuobjdump==13.5.37", "nvidia-cuda-nvdisasm==13.5.37")
+
+
+@nox.session
+def sass(session: nox.Session) -> None:
+    """Compile the CUDA twins in cuda/ for sm_86 and rewrite kernellab/sgemm/sass_mix.json (optional, not in CI).
+
+    Installs nvcc and cuobjdump from PyPI (needs a host C++ compiler, e.g. g++); no GPU. Writes each
+    kernel's K-loop instruction mix; ``tests/test_sass_mix.py`` then checks the simulator against it.
+    """
+    session.install(*CUDA_PACKAGES)
+    venv = Path(session.virtualenv.location)
+    bins = sorted(venv.glob("lib/python*/site-packages/nvidia/cu*/bin"))
+    if not bins:
+        session.error("no nvidia/cu*/bin folder in the session's site-packages")
+    path = os.pathsep.join([str(bins[-1]), os.environ.get("PATH", "")])
+    session.run("python", "cuda/sass_mix.py", "kernellab/sgemm/sass_mix.json", *session.posargs, env={"PATH": path})

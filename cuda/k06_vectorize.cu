@@ -1,6 +1,8 @@
 // kernellab's CUDA twin of kernellab/sgemm/tiled.py::sgemmVectorize (k6).
 // k5 with float4 global loads and stores; the A tile is stored transposed (As is BK×BM), so the
 // dot loop reads both As and Bs as rows of consecutive floats.
+#include "tiled.cuh"
+
 constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
 constexpr int THREADS = BM * BN / (TM * TN);
 
@@ -9,40 +11,18 @@ extern "C" __global__ void __launch_bounds__(THREADS)
   __shared__ float As[BK * BM];
   __shared__ float Bs[BK * BN];
   const unsigned tc = threadIdx.x % (BN / TN), tr = threadIdx.x / (BN / TN);
-  const unsigned ar = threadIdx.x / (BK / 4), ac = threadIdx.x % (BK / 4);  // one float4 of A each
-  const unsigned br = threadIdx.x / (BN / 4), bc = threadIdx.x % (BN / 4);  // one float4 of B each
   const float *a = A + blockIdx.y * BM * K;
   const float *b = B + blockIdx.x * BN;
   float acc[TM][TN] = {{0.0f}};
-  float rm[TM], rn[TN];
   for (int k0 = 0; k0 < K; k0 += BK) {
-    const float4 av = *reinterpret_cast<const float4 *>(&a[ar * K + ac * 4]);
-    As[(ac * 4 + 0) * BM + ar] = av.x;
-    As[(ac * 4 + 1) * BM + ar] = av.y;
-    As[(ac * 4 + 2) * BM + ar] = av.z;
-    As[(ac * 4 + 3) * BM + ar] = av.w;
-    *reinterpret_cast<float4 *>(&Bs[br * BN + bc * 4]) = *reinterpret_cast<const float4 *>(&b[br * N + bc * 4]);
+    load_a_transposed<BM, BK, THREADS>(a, As, K);
+    load_b_rows<BN, BK, THREADS>(b, Bs, N);
     __syncthreads();
     a += BK;
     b += BK * N;
 #pragma unroll
-    for (int d = 0; d < BK; ++d) {
-#pragma unroll
-      for (int i = 0; i < TM; ++i) rm[i] = As[d * BM + tr * TM + i];
-#pragma unroll
-      for (int j = 0; j < TN; ++j) rn[j] = Bs[d * BN + tc * TN + j];
-#pragma unroll
-      for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] += rm[i] * rn[j];
-    }
+    for (int d = 0; d < BK; ++d) outer<BM, BN>(acc, As, Bs, d, tr * TM, tc * TN);
     __syncthreads();
   }
-  float *c = C + blockIdx.y * BM * N + blockIdx.x * BN;
-#pragma unroll
-  for (int i = 0; i < TM; ++i)
-#pragma unroll
-    for (int j = 0; j < TN; j += 4)
-      *reinterpret_cast<float4 *>(&c[(tr * TM + i) * N + tc * TN + j]) =
-          make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+  store_c(C + blockIdx.y * BM * N + blockIdx.x * BN, N, tr * TM, tc * TN, acc);
 }

@@ -1,6 +1,8 @@
 // kernellab's CUDA twin of kernellab/sgemm/tiled.py::sgemmResolveBankConflicts (k7).
 // k6 with Bs "linearised": the float4 of B a thread stages goes to four places 16 floats apart,
 // so that in the dot loop the eight Bs values a thread needs sit 16 floats apart too.
+#include "tiled.cuh"
+
 constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
 constexpr int THREADS = BM * BN / (TM * TN);
 
@@ -9,18 +11,13 @@ extern "C" __global__ void __launch_bounds__(THREADS)
   __shared__ float As[BK * BM];
   __shared__ float Bs[BK * BN];
   const unsigned tc = threadIdx.x % (BN / TN), tr = threadIdx.x / (BN / TN);
-  const unsigned ar = threadIdx.x / (BK / 4), ac = threadIdx.x % (BK / 4);
   const unsigned br = threadIdx.x / (BN / 4), bc = threadIdx.x % (BN / 4);
   const float *a = A + blockIdx.y * BM * K;
   const float *b = B + blockIdx.x * BN;
   float acc[TM][TN] = {{0.0f}};
   float rm[TM], rn[TN];
   for (int k0 = 0; k0 < K; k0 += BK) {
-    const float4 av = *reinterpret_cast<const float4 *>(&a[ar * K + ac * 4]);
-    As[(ac * 4 + 0) * BM + ar] = av.x;
-    As[(ac * 4 + 1) * BM + ar] = av.y;
-    As[(ac * 4 + 2) * BM + ar] = av.z;
-    As[(ac * 4 + 3) * BM + ar] = av.w;
+    load_a_transposed<BM, BK, THREADS>(a, As, K);
     const float4 bv = *reinterpret_cast<const float4 *>(&b[br * N + bc * 4]);
     const unsigned base = (bc % 2) * 4 + br * 8;
     Bs[(base + 0) * 16 + bc / 2] = bv.x;
@@ -43,11 +40,5 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     }
     __syncthreads();
   }
-  float *c = C + blockIdx.y * BM * N + blockIdx.x * BN;
-#pragma unroll
-  for (int i = 0; i < TM; ++i)
-#pragma unroll
-    for (int j = 0; j < TN; j += 4)
-      *reinterpret_cast<float4 *>(&c[(tr * TM + i) * N + tc * TN + j]) =
-          make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+  store_c(C + blockIdx.y * BM * N + blockIdx.x * BN, N, tr * TM, tc * TN, acc);
 }

@@ -1,6 +1,8 @@
 // kernellab's CUDA twin of kernellab/sgemm/tiled.py::sgemmResolveBankExtraCol (k8).
 // k6 with each Bs row padded by EXTRA = 5 floats (Bs is BK × 133): rows no longer start on a
 // 16-byte boundary, so B is staged with scalar stores and read with mixed-width loads.
+#include "tiled.cuh"
+
 constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, EXTRA = 5;
 constexpr int BNP = BN + EXTRA;
 constexpr int THREADS = BM * BN / (TM * TN);
@@ -10,18 +12,12 @@ extern "C" __global__ void __launch_bounds__(THREADS)
   __shared__ float As[BK * BM];
   __shared__ float Bs[BK * BNP];
   const unsigned tc = threadIdx.x % (BN / TN), tr = threadIdx.x / (BN / TN);
-  const unsigned ar = threadIdx.x / (BK / 4), ac = threadIdx.x % (BK / 4);
   const unsigned br = threadIdx.x / (BN / 4), bc = threadIdx.x % (BN / 4);
   const float *a = A + blockIdx.y * BM * K;
   const float *b = B + blockIdx.x * BN;
   float acc[TM][TN] = {{0.0f}};
-  float rm[TM], rn[TN];
   for (int k0 = 0; k0 < K; k0 += BK) {
-    const float4 av = *reinterpret_cast<const float4 *>(&a[ar * K + ac * 4]);
-    As[(ac * 4 + 0) * BM + ar] = av.x;
-    As[(ac * 4 + 1) * BM + ar] = av.y;
-    As[(ac * 4 + 2) * BM + ar] = av.z;
-    As[(ac * 4 + 3) * BM + ar] = av.w;
+    load_a_transposed<BM, BK, THREADS>(a, As, K);
     const float4 bv = *reinterpret_cast<const float4 *>(&b[br * N + bc * 4]);
     Bs[br * BNP + bc * 4 + 0] = bv.x;
     Bs[br * BNP + bc * 4 + 1] = bv.y;
@@ -31,23 +27,8 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     a += BK;
     b += BK * N;
 #pragma unroll
-    for (int d = 0; d < BK; ++d) {
-#pragma unroll
-      for (int i = 0; i < TM; ++i) rm[i] = As[d * BM + tr * TM + i];
-#pragma unroll
-      for (int j = 0; j < TN; ++j) rn[j] = Bs[d * BNP + tc * TN + j];
-#pragma unroll
-      for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] += rm[i] * rn[j];
-    }
+    for (int d = 0; d < BK; ++d) outer<BM, BNP>(acc, As, Bs, d, tr * TM, tc * TN);
     __syncthreads();
   }
-  float *c = C + blockIdx.y * BM * N + blockIdx.x * BN;
-#pragma unroll
-  for (int i = 0; i < TM; ++i)
-#pragma unroll
-    for (int j = 0; j < TN; j += 4)
-      *reinterpret_cast<float4 *>(&c[(tr * TM + i) * N + tc * TN + j]) =
-          make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+  store_c(C + blockIdx.y * BM * N + blockIdx.x * BN, N, tr * TM, tc * TN, acc);
 }

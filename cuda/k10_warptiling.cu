@@ -1,9 +1,10 @@
 // kernellab's CUDA twin of kernellab/sgemm/tiled.py::sgemmWarptiling (k10), with the A6000's tiles:
 // BM = BN = 128, BK = 16, 4 warps of 64×64, each thread an 8×16 result in WNITER = 4 sub-tiles of 8×4.
+#include "tiled.cuh"
+
 constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 64, WNITER = 4, TM = 8, TN = 4, THREADS = 128;
 constexpr int WMITER = (WM * WN) / (32 * TM * TN * WNITER);
 constexpr int WSUBM = WM / WMITER, WSUBN = WN / WNITER;
-constexpr int A_STRIDE = THREADS * 4 / BK, B_STRIDE = THREADS * 4 / BN;
 
 extern "C" __global__ void __launch_bounds__(THREADS)
     sgemmWarptiling(const float *A, const float *B, float *C, int M, int N, int K) {
@@ -12,25 +13,13 @@ extern "C" __global__ void __launch_bounds__(THREADS)
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const unsigned wc = warp % (BN / WN), wr = warp / (BN / WN);
   const unsigned tc = lane % (WSUBN / TN), tr = lane / (WSUBN / TN);
-  const unsigned ar = threadIdx.x / (BK / 4), ac = threadIdx.x % (BK / 4);
-  const unsigned br = threadIdx.x / (BN / 4), bc = threadIdx.x % (BN / 4);
   const float *a = A + blockIdx.y * BM * K;
   const float *b = B + blockIdx.x * BN;
   float acc[WMITER * TM][WNITER * TN] = {{0.0f}};
   float rm[WMITER * TM], rn[WNITER * TN];
   for (int k0 = 0; k0 < K; k0 += BK) {
-#pragma unroll
-    for (int r = 0; r < BM; r += A_STRIDE) {
-      const float4 av = *reinterpret_cast<const float4 *>(&a[(ar + r) * K + ac * 4]);
-      As[(ac * 4 + 0) * BM + ar + r] = av.x;
-      As[(ac * 4 + 1) * BM + ar + r] = av.y;
-      As[(ac * 4 + 2) * BM + ar + r] = av.z;
-      As[(ac * 4 + 3) * BM + ar + r] = av.w;
-    }
-#pragma unroll
-    for (int r = 0; r < BK; r += B_STRIDE)
-      *reinterpret_cast<float4 *>(&Bs[(br + r) * BN + bc * 4]) =
-          *reinterpret_cast<const float4 *>(&b[(br + r) * N + bc * 4]);
+    load_a_transposed<BM, BK, THREADS>(a, As, K);
+    load_b_rows<BN, BK, THREADS>(b, Bs, N);
     __syncthreads();
     a += BK;
     b += BK * N;

@@ -8,6 +8,52 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 
+#: Instruction kinds for what a compiled kernel issues besides FMAs, memory and barriers:
+#: ``int`` integer and address arithmetic, moves and comparisons (SASS ``IMAD``, ``IADD3``, ``LEA``,
+#: ``LOP3``, ``SHF``, ``ISETP``, ``MOV``, uniform-datapath ``U*``); ``ctrl`` branches (``BRA``, ``EXIT``);
+#: ``other`` anything else (``S2R``, floating-point operations other than FFMA, …).
+OVERHEAD_KINDS = ("int", "ctrl", "other")
+_VECTOR_SUFFIX = {8: ".v2", 16: ".v4"}  # bytes per lane → PTX vector suffix
+_SASS_BASE = {"ld.global": "LDG", "st.global": "STG", "ld.shared": "LDS", "st.shared": "STS"}
+_SASS_WIDTH = {"": "32", ".v2": "64", ".v4": "128"}
+_SASS_OTHER = {"fma": "FFMA", "bar.sync": "BAR", "int": "INT", "ctrl": "CTRL", "other": "OTHER"}
+
+
+def memory_kind(op: str, space: str, width: int) -> str:
+    """The instruction kind of a ``load``/``store`` of ``width`` bytes per lane in ``global``/``shared`` memory.
+
+    >>> memory_kind("load", "shared", 16), memory_kind("store", "global", 4), memory_kind("load", "global", 8)
+    ('ld.shared.v4', 'st.global', 'ld.global.v2')
+    """
+    return ("ld." if op == "load" else "st.") + space + _VECTOR_SUFFIX.get(width, "")
+
+
+def sass_class(kind: str) -> str:
+    """The SASS opcode class of an instruction kind: ``LDS.128`` for ``ld.shared.v4``, ``FFMA`` for ``fma``, ….
+
+    Kinds a kernel invents itself (``blk.count_instr("iadd")``) are ``OTHER``, as are unknown ones.
+
+    >>> [sass_class(k) for k in ("fma", "ld.shared", "ld.shared.v4", "st.global.v2", "bar.sync", "int")]
+    ['FFMA', 'LDS.32', 'LDS.128', 'STG.64', 'BAR', 'INT']
+    """
+    for ptx, sass in _SASS_BASE.items():
+        if kind.startswith(ptx) and kind[len(ptx):] in _SASS_WIDTH:
+            return f"{sass}.{_SASS_WIDTH[kind[len(ptx):]]}"
+    return _SASS_OTHER.get(kind, "OTHER")
+
+
+def instr_mix(counts: Counts) -> dict[str, int]:
+    """Warp instructions by SASS class (see :func:`sass_class`), the classes as ``nox -s sass`` counts them.
+
+    >>> instr_mix(Counts(instr_by_kind={"fma": 64, "ld.shared.v4": 16, "ld.shared": 8, "int": 5}))
+    {'FFMA': 64, 'INT': 5, 'LDS.128': 16, 'LDS.32': 8}
+    """
+    out: dict[str, int] = {}
+    for kind, n in counts.instr_by_kind.items():
+        c = sass_class(kind)
+        out[c] = out.get(c, 0) + n
+    return dict(sorted(out.items()))
+
 
 @dataclass(frozen=True)
 class Counts:
@@ -16,6 +62,13 @@ class Counts:
     Global-memory fields follow ``l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_{ld,st}.sum``;
     shared-memory fields follow ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum``; SIMT
     efficiency is ``smsp__thread_inst_executed_per_inst_executed`` / 32.
+
+    ``instr_by_kind`` counts warp instructions (``smsp__inst_executed.sum`` split by kind) under
+    PTX-like names: ``fma``; ``ld.global``, ``st.global``, ``ld.shared``, ``st.shared`` for 32-bit
+    (and narrower) accesses, with ``.v2`` / ``.v4`` appended for 64- and 128-bit ones
+    (``ld.shared.v4`` is an ``LDS.128``); ``bar.sync``; and the overhead a compiled kernel issues
+    besides, which a kernel counts itself with :meth:`~kernellab.Block.count_instr` (kinds in
+    ``OVERHEAD_KINDS``). :func:`~kernellab.counters.instr_mix` groups the kinds as SASS opcodes.
     """
 
     fma: int = 0  # FP32 fused multiply-adds executed, summed over active lanes (thread-level)
@@ -37,7 +90,7 @@ class Counts:
     shst_ideal: int = 0  # wavefronts they would take with no bank conflict
     barriers: int = 0  # block-wide barriers (syncthreads) executed, counted once per block
     dram_sectors: dict = field(default_factory=dict)  # array name → distinct 32-byte sectors touched
-    instr_by_kind: dict = field(default_factory=dict)  # "fma", "ld.global", "st.shared", … → warp instructions
+    instr_by_kind: dict = field(default_factory=dict)  # kind (see below) → warp instructions
     shape: tuple = ()  # the problem size simulated, e.g. (M, N, K) for an SGEMM; () if unknown
 
     @property
@@ -49,6 +102,20 @@ class Counts:
     def shst_conflicts(self) -> int:
         """Shared-store bank conflicts, wavefronts beyond the ideal (wavefronts − ideal wavefronts)."""
         return self.shst_wavefronts - self.shst_ideal
+
+    @property
+    def lsu_instr(self) -> int:
+        """Memory instructions through the LSU pipe (global and shared loads and stores, warp-level).
+
+        Nsight Compute: ``smsp__inst_executed_pipe_lsu.sum`` restricted to memory instructions; the
+        MIO queue issues them to L1TEX at most one per SM per cycle.
+        """
+        return self.gld_instr + self.gst_instr + self.shld_instr + self.shst_instr
+
+    @property
+    def overhead_instr(self) -> int:
+        """Integer/address, control and other warp instructions (kinds ``OVERHEAD_KINDS``)."""
+        return sum(self.instr_by_kind.get(k, 0) for k in OVERHEAD_KINDS)
 
     @property
     def dram_bytes(self) -> int:
@@ -82,8 +149,8 @@ class Counts:
 
 #: Counts that grow with M·N only — the epilogue's global stores (C is written once).
 N2_FIELDS = ("gst_instr", "gst_sectors", "gst_lines", "gst_bytes")
-#: Instruction kinds that grow with M·N only.
-N2_KINDS = ("st.global",)
+#: Instruction kinds that grow with M·N only (a kind is one of these or one of them with a vector suffix).
+N2_KINDS = ("st.global", "st.global.v2", "st.global.v4")
 #: The operand each DRAM array name stands for, for :func:`~kernellab.scale_counts` (A is M×K, B is K×N, C is M×N).
 OPERAND_DIMS = {"A": (0, 2), "B": (2, 1), "C": (0, 1)}
 
@@ -111,8 +178,8 @@ def scale_counts(counts: Counts, n) -> Counts:
     Which counts grow how, with r_d = new size / simulated size along each dimension:
 
     * n³ (× r_M·r_N·r_K): ``fma``, global loads (``gld_*``), shared loads and stores (``shld_*``,
-      ``shst_*``), ``barriers`` (per block per K tile), and every instruction kind but ``st.global``;
-    * n² (× r_M·r_N): global stores (``gst_*``) and ``st.global`` instructions (C is written once);
+      ``shst_*``), ``barriers`` (per block per K tile), and every instruction kind but global stores;
+    * n² (× r_M·r_N): global stores (``gst_*``) and ``st.global*`` instructions (C is written once);
     * ``dram_sectors``: A × r_M·r_K, B × r_K·r_N, C × r_M·r_N (any other array × r_M·r_N);
     * ``warp_instr`` is the sum of its kinds, scaled kind by kind; ``thread_instr`` keeps the
       simulated SIMT efficiency (thread_instr / warp_instr).

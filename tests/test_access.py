@@ -6,9 +6,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernellab.access import (
+    WARP_SIZE,
     Access,
     _distinct_per_row,
     _distinct_total,
+    _max_bank_load,
     bank_conflicts,
     bytes_requested,
     lane_sector_ids,
@@ -253,3 +255,17 @@ def test_fast_path_equals_sorting(p, unit):
     new[:, 1:] &= s[:, 1:] != s[:, :-1]
     assert _distinct_total(ids, acc.active) == int(new.sum())
     assert (_distinct_per_row(ids, acc.active) == new.sum(axis=1)).all()
+
+
+@settings(max_examples=150, deadline=None)
+@given(patterns)
+def test_pair_rule_never_costs_more(p):
+    # merging two phases can only lower the largest per-bank load (max of a union ≤ sum of the maxima):
+    # the uniform-pair rule gives at most the wavefronts of fixed half-/quarter-warp phases
+    acc = build(p)
+    lanes = WARP_SIZE if acc.width <= 4 else 128 // acc.width
+    wpl = max(1, acc.width // 4)
+    words = ((acc.addresses // 4)[..., None] + np.arange(wpl)).reshape(-1, lanes * wpl)
+    valid = np.repeat(acc.active, wpl, axis=1).reshape(-1, lanes * wpl)
+    assert shared_wavefronts(acc) <= _max_bank_load(words, valid)
+    assert shared_ideal_wavefronts(acc) <= int(valid.any(axis=1).sum())

@@ -88,7 +88,9 @@ def test_lecture_01_demo2_per_warp_step(demo2_stats):
     assert st1.gld_lines / st2.gld_lines == 16.5
     # bytes through L1 per FMA: 33 → 5
     assert (st1.gld_sectors * 32 / st1.fma, st2.gld_sectors * 32 / st2.fma) == (33, 5)
-    assert per_fma(st1)["warp_instr"] == per_fma(st2)["warp_instr"] > 0
+    # the same loads, FMAs and stores ("两个内核做的乘加、读的数完全一样"); only the address arithmetic differs
+    assert st1.warp_instr - st1.overhead_instr == st2.warp_instr - st2.overhead_instr > 0
+    assert per_fma(st1)["warp_instr"] > per_fma(st2)["warp_instr"] > 0
 
 
 def test_lecture_01_demo3_model(demo2_stats):

@@ -60,7 +60,7 @@ def test_float4():
     # float4 at element 4t: 32 × 16 B = 512 B, one instruction: 16 sectors, 4 lines
     c = one_load(lambda t: 4 * t, vec=4)
     assert gld(c) == (1, 16, 4, 512)
-    assert c.warp_instr == 1 and c.instr_by_kind == {"ld.global": 1}
+    assert c.warp_instr == 1 and c.instr_by_kind == {"ld.global.v4": 1}  # PTX ld.global.v4.f32, SASS LDG.E.128
 
 
 def test_partly_masked():

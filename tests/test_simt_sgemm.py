@@ -62,16 +62,22 @@ def test_inner_dimensions_must_agree():
 
 def test_k3_counts_by_hand():
     # 128³, 16 blocks of 1024 threads (32 warps), 4 K tiles of 32:
-    # per tile per warp: 2 global loads, 2 shared stores, 2 barriers; 32 dot steps × 2 shared loads
+    # per tile per warp: 2 global loads, 2 shared stores, 2 barriers; the 32 dot steps read As[row·32 + dot]
+    # as 8 LDS.128 (nvcc vectorises the thread's As row across the unrolled dot loop) and Bs[dot·32 + col]
+    # as 32 LDS
     st = check(KERNELS[2], 128, 128, 128)
     warps, tiles = 16 * 32, 4
     assert st.gld_instr == warps * tiles * 2
     assert st.shst_instr == warps * tiles * 2
-    assert st.shld_instr == warps * tiles * 32 * 2
-    # As[row·32 + dot] is one word for the whole warp (broadcast), Bs[dot·32 + col] a row: no conflicts
-    assert st.shld_wavefronts == st.shld_ideal == st.shld_instr
+    assert st.shld_instr == warps * tiles * (8 + 32)
+    assert st.instr_by_kind["ld.shared.v4"] == warps * tiles * 8
+    # As: the whole warp reads one 16-B chunk → pairs share → 2 half-warp phases, 1 wavefront each;
+    # Bs: a row of 32 words, 1 wavefront. No conflicts: 8·2 + 32 = 48 wavefronts per tile per warp
+    assert st.shld_wavefronts == st.shld_ideal == warps * tiles * 48
     assert st.barriers == 16 * tiles * 2
     assert st.instr_by_kind["bar.sync"] == warps * tiles * 2
+    # overhead per tile per warp, as in the SASS of cuda/k03: 7 integer/address instructions, 1 branch
+    assert (st.instr_by_kind["int"], st.instr_by_kind["ctrl"]) == (warps * tiles * 7, warps * tiles)
 
 
 def test_smem_declared_matches_boehm():
@@ -90,16 +96,21 @@ def test_smem_declared_matches_boehm():
 
 
 def test_bank_conflict_layouts():
-    # 128³: one block of 8 warps, 16 K tiles × 8 dot steps = 128 dot steps per warp.
-    # As (all three): 2 LDS.128 at As[dot·128 + t_row·8 + {0,4}]; a quarter-warp phase shares t_row → one
-    #   16 B broadcast → 1 wavefront per phase, 4 per load (= ideal) → 8 per dot step.
-    # k6 Bs: 2 LDS.128 at Bs[dot·128 + t_col·8 + {0,4}], t_col = 0..7 in a phase → banks 8·t_col mod 32:
-    #   t_col and t_col+4 collide → 2 wavefronts per phase, 8 per load → 16 (ideal 8).
+    # 128³: one block of 8 warps, 16 K tiles × 8 dot steps = 128 dot steps per warp, 1024 for the block.
+    # As (all three): 2 LDS.128 at As[dot·128 + t_row·8 + {0,4}], t_row = tid/16: lanes 0-15 on one
+    #   address, 16-31 on another → pairs share → 2 half-warp phases, 1 wavefront each → 4 per dot step (= ideal).
+    # k6 Bs: 2 LDS.128 at Bs[dot·128 + t_col·8 + {0,4}], t_col = 0..7 in a quarter-warp (no pair shares) →
+    #   banks 8·t_col mod 32: t_col and t_col+4 collide → 2 wavefronts per phase, 8 per load → 16 (ideal 8).
     # k7 Bs: 8 scalar loads at Bs[(dot·8 + i)·16 + t_col]: 16 consecutive words → 1 wavefront each → 8.
-    # k8 Bs: 8 scalar loads at Bs[dot·133 + t_col·8 + i]: banks 8·t_col + c mod 32 take 4 values → 4 each → 32.
+    # k8 Bs: rows of 133 floats start o = dot mod 4 floats past a 16-B boundary (Bs at float 1024), and
+    #   nvcc reads the 8 floats at dot·133 + t_col·8 with (o=0) 2 LDS.128, (o=1, 3) 2 LDS.128 + 1 LDS,
+    #   (o=2) 1 LDS.128 + 2 LDS.64. 16 lanes' runs 8 words apart → an LDS: 16 words on 4 banks, 4 each → 4;
+    #   an LDS.64 half-warp: 16 lanes × 2 words on 8 banks, 4 each → 4, × 2 halves = 8; an LDS.128 as k6 → 8.
+    #   Per 4 dots: 16 + 20 + 24 + 20 = 80 wavefronts; ideal 8 + 9 + 8 + 9 = 34 (LDS 1, LDS.64 2, LDS.128 4).
     steps = 8 * 128
     st = {k: check(KERNELS[k - 1], 128, 128, 128) for k in (6, 7, 8)}
-    assert st[6].shld_wavefronts == steps * (8 + 16) and st[6].shld_ideal == steps * (8 + 8)
-    assert st[7].shld_wavefronts == st[7].shld_ideal == steps * (8 + 8)
-    assert st[8].shld_wavefronts == steps * (8 + 32) and st[8].shld_ideal == steps * (8 + 8)
+    assert st[6].shld_wavefronts == steps * (4 + 16) and st[6].shld_ideal == steps * (4 + 8)
+    assert st[7].shld_wavefronts == st[7].shld_ideal == steps * (4 + 8)
+    assert st[8].shld_wavefronts == steps * 4 + steps // 4 * 80 and st[8].shld_ideal == steps * 4 + steps // 4 * 34
+    assert st[8].instr_by_kind["ld.shared.v2"] == steps // 4 * 2 and st[8].instr_by_kind["ld.shared"] == steps // 4 * 2
     assert st[7].shld_conflicts == 0 < st[6].shld_conflicts < st[8].shld_conflicts

@@ -3,6 +3,13 @@
 Line-by-line translations of ``siboehm/SGEMM_CUDA`` (``src/kernels/1_naive.cuh`` …
 ``5_kernel_2D_blocktiling.cuh``), computing ``C = A @ B`` (``alpha = 1, beta = 0``). Their specs
 and launch configurations are in :mod:`kernellab.sgemm.kernels`.
+
+Each kernel issues what nvcc compiles its CUDA twin (``cuda/k0*.cu``) into for sm_86, pass for pass
+of the K loop: the same shared loads by width (nvcc reads a thread's run of consecutive ``__shared__``
+floats across the unrolled dot loop with ``LDS.128``), and the integer/address and branch
+instructions of one pass, counted with ``blk.count_instr`` from ``kernellab/sgemm/sass_mix.json``.
+Code outside the main K loop (index set-up, the epilogue, and for k1/k2 the remainder loop nvcc
+emits when K is not a multiple of its unroll factor) issues no integer overhead here.
 """
 
 from __future__ import annotations
@@ -20,6 +27,9 @@ def sgemm_naive(blk, A, B, C, M, N, K):
         a_row = x * K  # hoisted out of the loop, as nvcc does
         for i in range(K):
             acc = blk.fma(blk.load(A, a_row + i), blk.load(B, y + i * N), acc)
+            if i % 4 == 3:  # nvcc unrolls the loop by 4; a pass issues 20 IMAD/IADD3/LEA/ISETP and a BRA
+                blk.count_instr("int", 20)
+                blk.count_instr("ctrl")
         blk.store(C, x * N + y, acc)
 
 
@@ -33,6 +43,9 @@ def sgemm_global_mem_coalesce(blk, A, B, C, M, N, K, BLOCKSIZE=32):
         a_row = row * K
         for i in range(K):
             acc = blk.fma(blk.load(A, a_row + i), blk.load(B, col + i * N), acc)
+            if i % 16 == 15:  # signed indices: nvcc unrolls by 16; a pass issues 25 integer/address and a BRA
+                blk.count_instr("int", 25)
+                blk.count_instr("ctrl")
         blk.store(C, row * N + col, acc)
 
 
@@ -46,12 +59,18 @@ def sgemm_shared_mem_block(blk, A, B, C, M, N, K, BLOCKSIZE=32):
     t_row, t_col = blk.tx // S, blk.tx % S
     a0, b0 = c_row * S * K, c_col * S  # A += cRow·32·K; B += cCol·32
     acc = np.zeros(blk.n_threads, np.float32)
+    a_run = (t_row * S)[:, None] + np.arange(0, S, 4)  # the thread's As row, 4 floats per LDS.128
+    b_col = np.arange(S) * S + t_col[:, None]  # Bs[dot·32 + t_col] for dot = 0..31: scalar loads
     for bk in range(0, K, S):
         blk.store(As, t_row * S + t_col, blk.load(A, a0 + bk + t_row * K + t_col))
         blk.store(Bs, t_row * S + t_col, blk.load(B, b0 + bk * N + t_row * N + t_col))
         blk.syncthreads()
+        a = blk.load(As, a_run, vec=4).reshape(blk.n_threads, S)  # 8 LDS.128
+        b = blk.load(Bs, b_col)  # 32 LDS
         for dot in range(S):
-            acc = blk.fma(blk.load(As, t_row * S + dot), blk.load(Bs, dot * S + t_col), acc)
+            acc = blk.fma(a[:, dot], b[:, dot], acc)
+        blk.count_instr("int", 7)  # SASS, cuda/k03: pointer bumps, loop test, 2 MOVs
+        blk.count_instr("ctrl")  # the branch back
         blk.syncthreads()
     blk.store(C, c_row * S * N + c_col * S + t_row * N + t_col, acc)
 
@@ -68,13 +87,18 @@ def sgemm1DBlocktiling(blk, A, B, C, M, N, K, BM=64, BN=64, BK=8, TM=8):
     row_b, col_b = blk.tx // BN, blk.tx % BN
     res = np.zeros((blk.n_threads, TM), np.float32)
     rows = (t_row * TM)[:, None] + np.arange(TM)  # the TM rows of this thread, lanes × TM
+    a_runs = (rows * BK)[:, :, None] + np.arange(0, BK, 4)  # each row's BK floats: BK/4 LDS.128
+    b_col = np.arange(BK) * BN + t_col[:, None]  # Bs[dot·BN + t_col]: one scalar load per dot step
     for bk in range(0, K, BK):
         blk.store(As, row_a * BK + col_a, blk.load(A, a0 + bk + row_a * K + col_a))
         blk.store(Bs, row_b * BN + col_b, blk.load(B, b0 + bk * N + row_b * N + col_b))
         blk.syncthreads()
+        a = blk.load(As, a_runs.reshape(blk.n_threads, -1), vec=4).reshape(blk.n_threads, TM, BK)  # 16 LDS.128
+        b = blk.load(Bs, b_col)  # 8 LDS
         for dot in range(BK):
-            tmp_b = blk.load(Bs, dot * BN + t_col)
-            res = blk.fma(blk.load(As, rows * BK + dot), tmp_b[:, None], res)
+            res = blk.fma(a[:, :, dot], b[:, dot, None], res)
+        blk.count_instr("int", 5)  # SASS, cuda/k04
+        blk.count_instr("ctrl")
         blk.syncthreads()
     blk.store(C, (c_row * BM * N + c_col * BN)[:, None] + rows * N + t_col[:, None], res)
 
@@ -93,16 +117,19 @@ def sgemm2DBlocktiling(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, TN=8):
     offs_a = row_a[:, None] + np.arange(0, BM, stride_a)  # the loadOffset loop, one instruction per column
     offs_b = row_b[:, None] + np.arange(0, BK, stride_b)
     m_rows = (t_row * TM)[:, None] + np.arange(TM)
-    n_cols = (t_col * TN)[:, None] + np.arange(0, TN, 4)  # Bs row segments: contiguous → LDS.128
+    a_runs = (m_rows * BK)[:, :, None] + np.arange(0, BK, 4)  # each As row's BK floats: LDS.128s
+    b_runs = (np.arange(BK) * BN)[:, None] + (t_col * TN)[:, None, None] + np.arange(0, TN, 4)  # Bs row segments
     res = np.zeros((blk.n_threads, TM, TN), np.float32)
     for bk in range(0, K, BK):
         blk.store(As, offs_a * BK + col_a[:, None], blk.load(A, a0[:, None] + bk + offs_a * K + col_a[:, None]))
         blk.store(Bs, offs_b * BN + col_b[:, None], blk.load(B, b0[:, None] + bk * N + offs_b * N + col_b[:, None]))
         blk.syncthreads()
+        a = blk.load(As, a_runs.reshape(blk.n_threads, -1), vec=4).reshape(blk.n_threads, TM, BK)  # 16 LDS.128
+        b = blk.load(Bs, b_runs.reshape(blk.n_threads, -1), vec=4).reshape(blk.n_threads, BK, TN)  # 16 LDS.128
         for dot in range(BK):
-            reg_m = blk.load(As, m_rows * BK + dot)  # strided by BK: scalar loads
-            reg_n = blk.load(Bs, dot * BN + n_cols, vec=4).reshape(blk.n_threads, TN)
-            res = blk.fma(reg_m[:, :, None], reg_n[:, None, :], res)
+            res = blk.fma(a[:, :, dot, None], b[:, dot, None, :], res)
+        blk.count_instr("int", 44)  # SASS, cuda/k05: the scalar staging's addresses
+        blk.count_instr("ctrl", 2)  # the loop's exit test and its branch back
         blk.syncthreads()
     c_idx = c_row * BM * N + c_col * BN
     c_off = c_idx[:, None, None] + m_rows[:, :, None] * N + (t_col * TN)[:, None, None] + np.arange(TN)

@@ -2,10 +2,12 @@
 
 The kernels' code is in :mod:`~kernellab.sgemm.basic` (1–5) and :mod:`~kernellab.sgemm.tiled`
 (6–10). Each kernel is a line-by-line translation of ``siboehm/SGEMM_CUDA`` (facts.md §1.3–1.4) computing
-``C = A @ B`` (``alpha = 1, beta = 0``: C is stored, never loaded). Counting conventions:
-global loads are vectorised only where the CUDA source casts to ``float4``; shared loads are
-vectorised (``LDS.64/128``) where the index runs over contiguous, aligned elements, as nvcc does
-for a ``__shared__`` array. Integer address arithmetic and loop control are not counted.
+``C = A @ B`` (``alpha = 1, beta = 0``: C is stored, never loaded). Counting conventions: each
+kernel issues, per pass of its K loop, the instructions nvcc emits for its CUDA twin in ``cuda/``
+(sm_86; ``tests/test_sass_mix.py`` holds them equal). Global loads are vectorised only where the
+CUDA source casts to ``float4``; shared loads are read with the widths nvcc chose (``LDS.64/128``
+across a thread's run of consecutive floats); the loop's integer/address and branch instructions
+are counted with ``blk.count_instr``. Code outside the K loop issues no integer overhead here.
 """
 
 from __future__ import annotations

@@ -5,6 +5,10 @@ Translations of ``siboehm/SGEMM_CUDA`` ``src/kernels/6_kernel_vectorize.cuh`` �
 ``float4`` loads and stored transposed into ``As`` (four scalar stores), so the inner loop reads
 ``As`` and ``Bs`` rows as contiguous runs (``LDS.128``) — except where k7 and k8 change ``Bs``'s
 layout to move bank conflicts. All assume M, N multiples of the block tile and K of BK.
+
+As in :mod:`kernellab.sgemm.basic`, each pass of the K loop also issues the integer/address and
+branch instructions that nvcc emits for the kernel's CUDA twin (``cuda/k*.cu``, sm_86), counted with
+``blk.count_instr`` from ``kernellab/sgemm/sass_mix.json``.
 """
 
 from __future__ import annotations
@@ -35,6 +39,28 @@ def _outer(blk, As, Bs, m_start, n_start, dot, BM, BN, TM, TN, res):
     return blk.fma(reg_m[:, :, None], reg_n[:, None, :], res)
 
 
+#: How nvcc loads a thread's run of 8 consecutive ``__shared__`` floats whose first element sits at
+#: ``o`` floats past a 16-byte boundary (``o`` = 0–3): (first element relative to the run, floats per
+#: load). It widens a load to 16 bytes when that reads one float outside the run (o = 1, 3), and uses
+#: 8-byte loads when it would read two (o = 2). Read off the SASS of cuda/k08 (sm_86, nvcc 13):
+#: LDS.128 ×2 | LDS.128 [-1..2], [3..6], LDS [7] | LDS.64 [0,1], LDS.128 [2..5], LDS.64 [6,7] |
+#: LDS [0], LDS.128 [1..4], [5..8].
+RUN8_LOADS = {0: ((0, 4), (4, 4)), 1: ((-1, 4), (3, 4), (7, 1)), 2: ((0, 2), (2, 4), (6, 2)),
+              3: ((0, 1), (1, 4), (5, 4))}
+
+
+def _load_run(blk, arr, start, n):
+    """Load ``arr[start : start + n]`` per lane (n = 8) with the loads nvcc emits; ``start`` mod 4 must be uniform."""
+    o = (arr.offset // arr.itemsize + start) % 4
+    if n != 8 or (o != o[0]).any():
+        raise ValueError("_load_run reads runs of 8 floats whose start is the same mod 4 on every lane")
+    out = np.empty((blk.n_threads, n + 2), arr.dtype)  # one float of slack each side for widened loads
+    for first, vec in RUN8_LOADS[int(o[0])]:
+        v = blk.load(arr, start + first, vec=vec)
+        out[:, 1 + first:1 + first + vec] = v.reshape(blk.n_threads, vec)
+    return out[:, 1:1 + n]
+
+
 def _store_c(blk, C, c0, row0, col0, N, TM, TN, res):
     """float4 stores of a thread's TM×TN results at rows ``row0 + m`` and columns ``col0 + n``."""
     idx = c0[:, None, None] + (row0[:, None] + np.arange(TM))[:, :, None] * N + col0[:, None, None] + np.arange(0, TN, 4)
@@ -57,6 +83,8 @@ def sgemmVectorize(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, TN=8):
         blk.syncthreads()
         for dot in range(BK):
             res = _outer(blk, As, Bs, t_row * TM, t_col * TN, dot, BM, BN, TM, TN, res)
+        blk.count_instr("int", 10)  # SASS, cuda/k06
+        blk.count_instr("ctrl", 2)  # exit test and branch back
         blk.syncthreads()
     _store_c(blk, C, c_row * BM * N + c_col * BN, t_row * TM, t_col * TN, N, TM, TN, res)
 
@@ -81,6 +109,8 @@ def sgemmResolveBankConflicts(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8,
             reg_m = blk.load(As, dot * BM + (t_row * TM)[:, None] + np.arange(0, TM, 4), vec=4)
             reg_n = blk.load(Bs, ((dot * 8 + np.arange(TN)) * 16)[None, :] + t_col[:, None])  # 16 apart: scalar
             res = blk.fma(reg_m.reshape(blk.n_threads, TM)[:, :, None], reg_n[:, None, :], res)
+        blk.count_instr("int", 10)  # SASS, cuda/k07
+        blk.count_instr("ctrl", 2)
         blk.syncthreads()
     _store_c(blk, C, c_row * BM * N + c_col * BN, t_row * TM, t_col * TN, N, TM, TN, res)
 
@@ -102,8 +132,10 @@ def sgemmResolveBankExtraCol(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, 
         blk.syncthreads()
         for dot in range(BK):
             reg_m = blk.load(As, dot * BM + (t_row * TM)[:, None] + np.arange(0, TM, 4), vec=4)
-            reg_n = blk.load(Bs, dot * BNp + (t_col * TN)[:, None] + np.arange(TN))  # not 16-byte aligned: scalar
+            reg_n = _load_run(blk, Bs, dot * BNp + t_col * TN, TN)  # rows of 133 floats: mixed widths
             res = blk.fma(reg_m.reshape(blk.n_threads, TM)[:, :, None], reg_n[:, None, :], res)
+        blk.count_instr("int", 10)  # SASS, cuda/k08
+        blk.count_instr("ctrl", 2)
         blk.syncthreads()
     _store_c(blk, C, c_row * BM * N + c_col * BN, t_row * TM, t_col * TN, N, TM, TN, res)
 
@@ -128,6 +160,8 @@ def sgemmAutotuned(blk, A, B, C, M, N, K, BM=128, BN=128, BK=16, TM=8, TN=8, NUM
                 for dot in range(BK):
                     res[:, wm, wn] = _outer(blk, As, Bs, wm * WM + t_row * TM, wn * WN + t_col * TN, dot,
                                             BM, BN, TM, TN, res[:, wm, wn])
+        blk.count_instr("int", 14)  # SASS, cuda/k09
+        blk.count_instr("ctrl", 2)
         blk.syncthreads()
     for wm in range(WMITER):
         for wn in range(WNITER):
@@ -162,6 +196,8 @@ def sgemmWarptiling(blk, A, B, C, M, N, K, BM=128, BN=128, BK=16, WM=64, WN=64, 
             reg_m = blk.load(As, dot * BM + m_idx.reshape(blk.n_threads, -1), vec=4).reshape(blk.n_threads, -1)
             reg_n = blk.load(Bs, dot * BN + n_idx.reshape(blk.n_threads, -1), vec=4).reshape(blk.n_threads, -1)
             res = blk.fma(reg_m[:, :, None], reg_n[:, None, :], res)
+        blk.count_instr("int", 37)  # SASS, cuda/k10
+        blk.count_instr("ctrl", 2)
         blk.syncthreads()
     c0 = (c_row * BM + warp_row * WM) * N + c_col * BN + warp_col * WN
     for wm in range(WMITER):

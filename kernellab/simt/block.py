@@ -301,7 +301,24 @@ class Block:
         return r
 
     def count_instr(self, kind: str, per_thread: int = 1) -> None:
-        """Count ``per_thread`` warp instructions of ``kind`` (e.g. ``"iadd"``) on the active lanes."""
+        """Count ``per_thread`` warp instructions of ``kind`` on the active lanes (each active warp issues them).
+
+        For the instructions a compiled kernel issues besides its loads, stores, FMAs and barriers,
+        which Python cannot see: ``"int"`` (integer and address arithmetic, moves, comparisons),
+        ``"ctrl"`` (branches) and ``"other"`` (``kernellab.counters.OVERHEAD_KINDS``). Take the
+        numbers from the kernel's SASS (``nox -s sass`` counts them for kernellab's kernels) and
+        say where they come from in a comment. Any other name is counted under that name.
+
+        Examples
+        --------
+        >>> from kernellab.simt import launch
+        >>> def k(blk):
+        ...     blk.count_instr("int", 3)   # e.g. two IADD3 and an ISETP per loop pass
+        ...     blk.count_instr("ctrl")     # and the branch back
+        >>> c = launch(k, 2, 48)            # 2 blocks × 2 warps (the second warp 16 lanes)
+        >>> c.instr_by_kind, c.overhead_instr, c.thread_instr
+        ({'int': 12, 'ctrl': 4}, 16, 384)
+        """
         _, lanes, warps, _ = self._masks[-1]
         self._tally.instr(kind, warps * per_thread, lanes * per_thread)
 

@@ -2,8 +2,9 @@
 
 The memory counts are the pure functions of :mod:`kernellab.access` applied to each warp
 instruction's :class:`~kernellab.Access`, so the SIMT simulator and mini-Triton agree.
-Instruction kinds are PTX-like names: ``ld.global``, ``st.global``, ``ld.shared``, ``st.shared``,
-``fma``, ``bar.sync`` (and any kind a kernel counts itself with :meth:`kernellab.Block.count_instr`).
+Instruction kinds are PTX-like names: ``ld.global``, ``st.global``, ``ld.shared``, ``st.shared``
+(``.v2``/``.v4`` appended for 64/128-bit accesses), ``fma``, ``bar.sync``, and any kind a kernel counts
+itself with :meth:`kernellab.Block.count_instr` (see :class:`~kernellab.Counts`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ..access import (
     shared_ideal_wavefronts,
     shared_wavefronts,
 )
-from ..counters import Counts
+from ..counters import Counts, memory_kind
 
 _INT_FIELDS = tuple(f.name for f in fields(Counts) if f.type in ("int", int))
 
@@ -51,7 +52,7 @@ class Tally:
     def global_access(self, op: str, acc: Access, warps: int, lanes: int) -> None:
         """Count one or more global load (``op="load"``) or store instructions described by ``acc``."""
         pre = "gld" if op == "load" else "gst"
-        self.instr("ld.global" if op == "load" else "st.global", warps, lanes)
+        self.instr(memory_kind(op, "global", acc.width), warps, lanes)
         self.n[pre + "_instr"] += requests(acc)
         self.n[pre + "_sectors"] += sectors(acc)
         self.n[pre + "_lines"] += lines(acc)
@@ -60,7 +61,7 @@ class Tally:
     def shared_access(self, op: str, acc: Access, warps: int, lanes: int) -> None:
         """Count shared-memory load or store instructions: requests, wavefronts, ideal wavefronts."""
         pre = "shld" if op == "load" else "shst"
-        self.instr("ld.shared" if op == "load" else "st.shared", warps, lanes)
+        self.instr(memory_kind(op, "shared", acc.width), warps, lanes)
         self.n[pre + "_instr"] += requests(acc)
         self.n[pre + "_wavefronts"] += shared_wavefronts(acc)
         self.n[pre + "_ideal"] += shared_ideal_wavefronts(acc)

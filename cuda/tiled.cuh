@@ -1,0 +1,54 @@
+// Pieces shared by the CUDA twins of kernellab/sgemm/tiled.py (k6–k10), one per helper there.
+// All are inlined: each twin still compiles to one kernel with one K loop.
+#pragma once
+
+// _load_a_transposed: float4 loads of the BM×BK tile of A (rows K apart), each stored as four floats
+// down a column of As, which is BK×BM.
+template <int BM, int BK, int THREADS>
+__device__ __forceinline__ void load_a_transposed(const float *a, float *As, int K) {
+  const unsigned row = threadIdx.x / (BK / 4), col = threadIdx.x % (BK / 4);
+#pragma unroll
+  for (int r = 0; r < BM; r += THREADS * 4 / BK) {
+    const float4 v = *reinterpret_cast<const float4 *>(&a[(row + r) * K + col * 4]);
+    As[(col * 4 + 0) * BM + row + r] = v.x;
+    As[(col * 4 + 1) * BM + row + r] = v.y;
+    As[(col * 4 + 2) * BM + row + r] = v.z;
+    As[(col * 4 + 3) * BM + row + r] = v.w;
+  }
+}
+
+// _load_b_rows, stored as it is read: float4 loads of the BK×BN tile of B into the rows of Bs.
+template <int BN, int BK, int THREADS>
+__device__ __forceinline__ void load_b_rows(const float *b, float *Bs, int N) {
+  const unsigned row = threadIdx.x / (BN / 4), col = threadIdx.x % (BN / 4);
+#pragma unroll
+  for (int r = 0; r < BK; r += THREADS * 4 / BN)
+    *reinterpret_cast<float4 *>(&Bs[(row + r) * BN + col * 4]) =
+        *reinterpret_cast<const float4 *>(&b[(row + r) * N + col * 4]);
+}
+
+// _outer: TM values of As and TN of Bs (both rows of consecutive floats) and their outer product.
+template <int BM, int BN, int TM, int TN>
+__device__ __forceinline__ void outer(float (&acc)[TM][TN], const float *As, const float *Bs, int d, unsigned m0,
+                                      unsigned n0) {
+  float rm[TM], rn[TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i) rm[i] = As[d * BM + m0 + i];
+#pragma unroll
+  for (int j = 0; j < TN; ++j) rn[j] = Bs[d * BN + n0 + j];
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] += rm[i] * rn[j];
+}
+
+// _store_c: float4 stores of a TM×TN result at rows row0 + i and columns col0 + j of C (rows N apart).
+template <int TM, int TN>
+__device__ __forceinline__ void store_c(float *c, int N, unsigned row0, unsigned col0, const float (&acc)[TM][TN]) {
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; j += 4)
+      *reinterpret_cast<float4 *>(&c[(row0 + i) * N + col0 + j]) =
+          make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
+}
