@@ -2,8 +2,8 @@
 Vectorized access, bank conflicts and Tensor Cores
 ==================================================
 
-Kernel 5 is bound by shared memory, and half of its shared-memory time is bank conflicts. Kernels 6,
-7 and 8 change how data moves, not what is computed: 128-bit global loads and stores with A stored
+Kernel 5 is bound by shared memory, and half of its shared-load wavefronts, as written, are bank
+conflicts. Kernels 6, 7 and 8 change how data moves, not what is computed: 128-bit global loads and stores with A stored
 transposed (kernel 6), then two new layouts of the B tile in shared memory (kernels 7 and 8).
 
 You will learn what a 128-bit access saves and what it does not, how to count shared-memory
