@@ -15,6 +15,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import localized_downloads  # noqa: E402  (tools/: the downloads in the page's language)
+import site_publish  # noqa: E402  (tools/: the site's URL, the files at its root)
 
 project = "kernellab"
 author = "the kernellab developers"
@@ -231,9 +232,7 @@ sphinx_gallery_conf = {
 # every page gets a canonical URL and hreflang alternates, the site a sitemap, and the notebooks
 # install kernellab from <root>dist/. Unset (a local build), links stay relative and nothing points
 # to a host.
-SITE_URL = (os.environ.get("KERNELLAB_BASEURL") or os.environ.get("READTHEDOCS_CANONICAL_URL") or "").strip()
-if SITE_URL and not SITE_URL.endswith("/"):
-    SITE_URL += "/"
+SITE_URL = site_publish.site_url()
 WHEEL = localized_downloads.wheel_name(release)
 
 # --- HTML ---
@@ -256,7 +255,6 @@ copybutton_prompt_text = r">>> |\.\.\. |\$ "
 copybutton_prompt_is_regexp = True
 copybutton_only_copy_prompt_lines = True
 copybutton_exclude = ".linenos, .gp, .go"
-
 
 
 def _runtime_language(app, config):

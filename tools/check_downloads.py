@@ -141,7 +141,12 @@ def run_script(path: Path, lang: str) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
+    import importlib.util
+
     site, work = Path(argv[0]), Path(argv[1])
+    if importlib.util.find_spec("noto_cjk_sans_otc") is not None:  # the wheel must not pull the 15.5 MB font
+        print("the site's wheel installed the full CJK font: it belongs to the kernellab[cjk] extra only")
+        return 1
     jobs = []
     for lang in LANGS:
         dest = work / lang
