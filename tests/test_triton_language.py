@@ -252,7 +252,8 @@ def test_scans_and_reductions_with_combine_functions(axis, vectorize):
     xi = rng.integers(-50, 50, (8, 16)).astype(np.int32)
     xi[2, 3] = xi[5, 3] = xi[2, 9] = 60  # ties: the smallest index wins
     out, iout = np.zeros(3 * 128 + 16, np.float32), np.zeros(3 * 128 + 6 * 16, np.int32)
-    c = K.scan_kernel[(1,)](x, xi, out, iout, R=8, C=16, AXIS=axis, vectorize=vectorize)
+    c = K.scan_kernel[(1,)](x, xi, out, iout, R=8, C=16, AXIS=axis, L=16 if axis == 0 else 8,
+                               vectorize=vectorize)
     d = x.astype(np.float64)
     tol = dict(rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(out[:128].reshape(8, 16), np.cumsum(d, axis=axis), **tol)

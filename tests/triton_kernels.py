@@ -356,7 +356,8 @@ def _affine_combine(a1, b1, a2, b2):
 
 # Scans and reductions with @triton.jit combine functions, and the fixed ones
 @triton.jit
-def scan_kernel(x_ptr, i_ptr, out_ptr, iout_ptr, R: tl.constexpr, C: tl.constexpr, AXIS: tl.constexpr):
+def scan_kernel(x_ptr, i_ptr, out_ptr, iout_ptr, R: tl.constexpr, C: tl.constexpr, AXIS: tl.constexpr,
+                L: tl.constexpr):
     rows = tl.arange(0, R)[:, None]
     cols = tl.arange(0, C)[None, :]
     x = tl.load(x_ptr + rows * C + cols)
@@ -370,22 +371,14 @@ def scan_kernel(x_ptr, i_ptr, out_ptr, iout_ptr, R: tl.constexpr, C: tl.constexp
     tl.store(iout_ptr + 2 * R * C + rows * C + cols, tl.associative_scan(xi, AXIS, _add_combine, reverse=True))
     v, i = tl.reduce((xi, tl.broadcast_to(rows * C + cols, R, C)), AXIS, _first_max_combine)
     s = tl.reduce(x, AXIS, _add_combine, keep_dims=True)
-    if AXIS == 0:
-        tl.store(iout_ptr + 3 * R * C + tl.arange(0, C), v)
-        tl.store(iout_ptr + 3 * R * C + C + tl.arange(0, C), i)
-        tl.store(iout_ptr + 3 * R * C + 2 * C + tl.arange(0, C), tl.xor_sum(xi, axis=0))
-        tl.store(iout_ptr + 3 * R * C + 3 * C + tl.arange(0, C), tl.reduce_or(xi, axis=0))
-        tl.store(iout_ptr + 3 * R * C + 4 * C + tl.arange(0, C), tl.argmax(xi, axis=0))
-        tl.store(iout_ptr + 3 * R * C + 5 * C + tl.arange(0, C), tl.argmin(xi, axis=0))
-        tl.store(out_ptr + 3 * R * C + cols, s)
-    else:
-        tl.store(iout_ptr + 3 * R * C + tl.arange(0, R), v)
-        tl.store(iout_ptr + 3 * R * C + R + tl.arange(0, R), i)
-        tl.store(iout_ptr + 3 * R * C + 2 * R + tl.arange(0, R), tl.xor_sum(xi, axis=1))
-        tl.store(iout_ptr + 3 * R * C + 3 * R + tl.arange(0, R), tl.reduce_or(xi, axis=1))
-        tl.store(iout_ptr + 3 * R * C + 4 * R + tl.arange(0, R), tl.argmax(xi, axis=1))
-        tl.store(iout_ptr + 3 * R * C + 5 * R + tl.arange(0, R), tl.argmin(xi, axis=1))
-        tl.store(out_ptr + 3 * R * C + rows, s)
+    outs = tl.arange(0, L)  # L: the length along the other axis, what the reductions leave
+    tl.store(iout_ptr + 3 * R * C + outs, v)
+    tl.store(iout_ptr + 3 * R * C + L + outs, i)
+    tl.store(iout_ptr + 3 * R * C + 2 * L + outs, tl.xor_sum(xi, axis=AXIS))
+    tl.store(iout_ptr + 3 * R * C + 3 * L + outs, tl.reduce_or(xi, axis=AXIS))
+    tl.store(iout_ptr + 3 * R * C + 4 * L + outs, tl.argmax(xi, axis=AXIS))
+    tl.store(iout_ptr + 3 * R * C + 5 * L + outs, tl.argmin(xi, axis=AXIS))
+    tl.store(out_ptr + 3 * R * C + outs, tl.ravel(s))
 
 
 # Shape functions: join, split, interleave, flip, permute, reshape, gather, sort, topk, expand_dims
