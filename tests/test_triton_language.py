@@ -33,8 +33,8 @@ def test_members_are_registered_by_the_functions_themselves():
                  "cumsum", "cumprod", "flip", "broadcast_to", "trans", "permute", "split", "view", "reshape",
                  "expand_dims", "cast", "store", "advance", "reduce", "associative_scan", "histogram", "gather",
                  "atomic_add", "atomic_cas", "atomic_xchg", "atomic_max", "atomic_min", "atomic_and", "atomic_or",
-                 "atomic_xor", "atomic_load", "atomic_store", "atomic_poll", "cdiv"]:
-        assert getattr(tl.tensor, name) is getattr(tl, name), name
+                 "atomic_xor", "atomic_load", "atomic_store", "atomic_poll", "cdiv", "item"]:
+        assert getattr(tl.tensor, name) is getattr(tl.core if name == "item" else tl, name), name
 
 
 def test_jit_module_renamed_and_decorator_kept():
@@ -287,18 +287,19 @@ def test_scans_and_reductions_with_combine_functions(axis, vectorize):
 
 
 @pytest.mark.parametrize("n", [1, 2, 8, 32])
-def test_reduce_odd_and_tuple_inputs(n):
+def test_reduce_axis_none_keep_dims_and_item(n):
     @triton.jit
     def k(x_ptr, out_ptr, N: tl.constexpr):
         x = tl.load(x_ptr + tl.arange(0, N))
         tl.store(out_ptr, tl.reduce(x, 0, K._add_combine))
         tl.store(out_ptr + 1, tl.reduce(x, None, K._add_combine))
         tl.store(out_ptr + 2 + tl.arange(0, 1), tl.reduce(x, 0, K._add_combine, keep_dims=True))
+        tl.store(out_ptr + 3, tl.reduce(x, 0, K._add_combine, keep_dims=True).item())
 
     x = np.random.default_rng(n).integers(-9, 9, n).astype(np.int32)
-    out = np.zeros(3, np.int32)
+    out = np.zeros(4, np.int32)
     k[(1,)](x, out, N=n)
-    assert out.tolist() == [x.sum()] * 3
+    assert out.tolist() == [x.sum()] * 4
 
 
 # --- shapes ------------------------------------------------------------------------------------------

@@ -399,6 +399,15 @@ def reshape(input, *shape, can_reorder=False) -> tensor:
 
 
 @_tensor_member_fn
+def item(input, _semantic=None, _generator=None) -> tensor:
+    """The single element of a one-element block, as a scalar (``x.item()``)."""
+    x = _to_tensor(input)
+    if x.numel != 1:
+        raise ValueError(f"item() needs a block of one element, got shape {x.shape}")
+    return x._like(x.data.reshape(x.data.shape[0]), ())
+
+
+@_tensor_member_fn
 def view(input, *shape) -> tensor:
     """The same elements in another block shape (Triton's deprecated alias of ``reshape``)."""
     return reshape(input, *shape)
