@@ -416,14 +416,18 @@ def test_bfloat16_arithmetic_rounds_and_stores_bits():
         b = tl.load(y_ptr + offs).to(tl.bfloat16)
         tl.store(out_ptr + offs, (a + b).to(tl.float32))
         tl.store(out_ptr + N + offs, (a * b).to(tl.float32))
+        tl.store(out_ptr + 2 * N, tl.sum(a, axis=0).to(tl.float32))
 
     rng = np.random.default_rng(7)
     x, y = rng.standard_normal((2, 32)).astype(np.float32)
-    out = np.zeros(64, np.float32)
+    out = np.zeros(65, np.float32)
     k[(1,)](x, y, out, N=32)
     a, b = T.bfloat16.round(x).astype(np.float64), T.bfloat16.round(y).astype(np.float64)
     np.testing.assert_array_equal(out[:32], T.bfloat16.round((a + b).astype(np.float32)))
-    np.testing.assert_array_equal(out[32:], T.bfloat16.round((a * b).astype(np.float32)))
+    np.testing.assert_array_equal(out[32:64], T.bfloat16.round((a * b).astype(np.float32)))
+    # a bfloat16 sum is a bfloat16 value (Triton sums bf16 in bf16): within half a bf16 ulp of the exact sum
+    assert out[64] == T.bfloat16.round(np.float32([out[64]]))[0]
+    assert abs(out[64] - a.sum()) <= 2.0 ** (np.floor(np.log2(abs(a.sum()))) - 8) + 1e-6
 
 
 def test_torch_tensors_including_bfloat16():

@@ -320,9 +320,12 @@ def _reduce(x: tensor, axis, keep_dims, fn, out_t: T.dtype) -> tensor:
     if ax is None:
         out = fn(data.reshape(data.shape[0], -1), axis=1)
         shape = (1,) * len(x._shape) if keep_dims else ()
-        return tensor(out.reshape((out.shape[0], *shape)), out_t, shape)
-    out = fn(data, axis=ax + 1, keepdims=keep_dims)
-    shape = x._shape[:ax] + ((1,) if keep_dims else ()) + x._shape[ax + 1:]
+        out = out.reshape((out.shape[0], *shape))
+    else:
+        out = fn(data, axis=ax + 1, keepdims=keep_dims)
+        shape = x._shape[:ax] + ((1,) if keep_dims else ()) + x._shape[ax + 1:]
+    if out_t.__class__ is T.float_format:  # a bfloat16 / float8 result is a value of that format
+        out = out_t.round(out)
     return tensor(out, out_t, shape)
 
 
