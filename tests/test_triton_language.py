@@ -596,3 +596,25 @@ def test_attention_on_host_tensor_descriptors(n, vectorize):
     blocks = triton.cdiv(n, 16)
     # each program reads its q tile once and every k and v tile once; tiles are clipped at row n
     assert c.load_bytes == 4 * 16 * (n + 2 * n * blocks) and c.store_bytes == 4 * 16 * n
+
+
+@pytest.mark.parametrize("vectorize", MODES)
+@pytest.mark.parametrize(("rows", "d"), [(1, 1), (16, 64), (100, 37)])
+def test_cs336_weighted_sum_forward_and_backward(rows, d, vectorize):
+    rng = np.random.default_rng(rows + d)
+    x = rng.standard_normal((rows, d)).astype(np.float32)
+    w = rng.standard_normal(d).astype(np.float32)
+    out = np.zeros(rows, np.float32)
+    RT, DT = 16, 16
+    tiles = triton.cdiv(rows, RT)
+    K.weighted_sum_fwd[(tiles,)](x, w, out, d, 1, 1, 1, rows, d, ROWS_TILE_SIZE=RT, D_TILE_SIZE=DT,
+                                 vectorize=vectorize)
+    np.testing.assert_allclose(out, x.astype(np.float64) @ w, rtol=1e-5, atol=1e-5)
+    g = rng.standard_normal(rows).astype(np.float32)
+    gx, gw = np.zeros_like(x), np.zeros((tiles, d), np.float32)
+    c = K.weighted_sum_backward[(tiles,)](x, w, g, gx, gw, d, 1, 1, 1, d, 1, d, 1, rows, d, ROWS_TILE_SIZE=RT,
+                                          D_TILE_SIZE=DT, vectorize=vectorize)
+    np.testing.assert_allclose(gx, np.outer(g, w), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(gw.sum(0), x.astype(np.float64).T @ g, rtol=1e-5, atol=1e-5)
+    # stores: grad_x (rows·d floats) and one partial row of d floats per tile, boundary-checked exactly
+    assert c.store_bytes == 4 * (rows * d + tiles * d)

@@ -196,9 +196,9 @@ def test_conversions(kernels):
     # the exponent (6.5 → 4.0 in e5m2); tests/test_triton_language.py checks fp8 against float64 instead.
 
 
-# Triton 3.9 removed block pointers ("in favor of the tensor descriptor API"): these two kernels run in
+# Triton 3.9 removed block pointers ("in favor of the tensor descriptor API"): these kernels run in
 # kernellab only, checked against numpy in tests/test_triton_language.py.
-NOT_IN_TRITON_39 = {"block_ptr_rowsum_kernel", "block_ptr_matmul_kernel"}
+NOT_IN_TRITON_39 = {"block_ptr_rowsum_kernel", "block_ptr_matmul_kernel", "weighted_sum_fwd", "weighted_sum_backward"}
 
 
 def test_descriptors(kernels):
