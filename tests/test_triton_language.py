@@ -618,3 +618,18 @@ def test_cs336_weighted_sum_forward_and_backward(rows, d, vectorize):
     np.testing.assert_allclose(gw.sum(0), x.astype(np.float64).T @ g, rtol=1e-5, atol=1e-5)
     # stores: grad_x (rows·d floats) and one partial row of d floats per tile, boundary-checked exactly
     assert c.store_bytes == 4 * (rows * d + tiles * d)
+
+
+def test_type_queries_students_write():
+    @triton.jit
+    def k(x_ptr, out_ptr, N: tl.constexpr):
+        bp = tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (N,), (0,))
+        x = tl.load(bp).to(tl.float32)
+        y = (x * 2).to(bp.type.element_ty)  # the cast of A2's FlashAttention: back to the pointer's type
+        tl.static_assert(y.dtype.is_fp16() and x.type.scalar.is_fp32() and out_ptr.dtype.element_ty == tl.float16)
+        tl.store(out_ptr + tl.arange(0, N), y)
+
+    x = np.arange(8, dtype=np.float16)
+    out = np.zeros_like(x)
+    k[(1,)](x, out, N=8)
+    assert (out == 2 * x).all()
