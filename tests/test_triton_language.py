@@ -242,6 +242,14 @@ def test_atomic_errors():
     with pytest.raises(RuntimeError, match="would wait forever"):
         poll[(1,)](np.zeros(1, np.int32))
 
+    @triton.jit
+    def never_released(lock):
+        while tl.atomic_cas(lock, 0, 1) == 1:
+            pass
+
+    with pytest.raises(RuntimeError, match="program \\(1,0,0\\): tl.atomic_cas found the lock taken 1000 times"):
+        never_released[(2,)](np.zeros(1, np.int32))  # program 0 takes it and never releases it
+
 
 # --- scans and reductions -----------------------------------------------------------------------------
 @pytest.mark.parametrize("vectorize", MODES)
