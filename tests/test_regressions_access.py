@@ -41,6 +41,8 @@ def test_a_decrease_at_the_last_lane_is_not_taken_for_order():
 
 @pytest.mark.parametrize("address,width,expected", [
     (31, 2, (2, 1)),     # bytes 31–32: sectors 0 and 1, line 0
+    (29, 2, (1, 1)),     # bytes 29–30: misaligned, yet inside sector 0
+    (26, 4, (1, 1)),     # bytes 26–29: misaligned, inside sector 0
     (127, 2, (2, 2)),    # bytes 127–128: sectors 3 and 4, lines 0 and 1
     (29, 4, (2, 1)),     # bytes 29–32: 29 is not a multiple of 4 (29 & 3 = 1)
     (30, 4, (2, 1)),     # bytes 30–33
