@@ -10,7 +10,15 @@ import numpy as np
 import pytest
 
 from kernellab import Access
-from kernellab.access import bytes_requested, lines, requests, sectors
+from kernellab.access import (
+    bank_conflicts,
+    bytes_requested,
+    lines,
+    requests,
+    sectors,
+    shared_ideal_wavefronts,
+    shared_wavefronts,
+)
 
 
 def oracle(addresses, active, width, unit):
@@ -41,6 +49,8 @@ def test_a_decrease_at_the_last_lane_is_not_taken_for_order():
 
 @pytest.mark.parametrize("address,width,expected", [
     (31, 2, (2, 1)),     # bytes 31–32: sectors 0 and 1, line 0
+    (29, 2, (1, 1)),     # bytes 29–30: misaligned, yet inside sector 0
+    (26, 4, (1, 1)),     # bytes 26–29: misaligned, inside sector 0
     (127, 2, (2, 2)),    # bytes 127–128: sectors 3 and 4, lines 0 and 1
     (29, 4, (2, 1)),     # bytes 29–32: 29 is not a multiple of 4 (29 & 3 = 1)
     (30, 4, (2, 1)),     # bytes 30–33
@@ -92,3 +102,16 @@ def test_counters_match_the_oracle_on_almost_ordered_accesses(seed):
         assert sectors(acc) == oracle(addr, active, width, 32), (addr.tolist(), active.tolist(), width)
         assert lines(acc) == oracle(addr, active, width, 128), (addr.tolist(), active.tolist(), width)
         assert requests(acc) == sum(bool(active[w:w + 32].any()) for w in range(0, n, 32))
+
+
+def test_inactive_lanes_take_no_bank():
+    # one active lane reading word 33 (byte 132, bank 1): 1 wavefront, ideal 1. The 31 inactive lanes of the warp
+    # must not count as a word of their own, or bank 1 would hold words 1 and 33 and take 2 wavefronts
+    acc = Access.from_lanes([132], width=4)
+    assert (shared_wavefronts(acc), shared_ideal_wavefronts(acc), bank_conflicts(acc)) == (1, 1, 0)
+    # two active lanes on words 1 and 33 (both bank 1): a 2-way conflict, 2 wavefronts
+    two = Access.from_lanes([4, 132], width=4)
+    assert (shared_wavefronts(two), bank_conflicts(two)) == (2, 1)
+    # a warp with no active lane takes no wavefront at all
+    none = Access.from_lanes(4 * np.arange(32), active=np.zeros(32, bool), width=4)
+    assert (shared_wavefronts(none), shared_ideal_wavefronts(none)) == (0, 0)

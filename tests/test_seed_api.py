@@ -120,6 +120,19 @@ def test_lecture_01_demo4_bounds():
     assert str(e.value) == "kernel _naive_no_check, block (3,0,0), thread (4,0,0): load A[5000] out of bounds (size 5000)"
 
 
+def test_lecture_01_demo4_message_split_on_the_chinese_colon(monkeypatch):
+    monkeypatch.setenv("KERNELLAB_LANG", "zh_CN")
+    # the seed prints str(e).split("：")[0]: the place of the first out-of-bounds access, in Chinese
+    M, N, K = 100, 70, 50
+    rng = np.random.default_rng(1)
+    A, B = rng.standard_normal((M, K)).astype(np.float32), rng.standard_normal((K, N)).astype(np.float32)
+    with pytest.raises(IndexError) as e:
+        launch(seed._naive_no_check, (cdiv(M, 32), cdiv(N, 32)), (32, 32), args=(A, B, np.zeros((M, N), np.float32), M, N, K))
+    assert isinstance(e.value, OutOfBoundsError)
+    assert str(e.value) == "内核 _naive_no_check，线程块 (3,0,0)，线程 (4,0,0)：load A[5000] 越界（大小 5000）"
+    assert str(e.value).split("：")[0] == "内核 _naive_no_check，线程块 (3,0,0)，线程 (4,0,0)"
+
+
 def test_lecture_06_demo1_bytes_shrink_with_block_size():
     rng = np.random.default_rng(0)
     M = N = K = 256  # the script uses 512³; the formula is the same and this keeps the test fast

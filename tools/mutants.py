@@ -13,6 +13,7 @@ Usage::
     python tools/mutants.py kernellab/access.py   # one module
     python tools/mutants.py --list                # show the mutants, run nothing
     python tools/mutants.py --jobs 2 --limit 50   # two scratch copies in parallel; the first 50 mutants
+    python tools/mutants.py --rerun run.log       # only the survivors of an earlier run (after adding tests)
 
 Messages inside ``raise`` and docstrings are not mutated. The repository itself is never modified.
 """
@@ -213,6 +214,7 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=1, help="scratch copies run in parallel")
     ap.add_argument("--limit", type=int, default=0, help="run only the first N mutants (0: all)")
     ap.add_argument("--timeout", type=float, default=120, help="seconds per mutant before it counts as killed")
+    ap.add_argument("--rerun", metavar="LOG", help="run only the mutants an earlier run's output lists as SURVIVED")
     args = ap.parse_args(argv)
 
     paths = sorted({str(Path(p).relative_to(ROOT)) if Path(p).is_absolute() else p
@@ -222,6 +224,9 @@ def main(argv=None) -> int:
     if args.limit:
         mutants = mutants[: args.limit]
     sources = {p: (ROOT / p).read_bytes() for p in paths}
+    total, killed_before = len(mutants), 0
+    if args.rerun:
+        mutants, killed_before = _survivors_of(Path(args.rerun).read_text(), mutants, sources)
     if args.list:
         for m in mutants:
             print(m.show(sources[m.path]))
@@ -235,8 +240,8 @@ def main(argv=None) -> int:
             print("the fast tests fail without any mutant: fix them first", file=sys.stderr)
             return 2
         baseline = time.perf_counter() - t0
-        print(f"{len(mutants)} mutants in {', '.join(paths)}; the fast tests take {baseline:.1f} s unmutated",
-              flush=True)
+        print(f"{len(mutants)} mutants in {', '.join(paths)}; the fast tests take {baseline:.1f} s unmutated"
+              + (f"; {killed_before} of {total} were killed in {args.rerun}" if args.rerun else ""), flush=True)
         free = list(copies)
 
         def run(m: Mutant) -> tuple[Mutant, str]:
@@ -266,9 +271,28 @@ def main(argv=None) -> int:
     print(f"\nsurvivors ({len(survivors)}):")
     for m in survivors:
         print("  " + m.show(sources[m.path]))
-    rate = killed / len(mutants) if mutants else 1.0
-    print(f"\nkill rate: {killed}/{len(mutants)} = {rate:.1%}")
+    killed += killed_before
+    rate = killed / total if total else 1.0
+    print(f"\nkill rate: {killed}/{total} = {rate:.1%}")
     return 0
+
+
+def _survivors_of(log: str, mutants: list[Mutant], sources: dict) -> tuple[list[Mutant], int]:
+    """The mutants an earlier run's ``log`` reports as SURVIVED, and how many it killed (same targets only)."""
+    import re
+
+    if "kill rate:" not in log:
+        raise SystemExit("the log is of a run that did not finish")
+    found = [(int(i), int(n), rest.strip()) for i, n, rest in re.findall(r"^\[(\d+)/(\d+)\] SURVIVED (.*)$", log, re.M)]
+    if any(n != len(mutants) for _, n, _ in found):
+        raise SystemExit("the log is of another set of mutants (targets or sources changed)")
+    picked = []
+    for i, _, shown in found:
+        m = mutants[i - 1]
+        if m.show(sources[m.path]).strip() != shown:
+            raise SystemExit(f"mutant {i} differs from the log: the sources changed since")
+        picked.append(m)
+    return picked, len(mutants) - len(picked)
 
 
 if __name__ == "__main__":
