@@ -17,7 +17,7 @@ class _Library:
         self._path = path
 
     def __getattr__(self, name: str):
-        if name.startswith("__"):
+        if name.startswith("_") or name.startswith("pytest"):  # not a library function: tools probing
             raise AttributeError(name)
         if name in ("libdevice", "cuda", "hip"):
             return _Library(f"{self._path}.{name}")

@@ -6,10 +6,4 @@ from .. import _Library
 libdevice = _Library("tl.extra.cuda.libdevice")
 
 
-def __getattr__(name: str):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    return getattr(_Library("tl.extra.cuda"), name)
-
-
 __all__ = ["libdevice"]

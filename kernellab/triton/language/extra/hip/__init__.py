@@ -6,10 +6,4 @@ from .. import _Library
 libdevice = _Library("tl.extra.hip.libdevice")
 
 
-def __getattr__(name: str):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    return getattr(_Library("tl.extra.hip"), name)
-
-
 __all__ = ["libdevice"]
