@@ -237,8 +237,8 @@ assert all(mine == lib for mine, lib in hand.values())
 # The measured kernels are Boehm's binaries. An audit of their SASS (``sm_86``) gives, per 512 warp
 # FFMAs (8 dot steps of a warp), the instructions (integer, address and loop control included), the
 # shared loads and the shared wavefronts they really issue; ``kernellab.sgemm.study.compiled_counts``
-# puts those into the counts. They match the simulator's for kernels 6–8 and differ for kernel 5,
-# whose loads of ``As`` nvcc merged in our twin but not all in Boehm's. The model then gives a *bound*
+# puts those into the counts. Their shared loads match the simulator's for kernels 6–8 and differ for
+# kernel 5, whose loads of ``As`` nvcc merged in our twin but not all in Boehm's. The model then gives a *bound*
 # (no latency, no scheduling loss, here at the rated 1.8 GHz) and an *estimate* calibrated with the
 # fitted scheduling efficiency η (page 5).
 
