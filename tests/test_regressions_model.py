@@ -9,8 +9,20 @@ import dataclasses
 import numpy as np
 import pytest
 
-from kernellab import A6000, Access, Counts, Table, dram_bytes_tiled, occupancy, print_header, waves
+from kernellab import (
+    A6000,
+    Access,
+    Counts,
+    Table,
+    compare_kernels,
+    dram_bytes_tiled,
+    occupancy,
+    print_header,
+    wave_footprints,
+    waves,
+)
 from kernellab.access import bytes_requested, lines, requests, sectors, shared_wavefronts
+from kernellab.simt import KERNELS, KernelSpec
 
 # --- Counts.__add__ -------------------------------------------------------------------------------
 
@@ -154,8 +166,6 @@ def test_an_empty_counts_is_zero_and_the_identity_of_add():
 
 def _off_at_c00(delta):
     """Boehm's naive kernel, then C[0, 0] += delta: a kernel wrong by exactly ``delta`` (± its own rounding)."""
-    from kernellab.simt import KERNELS
-
     def kernel(blk, A, B, C, M, N, K):
         KERNELS[0].kernel(blk, A, B, C, M, N, K)
         with blk.where((blk.bx == 0) & (blk.by == 0) & (blk.tx == 0) & (blk.ty == 0)):
@@ -165,9 +175,6 @@ def _off_at_c00(delta):
 
 @pytest.mark.parametrize("factor,accepted", [(0.5, True), (1.1, False)])
 def test_compare_accepts_errors_within_4_ulp_per_k_step(factor, accepted):
-    from kernellab import compare_kernels
-    from kernellab.simt import KERNELS, KernelSpec
-
     # compare_kernels allows K × 4 ulp of the largest product: tol = 4 · n_sim · eps(fp32) · max|A| · max|B|,
     # with A and B drawn from the default seed 0, as compare_kernels draws them
     n_sim = 32
@@ -187,8 +194,6 @@ def test_compare_accepts_errors_within_4_ulp_per_k_step(factor, accepted):
 
 def test_compare_draws_its_matrices_from_seed_0_by_default():
     from kernellab import compare_kernels
-    from kernellab.simt import KERNELS
-
     default, = compare_kernels(n_sim=32, kernels=KERNELS[:1])
     seed0, = compare_kernels(n_sim=32, kernels=KERNELS[:1], seed=0)
     seed1, = compare_kernels(n_sim=32, kernels=KERNELS[:1], seed=1)
@@ -196,8 +201,6 @@ def test_compare_draws_its_matrices_from_seed_0_by_default():
 
 
 def test_wave_footprints_with_one_program_per_wave():
-    from kernellab import wave_footprints
-
     # waves of 1 program: each touches 1 block-row and 1 block-column, 2 × 3 = 6 waves
     assert wave_footprints(2, 3, 1) == [(1, 1)] * 6
     with pytest.raises(ValueError, match="at least one program"):
