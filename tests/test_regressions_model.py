@@ -13,6 +13,7 @@ from kernellab import (
     A6000,
     Access,
     Counts,
+    LaunchError,
     Table,
     compare_kernels,
     dram_bytes_tiled,
@@ -205,3 +206,30 @@ def test_wave_footprints_with_one_program_per_wave():
     assert wave_footprints(2, 3, 1) == [(1, 1)] * 6
     with pytest.raises(ValueError, match="at least one program"):
         wave_footprints(2, 3, 0)
+
+
+@pytest.mark.parametrize("threads,regs,smem,expected", [
+    # 1 thread = 1 warp: threads 48 // 1 = 48, shared 102400 // 1024 = 100, blocks 16 → 16, by the block limit
+    (1, None, 0, (16, ("blocks",))),
+    # 1024 threads = 32 warps: 48 // 32 = 1 → 1, by threads
+    (1024, None, 0, (1, ("threads",))),
+    # 255 registers (the most a thread may have): ⌈255 × 32 / 256⌉ × 256 = 8192 per warp, 65536 // 8192 = 8 → 8
+    (32, 255, 0, (8, ("registers",))),
+    # 1 register: 256 per warp (one allocation unit), 65536 // 256 = 256 → the block limit, 16
+    (32, 1, 0, (16, ("blocks",))),
+    # the whole opt-in shared memory, 101376 B: 102400 // (101376 + 1024) = 1 → 1, by shared memory
+    (32, None, 101376, (1, ("shared",))),
+])
+def test_occupancy_at_the_edges_of_each_limit(threads, regs, smem, expected):
+    occ = occupancy(A6000, threads, regs_per_thread=regs, smem_per_block=smem)
+    assert (occ.blocks_per_sm, occ.limiters) == expected
+
+
+@pytest.mark.parametrize("threads,regs,smem,what", [
+    (0, None, 0, "a block of 0 threads"), (1025, None, 0, "a block of 1025 threads"),
+    (32, 0, 0, "0 registers"), (32, 256, 0, "256 registers"), (32, None, 101377, "101377 B of shared memory"),
+    (32, None, -1, "-1 B of shared memory"),
+])
+def test_occupancy_refuses_what_cannot_launch(threads, regs, smem, what):
+    with pytest.raises(LaunchError, match=what):
+        occupancy(A6000, threads, regs_per_thread=regs, smem_per_block=smem)
