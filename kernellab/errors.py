@@ -8,7 +8,21 @@ from __future__ import annotations
 
 
 class KernelError(Exception):
-    """Base of every error a kernel or a launch raises in kernellab."""
+    """Base of every error a kernel or a launch raises in kernellab.
+
+    The message is in the reader's language (``KERNELLAB_LANG``); its fields are also in ``details``, a dict
+    with language-independent keys and values, so code never needs to parse a message.
+
+    Examples
+    --------
+    >>> e = RaceError("…", kind="read-after-write", array="s", index=1)
+    >>> e.details["kind"], str(e)
+    ('read-after-write', '…')
+    """
+
+    def __init__(self, *args, **details):
+        super().__init__(*args)
+        self.details = details
 
 
 class OutOfBoundsError(KernelError, IndexError):

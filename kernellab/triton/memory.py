@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import LaunchError, OutOfBoundsError
+from ..errors import LaunchError, OutOfBoundsError, fmt_dim3
 from ..i18n import _
 from .counts import count_access
 from .program import Program
@@ -57,7 +57,9 @@ def _check(prog: Program, op: str, flat: np.ndarray, offs: np.ndarray, mask):
     first = int(offs.reshape(offs.shape[0], -1)[row, lane])
     raise OutOfBoundsError(
         _("{place}: {op} {array}[{index}] out of bounds (size {size}); lane {lane} of the block is not masked "
-          "off").format(place=prog.where(row), op=op, array=prog.name_of(flat), index=first, size=size, lane=lane)
+          "off").format(place=prog.where(row), op=op, array=prog.name_of(flat), index=first, size=size, lane=lane),
+        kernel=prog.kernel, program=fmt_dim3(prog.pids[row]), op=op, array=prog.name_of(flat), index=first, size=size,
+        lane=lane,
     )
 
 
