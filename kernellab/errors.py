@@ -46,7 +46,14 @@ class LaunchError(KernelError, ValueError):
 
 
 class ClaimError(AssertionError):
-    """A number a page states that its own computation does not give (raised by :class:`~kernellab.Claims`)."""
+    """A number a page states that its own computation does not give (raised by :class:`~kernellab.Claims`).
+
+    ``details`` holds the claim, the computed and the stated value, as :class:`KernelError`'s does its fields.
+    """
+
+    def __init__(self, *args, **details):
+        super().__init__(*args)
+        self.details = details
 
 
 def fmt_dim3(v) -> str:

@@ -101,3 +101,9 @@ def test_show_prints_in_a_terminal_and_returns_itself_on_a_page(monkeypatch, cap
     monkeypatch.setenv("KERNELLAB_DISPLAY", "html")
     assert claims.show() is claims
     assert capsys.readouterr().out == ""
+
+
+def test_the_error_carries_its_values():
+    with pytest.raises(ClaimError) as e:
+        check("sectors", 5, 4)
+    assert e.value.details == {"claim": "sectors", "computed": 5, "stated": 4}

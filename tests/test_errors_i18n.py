@@ -122,3 +122,18 @@ def test_details_do_not_depend_on_the_language(monkeypatch):
                               "kind": "read-after-write", "array": "s", "index": 1, "byte": 4}
     assert found["en"][1] == {"kernel": "oob", "block": "(0,0,0)", "thread": "(16,0,0)", "array": "t", "shared": True,
                               "op": "store", "index": 16, "size": 16}
+
+
+def test_launch_errors_have_details_too():
+    def k(blk, x):
+        pass
+
+    with pytest.raises(LaunchError) as e:
+        launch(k, 1, 2048, args=(np.zeros(1, np.float32),))
+    assert e.value.details == {"kernel": "k", "block": "(2048,1,1)", "threads": 2048, "limit": 1024}
+    with pytest.raises(LaunchError) as e:
+        launch(k, 1, 32, args=([1.0],))
+    assert e.value.details == {"kernel": "k", "argument": "x"}
+    with pytest.raises(LaunchError) as e:
+        launch(k, (1, 65536), 32, args=(np.zeros(1, np.float32),))
+    assert e.value.details == {"kernel": "k", "dimension": "grid.y", "size": 65536, "limit": 65535}

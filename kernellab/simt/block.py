@@ -273,7 +273,8 @@ class Block:
         if offset + arr.nbytes > self._max_smem:
             raise LaunchError(_("kernel {kernel}: shared memory {bytes} bytes per block (with {array}) exceeds "
                                 "the limit of {limit} bytes").format(
-                kernel=self._name, bytes=offset + arr.nbytes, array=name, limit=self._max_smem))
+                kernel=self._name, bytes=offset + arr.nbytes, array=name, limit=self._max_smem),
+                kernel=self._name, bytes=offset + arr.nbytes, array=name, limit=self._max_smem)
         self._smem_bytes = offset + arr.nbytes
         tracker = HazardTracker(self._n_blocks * arr.size) if self._racecheck else None
         self._shared.append((arr, tracker))

@@ -101,7 +101,8 @@ class JITFunction:
         except TypeError as exc:
             from ..errors import LaunchError
 
-            raise LaunchError(_("kernel {kernel}: {error}").format(kernel=self.__name__, error=exc)) from exc
+            raise LaunchError(_("kernel {kernel}: {error}").format(kernel=self.__name__, error=exc),
+                              kernel=self.__name__) from exc
         bound.apply_defaults()
         meta = dict(bound.arguments)
         if callable(grid):

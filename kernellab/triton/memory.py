@@ -27,12 +27,14 @@ def flat_view(array: np.ndarray, what: str = "array") -> np.ndarray:
     (np.float64(4.0), np.float64(4.0))
     """
     if not isinstance(array, np.ndarray):
-        raise LaunchError(_("{what} must be a numpy array, not {type}").format(what=what, type=type(array).__name__))
+        raise LaunchError(_("{what} must be a numpy array, not {type}").format(what=what, type=type(array).__name__),
+                          argument=what)
     if array.flags.c_contiguous:
         return array.reshape(-1)
     if array.flags.f_contiguous:
         return array.T.reshape(-1)
-    raise LaunchError(_("{what} is not contiguous in memory: pass np.ascontiguousarray({what})").format(what=what))
+    raise LaunchError(_("{what} is not contiguous in memory: pass np.ascontiguousarray({what})").format(what=what),
+                      argument=what)
 
 
 def address(array: np.ndarray) -> int:
