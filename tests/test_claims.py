@@ -41,6 +41,8 @@ def test_a_mismatch_raises_naming_the_claim_and_both_values(monkeypatch):
     (np.int64(8), 8, {}, True),            # numpy scalars compare as numbers
     (np.float32(0.5), 0.5, {}, True),
     (float("nan"), float("nan"), {"atol": 1.0}, False),  # NaN never matches
+    (float("nan"), 1.0, {"sig": 3}, False),              # not even once rounded
+    (1.0, float("nan"), {"sig": 3}, False),
 ])
 def test_tolerances(computed, stated, tol, holds):
     if holds:
