@@ -85,6 +85,11 @@ class Block:
             kernel=self._name, block=fmt_dim3((self.bx[lane], self.by[lane], self.bz[lane])),
             thread=fmt_dim3((self.tx[lane], self.ty[lane], self.tz[lane])))
 
+    def _where(self, lane: int) -> dict:
+        """The place of a lane as an error's ``details``: kernel name, block and thread as ``(x,y,z)`` text."""
+        return {"kernel": self._name, "block": fmt_dim3((self.bx[lane], self.by[lane], self.bz[lane])),
+                "thread": fmt_dim3((self.tx[lane], self.ty[lane], self.tz[lane]))}
+
     def _thread(self, lane: int) -> str:
         return _("thread {thread}").format(thread=fmt_dim3((self.tx[lane], self.ty[lane], self.tz[lane])))
 
@@ -133,7 +138,7 @@ class Block:
                              f"lanes, or lanes × instructions; got shape {idx.shape}")
         return idx
 
-    def _check_bounds(self, op, what, idx, act, all_active, size, vec):
+    def _check_bounds(self, op, what, idx, act, all_active, size, vec, name=None):
         if all_active:
             if idx.size == 0 or (idx.min() >= 0 and idx.max() + vec <= size):
                 return
@@ -143,9 +148,10 @@ class Block:
             lane, i = _first_bad(bad, idx)
             kind = f"{op} float{vec} " if vec > 1 else f"{op} "
             raise OutOfBoundsError(_("{place}: {access}{array}[{index}] out of bounds (size {size})").format(
-                place=self._place(lane), access=kind, array=what, index=i, size=size))
+                place=self._place(lane), access=kind, array=what, index=i, size=size),
+                **self._where(lane), **(name or {}), op=op, index=i, size=size)
 
-    def _check_aligned(self, op, what, idx, act, offset, itemsize, vec):
+    def _check_aligned(self, op, what, idx, act, offset, itemsize, vec, name=None):
         width = vec * itemsize
         if width not in (1, 2, 4, 8, 16):
             raise ValueError(f"{self._name}: a vector access moves 1–16 bytes per lane; {vec} × {itemsize} B is {width}")
@@ -157,7 +163,8 @@ class Block:
             lane, i = _first_bad(bad, idx)
             raise MisalignedError(_("{place}: {op} float{vec} {array}[{index}] misaligned (byte address {address} "
                                     "is not a multiple of {width})").format(
-                place=self._place(lane), op=op, vec=vec, array=what, index=i, address=offset + i * itemsize, width=width))
+                place=self._place(lane), op=op, vec=vec, array=what, index=i, address=offset + i * itemsize, width=width),
+                **self._where(lane), **(name or {}), op=op, index=i, address=offset + i * itemsize, width=width)
 
     @staticmethod
     def _record(addresses, act, width) -> Access:
@@ -192,8 +199,9 @@ class Block:
         else:
             g = self._mem.lookup(arr)
             what, size, itemsize, offset = g.name, g.size, g.itemsize, g.base
-        self._check_bounds(op, what, idx, act, all_active, size, vec)
-        self._check_aligned(op, what, idx, act, offset, itemsize, vec)
+        name = {"array": arr.name if shared else g.name, "shared": shared}  # for the error's details
+        self._check_bounds(op, what, idx, act, all_active, size, vec, name)
+        self._check_aligned(op, what, idx, act, offset, itemsize, vec, name)
         addresses = np.multiply(idx, itemsize)
         addresses += offset  # in place: one temporary per access, not two
         acc = self._record(addresses, act, vec * itemsize)
@@ -250,7 +258,9 @@ class Block:
         }[hz.kind]
         err = RaceError(message.format(place=self._place(hz.thread), array=arr.name, index=i,
                                        byte=arr.offset + i * arr.itemsize, thread=self._thread(hz.thread),
-                                       other=self._thread(hz.other)))
+                                       other=self._thread(hz.other)),
+                        **self._where(hz.thread), kind=hz.kind, array=arr.name, index=int(i),
+                        byte=int(arr.offset + i * arr.itemsize), other=self._where(hz.other)["thread"])
         if self._hazards is None:
             raise err
         self._hazards.append(err)
@@ -263,7 +273,8 @@ class Block:
         if offset + arr.nbytes > self._max_smem:
             raise LaunchError(_("kernel {kernel}: shared memory {bytes} bytes per block (with {array}) exceeds "
                                 "the limit of {limit} bytes").format(
-                kernel=self._name, bytes=offset + arr.nbytes, array=name, limit=self._max_smem))
+                kernel=self._name, bytes=offset + arr.nbytes, array=name, limit=self._max_smem),
+                kernel=self._name, bytes=offset + arr.nbytes, array=name, limit=self._max_smem)
         self._smem_bytes = offset + arr.nbytes
         tracker = HazardTracker(self._n_blocks * arr.size) if self._racecheck else None
         self._shared.append((arr, tracker))
@@ -285,7 +296,8 @@ class Block:
             lane = b * self._lanes_per_block + int(np.argmin(act[b * self._lanes_per_block:][: self._threads_per_block]))
             raise BarrierError(_("{place}: does not reach syncthreads, which {reached} of the block's {threads} "
                                  "threads reach (divergent barrier)").format(
-                place=self._place(lane), reached=int(per_block[b]), threads=self._threads_per_block))
+                place=self._place(lane), reached=int(per_block[b]), threads=self._threads_per_block),
+                **self._where(lane), reached=int(per_block[b]), threads=self._threads_per_block)
         self._tally.instr("bar.sync", warps, lanes)
         self._tally.n["barriers"] += int(np.count_nonzero(per_block))
         for _arr, tracker in self._shared:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import LaunchError, OutOfBoundsError
+from ..errors import LaunchError, OutOfBoundsError, fmt_dim3
 from ..i18n import _
 from .counts import count_access
 from .program import Program
@@ -27,12 +27,14 @@ def flat_view(array: np.ndarray, what: str = "array") -> np.ndarray:
     (np.float64(4.0), np.float64(4.0))
     """
     if not isinstance(array, np.ndarray):
-        raise LaunchError(_("{what} must be a numpy array, not {type}").format(what=what, type=type(array).__name__))
+        raise LaunchError(_("{what} must be a numpy array, not {type}").format(what=what, type=type(array).__name__),
+                          argument=what)
     if array.flags.c_contiguous:
         return array.reshape(-1)
     if array.flags.f_contiguous:
         return array.T.reshape(-1)
-    raise LaunchError(_("{what} is not contiguous in memory: pass np.ascontiguousarray({what})").format(what=what))
+    raise LaunchError(_("{what} is not contiguous in memory: pass np.ascontiguousarray({what})").format(what=what),
+                      argument=what)
 
 
 def address(array: np.ndarray) -> int:
@@ -57,7 +59,9 @@ def _check(prog: Program, op: str, flat: np.ndarray, offs: np.ndarray, mask):
     first = int(offs.reshape(offs.shape[0], -1)[row, lane])
     raise OutOfBoundsError(
         _("{place}: {op} {array}[{index}] out of bounds (size {size}); lane {lane} of the block is not masked "
-          "off").format(place=prog.where(row), op=op, array=prog.name_of(flat), index=first, size=size, lane=lane)
+          "off").format(place=prog.where(row), op=op, array=prog.name_of(flat), index=first, size=size, lane=lane),
+        kernel=prog.kernel, program=fmt_dim3(prog.pids[row]), op=op, array=prog.name_of(flat), index=first, size=size,
+        lane=lane,
     )
 
 

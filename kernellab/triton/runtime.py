@@ -129,7 +129,8 @@ class JITFunction:
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as exc:
-            raise LaunchError(_("kernel {kernel}: {error}").format(kernel=self.__name__, error=exc)) from exc
+            raise LaunchError(_("kernel {kernel}: {error}").format(kernel=self.__name__, error=exc),
+                              kernel=self.__name__) from exc
         bound.apply_defaults()
         meta = dict(bound.arguments)
         if callable(grid):
