@@ -11,8 +11,8 @@ cache line of four sectors; a shared-memory *wavefront* is one cycle's worth of 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -37,6 +37,9 @@ class Access:
         bool, same shape: the lanes that execute the instruction. Inactive lanes access nothing.
     width : int
         bytes each active lane moves: 1, 2, 4, 8 or 16 (a float4 is one 16-byte access).
+    known_aligned : bool
+        the caller's guarantee that every active address is a multiple of ``width`` (see
+        :meth:`from_lanes`); when False, :attr:`aligned` computes it.
 
     Examples
     --------
@@ -48,6 +51,10 @@ class Access:
     addresses: np.ndarray
     active: np.ndarray
     width: int
+    known_aligned: bool = field(default=False, repr=False, compare=False)
+    # what the counters derive from the record, computed once each (a declared mutable field: the
+    # record itself is never changed)
+    _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
     def from_lanes(cls, addresses, active=None, width: int = 4, aligned: bool | None = None) -> Access:
@@ -71,30 +78,44 @@ class Access:
         if pad:
             addr = np.concatenate([addr, np.zeros(pad, np.int64)])
             act = np.concatenate([act, np.zeros(pad, bool)])
-        acc = cls(addr.reshape(-1, WARP_SIZE), np.asarray(act, bool).reshape(-1, WARP_SIZE), width)
-        if aligned:
-            acc.__dict__["aligned"] = True  # pre-fill the cached property
-        return acc
+        return cls(addr.reshape(-1, WARP_SIZE), np.asarray(act, bool).reshape(-1, WARP_SIZE), width,
+                   known_aligned=bool(aligned))
 
-    @cached_property
+    def _derived(self, key, compute):
+        """``compute()``, remembered under ``key`` for this record."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    def rows(self, which: np.ndarray) -> Access:
+        """The warps selected by ``which`` (a bool vector over warps) as a record of their own."""
+        return Access(self.addresses[which], self.active[which], self.width, known_aligned=self.aligned)
+
+    @property
     def aligned(self) -> bool:
         """Whether every active lane's address is a multiple of ``width`` (computed once per record).
 
         An aligned access never straddles a sector or a line: sectors and lines are multiples of
         every width.
         """
-        if self.width == 1:
+        if self.known_aligned or self.width == 1:
             return True
+        return self._derived("aligned", self._misaligned_free)
+
+    def _misaligned_free(self) -> bool:
         misaligned = self.addresses & (self.width - 1)  # widths are powers of two
         return not (misaligned.any() if self.active.all() else misaligned[self.active].any())
 
-    @cached_property
+    @property
     def ordered(self) -> bool:
         """Whether every lane is active and each warp's addresses never decrease from lane to lane.
 
         Coalesced, strided and broadcast accesses are ordered; their sectors and lines are counted in
         one pass instead of a sort (computed once per record).
         """
+        return self._derived("ordered", self._ordered)
+
+    def _ordered(self) -> bool:
         if not self.active.all():
             return False
         flat = self.addresses.ravel()
@@ -146,8 +167,8 @@ def _changes(ids: np.ndarray) -> int:
     return ids.shape[0] + int(np.count_nonzero(change)) - int(np.count_nonzero(change[ids.shape[1] - 1 :: ids.shape[1]]))
 
 
-def _distinct_chunks(acc: Access, unit: int) -> int:
-    """Distinct ``unit``-byte chunks per request, summed: the count behind :func:`sectors` and :func:`lines`."""
+def _chunks_exact(acc: Access, unit: int) -> int:
+    """Distinct ``unit``-byte chunks per request, summed: the reference count behind :func:`sectors` and :func:`lines`."""
     ids, valid = _span_ids(acc, unit)
     if acc.aligned and acc.ordered:  # one chunk id per lane, in order within each warp
         return _changes(ids)
@@ -160,10 +181,7 @@ def _span_ids(acc: Access, unit: int) -> tuple[np.ndarray, np.ndarray]:
     When every active lane is aligned to its width, its first and last byte share a chunk (``unit`` is
     a multiple of every width), so the first byte's chunk alone is returned.
     """
-    cache = acc.__dict__.setdefault("_span_cache", {})  # sectors and the DRAM union both need unit 32
-    if unit not in cache:
-        cache[unit] = _span_ids_uncached(acc, unit)
-    return cache[unit]
+    return acc._derived(("span", unit), lambda: _span_ids_uncached(acc, unit))  # sectors and the DRAM union share unit 32
 
 
 def _span_ids_uncached(acc: Access, unit: int) -> tuple[np.ndarray, np.ndarray]:
@@ -192,7 +210,7 @@ def sectors(acc: Access) -> int:
     Nsight Compute: ``l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum`` (nvprof ``gld_transactions``).
     32 lanes reading 32 consecutive floats touch 4 sectors; 32 lanes on 32 different lines touch 32.
     """
-    return _distinct_chunks(acc, SECTOR_BYTES)
+    return _chunks(acc, SECTOR_BYTES)
 
 
 def lines(acc: Access) -> int:
@@ -201,7 +219,7 @@ def lines(acc: Access) -> int:
     The L1 looks up one tag per line a request touches; the performance model charges L1 one cycle
     per line (the seed's "L1 每周期 1 个 line").
     """
-    return _distinct_chunks(acc, LINE_BYTES)
+    return _chunks(acc, LINE_BYTES)
 
 
 def bytes_requested(acc: Access) -> int:
@@ -305,6 +323,12 @@ def _max_bank_load(words: np.ndarray, valid: np.ndarray) -> int:
     return int(per_bank.reshape(-1, BANKS).max(axis=1).sum())
 
 
+def _shared_exact(acc: Access) -> tuple[int, int]:
+    """Wavefronts and ideal wavefronts, the reference count: every phase's banks looked at."""
+    groups = _phases(acc)
+    return sum(_max_bank_load(w, v) for w, v in groups), sum(int(v.any(axis=1).sum()) for _, v in groups)
+
+
 def shared_wavefronts(acc: Access) -> int:
     """Shared-memory wavefronts: cycles the 32 banks need to serve the access.
 
@@ -318,7 +342,7 @@ def shared_wavefronts(acc: Access) -> int:
     >>> shared_wavefronts(Access.from_lanes(np.repeat([0, 32], 16), width=16))   # 2 phases, 1 word per bank
     2
     """
-    return sum(_max_bank_load(w, v) for w, v in _phases(acc))
+    return _shared(acc)[0]
 
 
 def shared_ideal_wavefronts(acc: Access) -> int:
@@ -327,7 +351,7 @@ def shared_ideal_wavefronts(acc: Access) -> int:
     A full warp of 32-bit accesses ideally takes 1 wavefront, of 128-bit accesses 4 (512 B at 128 B
     per wavefront), or 2 when lanes pair up on one address (:func:`phase_lanes`).
     """
-    return sum(int(v.any(axis=1).sum()) for _, v in _phases(acc))
+    return _shared(acc)[1]
 
 
 def bank_conflicts(acc: Access) -> int:
@@ -341,4 +365,114 @@ def bank_conflicts(acc: Access) -> int:
     >>> shared_wavefronts(col), bank_conflicts(col)                  # every lane in bank 0
     (32, 31)
     """
-    return shared_wavefronts(acc) - shared_ideal_wavefronts(acc)
+    wavefronts, ideal = _shared(acc)
+    return wavefronts - ideal
+
+
+# ---------------------------------------------------------------------------------------------------
+# Optimisation. Everything above is the definition; what follows gives the same numbers faster, and
+# tests/test_fastpath.py checks that it does (fast = exact on random pointer families, masks, widths
+# and alignments). Most warps of a real kernel address memory affinely: lane l reads
+# ``first + l·stride``. Such a warp's sectors, lines and wavefronts follow from ``first``, ``stride``
+# and the runs of its mask without looking at its lanes; every other warp takes the exact path.
+# ---------------------------------------------------------------------------------------------------
+
+_LANES = np.arange(WARP_SIZE, dtype=np.int64)
+
+
+def _affine(acc: Access) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per warp: its first address, its stride (lane 1 − lane 0) and whether *every* lane (active or
+    not) sits at ``first + lane·stride`` (computed once per record)."""
+    def compute():  # on the flat array: contiguous passes, much faster than slicing columns
+        flat = acc.addresses.ravel()
+        step = np.empty_like(flat)
+        np.subtract(flat[1:], flat[:-1], out=step[:-1])
+        step = step.reshape(-1, WARP_SIZE)  # step[w, l]: lane l + 1 − lane l; column 31 is meaningless
+        stride = step[:, 0]
+        same = step.ravel() == np.repeat(stride, WARP_SIZE)
+        same = same.reshape(-1, WARP_SIZE)
+        same[:, -1] = True
+        affine = np.ones(stride.size, bool) if same.all() else same.all(axis=1)
+        return acc.addresses[:, 0], stride, affine
+    return acc._derived("affine", compute)
+
+
+def _affine_runs(acc: Access):
+    """The warps :func:`_chunks` counts analytically: affine, with their active lanes in one run.
+
+    Returns ``(first, stride, p, q, rest)``: for each such warp with an active lane, its first
+    address, stride and first and last active lane (``p``, ``q``: scalars when every lane is
+    active); ``rest`` marks the warps left to the exact path (None when there are none). Warps with
+    no active lane touch nothing and appear in neither.
+    """
+    def compute():
+        first, stride, affine = _affine(acc)
+        act = acc.active
+        if act.all():
+            if affine.all():
+                return first, stride, 0, WARP_SIZE - 1, None
+            return first[affine], stride[affine], 0, WARP_SIZE - 1, ~affine
+        n = np.count_nonzero(act, axis=1)
+        p = np.argmax(act, axis=1)
+        q = WARP_SIZE - 1 - np.argmax(act[:, ::-1], axis=1)
+        easy = affine & (q - p + 1 == n)  # one run: no inactive lane between the first and last active
+        rest = ~easy & (n > 0)
+        easy &= n > 0
+        return first[easy], stride[easy], p[easy], q[easy], rest if rest.any() else None
+    return acc._derived("affine runs", compute)
+
+
+def _chunks(acc: Access, unit: int) -> int:
+    """:func:`_chunks_exact`, with affine one-run warps counted analytically.
+
+    For an aligned access every lane's bytes lie in one chunk, the chunk of its first byte. The
+    active lanes of an affine one-run warp sit at ``first + l·stride`` for ``l`` from ``p`` to ``q``:
+    with ``|stride| ≥ unit`` each lane is in a chunk of its own (``q − p + 1`` chunks); with a smaller
+    stride successive lanes step at most one chunk, so every chunk between the two ends is touched
+    (``|chunk(q) − chunk(p)| + 1``; 1 for a broadcast, stride 0).
+    """
+    if not acc.aligned:
+        return _chunks_exact(acc, unit)
+    f, s, p, q, rest = _affine_runs(acc)
+    shift = unit.bit_length() - 1
+    span = np.abs(((f + q * s) >> shift) - ((f + p * s) >> shift)) + 1
+    total = int(np.where(np.abs(s) >= unit, q - p + 1, span).sum())
+    return total if rest is None else total + _chunks_exact(acc.rows(rest), unit)
+
+
+def _shared(acc: Access) -> tuple[int, int]:
+    """:func:`_shared_exact` (wavefronts, ideal wavefronts), with affine full warps looked up by class.
+
+    A full warp's wavefronts depend only on each lane's bank and on which lanes share a word. Both
+    stay the same when every address moves by 128 bytes (32 banks × 4 B), and — for an aligned
+    access, whose lanes at a stride ``s ≠ 0`` never share a word — when ``s`` is replaced by
+    another non-zero stride equal to it modulo 128. So an affine full warp counts as the warp
+    ``first mod 128 + lane·s'`` with ``s'`` in 1…128 (0 only for a broadcast), computed once by
+    the exact path and remembered. (Lanes of 1 or 2 bytes can share a word at a non-zero stride:
+    such accesses take the exact path.)
+    """
+    def compute():
+        if not acc.aligned or acc.width < BANK_BYTES:  # lanes narrower than a word may share one at any stride
+            return _shared_exact(acc)
+        first, stride, affine = _affine(acc)
+        easy = affine & acc._derived("full", lambda: acc.active.all(axis=1))
+        if not easy.any():
+            return _shared_exact(acc)
+        s = stride[easy] % WAVEFRONT_BYTES
+        s[(s == 0) & (stride[easy] != 0)] = WAVEFRONT_BYTES
+        keys, n = np.unique(first[easy] % WAVEFRONT_BYTES * (WAVEFRONT_BYTES + 1) + s, return_counts=True)
+        wavefronts = ideal = 0
+        for key, count in zip(keys.tolist(), n.tolist()):
+            w, i = _shared_class(acc.width, *divmod(key, WAVEFRONT_BYTES + 1))
+            wavefronts, ideal = wavefronts + count * w, ideal + count * i
+        if not easy.all():
+            w, i = _shared_exact(acc.rows(~easy))
+            wavefronts, ideal = wavefronts + w, ideal + i
+        return wavefronts, ideal
+    return acc._derived("shared", compute)
+
+
+@lru_cache(maxsize=4096)
+def _shared_class(width: int, first: int, stride: int) -> tuple[int, int]:
+    """Wavefronts and ideal wavefronts of the full warp ``first + lane·stride``, by the exact path."""
+    return _shared_exact(Access.from_lanes(first + _LANES * stride, width=width, aligned=True))

@@ -1,0 +1,94 @@
+"""The counting fast path of kernellab.access gives exactly the reference path's numbers.
+
+Random pointer families (affine, contiguous, broadcast, negative and huge strides, piecewise, random),
+random masks (full, none, prefix, suffix, one run, random), every width and aligned or misaligned
+bases: sectors, lines and shared wavefronts from the fast path equal the exact ones, warp by warp.
+"""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernellab.access import (
+    LINE_BYTES,
+    SECTOR_BYTES,
+    WARP_SIZE,
+    Access,
+    _chunks,
+    _chunks_exact,
+    _shared,
+    _shared_exact,
+    lines,
+    sectors,
+    shared_wavefronts,
+)
+
+LANES = np.arange(WARP_SIZE)
+
+
+@st.composite
+def warp(draw, width):
+    """One warp's addresses and mask."""
+    family = draw(st.sampled_from(["affine", "contiguous", "broadcast", "halves", "random"]))
+    first = draw(st.integers(0, 1 << 16))
+    stride = draw(st.sampled_from([0, 1, -1, 2, 3, 4, 8, 31, 32, 33, 64, 127, 128, 129, 1000, -33])) * width
+    if family == "affine":
+        addr = first + 4096 * 32 + LANES * stride
+    elif family == "contiguous":
+        addr = first + LANES * width
+    elif family == "broadcast":
+        addr = np.full(WARP_SIZE, first)
+    elif family == "halves":  # affine on each half-warp, not on the warp
+        addr = first + (LANES % 16) * stride + (LANES // 16) * draw(st.integers(0, 512))
+    else:
+        addr = np.array(draw(st.lists(st.integers(0, 1 << 14), min_size=WARP_SIZE, max_size=WARP_SIZE)))
+    if draw(st.booleans()):  # aligned to the width, as real accesses are; otherwise as drawn
+        addr = addr // width * width
+    kind = draw(st.sampled_from(["full", "none", "prefix", "suffix", "run", "random"]))
+    a, b = sorted(draw(st.lists(st.integers(0, WARP_SIZE), min_size=2, max_size=2)))
+    mask = {"full": LANES >= 0, "none": LANES < 0, "prefix": LANES < b, "suffix": LANES >= a,
+            "run": (LANES >= a) & (LANES < b)}.get(kind)
+    if mask is None:
+        mask = np.array(draw(st.lists(st.booleans(), min_size=WARP_SIZE, max_size=WARP_SIZE)))
+    return addr, mask
+
+
+@st.composite
+def accesses(draw):
+    width = draw(st.sampled_from([1, 2, 4, 8, 16]))
+    warps = draw(st.lists(warp(width), min_size=1, max_size=6))
+    addr = np.concatenate([w[0] for w in warps])
+    mask = np.concatenate([w[1] for w in warps])
+    return Access.from_lanes(addr, mask, width)
+
+
+@settings(max_examples=400, deadline=None)
+@given(accesses())
+def test_fast_equals_exact(acc):
+    for unit in (SECTOR_BYTES, LINE_BYTES):
+        assert _chunks(acc, unit) == _chunks_exact(acc, unit)
+    assert _shared(acc) == _shared_exact(acc)
+    # warp by warp too: a sum can hide two errors that cancel
+    for w in range(acc.addresses.shape[0]):
+        one = acc.rows(np.arange(acc.addresses.shape[0]) == w)
+        assert (sectors(one), lines(one), _shared(one)) == (
+            _chunks_exact(one, SECTOR_BYTES), _chunks_exact(one, LINE_BYTES), _shared_exact(one))
+
+
+def test_the_fast_path_is_taken_for_affine_warps(monkeypatch):
+    # 1000 warps reading 32 consecutive floats from a sector boundary: 4 sectors, 1 line, 1 wavefront each
+    acc = Access.from_lanes(np.arange(32 * 1000) * 4, width=4)
+    import kernellab.access as access
+
+    monkeypatch.setattr(access, "_chunks_exact", lambda *a: 1 / 0)
+    monkeypatch.setattr(access, "_shared_exact", lambda *a: 1 / 0)
+    access._shared_class.cache_clear()
+    monkeypatch.setattr(access, "_shared_class", lambda *a: (1, 1))  # the class of a coalesced warp, by hand
+    assert (sectors(acc), lines(acc), shared_wavefronts(acc)) == (4000, 1000, 1000)
+
+
+def test_a_masked_tail_is_one_run():
+    # 40 floats from byte 0 with lanes ≥ 37 masked off: warp 0 has 4 sectors; warp 1 lanes 0–4 are
+    # bytes 128–147 (one sector); its lanes 5–31 are inactive
+    acc = Access.from_lanes(np.arange(64) * 4, np.arange(64) < 37, width=4)
+    assert (sectors(acc), lines(acc)) == (5, 2)
