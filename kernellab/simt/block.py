@@ -230,13 +230,18 @@ class Block:
         tracker = trackers[0]
         if tracker is None:
             return
-        lanes = np.broadcast_to(np.arange(self.n_threads).reshape(-1, *(1,) * (flat_idx.ndim - 1)), flat_idx.shape)
-        sel = np.broadcast_to(act.reshape(act.shape + (1,) * (flat_idx.ndim - 1)), flat_idx.shape)
-        elements, threads = flat_idx[sel], lanes[sel]
-        if vec > 1:
-            elements = (elements[:, None] + np.arange(vec)).ravel()
-            threads = np.repeat(threads, vec)
-        hz = (tracker.read if op == "load" else tracker.write)(elements, threads)
+
+        def pairs():  # (element, thread) of every active lane's access, for the tracker
+            lanes = np.broadcast_to(np.arange(self.n_threads).reshape(-1, *(1,) * (flat_idx.ndim - 1)),
+                                    flat_idx.shape)
+            sel = np.broadcast_to(act.reshape(act.shape + (1,) * (flat_idx.ndim - 1)), flat_idx.shape)
+            elements, threads = flat_idx[sel], lanes[sel]
+            if vec > 1:
+                elements = (elements[:, None] + np.arange(vec)).ravel()
+                threads = np.repeat(threads, vec)
+            return elements, threads
+
+        hz = tracker.read(pairs) if op == "load" else tracker.write(*pairs())
         if hz is None:
             return
         i = hz.element % arr.size
