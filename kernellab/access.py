@@ -400,25 +400,28 @@ def _affine(acc: Access) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _affine_runs(acc: Access):
     """The warps :func:`_chunks` counts analytically: affine, with their active lanes in one run.
 
-    Returns ``(first, stride, p, q, rest)``: for each such warp with an active lane, its first
-    address, stride and first and last active lane (``p``, ``q``: scalars when every lane is
-    active); ``rest`` marks the warps left to the exact path (None when there are none). Warps with
+    Returns ``(lo, hi, lanes, step, rest)``: for each such warp with an active lane, the addresses
+    of its first and last active lane, its number of active lanes and the absolute value of its
+    stride; ``rest`` marks the warps left to the exact path (None when there are none). Warps with
     no active lane touch nothing and appear in neither.
     """
     def compute():
         first, stride, affine = _affine(acc)
         act = acc.active
         if act.all():
-            if affine.all():
-                return first, stride, 0, WARP_SIZE - 1, None
-            return first[affine], stride[affine], 0, WARP_SIZE - 1, ~affine
-        n = np.count_nonzero(act, axis=1)
-        p = np.argmax(act, axis=1)
-        q = WARP_SIZE - 1 - np.argmax(act[:, ::-1], axis=1)
-        easy = affine & (q - p + 1 == n)  # one run: no inactive lane between the first and last active
-        rest = ~easy & (n > 0)
-        easy &= n > 0
-        return first[easy], stride[easy], p[easy], q[easy], rest if rest.any() else None
+            p, q, rest = 0, WARP_SIZE - 1, None if affine.all() else ~affine
+            if rest is not None:
+                first, stride = first[affine], stride[affine]
+        else:
+            n = np.count_nonzero(act, axis=1)
+            p = np.argmax(act, axis=1)
+            q = WARP_SIZE - 1 - np.argmax(act[:, ::-1], axis=1)
+            easy = affine & (q - p + 1 == n)  # one run: no inactive lane between the first and last active
+            rest = ~easy & (n > 0)
+            easy &= n > 0
+            first, stride, p, q, rest = first[easy], stride[easy], p[easy], q[easy], rest if rest.any() else None
+        a, b = first + p * stride, first + q * stride
+        return np.minimum(a, b), np.maximum(a, b), q - p + 1, np.abs(stride), rest
     return acc._derived("affine runs", compute)
 
 
@@ -429,19 +432,43 @@ def _chunks(acc: Access, unit: int) -> int:
     active lanes of an affine one-run warp sit at ``first + l·stride`` for ``l`` from ``p`` to ``q``:
     with ``|stride| ≥ unit`` each lane is in a chunk of its own (``q − p + 1`` chunks); with a smaller
     stride successive lanes step at most one chunk, so every chunk between the two ends is touched
-    (``|chunk(q) − chunk(p)| + 1``; 1 for a broadcast, stride 0).
+    (``chunk(hi) − chunk(lo) + 1``; 1 for a broadcast, stride 0).
     """
     if not acc.aligned:
         return _chunks_exact(acc, unit)
-    f, s, p, q, rest = _affine_runs(acc)
+    lo, hi, lanes, step, rest = _affine_runs(acc)
     shift = unit.bit_length() - 1
-    span = np.abs(((f + q * s) >> shift) - ((f + p * s) >> shift)) + 1
-    total = int(np.where(np.abs(s) >= unit, q - p + 1, span).sum())
+    total = int(np.where(step >= unit, lanes, (hi >> shift) - (lo >> shift) + 1).sum())
     return total if rest is None else total + _chunks_exact(acc.rows(rest), unit)
 
 
 def _shared(acc: Access) -> tuple[int, int]:
-    """:func:`_shared_exact` (wavefronts, ideal wavefronts), with affine full warps looked up by class.
+    """:func:`_shared_exact` (wavefronts, ideal wavefronts), faster: small records are remembered by
+    content, and affine full warps are counted by class (:func:`_shared_affine`).
+
+    A kernel's shared-memory accesses repeat from one pass of its loop to the next (shared addresses
+    rarely depend on the loop counter), so a record of at most ``_SEEN_LANES`` lanes already met
+    (same width, addresses and mask) takes the numbers found the first time.
+    """
+    def compute():
+        if acc.addresses.size > _SEEN_LANES:
+            return _shared_affine(acc)
+        key = (acc.width, acc.addresses.tobytes(), acc.active.tobytes())
+        if key not in _SEEN:
+            if len(_SEEN) >= _SEEN_RECORDS:
+                del _SEEN[next(iter(_SEEN))]  # the oldest
+            _SEEN[key] = _shared_affine(acc)
+        return _SEEN[key]
+    return acc._derived("shared", compute)
+
+
+_SEEN_LANES = 4096  # records of at most this many lanes are remembered (32 KiB of addresses each)
+_SEEN_RECORDS = 256  # and at most this many of them
+_SEEN: dict[tuple, tuple[int, int]] = {}
+
+
+def _shared_affine(acc: Access) -> tuple[int, int]:
+    """:func:`_shared_exact`, with affine full warps looked up by class.
 
     A full warp's wavefronts depend only on each lane's bank and on which lanes share a word. Both
     stay the same when every address moves by 128 bytes (32 banks × 4 B), and — for an aligned
@@ -451,25 +478,23 @@ def _shared(acc: Access) -> tuple[int, int]:
     the exact path and remembered. (Lanes of 1 or 2 bytes can share a word at a non-zero stride:
     such accesses take the exact path.)
     """
-    def compute():
-        if not acc.aligned or acc.width < BANK_BYTES:  # lanes narrower than a word may share one at any stride
-            return _shared_exact(acc)
-        first, stride, affine = _affine(acc)
-        easy = affine & acc._derived("full", lambda: acc.active.all(axis=1))
-        if not easy.any():
-            return _shared_exact(acc)
-        s = stride[easy] % WAVEFRONT_BYTES
-        s[(s == 0) & (stride[easy] != 0)] = WAVEFRONT_BYTES
-        keys, n = np.unique(first[easy] % WAVEFRONT_BYTES * (WAVEFRONT_BYTES + 1) + s, return_counts=True)
-        wavefronts = ideal = 0
-        for key, count in zip(keys.tolist(), n.tolist()):
-            w, i = _shared_class(acc.width, *divmod(key, WAVEFRONT_BYTES + 1))
-            wavefronts, ideal = wavefronts + count * w, ideal + count * i
-        if not easy.all():
-            w, i = _shared_exact(acc.rows(~easy))
-            wavefronts, ideal = wavefronts + w, ideal + i
-        return wavefronts, ideal
-    return acc._derived("shared", compute)
+    if not acc.aligned or acc.width < BANK_BYTES:
+        return _shared_exact(acc)
+    first, stride, affine = _affine(acc)
+    easy = affine & acc.active.all(axis=1)
+    if not easy.any():
+        return _shared_exact(acc)
+    s = stride[easy] % WAVEFRONT_BYTES
+    s[(s == 0) & (stride[easy] != 0)] = WAVEFRONT_BYTES
+    keys, n = np.unique(first[easy] % WAVEFRONT_BYTES * (WAVEFRONT_BYTES + 1) + s, return_counts=True)
+    wavefronts = ideal = 0
+    for key, count in zip(keys.tolist(), n.tolist()):
+        w, i = _shared_class(acc.width, *divmod(key, WAVEFRONT_BYTES + 1))
+        wavefronts, ideal = wavefronts + count * w, ideal + count * i
+    if not easy.all():
+        w, i = _shared_exact(acc.rows(~easy))
+        wavefronts, ideal = wavefronts + w, ideal + i
+    return wavefronts, ideal
 
 
 @lru_cache(maxsize=4096)

@@ -9,6 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import kernellab.access as access
 from kernellab.access import (
     LINE_BYTES,
     SECTOR_BYTES,
@@ -65,9 +66,11 @@ def accesses(draw):
 @settings(max_examples=400, deadline=None)
 @given(accesses())
 def test_fast_equals_exact(acc):
+    access._SEEN.clear()  # the content memo would answer a repeated record without the paths under test
     for unit in (SECTOR_BYTES, LINE_BYTES):
         assert _chunks(acc, unit) == _chunks_exact(acc, unit)
     assert _shared(acc) == _shared_exact(acc)
+    assert access._shared_affine(acc) == _shared_exact(acc)  # the class path, whatever the memo holds
     # warp by warp too: a sum can hide two errors that cancel
     for w in range(acc.addresses.shape[0]):
         one = acc.rows(np.arange(acc.addresses.shape[0]) == w)
@@ -78,8 +81,6 @@ def test_fast_equals_exact(acc):
 def test_the_fast_path_is_taken_for_affine_warps(monkeypatch):
     # 1000 warps reading 32 consecutive floats from a sector boundary: 4 sectors, 1 line, 1 wavefront each
     acc = Access.from_lanes(np.arange(32 * 1000) * 4, width=4)
-    import kernellab.access as access
-
     monkeypatch.setattr(access, "_chunks_exact", lambda *a: 1 / 0)
     monkeypatch.setattr(access, "_shared_exact", lambda *a: 1 / 0)
     access._shared_class.cache_clear()
@@ -87,8 +88,19 @@ def test_the_fast_path_is_taken_for_affine_warps(monkeypatch):
     assert (sectors(acc), lines(acc), shared_wavefronts(acc)) == (4000, 1000, 1000)
 
 
+def test_the_content_memo_answers_a_repeated_record(monkeypatch):
+    # 2 warps, lanes 64 B (16 words) apart: lane l in bank 16·l mod 32, so banks 0 and 16 serve 16
+    # distinct words each → 16 wavefronts per warp
+    def rec():
+        return Access.from_lanes(np.arange(64) * 64, width=4)
+    access._SEEN.clear()
+    first = shared_wavefronts(rec())
+    monkeypatch.setattr(access, "_shared_affine", lambda *a: 1 / 0)
+    assert shared_wavefronts(rec()) == first == 2 * 16
+
+
 def test_a_masked_tail_is_one_run():
-    # 40 floats from byte 0 with lanes ≥ 37 masked off: warp 0 has 4 sectors; warp 1 lanes 0–4 are
-    # bytes 128–147 (one sector); its lanes 5–31 are inactive
+    # 64 lanes on consecutive floats from byte 0, lanes ≥ 37 masked off. Warp 0: bytes 0–127, 4 sectors,
+    # 1 line. Warp 1: active lanes 0–4 are bytes 128–147, 1 sector, 1 line. Total 5 sectors, 2 lines.
     acc = Access.from_lanes(np.arange(64) * 4, np.arange(64) < 37, width=4)
     assert (sectors(acc), lines(acc)) == (5, 2)

@@ -143,7 +143,7 @@ class Block:
             lane, i = _first_bad(bad, idx)
             kind = f"{op} float{vec} " if vec > 1 else f"{op} "
             raise OutOfBoundsError(_("{place}: {access}{array}[{index}] out of bounds (size {size})").format(
-                place=self._place(lane), access=kind, array=what, index=i, size=size))
+                place=self._place(lane), access=kind, array=_array_name(what), index=i, size=size))
 
     def _check_aligned(self, op, what, idx, act, offset, itemsize, vec):
         width = vec * itemsize
@@ -157,7 +157,7 @@ class Block:
             lane, i = _first_bad(bad, idx)
             raise MisalignedError(_("{place}: {op} float{vec} {array}[{index}] misaligned (byte address {address} "
                                     "is not a multiple of {width})").format(
-                place=self._place(lane), op=op, vec=vec, array=what, index=i, address=offset + i * itemsize, width=width))
+                place=self._place(lane), op=op, vec=vec, array=_array_name(what), index=i, address=offset + i * itemsize, width=width))
 
     @staticmethod
     def _record(addresses, act, width) -> Access:
@@ -188,10 +188,10 @@ class Block:
         m = 1 if idx.ndim == 1 else idx.shape[1]
         shared = isinstance(arr, SharedArray)
         if shared:
-            what, size, itemsize, offset = _("shared {array}").format(array=arr.name), arr.size, arr.itemsize, arr.offset
+            what, size, itemsize, offset = arr, arr.size, arr.itemsize, arr.offset
         else:
             g = self._mem.lookup(arr)
-            what, size, itemsize, offset = g.name, g.size, g.itemsize, g.base
+            what, size, itemsize, offset = g, g.size, g.itemsize, g.base
         self._check_bounds(op, what, idx, act, all_active, size, vec)
         self._check_aligned(op, what, idx, act, offset, itemsize, vec)
         addresses = np.multiply(idx, itemsize)
@@ -338,6 +338,11 @@ class Block:
         """
         _, lanes, warps, _ = self._masks[-1]
         self._tally.instr(kind, warps * per_thread, lanes * per_thread)
+
+
+def _array_name(arr) -> str:
+    """An array's name in messages: ``shared As`` for a shared array, the parameter name for a global one."""
+    return _("shared {array}").format(array=arr.name) if isinstance(arr, SharedArray) else arr.name
 
 
 def _first_bad(bad: np.ndarray, idx: np.ndarray) -> tuple[int, int]:
