@@ -291,8 +291,7 @@ class Block:
             raise BarrierError(_("{place}: does not reach syncthreads, which {reached} of the block's {threads} "
                                  "threads reach (divergent barrier)").format(
                 place=self._place(lane), reached=int(per_block[b]), threads=self._threads_per_block))
-        self._tally.instr("bar.sync", warps, lanes)
-        self._tally.n["barriers"] += int(np.count_nonzero(per_block))
+        self._tally.barrier(int(np.count_nonzero(per_block)), warps, lanes)
         for _arr, tracker in self._shared:
             if tracker is not None:
                 tracker.barrier()
@@ -310,8 +309,7 @@ class Block:
         if r.ndim == 0 or r.shape[0] != self.n_threads:
             r = np.broadcast_to(r, (self.n_threads, *r.shape)).copy()
         per_lane = r.size // self.n_threads
-        self._tally.n["fma"] += lanes * per_lane
-        self._tally.instr("fma", warps * per_lane, lanes * per_lane)
+        self._tally.fma(per_lane, warps, lanes)
         if not all_active:
             keep = ~act.reshape(act.shape + (1,) * (r.ndim - 1))
             r = np.where(keep, np.broadcast_to(np.asarray(c, np.float32), r.shape), r)
