@@ -164,8 +164,11 @@ class Block:
         # every address is aligned: bases and offsets are, and vector accesses were checked
         if addresses.ndim == 1:
             return Access.from_lanes(addresses, act, width, aligned=True)
-        m = addresses.shape[1]  # one instruction per column, each a whole set of warps
-        return Access.from_lanes(addresses.T.ravel(), np.tile(act, m), width, aligned=True)
+        # one instruction per column, each a whole set of warps; every count is a sum (or a union) over
+        # warp instructions, so their order does not matter: warp by warp, then instruction by instruction
+        m = addresses.shape[1]
+        lanes = addresses.reshape(-1, WARP_SIZE, m).transpose(0, 2, 1).ravel()
+        return Access.from_lanes(lanes, np.repeat(act.reshape(-1, WARP_SIZE), m, axis=0).ravel(), width, aligned=True)
 
     # --- memory --------------------------------------------------------------------------------
     def load(self, arr, idx, mask=None, vec: int = 1) -> np.ndarray:
