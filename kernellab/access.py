@@ -398,31 +398,40 @@ def _affine(acc: Access) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _affine_runs(acc: Access):
-    """The warps :func:`_chunks` counts analytically: affine, with their active lanes in one run.
+    """:func:`_runs_of` for the record's warps (computed once per record)."""
+    return acc._derived("affine runs", lambda: _runs_of(*_affine(acc), acc.active))
 
-    Returns ``(lo, hi, lanes, step, rest)``: for each such warp with an active lane, the addresses
-    of its first and last active lane, its number of active lanes and the absolute value of its
-    stride; ``rest`` marks the warps left to the exact path (None when there are none). Warps with
-    no active lane touch nothing and appear in neither.
+
+def _runs_of(first, stride, affine, active):
+    """The warps counted analytically: affine, with their active lanes in one run.
+
+    ``first``, ``stride`` and ``affine`` are per warp (see :func:`_affine`), ``active`` the lanes'
+    mask (``None``: every lane). Returns ``(lo, hi, lanes, step, rest)``: for each such warp with an
+    active lane, the addresses of its first and last active lane, its number of active lanes and
+    the absolute value of its stride; ``rest`` marks the warps left to the exact path (None when
+    there are none). Warps with no active lane touch nothing and appear in neither.
     """
-    def compute():
-        first, stride, affine = _affine(acc)
-        act = acc.active
-        if act.all():
-            p, q, rest = 0, WARP_SIZE - 1, None if affine.all() else ~affine
-            if rest is not None:
-                first, stride = first[affine], stride[affine]
-        else:
-            n = np.count_nonzero(act, axis=1)
-            p = np.argmax(act, axis=1)
-            q = WARP_SIZE - 1 - np.argmax(act[:, ::-1], axis=1)
-            easy = affine & (q - p + 1 == n)  # one run: no inactive lane between the first and last active
-            rest = ~easy & (n > 0)
-            easy &= n > 0
-            first, stride, p, q, rest = first[easy], stride[easy], p[easy], q[easy], rest if rest.any() else None
-        a, b = first + p * stride, first + q * stride
-        return np.minimum(a, b), np.maximum(a, b), q - p + 1, np.abs(stride), rest
-    return acc._derived("affine runs", compute)
+    if active is None or active.all():
+        p, q, rest = 0, WARP_SIZE - 1, None if affine.all() else ~affine
+        if rest is not None:
+            first, stride = first[affine], stride[affine]
+    else:
+        n = np.count_nonzero(active, axis=1)
+        p = np.argmax(active, axis=1)
+        q = WARP_SIZE - 1 - np.argmax(active[:, ::-1], axis=1)
+        easy = affine & (q - p + 1 == n)  # one run: no inactive lane between the first and last active
+        rest = ~easy & (n > 0)
+        easy &= n > 0
+        first, stride, p, q, rest = first[easy], stride[easy], p[easy], q[easy], rest if rest.any() else None
+    a, b = first + p * stride, first + q * stride
+    return np.minimum(a, b), np.maximum(a, b), q - p + 1, np.abs(stride), rest
+
+
+def _run_chunks(runs, unit: int) -> int:
+    """Distinct ``unit``-byte chunks of the analytic warps of :func:`_runs_of` (see :func:`_chunks`)."""
+    lo, hi, lanes, step, _rest = runs
+    shift = unit.bit_length() - 1
+    return int(np.where(step >= unit, lanes, (hi >> shift) - (lo >> shift) + 1).sum())
 
 
 def _chunks(acc: Access, unit: int) -> int:
@@ -436,10 +445,40 @@ def _chunks(acc: Access, unit: int) -> int:
     """
     if not acc.aligned:
         return _chunks_exact(acc, unit)
-    lo, hi, lanes, step, rest = _affine_runs(acc)
-    shift = unit.bit_length() - 1
-    total = int(np.where(step >= unit, lanes, (hi >> shift) - (lo >> shift) + 1).sum())
+    runs = _affine_runs(acc)
+    rest = runs[-1]
+    total = _run_chunks(runs, unit)
     return total if rest is None else total + _chunks_exact(acc.rows(rest), unit)
+
+
+def affine_counts(first, stride, active, width: int) -> tuple[int, int, int, int]:
+    """Requests, sectors, lines and bytes of warps whose lane ``l`` accesses ``first + l·stride``.
+
+    The same numbers as :func:`requests`, :func:`sectors`, :func:`lines` and :func:`bytes_requested`
+    of the record ``Access(first[:, None] + lane · stride[:, None], active, width)``, without
+    building its addresses: for a caller that knows its pointers are affine (mini-Triton's
+    consecutive offsets). ``first`` and ``stride`` are int64 per warp; ``active`` is bool ``(warps,
+    32)`` or None (every lane); every address must be a multiple of ``width``.
+
+    Examples
+    --------
+    >>> first = np.array([0, 128, 256]); stride = np.full(3, 4)   # 96 consecutive floats
+    >>> active = np.arange(96).reshape(3, 32) < 70                # the last 26 masked off
+    >>> affine_counts(first, stride, active, 4)                   # 3 warps; 4 + 4 + 1 sectors
+    (3, 9, 3, 280)
+    """
+    first, stride = np.asarray(first, np.int64), np.asarray(stride, np.int64)
+    if active is None:
+        req, nbytes = first.size, first.size * WARP_SIZE * width
+    else:
+        req, nbytes = int(np.count_nonzero(active.any(axis=1))), int(np.count_nonzero(active)) * width
+    runs = _runs_of(first, stride, np.ones(first.size, bool), active)
+    sec, lin = _run_chunks(runs, SECTOR_BYTES), _run_chunks(runs, LINE_BYTES)
+    rest = runs[-1]
+    if rest is not None:  # warps whose active lanes have gaps: built and counted exactly
+        acc = Access(first[rest, None] + stride[rest, None] * _LANES, active[rest], width, known_aligned=True)
+        sec, lin = sec + _chunks_exact(acc, SECTOR_BYTES), lin + _chunks_exact(acc, LINE_BYTES)
+    return req, sec, lin, nbytes
 
 
 def _shared(acc: Access) -> tuple[int, int]:

@@ -19,7 +19,10 @@ from kernellab.access import (
     _chunks_exact,
     _shared,
     _shared_exact,
+    affine_counts,
+    bytes_requested,
     lines,
+    requests,
     sectors,
     shared_wavefronts,
 )
@@ -104,3 +107,33 @@ def test_a_masked_tail_is_one_run():
     # 1 line. Warp 1: active lanes 0–4 are bytes 128–147, 1 sector, 1 line. Total 5 sectors, 2 lines.
     acc = Access.from_lanes(np.arange(64) * 4, np.arange(64) < 37, width=4)
     assert (sectors(acc), lines(acc)) == (5, 2)
+
+
+@st.composite
+def affine_warps(draw):
+    width = draw(st.sampled_from([1, 2, 4, 8, 16]))
+    rows = draw(st.integers(1, 5))
+    first = np.array(draw(st.lists(st.integers(0, 1 << 14), min_size=rows, max_size=rows))) * width
+    stride = np.array(draw(st.lists(st.sampled_from([0, 1, -1, 2, 7, 8, 33, 128]), min_size=rows,
+                                    max_size=rows))) * width
+    first = first + 40 * 128 * width  # keeps negative strides at non-negative addresses
+    if draw(st.booleans()):
+        return first, stride, None, width
+    lanes = np.arange(WARP_SIZE)
+    masks = []
+    for _ in range(rows):
+        a, b = sorted(draw(st.lists(st.integers(0, WARP_SIZE), min_size=2, max_size=2)))
+        kind = draw(st.sampled_from(["run", "random"]))
+        masks.append((lanes >= a) & (lanes < b) if kind == "run" else
+                     np.array(draw(st.lists(st.booleans(), min_size=WARP_SIZE, max_size=WARP_SIZE))))
+    return first, stride, np.array(masks), width
+
+
+@settings(max_examples=300, deadline=None)
+@given(affine_warps())
+def test_affine_counts_equal_the_record(w):
+    first, stride, active, width = w
+    acc = Access.from_lanes((first[:, None] + stride[:, None] * LANES).ravel(),
+                            None if active is None else active.ravel(), width)
+    assert affine_counts(first, stride, active, width) == (
+        requests(acc), _chunks_exact(acc, SECTOR_BYTES), _chunks_exact(acc, LINE_BYTES), bytes_requested(acc))
