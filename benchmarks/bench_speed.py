@@ -149,7 +149,10 @@ def seed_script_seconds() -> tuple[str, float] | None:
                   flags=re.M)
     script = Path(tempfile.mkdtemp()) / "06_triton_style.py"
     script.write_text(text)
-    env = {**os.environ, "MPLBACKEND": "Agg", "KERNELLAB_DISPLAY": "text", "KERNELLAB_LANG": "en"}
+    # one BLAS thread, as the site's build runs the pages: on a busy 2-core machine OpenBLAS's threads
+    # can make the script's small tl.dot calls 100 times slower, and the time a matter of luck
+    env = {**os.environ, "MPLBACKEND": "Agg", "KERNELLAB_DISPLAY": "text", "KERNELLAB_LANG": "en",
+           "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1")}
 
     def run():
         subprocess.run([sys.executable, str(script)], env=env, check=True, capture_output=True)
