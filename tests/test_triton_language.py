@@ -33,8 +33,8 @@ def test_members_are_registered_by_the_functions_themselves():
                  "cumsum", "cumprod", "flip", "broadcast_to", "trans", "permute", "split", "view", "reshape",
                  "expand_dims", "cast", "store", "advance", "reduce", "associative_scan", "histogram", "gather",
                  "atomic_add", "atomic_cas", "atomic_xchg", "atomic_max", "atomic_min", "atomic_and", "atomic_or",
-                 "atomic_xor", "atomic_load", "atomic_store", "atomic_poll", "cdiv"]:
-        assert getattr(tl.tensor, name) is getattr(tl, name), name
+                 "atomic_xor", "atomic_load", "atomic_store", "atomic_poll", "cdiv", "item"]:
+        assert getattr(tl.tensor, name) is getattr(tl.core if name == "item" else tl, name), name
 
 
 def test_jit_module_renamed_and_decorator_kept():
@@ -242,6 +242,14 @@ def test_atomic_errors():
     with pytest.raises(RuntimeError, match="would wait forever"):
         poll[(1,)](np.zeros(1, np.int32))
 
+    @triton.jit
+    def never_released(lock):
+        while tl.atomic_cas(lock, 0, 1) == 1:
+            pass
+
+    with pytest.raises(RuntimeError, match="program \\(1,0,0\\): tl.atomic_cas found the lock taken 1000 times"):
+        never_released[(2,)](np.zeros(1, np.int32))  # program 0 takes it and never releases it
+
 
 # --- scans and reductions -----------------------------------------------------------------------------
 @pytest.mark.parametrize("vectorize", MODES)
@@ -252,7 +260,8 @@ def test_scans_and_reductions_with_combine_functions(axis, vectorize):
     xi = rng.integers(-50, 50, (8, 16)).astype(np.int32)
     xi[2, 3] = xi[5, 3] = xi[2, 9] = 60  # ties: the smallest index wins
     out, iout = np.zeros(3 * 128 + 16, np.float32), np.zeros(3 * 128 + 6 * 16, np.int32)
-    c = K.scan_kernel[(1,)](x, xi, out, iout, R=8, C=16, AXIS=axis, vectorize=vectorize)
+    c = K.scan_kernel[(1,)](x, xi, out, iout, R=8, C=16, AXIS=axis, L=16 if axis == 0 else 8,
+                               vectorize=vectorize)
     d = x.astype(np.float64)
     tol = dict(rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(out[:128].reshape(8, 16), np.cumsum(d, axis=axis), **tol)
@@ -286,18 +295,19 @@ def test_scans_and_reductions_with_combine_functions(axis, vectorize):
 
 
 @pytest.mark.parametrize("n", [1, 2, 8, 32])
-def test_reduce_odd_and_tuple_inputs(n):
+def test_reduce_axis_none_keep_dims_and_item(n):
     @triton.jit
     def k(x_ptr, out_ptr, N: tl.constexpr):
         x = tl.load(x_ptr + tl.arange(0, N))
         tl.store(out_ptr, tl.reduce(x, 0, K._add_combine))
         tl.store(out_ptr + 1, tl.reduce(x, None, K._add_combine))
         tl.store(out_ptr + 2 + tl.arange(0, 1), tl.reduce(x, 0, K._add_combine, keep_dims=True))
+        tl.store(out_ptr + 3, tl.reduce(x, 0, K._add_combine, keep_dims=True).item())
 
     x = np.random.default_rng(n).integers(-9, 9, n).astype(np.int32)
-    out = np.zeros(3, np.int32)
+    out = np.zeros(4, np.int32)
     k[(1,)](x, out, N=n)
-    assert out.tolist() == [x.sum()] * 3
+    assert out.tolist() == [x.sum()] * 4
 
 
 # --- shapes ------------------------------------------------------------------------------------------
@@ -414,14 +424,18 @@ def test_bfloat16_arithmetic_rounds_and_stores_bits():
         b = tl.load(y_ptr + offs).to(tl.bfloat16)
         tl.store(out_ptr + offs, (a + b).to(tl.float32))
         tl.store(out_ptr + N + offs, (a * b).to(tl.float32))
+        tl.store(out_ptr + 2 * N, tl.sum(a, axis=0).to(tl.float32))
 
     rng = np.random.default_rng(7)
     x, y = rng.standard_normal((2, 32)).astype(np.float32)
-    out = np.zeros(64, np.float32)
+    out = np.zeros(65, np.float32)
     k[(1,)](x, y, out, N=32)
     a, b = T.bfloat16.round(x).astype(np.float64), T.bfloat16.round(y).astype(np.float64)
     np.testing.assert_array_equal(out[:32], T.bfloat16.round((a + b).astype(np.float32)))
-    np.testing.assert_array_equal(out[32:], T.bfloat16.round((a * b).astype(np.float32)))
+    np.testing.assert_array_equal(out[32:64], T.bfloat16.round((a * b).astype(np.float32)))
+    # a bfloat16 sum is a bfloat16 value (Triton sums bf16 in bf16): within half a bf16 ulp of the exact sum
+    assert out[64] == T.bfloat16.round(np.float32([out[64]]))[0]
+    assert abs(out[64] - a.sum()) <= 2.0 ** (np.floor(np.log2(abs(a.sum()))) - 8) + 1e-6
 
 
 def test_torch_tensors_including_bfloat16():
@@ -511,11 +525,17 @@ def test_device_assert_print_and_unsupported(capsys):
     with pytest.raises(AssertionError, match="program \\(1,0,0\\), lane 0: device_assert failed: x must stay"):
         _two_programs()
     for call in (lambda: tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [1], tl.int32, True, 1),
-                 lambda: tl.extra.cuda.libdevice.tanh(1.0)):
+                 lambda: tl.extra.cuda.libdevice.tanh(1.0), lambda: _libdevice().erf(1.0)):
         with pytest.raises(NotImplementedError, match="not supported by kernellab"):
             call()
     with pytest.raises(NotImplementedError, match="warp_specialize"):
         tl.range(0, 4, warp_specialize=True)
+
+
+def _libdevice():
+    from kernellab.triton.language.extra.cuda import libdevice  # the import a tutorial writes, prefixed
+
+    return libdevice
 
 
 def _two_programs():
@@ -571,3 +591,59 @@ def test_do_bench_signature():
     params = list(inspect.signature(triton.testing.do_bench).parameters)
     assert params == ["fn", "warmup", "rep", "grad_to_none", "quantiles", "return_mode"]
     assert len(triton.testing.do_bench(lambda: None, warmup=0, rep=1, return_mode="all")) >= 1
+
+
+@pytest.mark.parametrize("vectorize", MODES)
+@pytest.mark.parametrize("n", [16, 50, 64])
+def test_attention_on_host_tensor_descriptors(n, vectorize):
+    from kernellab.triton.tools.tensor_descriptor import TensorDescriptor
+
+    rng = np.random.default_rng(n)
+    q, k, v = rng.standard_normal((3, n, 16)).astype(np.float32)
+    o = np.zeros_like(q)
+    descs = [TensorDescriptor.from_tensor(a, [16, 16]) for a in (q, k, v, o)]
+    c = K.attention_descriptor_kernel[(triton.cdiv(n, 16),)](*descs, n, 0.25, HEAD_DIM=16, BLOCK_M=16, BLOCK_N=16,
+                                                              vectorize=vectorize)
+    s = q.astype(np.float64) @ k.T * 0.25
+    p = np.exp(s - s.max(1, keepdims=True))
+    np.testing.assert_allclose(o, (p / p.sum(1, keepdims=True)) @ v, rtol=1e-5, atol=1e-5)
+    blocks = triton.cdiv(n, 16)
+    # each program reads its q tile once and every k and v tile once; tiles are clipped at row n
+    assert c.load_bytes == 4 * 16 * (n + 2 * n * blocks) and c.store_bytes == 4 * 16 * n
+
+
+@pytest.mark.parametrize("vectorize", MODES)
+@pytest.mark.parametrize(("rows", "d"), [(1, 1), (16, 64), (100, 37)])
+def test_cs336_weighted_sum_forward_and_backward(rows, d, vectorize):
+    rng = np.random.default_rng(rows + d)
+    x = rng.standard_normal((rows, d)).astype(np.float32)
+    w = rng.standard_normal(d).astype(np.float32)
+    out = np.zeros(rows, np.float32)
+    RT, DT = 16, 16
+    tiles = triton.cdiv(rows, RT)
+    K.weighted_sum_fwd[(tiles,)](x, w, out, d, 1, 1, 1, rows, d, ROWS_TILE_SIZE=RT, D_TILE_SIZE=DT,
+                                 vectorize=vectorize)
+    np.testing.assert_allclose(out, x.astype(np.float64) @ w, rtol=1e-5, atol=1e-5)
+    g = rng.standard_normal(rows).astype(np.float32)
+    gx, gw = np.zeros_like(x), np.zeros((tiles, d), np.float32)
+    c = K.weighted_sum_backward[(tiles,)](x, w, g, gx, gw, d, 1, 1, 1, d, 1, d, 1, rows, d, ROWS_TILE_SIZE=RT,
+                                          D_TILE_SIZE=DT, vectorize=vectorize)
+    np.testing.assert_allclose(gx, np.outer(g, w), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(gw.sum(0), x.astype(np.float64).T @ g, rtol=1e-5, atol=1e-5)
+    # stores: grad_x (rows·d floats) and one partial row of d floats per tile, boundary-checked exactly
+    assert c.store_bytes == 4 * (rows * d + tiles * d)
+
+
+def test_type_queries_students_write():
+    @triton.jit
+    def k(x_ptr, out_ptr, N: tl.constexpr):
+        bp = tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (N,), (0,))
+        x = tl.load(bp).to(tl.float32)
+        y = (x * 2).to(bp.type.element_ty)  # the cast of A2's FlashAttention: back to the pointer's type
+        tl.static_assert(y.dtype.is_fp16() and x.type.scalar.is_fp32() and out_ptr.dtype.element_ty == tl.float16)
+        tl.store(out_ptr + tl.arange(0, N), y)
+
+    x = np.arange(8, dtype=np.float16)
+    out = np.zeros_like(x)
+    k[(1,)](x, out, N=8)
+    assert (out == 2 * x).all()

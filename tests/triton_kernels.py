@@ -356,7 +356,8 @@ def _affine_combine(a1, b1, a2, b2):
 
 # Scans and reductions with @triton.jit combine functions, and the fixed ones
 @triton.jit
-def scan_kernel(x_ptr, i_ptr, out_ptr, iout_ptr, R: tl.constexpr, C: tl.constexpr, AXIS: tl.constexpr):
+def scan_kernel(x_ptr, i_ptr, out_ptr, iout_ptr, R: tl.constexpr, C: tl.constexpr, AXIS: tl.constexpr,
+                L: tl.constexpr):
     rows = tl.arange(0, R)[:, None]
     cols = tl.arange(0, C)[None, :]
     x = tl.load(x_ptr + rows * C + cols)
@@ -370,22 +371,14 @@ def scan_kernel(x_ptr, i_ptr, out_ptr, iout_ptr, R: tl.constexpr, C: tl.constexp
     tl.store(iout_ptr + 2 * R * C + rows * C + cols, tl.associative_scan(xi, AXIS, _add_combine, reverse=True))
     v, i = tl.reduce((xi, tl.broadcast_to(rows * C + cols, R, C)), AXIS, _first_max_combine)
     s = tl.reduce(x, AXIS, _add_combine, keep_dims=True)
-    if AXIS == 0:
-        tl.store(iout_ptr + 3 * R * C + tl.arange(0, C), v)
-        tl.store(iout_ptr + 3 * R * C + C + tl.arange(0, C), i)
-        tl.store(iout_ptr + 3 * R * C + 2 * C + tl.arange(0, C), tl.xor_sum(xi, axis=0))
-        tl.store(iout_ptr + 3 * R * C + 3 * C + tl.arange(0, C), tl.reduce_or(xi, axis=0))
-        tl.store(iout_ptr + 3 * R * C + 4 * C + tl.arange(0, C), tl.argmax(xi, axis=0))
-        tl.store(iout_ptr + 3 * R * C + 5 * C + tl.arange(0, C), tl.argmin(xi, axis=0))
-        tl.store(out_ptr + 3 * R * C + cols, s)
-    else:
-        tl.store(iout_ptr + 3 * R * C + tl.arange(0, R), v)
-        tl.store(iout_ptr + 3 * R * C + R + tl.arange(0, R), i)
-        tl.store(iout_ptr + 3 * R * C + 2 * R + tl.arange(0, R), tl.xor_sum(xi, axis=1))
-        tl.store(iout_ptr + 3 * R * C + 3 * R + tl.arange(0, R), tl.reduce_or(xi, axis=1))
-        tl.store(iout_ptr + 3 * R * C + 4 * R + tl.arange(0, R), tl.argmax(xi, axis=1))
-        tl.store(iout_ptr + 3 * R * C + 5 * R + tl.arange(0, R), tl.argmin(xi, axis=1))
-        tl.store(out_ptr + 3 * R * C + rows, s)
+    outs = tl.arange(0, L)  # L: the length along the other axis, what the reductions leave
+    tl.store(iout_ptr + 3 * R * C + outs, v)
+    tl.store(iout_ptr + 3 * R * C + L + outs, i)
+    tl.store(iout_ptr + 3 * R * C + 2 * L + outs, tl.xor_sum(xi, axis=AXIS))
+    tl.store(iout_ptr + 3 * R * C + 3 * L + outs, tl.reduce_or(xi, axis=AXIS))
+    tl.store(iout_ptr + 3 * R * C + 4 * L + outs, tl.argmax(xi, axis=AXIS))
+    tl.store(iout_ptr + 3 * R * C + 5 * L + outs, tl.argmin(xi, axis=AXIS))
+    tl.store(out_ptr + 3 * R * C + outs, tl.ravel(s))
 
 
 # Shape functions: join, split, interleave, flip, permute, reshape, gather, sort, topk, expand_dims
@@ -508,3 +501,84 @@ def swizzle_kernel(out_ptr, GM: tl.constexpr, GN: tl.constexpr, G: tl.constexpr)
     ni, nj = tl.swizzle2d(i, j, GM, GN, G)
     tl.store(out_ptr + (i * GN + j) * 2, ni)
     tl.store(out_ptr + (i * GN + j) * 2 + 1, nj)
+
+
+# Tutorial 06 style: attention forward on host-side tensor descriptors (TensorDescriptor arguments)
+@triton.jit
+def attention_descriptor_kernel(desc_q, desc_k, desc_v, desc_o, N, sm_scale, HEAD_DIM: tl.constexpr,
+                                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    start_m = tl.program_id(0) * BLOCK_M
+    q = desc_q.load([start_m, 0])
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    for start_n in tl.range(0, N, BLOCK_N):
+        k = desc_k.load([start_n, 0])
+        v = desc_v.load([start_n, 0])
+        qk = tl.dot(q, k.T, input_precision="ieee") * sm_scale
+        cols = start_n + tl.arange(0, BLOCK_N)
+        qk = tl.where(cols[None, :] < N, qk, -float("inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.exp(qk - m_new[:, None])
+        alpha = tl.exp(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None] + tl.dot(p, v, input_precision="ieee")
+        m_i = m_new
+    desc_o.store([start_m, 0], acc / l_i[:, None])
+
+
+# CS336 assignment 2: weighted sum, forward and backward, on block pointers (as the handout writes them)
+@triton.jit
+def weighted_sum_fwd(x_ptr, weight_ptr, output_ptr, x_stride_row, x_stride_dim, weight_stride_dim,
+                     output_stride_row, ROWS, D, ROWS_TILE_SIZE: tl.constexpr, D_TILE_SIZE: tl.constexpr):
+    row_tile_idx = tl.program_id(0)
+    x_block_ptr = tl.make_block_ptr(x_ptr, shape=(ROWS, D,), strides=(x_stride_row, x_stride_dim),
+                                    offsets=(row_tile_idx * ROWS_TILE_SIZE, 0),
+                                    block_shape=(ROWS_TILE_SIZE, D_TILE_SIZE), order=(1, 0),)
+    weight_block_ptr = tl.make_block_ptr(weight_ptr, shape=(D,), strides=(weight_stride_dim,), offsets=(0,),
+                                         block_shape=(D_TILE_SIZE,), order=(0,),)
+    output_block_ptr = tl.make_block_ptr(output_ptr, shape=(ROWS,), strides=(output_stride_row,),
+                                         offsets=(row_tile_idx * ROWS_TILE_SIZE,), block_shape=(ROWS_TILE_SIZE,),
+                                         order=(0,),)
+    output = tl.zeros((ROWS_TILE_SIZE,), dtype=tl.float32)
+    for _i in range(tl.cdiv(D, D_TILE_SIZE)):
+        row = tl.load(x_block_ptr, boundary_check=(0, 1), padding_option="zero")
+        weight = tl.load(weight_block_ptr, boundary_check=(0,), padding_option="zero")
+        output += tl.sum(row * weight[None, :], axis=1)
+        x_block_ptr = x_block_ptr.advance((0, D_TILE_SIZE))
+        weight_block_ptr = weight_block_ptr.advance((D_TILE_SIZE,))
+    tl.store(output_block_ptr, output, boundary_check=(0,))
+
+
+@triton.jit
+def weighted_sum_backward(x_ptr, weight_ptr, grad_output_ptr, grad_x_ptr, partial_grad_weight_ptr, stride_xr,
+                          stride_xd, stride_wd, stride_gr, stride_gxr, stride_gxd, stride_gwb, stride_gwd, NUM_ROWS,
+                          D, ROWS_TILE_SIZE: tl.constexpr, D_TILE_SIZE: tl.constexpr):
+    row_tile_idx = tl.program_id(0)
+    n_row_tiles = tl.num_programs(0)
+    grad_output_block_ptr = tl.make_block_ptr(grad_output_ptr, shape=(NUM_ROWS,), strides=(stride_gr,),
+                                              offsets=(row_tile_idx * ROWS_TILE_SIZE,), block_shape=(ROWS_TILE_SIZE,),
+                                              order=(0,),)
+    x_block_ptr = tl.make_block_ptr(x_ptr, shape=(NUM_ROWS, D,), strides=(stride_xr, stride_xd),
+                                    offsets=(row_tile_idx * ROWS_TILE_SIZE, 0),
+                                    block_shape=(ROWS_TILE_SIZE, D_TILE_SIZE), order=(1, 0),)
+    weight_block_ptr = tl.make_block_ptr(weight_ptr, shape=(D,), strides=(stride_wd,), offsets=(0,),
+                                         block_shape=(D_TILE_SIZE,), order=(0,),)
+    grad_x_block_ptr = tl.make_block_ptr(grad_x_ptr, shape=(NUM_ROWS, D,), strides=(stride_gxr, stride_gxd),
+                                         offsets=(row_tile_idx * ROWS_TILE_SIZE, 0),
+                                         block_shape=(ROWS_TILE_SIZE, D_TILE_SIZE), order=(1, 0),)
+    partial_grad_weight_block_ptr = tl.make_block_ptr(partial_grad_weight_ptr, shape=(n_row_tiles, D,),
+                                                      strides=(stride_gwb, stride_gwd), offsets=(row_tile_idx, 0),
+                                                      block_shape=(1, D_TILE_SIZE), order=(1, 0),)
+    for _i in range(tl.cdiv(D, D_TILE_SIZE)):
+        grad_output = tl.load(grad_output_block_ptr, boundary_check=(0,), padding_option="zero")
+        weight = tl.load(weight_block_ptr, boundary_check=(0,), padding_option="zero")
+        grad_x_row = grad_output[:, None] * weight[None, :]
+        tl.store(grad_x_block_ptr, grad_x_row, boundary_check=(0, 1))
+        row = tl.load(x_block_ptr, boundary_check=(0, 1), padding_option="zero")
+        grad_weight_row = tl.sum(row * grad_output[:, None], axis=0, keep_dims=True)
+        tl.store(partial_grad_weight_block_ptr, grad_weight_row, boundary_check=(1,))
+        x_block_ptr = x_block_ptr.advance((0, D_TILE_SIZE))
+        weight_block_ptr = weight_block_ptr.advance((D_TILE_SIZE,))
+        partial_grad_weight_block_ptr = partial_grad_weight_block_ptr.advance((0, D_TILE_SIZE))
+        grad_x_block_ptr = grad_x_block_ptr.advance((0, D_TILE_SIZE))

@@ -387,7 +387,8 @@ plt.show()
 import json
 from pathlib import Path
 
-compiled = json.loads(Path(__file__).with_name("compiled_code.json").read_text())
+# beside this script (sphinx-gallery runs it from its own folder, where __file__ is not set)
+compiled = json.loads(Path(globals().get("__file__", "x")).with_name("compiled_code.json").read_text())
 softmax_code = compiled["kernels"]["triton_softmax_kernel"]
 print("\n".join(softmax_code["aligned"]["ptx"]))
 print()

@@ -31,7 +31,7 @@ import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import fmt_bytes, print_table
 from kernellab.figures import use_cjk_font
-from kernellab.i18n import _ as tr
+from kernellab.i18n import _
 from kernellab.triton.language.random import philox_np
 
 
@@ -100,7 +100,7 @@ for n_check in (64, 200, 256):
     q, k, v = rng.standard_normal((3, HEADS, n_check, D)).astype(np.float32)
     out, _counts = flash_attention(q, k, v)
     errors.append([n_check, float(np.abs(out - attention_reference(q, k, v)).max())])
-print_table([tr("Sequence length N"), tr("Largest error vs float64")], [[n, f"{e:.1e}"] for n, e in errors])
+print_table([_("Sequence length N"), _("Largest error vs float64")], [[n, f"{e:.1e}"] for n, e in errors])
 
 # %%
 assert max(e for _n, e in errors) < 1e-5
@@ -194,8 +194,8 @@ for n in SIZES:
     naive_min = flash_min + 4 * (n * n * 4)  # … and S, P written and read back
     traffic.append((n, naive_req, flash_req, naive_min, flash_min))
 
-print_table([tr("Sequence length N"), tr("Naive, requested"), tr("Flash, requested"), tr("Ratio"),
-             tr("Naive, compulsory"), tr("Flash, compulsory"), tr("Ratio")],
+print_table([_("Sequence length N"), _("Naive, requested"), _("Flash, requested"), _("Ratio"),
+             _("Naive, compulsory"), _("Flash, compulsory"), _("Ratio")],
             [[n, fmt_bytes(a), fmt_bytes(b), f"{a / b:.1f}×", fmt_bytes(c), fmt_bytes(d), f"{c / d:.0f}×"]
              for n, a, b, c, d in traffic])
 
@@ -216,14 +216,15 @@ assert compulsory[-1] == 1 + 2048 / 64 == 33  # (16·N·d + 16·N²) / (16·N·d
 use_cjk_font()
 fig, ax = plt.subplots(figsize=(6.5, 3.8), layout="constrained")
 ns = [t[0] for t in traffic]
-ax.loglog(ns, [t[1] for t in traffic], "o-", color="C0", label=tr("Naive, requested"))
-ax.loglog(ns, [t[3] for t in traffic], "o--", color="C0", label=tr("Naive, compulsory"))
-ax.loglog(ns, [t[2] for t in traffic], "s-", color="C1", label=tr("Flash, requested"))
-ax.loglog(ns, [t[4] for t in traffic], "s--", color="C1", label=tr("Flash, compulsory"))
+ax.loglog(ns, [t[1] for t in traffic], "o-", color="C0", label=_("Naive, requested"))
+ax.loglog(ns, [t[3] for t in traffic], "o--", color="C0", label=_("Naive, compulsory"))
+ax.loglog(ns, [t[2] for t in traffic], "s-", color="C1", label=_("Flash, requested"))
+ax.loglog(ns, [t[4] for t in traffic], "s--", color="C1", label=_("Flash, compulsory"))
+ax.xaxis.set_minor_locator(plt.NullLocator())  # only the five sizes are labelled
 ax.set_xticks(ns, [str(n) for n in ns])
-ax.set_xlabel(tr("Sequence length N"))
-ax.set_ylabel(tr("HBM bytes (one head, d = 64, fp32)"))
-ax.set_title(tr("Attention traffic: naive vs FlashAttention-2"))
+ax.set_xlabel(_("Sequence length N"))
+ax.set_ylabel(_("HBM bytes (one head, d = 64, fp32)"))
+ax.set_title(_("Attention traffic: naive vs FlashAttention-2"))
 ax.legend()
 plt.show()
 
@@ -249,22 +250,23 @@ uniform = np.where(bits < 0, ~bits, bits).astype(np.float32) * np.float32(4.6566
 keep = (uniform > P_DROP).reshape(HEADS, N_DROP, N_DROP)
 drop_error = float(np.abs(out_drop - attention_reference(q, k, v, keep, P_DROP)).max())
 mask_bytes = HEADS * N_DROP * N_DROP  # one byte per decision
-print_table([tr("What"), tr("Value")],
-            [[tr("Largest error vs float64 with the same mask"), f"{drop_error:.1e}"],
-             [tr("Fraction of probabilities kept"), f"{keep.mean():.3f}"],
-             [tr("HBM bytes with dropout"), fmt_bytes(drop_counts.load_bytes + drop_counts.store_bytes)],
-             [tr("HBM bytes without dropout"), fmt_bytes(plain_counts.load_bytes + plain_counts.store_bytes)],
-             [tr("A stored mask would add (1 byte per entry)"), fmt_bytes(mask_bytes)]])
+print_table([_("What"), _("Value")],
+            [[_("Largest error vs float64 with the same mask"), f"{drop_error:.1e}"],
+             [_("Fraction of probabilities kept"), f"{keep.mean():.3f}"],
+             [_("HBM bytes with dropout"), fmt_bytes(drop_counts.load_bytes + drop_counts.store_bytes)],
+             [_("HBM bytes without dropout"), fmt_bytes(plain_counts.load_bytes + plain_counts.store_bytes)],
+             [_("A stored mask would add (1 byte per entry)"), fmt_bytes(mask_bytes)]])
 
 # %%
 assert drop_error < 1e-5 and abs(keep.mean() - (1 - P_DROP)) < 0.01
 assert drop_counts.load_bytes + drop_counts.store_bytes == plain_counts.load_bytes + plain_counts.store_bytes
 
 # %%
-assert mask_bytes == 128 * 1024 and 2048 * 2048 == 4 * 1024**2
+assert mask_bytes == 128 * 1024 and round(mask_bytes / 1e3) == 131  # 131 kB = 128 KiB
+assert 2048 * 2048 == 4 * 1024**2 and round(2048 * 2048 / 1e6, 1) == 4.2  # one head at N = 2048
 
 # %%
 # Dropout costs no memory traffic at all: the counts with and without it are identical, since the
 # random numbers are computed in registers. A stored mask for these two heads of 256 tokens would be
-# 128 KiB, written in the forward pass and read again in the backward pass; for one head at
-# N = 2048, 4 MiB. Regenerating it costs ten rounds of Philox per four random numbers instead.
+# 131 kB (128 KiB), written in the forward pass and read again in the backward pass; for one head at
+# N = 2048, 4.2 MB (4 MiB). Regenerating it costs ten rounds of Philox per four random numbers instead.

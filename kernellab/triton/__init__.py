@@ -8,7 +8,7 @@ block values (:mod:`.tensor`) → loads and stores (:mod:`.memory`) → access r
 """
 
 from ..grid import cdiv
-from . import language, testing
+from . import language, testing, tools
 from .autotuner import Config, autotune, heuristics
 from .counts import TritonCounts
 from .runtime import JITFunction, jit
@@ -27,4 +27,4 @@ def next_power_of_2(n: int) -> int:
 
 
 __all__ = ["Config", "JITFunction", "SeedLanguage", "TritonCounts", "autotune", "cdiv", "heuristics", "jit", "language",
-           "next_power_of_2", "testing", "triton_launch"]
+           "next_power_of_2", "testing", "tools", "triton_launch"]

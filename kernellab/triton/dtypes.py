@@ -50,6 +50,29 @@ class dtype:
     def int_bitwidth(self) -> int:
         return self.primitive_bitwidth
 
+    @property
+    def scalar(self) -> dtype:
+        """The element type (itself, for a scalar type), as Triton's ``x.type.scalar``."""
+        return self
+
+    def is_fp16(self) -> bool:
+        return self.name == "fp16"
+
+    def is_fp32(self) -> bool:
+        return self.name == "fp32"
+
+    def is_fp64(self) -> bool:
+        return self.name == "fp64"
+
+    def is_bf16(self) -> bool:
+        return self.name == "bf16"
+
+    def is_fp8(self) -> bool:
+        return self.name.startswith("fp8")
+
+    def is_ptr(self) -> bool:
+        return isinstance(self, pointer_type)
+
     def __repr__(self) -> str:
         return f"triton.language.{self.name}"
 

@@ -44,7 +44,7 @@ class Program:
         that cannot run vectorised is undone and rerun program by program.
     """
 
-    __slots__ = ("kernel", "grid", "pids", "P", "tally", "names", "journal", "_pid_cols")
+    __slots__ = ("kernel", "grid", "pids", "P", "tally", "names", "journal", "_pid_cols", "failed_cas")
 
     def __init__(self, kernel: str, grid, pids: np.ndarray, tally: Tally, names: dict, journal=None):
         self.kernel = kernel
@@ -54,6 +54,7 @@ class Program:
         self.tally = tally
         self.names = names
         self.journal = journal
+        self.failed_cas = 0  # consecutive tl.atomic_cas calls that changed nothing (a spinning lock)
         self._pid_cols = [np.ascontiguousarray(pids[:, a]) for a in range(3)]
 
     def program_id(self, axis: int) -> np.ndarray:

@@ -19,8 +19,10 @@ from . import dtypes as T
 from . import memory
 from .counts import TritonCounts
 from .engine import run
+from .language.descriptors import make_tensor_descriptor, tensor_descriptor
 from .program import _CURRENT
 from .tensor import constexpr, pointer, tensor
+from .tools.tensor_descriptor import TensorDescriptor
 
 _LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion")  # accepted, no effect
 
@@ -70,6 +72,10 @@ def _argument(name: str, v):
     if isinstance(v, (bool, int, float, np.generic)):
         dt = T.of_python(v)
         return tensor(np.array([v], dt.np), dt, ())
+    if isinstance(v, TensorDescriptor):  # a host-side descriptor: the kernel sees tl.make_tensor_descriptor's
+        base = _argument(name, v.base)
+        return make_tensor_descriptor(base, [int(d) for d in v.shape], [int(d) for d in v.strides],
+                                      [int(d) for d in v.block_shape], v.padding)
     arr, elem = _as_array(v, name)
     if arr is not None:
         return pointer(memory.flat_view(arr, name), np.zeros(1, np.int64), (), elem=elem)
@@ -136,6 +142,8 @@ class JITFunction:
             arg = _argument(name, v)
             if isinstance(arg, pointer):
                 names[memory.address(arg.flat)] = name
+            elif isinstance(arg, tensor_descriptor):
+                names[memory.address(arg.base.flat)] = name
             values.append(arg)
         fn = self.fn
 

@@ -14,7 +14,6 @@ the docs needs no Triton; the conformance session reruns this script. Usage:
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
 import os
 import re
@@ -23,6 +22,9 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from conftest import load_source
 
 ROOT = Path(__file__).parents[2]
 OUT = ROOT / "gallery" / "triton_notes" / "compiled_code.json"
@@ -49,15 +51,6 @@ def kernel_source(page: str, name: str) -> str:
             lines = text.splitlines()[node.decorator_list[0].lineno - 1:node.end_lineno]
             return "import triton\nimport triton.language as tl\n\n\n" + "\n".join(lines) + "\n"
     raise LookupError(f"no kernel {name} in {page}")
-
-
-def load(name: str, source: str, tmp: Path):
-    path = tmp / f"{name}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return getattr(mod, name)
 
 
 def cuobjdump() -> str | None:
@@ -100,7 +93,7 @@ def main() -> int:
     result = {"triton": triton.__version__, "target": f"sm_{TARGET[1]}", "num_warps": NUM_WARPS, "kernels": {}}
     with tempfile.TemporaryDirectory() as tmp:
         for page, name, signature, constexprs, divisible in KERNELS:
-            fn = load(name, kernel_source(page, name), Path(tmp))
+            fn = getattr(load_source(name, kernel_source(page, name), Path(tmp)), name)
             result["kernels"][name] = {
                 "constexprs": constexprs,
                 "unaligned": compile_one(fn, signature, constexprs, []),

@@ -3,7 +3,6 @@ masks, strides and dtypes; reductions over every axis, negative ones included; b
 ranks with Python scalars of mixed precision; and ``tl.dot``. Integers compare bit for bit, floats to
 a tolerance. Skipped unless triton and torch are importable (``nox -s conformance``)."""
 
-import importlib.util
 import os
 from pathlib import Path
 
@@ -17,25 +16,12 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 SOURCE = Path(__file__).with_name("fuzz_kernels.py")
-OURS = "import kernellab.triton as triton\nimport kernellab.triton.language as tl\n"
-THEIRS = "import triton\nimport triton.language as tl\n"
 FUZZ = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-def _load(name, text, tmp):
-    path = tmp / f"{name}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.fixture(scope="module")
-def mods(tmp_path_factory):
-    text = SOURCE.read_text()
-    tmp = tmp_path_factory.mktemp("fuzz")
-    return _load("kl_fuzz", text, tmp), _load("real_fuzz", text.replace(OURS, THEIRS), tmp)
+def mods(load_pair):
+    return load_pair(SOURCE)
 
 
 def run_both(mods, name, grid, arrays, scalars=(), **meta):

@@ -19,25 +19,13 @@ torch = pytest.importorskip("torch", reason="the conformance session installs to
 pytest.importorskip("triton", reason="the conformance session installs triton; run `nox -s conformance`")
 
 SOURCE = Path(__file__).parents[1] / "triton_kernels.py"
-OURS = ("import kernellab.triton as triton\nimport kernellab.triton.language as tl\n")
-THEIRS = ("import triton\nimport triton.language as tl\n")
-
-
-def _load(name, text, tmp_path):
-    path = tmp_path / f"{name}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+OURS = "import kernellab.triton as triton\nimport kernellab.triton.language as tl\n"
+THEIRS = "import triton\nimport triton.language as tl\n"
 
 
 @pytest.fixture(scope="module")
-def kernels(tmp_path_factory):
-    text = SOURCE.read_text()
-    assert OURS in text, "the kernels file must start with kernellab's two import lines"
-    tmp = tmp_path_factory.mktemp("kernels")
-    return _load("kl_kernels", text, tmp), _load("real_kernels", text.replace(OURS, THEIRS), tmp)
+def kernels(load_pair):
+    return load_pair(SOURCE)
 
 
 COMPARED: set[str] = set()  # the kernels some test below ran in both
@@ -168,7 +156,8 @@ def test_scans_and_combine_reductions(kernels, axis):
     xi = rng.integers(-50, 50, (8, 16)).astype(np.int32)
     xi[2, 3] = xi[5, 3] = xi.max()  # a tie for the tie rule of argmax
     arrays = [x, xi, np.zeros(3 * 128 + 16, np.float32), np.zeros(3 * 128 + 6 * 16, np.int32)]
-    ours, theirs = both(kernels, "scan_kernel", (1,), arrays, R=8, C=16, AXIS=axis)
+    ours, theirs = both(kernels, "scan_kernel", (1,), arrays, R=8, C=16, AXIS=axis,
+                        L=16 if axis == 0 else 8)
     np.testing.assert_array_equal(ours[2], theirs[2])
     np.testing.assert_array_equal(ours[3], theirs[3])
 
@@ -207,9 +196,9 @@ def test_conversions(kernels):
     # the exponent (6.5 → 4.0 in e5m2); tests/test_triton_language.py checks fp8 against float64 instead.
 
 
-# Triton 3.9 removed block pointers ("in favor of the tensor descriptor API"): these two kernels run in
+# Triton 3.9 removed block pointers ("in favor of the tensor descriptor API"): these kernels run in
 # kernellab only, checked against numpy in tests/test_triton_language.py.
-NOT_IN_TRITON_39 = {"block_ptr_rowsum_kernel", "block_ptr_matmul_kernel"}
+NOT_IN_TRITON_39 = {"block_ptr_rowsum_kernel", "block_ptr_matmul_kernel", "weighted_sum_fwd", "weighted_sum_backward"}
 
 
 def test_descriptors(kernels):
@@ -238,24 +227,15 @@ def test_swizzle(kernels):
     np.testing.assert_array_equal(ours[0], theirs[0])
 
 
-def test_zz_every_kernel_compared(kernels):
-    """Every kernel of tests/triton_kernels.py (not its helper functions) ran in both above."""
-    from kernellab.triton import JITFunction
-
-    helpers = {"leaky_relu", "_add_combine", "_first_max_combine", "_affine_combine"}
-    names = {n for n, v in vars(kernels[0]).items() if isinstance(v, JITFunction)} - helpers
-    assert names - COMPARED - NOT_IN_TRITON_39 == set()
-
-
-def test_gallery_flash_attention(tmp_path):
+def test_gallery_flash_attention(tmp_path, source_loader):
     """Page 06's FlashAttention-2 kernel, dropout included, in both."""
     spec = importlib.util.spec_from_file_location("compiled_helper", Path(__file__).with_name("compiled.py"))
     helper = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(helper)
     theirs_src = helper.kernel_source("06_flash_attention.py", "flash_attention_fwd")
     ours_src = theirs_src.replace(THEIRS, OURS)
-    ours = _load("kl_flash", ours_src, tmp_path).flash_attention_fwd
-    theirs = _load("real_flash", theirs_src, tmp_path).flash_attention_fwd
+    ours = source_loader("kl_flash", ours_src, tmp_path).flash_attention_fwd
+    theirs = source_loader("real_flash", theirs_src, tmp_path).flash_attention_fwd
     rng = np.random.default_rng(15)
     heads, n, d = 2, 100, 16
     q, k, v = rng.standard_normal((3, heads, n, d)).astype(np.float32)
@@ -266,3 +246,29 @@ def test_gallery_flash_attention(tmp_path):
         theirs[grid](*(torch.from_numpy(a) for a in (q, k, v)), o2, n, 0.25, 7, P_DROP=p_drop, HEAD_DIM=d,
                      BLOCK_M=32, BLOCK_N=32)
         np.testing.assert_allclose(o1, o2.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_attention_on_host_tensor_descriptors(kernels):
+    from triton.tools.tensor_descriptor import TensorDescriptor as Theirs
+
+    from kernellab.triton.tools.tensor_descriptor import TensorDescriptor as Ours
+
+    COMPARED.add("attention_descriptor_kernel")
+    rng = np.random.default_rng(16)
+    n = 50
+    q, k, v = rng.standard_normal((3, n, 16)).astype(np.float32)
+    o1, o2 = np.zeros_like(q), torch.zeros(n, 16)
+    ours = [Ours.from_tensor(a, [16, 16]) for a in (q, k, v, o1)]
+    theirs = [Theirs.from_tensor(t, [16, 16]) for t in (*(torch.from_numpy(a) for a in (q, k, v)), o2)]
+    kernels[0].attention_descriptor_kernel[(4,)](*ours, n, 0.25, HEAD_DIM=16, BLOCK_M=16, BLOCK_N=16)
+    kernels[1].attention_descriptor_kernel[(4,)](*theirs, n, 0.25, HEAD_DIM=16, BLOCK_M=16, BLOCK_N=16)
+    np.testing.assert_allclose(o1, o2.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_zz_every_kernel_compared(kernels):
+    """Every kernel of tests/triton_kernels.py (not its helper functions) ran in both above."""
+    from kernellab.triton import JITFunction
+
+    helpers = {"leaky_relu", "_add_combine", "_first_max_combine", "_affine_combine"}
+    names = {n for n, v in vars(kernels[0]).items() if isinstance(v, JITFunction)} - helpers
+    assert names - COMPARED - NOT_IN_TRITON_39 == set()

@@ -26,6 +26,7 @@ from ..program import current
 from ..tensor import _align, _tensor_member_fn, broadcast_shape, convert, pointer, tensor
 from .core import _to_tensor
 
+SPIN_LIMIT = 1000  # failed compare-and-swaps in a row after which a lone program is deadlocked
 _SEMS = (None, "", "acquire", "release", "acq_rel", "relaxed")
 _SCOPES = (None, "", "gpu", "cta", "sys")
 
@@ -159,8 +160,27 @@ atomic_xchg = _rmw("atomic_xchg", lambda old, v: v, "``*pointer = val`` atomical
 @_tensor_member_fn
 def atomic_cas(pointer, cmp, val, sem=None, scope=None, _semantic=None) -> tensor:
     """Compare and swap: where ``*pointer == cmp``, write ``val``; returns the old values (a lock:
-    ``while tl.atomic_cas(lock, 0, 1) == 1: pass``)."""
-    return _atomic("atomic_cas", pointer, [cmp, val], None, sem, scope, lambda old, c, v: np.where(old == c, v, old))
+    ``while tl.atomic_cas(lock, 0, 1) == 1: pass``).
+
+    Programs here run one after another, so a program spinning on a lock that an earlier program left
+    taken would spin forever: after ``SPIN_LIMIT`` compare-and-swaps in a row that swap nothing, a
+    program running alone raises RuntimeError instead.
+    """
+    swapped = []
+
+    def cas(old, c, v):
+        hit = old == c
+        swapped.append(bool(hit.any()))
+        return np.where(hit, v, old)
+
+    out = _atomic("atomic_cas", pointer, [cmp, val], None, sem, scope, cas)
+    prog = current()
+    prog.failed_cas = 0 if any(swapped) else prog.failed_cas + 1
+    if prog.P == 1 and prog.failed_cas > SPIN_LIMIT:
+        raise RuntimeError(f"{prog.where(0)}: tl.atomic_cas found the lock taken {SPIN_LIMIT} times in a row; "
+                           "programs run one after another here, so no other program can release it (was it "
+                           "released with tl.atomic_xchg after use?)")
+    return out
 
 
 @_tensor_member_fn

@@ -320,9 +320,12 @@ def _reduce(x: tensor, axis, keep_dims, fn, out_t: T.dtype) -> tensor:
     if ax is None:
         out = fn(data.reshape(data.shape[0], -1), axis=1)
         shape = (1,) * len(x._shape) if keep_dims else ()
-        return tensor(out.reshape((out.shape[0], *shape)), out_t, shape)
-    out = fn(data, axis=ax + 1, keepdims=keep_dims)
-    shape = x._shape[:ax] + ((1,) if keep_dims else ()) + x._shape[ax + 1:]
+        out = out.reshape((out.shape[0], *shape))
+    else:
+        out = fn(data, axis=ax + 1, keepdims=keep_dims)
+        shape = x._shape[:ax] + ((1,) if keep_dims else ()) + x._shape[ax + 1:]
+    if out_t.__class__ is T.float_format:  # a bfloat16 / float8 result is a value of that format
+        out = out_t.round(out)
     return tensor(out, out_t, shape)
 
 
@@ -396,6 +399,15 @@ def reshape(input, *shape, can_reorder=False) -> tensor:
     if int(np.prod(dims, dtype=np.int64)) != x.numel:
         raise ValueError(f"cannot reshape a block of shape {x.shape} to {list(dims)}")
     return x._like(x.data.reshape((x.data.shape[0], *dims)), dims)
+
+
+@_tensor_member_fn
+def item(input, _semantic=None, _generator=None) -> tensor:
+    """The single element of a one-element block, as a scalar (``x.item()``)."""
+    x = _to_tensor(input)
+    if x.numel != 1:
+        raise ValueError(f"item() needs a block of one element, got shape {x.shape}")
+    return x._like(x.data.reshape(x.data.shape[0]), ())
 
 
 @_tensor_member_fn

@@ -72,7 +72,10 @@ class block_ptr:
 
     @property
     def dtype(self):
+        """A pointer type whose ``element_ty`` is the element type (``ptr.type.element_ty`` in A2's kernels)."""
         return T.pointer_type(self.base.dtype.element_ty)
+
+    type = dtype
 
     def _checked(self, boundary_check):
         checked = tuple(int(getattr(d, "value", d)) for d in (boundary_check or ()))

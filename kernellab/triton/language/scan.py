@@ -84,15 +84,9 @@ def reduce(input, axis, combine_fn, keep_dims=False, _semantic=None, _generator=
         ax = _axes(xs[0], axis)
     nd_in = len(input[0]._shape if isinstance(input, tuple) else _to_tensor(input)._shape)
     n = xs[0]._shape[ax]
+    if n & (n - 1):
+        raise ValueError(f"tl.reduce needs a power-of-two length along the axis, got {n}")
     while n > 1:
-        if n % 2:  # an odd length: fold the last element into its left neighbour first
-            head = [_take(x, ax, slice(0, n - 2)) for x in xs]
-            tail = _combine(combine_fn, [_take(x, ax, slice(n - 2, n - 1)) for x in xs],
-                            [_take(x, ax, slice(n - 1, n)) for x in xs])
-            xs = [tensor(np.concatenate([h.data, t.data], axis=ax + 1), h.dtype,
-                         h._shape[:ax] + (n - 1,) + h._shape[ax + 1:]) for h, t in zip(head, tail)]
-            n -= 1
-            continue
         xs = _combine(combine_fn, [_take(x, ax, slice(0, n, 2)) for x in xs], [_take(x, ax, slice(1, n, 2)) for x in xs])
         n //= 2
     out = []

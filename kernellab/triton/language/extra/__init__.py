@@ -1,9 +1,10 @@
 """``tl.extra``: vendor libraries (``tl.extra.cuda.libdevice``, ``tl.extra.hip``) — not supported.
 
 libdevice functions are calls into NVIDIA's (or AMD's) device bitcode library, compiled for the GPU;
-kernellab has no such library to call. Any ``libdevice.<name>`` raises a NotImplementedError that
-names the function and its numpy replacement route: write it with ``tl`` functions instead (for
-example ``tanh(x) = 2·sigmoid(2x) − 1``).
+kernellab has no such library to call. ``from triton.language.extra.cuda import libdevice`` (with
+kernellab's prefix) imports, and any ``libdevice.<name>(...)`` raises a NotImplementedError that names
+the function and says to write it with ``tl`` functions instead (for example
+``tanh(x) = 2·sigmoid(2x) − 1``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ class _Library:
         self._path = path
 
     def __getattr__(self, name: str):
-        if name.startswith("__"):
+        if name.startswith("_") or name.startswith("pytest"):  # not a library function: tools probing
             raise AttributeError(name)
         if name in ("libdevice", "cuda", "hip"):
             return _Library(f"{self._path}.{name}")
@@ -30,8 +31,8 @@ class _Library:
         return unsupported
 
 
-cuda = _Library("tl.extra.cuda")
-hip = _Library("tl.extra.hip")
 libdevice = _Library("tl.extra.libdevice")
+
+from . import cuda, hip  # noqa: E402  (they use _Library)
 
 __all__ = ["cuda", "hip", "libdevice"]

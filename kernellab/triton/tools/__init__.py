@@ -1,0 +1,1 @@
+"""``triton.tools`` for mini-Triton: host-side tensor descriptors (:mod:`.tensor_descriptor`)."""
