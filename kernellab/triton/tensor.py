@@ -375,11 +375,25 @@ class Lineage:
     sectors and requests unchanged) instead of once per access.
     """
 
-    __slots__ = ("data", "stats")
+    __slots__ = ("data", "_start", "counted")
 
     def __init__(self, data: np.ndarray):
         self.data = data
-        self.stats: dict = {}
+        self._start: int | None | bool = False  # not yet checked (see start)
+        # what the memory layer found for one unmasked access of this lineage, by (element bytes, shift's
+        # offset within a sector in bytes, block shape): see kernellab.triton.memory.LineageCounts
+        self.counted: dict = {}
+
+    @property
+    def start(self) -> int | None:
+        """The first offset when the offsets are consecutive in row-major order (``s, s+1, …``), else None.
+
+        Checked once per lineage.
+        """
+        if self._start is False:
+            d = self.data.reshape(-1)
+            self._start = int(d[0]) if d.size < 2 or bool((np.diff(d) == 1).all()) else None
+        return self._start
 
 
 class pointer(tensor):
