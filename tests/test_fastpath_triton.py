@@ -72,3 +72,28 @@ def test_an_unmasked_lane_outside_the_array_is_still_an_error():
     base = np.arange(64, dtype=np.int64)[None]
     err, message = run("load", np.zeros(60, np.float32), base, base < 62, Lineage(base), 0)
     assert err == "error" and "[60]" in message and "lane 60" in message
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 4), st.sampled_from([1, 16, 32, 40, 64]), st.integers(60, 400),
+       st.sampled_from([np.float32, np.float16, np.float64]), st.sampled_from(["prefix", "random", "none"]),
+       st.sampled_from(["load", "store"]), st.integers(0, 2**32 - 1))
+def test_a_row_start_per_program_equals_the_reference(rows, lanes, size, dtype, kind, op, seed):
+    # x_ptr + row * stride + cols: one shift per program (shape (P, 1)) on a shared block of columns
+    rng = np.random.default_rng(seed)
+    cols = np.arange(lanes, dtype=np.int64)[None]
+    shift = rng.integers(-20, size, (rows, 1))
+    offs = cols + shift
+    mask = {"prefix": np.broadcast_to(cols < rng.integers(0, lanes + 1), offs.shape) & (offs >= 0) & (offs < size),
+            "random": rng.random(offs.shape) < 0.6, "none": np.ones(offs.shape, bool)}[kind]
+    value = rng.integers(0, 100, offs.shape).astype(dtype)
+    results = []
+    for lineage, sh in ((None, 0), (Lineage(cols), shift)):
+        flat = np.arange(size).astype(dtype)
+        results.append(run(op, flat, offs, mask, lineage, sh, value, programs=rows))
+    (a, ca), (b, cb) = results
+    assert ca == cb
+    if isinstance(a, str):
+        assert b == a
+    else:
+        assert a.dtype == b.dtype and np.array_equal(a, b)

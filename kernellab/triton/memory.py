@@ -110,6 +110,17 @@ def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarra
     * no mask: the lineage's requests and sectors are counted once per (width, shift mod 32 bytes,
       shape) and reused, its extremes shifting with it.
     """
+    if isinstance(shift, np.ndarray):  # one shift per program: each program's row may be consecutive
+        starts = _row_starts(offs, lineage, shift)
+        if starts is None:
+            _check(prog, kind, flat, offs, mask)
+            _count(prog, kind, flat, offs, mask)
+            return
+        lanes = offs.size // offs.shape[0]
+        if starts.min() < 0 or starts.max() + lanes > flat.size:
+            _check(prog, kind, flat, offs, mask)
+        _count_consecutive(prog, kind, flat.itemsize, offs.shape, starts, mask)
+        return
     start = _contiguous_block(offs, lineage, shift)
     if mask is not None and start is not None:
         # only the lanes before the array's start or past its end can be out of bounds: look at those
@@ -117,7 +128,8 @@ def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarra
         m = mask.reshape(-1)
         if m[:inside.start].any() or m[inside.stop:].any():
             _check(prog, kind, flat, offs, mask)  # raises, naming the first offending program and lane
-        _count_consecutive(prog, kind, flat.itemsize, offs.shape, start, mask)
+        lanes = offs.size // offs.shape[0]
+        _count_consecutive(prog, kind, flat.itemsize, offs.shape, start + np.arange(offs.shape[0]) * lanes, mask)
         return
     if lineage is None or mask is not None:
         _check(prog, kind, flat, offs, mask)
@@ -148,30 +160,41 @@ def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarra
     prog.tally.counted(kind, offs.shape[0] * copies, st.requests * copies, st.sectors * copies, st.bytes * copies)
 
 
-def _count_consecutive(prog: Program, kind: str, width: int, shape: tuple, start: int, mask: np.ndarray):
-    """Count a masked access to the consecutive offsets ``start, start+1, …`` (row-major over ``shape``).
+def _count_consecutive(prog: Program, kind: str, width: int, shape: tuple, starts: np.ndarray, mask):
+    """Count an access whose program row ``p`` reads the consecutive offsets ``starts[p], starts[p]+1, …``.
 
     Each program's lanes fill whole warps (the last one padded with inactive lanes, as
-    :func:`~kernellab.triton.counts.count_access` pads them); warp ``w`` of program row ``p`` starts
-    at offset ``start + p·L + 32·w`` (``L`` lanes per program) and steps one element per lane.
+    :func:`~kernellab.triton.counts.count_access` pads them); warp ``w`` of row ``p`` starts at
+    offset ``starts[p] + 32·w`` and steps one element per lane. ``mask`` None: every lane is active.
     """
     rows = shape[0]
     lanes = int(np.prod(shape[1:], dtype=np.int64))
     warps = -(-lanes // WARP_SIZE)
-    active = mask.reshape(rows, lanes)
-    if lanes % WARP_SIZE:
-        active = np.concatenate([active, np.zeros((rows, warps * WARP_SIZE - lanes), bool)], axis=1)
-    first = (start + np.add.outer(np.arange(rows, dtype=np.int64) * lanes,
-                                  np.arange(warps, dtype=np.int64) * WARP_SIZE).ravel()) * width
-    req, sec, _lines, nbytes = affine_counts(first, np.full(first.size, width, np.int64),
-                                             active.reshape(-1, WARP_SIZE), width)
+    active = None
+    if mask is not None:
+        active = mask.reshape(rows, lanes)
+        if lanes % WARP_SIZE:
+            active = np.concatenate([active, np.zeros((rows, warps * WARP_SIZE - lanes), bool)], axis=1)
+        active = active.reshape(-1, WARP_SIZE)
+    elif lanes % WARP_SIZE:
+        active = np.tile(np.arange(warps * WARP_SIZE) < lanes, rows).reshape(-1, WARP_SIZE)
+    first = np.add.outer(np.asarray(starts, np.int64), np.arange(warps, dtype=np.int64) * WARP_SIZE).ravel() * width
+    req, sec, _lines, nbytes = affine_counts(first, np.full(first.size, width, np.int64), active, width)
     copies = prog.P if rows == 1 else 1
     prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies)
 
 
+def _row_starts(offs: np.ndarray, lineage, shift: np.ndarray):
+    """Each program row's first offset when every row is consecutive (its lineage says so), else None."""
+    if (lineage is None or lineage.data.shape[0] != 1 or offs.shape[1:] != lineage.data.shape[1:]
+            or shift.shape[0] != offs.shape[0] or lineage.start is None):
+        return None
+    return lineage.start + shift.reshape(-1)
+
+
 def _contiguous_block(offs: np.ndarray, lineage, shift: int):
     """``s`` when ``offs`` is exactly ``s, s+1, …`` in row-major order (its lineage says so), else None."""
-    if lineage is None or offs.shape != lineage.data.shape:
+    if lineage is None or offs.shape != lineage.data.shape or isinstance(shift, np.ndarray):
         return None
     c = lineage.start
     return None if c is None else c + shift

@@ -368,7 +368,10 @@ def _pointer_to(elem: T.dtype) -> T.pointer_type:
 
 
 class Lineage:
-    """The offsets a family of pointers shares, up to a uniform shift: ``ptr.data == root.data + ptr.shift``.
+    """The offsets a family of pointers shares, up to a shift: ``ptr.data == root.data + ptr.shift``.
+
+    The shift is an int every program shares, or one int per program (an int64 array of shape
+    ``(P, 1, …)``: a row start per program, as ``x_ptr + row * stride + cols``).
 
     ``x_ptr + offs``, ``y_ptr + offs`` and ``a_ptrs += BLOCK_K`` keep one lineage, so the memory layer
     checks bounds and counts sectors once per lineage (a shift by a multiple of 32 bytes leaves
@@ -428,6 +431,12 @@ class pointer(tensor):
             base = int(self.data[0])
             data = lineage.data if base == 0 else lineage.data + base
             return pointer(self.flat, data, osh, lineage, base, self.dtype.element_ty)
+        if sign > 0 and not self._shape and osh and od.shape[0] == 1 and not olit:
+            # a base pointer per program (a row start) + a block of offsets every program shares: the
+            # lineage is the block's, the shift one int per program (shape (P, 1, …), broadcasting)
+            lineage = _lineage_of(other)
+            base = self.data.astype(np.int64).reshape(-1, *(1,) * len(osh))
+            return pointer(self.flat, lineage.data + base, osh, lineage, base, self.dtype.element_ty)
         shape = broadcast_shape(self._shape, osh)
         nd = len(shape)
         off = np.int64(od) if olit else od.astype(np.int64, copy=False)
