@@ -117,8 +117,13 @@ def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarra
             _count(prog, kind, flat, offs, mask)
             return
         lanes = offs.size // offs.shape[0]
-        if starts.min() < 0 or starts.max() + lanes > flat.size:
-            _check(prog, kind, flat, offs, mask)
+        outside = (starts < 0) | (starts + lanes > flat.size)  # rows reaching past an end of the array
+        if outside.any():
+            lane = np.arange(lanes)
+            rows = np.flatnonzero(outside)
+            bad = (lane < -starts[rows, None]) | (lane >= flat.size - starts[rows, None])
+            if mask is None or (bad & mask.reshape(offs.shape[0], lanes)[rows]).any():
+                _check(prog, kind, flat, offs, mask)  # raises, naming the first offending program and lane
         _count_consecutive(prog, kind, flat.itemsize, offs.shape, starts, mask)
         return
     start = _contiguous_block(offs, lineage, shift)
