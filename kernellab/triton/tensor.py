@@ -395,8 +395,22 @@ class Lineage:
         """
         if self._start is False:
             d = self.data.reshape(-1)
-            self._start = int(d[0]) if d.size < 2 or bool((np.diff(d) == 1).all()) else None
+            self._start = int(d[0]) if _consecutive(d) else None
         return self._start
+
+
+def _consecutive(d: np.ndarray) -> bool:
+    """Whether ``d`` is ``s, s+1, s+2, …``: checked a cache-sized piece at a time (no large temporaries)."""
+    if d.size < 2:
+        return True
+    if int(d[-1]) - int(d[0]) != d.size - 1:
+        return False
+    step = 1 << 15
+    for lo in range(0, d.size - 1, step):
+        piece = d[lo:lo + step + 1]
+        if not (piece[1:] - piece[:-1] == 1).all():
+            return False
+    return True
 
 
 class pointer(tensor):
