@@ -492,18 +492,18 @@ def _shared(acc: Access) -> tuple[int, int]:
     def compute():
         if acc.addresses.size > _SEEN_LANES:
             return _shared_affine(acc)
-        key = (acc.width, acc.addresses.tobytes(), acc.active.tobytes())
-        if key not in _SEEN:
-            if len(_SEEN) >= _SEEN_RECORDS:
-                del _SEEN[next(iter(_SEEN))]  # the oldest
-            _SEEN[key] = _shared_affine(acc)
-        return _SEEN[key]
+        return _shared_seen(acc.width, acc.addresses.tobytes(), acc.active.tobytes())
     return acc._derived("shared", compute)
 
 
 _SEEN_LANES = 4096  # records of at most this many lanes are remembered (32 KiB of addresses each)
-_SEEN_RECORDS = 256  # and at most this many of them
-_SEEN: dict[tuple, tuple[int, int]] = {}
+
+
+@lru_cache(maxsize=256)
+def _shared_seen(width: int, addresses: bytes, active: bytes) -> tuple[int, int]:
+    """:func:`_shared_affine` of the record with these contents (remembered: see :func:`_shared`)."""
+    addr = np.frombuffer(addresses, np.int64).reshape(-1, WARP_SIZE)
+    return _shared_affine(Access(addr, np.frombuffer(active, bool).reshape(addr.shape), width))
 
 
 def _shared_affine(acc: Access) -> tuple[int, int]:

@@ -69,7 +69,7 @@ def accesses(draw):
 @settings(max_examples=400, deadline=None)
 @given(accesses())
 def test_fast_equals_exact(acc):
-    access._SEEN.clear()  # the content memo would answer a repeated record without the paths under test
+    access._shared_seen.cache_clear()  # the content memo would answer a repeated record without the paths under test
     for unit in (SECTOR_BYTES, LINE_BYTES):
         assert _chunks(acc, unit) == _chunks_exact(acc, unit)
     assert _shared(acc) == _shared_exact(acc)
@@ -96,7 +96,7 @@ def test_the_content_memo_answers_a_repeated_record(monkeypatch):
     # distinct words each → 16 wavefronts per warp
     def rec():
         return Access.from_lanes(np.arange(64) * 64, width=4)
-    access._SEEN.clear()
+    access._shared_seen.cache_clear()
     first = shared_wavefronts(rec())
     monkeypatch.setattr(access, "_shared_affine", lambda *a: 1 / 0)
     assert shared_wavefronts(rec()) == first == 2 * 16
