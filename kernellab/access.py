@@ -443,8 +443,16 @@ def _chunks(acc: Access, unit: int) -> int:
     stride successive lanes step at most one chunk, so every chunk between the two ends is touched
     (``chunk(hi) − chunk(lo) + 1``; 1 for a broadcast, stride 0).
     """
-    if not acc.aligned:
-        return _chunks_exact(acc, unit)
+    if not acc.aligned or (acc.addresses.size < _ORDERED_EXACT_LANES and acc.ordered):
+        return _chunks_exact(acc, unit)  # for a small ordered record one pass over its lanes is cheaper
+    return _chunks_affine(acc, unit)
+
+
+_ORDERED_EXACT_LANES = 1 << 16
+
+
+def _chunks_affine(acc: Access, unit: int) -> int:
+    """The analytic count of :func:`_chunks` (affine one-run warps), the rest by the exact path."""
     runs = _affine_runs(acc)
     rest = runs[-1]
     total = _run_chunks(runs, unit)

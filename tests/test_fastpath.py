@@ -16,6 +16,7 @@ from kernellab.access import (
     WARP_SIZE,
     Access,
     _chunks,
+    _chunks_affine,
     _chunks_exact,
     _shared,
     _shared_exact,
@@ -72,6 +73,8 @@ def test_fast_equals_exact(acc):
     access._shared_seen.cache_clear()  # the content memo would answer a repeated record without the paths under test
     for unit in (SECTOR_BYTES, LINE_BYTES):
         assert _chunks(acc, unit) == _chunks_exact(acc, unit)
+        if acc.aligned:  # the analytic count is for aligned records (the others take the exact path)
+            assert _chunks_affine(acc, unit) == _chunks_exact(acc, unit)
     assert _shared(acc) == _shared_exact(acc)
     assert access._shared_affine(acc) == _shared_exact(acc)  # the class path, whatever the memo holds
     # warp by warp too: a sum can hide two errors that cancel
@@ -82,13 +85,13 @@ def test_fast_equals_exact(acc):
 
 
 def test_the_fast_path_is_taken_for_affine_warps(monkeypatch):
-    # 1000 warps reading 32 consecutive floats from a sector boundary: 4 sectors, 1 line, 1 wavefront each
-    acc = Access.from_lanes(np.arange(32 * 1000) * 4, width=4)
+    # 4000 warps reading 32 consecutive floats from a sector boundary: 4 sectors, 1 line, 1 wavefront each
+    acc = Access.from_lanes(np.arange(32 * 4000) * 4, width=4)
     monkeypatch.setattr(access, "_chunks_exact", lambda *a: 1 / 0)
     monkeypatch.setattr(access, "_shared_exact", lambda *a: 1 / 0)
     access._shared_class.cache_clear()
     monkeypatch.setattr(access, "_shared_class", lambda *a: (1, 1))  # the class of a coalesced warp, by hand
-    assert (sectors(acc), lines(acc), shared_wavefronts(acc)) == (4000, 1000, 1000)
+    assert (sectors(acc), lines(acc), shared_wavefronts(acc)) == (16000, 4000, 4000)
 
 
 def test_the_content_memo_answers_a_repeated_record(monkeypatch):
@@ -106,7 +109,7 @@ def test_a_masked_tail_is_one_run():
     # 64 lanes on consecutive floats from byte 0, lanes ≥ 37 masked off. Warp 0: bytes 0–127, 4 sectors,
     # 1 line. Warp 1: active lanes 0–4 are bytes 128–147, 1 sector, 1 line. Total 5 sectors, 2 lines.
     acc = Access.from_lanes(np.arange(64) * 4, np.arange(64) < 37, width=4)
-    assert (sectors(acc), lines(acc)) == (5, 2)
+    assert (sectors(acc), lines(acc)) == (_chunks_affine(acc, SECTOR_BYTES), _chunks_affine(acc, LINE_BYTES)) == (5, 2)
 
 
 @st.composite
