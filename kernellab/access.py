@@ -416,15 +416,33 @@ def _runs_of(first, stride, affine, active):
         if rest is not None:
             first, stride = first[affine], stride[affine]
     else:
-        n = np.count_nonzero(active, axis=1)
-        p = np.argmax(active, axis=1)
-        q = WARP_SIZE - 1 - np.argmax(active[:, ::-1], axis=1)
-        easy = affine & (q - p + 1 == n)  # one run: no inactive lane between the first and last active
+        n, p, q, one_run = _mask_runs(active)
+        easy = affine & one_run
         rest = ~easy & (n > 0)
         easy &= n > 0
         first, stride, p, q, rest = first[easy], stride[easy], p[easy], q[easy], rest if rest.any() else None
     a, b = first + p * stride, first + q * stride
     return np.minimum(a, b), np.maximum(a, b), q - p + 1, np.abs(stride), rest
+
+
+def _mask_runs(active: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per warp: active lanes, first and last active lane, and whether the active lanes are one run.
+
+    Each warp's mask is packed into one 32-bit word (lane l is bit l), so each answer is a few
+    operations per warp: the number of set bits, the lowest and highest set bit, and whether the
+    word is ``2^(q+1) − 2^p`` (bits p to q set, no gap). A warp with no active lane has n = 0.
+    """
+    packed = np.packbits(active, axis=1, bitorder="little")  # 4 bytes per warp
+    word = packed.view("<u4").reshape(-1).astype(np.int64)
+    n = _POPCOUNT8[packed].sum(axis=1)
+    p = np.frexp(word & -word)[1].astype(np.int64) - 1  # the lowest set bit: 2^p, of binary exponent p + 1
+    q = np.frexp(word)[1].astype(np.int64) - 1  # the highest set bit
+    one = np.int64(1)
+    one_run = word == np.left_shift(one, q + 1) - np.left_shift(one, p)
+    return n, p, q, one_run
+
+
+_POPCOUNT8 = np.array([bin(i).count("1") for i in range(256)], np.int64)  # set bits of each byte
 
 
 def _run_chunks(runs, unit: int) -> int:
