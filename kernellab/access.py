@@ -402,11 +402,11 @@ def _affine_runs(acc: Access):
     return acc._derived("affine runs", lambda: _runs_of(*_affine(acc), acc.active))
 
 
-def _runs_of(first, stride, affine, active):
+def _runs_of(first, stride, affine, active, mask_runs=None):
     """The warps counted analytically: affine, with their active lanes in one run.
 
     ``first``, ``stride`` and ``affine`` are per warp (see :func:`_affine`), ``active`` the lanes'
-    mask (``None``: every lane). Returns ``(lo, hi, lanes, step, rest)``: for each such warp with an
+    mask (``None``: every lane), ``mask_runs`` its :func:`_mask_runs` when known. Returns ``(lo, hi, lanes, step, rest)``: for each such warp with an
     active lane, the addresses of its first and last active lane, its number of active lanes and
     the absolute value of its stride; ``rest`` marks the warps left to the exact path (None when
     there are none). Warps with no active lane touch nothing and appear in neither.
@@ -416,7 +416,7 @@ def _runs_of(first, stride, affine, active):
         if rest is not None:
             first, stride = first[affine], stride[affine]
     else:
-        n, p, q, one_run = _mask_runs(active)
+        n, p, q, one_run = _mask_runs(active) if mask_runs is None else mask_runs
         easy = affine & one_run
         rest = ~easy & (n > 0)
         easy &= n > 0
@@ -434,7 +434,7 @@ def _mask_runs(active: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     """
     packed = np.packbits(active, axis=1, bitorder="little")  # 4 bytes per warp
     word = packed.view("<u4").reshape(-1).astype(np.int64)
-    n = _POPCOUNT8[packed].sum(axis=1)
+    n = np.bitwise_count(word).astype(np.int64) if _HAS_POPCOUNT else _POPCOUNT8[packed].sum(axis=1)
     p = np.frexp(word & -word)[1].astype(np.int64) - 1  # the lowest set bit: 2^p, of binary exponent p + 1
     q = np.frexp(word)[1].astype(np.int64) - 1  # the highest set bit
     one = np.int64(1)
@@ -442,7 +442,8 @@ def _mask_runs(active: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     return n, p, q, one_run
 
 
-_POPCOUNT8 = np.array([bin(i).count("1") for i in range(256)], np.int64)  # set bits of each byte
+_HAS_POPCOUNT = hasattr(np, "bitwise_count")  # numpy ≥ 2.0
+_POPCOUNT8 = np.array([bin(i).count("1") for i in range(256)], np.int64)  # set bits of each byte, for older numpy
 
 
 def _run_chunks(runs, unit: int) -> int:
@@ -495,10 +496,11 @@ def affine_counts(first, stride, active, width: int) -> tuple[int, int, int, int
     """
     first, stride = np.asarray(first, np.int64), np.asarray(stride, np.int64)
     if active is None:
-        req, nbytes = first.size, first.size * WARP_SIZE * width
+        req, nbytes, mask_runs = first.size, first.size * WARP_SIZE * width, None
     else:
-        req, nbytes = int(np.count_nonzero(active.any(axis=1))), int(np.count_nonzero(active)) * width
-    runs = _runs_of(first, stride, np.ones(first.size, bool), active)
+        mask_runs = _mask_runs(active)
+        req, nbytes = int(np.count_nonzero(mask_runs[0])), int(mask_runs[0].sum()) * width
+    runs = _runs_of(first, stride, np.ones(first.size, bool), active, mask_runs)
     sec, lin = _run_chunks(runs, SECTOR_BYTES), _run_chunks(runs, LINE_BYTES)
     rest = runs[-1]
     if rest is not None:  # warps whose active lanes have gaps: built and counted exactly
