@@ -197,6 +197,12 @@ def _row_starts(offs: np.ndarray, lineage, shift: np.ndarray):
     return lineage.start + shift.reshape(-1)
 
 
+def _exactly_inside(mask: np.ndarray, start: int, lo: int, hi: int) -> bool:
+    """Whether the lanes of a consecutive block that ``mask`` keeps are exactly those at offsets ``lo … hi-1``."""
+    m = mask.reshape(-1)
+    return int(np.count_nonzero(m)) == hi - lo and bool(m[lo - start:hi - start].all())
+
+
 def _contiguous_block(offs: np.ndarray, lineage, shift: int):
     """``s`` when ``offs`` is exactly ``s, s+1, …`` in row-major order (its lineage says so), else None."""
     if lineage is None or offs.shape != lineage.data.shape or isinstance(shift, np.ndarray):
@@ -225,6 +231,10 @@ def load(prog: Program, flat: np.ndarray, offs: np.ndarray, mask=None, other=Non
         hi = max(lo, min(start + offs.size, flat.size))
         vals = np.empty(offs.size, flat.dtype)
         vals[lo - start:hi - start] = flat[lo:hi]
+        if _exactly_inside(mask, start, lo, hi):  # `offs < n`: every lane inside the array, none outside
+            vals[:lo - start] = fill
+            vals[hi - start:] = fill
+            return vals.reshape(offs.shape)
         return np.where(mask, vals.reshape(offs.shape), fill)
     vals = flat.take(offs, mode="clip")
     return np.where(mask, vals, fill)
@@ -254,7 +264,9 @@ def store(prog: Program, flat: np.ndarray, offs: np.ndarray, value: np.ndarray, 
     elif start is not None:  # consecutive and masked: write the slice inside the array where the mask holds
         lo = max(start, 0)  # lanes outside the array are masked off (checked)
         hi = max(lo, min(start + offs.size, flat.size))
-        if hi > lo:
+        if hi > lo and _exactly_inside(mask, start, lo, hi):
+            flat[lo:hi] = value.reshape(-1)[lo - start:hi - start]
+        elif hi > lo:
             np.copyto(flat[lo:hi], value.reshape(-1)[lo - start:hi - start], where=mask.reshape(-1)[lo - start:hi - start])
     else:
         flat[offs[mask]] = value[mask]
