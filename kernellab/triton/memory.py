@@ -198,9 +198,12 @@ def _row_starts(offs: np.ndarray, lineage, shift: np.ndarray):
 
 
 def _exactly_inside(mask: np.ndarray, start: int, lo: int, hi: int) -> bool:
-    """Whether the lanes of a consecutive block that ``mask`` keeps are exactly those at offsets ``lo … hi-1``."""
-    m = mask.reshape(-1)
-    return int(np.count_nonzero(m)) == hi - lo and bool(m[lo - start:hi - start].all())
+    """Whether ``mask`` keeps every lane of a consecutive block at offsets ``lo … hi-1`` (inside the array).
+
+    The lanes outside the array are masked off (the bounds check has passed), so the lanes kept are
+    then exactly those.
+    """
+    return bool(mask.reshape(-1)[lo - start:hi - start].all())
 
 
 def _contiguous_block(offs: np.ndarray, lineage, shift: int):
