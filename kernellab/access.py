@@ -406,10 +406,11 @@ def _runs_of(first, stride, affine, active, mask_runs=None):
     """The warps counted analytically: affine, with their active lanes in one run.
 
     ``first``, ``stride`` and ``affine`` are per warp (see :func:`_affine`), ``active`` the lanes'
-    mask (``None``: every lane), ``mask_runs`` its :func:`_mask_runs` when known. Returns ``(lo, hi, lanes, step, rest)``: for each such warp with an
-    active lane, the addresses of its first and last active lane, its number of active lanes and
-    the absolute value of its stride; ``rest`` marks the warps left to the exact path (None when
-    there are none). Warps with no active lane touch nothing and appear in neither.
+    mask (``None``: every lane), ``mask_runs`` its :func:`_mask_runs` when already known. Returns
+    ``(lo, hi, lanes, step, rest)``: for each such warp with an active lane, the addresses of its
+    first and last active lane, its number of active lanes and the absolute value of its stride;
+    ``rest`` marks the warps left to the exact path (None when there are none). Warps with no
+    active lane touch nothing and appear in neither.
     """
     if active is None or active.all():
         p, q, rest = 0, WARP_SIZE - 1, None if affine.all() else ~affine
