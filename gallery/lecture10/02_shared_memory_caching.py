@@ -64,6 +64,7 @@ from functools import partial
 
 from kernellab.errors import RaceError
 from kernellab.simt import launch
+from kernellab.simt.race import hazard_label
 
 
 def k3_barriers(blk, A, B, C, M, N, K, first=True, second=True):
@@ -110,9 +111,15 @@ def run_variant(name, **switches):
 
 import re
 
-HAZARD = re.compile(r"kernel (?P<kernel>\S+), block (?P<block>\(\S+\)), thread \S+: (?P<kind>\S+) hazard on "
-                    r"shared (?P<element>\w+\[\d+\]) \(byte (?P<byte>\d+)\): thread (?P<t1>\(\S+\)) \w+ what "
-                    r"thread (?P<t2>\(\S+\)) \w+")
+
+def take_apart(report, kernel):
+    """The parts of a RaceError message, in either language: its coordinates come in a fixed order
+    (block, thread, then the two threads of the hazard) and its kind is named in English in both."""
+    block, _thread, t1, t2 = re.findall(r"\(\d+,\d+,\d+\)", report)
+    return {"kernel": kernel, "block": block, "t1": t1, "t2": t2,
+            "kind": re.search(r"(?:read|write)-after-(?:read|write)", report)[0],
+            "element": re.search(r"\w+\[\d+\]", report)[0], "byte": re.search(r"(?:byte|字节) (\d+)", report)[1]}
+
 
 variants = {
     "k3_no_first_sync": run_variant("k3_no_first_sync", first=False),
@@ -126,10 +133,10 @@ for name, (report, C) in variants.items():
     if report is None:
         rows.append([name, _("none"), "—", "—", "—", "—", "—", f"{float(np.abs(C - ref).max()):.1e}", _("yes")])
         continue
-    m = HAZARD.match(report)
+    m = take_apart(report, name)
     reports[name] = m
-    rows.append([m["kernel"], _("RaceError"), m["kind"], m["block"], f"{m['t1']} / {m['t2']}", m["element"],
-                 m["byte"], f"{float(np.abs(C - ref).max()):.1e}", _("yes") if same else _("no")])
+    rows.append([m["kernel"], _("RaceError"), hazard_label(m["kind"]), m["block"], f"{m['t1']} / {m['t2']}",
+                 m["element"], m["byte"], f"{float(np.abs(C - ref).max()):.1e}", _("yes") if same else _("no")])
 print_table(
     [_("Kernel"), _("Report"), _("Hazard"), _("Block"), _("Threads (this / other)"), _("Shared element"), _("Byte address"),
      _("Max |C − A·B|"), _("Same C as kernel 3")],

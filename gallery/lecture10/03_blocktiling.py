@@ -227,15 +227,15 @@ from kernellab import Claims, predict, scale_counts
 c5 = runs[5]["counts"]
 as_written = predict(scale_counts(c5, N_BIG), N_BIG, PERF_A6000)
 no_conflicts = predict(scale_counts(replace(c5, shld_wavefronts=c5.shld_ideal), N_BIG), N_BIG, PERF_A6000)
-Claims().add(_("Binding resource, k3 / k4 / k5"), " / ".join(study_rows[k]["prediction"]["bound"] for k in SIZES),
-             "shared / shared / shared") \
+Claims().add(_("Binding resource, k3 / k4 / k5"), " / ".join(resource_label(study_rows[k]["prediction"]["bound"]) for k in SIZES),
+             " / ".join(map(resource_label, ["shared"] * 3))) \
     .add(_("Bound GFLOP/s, k3 / k4 / k5"), " / ".join(f"{study_rows[k]['prediction']['gflops']:.0f}" for k in SIZES),
          "6193 / 14746 / 27525") \
     .add(_("Measured / bound, k3 / k4 / k5"), " / ".join(f"{study_rows[k]['ratio_boost']:.2f}" for k in SIZES),
          "0.48 / 0.57 / 0.58") \
     .add(_("k3 measured / estimate, with its exposed latency"), round(study_rows[3]["estimate_ratio"], 2), 0.83) \
     .add(_("k5 shared-load wavefronts / ideal"), f"{c5.shld_wavefronts / c5.shld_ideal:.2f}", "1.67") \
-    .add(_("k5 without conflicts: binding resource"), no_conflicts["bound"], "issue") \
+    .add(_("k5 without conflicts: binding resource"), resource_label(no_conflicts["bound"]), resource_label("issue")) \
     .add(_("k5 without conflicts: shared time saved"), round(1 - no_conflicts["t_smem"] / as_written["t_smem"], 2),
          0.38).show()
 

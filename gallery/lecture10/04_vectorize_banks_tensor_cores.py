@@ -270,8 +270,9 @@ print_table(
 slow = [SPECS[k].boehm for k in (5, 7, 8)]
 Claims().add(_("Shared loads per dot step in Boehm's binaries, k5 / k6 / k7 / k8"),
              " / ".join(f"{SASS_SM86[k][1] / 8:g}" for k in SPECS), "5 / 4 / 10 / 4.75") \
-    .add(_("Binding resource, k5 / k6 / k7 / k8"), " / ".join(rows[k]["prediction"]["bound"] for k in SPECS),
-         "shared / shared / issue / shared") \
+    .add(_("Binding resource, k5 / k6 / k7 / k8"),
+         " / ".join(resource_label(rows[k]["prediction"]["bound"]) for k in SPECS),
+         " / ".join(map(resource_label, ["shared", "shared", "issue", "shared"]))) \
     .add(_("Spread of the measured k5, k7, k8"), round(100 * (max(slow) / min(slow) - 1), 1), 3, sig=1) \
     .add(_("k6 faster than the best of k5, k7, k8 (%)"), round(100 * (SPECS[6].boehm / max(slow) - 1)), 11) \
     .add(_("MIO bound of k7, FFMAs per SM-cycle"), round(512 / compiled(7, "t_mio", 1), 1), 5.7) \

@@ -29,6 +29,7 @@ import numpy as np
 
 from kernellab import KERNELS, PERF_A6000, Claims, predict, print_table, run_kernel, scale_counts
 from kernellab.i18n import _
+from kernellab.model import resource_label
 
 N_BIG = 4096
 K9, K10 = KERNELS[8], KERNELS[9]
@@ -59,7 +60,7 @@ print_table(
     [_("BM × BN × BK"), _("TM × TN"), _("Shared memory per block"), _("Shared memory"), _("Instruction issue"),
      _("Bound"), _("Model GFLOP/s")],
     [[f"{p['BM']} × {p['BN']} × {p['BK']}", f"{p['TM']} × {p['TN']}", f"{4 * p['BK'] * (p['BM'] + p['BN'])} B",
-      f"{r['t_smem'] * 1e3:.2f} ms", f"{r['t_issue'] * 1e3:.2f} ms", r["bound"], f"{r['gflops']:.0f}"]
+      f"{r['t_smem'] * 1e3:.2f} ms", f"{r['t_issue'] * 1e3:.2f} ms", resource_label(r["bound"]), f"{r['gflops']:.0f}"]
      for p, r in zip(CONFIGS, scored)],
 )
 
@@ -208,7 +209,7 @@ claims.add(_("k4 measured / bound at the rated 1.8 GHz"), round(a6000[3]["ratio_
 claims.add(_("η of the 128-lane SMs (fitted on the A6000)"), PERF_A6000.eta, 0.62)
 claims.add(_("k2 measured / estimate"), est_ratio[2], 0.66)
 claims.add(_("k3 measured / estimate (latency term)"), est_ratio[3], 0.83)
-claims.add(_("Binding resource of k7"), a6000[6]["prediction"]["bound"], "issue")
+claims.add(_("Binding resource of k7"), resource_label(a6000[6]["prediction"]["bound"]), resource_label("issue"))
 claims.show()
 
 # %%
