@@ -192,12 +192,12 @@ events = (("gld", tr("global loads")), ("lines", tr("128-byte lines")), ("shld",
           ("wavefronts", tr("shared wavefronts")))
 fig, ax = plt.subplots(figsize=(6.8, 3.6), layout="constrained")
 for i, (number, spec) in enumerate(((2, K2), (3, K3))):
-    values = [per_warp_fma[number][key] for key, _label in events]
+    values = [per_warp_fma[number][key] for key, _ in events]
     xs = np.arange(len(events)) + (i - 0.5) * 0.38
     ax.bar(xs, values, 0.38, label=spec.name, color=f"C{i}")
     for x, v in zip(xs, values):
         ax.annotate(f"{v:g}", (x, v), textcoords="offset points", xytext=(0, 2), ha="center", fontsize=8)
-ax.set_xticks(range(len(events)), [label for _key, label in events])
+ax.set_xticks(range(len(events)), [label for _, label in events])
 ax.set_yscale("log")
 ax.set_ylim(0.03, 40)
 ax.set_ylabel(tr("per warp FMA instruction"))

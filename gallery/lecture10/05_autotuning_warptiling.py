@@ -173,7 +173,7 @@ a6000 = tables[PERF_A6000.name]
 
 def per_512(prediction, resource):
     """The events behind one resource time, per 512 warp FFMAs (time × rate × SM-cycles ÷ FFMAs × 512)."""
-    key, _what, rate = RESOURCES[resource]
+    key, _, rate = RESOURCES[resource]
     events = prediction[key] * getattr(PERF_A6000, rate) * PERF_A6000.sms * PERF_A6000.clock_hz
     return events / (N_BIG**3 / 32) * 512
 
