@@ -23,11 +23,12 @@ of the block.
 
 from kernellab import PERF_A6000, PERF_H100, Claims, fmt_bytes, fmt_num, fmt_time, print_table
 from kernellab.i18n import _ as tr
+from kernellab.model import gemm_flops, gemm_intensity, gemm_min_bytes
 
 N = 4096
-flops = 2 * N**3
-min_bytes = 3 * N * N * 4
-intensity = flops / min_bytes
+flops = gemm_flops(N)  # 2·n³
+min_bytes = gemm_min_bytes(N)  # 3·n²·4
+intensity = gemm_intensity(N)  # their ratio
 
 print_table(
     [tr("Quantity"), tr("Formula"), tr("Value")],
