@@ -109,9 +109,18 @@ def run_variant(name, **switches):
 
 import re
 
-HAZARD = re.compile(r"kernel (?P<kernel>\S+), block (?P<block>\(\S+\)), thread \S+: (?P<kind>\S+) hazard on "
-                    r"shared (?P<element>\w+\[\d+\]) \(byte (?P<byte>\d+)\): thread (?P<t1>\(\S+\)) \w+ what "
-                    r"thread (?P<t2>\(\S+\)) \w+")
+DIM3 = re.compile(r"\(\d+,\d+,\d+\)")  # block, thread; then the two threads of the hazard
+KIND = re.compile(r"read-after-write|write-after-read|write-after-write")  # in the message in either language
+ELEMENT = re.compile(r"(?P<element>\w+\[\d+\])\D*(?P<byte>\d+)")  # As[0], then its byte address
+
+
+def take_apart(name, report):
+    """The parts of a ``RaceError`` message, in English or in Chinese."""
+    block, _, thread, other = DIM3.findall(report)
+    element = ELEMENT.search(report)
+    return {"kernel": name, "kind": KIND.search(report)[0], "block": block, "t1": thread, "t2": other,
+            "element": element["element"], "byte": element["byte"]}
+
 
 variants = {
     "k3_no_first_sync": run_variant("k3_no_first_sync", first=False),
@@ -125,7 +134,7 @@ for name, (report, C) in variants.items():
     if report is None:
         rows.append([name, tr("none"), "—", "—", "—", "—", "—", f"{float(np.abs(C - ref).max()):.1e}", tr("yes")])
         continue
-    m = HAZARD.match(report)
+    m = take_apart(name, report)
     reports[name] = m
     rows.append([m["kernel"], tr("RaceError"), m["kind"], m["block"], f"{m['t1']} / {m['t2']}", m["element"],
                  m["byte"], f"{float(np.abs(C - ref).max()):.1e}", tr("yes") if same else tr("no")])
