@@ -6,9 +6,10 @@ import inspect
 
 import numpy as np
 
+from ..access import WARP_SIZE
 from ..counters import Counts
 from ..errors import LaunchError, fmt_dim3
-from ..grid import dim3
+from ..grid import cdiv, dim3
 from ..i18n import _
 from ..specs import A6000, GPU
 from .block import Block
@@ -86,7 +87,7 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
     named = _named_arrays(kernel, name, tuple(args))
     memory, tally = GlobalMemory(named), Tally()
     n_blocks = g[0] * g[1] * g[2]
-    lanes_per_block = -(-threads // 32) * 32
+    lanes_per_block = cdiv(threads, WARP_SIZE) * WARP_SIZE
     per_batch = max(1, MAX_LANES_PER_BATCH // lanes_per_block)
     for first in range(0, n_blocks, per_batch):
         blk = Block(name, g, b, first, min(per_batch, n_blocks - first), memory, tally,
