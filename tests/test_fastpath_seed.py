@@ -150,3 +150,41 @@ def test_python_numbers_keep_numpy_promotion():
         PerProgram(np.array([0, 1 << 40]), weak=True) + block
     with pytest.raises(NotBatchable):
         np.asarray(pid)  # a plain array would mix the programs
+
+
+PROGRAMS_SEEN = 0
+
+
+def counting_kernel(tl, x, y, BLOCK):
+    global PROGRAMS_SEEN
+    PROGRAMS_SEEN += 1  # state kept across programs: such a kernel runs one program at a time
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y, offs, tl.load(x, offs) + PROGRAMS_SEEN)
+
+
+def test_a_kernel_that_assigns_a_module_name_runs_one_by_one():
+    global PROGRAMS_SEEN
+    outs = []
+    for vectorize in (False, True):
+        PROGRAMS_SEEN = 0
+        x, y = np.zeros(32, np.float32), np.zeros(32, np.float32)
+        triton_launch(counting_kernel, 4, x, y, BLOCK=8, vectorize=vectorize)
+        outs.append((PROGRAMS_SEEN, y.tolist()))
+    assert outs[0] == outs[1] and outs[0][0] == 4 and outs[0][1][8:16] == [2.0] * 8  # program 1 adds 2
+
+
+SCALE = 1.0
+
+
+def scaled(tl, x, y, BLOCK):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y, offs, tl.load(x, offs) * SCALE)
+
+
+def test_a_batched_kernel_reads_module_names_live():
+    global SCALE
+    x = np.ones(16, np.float32)
+    for SCALE in (2.0, 3.0):  # the batched copy sees each new value, as the kernel itself would
+        y = np.zeros(16, np.float32)
+        triton_launch(scaled, 2, x, y, BLOCK=8)
+        assert (y == SCALE).all()

@@ -182,7 +182,7 @@ def triton_launch(kernel, grid, *args, per_program: bool = False, vectorize: boo
         readable as ``cnt["programs"]``, ``cnt["load_bytes"]``, ``cnt["store_bytes"]``, ``cnt["dot_flops"]``.
     """
     names = _names(kernel, args, meta)
-    many = batched(kernel)
+    many = batched(kernel)  # None: the kernel cannot run batched
 
     def body(prog: Program):
         if prog.journal is None:  # one program: the plain seed language, exactly as written
@@ -190,4 +190,5 @@ def triton_launch(kernel, grid, *args, per_program: bool = False, vectorize: boo
         else:  # a batch of programs at once; anything it cannot reproduce reruns them one by one
             many(SeedBatchLanguage(prog), *args, **meta)
 
-    return run(getattr(kernel, "__name__", "kernel"), body, grid, names, vectorize=vectorize, per_program=per_program)
+    return run(getattr(kernel, "__name__", "kernel"), body, grid, names, vectorize=vectorize and many is not None,
+               per_program=per_program)
