@@ -97,6 +97,8 @@ print_table(
     [tr("Kernel"), tr("GFLOP/s"), tr("Time"), tr("Fraction of FP32 peak")],
     [["cuBLAS", f"{cublas / 1e9:.1f}", fmt_time(flops / cublas), f"{cublas / PERF_A6000.peak_flops():.0%}"]],
 )
+
+# %%
 Claims().add(tr("cuBLAS, fraction of FP32 peak (%)"), round(100 * cublas / PERF_A6000.peak_flops()), 60) \
     .add(tr("cuBLAS (TFLOP/s)"), round(cublas / 1e12), 23).show()
 
@@ -179,6 +181,8 @@ print_table(
      tr("Warp instructions per 1000 FMAs")],
     rows,
 )
+
+# %%
 st1, st2 = stats[naive.name], stats[coalesced.name]
 steps = st1.fma / WARP_SIZE
 claims = Claims()
@@ -327,6 +331,8 @@ print_table(
      tr("Bound"), tr("Model GFLOP/s"), tr("Boehm measured GFLOP/s"), tr("Measured / model")],
     rows,
 )
+
+# %%
 p1, p2 = predictions[naive.name], predictions[coalesced.name]
 claims = Claims()
 claims.add(tr("Bound, naive / coalesced"), f"{p1['bound']} / {p2['bound']}", "L1 / L1")
@@ -409,6 +415,8 @@ except OutOfBoundsError as e:
     report = f"{type(e).__name__}: {e}"
 rows.append([tr("naive, no bounds check"), "—", "—", report])
 print_table([tr("Kernel"), tr("Max error"), tr("SIMT efficiency (active lanes)"), tr("Simulator report")], rows)
+
+# %%
 threads = grid4[0] * grid4[1] * 32 * 32
 claims = Claims()
 claims.add(tr("Grid (blocks)"), f"{grid4[0]} × {grid4[1]}", "4 × 3")

@@ -44,6 +44,8 @@ print_table(
     [[spec.name, "×".join(map(str, spec.grid(N_SIM, N_SIM, N_SIM)[:2])), spec.threads, f"{spec.smem_bytes} B",
       f"{float(np.abs(C - ref).max()):.1e}"] for spec, C in ((K2, C2), (K3, C3))],
 )
+
+# %%
 Claims().add(tr("Kernel 3: error below 2·10⁻⁵"), err3 < 2e-5, True) \
     .add(tr("Kernel 3: threads per block, shared bytes per block"), f"{K3.threads}, {K3.smem_bytes}", "1024, 8192") \
     .add(tr("Kernel 3: grid at 64³"), "×".join(map(str, K3.grid(N_SIM, N_SIM, N_SIM)[:2])), "2×2").show()
@@ -144,6 +146,8 @@ print_table(
      tr("Max |C − A·B|"), tr("Same C as kernel 3")],
     rows,
 )
+
+# %%
 Claims().add(tr("Kernel 3 with both barriers: no report"), variants["sgemm_shared_mem_block"][0] is None, True) \
     .add(tr("Without the first barrier"), reports["k3_no_first_sync"]["kind"], "read-after-write") \
     .add(tr("Without the second barrier"), reports["k3_no_second_sync"]["kind"], "write-after-read") \
@@ -184,6 +188,8 @@ print_table(
      tr("Shared stores"), tr("Barriers (per warp)")],
     rows,
 )
+
+# %%
 p2, p3 = per_warp_fma[2], per_warp_fma[3]
 claims = Claims()
 claims.add(tr("Kernel 2: global loads, 128-byte lines"), f"{p2['gld']:g}, {p2['lines']:g}", "2, 2")
@@ -193,6 +199,7 @@ claims.add(tr("Kernel 3: global loads, lines, shared stores, barriers (× 32)"),
 claims.add(tr("Global loads, kernel 2 / kernel 3"), p2["gld"] / p3["gld"], 32)
 claims.show()
 
+# %%
 import matplotlib.pyplot as plt
 
 from kernellab.figures import use_cjk_font
@@ -252,6 +259,8 @@ print_table(
         [tr("Resident blocks"), A6000.max_blocks_per_sm, 1, occ.by_blocks],
     ],
 )
+
+# %%
 wv = waves(K3.grid(N_BIG, N_BIG, N_BIG), occ.blocks_per_sm, A6000.sms)
 claims = Claims()
 claims.add(tr("Blocks per SM, and what limits them"), f"{occ.blocks_per_sm}: {', '.join(occ.limiters)}",

@@ -43,6 +43,8 @@ for number, n in SIZES.items():
     rows.append([spec.name, f"{n}³", spec.threads, n * n // threads, f"{err:.1e}"])
 print_table([tr("Kernel"), tr("Simulated size"), tr("Threads per block"), tr("Results per thread"),
              tr("Max |C − A·B|")], rows)
+
+# %%
 Claims().add(tr("Results per thread, k3 / k4 / k5"), " / ".join(str(runs[k]["per_thread"]) for k in (3, 4, 5)),
              "1 / 8 / 64") \
     .add(tr("Max |C − A·B| below 5·10⁻⁵, all three"), all(r["err"] < 5e-5 for r in runs.values()), True) \
@@ -82,6 +84,8 @@ print_table(
      tr("Uses of each shared load"), tr("FLOP per global byte"), tr("FLOP per shared byte")],
     rows,
 )
+
+# %%
 from fractions import Fraction
 
 lv3, lv4, lv5 = level[3], level[4], level[5]

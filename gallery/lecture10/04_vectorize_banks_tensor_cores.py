@@ -38,6 +38,8 @@ for k, spec in SPECS.items():
     errors[k] = float(np.abs(C - ref).max())
 print_table([tr("Kernel"), tr("Shared memory per block"), tr("Max |C − A·B|")],
             [[spec.name, f"{spec.smem_bytes} B", f"{errors[k]:.1e}"] for k, spec in SPECS.items()])
+
+# %%
 Claims().add(tr("Max |C − A·B| below 10⁻⁵, all four"), max(errors.values()) < 1e-5, True) \
     .add(tr("Kernel 8's extra shared memory (bytes)"), SPECS[8].smem_bytes - SPECS[5].smem_bytes, 160).show()
 
@@ -63,6 +65,8 @@ for k in (5, 6):
                  f"{g['st_bytes']:.0f}"])
 print_table([tr("Kernel"), tr("Global load instructions"), tr("Bytes per load instruction"), tr("Sectors loaded"),
              tr("Global store instructions"), tr("Bytes per store instruction")], rows)
+
+# %%
 g5, g6 = glob[5], glob[6]
 Claims().add(tr("Load / store instructions, kernel 5 ÷ kernel 6"), f"{g5['ld'] / g6['ld']:g} / {g5['st'] / g6['st']:g}",
              "4 / 4") \
@@ -216,6 +220,8 @@ for k in a_wave:
     total = a_wave[k] + b_instr[k] * b_first[k]
     rows.append([SPECS[k].name, a_wave[k], f"{b_instr[k]} × {b_first[k]}", total, f"{shared[k]['ld_wf']:.0f}"])
 print_table([tr("Kernel"), tr("A wavefronts"), tr("B loads × wavefronts"), tr("By hand"), tr("Simulator")], rows)
+
+# %%
 claims = Claims()
 claims.add(tr("By hand = simulator, k5 / k6 / k7"), all(row[3] == shared[row_k]["ld_wf"] for row_k, row in zip(a_wave, rows)),
            True)
@@ -330,6 +336,8 @@ for k in range(K_MAX):
         rows.append([K, f"{e32 / np.sqrt(K):.1e}", f"{e16 / np.sqrt(K):.1e}", f"{e16 / e32:.0f}"])
 print_table([tr("K (FP16 inputs)"), tr("FP32 accumulation: max error / √K"),
              tr("FP16 accumulation: max error / √K"), tr("FP16 / FP32")], rows)
+
+# %%
 eps_ratio = float(np.finfo(np.float16).eps / np.finfo(np.float32).eps)
 ratios = [e16 / e32 for e32, e16 in acc_err.values()]
 tc_ratio = PERF_A6000.gpu.fp16_tensor_peak / PERF_A6000.peak_flops()

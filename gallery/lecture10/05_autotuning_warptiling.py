@@ -63,6 +63,8 @@ print_table(
       f"{r['t_smem'] * 1e3:.2f} ms", f"{r['t_issue'] * 1e3:.2f} ms", resource_label(r["bound"]), f"{r['gflops']:.0f}"]
      for p, r in zip(CONFIGS, scored)],
 )
+
+# %%
 rank = sorted(range(len(CONFIGS)), key=lambda i: -scored[i]["gflops"])
 Claims().add(tr("Every configuration lies in Boehm's search space"),
              all(c[key] in SEARCH_SPACE[key] for c in CONFIGS for key in c), True) \

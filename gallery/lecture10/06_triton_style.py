@@ -87,6 +87,8 @@ for m, n, k in ((256, 256, 256), (300, 200, 150), (1, 1000, 64), (129, 65, 33)):
                  f"{cnt['load_bytes'] / ((m * k + k * n) * 4):.1f}"])
 print_table([tr("M×N×K"), tr("Programs"), tr("Max error"), tr("Bytes read (masked lanes excluded)"),
              tr("Relative to reading each number once")], rows)
+
+# %%
 Claims().add(tr("Every shape within 10⁻⁴·√K of float64"), all(within_tolerance), True).show()
 
 # %%
@@ -117,6 +119,8 @@ full = matmul(rng.standard_normal((GEMM_M, GEMM_K)).astype(np.float32),
               BLOCK_M=128, BLOCK_N=256)[1]  # the scaling, checked at full size on the largest block
 print_table([tr("BLOCK_M×BLOCK_N (512³)"), tr("Programs"), tr("Bytes read (counted)"),
              tr("Formula (M·K·N/BN + K·N·M/BM)·4"), tr("FLOP per byte read")], rows)
+
+# %%
 claims = Claims()
 claims.add(tr("Bytes read = formula and FLOPs = 2·M·N·K, every block size"), all(matches_formula), True)
 claims.add(tr("Scaled 256³ counts = a full 512³ run (128×256 blocks)"),
@@ -160,6 +164,8 @@ c_jit, cnt_jit = matmul(a7, b7, GROUP_M=1)
 print_table([tr("Form"), tr("Programs"), tr("Bytes read"), tr("Bytes written"), tr("Dot FLOPs")],
             [[form, cnt["programs"], cnt["load_bytes"], cnt["store_bytes"], cnt["dot_flops"]]
              for form, cnt in ((tr("real Triton syntax"), cnt_jit), (tr("lecture script's form"), cnt_script))])
+
+# %%
 Claims().add(tr("Both forms: the same C"), bool(np.array_equal(c_script, c_jit)), True) \
     .add(tr("Both forms: the same counts"),
          all(cnt_script[key] == cnt_jit[key] for key in ("programs", "load_bytes", "store_bytes", "dot_flops")), True) \
@@ -217,6 +223,8 @@ for name, group in ((tr("row-major"), None), (tr("grouped, GROUP_M = 3"), 3)):
     rows.append([name, first, a_blocks, b_blocks, a_blocks + b_blocks])
 print_table([tr("Order (9×9 output blocks, 9 blocks along K)"), tr("Blocks (row, column) of the first 9 programs"),
              tr("A blocks read"), tr("B blocks read"), tr("Total")], rows)
+
+# %%
 row_major_total, grouped_total = rows[0][-1], rows[1][-1]
 Claims().add(tr("Blocks read, row-major / grouped"), f"{row_major_total} / {grouped_total}", "90 / 54").show()
 
@@ -261,6 +269,8 @@ for gpu in (A100, H100):
                          f"{traffic / base:.0%}"])
 print_table([tr("GPU"), tr("Block"), tr("Order"), tr("DRAM traffic (4096³ FP16, wave model)"),
              tr("Relative to row-major")], rows)
+
+# %%
 pct = {key: round(100 * v) for key, v in ratios.items()}
 claims = Claims()
 claims.add(tr("128×128, GROUP_M = 8, % of row-major: A100 / H100"),
@@ -473,6 +483,8 @@ for name, y, launches, read, written, formula in (
 print_table([tr("Version"), tr("Max error"), tr("Kernels"), tr("Read (elements)"), tr("Written (elements)"),
              tr("Tutorial's formula"), tr("Time on the H100 at {bandwidth} TB/s").format(bandwidth=PERF_H100.dram_bw / 1e12)],
             rows)
+
+# %%
 ratio = (eager_read + eager_written) / (fused["load_bytes"] + fused["store_bytes"])
 claims = Claims()
 claims.add(tr("Op by op at {rows} rows: read, write (elements) = formula").format(rows=ROWS_SIM),
@@ -561,6 +573,8 @@ try:
 except OutOfBoundsError as e:
     report = f"{type(e).__name__}: {e}"
 print_table([tr("Kernel"), tr("Shape"), tr("kernellab reports")], [[tr("real syntax, MASK_K=False"), "17×33×65", report]])
+
+# %%
 multiples = [s for s in TEST_SHAPES if all(v % 32 == 0 for v in s)]
 claims = Claims()
 claims.add(tr("Correct kernel passes every shape"), all(verdicts[s + (True,)] for s in TEST_SHAPES), True)
@@ -603,6 +617,8 @@ for depth in ACC_KS:
     rows.append([depth, f"{e32 / np.sqrt(depth):.1e}", f"{e16 / np.sqrt(depth):.1e}", f"{e16 / e32:.0f}"])
 print_table([tr("K (FP16 inputs)"), tr("FP32 accumulation: max error / √K"), tr("FP16 accumulation: max error / √K"),
              tr("FP16 / FP32")], rows)
+
+# %%
 fp16_over_fp32 = [e16 / e32 for e32, e16 in acc_err.values()]
 claims = Claims()
 claims.add(tr("FP16 / FP32 error: thousands of times, every K"), all(1000 < r < 30000 for r in fp16_over_fp32), True)

@@ -82,6 +82,8 @@ for n in (N_SIM, 5000):
     errors[n] = float(np.abs(y - gelu_reference(x)).max())
     rows.append([fmt_num(n), counts.programs, f"{errors[n]:.1e}"])
 print_table([tr("Elements"), tr("Programs"), tr("Largest error vs float64")], rows)
+
+# %%
 Claims().add(tr("Largest error below 10⁻⁵, both sizes"), all(err < 1e-5 for err in errors.values()), True).show()
 
 # %%
@@ -114,6 +116,8 @@ print_table(
     ["x", tr("Notes' kernel"), tr("With 1 − 2/(e²ᵃ + 1)"), tr("float64 reference")],
     [[f"{v:g}", f"{a + 0:.6g}", f"{b + 0:.6g}", f"{r + 0:.6g}"] for v, a, b, r in zip(probe, y_notes, y_safe, gelu_reference(probe))],
 )
+
+# %%
 edge = np.arange(10.0, 10.2, 0.01, dtype=np.float32)  # where the NaNs start, in steps of 0.01
 y_edge = triton_gelu(edge)[0]
 claims = Claims()
@@ -207,6 +211,8 @@ print_table(
     [tr("Launch"), tr("PyTorch operator"), tr("Read (× N·4 B)"), tr("Written (× N·4 B)")],
     [[i + 1, op, f"{c.load_bytes / elem:g}", f"{c.store_bytes / elem:g}"] for i, (op, c) in enumerate(launches)],
 )
+
+# %%
 eager = launches[0][1]
 for _, c in launches[1:]:
     eager = eager + c
@@ -256,6 +262,8 @@ print_table(
     [tr("Version"), tr("Kernels"), tr("HBM read"), tr("HBM written"), tr("FLOP/byte"), tr("Predicted time on H100")],
     rows,
 )
+
+# %%
 fused_bytes = (fused.load_bytes + fused.store_bytes) * scale
 eager_bytes = (eager.load_bytes + eager.store_bytes) * scale
 claims = Claims()
@@ -300,6 +308,8 @@ print_table(
      [tr("Built-in fused kernel (PyTorch)"), fmt_time(measured_fused), f"{predicted[9] / predicted[1]:.0f}×",
       f"{measured_eager / measured_fused:.1f}×"]],
 )
+
+# %%
 Claims().add(tr("Eager / fused, measured"), round(measured_eager / measured_fused, 1), 10.9) \
     .add(tr("Measured ratio against the traffic ratio"), measured_eager / measured_fused, predicted[9] / predicted[1],
          rtol=0.03).show()
@@ -386,6 +396,8 @@ rows = [[tr("Compiled, nothing known"), *compiled_loads(gelu_code["unaligned"])]
         [tr("Compiled, multiples of 16"), *compiled_loads(gelu_code["aligned"])],
         [tr("kernellab's count"), "", 4, one_program.load_requests, one_program.load_sectors]]
 print_table([tr("Version"), tr("Loads per thread"), tr("Bytes per load"), tr("Load requests"), tr("Sectors")], rows)
+
+# %%
 claims = Claims()
 # 1024 / 32 lanes = 32 requests; 1024 / (32 · 4) = 8; 1024 · 4 bytes / 32 = 128 sectors
 claims.add(tr("Load requests: nothing known / kernellab / multiples of 16"),

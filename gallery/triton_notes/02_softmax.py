@@ -84,6 +84,8 @@ ref = softmax_reference(x)
 errors = {"fused": float(np.abs(y_fused - ref).max())}
 print_table([tr("Rows × columns"), tr("Block size"), tr("Programs"), tr("Largest error vs float64")],
             [[f"{M} × {N}", triton.next_power_of_2(N), fused.programs, f"{errors['fused']:.1e}"]])
+
+# %%
 claims = Claims()
 claims.add(tr("Largest error below 10⁻⁶, all finite"), errors["fused"] < 1e-6 and bool(np.isfinite(y_fused).all()), True)
 claims.add(tr("Lanes masked off in the last block"), triton.next_power_of_2(N) - N, 24)
@@ -111,6 +113,8 @@ try:
 except AssertionError as exc:
     outcome = [type(exc).__name__, "assert num_cols <= BLOCK_SIZE"]
 print_table([tr("Launch"), tr("Error"), tr("Kernel line")], [[tr("3000 columns, BLOCK_SIZE = 1024"), *outcome]])
+
+# %%
 Claims().add(tr("The launch fails"), outcome[0], "AssertionError").show()
 
 # %%
@@ -218,6 +222,8 @@ print_table(
      for c, (chunk, st) in enumerate(zip((row8[:4], row8[4:]), steps), start=1)]
     + [[tr("two passes"), "", "", "", "", fmt_step(row8.max()), "", fmt_step(two_pass)]],
 )
+
+# %%
 y8 = np.empty((1, 8), np.float32)
 softmax_online_kernel[(1,)](row8[None].astype(np.float32), y8, 8, 8, 8, BLOCK_SIZE=4)
 claims = Claims()
@@ -326,6 +332,8 @@ print_table(
     [[label, sweeps, f"{c.load_bytes / M / row:.4g}", f"{c.store_bytes / M / row:.4g}", f"{r}, {w}",
       f"{errors[key]:.1e}"] for key, label, sweeps, c, r, w in versions],
 )
+
+# %%
 traffic = {key: c.load_bytes + c.store_bytes for key, _, _, c, _, _ in versions}
 claims = Claims()
 claims.add(tr("Largest error below 10⁻⁶, all four"), bool(max(errors.values()) < 1e-6), True)
@@ -413,6 +421,8 @@ for label, variant in ((tr("Compiled, nothing known"), softmax_code["unaligned"]
     compiled_rows.append([label, len(loads), width, len(loads) * compiled["num_warps"]])
 compiled_rows.append([tr("kernellab's count"), "", 4, one_row.load_requests])
 print_table([tr("Version"), tr("Loads per thread"), tr("Bytes per load"), tr("Load requests")], compiled_rows)
+
+# %%
 Claims().add(tr("Load requests: nothing known / kernellab / multiples of 16"),
              f"{compiled_rows[0][3]} / {compiled_rows[2][3]} / {compiled_rows[1][3]}", "32 / 32 / 8") \
     .add(tr("Global stores in the compiled code (the row, written once)"),

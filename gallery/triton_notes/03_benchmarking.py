@@ -127,6 +127,8 @@ print_table(
     [tr("Call"), tr("Time")],
     [[tr("first call (compiles)"), fmt_time(first_call)], [tr("later calls, median"), fmt_time(warm.median)]],
 )
+
+# %%
 Claims().add(tr("First call more than 10 times the median"), first_call > 10 * warm.median, True).show()
 
 # %%
@@ -153,6 +155,8 @@ print_table(
     [[tr("unsynchronised: submit only"), fmt_time(unsynced.median)],
      [tr("synchronised: submit, then wait for the result"), fmt_time(synced.median)]],
 )
+
+# %%
 Claims().add(tr("Unsynchronised median below a fifth of the synchronised one"), unsynced.median < synced.median / 5,
              True).show()
 
@@ -213,6 +217,8 @@ print_table(
     [tr("Function"), tr("Calls"), tr("Own time"), tr("Share of own time"), tr("Cumulative time")],
     [[where(k), s[0], fmt_time(s[2]), f"{s[2] / total:.0%}", fmt_time(s[3])] for k, s in top],
 )
+
+# %%
 calls = {name: s[0] for (file, _, name), s in stats.items() if file != "~"}
 Claims().add(tr("Calls of the kernel, tl.load, tl.store for 64 programs"),
              f"{calls['triton_gelu_kernel']}, {calls['load']}, {calls['store']}", "1, 1, 1").show()

@@ -295,6 +295,8 @@ print_table(
      for n in (128, 133)],
 )
 
+# %%
+
 k5, k6, k7, k8 = (KERNELS[k - 1] for k in (5, 6, 7, 8))
 claims = Claims()
 claims.add(tr("Kernel 8"), k8.name, "sgemmResolveBankExtraCol")

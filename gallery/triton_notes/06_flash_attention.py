@@ -101,6 +101,8 @@ for n_check in (64, 200, 256):
     out = flash_attention(q, k, v)[0]
     errors.append([n_check, float(np.abs(out - attention_reference(q, k, v)).max())])
 print_table([tr("Sequence length N"), tr("Largest error vs float64")], [[n, f"{e:.1e}"] for n, e in errors])
+
+# %%
 Claims().add(tr("Largest error below 10⁻⁵, every N"), max(e for _, e in errors) < 1e-5, True).show()
 
 # %%
@@ -198,6 +200,8 @@ print_table([tr("Sequence length N"), tr("Naive, requested"), tr("Flash, request
              tr("Naive, compulsory"), tr("Flash, compulsory"), tr("Ratio")],
             [[n, fmt_bytes(a), fmt_bytes(b), f"{a / b:.1f}×", fmt_bytes(c), fmt_bytes(d), f"{c / d:.0f}×"]
              for n, a, b, c, d in traffic])
+
+# %%
 requested = [a / b for _, a, b, _, _ in traffic]
 compulsory = [c / d for _, _, _, c, d in traffic]
 n_last = SIZES[-1]
@@ -260,6 +264,8 @@ print_table([tr("What"), tr("Value")],
              [tr("HBM bytes with dropout"), fmt_bytes(drop_counts.load_bytes + drop_counts.store_bytes)],
              [tr("HBM bytes without dropout"), fmt_bytes(plain_counts.load_bytes + plain_counts.store_bytes)],
              [tr("A stored mask would add (1 byte per entry)"), fmt_bytes(mask_bytes)]])
+
+# %%
 mask_2048 = SIZES[-1] ** 2  # one head at N = 2048, one byte per decision
 claims = Claims()
 claims.add(tr("Dropout: largest error below 10⁻⁵"), drop_error < 1e-5, True)
