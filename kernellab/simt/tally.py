@@ -48,6 +48,8 @@ class Tally:
             self.n["warp_instr"] += warps
             self.n["thread_instr"] += lanes
             self.kinds[kind] = self.kinds.get(kind, 0) + warps
+            if kind in ("fadd", "fmul"):  # thread-level, as fma: Counts.flops adds them
+                self.n[kind] += lanes
 
     def global_access(self, op: str, acc: Access, warps: int, lanes: int) -> None:
         """Count one or more global load (``op="load"``) or store instructions described by ``acc``."""

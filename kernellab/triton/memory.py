@@ -94,7 +94,7 @@ def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarra
         _count(prog, kind, flat, offs, mask)
         return
     w = flat.itemsize
-    key = (w, shift * w % 32, offs.shape)
+    key = (w, shift * w % 128, offs.shape)  # lines stay put under shifts by whole 128-byte lines
     st = lineage.stats.get(key)
     if st is None:
         rows = offs.shape[0]
@@ -102,21 +102,23 @@ def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarra
         if c0 is not None and offs.size // rows % 32 == 0 and (c0 + shift) * w % 32 == 0:
             # consecutive elements from a sector boundary, whole warps per program: every warp is the
             # first one moved by a multiple of 32 bytes, so it has the same requests and sectors
-            req, sec, nbytes = count_access((c0 + shift + np.arange(32, dtype=np.int64))[None] * w, None, w)
+            req, sec, nbytes, _lin = count_access((c0 + shift + np.arange(32, dtype=np.int64))[None] * w, None, w)
             warps = offs.size // 32
+            first = (c0 + shift) * w + np.arange(warps, dtype=np.int64) * (32 * w)  # each warp's first byte
+            lin = int(((first + 32 * w - 1) // 128 - first // 128 + 1).sum())
             req, sec, nbytes = req * warps, sec * warps, nbytes * warps
         else:
-            req, sec, nbytes = count_access(offs.reshape(rows, -1) * w, None, w)
+            req, sec, nbytes, lin = count_access(offs.reshape(rows, -1) * w, None, w)
         if c0 is not None:
             lo, hi = c0, c0 + lineage.data.size - 1
         else:
             lo, hi = int(lineage.data.min()), int(lineage.data.max())
-        st = lineage.stats[key] = (lo, hi, req, sec, nbytes)
-    lo, hi, req, sec, nbytes = st
+        st = lineage.stats[key] = (lo, hi, req, sec, nbytes, lin)
+    lo, hi, req, sec, nbytes, lin = st
     if lo + shift < 0 or hi + shift >= flat.size:
         _check(prog, kind, flat, offs, None)
     copies = prog.P if offs.shape[0] == 1 else 1
-    prog.tally.counted(kind, offs.shape[0] * copies, req * copies, sec * copies, nbytes * copies)
+    prog.tally.counted(kind, offs.shape[0] * copies, req * copies, sec * copies, nbytes * copies, lin * copies)
 
 
 def _lineage_start(lineage) -> int | None:
@@ -146,6 +148,7 @@ def load(prog: Program, flat: np.ndarray, offs: np.ndarray, mask=None, other=Non
     offs, mask = _prepare(offs, mask)
     _check_and_count(prog, "load", flat, offs, mask, lineage, shift)
     start = _contiguous_start(offs, mask, lineage, shift)
+    prog.touch(flat, offs, mask, start)
     if start is not None:  # a contiguous block: a slice, not a gather
         return flat[start:start + offs.size].reshape(offs.shape).copy()
     if mask is None:
@@ -172,6 +175,7 @@ def store(prog: Program, flat: np.ndarray, offs: np.ndarray, value: np.ndarray, 
     _check_and_count(prog, "store", flat, offs, mask, lineage, shift)
     prog.before_store(flat)
     start = _contiguous_start(offs, mask, lineage, shift)
+    prog.touch(flat, offs, mask, start)
     if start is not None:
         flat[start:start + offs.size] = value.reshape(-1)
     elif mask is None:
