@@ -1,6 +1,6 @@
 """Loads and stores of blocks of element offsets into flat arrays: bounds, masks, and counting.
 
-Both front ends come here: the seed's ``tl.load(array, offsets, mask)`` and the real syntax's
+Both front ends come here: the lecture form's ``tl.load(array, offsets, mask)`` and the real syntax's
 ``tl.load(ptr + offsets, mask)``. Offsets carry a leading axis over the programs of the step (length 1
 when every program uses the same offsets). Masked-off lanes read nothing, write nothing and count
 nothing; an unmasked lane outside its array raises :class:`~kernellab.OutOfBoundsError`.

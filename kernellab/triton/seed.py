@@ -1,4 +1,4 @@
-"""The seed's front end: ``triton_launch(kernel, grid, *args, **meta)`` with ``kernel(tl, ...)``.
+"""The lecture form's front end: ``triton_launch(kernel, grid, *args, **meta)`` with ``kernel(tl, ...)``.
 
 The kernel receives a :class:`SeedLanguage` as ``tl``. Its ``load``/``store`` take a numpy array and a
 block of element offsets, exactly as the lecture script's kernels call them, and loaded blocks are
@@ -20,7 +20,7 @@ from .program import Program
 
 
 class SeedLanguage:
-    """The ``tl`` a seed-form kernel receives: Triton's block operations on numpy arrays and offsets.
+    """The ``tl`` a lecture-form kernel receives: Triton's block operations on numpy arrays and offsets.
 
     Examples
     --------
@@ -117,7 +117,7 @@ def triton_launch(kernel, grid, *args, per_program: bool = False, **meta) -> Tri
     Parameters
     ----------
     kernel : callable
-        ``kernel(tl, *args, **meta)`` in the seed's form.
+        ``kernel(tl, *args, **meta)`` in the lecture scripts' form.
     grid : int or tuple of int
         1 to 3 grid dimensions.
     per_program : bool
