@@ -59,17 +59,19 @@ assert KERNELS[4].params_for(64, 64, 64)["BM"] == 64 and KERNELS[4].params_for(1
 #
 # * **global**: the bytes the lanes load from global memory, over 4;
 # * **shared**: the floats loaded from shared memory into registers. Every warp of these kernels is
-#   full, and a conflict-free wavefront delivers 128 bytes to a warp's lanes, so the *ideal*
-#   wavefronts the simulator counts, times 128 bytes, are exactly the bytes the lanes loaded;
+#   full, so a shared-load instruction of ``w`` bytes per lane delivers 32·w bytes: the simulator counts
+#   the instructions by width (``ld.shared``, ``ld.shared.v2``, ``ld.shared.v4`` for 4, 8 and 16 bytes),
+#   as nvcc compiles them;
 # * **registers**: every FMA reads its two operands from registers, always 2. How often a value
 #   loaded from shared memory is reused is the ratio of the last two.
 
+SHARED_LOAD_BYTES = {"ld.shared": 4, "ld.shared.v2": 8, "ld.shared.v4": 16}  # bytes per lane of each load width
 rows = []
 level = {}
 for number, r in runs.items():
     c = r["counts"]
     g = c.gld_bytes / 4 / c.fma
-    s = c.shld_ideal * 128 / 4 / c.fma
+    s = sum(c.instr_by_kind.get(kind, 0) * width for kind, width in SHARED_LOAD_BYTES.items()) * 32 / 4 / c.fma
     level[number] = {"global": g, "shared": s, "reuse": 2 / s, "i_global": 2 / (4 * g), "i_shared": 2 / (4 * s)}
     lv = level[number]
     rows.append([r["spec"].name, f"{g:.4g}", f"{s:.4g}", "2", f"{lv['reuse']:.3g}", f"{lv['i_global']:.0f}",
@@ -190,10 +192,11 @@ check(_("Shared floats per FMA in kernel 5's register tile"), (TM + TN) / (TM * 
 # %%
 # The model against the measurement
 # ---------------------------------
-# The model takes the counts at 4096³ as the compiled kernels execute them: nvcc merges the loads
-# of ``As`` that kernels 3 and 4 make along the unrolled dot loop into ``LDS.128``, and kernel 5's
-# too, so the binary issues fewer shared loads than the code as written (``kernellab.sgemm.study``,
-# from the ``sm_86`` SASS). Beside the bound, the calibrated estimate of page 5 (fitted η, and for
+# The model takes the counts at 4096³ of Boehm's own binary, the one that was measured, as an audit
+# of its ``sm_86`` SASS found them (``kernellab.sgemm.study``). nvcc merges the loads of ``As`` that
+# kernels 3 and 4 make along the unrolled dot loop into ``LDS.128``; the simulator does the same for
+# our CUDA twin of each kernel, and differs from Boehm's binary only for kernel 5, whose loads of
+# ``As`` nvcc merged in our twin but not all in his (32 against 40 shared loads per 512 warp FFMAs). Beside the bound, the calibrated estimate of page 5 (fitted η, and for
 # kernel 3 the latency its single block per SM cannot hide); Boehm's measurements on the A6000.
 
 from kernellab import PERF_A6000, fmt_time
@@ -210,7 +213,7 @@ for number, r in study_rows.items():
                  f"{p['estimate_gflops']:.0f}", f"{r['measured']:.1f}", f"{r['ratio_boost']:.2f}",
                  f"{r['estimate_ratio']:.2f}"])
 print_table(
-    [_("Kernel"), _("Shared loads per 512 warp FFMAs, as written"), _("Shared loads per 512 warp FFMAs, compiled"),
+    [_("Kernel"), _("Shared loads per 512 warp FFMAs, simulator"), _("Shared loads per 512 warp FFMAs, Boehm's binary"),
      _("Instruction issue"), _("Shared memory"), _("Bound"), _("Bound GFLOP/s"), _("Estimate GFLOP/s (fitted η)"),
      _("Boehm's GFLOP/s"), _("Measured / bound"), _("Measured / estimate")],
     rows,
@@ -231,10 +234,10 @@ Claims().add(_("Binding resource, k3 / k4 / k5"), " / ".join(study_rows[k]["pred
     .add(_("Measured / bound, k3 / k4 / k5"), " / ".join(f"{study_rows[k]['ratio_boost']:.2f}" for k in SIZES),
          "0.48 / 0.57 / 0.58") \
     .add(_("k3 measured / estimate, with its exposed latency"), round(study_rows[3]["estimate_ratio"], 2), 0.83) \
-    .add(_("k5 shared-load wavefronts / ideal (as written)"), c5.shld_wavefronts / c5.shld_ideal, 2.0) \
+    .add(_("k5 shared-load wavefronts / ideal"), f"{c5.shld_wavefronts / c5.shld_ideal:.2f}", "1.67") \
     .add(_("k5 without conflicts: binding resource"), no_conflicts["bound"], "issue") \
     .add(_("k5 without conflicts: shared time saved"), round(1 - no_conflicts["t_smem"] / as_written["t_smem"], 2),
-         0.48).show()
+         0.38).show()
 
 # %%
 # As compiled, all three kernels are bound by shared memory, and each step of blocktiling more than
@@ -251,8 +254,8 @@ Claims().add(_("Binding resource, k3 / k4 / k5"), " / ".join(study_rows[k]["pred
 # * **Kernel 5** reaches 0.58, the same shortfall as kernel 4: two blocks share each SM, latency is
 #   hidden, and what remains is how often the schedulers find an instruction to issue (η, page 5).
 #
-# Kernel 5's shared-load wavefronts, as written, are twice the ideal. Were its loads conflict-free,
-# shared memory would need about half the time (48 % less), and the bound would move to instruction
-# issue. Its ``Bs`` loads are 128-bit, eight lanes per phase, and threads 8 floats apart collide in
+# Kernel 5's shared-load wavefronts are 5/3 of the ideal (20 where 12 would do, per warp and dot
+# step). Were its loads conflict-free, shared memory would need 38 % less time, and the bound would
+# move to instruction issue. Its ``Bs`` loads are 128-bit, eight lanes per phase, and threads 8 floats apart collide in
 # the same banks. The next page counts those conflicts, and what 128-bit global accesses and two new
 # layouts of ``Bs`` do about them.
