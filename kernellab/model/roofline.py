@@ -6,13 +6,15 @@ A kernel that does ``I`` FLOP per byte it moves to or from DRAM can run no faste
 
 from __future__ import annotations
 
-from ..specs import PEAKS, Perf
+from dataclasses import dataclass
 
-__all__ = ["PEAKS", "attainable_flops", "fraction_of_peak", "gemm_flops", "gemm_intensity", "gemm_min_bytes",
-           "peak_flops", "ridge"]
+from ..specs import GPU, PEAKS, Perf, as_perf
+
+__all__ = ["PEAKS", "Roofline", "attainable_flops", "fraction_of_peak", "gemm_flops", "gemm_intensity",
+           "gemm_min_bytes", "peak_flops", "ridge", "roofline"]
 
 
-def peak_flops(perf: Perf, peak: str = "fp32") -> float:
+def peak_flops(perf: Perf | GPU, peak: str = "fp32") -> float:
     """Peak FLOP/s of one GPU.
 
     ``"fp32"``: 2 FLOP per FMA × FMAs per SM per cycle × SMs × clock (Hz) — ``Perf.peak_flops``.
@@ -24,10 +26,10 @@ def peak_flops(perf: Perf, peak: str = "fp32") -> float:
     >>> f"{peak_flops(PERF_A6000) / 1e12:.1f}", f"{peak_flops(PERF_A6000, 'fp16_tensor') / 1e12:.1f}"
     ('38.7', '154.8')
     """
-    return perf.peak_flops(peak)
+    return as_perf(perf).peak_flops(peak)
 
 
-def ridge(perf: Perf, peak: str = "fp32") -> float:
+def ridge(perf: Perf | GPU, peak: str = "fp32") -> float:
     """Ridge point, FLOP/byte: peak FLOP/s ÷ DRAM bandwidth (bytes/s).
 
     A6000, FP32: 84 SMs × 128 FMA × 2 FLOP × 1.8e9 Hz = 38.7e12 FLOP/s; ÷ 768e9 B/s = 50.4 FLOP/B.
@@ -38,10 +40,10 @@ def ridge(perf: Perf, peak: str = "fp32") -> float:
     >>> round(ridge(PERF_A6000), 1), round(ridge(PERF_A6000, "fp16_tensor"), 1)
     (50.4, 201.6)
     """
-    return perf.ridge(peak)
+    return as_perf(perf).ridge(peak)
 
 
-def attainable_flops(intensity: float, perf: Perf, peak: str = "fp32") -> float:
+def attainable_flops(intensity: float, perf: Perf | GPU, peak: str = "fp32") -> float:
     """FLOP/s attainable at an arithmetic intensity (FLOP/byte): ``min(peak, intensity × bandwidth)``.
 
     Below the ridge the kernel is bound by DRAM bandwidth, above it by the peak.
@@ -56,6 +58,7 @@ def attainable_flops(intensity: float, perf: Perf, peak: str = "fp32") -> float:
     """
     if intensity < 0:
         raise ValueError(f"intensity must be ≥ 0 FLOP/byte, got {intensity}")
+    perf = as_perf(perf)
     return min(peak_flops(perf, peak), intensity * perf.dram_bw)
 
 
@@ -100,7 +103,7 @@ def gemm_intensity(m: int, n: int | None = None, k: int | None = None, elem: int
     return gemm_flops(m, n, k) / gemm_min_bytes(m, n, k, elem)
 
 
-def fraction_of_peak(flops_per_s: float, perf: Perf, peak: str = "fp32") -> float:
+def fraction_of_peak(flops_per_s: float, perf: Perf | GPU, peak: str = "fp32") -> float:
     """A measured or predicted FLOP/s as a fraction of the peak (0–1).
 
     Boehm's cuBLAS on the A6000: 23249.6 GFLOP/s ÷ 38.7 TFLOP/s ≈ 0.60.
@@ -112,3 +115,54 @@ def fraction_of_peak(flops_per_s: float, perf: Perf, peak: str = "fp32") -> floa
     '60%'
     """
     return flops_per_s / peak_flops(perf, peak)
+
+
+@dataclass(frozen=True)
+class Roofline:
+    """Where a kernel's counts sit on a GPU's roofline (see :func:`roofline`); every field in SI units."""
+
+    gpu: str  # the GPU's name
+    flops: int  # the kernel's FLOPs (``counts.flops``)
+    bytes: int  # the bytes charged to DRAM: compulsory (``counts.dram_bytes``) or requested (``counts.bytes``)
+    intensity: float  # FLOP per byte, flops ÷ bytes (inf with no bytes)
+    ridge: float  # the GPU's ridge point, FLOP per byte
+    attainable_flops: float  # min(peak, intensity × bandwidth), FLOP/s
+    time: float  # flops ÷ attainable FLOP/s = max(flops ÷ peak, bytes ÷ bandwidth), seconds
+    bound: str  # "DRAM" below the ridge, "compute" at or above it
+
+
+def roofline(counts, gpu: Perf | GPU, peak: str = "fp32", traffic: str = "dram") -> Roofline:
+    """A kernel's roofline point on one GPU, from the counts of either engine.
+
+    ``traffic="dram"`` charges the compulsory DRAM bytes (each distinct sector once: a perfect cache);
+    ``"requested"`` charges every byte the kernel asks for (no cache at all). The truth lies between.
+    The time is a lower bound: ``max(flops ÷ peak, bytes ÷ bandwidth)``; :func:`~kernellab.predict`
+    charges the SM's other resources too.
+
+    Examples
+    --------
+    A kernel of 1 MFLOP that touches 4 MB on the H100: 0.25 FLOP/B, far below the ridge (66.9 TFLOP/s ÷
+    3.35 TB/s = 20 FLOP/B),
+    so DRAM-bound: 4e6 B ÷ 3.35e12 B/s = 1.19 µs.
+
+    >>> from kernellab.counters import Counts
+    >>> from kernellab.specs import H100
+    >>> r = roofline(Counts(fma=500_000, dram_sectors={"x": 125_000}), H100)
+    >>> r.intensity, round(r.ridge), r.bound, f"{r.time * 1e6:.2f} µs"
+    (0.25, 20, 'DRAM', '1.19 µs')
+    """
+    perf = as_perf(gpu)
+    if traffic not in ("dram", "requested"):
+        raise ValueError(f"traffic must be 'dram' or 'requested', not {traffic!r}")
+    for name in ("flops", "dram_bytes", "bytes"):
+        if not hasattr(counts, name):
+            raise TypeError(f"roofline needs the counts of a launch (kernellab.Counts or TritonCounts), "
+                            f"got a {type(counts).__name__}")
+    flops = int(counts.flops)
+    nbytes = int(counts.dram_bytes if traffic == "dram" else counts.bytes)
+    intensity = flops / nbytes if nbytes else float("inf")
+    top = peak_flops(perf, peak)
+    attainable = attainable_flops(intensity, perf, peak) if nbytes else top
+    time = max(flops / top, nbytes / perf.dram_bw)
+    return Roofline(perf.name, flops, nbytes, intensity, ridge(perf, peak), attainable, time,
+                    "DRAM" if intensity < ridge(perf, peak) else "compute")

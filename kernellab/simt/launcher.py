@@ -10,7 +10,7 @@ from ..counters import Counts
 from ..errors import LaunchError, fmt_dim3
 from ..grid import dim3
 from ..i18n import _
-from ..specs import A6000, GPU
+from ..specs import A6000, GPU, as_gpu
 from ..tracebacks import user_traceback
 from .block import Block
 from .guard import guard_arguments, lane_hint
@@ -71,6 +71,7 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
     (101.0, 100, 8, '0.781')
     """
     name = name or getattr(kernel, "__name__", "kernel")
+    gpu = as_gpu(gpu)  # a GPU, or its Perf
     try:
         g, b = dim3(grid, "grid"), dim3(block, "block")
     except LaunchError as exc:
