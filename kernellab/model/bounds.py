@@ -9,6 +9,8 @@ efficiency η, and a K loop that cannot cover its loads pays the exposed latency
 
 from __future__ import annotations
 
+from numbers import Integral
+
 from ..counters import Counts
 from ..i18n import _
 from ..specs import GPU, Perf, as_gpu, as_perf
@@ -126,8 +128,9 @@ def _parse(args, kwargs):
     spec = kwargs.pop("spec", None)
     if args and not _is_counts(args[0]) and len(args) > 1 and _is_counts(args[1]):
         spec = args.pop(0)
-    if len(args) >= 2 and isinstance(args[1], (GPU, Perf)):  # predict(counts, perf): no GEMM size
-        args.insert(1, None)
+    if len(args) >= 2 and (isinstance(args[1], (GPU, Perf)) or (len(args) == 2 and "perf" not in kwargs and
+                                                              not isinstance(args[1], (Integral, tuple, list)))):
+        args.insert(1, None)  # predict(counts, gpu): no GEMM size
     names = ("counts", "n", "perf", "gpu")
     if len(args) > len(names):
         raise TypeError(f"predict takes (counts, n, perf[, gpu]) or (spec, counts, n, perf[, gpu]); got {len(args)} "
