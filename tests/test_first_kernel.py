@@ -23,6 +23,6 @@ def test_every_quickstart_block_runs_as_shown():
     globs: dict = {}
     for i, block in enumerate(_blocks()):
         test = parser.get_doctest(block, globs, f"quickstart block {i}", str(QUICKSTART), 0)
-        runner.run(test)
+        runner.run(test, clear_globs=False)
     result = runner.summarize(verbose=False)
     assert result.attempted >= 25 and result.failed == 0
