@@ -24,5 +24,6 @@ def test_every_quickstart_block_runs_as_shown():
     for i, block in enumerate(_blocks()):
         test = parser.get_doctest(block, globs, f"quickstart block {i}", str(QUICKSTART), 0)
         runner.run(test, clear_globs=False)
+        globs = test.globs  # DocTest runs on a copy: carry its names to the next block
     result = runner.summarize(verbose=False)
     assert result.attempted >= 25 and result.failed == 0
