@@ -260,3 +260,15 @@ def test_gpu_and_perf_accepted_everywhere_with_a_clear_error_otherwise():
         predict({"fma": 1}, H100)
     with pytest.raises(TypeError, match="expected a GPU"):
         roofline(Counts(fma=1), A6000.name)
+
+
+def test_model_errors_name_what_was_expected():
+    c = Counts(fma=64, dram_sectors={"x": 1})
+    with pytest.raises(ValueError, match="traffic must be 'dram' or 'requested'"):
+        roofline(c, H100, traffic="l2")
+    with pytest.raises(TypeError, match="roofline needs the counts of a launch"):
+        roofline({"flops": 1}, H100)
+    from kernellab.model import LoopShape
+
+    with pytest.raises(TypeError, match="a LoopShape needs the GEMM size"):
+        predict(c, H100, shape=LoopShape(threads=256, regs=32, smem=0, tile=(64, 64), k_step=8))

@@ -132,14 +132,16 @@ def test_direct_indexing_of_an_argument_is_refused(body):
     assert (B == 0).all()
 
 
-def test_arguments_keep_shape_dtype_and_memory():
+def test_arguments_keep_shape_dtype_and_memory(capsys):
     def k(blk, A, B):
         assert A.shape == (4, 8) and A.dtype == np.float32 and A.size == 32 and len(A) == 4
+        print(A)
         blk.store(B, blk.tx, blk.load(A, blk.tx) * 2)
 
     A, B = np.arange(32, dtype=np.float32).reshape(4, 8), np.zeros(32, np.float32)
     c = launch(k, 1, 32, args=(A, B))
     assert (B == 2 * A.ravel()).all() and c.dram_sectors == {"A": 4, "B": 4}
+    assert capsys.readouterr().out.startswith("[[ 0.  1.  2.  3.  4.  5.  6.  7.]")  # printing an argument works
 
 
 # --- no lecture jargon in public docstrings --------------------------------------------------------

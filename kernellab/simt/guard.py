@@ -40,6 +40,12 @@ class KernelArray(np.ndarray):
     def __getitem__(self, key):
         self._refuse()
 
+    def __repr__(self) -> str:  # printing an argument in a kernel shows its values (numpy indexes to format)
+        return repr(np.asarray(self))
+
+    def __str__(self) -> str:
+        return str(np.asarray(self))
+
     def __setitem__(self, key, value):
         self._refuse()
 
