@@ -41,7 +41,7 @@ from .sgemm import KERNELS, KernelSpec, run_kernel
 # --- performance model ---
 from .model import (
     Occupancy,
-    Roofline,
+    RooflinePoint,
     Waves,
     attainable_flops,
     dram_bytes_tiled,
@@ -54,8 +54,7 @@ from .model import (
     waves,
 )
 
-# the function, here only: in kernellab.model the name roofline stays the module
-from .model.roofline import roofline
+from .model.kernel import roofline
 from .sgemm.study import compare_kernels
 
 # --- benchmarking ---

@@ -74,7 +74,7 @@ class Counts:
     besides, which a kernel counts itself with :meth:`~kernellab.Block.count_instr` (kinds in
     ``OVERHEAD_KINDS``). :func:`~kernellab.counters.instr_mix` groups the kinds as SASS opcodes.
 
-    The names both engines share (:class:`~kernellab.triton.TritonCounts` has the same ones) are
+    The names both engines share (:class:`~kernellab.TritonCounts` has the same ones) are
     properties here: ``load_requests`` is ``gld_instr``, ``load_sectors`` is ``gld_sectors``, and so on
     for ``*_lines`` and ``*_bytes`` and for stores; ``requests``, ``sectors``, ``lines`` and ``bytes``
     add loads and stores; ``flops`` is 2 × ``fma`` + ``fadd`` + ``fmul``; ``dram_bytes`` is the
@@ -175,7 +175,7 @@ class Counts:
 
     @property
     def flops(self) -> int:
-        """Floating-point operations: 2 per FFMA, 1 per FADD or FMUL, per active lane.
+        """The floating-point operations, 2 per FFMA and 1 per FADD or FMUL, per active lane.
 
         Nsight Compute's ``flop_count_sp``: ``smsp__sass_thread_inst_executed_op_fadd_pred_on.sum`` +
         ``…_op_fmul_pred_on.sum`` + 2 × ``…_op_ffma_pred_on.sum``. Only arithmetic done through ``blk``

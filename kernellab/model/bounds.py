@@ -54,7 +54,7 @@ def resource_events(counts) -> dict[str, int]:
     SIMT :class:`~kernellab.Counts`: FP32 thread instructions (FFMA + FADD + FMUL), warp instructions,
     global lines, shared wavefronts, LSU instructions, compulsory DRAM bytes.
 
-    Mini-Triton :class:`~kernellab.triton.TritonCounts` count no instructions or shared memory, so: FP32
+    Mini-Triton :class:`~kernellab.TritonCounts` count no instructions or shared memory, so: FP32
     thread instructions = elementwise FLOPs + ``dot_flops`` ÷ 2 (``tl.dot`` as FFMAs on the CUDA cores;
     Tensor Cores would be faster); warp instructions = those ÷ 32 + the memory requests (a lower bound:
     address arithmetic is not counted); L1 = lines; shared = 0; MIO = requests; DRAM = compulsory bytes.
@@ -158,7 +158,7 @@ def predict(*args, shape: LoopShape | None = None, **kwargs) -> dict:
     """Predict a kernel's time from its counts: a bound (the slowest resource), a clock band, an estimate.
 
     Call it as ``predict(counts, gpu)`` for any kernel, with the counts of either engine (SIMT
-    ``Counts`` or mini-Triton ``TritonCounts``, see :func:`resource_events`) and a GPU given as a
+    ``Counts`` or mini-Triton ``TritonCounts``, see :func:`~kernellab.model.bounds.resource_events`) and a GPU given as a
     ``GPU`` (``H100``) or its rates (``PERF_H100``). For a GEMM, ``predict(counts, n, gpu)`` adds the
     size ``n`` of the launch the counts are from (an int, or a triple ``(M, N, K)``; see
     ``scale_counts``): ``gflops`` then counts 2·M·N·K, and a ``shape`` (``LoopShape``) enables the wave

@@ -84,7 +84,7 @@ class TritonCounts:
 
     @property
     def dram_bytes(self) -> int:
-        """Compulsory DRAM traffic in bytes: every distinct sector loaded or stored, once × 32 B."""
+        """The compulsory DRAM traffic in bytes, every distinct sector loaded or stored once × 32 B."""
         return SECTOR_BYTES * sum(self.dram_sectors.values())
 
     def __getitem__(self, key: str):

@@ -6,7 +6,7 @@ anything — its programs diverge in Python control flow, an access is out of bo
 array the batch stored to is restored and the batch reruns program by program, in launch order (x
 fastest), so results, errors and counts are exactly those of running the programs one after another.
 The rerun happens after the failed attempt is discarded, so an error is reported once, by the program
-that raised it, with a traceback that ends at the kernel's line (:mod:`kernellab.tracebacks`).
+that raised it, with a traceback that ends at the kernel's line (``kernellab.tracebacks``).
 """
 
 from __future__ import annotations

@@ -81,7 +81,7 @@ class Program:
             self.journal[id(flat)] = (flat, flat.copy())
 
     def touch(self, flat: np.ndarray, offs: np.ndarray, mask=None, start: int | None = None):
-        """Record the sectors an access touches, for the launch's ``dram_sectors`` (see :class:`Touched`)."""
+        """Record the sectors an access touches, for the launch's ``dram_sectors`` (see :class:`~kernellab.triton.counts.Touched`)."""
         if self.touched is not None:
             self.touched.mark(self.name_of(flat), flat, offs, mask, start)
 
