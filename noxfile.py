@@ -107,7 +107,7 @@ def _html_in_parallel(session: nox.Session, site: Path, *extra: str) -> None:
     for lang in LANGS:
         argv = _sphinx_argv("html", lang, lang, site / lang, *extra)
         session.log(" ".join(argv) + f"  (log: {logs / lang}.log)")
-        log = open(logs / f"{lang}.log", "w", encoding="utf-8")  # noqa: SIM115 (closed below)
+        log = open(logs / f"{lang}.log", "w", encoding="utf-8")  # closed below, once the build ends
         running[lang] = (subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
                                           env={**env, "KERNELLAB_LANG": lang}), log)
     failed = []

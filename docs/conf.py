@@ -138,44 +138,11 @@ def _api_layout():
     return elsewhere, links, data_docs, order
 
 
-def _shadowed_modules():
-    """Submodules hidden behind a package attribute of the same name (``kernellab.triton.jit`` is the
-    function ``jit``), with their one-line summaries. autosummary imports ``package.name`` as that
-    attribute, so the module template lists these itself and ``_write_shadowed`` writes their pages."""
-    import importlib
-    import pkgutil
-
-    shadowed = {}
-    for info in pkgutil.walk_packages(kernellab.__path__, "kernellab."):
-        parent, _, attr = info.name.rpartition(".")
-        module = importlib.import_module(info.name)
-        if getattr(sys.modules[parent], attr, None) is not module:
-            first = (module.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
-            shadowed[info.name] = first.split(". ")[0].rstrip(".") + "."
-    return shadowed
-
-
 API_ELSEWHERE, API_LINKS, DATA_DOCS, API_ORDER = _api_layout()
-API_SHADOWED = _shadowed_modules()
 # Sorted, so the configuration is identical from one run to the next and Sphinx keeps its cache.
 autosummary_context = {key: dict(sorted(value.items())) if isinstance(value, dict) else sorted(value)
                        for key, value in {"api_elsewhere": API_ELSEWHERE, "api_links": API_LINKS,
-                                          "api_order": API_ORDER, "api_shadowed": API_SHADOWED}.items()}
-
-
-def _write_shadowed(app):
-    """Write the pages of the shadowed modules with the module template (after autosummary's own pass)."""
-    from sphinx.ext.autosummary.generate import AutosummaryRenderer, generate_autosummary_content
-
-    renderer = AutosummaryRenderer(app)
-    for name in API_SHADOWED:
-        module = sys.modules[name]
-        content = generate_autosummary_content(
-            name, module, sys.modules[name.rpartition(".")[0]], renderer, "module", False, True,
-            dict(app.config.autosummary_context), config=app.config, events=app.events)
-        path = Path(app.srcdir, "generated", name + ".rst")
-        if not path.is_file() or path.read_text(encoding="utf-8") != content:
-            path.write_text(content, encoding="utf-8")
+                                          "api_order": API_ORDER}.items()}
 
 
 def _skip_foreign(app, what, name, obj, skip, options):
@@ -270,6 +237,5 @@ def _runtime_language(app, config):
 
 def setup(app):
     app.connect("config-inited", _runtime_language, priority=5)  # before sphinx-gallery's handler (10)
-    app.connect("builder-inited", _write_shadowed, priority=600)  # after autosummary's generation (500)
     app.connect("autodoc-skip-member", _skip_foreign)
     app.connect("autodoc-process-docstring", _data_docstring)

@@ -11,8 +11,8 @@ cache line of four sectors; a shared-memory *wavefront* is one cycle's worth of 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -37,6 +37,9 @@ class Access:
         bool, same shape: the lanes that execute the instruction. Inactive lanes access nothing.
     width : int
         bytes each active lane moves: 1, 2, 4, 8 or 16 (a float4 is one 16-byte access).
+    known_aligned : bool
+        the caller's guarantee that every active address is a multiple of ``width`` (see
+        :meth:`from_lanes`); when False, :attr:`aligned` computes it.
 
     Examples
     --------
@@ -48,6 +51,10 @@ class Access:
     addresses: np.ndarray
     active: np.ndarray
     width: int
+    known_aligned: bool = field(default=False, repr=False, compare=False)
+    # what the counters derive from the record, computed once each (a declared mutable field: the
+    # record itself is never changed)
+    _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
     def from_lanes(cls, addresses, active=None, width: int = 4, aligned: bool | None = None) -> Access:
@@ -71,30 +78,44 @@ class Access:
         if pad:
             addr = np.concatenate([addr, np.zeros(pad, np.int64)])
             act = np.concatenate([act, np.zeros(pad, bool)])
-        acc = cls(addr.reshape(-1, WARP_SIZE), np.asarray(act, bool).reshape(-1, WARP_SIZE), width)
-        if aligned:
-            acc.__dict__["aligned"] = True  # pre-fill the cached property
-        return acc
+        return cls(addr.reshape(-1, WARP_SIZE), np.asarray(act, bool).reshape(-1, WARP_SIZE), width,
+                   known_aligned=bool(aligned))
 
-    @cached_property
+    def _derived(self, key, compute):
+        """``compute()``, remembered under ``key`` for this record."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    def rows(self, which: np.ndarray) -> Access:
+        """The warps selected by ``which`` (a bool vector over warps) as a record of their own."""
+        return Access(self.addresses[which], self.active[which], self.width, known_aligned=self.aligned)
+
+    @property
     def aligned(self) -> bool:
         """Whether every active lane's address is a multiple of ``width`` (computed once per record).
 
         An aligned access never straddles a sector or a line: sectors and lines are multiples of
         every width.
         """
-        if self.width == 1:
+        if self.known_aligned or self.width == 1:
             return True
+        return self._derived("aligned", self._misaligned_free)
+
+    def _misaligned_free(self) -> bool:
         misaligned = self.addresses & (self.width - 1)  # widths are powers of two
         return not (misaligned.any() if self.active.all() else misaligned[self.active].any())
 
-    @cached_property
+    @property
     def ordered(self) -> bool:
         """Whether every lane is active and each warp's addresses never decrease from lane to lane.
 
         Coalesced, strided and broadcast accesses are ordered; their sectors and lines are counted in
         one pass instead of a sort (computed once per record).
         """
+        return self._derived("ordered", self._ordered)
+
+    def _ordered(self) -> bool:
         if not self.active.all():
             return False
         flat = self.addresses.ravel()
@@ -146,8 +167,8 @@ def _changes(ids: np.ndarray) -> int:
     return ids.shape[0] + int(np.count_nonzero(change)) - int(np.count_nonzero(change[ids.shape[1] - 1 :: ids.shape[1]]))
 
 
-def _distinct_chunks(acc: Access, unit: int) -> int:
-    """Distinct ``unit``-byte chunks per request, summed: the count behind :func:`sectors` and :func:`lines`."""
+def _chunks_exact(acc: Access, unit: int) -> int:
+    """Distinct ``unit``-byte chunks per request, summed: the reference count behind :func:`sectors` and :func:`lines`."""
     ids, valid = _span_ids(acc, unit)
     if acc.aligned and acc.ordered:  # one chunk id per lane, in order within each warp
         return _changes(ids)
@@ -160,10 +181,7 @@ def _span_ids(acc: Access, unit: int) -> tuple[np.ndarray, np.ndarray]:
     When every active lane is aligned to its width, its first and last byte share a chunk (``unit`` is
     a multiple of every width), so the first byte's chunk alone is returned.
     """
-    cache = acc.__dict__.setdefault("_span_cache", {})  # sectors and the DRAM union both need unit 32
-    if unit not in cache:
-        cache[unit] = _span_ids_uncached(acc, unit)
-    return cache[unit]
+    return acc._derived(("span", unit), lambda: _span_ids_uncached(acc, unit))  # sectors and the DRAM union share unit 32
 
 
 def _span_ids_uncached(acc: Access, unit: int) -> tuple[np.ndarray, np.ndarray]:
@@ -192,7 +210,7 @@ def sectors(acc: Access) -> int:
     Nsight Compute: ``l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum`` (nvprof ``gld_transactions``).
     32 lanes reading 32 consecutive floats touch 4 sectors; 32 lanes on 32 different lines touch 32.
     """
-    return _distinct_chunks(acc, SECTOR_BYTES)
+    return _chunks(acc, SECTOR_BYTES)
 
 
 def lines(acc: Access) -> int:
@@ -201,7 +219,7 @@ def lines(acc: Access) -> int:
     The L1 looks up one tag per line a request touches; the performance model charges L1 one cycle
     per line (the lecture's "L1 每周期 1 个 line").
     """
-    return _distinct_chunks(acc, LINE_BYTES)
+    return _chunks(acc, LINE_BYTES)
 
 
 def bytes_requested(acc: Access) -> int:
@@ -305,6 +323,12 @@ def _max_bank_load(words: np.ndarray, valid: np.ndarray) -> int:
     return int(per_bank.reshape(-1, BANKS).max(axis=1).sum())
 
 
+def _shared_exact(acc: Access) -> tuple[int, int]:
+    """Wavefronts and ideal wavefronts, the reference count: every phase's banks looked at."""
+    groups = _phases(acc)
+    return sum(_max_bank_load(w, v) for w, v in groups), sum(int(v.any(axis=1).sum()) for _, v in groups)
+
+
 def shared_wavefronts(acc: Access) -> int:
     """Shared-memory wavefronts: cycles the 32 banks need to serve the access.
 
@@ -318,7 +342,7 @@ def shared_wavefronts(acc: Access) -> int:
     >>> shared_wavefronts(Access.from_lanes(np.repeat([0, 32], 16), width=16))   # 2 phases, 1 word per bank
     2
     """
-    return sum(_max_bank_load(w, v) for w, v in _phases(acc))
+    return _shared(acc)[0]
 
 
 def shared_ideal_wavefronts(acc: Access) -> int:
@@ -327,7 +351,7 @@ def shared_ideal_wavefronts(acc: Access) -> int:
     A full warp of 32-bit accesses ideally takes 1 wavefront, of 128-bit accesses 4 (512 B at 128 B
     per wavefront), or 2 when lanes pair up on one address (:func:`phase_lanes`).
     """
-    return sum(int(v.any(axis=1).sum()) for _, v in _phases(acc))
+    return _shared(acc)[1]
 
 
 def bank_conflicts(acc: Access) -> int:
@@ -341,4 +365,207 @@ def bank_conflicts(acc: Access) -> int:
     >>> shared_wavefronts(col), bank_conflicts(col)                  # every lane in bank 0
     (32, 31)
     """
-    return shared_wavefronts(acc) - shared_ideal_wavefronts(acc)
+    wavefronts, ideal = _shared(acc)
+    return wavefronts - ideal
+
+
+# ---------------------------------------------------------------------------------------------------
+# Optimisation. Everything above is the definition; what follows gives the same numbers faster, and
+# tests/test_fastpath.py checks that it does (fast = exact on random pointer families, masks, widths
+# and alignments). Most warps of a real kernel address memory affinely: lane l reads
+# ``first + l·stride``. Such a warp's sectors, lines and wavefronts follow from ``first``, ``stride``
+# and the runs of its mask without looking at its lanes; every other warp takes the exact path.
+# ---------------------------------------------------------------------------------------------------
+
+_LANES = np.arange(WARP_SIZE, dtype=np.int64)
+
+
+def _affine(acc: Access) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per warp: its first address, its stride (lane 1 − lane 0) and whether *every* lane (active or
+    not) sits at ``first + lane·stride`` (computed once per record)."""
+    def compute():  # on the flat array: contiguous passes, much faster than slicing columns
+        flat = acc.addresses.ravel()
+        step = np.empty_like(flat)
+        np.subtract(flat[1:], flat[:-1], out=step[:-1])
+        step = step.reshape(-1, WARP_SIZE)  # step[w, l]: lane l + 1 − lane l; column 31 is meaningless
+        stride = step[:, 0]
+        same = step.ravel() == np.repeat(stride, WARP_SIZE)
+        same = same.reshape(-1, WARP_SIZE)
+        same[:, -1] = True
+        affine = np.ones(stride.size, bool) if same.all() else same.all(axis=1)
+        return acc.addresses[:, 0], stride, affine
+    return acc._derived("affine", compute)
+
+
+def _affine_runs(acc: Access):
+    """:func:`_runs_of` for the record's warps (computed once per record)."""
+    return acc._derived("affine runs", lambda: _runs_of(*_affine(acc), acc.active))
+
+
+def _runs_of(first, stride, affine, active, mask_runs=None):
+    """The warps counted analytically: affine, with their active lanes in one run.
+
+    ``first``, ``stride`` and ``affine`` are per warp (see :func:`_affine`), ``active`` the lanes'
+    mask (``None``: every lane), ``mask_runs`` its :func:`_mask_runs` when already known. Returns
+    ``(lo, hi, lanes, step, rest)``: for each such warp with an active lane, the addresses of its
+    first and last active lane, its number of active lanes and the absolute value of its stride;
+    ``rest`` marks the warps left to the exact path (None when there are none). Warps with no
+    active lane touch nothing and appear in neither.
+    """
+    if active is None or active.all():
+        p, q, rest = 0, WARP_SIZE - 1, None if affine.all() else ~affine
+        if rest is not None:
+            first, stride = first[affine], stride[affine]
+    else:
+        n, p, q, one_run = _mask_runs(active) if mask_runs is None else mask_runs
+        easy = affine & one_run
+        rest = ~easy & (n > 0)
+        easy &= n > 0
+        first, stride, p, q, rest = first[easy], stride[easy], p[easy], q[easy], rest if rest.any() else None
+    a, b = first + p * stride, first + q * stride
+    return np.minimum(a, b), np.maximum(a, b), q - p + 1, np.abs(stride), rest
+
+
+def _mask_runs(active: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per warp: active lanes, first and last active lane, and whether the active lanes are one run.
+
+    Each warp's mask is packed into one 32-bit word (lane l is bit l), so each answer is a few
+    operations per warp: the number of set bits, the lowest and highest set bit, and whether the
+    word is ``2^(q+1) − 2^p`` (bits p to q set, no gap). A warp with no active lane has n = 0.
+    """
+    packed = np.packbits(active, axis=1, bitorder="little")  # 4 bytes per warp
+    word = packed.view("<u4").reshape(-1).astype(np.int64)
+    n = np.bitwise_count(word).astype(np.int64) if _HAS_POPCOUNT else _POPCOUNT8[packed].sum(axis=1)
+    p = np.frexp(word & -word)[1].astype(np.int64) - 1  # the lowest set bit: 2^p, of binary exponent p + 1
+    q = np.frexp(word)[1].astype(np.int64) - 1  # the highest set bit
+    one = np.int64(1)
+    one_run = word == np.left_shift(one, q + 1) - np.left_shift(one, p)
+    return n, p, q, one_run
+
+
+_HAS_POPCOUNT = hasattr(np, "bitwise_count")  # numpy ≥ 2.0
+_POPCOUNT8 = np.array([bin(i).count("1") for i in range(256)], np.int64)  # set bits of each byte, for older numpy
+
+
+def _run_chunks(runs, unit: int) -> int:
+    """Distinct ``unit``-byte chunks of the analytic warps of :func:`_runs_of` (see :func:`_chunks`)."""
+    lo, hi, lanes, step, _rest = runs
+    shift = unit.bit_length() - 1
+    return int(np.where(step >= unit, lanes, (hi >> shift) - (lo >> shift) + 1).sum())
+
+
+def _chunks(acc: Access, unit: int) -> int:
+    """:func:`_chunks_exact`, with affine one-run warps counted analytically.
+
+    For an aligned access every lane's bytes lie in one chunk, the chunk of its first byte. The
+    active lanes of an affine one-run warp sit at ``first + l·stride`` for ``l`` from ``p`` to ``q``:
+    with ``|stride| ≥ unit`` each lane is in a chunk of its own (``q − p + 1`` chunks); with a smaller
+    stride successive lanes step at most one chunk, so every chunk between the two ends is touched
+    (``chunk(hi) − chunk(lo) + 1``; 1 for a broadcast, stride 0).
+    """
+    if not acc.aligned or (acc.addresses.size < _ORDERED_EXACT_LANES and acc.ordered):
+        return _chunks_exact(acc, unit)  # for a small ordered record one pass over its lanes is cheaper
+    return _chunks_affine(acc, unit)
+
+
+_ORDERED_EXACT_LANES = 1 << 16
+
+
+def _chunks_affine(acc: Access, unit: int) -> int:
+    """The analytic count of :func:`_chunks` (affine one-run warps), the rest by the exact path."""
+    runs = _affine_runs(acc)
+    rest = runs[-1]
+    total = _run_chunks(runs, unit)
+    return total if rest is None else total + _chunks_exact(acc.rows(rest), unit)
+
+
+def affine_counts(first, stride, active, width: int) -> tuple[int, int, int, int]:
+    """Requests, sectors, lines and bytes of warps whose lane ``l`` accesses ``first + l·stride``.
+
+    The same numbers as :func:`requests`, :func:`sectors`, :func:`lines` and :func:`bytes_requested`
+    of the record ``Access(first[:, None] + lane · stride[:, None], active, width)``, without
+    building its addresses: for a caller that knows its pointers are affine (mini-Triton's
+    consecutive offsets). ``first`` and ``stride`` are int64 per warp; ``active`` is bool ``(warps,
+    32)`` or None (every lane); every address must be a multiple of ``width``.
+
+    Examples
+    --------
+    >>> first = np.array([0, 128, 256]); stride = np.full(3, 4)   # 96 consecutive floats
+    >>> active = np.arange(96).reshape(3, 32) < 70                # the last 26 masked off
+    >>> affine_counts(first, stride, active, 4)                   # 3 warps; 4 + 4 + 1 sectors
+    (3, 9, 3, 280)
+    """
+    first, stride = np.asarray(first, np.int64), np.asarray(stride, np.int64)
+    if active is None:
+        req, nbytes, mask_runs = first.size, first.size * WARP_SIZE * width, None
+    else:
+        mask_runs = _mask_runs(active)
+        req, nbytes = int(np.count_nonzero(mask_runs[0])), int(mask_runs[0].sum()) * width
+    runs = _runs_of(first, stride, np.ones(first.size, bool), active, mask_runs)
+    sec, lin = _run_chunks(runs, SECTOR_BYTES), _run_chunks(runs, LINE_BYTES)
+    rest = runs[-1]
+    if rest is not None:  # warps whose active lanes have gaps: built and counted exactly
+        acc = Access(first[rest, None] + stride[rest, None] * _LANES, active[rest], width, known_aligned=True)
+        sec, lin = sec + _chunks_exact(acc, SECTOR_BYTES), lin + _chunks_exact(acc, LINE_BYTES)
+    return req, sec, lin, nbytes
+
+
+def _shared(acc: Access) -> tuple[int, int]:
+    """:func:`_shared_exact` (wavefronts, ideal wavefronts), faster: small records are remembered by
+    content, and affine full warps are counted by class (:func:`_shared_affine`).
+
+    A kernel's shared-memory accesses repeat from one pass of its loop to the next (shared addresses
+    rarely depend on the loop counter), so a record of at most ``_SEEN_LANES`` lanes already met
+    (same width, addresses and mask) takes the numbers found the first time.
+    """
+    def compute():
+        if acc.addresses.size > _SEEN_LANES:
+            return _shared_affine(acc)
+        return _shared_seen(acc.width, acc.addresses.tobytes(), acc.active.tobytes())
+    return acc._derived("shared", compute)
+
+
+_SEEN_LANES = 4096  # records of at most this many lanes are remembered (32 KiB of addresses each)
+
+
+@lru_cache(maxsize=256)
+def _shared_seen(width: int, addresses: bytes, active: bytes) -> tuple[int, int]:
+    """:func:`_shared_affine` of the record with these contents (remembered: see :func:`_shared`)."""
+    addr = np.frombuffer(addresses, np.int64).reshape(-1, WARP_SIZE)
+    return _shared_affine(Access(addr, np.frombuffer(active, bool).reshape(addr.shape), width))
+
+
+def _shared_affine(acc: Access) -> tuple[int, int]:
+    """:func:`_shared_exact`, with affine full warps looked up by class.
+
+    A full warp's wavefronts depend only on each lane's bank and on which lanes share a word. Both
+    stay the same when every address moves by 128 bytes (32 banks × 4 B), and — for an aligned
+    access, whose lanes at a stride ``s ≠ 0`` never share a word — when ``s`` is replaced by
+    another non-zero stride equal to it modulo 128. So an affine full warp counts as the warp
+    ``first mod 128 + lane·s'`` with ``s'`` in 1…128 (0 only for a broadcast), computed once by
+    the exact path and remembered. (Lanes of 1 or 2 bytes can share a word at a non-zero stride:
+    such accesses take the exact path.)
+    """
+    if not acc.aligned or acc.width < BANK_BYTES:
+        return _shared_exact(acc)
+    first, stride, affine = _affine(acc)
+    easy = affine & acc.active.all(axis=1)
+    if not easy.any():
+        return _shared_exact(acc)
+    s = stride[easy] % WAVEFRONT_BYTES
+    s[(s == 0) & (stride[easy] != 0)] = WAVEFRONT_BYTES
+    keys, n = np.unique(first[easy] % WAVEFRONT_BYTES * (WAVEFRONT_BYTES + 1) + s, return_counts=True)
+    wavefronts = ideal = 0
+    for key, count in zip(keys.tolist(), n.tolist()):
+        w, i = _shared_class(acc.width, *divmod(key, WAVEFRONT_BYTES + 1))
+        wavefronts, ideal = wavefronts + count * w, ideal + count * i
+    if not easy.all():
+        w, i = _shared_exact(acc.rows(~easy))
+        wavefronts, ideal = wavefronts + w, ideal + i
+    return wavefronts, ideal
+
+
+@lru_cache(maxsize=4096)
+def _shared_class(width: int, first: int, stride: int) -> tuple[int, int]:
+    """Wavefronts and ideal wavefronts of the full warp ``first + lane·stride``, by the exact path."""
+    return _shared_exact(Access.from_lanes(first + _LANES * stride, width=width, aligned=True))

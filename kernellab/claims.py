@@ -107,7 +107,7 @@ class Claims:
             tolerance = row.tolerance_text()
             raise ClaimError(_('claim "{claim}" does not hold: computed {computed}, stated {stated}').format(
                 claim=row.claim, computed=_fmt(computed), stated=_fmt(stated))
-                + (f" ({tolerance})" if tolerance else ""))
+                + (f" ({tolerance})" if tolerance else ""), claim=row.claim, computed=computed, stated=stated)
         self.rows.append(row)
         return self
 

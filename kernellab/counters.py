@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 
+from .access import SECTOR_BYTES, WARP_SIZE
+
 #: Instruction kinds for what a compiled kernel issues besides FMAs, memory and barriers:
 #: ``int`` integer and address arithmetic, moves and comparisons (SASS ``IMAD``, ``IADD3``, ``LEA``,
 #: ``LOP3``, ``SHF``, ``ISETP``, ``MOV``, uniform-datapath ``U*``); ``ctrl`` branches (``BRA``, ``EXIT``);
@@ -210,7 +212,7 @@ class Counts:
     @property
     def dram_bytes(self) -> int:
         """Compulsory DRAM traffic in bytes, every distinct sector touched counted once × 32 B."""
-        return 32 * sum(self.dram_sectors.values())
+        return SECTOR_BYTES * sum(self.dram_sectors.values())
 
     def simt_efficiency(self) -> float:
         """Average fraction of the 32 lanes active per issued warp instruction (0–1).
@@ -222,7 +224,7 @@ class Counts:
         >>> Counts(warp_instr=4, thread_instr=96).simt_efficiency()
         0.75
         """
-        return self.thread_instr / (32 * self.warp_instr) if self.warp_instr else 0.0
+        return self.thread_instr / (WARP_SIZE * self.warp_instr) if self.warp_instr else 0.0
 
     def __add__(self, other: Counts) -> Counts:
         """Counts of two launches together (dicts merge by key and add)."""

@@ -8,7 +8,21 @@ from __future__ import annotations
 
 
 class KernelError(Exception):
-    """Base of every error a kernel or a launch raises in kernellab."""
+    """Base of every error a kernel or a launch raises in kernellab.
+
+    The message is in the reader's language (``KERNELLAB_LANG``); its fields are also in ``details``, a dict
+    with language-independent keys and values, so code never needs to parse a message.
+
+    Examples
+    --------
+    >>> e = RaceError("…", kind="read-after-write", array="s", index=1)
+    >>> e.details["kind"], str(e)
+    ('read-after-write', '…')
+    """
+
+    def __init__(self, *args, **details):
+        super().__init__(*args)
+        self.details = details
 
 
 class OutOfBoundsError(KernelError, IndexError):
@@ -32,7 +46,14 @@ class LaunchError(KernelError, ValueError):
 
 
 class ClaimError(AssertionError):
-    """A number a page states that its own computation does not give (raised by :class:`~kernellab.Claims`)."""
+    """A number a page states that its own computation does not give (raised by :class:`~kernellab.Claims`).
+
+    ``details`` holds the claim, the computed and the stated value, as :class:`KernelError`'s does its fields.
+    """
+
+    def __init__(self, *args, **details):
+        super().__init__(*args)
+        self.details = details
 
 
 def fmt_dim3(v) -> str:

@@ -41,6 +41,8 @@ def test_a_mismatch_raises_naming_the_claim_and_both_values(monkeypatch):
     (np.int64(8), 8, {}, True),            # numpy scalars compare as numbers
     (np.float32(0.5), 0.5, {}, True),
     (float("nan"), float("nan"), {"atol": 1.0}, False),  # NaN never matches
+    (float("nan"), 1.0, {"sig": 3}, False),              # not even once rounded
+    (1.0, float("nan"), {"sig": 3}, False),
 ])
 def test_tolerances(computed, stated, tol, holds):
     if holds:
@@ -101,3 +103,9 @@ def test_show_prints_in_a_terminal_and_returns_itself_on_a_page(monkeypatch, cap
     monkeypatch.setenv("KERNELLAB_DISPLAY", "html")
     assert claims.show() is claims
     assert capsys.readouterr().out == ""
+
+
+def test_the_error_carries_its_values():
+    with pytest.raises(ClaimError) as e:
+        check("sectors", 5, 4)
+    assert e.value.details == {"claim": "sectors", "computed": 5, "stated": 4}

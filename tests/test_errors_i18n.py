@@ -92,3 +92,48 @@ def test_mini_triton_out_of_bounds_in_chinese(zh):
     with pytest.raises(OutOfBoundsError, match=r"^内核 k，程序实例 \(2,0,0\)：load x_ptr\[10\] 越界（大小 10）；"
                                                r"块中的 lane 2 没有被 mask 掉$"):
         k[(3,)](np.zeros(10, np.float32), BLOCK=4)
+    with pytest.raises(OutOfBoundsError) as e:
+        k[(3,)](np.zeros(10, np.float32), BLOCK=4)
+    assert e.value.details == {"kernel": "k", "program": "(2,0,0)", "op": "load", "array": "x_ptr", "index": 10,
+                               "size": 10, "lane": 2}
+
+
+def test_details_do_not_depend_on_the_language(monkeypatch):
+    # code reads the fields of an error from .details, never from its message (whose language varies)
+    def race(blk):
+        s = blk.shared(32, np.float32, name="s")
+        blk.store(s, blk.tx, 1.0)
+        blk.load(s, (blk.tx + 1) % 32)
+
+    def oob(blk):
+        blk.store(blk.shared(16, np.float32, name="t"), blk.tx, 0.0)
+
+    found = {}
+    for lang in ("en", "zh_CN"):
+        monkeypatch.setenv("KERNELLAB_LANG", lang)
+        with pytest.raises(RaceError) as r:
+            launch(race, 1, 32)
+        with pytest.raises(OutOfBoundsError) as o:
+            launch(oob, 1, 32)
+        found[lang] = (r.value.details, o.value.details)
+    assert found["en"] == found["zh_CN"]
+    # thread 0 reads s[1] (byte 4), which thread 1 wrote; thread 16 is the first to store past t[15]
+    assert found["en"][0] == {"kernel": "race", "block": "(0,0,0)", "thread": "(0,0,0)", "other": "(1,0,0)",
+                              "kind": "read-after-write", "array": "s", "index": 1, "byte": 4}
+    assert found["en"][1] == {"kernel": "oob", "block": "(0,0,0)", "thread": "(16,0,0)", "array": "t", "shared": True,
+                              "op": "store", "index": 16, "size": 16}
+
+
+def test_launch_errors_have_details_too():
+    def k(blk, x):
+        pass
+
+    with pytest.raises(LaunchError) as e:
+        launch(k, 1, 2048, args=(np.zeros(1, np.float32),))
+    assert e.value.details == {"kernel": "k", "block": "(2048,1,1)", "threads": 2048, "limit": 1024}
+    with pytest.raises(LaunchError) as e:
+        launch(k, 1, 32, args=([1.0],))
+    assert e.value.details == {"kernel": "k", "argument": "x"}
+    with pytest.raises(LaunchError) as e:
+        launch(k, (1, 65536), 32, args=(np.zeros(1, np.float32),))
+    assert e.value.details == {"kernel": "k", "dimension": "grid.y", "size": 65536, "limit": 65535}

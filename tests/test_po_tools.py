@@ -182,3 +182,19 @@ def test_the_glossary_page_itself_is_not_checked(tmp_path):
     assert po_tools.glossary(str(tmp_path)) == 0
     _po(tmp_path / "LC_MESSAGES" / "other.po", {"tile": "分片"})
     assert po_tools.glossary(str(tmp_path)) == 1
+
+
+def test_runtime_messages_finds_the_gallery_tr_alias_too(tmp_path, monkeypatch, capsys):
+    # The gallery imports the runtime `_` as `tr`; a `tr("...")` without Chinese must still fail.
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "page.py").write_text('from kernellab.i18n import _ as tr\ntr("Grid")\ntr("Wave")\nother("Not")\n',
+                                  encoding="utf-8")
+    assert sorted(po_tools.runtime_messages([str(code)])) == ["Grid", "Wave"]
+    locale = tmp_path / "locale"
+    _po(locale / "zh_CN.po", {"Grid": "网格"})
+    monkeypatch.setattr(po_tools, "RUNTIME_CATALOGS", locale)
+    assert po_tools.check_runtime(str(code)) == 1
+    assert "no Chinese for 'Wave'" in capsys.readouterr().out
+    _po(locale / "zh_CN.po", {"Grid": "网格", "Wave": "波次（wave）"})
+    assert po_tools.check_runtime(str(code)) == 0

@@ -9,8 +9,21 @@ import dataclasses
 import numpy as np
 import pytest
 
-from kernellab import A6000, Access, Counts, Table, dram_bytes_tiled, occupancy, print_header, waves
+from kernellab import (
+    A6000,
+    Access,
+    Counts,
+    LaunchError,
+    Table,
+    compare_kernels,
+    dram_bytes_tiled,
+    occupancy,
+    print_header,
+    wave_footprints,
+    waves,
+)
 from kernellab.access import bytes_requested, lines, requests, sectors, shared_wavefronts
+from kernellab.simt import KERNELS, KernelSpec
 
 # --- Counts.__add__ -------------------------------------------------------------------------------
 
@@ -148,3 +161,75 @@ def test_an_empty_counts_is_zero_and_the_identity_of_add():
     assert (empty.dram_sectors, empty.instr_by_kind, empty.shape, empty.dram_bytes) == ({}, {}, (), 0)
     c = Counts(**{n: 3 * i + 1 for i, n in enumerate(INT_FIELDS)}, dram_sectors={"A": 2}, shape=(8,))
     assert empty + c == c and c + empty == c
+
+
+# --- the model beside the measurement: its correctness check ---------------------------------------
+
+def _off_at_c00(delta):
+    """Boehm's naive kernel, then C[0, 0] += delta: a kernel wrong by exactly ``delta`` (± its own rounding)."""
+    def kernel(blk, A, B, C, M, N, K):
+        KERNELS[0].kernel(blk, A, B, C, M, N, K)
+        with blk.where((blk.bx == 0) & (blk.by == 0) & (blk.tx == 0) & (blk.ty == 0)):
+            blk.store(C, 0, blk.load(C, 0) + np.float32(delta))
+    return kernel
+
+
+@pytest.mark.parametrize("factor,accepted", [(0.5, True), (1.1, False)])
+def test_compare_accepts_errors_within_4_ulp_per_k_step(factor, accepted):
+    # compare_kernels allows K × 4 ulp of the largest product: tol = 4 · n_sim · eps(fp32) · max|A| · max|B|,
+    # with A and B drawn from the default seed 0, as compare_kernels draws them
+    n_sim = 32
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((n_sim, n_sim)).astype(np.float32)
+    B = rng.standard_normal((n_sim, n_sim)).astype(np.float32)
+    tol = 4 * n_sim * float(np.finfo(np.float32).eps) * float(np.abs(A).max()) * float(np.abs(B).max())
+    k1 = KERNELS[0]
+    spec = KernelSpec("sgemm_slightly_off", 0, "0: off", None, _off_at_c00(factor * tol), k1.block, k1.grid_fn, 0)
+    if accepted:
+        row, = compare_kernels(n_sim=n_sim, kernels=[spec])
+        assert row["max_error"] == pytest.approx(factor * tol, rel=0.05)
+    else:
+        with pytest.raises(RuntimeError, match="sgemm_slightly_off computed a wrong C at 32³"):
+            compare_kernels(n_sim=n_sim, kernels=[spec])
+
+
+def test_compare_draws_its_matrices_from_seed_0_by_default():
+    from kernellab import compare_kernels
+    default, = compare_kernels(n_sim=32, kernels=KERNELS[:1])
+    seed0, = compare_kernels(n_sim=32, kernels=KERNELS[:1], seed=0)
+    seed1, = compare_kernels(n_sim=32, kernels=KERNELS[:1], seed=1)
+    assert default["max_error"] == seed0["max_error"] != seed1["max_error"]
+
+
+def test_wave_footprints_with_one_program_per_wave():
+    # waves of 1 program: each touches 1 block-row and 1 block-column, 2 × 3 = 6 waves
+    assert wave_footprints(2, 3, 1) == [(1, 1)] * 6
+    with pytest.raises(ValueError, match="at least one program"):
+        wave_footprints(2, 3, 0)
+
+
+@pytest.mark.parametrize("threads,regs,smem,expected", [
+    # 1 thread = 1 warp: threads 48 // 1 = 48, shared 102400 // 1024 = 100, blocks 16 → 16, by the block limit
+    (1, None, 0, (16, ("blocks",))),
+    # 1024 threads = 32 warps: 48 // 32 = 1 → 1, by threads
+    (1024, None, 0, (1, ("threads",))),
+    # 255 registers (the most a thread may have): ⌈255 × 32 / 256⌉ × 256 = 8192 per warp, 65536 // 8192 = 8 → 8
+    (32, 255, 0, (8, ("registers",))),
+    # 1 register: 256 per warp (one allocation unit), 65536 // 256 = 256 → the block limit, 16
+    (32, 1, 0, (16, ("blocks",))),
+    # the whole opt-in shared memory, 101376 B: 102400 // (101376 + 1024) = 1 → 1, by shared memory
+    (32, None, 101376, (1, ("shared",))),
+])
+def test_occupancy_at_the_edges_of_each_limit(threads, regs, smem, expected):
+    occ = occupancy(A6000, threads, regs_per_thread=regs, smem_per_block=smem)
+    assert (occ.blocks_per_sm, occ.limiters) == expected
+
+
+@pytest.mark.parametrize("threads,regs,smem,what", [
+    (0, None, 0, "a block of 0 threads"), (1025, None, 0, "a block of 1025 threads"),
+    (32, 0, 0, "0 registers"), (32, 256, 0, "256 registers"), (32, None, 101377, "101377 B of shared memory"),
+    (32, None, -1, "-1 B of shared memory"),
+])
+def test_occupancy_refuses_what_cannot_launch(threads, regs, smem, what):
+    with pytest.raises(LaunchError, match=what):
+        occupancy(A6000, threads, regs_per_thread=regs, smem_per_block=smem)

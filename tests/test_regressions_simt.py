@@ -8,7 +8,7 @@ misaligned full-warp accesses. Every count is read from the public ``Counts`` of
 import numpy as np
 import pytest
 
-from kernellab import A6000, MisalignedError, RaceError, launch
+from kernellab import A6000, LaunchError, MisalignedError, RaceError, launch
 
 
 def _x(n):
@@ -157,7 +157,7 @@ def test_padding_counts_against_the_shared_memory_limit():
         launch(k, 1, 32, gpu=A6000)
 
     fits(limit - 16)  # 16 + (101376 − 16) = 101376: exactly the limit
-    with pytest.raises(Exception, match=r"shared memory 101377 bytes per block \(with b\) exceeds the limit of 101376"):
+    with pytest.raises(LaunchError, match=r"shared memory 101377 bytes per block \(with b\) exceeds the limit of 101376"):
         fits(limit - 15)  # 12 B + 101361 B would fit unpadded; padded it is 16 + 101361 = 101377
 
 

@@ -53,6 +53,15 @@ def test_a_print_in_a_called_jit_function_also_runs_per_program(capsys):
     assert capsys.readouterr().out.splitlines() == ["v 0", "v 10", "v 0", "v 10"]
 
 
+def test_lecture_form_prints_per_program(capsys):
+    def k(tl, x, BLOCK):
+        print("pid", tl.program_id(0))
+        tl.load(x, tl.program_id(0) * BLOCK + tl.arange(0, BLOCK))
+
+    kernellab.triton_launch(k, 3, np.ones(12, np.float32), BLOCK=4)
+    assert capsys.readouterr().out.splitlines() == ["pid 0", "pid 1", "pid 2"]
+
+
 def test_no_double_print_when_a_program_fails(capsys):
     with pytest.raises(OutOfBoundsError, match=r"program \(2,0,0\)"):
         _prints_then_fails[(3,)](np.ones(8, np.float32), BLOCK=4)   # program 2 reads x[8..11] of 8

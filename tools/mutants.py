@@ -187,8 +187,8 @@ def _first_tests(path: str, where: Path) -> list[str]:
     """The tests most likely to kill a mutant of ``path``, run first so most mutants die in a second or two."""
     stem = Path(path).stem
     names = {"access": ["test_access.py", "test_simt_counts.py", "test_regressions_model.py"],
-             "counters": ["test_regressions_model.py", "test_simt_counts.py"]}.get(stem, [f"test_model_{stem}.py",
-                                                                                        "test_regressions_model.py"])
+             "counters": ["test_regressions_model.py", "test_simt_counts.py"]}.get(
+        stem, [f"test_model_{stem}.py", f"test_{stem}.py", "test_regressions_model.py"])
     return [f"tests/{n}" for n in names if (where / "tests" / n).exists()] + [path]
 
 

@@ -10,7 +10,7 @@
 ``autofill`` translates only what sphinx-gallery and autosummary generate (download buttons, links
 that are pure references), so translators see prose alone. ``check`` fails on a catalog that is
 missing, an English message not merged yet, an empty or a fuzzy entry. ``check-runtime`` fails when
-a ``_("...")`` string in the code has no Chinese entry in kernellab's runtime catalog, or when
+a ``_("...")`` or ``tr("...")`` string in the code has no Chinese entry in kernellab's runtime catalog, or when
 one runtime message has two different translations in two runtime catalogs. Both also apply the
 glossary (``GLOSSARY``, shown on ``docs/glossary.md``) and the typography rules (``TYPOGRAPHY``) to
 every Chinese entry: see :func:`glossary_problems`.
@@ -345,12 +345,13 @@ def import_(po_dir: str, src: str) -> int:
 
 
 def runtime_messages(roots: list[str]) -> dict[str, str]:
-    """Every ``_("literal")`` in the Python files under ``roots``: message → first place it appears."""
+    """Every ``_("literal")`` or ``tr("literal")`` in the Python files under ``roots`` (the gallery imports
+    ``_`` as ``tr``): message → first place it appears."""
     found: dict[str, str] = {}
     for root in roots:
         for path in sorted(Path(root).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_"
+                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("_", "tr")
                         and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
                     found.setdefault(node.args[0].value, f"{path}:{node.lineno}")
     return found

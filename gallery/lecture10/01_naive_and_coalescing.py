@@ -21,20 +21,21 @@ of the block.
 # matrices must cross the DRAM bus at least once, 3·n²·4 bytes in FP32. Their ratio is the highest
 # arithmetic intensity the problem allows.
 
-from kernellab import PERF_A6000, PERF_H100, fmt_bytes, fmt_num, fmt_time, print_table
-from kernellab.i18n import _
+from kernellab import PERF_A6000, PERF_H100, Claims, fmt_bytes, fmt_num, fmt_time, print_table
+from kernellab.i18n import _ as tr
+from kernellab.model import gemm_flops, gemm_intensity, gemm_min_bytes
 
 N = 4096
-flops = 2 * N**3
-min_bytes = 3 * N * N * 4
-intensity = flops / min_bytes
+flops = gemm_flops(N)  # 2·n³
+min_bytes = gemm_min_bytes(N)  # 3·n²·4
+intensity = gemm_intensity(N)  # their ratio
 
 print_table(
-    [_("Quantity"), _("Formula"), _("Value")],
+    [tr("Quantity"), tr("Formula"), tr("Value")],
     [
-        [_("FLOPs"), "2·n³", fmt_num(flops)],
-        [_("Least bytes moved"), "3·n²·4", fmt_bytes(min_bytes)],
-        [_("Intensity ceiling (FLOP/byte)"), "2·n³ / (3·n²·4)", f"{intensity:.0f}"],
+        [tr("FLOPs"), "2·n³", fmt_num(flops)],
+        [tr("Least bytes moved"), "3·n²·4", fmt_bytes(min_bytes)],
+        [tr("Intensity ceiling (FLOP/byte)"), "2·n³ / (3·n²·4)", f"{intensity:.0f}"],
     ],
 )
 
@@ -57,8 +58,8 @@ for perf in (PERF_A6000, PERF_H100):
         fmt_time(min_bytes / perf.dram_bw),
     ])
 print_table(
-    [_("GPU"), _("FP32 peak (CUDA cores)"), _("DRAM bandwidth"), _("Ridge point (FLOP/byte)"),
-     _("Time at peak"), _("Time to move the data once")],
+    [tr("GPU"), tr("FP32 peak (CUDA cores)"), tr("DRAM bandwidth"), tr("Ridge point (FLOP/byte)"),
+     tr("Time at peak"), tr("Time to move the data once")],
     rows,
 )
 
@@ -66,10 +67,16 @@ print_table(
 # The prose below states these numbers; the script checks them, so a change that breaks a claim
 # breaks the build.
 
-assert round(intensity) == 683 and round(PERF_A6000.ridge()) == 50 and round(PERF_H100.ridge()) == 20
-assert round(PERF_A6000.peak_flops() / 1e12, 1) == 38.7 and round(PERF_H100.peak_flops() / 1e12, 1) == 66.9
-assert intensity > 10 * PERF_A6000.ridge()
-assert round(flops / PERF_A6000.peak_flops() * 1e3, 2) == 3.55 and round(min_bytes / PERF_A6000.dram_bw * 1e3, 2) == 0.26
+claims = Claims()
+claims.add(tr("Intensity ceiling (FLOP/byte)"), round(intensity), 683)
+claims.add(tr("Ridge point, RTX A6000 (FLOP/byte)"), round(PERF_A6000.ridge()), 50)
+claims.add(tr("Ridge point, H100 (FLOP/byte)"), round(PERF_H100.ridge()), 20)
+claims.add(tr("FP32 peak, RTX A6000 (TFLOP/s)"), PERF_A6000.peak_flops() / 1e12, 38.7, sig=3)
+claims.add(tr("FP32 peak, H100 (TFLOP/s)"), PERF_H100.peak_flops() / 1e12, 66.9, sig=3)
+claims.add(tr("Compute-bound: ceiling above the A6000's ridge"), bool(intensity > 10 * PERF_A6000.ridge()), True)
+claims.add(tr("Time at peak, RTX A6000 (ms)"), round(flops / PERF_A6000.peak_flops() * 1e3, 2), 3.55)
+claims.add(tr("Time to move the data once, RTX A6000 (ms)"), round(min_bytes / PERF_A6000.dram_bw * 1e3, 2), 0.26)
+claims.show()
 
 # %%
 # The matmul's ceiling of 683 FLOP/byte is far above both ridge points, about 50 FLOP/byte on the
@@ -87,12 +94,11 @@ assert round(flops / PERF_A6000.peak_flops() * 1e3, 2) == 3.55 and round(min_byt
 
 cublas = 23249.6e9
 print_table(
-    [_("Kernel"), _("GFLOP/s"), _("Time"), _("Fraction of FP32 peak")],
+    [tr("Kernel"), tr("GFLOP/s"), tr("Time"), tr("Fraction of FP32 peak")],
     [["cuBLAS", f"{cublas / 1e9:.1f}", fmt_time(flops / cublas), f"{cublas / PERF_A6000.peak_flops():.0%}"]],
 )
-
-# %%
-assert round(100 * cublas / PERF_A6000.peak_flops()) == 60 and round(cublas / 1e12) == 23
+Claims().add(tr("cuBLAS, fraction of FP32 peak (%)"), round(100 * cublas / PERF_A6000.peak_flops()), 60) \
+    .add(tr("cuBLAS (TFLOP/s)"), round(cublas / 1e12), 23).show()
 
 # %%
 # cuBLAS reaches only about 60 % of the FP32 peak: the CUDA-core peak is hard to approach (clocks
@@ -117,15 +123,15 @@ for perf, color, dy in ((PERF_A6000, "C0", -16), (PERF_H100, "C1", 8)):
     peak = perf.peak_flops()
     ax.loglog(x, np.minimum(peak, x * perf.dram_bw) / 1e12, color=color, label=perf.name)
     ax.plot(perf.ridge(), peak / 1e12, "o", color=color)
-    ax.annotate(_("ridge {ridge:.0f} FLOP/byte").format(ridge=perf.ridge()), (perf.ridge(), peak / 1e12),
+    ax.annotate(tr("ridge {ridge:.0f} FLOP/byte").format(ridge=perf.ridge()), (perf.ridge(), peak / 1e12),
                 textcoords="offset points", xytext=(0, dy), ha="center", color=color, fontsize=9)
 ax.axvline(intensity, color="0.4", ls="--", lw=1)
-ax.annotate(_("4096³ matmul ceiling"), (intensity, 200), textcoords="offset points", xytext=(-5, 0),
+ax.annotate(tr("4096³ matmul ceiling"), (intensity, 200), textcoords="offset points", xytext=(-5, 0),
             ha="right", color="0.3", fontsize=9)
-ax.plot(intensity, cublas / 1e12, "*", color="C0", ms=11, label=_("cuBLAS on the RTX A6000"))
-ax.set_xlabel(_("Arithmetic intensity (FLOP/byte)"))
-ax.set_ylabel(_("Attainable TFLOP/s (FP32)"))
-ax.set_title(_("FP32 roofline"))
+ax.plot(intensity, cublas / 1e12, "*", color="C0", ms=11, label=tr("cuBLAS on the RTX A6000"))
+ax.set_xlabel(tr("Arithmetic intensity (FLOP/byte)"))
+ax.set_ylabel(tr("Attainable TFLOP/s (FP32)"))
+ax.set_title(tr("FP32 roofline"))
 ax.set_ylim(0.05, 400)
 ax.legend(loc="lower right")
 plt.show()
@@ -141,6 +147,7 @@ plt.show()
 import inspect
 
 from kernellab import KERNELS, per_fma, run_kernel
+from kernellab.access import SECTOR_BYTES, WARP_SIZE
 
 naive, coalesced = KERNELS[0], KERNELS[1]
 print(inspect.getsource(naive.kernel))
@@ -162,27 +169,33 @@ rows = []
 for spec in (naive, coalesced):
     C, st = run_kernel(spec, A, B)
     stats[spec.name] = st
-    steps = st.fma / 32
+    steps = st.fma / WARP_SIZE
     rows.append([spec.name, f"{np.abs(C - ref).max():.1e}", f"{st.gld_instr / steps:.2f}",
                  f"{st.gld_lines / steps:.2f}", f"{st.gld_sectors / steps:.2f}",
-                 f"{st.gld_sectors * 32 / st.fma:.1f}", f"{per_fma(st)['warp_instr'] * 1000:.0f}"])
+                 f"{st.gld_sectors * SECTOR_BYTES / st.fma:.1f}", f"{per_fma(st)['warp_instr'] * 1000:.0f}"])
 print_table(
-    [_("Kernel"), _("Max error"), _("Load instructions per warp step"), _("128 B lines per warp step"),
-     _("32 B sectors per warp step"), _("Bytes through L1 per FMA (sectors × 32)"),
-     _("Warp instructions per 1000 FMAs")],
+    [tr("Kernel"), tr("Max error"), tr("Load instructions per warp step"), tr("128 B lines per warp step"),
+     tr("32 B sectors per warp step"), tr("Bytes through L1 per FMA (sectors × 32)"),
+     tr("Warp instructions per 1000 FMAs")],
     rows,
 )
-
-# %%
 st1, st2 = stats[naive.name], stats[coalesced.name]
-steps = st1.fma / 32
-assert st1.fma == st2.fma == N_SIM**3 and st1.gld_bytes == st2.gld_bytes
+steps = st1.fma / WARP_SIZE
+claims = Claims()
+claims.add(tr("Same FMAs and same bytes loaded in both"), st1.fma == st2.fma == N_SIM**3 and st1.gld_bytes == st2.gld_bytes,
+           True)
+claims.add(tr("Load instructions per warp step, naive / coalesced"), f"{st1.gld_instr / steps:g} / {st2.gld_instr / steps:g}",
+           "2 / 2")
+claims.add(tr("128 B lines per warp step, naive / coalesced"), f"{st1.gld_lines / steps:g} / {st2.gld_lines / steps:g}",
+           "33 / 2")
+claims.add(tr("Fewer lines in the coalesced kernel"), st1.gld_lines / st2.gld_lines, 16.5)
+claims.add(tr("Bytes through L1 per FMA, naive / coalesced"),
+           f"{st1.gld_sectors * SECTOR_BYTES / st1.fma:g} / {st2.gld_sectors * SECTOR_BYTES / st2.fma:g}", "33 / 5")
 # the page's opening claims: cuBLAS / naive ≈ 75, naive ≈ 0.3 TFLOP/s, coalesced ≈ 6× naive
-assert round(cublas / 1e9 / naive.boehm) == 75 and round(naive.boehm / 1e3, 1) == 0.3
-assert round(coalesced.boehm / naive.boehm) == 6
-assert st1.gld_instr / steps == st2.gld_instr / steps == 2
-assert st1.gld_lines / steps == 33 and st2.gld_lines / steps == 2 and st1.gld_lines / st2.gld_lines == 16.5
-assert st1.gld_sectors * 32 / st1.fma == 33 and st2.gld_sectors * 32 / st2.fma == 5
+claims.add(tr("cuBLAS / naive, measured"), round(cublas / 1e9 / naive.boehm), 75)
+claims.add(tr("Naive, measured (TFLOP/s)"), round(naive.boehm / 1e3, 1), 0.3)
+claims.add(tr("Coalesced / naive, measured"), round(coalesced.boehm / naive.boehm), 6)
+claims.show()
 
 # %%
 # The two kernels execute exactly the same FMAs and load exactly the same bytes; each warp step issues
@@ -199,25 +212,26 @@ assert st1.gld_sectors * 32 / st1.fma == 33 and st2.gld_sectors * 32 / st2.fma =
 # The picture below shows it for the first warp step of the first warp. Each row is one 128-byte
 # line the warp touches, each column one of its four 32-byte sectors.
 
-from kernellab.access import Access, lines, sectors
+from kernellab import Access
+from kernellab.access import lines, sectors
 
 
 def warp_lines(addresses):
     """The (line, sector) grid one warp instruction touches: one row per distinct line."""
     acc = Access.from_lanes(addresses, width=4)
-    touched = np.unique(acc.addresses // 32)
+    touched = np.unique(acc.addresses // SECTOR_BYTES)
     line_ids = np.unique(touched // 4)
     grid = np.zeros((len(line_ids), 4))
     grid[np.searchsorted(line_ids, touched // 4), touched % 4] = 1
     return grid, lines(acc), sectors(acc)
 
 
-lane = np.arange(32)
+lane = np.arange(WARP_SIZE)
 K = N = N_SIM
 patterns = {  # byte addresses of the first warp's loads at k = 0, as the kernels above compute them
     (naive.name, "A"): lane * K * 4,  # x = threadIdx.x: 32 rows, K floats apart
-    (naive.name, "B"): np.zeros(32, int),  # y = threadIdx.y = 0 for the whole warp: one element
-    (coalesced.name, "A"): np.zeros(32, int),  # row = threadIdx.x / 32 = 0: one element
+    (naive.name, "B"): np.zeros(WARP_SIZE, int),  # y = threadIdx.y = 0 for the whole warp: one element
+    (coalesced.name, "A"): np.zeros(WARP_SIZE, int),  # row = threadIdx.x / 32 = 0: one element
     (coalesced.name, "B"): lane * 4,  # col = threadIdx.x % 32: 32 consecutive floats
 }
 fig, axes = plt.subplots(1, 4, figsize=(8, 4.2), layout="constrained", sharey=True)
@@ -226,12 +240,12 @@ for ax, ((kernel, array), addresses) in zip(axes, patterns.items()):
     shown = np.zeros((32, 4))
     shown[: len(grid)] = grid
     ax.imshow(shown, cmap="Blues", vmin=0, vmax=1.3, aspect="auto")
-    ax.set_title(_("{kernel}: {array}\n{lines} lines, {sectors} sectors").format(
+    ax.set_title(tr("{kernel}: {array}\n{lines} lines, {sectors} sectors").format(
         kernel=kernel.removeprefix("sgemm_"), array=array, lines=n_lines, sectors=n_sectors), fontsize=9)
     ax.set_xticks(range(4))
-    ax.set_xlabel(_("sector in the line"))
+    ax.set_xlabel(tr("sector in the line"))
     ax.set_yticks([0, 31], ["1", "32"])
-axes[0].set_ylabel(_("distinct 128-byte lines touched"))
+axes[0].set_ylabel(tr("distinct 128-byte lines touched"))
 plt.show()
 
 # %%
@@ -263,8 +277,8 @@ def draw_warp(ax, addresses, n_cols, title):
     ax.set_title(title, fontsize=9)
     ax.set_xticks([0, 31])
     ax.set_yticks([0, 31])
-    ax.set_xlabel(_("column"))
-    ax.set_ylabel(_("row"))
+    ax.set_xlabel(tr("column"))
+    ax.set_ylabel(tr("row"))
     return len(framed)
 
 
@@ -272,15 +286,14 @@ fig, axes = plt.subplots(1, 4, figsize=(9, 3.2), layout="constrained")
 framed = {}
 for ax, ((kernel, array), addresses) in zip(axes, patterns.items()):
     acc = Access.from_lanes(addresses, width=4)
-    title = _("{kernel}: {array}\n{lines} lines, {sectors} sectors").format(
+    title = tr("{kernel}: {array}\n{lines} lines, {sectors} sectors").format(
         kernel=kernel.removeprefix("sgemm_"), array=array, lines=lines(acc), sectors=sectors(acc))
     framed[kernel, array] = draw_warp(ax, addresses, N_SIM, title)
     assert framed[kernel, array] == lines(acc)  # the frames are the simulator's line count
 plt.show()
-
-# %%
-assert K * 4 == 512 and list(framed.values()) == [32, 1, 1, 1]
-assert (patterns[naive.name, "A"] == lane * 512).all() and (patterns[coalesced.name, "B"] == lane * 4).all()
+Claims().add(tr("Bytes between the naive kernel's lanes in A (K·4)"), K * 4, 512) \
+    .add(tr("Lines framed: naive A, naive B, coalesced A, coalesced B"), " / ".join(map(str, framed.values())), "32 / 1 / 1 / 1") \
+    .show()
 
 # %%
 # In the naive kernel lane ``l`` reads ``A[l, 0]``: a column, 32 addresses K·4 = 512 bytes apart, so
@@ -310,17 +323,19 @@ for spec in (naive, coalesced):
                  fmt_time(p["t_dram"]), resource_label(p["bound"]), f"{p['gflops']:.0f}", f"{spec.boehm:.0f}",
                  f"{spec.boehm / p['gflops']:.2f}"])
 print_table(
-    [_("Kernel"), _("FP32 arithmetic"), _("Instruction issue"), _("L1 (one line per cycle)"), _("DRAM"),
-     _("Bound"), _("Model GFLOP/s"), _("Boehm measured GFLOP/s"), _("Measured / model")],
+    [tr("Kernel"), tr("FP32 arithmetic"), tr("Instruction issue"), tr("L1 (one line per cycle)"), tr("DRAM"),
+     tr("Bound"), tr("Model GFLOP/s"), tr("Boehm measured GFLOP/s"), tr("Measured / model")],
     rows,
 )
-
-# %%
 p1, p2 = predictions[naive.name], predictions[coalesced.name]
-assert p1["bound"] == p2["bound"] == "L1"
-assert round(p1["gflops"], -1) == 290 and naive.boehm == 309
-assert round(p2["gflops"] / 1e3, 1) == 4.8 and round(coalesced.boehm / 1e3, 1) == 2.0
-assert round(coalesced.boehm / p2["gflops"], 1) == 0.4 and round(p1["t_l1"] / p2["t_l1"], 1) == 16.5
+claims = Claims()
+claims.add(tr("Bound, naive / coalesced"), f"{p1['bound']} / {p2['bound']}", "L1 / L1")
+claims.add(tr("Naive: model / measured (GFLOP/s)"), f"{round(p1['gflops'], -1):.0f} / {naive.boehm:.0f}", "290 / 309")
+claims.add(tr("Coalesced: model / measured (TFLOP/s)"),
+           f"{p2['gflops'] / 1e3:.1f} / {coalesced.boehm / 1e3:.1f}", "4.8 / 2.0")
+claims.add(tr("Coalesced: measured / model"), round(coalesced.boehm / p2["gflops"], 1), 0.4)
+claims.add(tr("L1 time, naive / coalesced"), round(p1["t_l1"] / p2["t_l1"], 1), 16.5)
+claims.show()
 
 # %%
 # For the naive kernel the model says the L1 is the bottleneck: 33 lines per 32 FMAs, and the L1
@@ -340,15 +355,15 @@ names = [spec.name for spec in (naive, coalesced)]
 xs = np.arange(len(names))
 model_g = [predictions[n]["gflops"] for n in names]
 measured_g = [naive.boehm, coalesced.boehm]
-ax.bar(xs - 0.2, model_g, 0.4, label=_("model (upper bound)"), color="C0")
-ax.bar(xs + 0.2, measured_g, 0.4, label=_("Boehm, measured"), color="C2")
+ax.bar(xs - 0.2, model_g, 0.4, label=tr("model (upper bound)"), color="C0")
+ax.bar(xs + 0.2, measured_g, 0.4, label=tr("Boehm, measured"), color="C2")
 for x, g, n in zip(xs, model_g, names):
-    ax.annotate(_("bound: {resource}").format(resource=resource_label(predictions[n]["bound"])), (x - 0.2, g),
+    ax.annotate(tr("bound: {resource}").format(resource=resource_label(predictions[n]["bound"])), (x - 0.2, g),
                 textcoords="offset points", xytext=(0, 3), ha="center", fontsize=9)
 ax.set_xticks(xs, names)
 ax.set_ylabel("GFLOP/s")
 ax.set_ylim(0, max(model_g) * 1.18)
-ax.set_title(_("Model against measurement at 4096³ on the RTX A6000"))
+ax.set_title(tr("Model against measurement at 4096³ on the RTX A6000"))
 ax.legend(loc="upper left")
 plt.show()
 
@@ -383,22 +398,25 @@ efficiency = {}
 for spec in (naive, coalesced):
     C4, st = run_kernel(spec, A4, B4)
     efficiency[spec.name] = st.simt_efficiency()
-    rows.append([spec.name + _(" (bounds-checked)"), f"{np.abs(C4 - ref4).max():.1e}",
+    rows.append([spec.name + tr(" (bounds-checked)"), f"{np.abs(C4 - ref4).max():.1e}",
                  f"{st.simt_efficiency():.1%}", "—"])
 C4 = np.zeros((M4, N4), dtype=np.float32)
 grid4 = (cdiv(M4, 32), cdiv(N4, 32))
 try:
     launch(naive_no_check, grid4, (32, 32), args=(A4, B4, C4, M4, N4, K4))
-    report = _("no error")
+    report = tr("no error")
 except OutOfBoundsError as e:
     report = f"{type(e).__name__}: {e}"
-rows.append([_("naive, no bounds check"), "—", "—", report])
-print_table([_("Kernel"), _("Max error"), _("SIMT efficiency (active lanes)"), _("Simulator report")], rows)
-
-# %%
+rows.append([tr("naive, no bounds check"), "—", "—", report])
+print_table([tr("Kernel"), tr("Max error"), tr("SIMT efficiency (active lanes)"), tr("Simulator report")], rows)
 threads = grid4[0] * grid4[1] * 32 * 32
-assert grid4 == (4, 3) and threads == 12288 and round(M4 * N4 / threads, 2) == 0.57
-assert report.startswith("OutOfBoundsError") and all(e < 1 for e in efficiency.values())
+claims = Claims()
+claims.add(tr("Grid (blocks)"), f"{grid4[0]} × {grid4[1]}", "4 × 3")
+claims.add(tr("Threads launched"), threads, 12288)
+claims.add(tr("Share of threads with work (%)"), round(100 * M4 * N4 / threads), 57)
+claims.add(tr("Without the check: out of bounds"), report.startswith("OutOfBoundsError"), True)
+claims.add(tr("SIMT efficiency below 100 %, both checked kernels"), all(e < 1 for e in efficiency.values()), True)
+claims.show()
 
 # %%
 # The grid is ⌈100/32⌉ × ⌈70/32⌉ = 4 × 3 blocks of 1024 threads: 12288 threads for 7000 elements, so
@@ -421,9 +439,9 @@ for b in range(1, grid4[0]):
     ax.axhline(b * 32 - 0.5, color="0.3", lw=0.8)
 for b in range(1, grid4[1]):
     ax.axvline(b * 32 - 0.5, color="0.3", lw=0.8)
-ax.set_xlabel(_("y = blockIdx.y · 32 + threadIdx.y (column of C)"))
-ax.set_ylabel(_("x = blockIdx.x · 32 + threadIdx.x (row of C)"))
-ax.set_title(_("Active threads of the 4 × 3 grid: {active} of {threads}").format(
+ax.set_xlabel(tr("y = blockIdx.y · 32 + threadIdx.y (column of C)"))
+ax.set_ylabel(tr("x = blockIdx.x · 32 + threadIdx.x (row of C)"))
+ax.set_title(tr("Active threads of the 4 × 3 grid: {active} of {threads}").format(
     active=int(active.sum()), threads=threads))
 plt.show()
 

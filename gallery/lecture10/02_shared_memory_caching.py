@@ -23,8 +23,9 @@ occupancy, and why both kernels fall far short of what the model's throughput bo
 
 import numpy as np
 
-from kernellab import KERNELS, fmt_time, print_table, run_kernel
-from kernellab.i18n import _
+from kernellab import KERNELS, Claims, cdiv, fmt_time, print_table, run_kernel
+from kernellab.access import WARP_SIZE
+from kernellab.i18n import _ as tr
 
 N_SIM = 64
 N_BIG = 4096
@@ -39,14 +40,13 @@ C3, counts3 = run_kernel(K3, A, B)
 C2, counts2 = run_kernel(K2, A, B)
 err3 = float(np.abs(C3 - ref).max())
 print_table(
-    [_("Kernel"), _("Grid"), _("Threads per block"), _("Shared memory per block"), _("Max |C − A·B|")],
+    [tr("Kernel"), tr("Grid"), tr("Threads per block"), tr("Shared memory per block"), tr("Max |C − A·B|")],
     [[spec.name, "×".join(map(str, spec.grid(N_SIM, N_SIM, N_SIM)[:2])), spec.threads, f"{spec.smem_bytes} B",
       f"{float(np.abs(C - ref).max()):.1e}"] for spec, C in ((K2, C2), (K3, C3))],
 )
-
-# %%
-assert err3 < 2e-5 and K3.threads == 1024 and K3.smem_bytes == 8192
-assert K3.grid(N_SIM, N_SIM, N_SIM)[:2] == (2, 2) and N_SIM // 32 == 2
+Claims().add(tr("Kernel 3: error below 2·10⁻⁵"), err3 < 2e-5, True) \
+    .add(tr("Kernel 3: threads per block, shared bytes per block"), f"{K3.threads}, {K3.smem_bytes}", "1024, 8192") \
+    .add(tr("Kernel 3: grid at 64³"), "×".join(map(str, K3.grid(N_SIM, N_SIM, N_SIM)[:2])), "2×2").show()
 
 # %%
 # Both kernels agree with numpy's float64 product to better than 2·10⁻⁵, the rounding of 64 FP32
@@ -62,8 +62,8 @@ assert K3.grid(N_SIM, N_SIM, N_SIM)[:2] == (2, 2) and N_SIM // 32 == 2
 
 from functools import partial
 
-from kernellab.errors import RaceError
-from kernellab.simt import launch
+from kernellab import RaceError, launch
+from kernellab.simt.race import hazard_label
 
 
 def k3_barriers(blk, A, B, C, M, N, K, first=True, second=True):
@@ -110,9 +110,18 @@ def run_variant(name, **switches):
 
 import re
 
-HAZARD = re.compile(r"kernel (?P<kernel>\S+), block (?P<block>\(\S+\)), thread \S+: (?P<kind>\S+) hazard on "
-                    r"shared (?P<element>\w+\[\d+\]) \(byte (?P<byte>\d+)\): thread (?P<t1>\(\S+\)) \w+ what "
-                    r"thread (?P<t2>\(\S+\)) \w+")
+DIM3 = re.compile(r"\(\d+,\d+,\d+\)")  # block, thread; then the two threads of the hazard
+KIND = re.compile(r"read-after-write|write-after-read|write-after-write")  # in the message in either language
+ELEMENT = re.compile(r"(?P<element>\w+\[\d+\])\D*(?P<byte>\d+)")  # As[0], then its byte address
+
+
+def take_apart(name, report):
+    """The parts of a ``RaceError`` message, in English or in Chinese."""
+    block, _, thread, other = DIM3.findall(report)
+    element = ELEMENT.search(report)
+    return {"kernel": name, "kind": KIND.search(report)[0], "block": block, "t1": thread, "t2": other,
+            "element": element["element"], "byte": element["byte"]}
+
 
 variants = {
     "k3_no_first_sync": run_variant("k3_no_first_sync", first=False),
@@ -124,23 +133,21 @@ rows = []
 for name, (report, C) in variants.items():
     same = bool(np.array_equal(C, C3))
     if report is None:
-        rows.append([name, _("none"), "—", "—", "—", "—", "—", f"{float(np.abs(C - ref).max()):.1e}", _("yes")])
+        rows.append([name, tr("none"), "—", "—", "—", "—", "—", f"{float(np.abs(C - ref).max()):.1e}", tr("yes")])
         continue
-    m = HAZARD.match(report)
+    m = take_apart(name, report)
     reports[name] = m
-    rows.append([m["kernel"], _("RaceError"), m["kind"], m["block"], f"{m['t1']} / {m['t2']}", m["element"],
-                 m["byte"], f"{float(np.abs(C - ref).max()):.1e}", _("yes") if same else _("no")])
+    rows.append([m["kernel"], tr("RaceError"), hazard_label(m["kind"]), m["block"], f"{m['t1']} / {m['t2']}", m["element"],
+                 m["byte"], f"{float(np.abs(C - ref).max()):.1e}", tr("yes") if same else tr("no")])
 print_table(
-    [_("Kernel"), _("Report"), _("Hazard"), _("Block"), _("Threads (this / other)"), _("Shared element"), _("Byte address"),
-     _("Max |C − A·B|"), _("Same C as kernel 3")],
+    [tr("Kernel"), tr("Report"), tr("Hazard"), tr("Block"), tr("Threads (this / other)"), tr("Shared element"), tr("Byte address"),
+     tr("Max |C − A·B|"), tr("Same C as kernel 3")],
     rows,
 )
-
-# %%
-assert variants["sgemm_shared_mem_block"][0] is None
-assert reports["k3_no_first_sync"]["kind"] == "read-after-write"
-assert reports["k3_no_second_sync"]["kind"] == "write-after-read"
-assert all(np.array_equal(C, C3) for _r, C in variants.values())
+Claims().add(tr("Kernel 3 with both barriers: no report"), variants["sgemm_shared_mem_block"][0] is None, True) \
+    .add(tr("Without the first barrier"), reports["k3_no_first_sync"]["kind"], "read-after-write") \
+    .add(tr("Without the second barrier"), reports["k3_no_second_sync"]["kind"], "write-after-read") \
+    .add(tr("Same C as kernel 3, all three"), all(np.array_equal(C, C3) for _, C in variants.values()), True).show()
 
 # %%
 # Both broken kernels compute exactly the same C as kernel 3, bit for bit, and both are still wrong.
@@ -173,36 +180,38 @@ for spec, c in ((K2, counts2), (K3, counts3)):
     rows.append([spec.name, f"{p['gld']:.4g}", f"{p['lines']:.4g}", f"{p['shld']:.4g}", f"{p['wavefronts']:.4g}",
                  f"{p['shst']:.4g}", f"{p['bar']:.4g}"])
 print_table(
-    [_("Kernel"), _("Global loads"), _("128-byte lines"), _("Shared loads"), _("Shared load wavefronts"),
-     _("Shared stores"), _("Barriers (per warp)")],
+    [tr("Kernel"), tr("Global loads"), tr("128-byte lines"), tr("Shared loads"), tr("Shared load wavefronts"),
+     tr("Shared stores"), tr("Barriers (per warp)")],
     rows,
 )
-
-# %%
 p2, p3 = per_warp_fma[2], per_warp_fma[3]
-assert p2["gld"] == 2 and p2["lines"] == 2 and p3["shld"] == 1.25 and p3["wavefronts"] == 1.5
-assert p3["gld"] == 2 / 32 and p3["lines"] == 2 / 32 and p3["shst"] == 2 / 32 and p3["bar"] == 2 / 32
-assert p2["gld"] / p3["gld"] == 32
+claims = Claims()
+claims.add(tr("Kernel 2: global loads, 128-byte lines"), f"{p2['gld']:g}, {p2['lines']:g}", "2, 2")
+claims.add(tr("Kernel 3: shared loads, shared load wavefronts"), f"{p3['shld']:g}, {p3['wavefronts']:g}", "1.25, 1.5")
+claims.add(tr("Kernel 3: global loads, lines, shared stores, barriers (× 32)"),
+           ", ".join(f"{p3[key] * 32:g}" for key in ("gld", "lines", "shst", "bar")), "2, 2, 2, 2")
+claims.add(tr("Global loads, kernel 2 / kernel 3"), p2["gld"] / p3["gld"], 32)
+claims.show()
 
 import matplotlib.pyplot as plt
 
 from kernellab.figures import use_cjk_font
 
 use_cjk_font()
-events = (("gld", _("global loads")), ("lines", _("128-byte lines")), ("shld", _("shared loads")),
-          ("wavefronts", _("shared wavefronts")))
+events = (("gld", tr("global loads")), ("lines", tr("128-byte lines")), ("shld", tr("shared loads")),
+          ("wavefronts", tr("shared wavefronts")))
 fig, ax = plt.subplots(figsize=(6.8, 3.6), layout="constrained")
 for i, (number, spec) in enumerate(((2, K2), (3, K3))):
-    values = [per_warp_fma[number][key] for key, _label in events]
+    values = [per_warp_fma[number][key] for key, _ in events]
     xs = np.arange(len(events)) + (i - 0.5) * 0.38
     ax.bar(xs, values, 0.38, label=spec.name, color=f"C{i}")
     for x, v in zip(xs, values):
         ax.annotate(f"{v:g}", (x, v), textcoords="offset points", xytext=(0, 2), ha="center", fontsize=8)
-ax.set_xticks(range(len(events)), [label for _key, label in events])
+ax.set_xticks(range(len(events)), [label for _, label in events])
 ax.set_yscale("log")
 ax.set_ylim(0.03, 40)
-ax.set_ylabel(_("per warp FMA instruction"))
-ax.set_title(_("Where the operands come from: kernel 2 against kernel 3"))
+ax.set_ylabel(tr("per warp FMA instruction"))
+ax.set_title(tr("Where the operands come from: kernel 2 against kernel 3"))
 ax.legend(loc="upper center", ncols=2, fontsize=9)
 plt.show()
 
@@ -227,30 +236,33 @@ plt.show()
 # A 1024-thread block is 32 warps. Boehm reports 37 registers per thread for this kernel; with its
 # 8192 bytes of shared memory, how many blocks fit on one SM of the A6000 at once?
 
-from kernellab import A6000
-from kernellab.model import occupancy, waves
+from kernellab import A6000, occupancy, waves
 
 REGS = 37  # registers per thread, from Boehm's compile of kernel 3
 occ = occupancy(A6000, K3.threads, regs_per_thread=REGS, smem_per_block=K3.smem_bytes)
-regs_per_warp = -(-REGS * 32 // A6000.reg_alloc_unit) * A6000.reg_alloc_unit  # allocated in units of 256
-regs_per_block = regs_per_warp * K3.threads // 32
+regs_per_warp = cdiv(REGS * WARP_SIZE, A6000.reg_alloc_unit) * A6000.reg_alloc_unit  # allocated in units of 256
+regs_per_block = regs_per_warp * K3.threads // WARP_SIZE
 print_table(
-    [_("Resource"), _("Per SM"), _("Needed per block"), _("Blocks that fit")],
+    [tr("Resource"), tr("Per SM"), tr("Needed per block"), tr("Blocks that fit")],
     [
-        [_("Warp slots"), A6000.max_warps_per_sm, K3.threads // 32, occ.by_threads],
-        [_("Registers"), A6000.regs_per_sm, regs_per_block, occ.by_registers],
-        [_("Shared memory (bytes)"), A6000.max_smem_per_sm, K3.smem_bytes + A6000.smem_reserved_per_block,
+        [tr("Warp slots"), A6000.max_warps_per_sm, K3.threads // WARP_SIZE, occ.by_threads],
+        [tr("Registers"), A6000.regs_per_sm, regs_per_block, occ.by_registers],
+        [tr("Shared memory (bytes)"), A6000.max_smem_per_sm, K3.smem_bytes + A6000.smem_reserved_per_block,
          occ.by_shared],
-        [_("Resident blocks"), A6000.max_blocks_per_sm, 1, occ.by_blocks],
+        [tr("Resident blocks"), A6000.max_blocks_per_sm, 1, occ.by_blocks],
     ],
 )
-
-# %%
 wv = waves(K3.grid(N_BIG, N_BIG, N_BIG), occ.blocks_per_sm, A6000.sms)
-assert occ.blocks_per_sm == 1 and occ.limiters == ("threads", "registers") and occ.by_shared == 11
-assert occ.warps_per_sm == 32 and round(100 * occ.occupancy) == 67 and A6000.max_warps_per_sm == 48
-assert regs_per_warp == 1280 and regs_per_block == 40960 and A6000.regs_per_sm == 65536
-assert wv.blocks == 16384 and wv.waves == 196
+claims = Claims()
+claims.add(tr("Blocks per SM, and what limits them"), f"{occ.blocks_per_sm}: {', '.join(occ.limiters)}",
+           "1: threads, registers")
+claims.add(tr("Blocks shared memory would allow"), occ.by_shared, 11)
+claims.add(tr("Warp slots of the SM"), A6000.max_warps_per_sm, 48)
+claims.add(tr("Registers per warp, per block, per SM"), f"{regs_per_warp}, {regs_per_block}, {A6000.regs_per_sm}",
+           "1280, 40960, 65536")
+claims.add(tr("Resident warps, occupancy (%)"), f"{occ.warps_per_sm}, {round(100 * occ.occupancy)}", "32, 67")
+claims.add(tr("Blocks and waves at 4096²"), f"{wv.blocks}, {wv.waves}", "16384, 196")
+claims.show()
 
 # %%
 # Only one block fits, and two resources say so at once: the SM holds 48 warps, so a second block of 32
@@ -271,7 +283,7 @@ assert wv.blocks == 16384 and wv.waves == 196
 # estimate: the fitted scheduling efficiency η of page 5 and, for a loop like kernel 3's, the latency
 # it leaves exposed.
 
-from kernellab import PERF_A6000, Claims
+from kernellab import PERF_A6000
 from kernellab.model import resource_label
 from kernellab.sgemm.study import study
 
@@ -285,26 +297,26 @@ for r in preds.values():
                  fmt_time(p["t_latency"]), f"{p['estimate_gflops']:.0f}", f"{r['measured']:.1f}",
                  f"{r['ratio_boost']:.2f}", f"{r['estimate_ratio']:.2f}"])
 print_table(
-    [_("Kernel"), _("FP32 FMAs"), _("Instruction issue"), _("Load/store issue (1 per cycle)"),
-     _("L1 (1 line per cycle)"), _("Shared memory (1 wavefront per cycle)"), _("DRAM (wave model)"), _("Bound"),
-     _("Bound GFLOP/s"), _("Exposed latency"), _("Estimate GFLOP/s (fitted η)"), _("Boehm's GFLOP/s"),
-     _("Measured / bound"), _("Measured / estimate")],
+    [tr("Kernel"), tr("FP32 FMAs"), tr("Instruction issue"), tr("Load/store issue (1 per cycle)"),
+     tr("L1 (1 line per cycle)"), tr("Shared memory (1 wavefront per cycle)"), tr("DRAM (wave model)"), tr("Bound"),
+     tr("Bound GFLOP/s"), tr("Exposed latency"), tr("Estimate GFLOP/s (fitted η)"), tr("Boehm's GFLOP/s"),
+     tr("Measured / bound"), tr("Measured / estimate")],
     rows,
 )
 
 # %%
 m2, m3 = preds[2]["prediction"], preds[3]["prediction"]
 trips = wv.waves * N_BIG // 32  # K steps one SM runs, one block after another
-Claims().add(_("Bound of k2: L1 and load/store issue tie"), m2["t_l1"] == m2["t_mio"], True) \
-    .add(_("Bound GFLOP/s, k2 / k3"), f"{m2['gflops']:.0f} / {m3['gflops']:.0f}", "4838 / 6193") \
-    .add(_("Measured / bound, k2 / k3"), f"{preds[2]['ratio_boost']:.2f} / {preds[3]['ratio_boost']:.2f}",
+Claims().add(tr("Bound of k2: L1 and load/store issue tie"), m2["t_l1"] == m2["t_mio"], True) \
+    .add(tr("Bound GFLOP/s, k2 / k3"), f"{m2['gflops']:.0f} / {m3['gflops']:.0f}", "4838 / 6193") \
+    .add(tr("Measured / bound, k2 / k3"), f"{preds[2]['ratio_boost']:.2f} / {preds[3]['ratio_boost']:.2f}",
          "0.41 / 0.48") \
-    .add(_("K steps per SM for k3 (196 waves × 128)"), trips, 25088) \
-    .add(_("k3 exposed latency: K steps × 175 ns + DRAM time (ms)"),
+    .add(tr("K steps per SM for k3 (196 waves × 128)"), trips, 25088) \
+    .add(tr("k3 exposed latency: K steps × 175 ns + DRAM time (ms)"),
          round(m3["t_latency"] * 1e3, 2), round((trips * 175e-9 + m3["t_dram"]) * 1e3, 2)) \
-    .add(_("Measured / estimate, k2 / k3"),
+    .add(tr("Measured / estimate, k2 / k3"),
          f"{preds[2]['estimate_ratio']:.2f} / {preds[3]['estimate_ratio']:.2f}", "0.66 / 0.83") \
-    .add(_("Measured k3 / k2"), round(K3.boehm / K2.boehm, 1), 1.5).show()
+    .add(tr("Measured k3 / k2"), round(K3.boehm / K2.boehm, 1), 1.5).show()
 
 # %%
 # As compiled, the model moves kernel 3's bottleneck from L1 to shared memory and predicts it faster
@@ -358,26 +370,26 @@ for t in (0.0, L_us + C_us):  # one block: loads in flight → barrier → work 
     top.broken_barh([(t + L_us, C_us)], (0.6, 0.8), color=colors["work"])
     top.axvline(t + L_us, color="k", lw=1, ls=":")
     top.axvline(t + L_us + C_us, color="k", lw=1, ls=":")
-top.set_yticks([1], [_("block 0 (32 warps)")])
-top.set_title(_("One block per SM (kernel 3): the SM idles while the tiles travel"), fontsize=10)
+top.set_yticks([1], [tr("block 0 (32 warps)")])
+top.set_title(tr("One block per SM (kernel 3): the SM idles while the tiles travel"), fontsize=10)
 period = max(L_us + C_us / 2, C_us)  # two blocks, half the work each, offset so that one hides the other
 for t in (0.0, period):
     for blk, y in ((0, 1.6), (1, 0.6)):
         start = t + blk * C_us / 2
         bottom.broken_barh([(start, L_us)], (y, 0.8), color=colors["wait"])
         bottom.broken_barh([(start + L_us, C_us / 2)], (y, 0.8), color=colors["work"])
-bottom.set_yticks([1, 2], [_("block 1"), _("block 0")])
-bottom.set_title(_("Two blocks per SM: one computes while the other waits"), fontsize=10)
-bottom.set_xlabel(_("Time (µs), two K steps"))
-fig.legend(handles=[Patch(color=colors["wait"], label=_("loads in flight (wait)")),
-                    Patch(color=colors["work"], label=_("work on the tiles"))], loc="outside lower center", ncols=2,
+bottom.set_yticks([1, 2], [tr("block 1"), tr("block 0")])
+bottom.set_title(tr("Two blocks per SM: one computes while the other waits"), fontsize=10)
+bottom.set_xlabel(tr("Time (µs), two K steps"))
+fig.legend(handles=[Patch(color=colors["wait"], label=tr("loads in flight (wait)")),
+                    Patch(color=colors["work"], label=tr("work on the tiles"))], loc="outside lower center", ncols=2,
            fontsize=8)
 plt.show()
 
 # %%
 from kernellab.claims import check
 
-check(_("Kernel 3 per K step: loads in flight / work (µs)"), f"{L_us:.2f} / {C_us:.2f}", "0.63 / 0.88").show()
+check(tr("Kernel 3 per K step: loads in flight / work (µs)"), f"{L_us:.2f} / {C_us:.2f}", "0.63 / 0.88").show()
 
 # %%
 # Per K step, kernel 3's SM works on the tiles for 0.88 µs and then waits 0.63 µs for the next ones:

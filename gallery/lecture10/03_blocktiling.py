@@ -22,8 +22,9 @@ see where the model puts kernels 3, 4 and 5 against Boehm's measurements.
 
 import numpy as np
 
-from kernellab import KERNELS, print_table, run_kernel
-from kernellab.i18n import _
+from kernellab import KERNELS, Claims, print_table, run_kernel
+from kernellab.access import WARP_SIZE, WAVEFRONT_BYTES
+from kernellab.i18n import _ as tr
 
 N_BIG = 4096
 SIZES = {3: 64, 4: 64, 5: 128}  # the simulated n of each kernel
@@ -40,13 +41,13 @@ for number, n in SIZES.items():
     threads = int(np.prod(spec.grid(n, n, n))) * spec.threads
     runs[number] = {"spec": spec, "counts": counts, "n": n, "err": err, "per_thread": n * n // threads}
     rows.append([spec.name, f"{n}³", spec.threads, n * n // threads, f"{err:.1e}"])
-print_table([_("Kernel"), _("Simulated size"), _("Threads per block"), _("Results per thread"),
-             _("Max |C − A·B|")], rows)
-
-# %%
-assert [runs[k]["per_thread"] for k in (3, 4, 5)] == [1, 8, 64]
-assert all(r["err"] < 5e-5 for r in runs.values())
-assert KERNELS[4].params_for(64, 64, 64)["BM"] == 64 and KERNELS[4].params_for(128, 128, 128)["BM"] == 128
+print_table([tr("Kernel"), tr("Simulated size"), tr("Threads per block"), tr("Results per thread"),
+             tr("Max |C − A·B|")], rows)
+Claims().add(tr("Results per thread, k3 / k4 / k5"), " / ".join(str(runs[k]["per_thread"]) for k in (3, 4, 5)),
+             "1 / 8 / 64") \
+    .add(tr("Max |C − A·B| below 5·10⁻⁵, all three"), all(r["err"] < 5e-5 for r in runs.values()), True) \
+    .add(tr("k5's BM at 64³ / 128³"), f"{KERNELS[4].params_for(64, 64, 64)['BM']} / "
+         f"{KERNELS[4].params_for(128, 128, 128)['BM']}", "64 / 128").show()
 
 # %%
 # All three agree with numpy's float64 product to the rounding of FP32 (below 5·10⁻⁵). A thread of
@@ -71,24 +72,31 @@ level = {}
 for number, r in runs.items():
     c = r["counts"]
     g = c.gld_bytes / 4 / c.fma
-    s = sum(c.instr_by_kind.get(kind, 0) * width for kind, width in SHARED_LOAD_BYTES.items()) * 32 / 4 / c.fma
+    s = sum(c.instr_by_kind.get(kind, 0) * width for kind, width in SHARED_LOAD_BYTES.items()) * WARP_SIZE / 4 / c.fma
     level[number] = {"global": g, "shared": s, "reuse": 2 / s, "i_global": 2 / (4 * g), "i_shared": 2 / (4 * s)}
     lv = level[number]
     rows.append([r["spec"].name, f"{g:.4g}", f"{s:.4g}", "2", f"{lv['reuse']:.3g}", f"{lv['i_global']:.0f}",
                  f"{lv['i_shared']:.3g}"])
 print_table(
-    [_("Kernel"), _("Global floats per FMA"), _("Shared floats per FMA"), _("Register operands per FMA"),
-     _("Uses of each shared load"), _("FLOP per global byte"), _("FLOP per shared byte")],
+    [tr("Kernel"), tr("Global floats per FMA"), tr("Shared floats per FMA"), tr("Register operands per FMA"),
+     tr("Uses of each shared load"), tr("FLOP per global byte"), tr("FLOP per shared byte")],
     rows,
 )
+from fractions import Fraction
 
-# %%
 lv3, lv4, lv5 = level[3], level[4], level[5]
-assert (lv3["global"], lv4["global"], lv5["global"]) == (1 / 16, 1 / 32, 1 / 64)
-assert (lv3["shared"], lv4["shared"], lv5["shared"]) == (2, 9 / 8, 1 / 4)
-assert (lv3["reuse"], lv5["reuse"]) == (1, 8) and round(lv4["reuse"], 2) == 1.78
-assert (lv3["i_global"], lv4["i_global"], lv5["i_global"]) == (8, 16, 32)
-assert (lv3["i_shared"], lv5["i_shared"]) == (0.25, 2) and round(lv4["i_shared"], 2) == 0.44
+claims = Claims()
+claims.add(tr("Global floats per FMA, k3 / k4 / k5"),
+           " / ".join(str(Fraction(lv["global"])) for lv in (lv3, lv4, lv5)), "1/16 / 1/32 / 1/64")
+claims.add(tr("Shared floats per FMA, k3 / k4 / k5"),
+           " / ".join(str(Fraction(lv["shared"])) for lv in (lv3, lv4, lv5)), "2 / 9/8 / 1/4")
+claims.add(tr("Uses of each shared load, k3 / k4 / k5"), f"{lv3['reuse']:g} / {lv4['reuse']:.2f} / {lv5['reuse']:g}",
+           "1 / 1.78 / 8")
+claims.add(tr("FLOP per global byte, k3 / k4 / k5"), " / ".join(f"{lv['i_global']:g}" for lv in (lv3, lv4, lv5)),
+           "8 / 16 / 32")
+claims.add(tr("FLOP per shared byte, k3 / k4 / k5"),
+           f"{lv3['i_shared']:g} / {lv4['i_shared']:.2f} / {lv5['i_shared']:g}", "0.25 / 0.44 / 2")
+claims.show()
 
 # %%
 # Where the numbers come from:
@@ -117,26 +125,29 @@ import matplotlib.pyplot as plt
 from kernellab import PERF_A6000
 from kernellab.figures import use_cjk_font
 
-smem_bytes_per_fma = 128 * PERF_A6000.smem_wavefronts_per_sm_cycle / PERF_A6000.fma_per_sm_cycle
-assert smem_bytes_per_fma == 1 and PERF_A6000.fma_per_sm_cycle == 128
+smem_bytes_per_fma = WAVEFRONT_BYTES * PERF_A6000.smem_wavefronts_per_sm_cycle / PERF_A6000.fma_per_sm_cycle
 
 use_cjk_font()
-levels = [("global", _("global memory")), ("shared", _("shared memory")), ("registers", _("registers"))]
+levels = [("global", tr("global memory")), ("shared", tr("shared memory")), ("registers", tr("registers"))]
 fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
 width = 0.26
 for i, (key, label) in enumerate(levels):
     values = [4 * (2 if key == "registers" else level[k][key]) for k in (3, 4, 5)]
     bars = ax.bar(np.arange(3) + (i - 1) * width, values, width, label=label, color=f"C{i}")
     ax.bar_label(bars, labels=[f"{v:.3g}" for v in values], fontsize=8, padding=2)
-ax.axhline(smem_bytes_per_fma, color="0.3", ls="--", lw=1, label=_("shared memory at full FMA rate: 1 B per FMA"))
+ax.axhline(smem_bytes_per_fma, color="0.3", ls="--", lw=1, label=tr("shared memory at full FMA rate: 1 B per FMA"))
 ax.set_yscale("log")
 ax.set_ylim(0.02, 300)
-ax.set_xticks(np.arange(3), [_("k3: 1 result per thread"), _("k4: 8 results per thread"),
-                             _("k5: 64 results per thread")])
-ax.set_ylabel(_("Bytes per FMA"))
-ax.set_title(_("Bytes each level supplies per multiply-add"))
+ax.set_xticks(np.arange(3), [tr("k3: 1 result per thread"), tr("k4: 8 results per thread"),
+                             tr("k5: 64 results per thread")])
+ax.set_ylabel(tr("Bytes per FMA"))
+ax.set_title(tr("Bytes each level supplies per multiply-add"))
 ax.legend(loc="upper center", ncols=2, fontsize=8)
 plt.show()
+Claims().add(tr("Shared bytes per cycle / FMAs per cycle"),
+             f"{WAVEFRONT_BYTES * PERF_A6000.smem_wavefronts_per_sm_cycle:g} / {PERF_A6000.fma_per_sm_cycle}",
+             "128 / 128") \
+    .add(tr("Shared memory at full FMA rate (bytes per FMA)"), smem_bytes_per_fma, 1).show()
 
 # sphinx_gallery_thumbnail_number = 1
 
@@ -170,20 +181,20 @@ for j in range(TN):
 for i in range(TM):
     for j in range(TN):
         ax.add_patch(Rectangle((j, i), 1, 1, fc="C2", alpha=0.25 + 0.05 * ((i + j) % 2), ec="white"))
-ax.text(TN / 2, TM / 2, _("{n} FMAs\nacc[i][j] += a_i · b_j").format(n=TM * TN), ha="center", va="center",
+ax.text(TN / 2, TM / 2, tr("{n} FMAs\nacc[i][j] += a_i · b_j").format(n=TM * TN), ha="center", va="center",
         fontsize=10)
 ax.set_xlim(-1.8, TN + 0.2)
 ax.set_ylim(TM + 0.2, -1.8)
 ax.set_aspect("equal")
 ax.axis("off")
-ax.set_title(_("Kernel 5, one thread, one dot step: {m} + {n} loads, {f} FMAs").format(m=TM, n=TN, f=TM * TN),
+ax.set_title(tr("Kernel 5, one thread, one dot step: {m} + {n} loads, {f} FMAs").format(m=TM, n=TN, f=TM * TN),
              fontsize=10)
 plt.show()
 
 # %%
 from kernellab.claims import check
 
-check(_("Shared floats per FMA in kernel 5's register tile"), (TM + TN) / (TM * TN), lv5["shared"]).show()
+check(tr("Shared floats per FMA in kernel 5's register tile"), (TM + TN) / (TM * TN), lv5["shared"]).show()
 
 # %%
 # Each value loaded into a register serves 8 FMAs, the "uses of each shared load" of the table above,
@@ -213,30 +224,30 @@ for number, r in study_rows.items():
                  f"{p['estimate_gflops']:.0f}", f"{r['measured']:.1f}", f"{r['ratio_boost']:.2f}",
                  f"{r['estimate_ratio']:.2f}"])
 print_table(
-    [_("Kernel"), _("Shared loads per 512 warp FFMAs, simulator"), _("Shared loads per 512 warp FFMAs, Boehm's binary"),
-     _("Instruction issue"), _("Shared memory"), _("Bound"), _("Bound GFLOP/s"), _("Estimate GFLOP/s (fitted η)"),
-     _("Boehm's GFLOP/s"), _("Measured / bound"), _("Measured / estimate")],
+    [tr("Kernel"), tr("Shared loads per 512 warp FFMAs, simulator"), tr("Shared loads per 512 warp FFMAs, Boehm's binary"),
+     tr("Instruction issue"), tr("Shared memory"), tr("Bound"), tr("Bound GFLOP/s"), tr("Estimate GFLOP/s (fitted η)"),
+     tr("Boehm's GFLOP/s"), tr("Measured / bound"), tr("Measured / estimate")],
     rows,
 )
 
 # %%
 from dataclasses import replace
 
-from kernellab import Claims, predict, scale_counts
+from kernellab import predict, scale_counts
 
 c5 = runs[5]["counts"]
 as_written = predict(scale_counts(c5, N_BIG), N_BIG, PERF_A6000)
 no_conflicts = predict(scale_counts(replace(c5, shld_wavefronts=c5.shld_ideal), N_BIG), N_BIG, PERF_A6000)
-Claims().add(_("Binding resource, k3 / k4 / k5"), " / ".join(study_rows[k]["prediction"]["bound"] for k in SIZES),
-             "shared / shared / shared") \
-    .add(_("Bound GFLOP/s, k3 / k4 / k5"), " / ".join(f"{study_rows[k]['prediction']['gflops']:.0f}" for k in SIZES),
+Claims().add(tr("Binding resource, k3 / k4 / k5"), " / ".join(resource_label(study_rows[k]["prediction"]["bound"]) for k in SIZES),
+             " / ".join(map(resource_label, ["shared"] * 3))) \
+    .add(tr("Bound GFLOP/s, k3 / k4 / k5"), " / ".join(f"{study_rows[k]['prediction']['gflops']:.0f}" for k in SIZES),
          "6193 / 14746 / 27525") \
-    .add(_("Measured / bound, k3 / k4 / k5"), " / ".join(f"{study_rows[k]['ratio_boost']:.2f}" for k in SIZES),
+    .add(tr("Measured / bound, k3 / k4 / k5"), " / ".join(f"{study_rows[k]['ratio_boost']:.2f}" for k in SIZES),
          "0.48 / 0.57 / 0.58") \
-    .add(_("k3 measured / estimate, with its exposed latency"), round(study_rows[3]["estimate_ratio"], 2), 0.83) \
-    .add(_("k5 shared-load wavefronts / ideal"), f"{c5.shld_wavefronts / c5.shld_ideal:.2f}", "1.67") \
-    .add(_("k5 without conflicts: binding resource"), no_conflicts["bound"], "issue") \
-    .add(_("k5 without conflicts: shared time saved"), round(1 - no_conflicts["t_smem"] / as_written["t_smem"], 2),
+    .add(tr("k3 measured / estimate, with its exposed latency"), round(study_rows[3]["estimate_ratio"], 2), 0.83) \
+    .add(tr("k5 shared-load wavefronts / ideal"), f"{c5.shld_wavefronts / c5.shld_ideal:.2f}", "1.67") \
+    .add(tr("k5 without conflicts: binding resource"), resource_label(no_conflicts["bound"]), resource_label("issue")) \
+    .add(tr("k5 without conflicts: shared time saved"), round(1 - no_conflicts["t_smem"] / as_written["t_smem"], 2),
          0.38).show()
 
 # %%

@@ -22,7 +22,7 @@ cost), and why GEMMs with FP16 inputs on Tensor Cores accumulate in FP32.
 import numpy as np
 
 from kernellab import KERNELS, Claims, print_table, run_kernel
-from kernellab.i18n import _
+from kernellab.i18n import _ as tr
 
 M_SIM, K_SIM = 128, 32
 N_BIG = 4096
@@ -36,11 +36,10 @@ counts, errors = {}, {}
 for k, spec in SPECS.items():
     C, counts[k] = run_kernel(spec, A, B)
     errors[k] = float(np.abs(C - ref).max())
-print_table([_("Kernel"), _("Shared memory per block"), _("Max |C − A·B|")],
+print_table([tr("Kernel"), tr("Shared memory per block"), tr("Max |C − A·B|")],
             [[spec.name, f"{spec.smem_bytes} B", f"{errors[k]:.1e}"] for k, spec in SPECS.items()])
-
-# %%
-assert max(errors.values()) < 1e-5 and SPECS[8].smem_bytes == 8192 + 8 * 5 * 4
+Claims().add(tr("Max |C − A·B| below 10⁻⁵, all four"), max(errors.values()) < 1e-5, True) \
+    .add(tr("Kernel 8's extra shared memory (bytes)"), SPECS[8].smem_bytes - SPECS[5].smem_bytes, 160).show()
 
 # %%
 # All four agree with numpy's float64 product to the rounding of FP32 (below 10⁻⁵). Kernel 8's B
@@ -62,13 +61,14 @@ for k in (5, 6):
     g = glob[k]
     rows.append([SPECS[k].name, f"{g['ld']:.3g}", f"{g['ld_bytes']:.0f}", f"{g['sectors']:.3g}", f"{g['st']:.3g}",
                  f"{g['st_bytes']:.0f}"])
-print_table([_("Kernel"), _("Global load instructions"), _("Bytes per load instruction"), _("Sectors loaded"),
-             _("Global store instructions"), _("Bytes per store instruction")], rows)
-
-# %%
+print_table([tr("Kernel"), tr("Global load instructions"), tr("Bytes per load instruction"), tr("Sectors loaded"),
+             tr("Global store instructions"), tr("Bytes per store instruction")], rows)
 g5, g6 = glob[5], glob[6]
-assert g5["ld"] / g6["ld"] == 4 and g5["sectors"] == g6["sectors"] and g5["st"] / g6["st"] == 4
-assert (g5["ld_bytes"], g6["ld_bytes"]) == (128, 512)
+Claims().add(tr("Load / store instructions, kernel 5 ÷ kernel 6"), f"{g5['ld'] / g6['ld']:g} / {g5['st'] / g6['st']:g}",
+             "4 / 4") \
+    .add(tr("Same sectors loaded"), g5["sectors"] == g6["sectors"], True) \
+    .add(tr("Bytes per load instruction, kernel 5 / kernel 6"), f"{g5['ld_bytes']:g} / {g6['ld_bytes']:g}",
+         "128 / 512").show()
 
 # %%
 # Four times fewer load and store instructions, and *exactly the same sectors*: the bytes that cross
@@ -107,15 +107,15 @@ for k, spec in SPECS.items():
     shared[k] = s
     rows.append([spec.name, f"{s['ld']:.0f}", f"{s['ld_wf']:.0f}", f"{s['ld_ideal']:.0f}",
                  f"{s['ld_wf'] - s['ld_ideal']:.0f}", f"{s['st']:.0f}", f"{s['st_wf']:.0f}", f"{s['st_ideal']:.0f}"])
-print_table([_("Kernel"), _("Load instructions"), _("Load wavefronts"), _("Ideal"), _("Conflicts"),
-             _("Store instructions"), _("Store wavefronts"), _("Ideal")], rows)
+print_table([tr("Kernel"), tr("Load instructions"), tr("Load wavefronts"), tr("Ideal"), tr("Conflicts"),
+             tr("Store instructions"), tr("Store wavefronts"), tr("Ideal")], rows)
 
 # %%
 claims = Claims()
 for k, (ld_wf, ld_ideal) in {5: (20, 12), 6: (20, 12), 7: (12, 12), 8: (24, 12)}.items():
-    claims.add(_("k{k}: load wavefronts / ideal").format(k=k),
+    claims.add(tr("k{k}: load wavefronts / ideal").format(k=k),
                f"{shared[k]['ld_wf']:.0f} / {shared[k]['ld_ideal']:.0f}", f"{ld_wf} / {ld_ideal}")
-claims.add(_("Load instructions per dot step, k5 / k6 / k7 / k8"),
+claims.add(tr("Load instructions per dot step, k5 / k6 / k7 / k8"),
            " / ".join(f"{shared[k]['ld']:g}" for k in SPECS), "4 / 4 / 10 / 4.75").show()
 
 # %%
@@ -145,7 +145,8 @@ claims.add(_("Load instructions per dot step, k5 / k6 / k7 / k8"),
 
 import matplotlib.pyplot as plt
 
-from kernellab.access import Access, shared_wavefronts
+from kernellab import Access
+from kernellab.access import shared_wavefronts
 from kernellab.figures import use_cjk_font
 
 lane = np.arange(32)
@@ -188,14 +189,14 @@ for ax, (k, (first, wpl)) in zip(axes, PATTERNS.items()):
     acc = Access.from_lanes(first * 4, width=4 * wpl)
     hand[k] = (n_waves, shared_wavefronts(acc))
     sc = ax.scatter(words % 32, np.repeat(lane[:, None], wpl, axis=1), c=wave, cmap=cmap, norm=norm, s=16)
-    ax.set_title(_("k{k}: wavefronts = {n}").format(k=k, n=n_waves), fontsize=10)
-    ax.set_xlabel(_("Bank"))
+    ax.set_title(tr("k{k}: wavefronts = {n}").format(k=k, n=n_waves), fontsize=10)
+    ax.set_xlabel(tr("Bank"))
     ax.set_xlim(-1, 32)
     ax.set_xticks(range(0, 32, 8))
-axes[0].set_ylabel(_("Lane of warp 0"))
+axes[0].set_ylabel(tr("Lane of warp 0"))
 axes[0].invert_yaxis()
-fig.colorbar(sc, ax=axes, label=_("Wavefront"), ticks=range(8))
-fig.suptitle(_("First load of B at dot step 1: which bank each lane reads"))
+fig.colorbar(sc, ax=axes, label=tr("Wavefront"), ticks=range(8))
+fig.suptitle(tr("First load of B at dot step 1: which bank each lane reads"))
 plt.show()
 
 # sphinx_gallery_thumbnail_number = 1
@@ -214,12 +215,13 @@ rows = []
 for k in a_wave:
     total = a_wave[k] + b_instr[k] * b_first[k]
     rows.append([SPECS[k].name, a_wave[k], f"{b_instr[k]} × {b_first[k]}", total, f"{shared[k]['ld_wf']:.0f}"])
-    assert total == shared[k]["ld_wf"]
-print_table([_("Kernel"), _("A wavefronts"), _("B loads × wavefronts"), _("By hand"), _("Simulator")], rows)
-
-# %%
-assert {k: v[0] for k, v in hand.items()} == {6: 8, 7: 1, 8: 4}
-assert all(mine == lib for mine, lib in hand.values())
+print_table([tr("Kernel"), tr("A wavefronts"), tr("B loads × wavefronts"), tr("By hand"), tr("Simulator")], rows)
+claims = Claims()
+claims.add(tr("By hand = simulator, k5 / k6 / k7"), all(row[3] == shared[row_k]["ld_wf"] for row_k, row in zip(a_wave, rows)),
+           True)
+claims.add(tr("Wavefronts of the first B load, k6 / k7 / k8"), " / ".join(str(hand[k][0]) for k in (6, 7, 8)), "8 / 1 / 4")
+claims.add(tr("The picture's count = the access record's"), all(mine == lib for mine, lib in hand.values()), True)
+claims.show()
 
 # %%
 # The hand count and the simulator agree (the other loads of a dot step have the same pattern shifted
@@ -256,9 +258,9 @@ def compiled(k, key, rate):
 
 
 print_table(
-    [_("Kernel"), _("Shared loads per dot step, simulator"), _("Shared loads per dot step, Boehm's binary"),
-     _("Warp instructions"), _("Shared wavefronts"), _("Bound"), _("Bound GFLOP/s"),
-     _("Estimate GFLOP/s (fitted η)"), _("Boehm's GFLOP/s"), _("Measured / bound"), _("Measured / estimate")],
+    [tr("Kernel"), tr("Shared loads per dot step, simulator"), tr("Shared loads per dot step, Boehm's binary"),
+     tr("Warp instructions"), tr("Shared wavefronts"), tr("Bound"), tr("Bound GFLOP/s"),
+     tr("Estimate GFLOP/s (fitted η)"), tr("Boehm's GFLOP/s"), tr("Measured / bound"), tr("Measured / estimate")],
     [[spec.name, f"{shared[k]['ld']:g}", f"{SASS_SM86[k][1] / 8:g}", f"{compiled(k, 't_issue', 4):.0f}",
       f"{compiled(k, 't_smem', 1):.0f}", resource_label(rows[k]["prediction"]["bound"]),
       f"{rows[k]['prediction']['gflops']:.0f}", f"{rows[k]['prediction']['estimate_gflops']:.0f}",
@@ -268,14 +270,15 @@ print_table(
 
 # %%
 slow = [SPECS[k].boehm for k in (5, 7, 8)]
-Claims().add(_("Shared loads per dot step in Boehm's binaries, k5 / k6 / k7 / k8"),
+Claims().add(tr("Shared loads per dot step in Boehm's binaries, k5 / k6 / k7 / k8"),
              " / ".join(f"{SASS_SM86[k][1] / 8:g}" for k in SPECS), "5 / 4 / 10 / 4.75") \
-    .add(_("Binding resource, k5 / k6 / k7 / k8"), " / ".join(rows[k]["prediction"]["bound"] for k in SPECS),
-         "shared / shared / issue / shared") \
-    .add(_("Spread of the measured k5, k7, k8"), round(100 * (max(slow) / min(slow) - 1), 1), 3, sig=1) \
-    .add(_("k6 faster than the best of k5, k7, k8 (%)"), round(100 * (SPECS[6].boehm / max(slow) - 1)), 11) \
-    .add(_("MIO bound of k7, FFMAs per SM-cycle"), round(512 / compiled(7, "t_mio", 1), 1), 5.7) \
-    .add(_("k7 measured, FFMAs per SM-cycle"), round(SPECS[7].boehm * 1e9 / 64 / (PERF_A6000.sms * PERF_A6000.clock_hz), 2),
+    .add(tr("Binding resource, k5 / k6 / k7 / k8"),
+         " / ".join(resource_label(rows[k]["prediction"]["bound"]) for k in SPECS),
+         " / ".join(map(resource_label, ["shared", "shared", "issue", "shared"]))) \
+    .add(tr("Spread of the measured k5, k7, k8"), round(100 * (max(slow) / min(slow) - 1), 1), 3, sig=1) \
+    .add(tr("k6 faster than the best of k5, k7, k8 (%)"), round(100 * (SPECS[6].boehm / max(slow) - 1)), 11) \
+    .add(tr("MIO bound of k7, FFMAs per SM-cycle"), round(512 / compiled(7, "t_mio", 1), 1), 5.7) \
+    .add(tr("k7 measured, FFMAs per SM-cycle"), round(SPECS[7].boehm * 1e9 / 64 / (PERF_A6000.sms * PERF_A6000.clock_hz), 2),
          1.68).show()
 
 # %%
@@ -325,16 +328,19 @@ for k in range(K_MAX):
         e32, e16 = float(np.abs(acc32 - ref16).max()), float(np.abs(acc16 - ref16).max())
         acc_err[K] = (e32, e16)
         rows.append([K, f"{e32 / np.sqrt(K):.1e}", f"{e16 / np.sqrt(K):.1e}", f"{e16 / e32:.0f}"])
-print_table([_("K (FP16 inputs)"), _("FP32 accumulation: max error / √K"),
-             _("FP16 accumulation: max error / √K"), _("FP16 / FP32")], rows)
-
-# %%
+print_table([tr("K (FP16 inputs)"), tr("FP32 accumulation: max error / √K"),
+             tr("FP16 accumulation: max error / √K"), tr("FP16 / FP32")], rows)
 eps_ratio = float(np.finfo(np.float16).eps / np.finfo(np.float32).eps)
 ratios = [e16 / e32 for e32, e16 in acc_err.values()]
-assert eps_ratio == 2**13 and np.finfo(np.float16).nmant + 1 == 11 and all(1000 < r < 20000 for r in ratios)
-assert acc_err[4096][1] > 1 and acc_err[4096][0] < 1e-3
 tc_ratio = PERF_A6000.gpu.fp16_tensor_peak / PERF_A6000.peak_flops()
-assert round(tc_ratio) == 4
+claims = Claims()
+claims.add(tr("FP16 / FP32 error between 1000 and 20000, every K"), all(1000 < r < 20000 for r in ratios), True)
+claims.add(tr("FP16 eps / FP32 eps"), eps_ratio, 8192)
+claims.add(tr("Significant bits of FP16"), np.finfo(np.float16).nmant + 1, 11)
+claims.add(tr("At K = 4096: FP16 error above 1, FP32 error below 10⁻³"),
+           acc_err[4096][1] > 1 and acc_err[4096][0] < 1e-3, True)
+claims.add(tr("A6000: FP16 Tensor Core peak / FP32 peak"), round(tc_ratio), 4)
+claims.show()
 
 # %%
 # Accumulating in FP16 is thousands of times less accurate than in FP32 (between 1000 and 20000 times

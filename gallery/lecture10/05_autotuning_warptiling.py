@@ -28,7 +28,8 @@ from dataclasses import replace
 import numpy as np
 
 from kernellab import KERNELS, PERF_A6000, Claims, predict, print_table, run_kernel, scale_counts
-from kernellab.i18n import _
+from kernellab.i18n import _ as tr
+from kernellab.model import resource_label
 
 N_BIG = 4096
 K9, K10 = KERNELS[8], KERNELS[9]
@@ -56,21 +57,20 @@ def score(spec, M, N, K, seed=0):
 scored = [score(replace(K9, params={**p, "NUM_THREADS": 256}, smem_bytes=4 * p["BK"] * (p["BM"] + p["BN"])),
                 128, 128, 32) for p in CONFIGS]
 print_table(
-    [_("BM × BN × BK"), _("TM × TN"), _("Shared memory per block"), _("Shared memory"), _("Instruction issue"),
-     _("Bound"), _("Model GFLOP/s")],
+    [tr("BM × BN × BK"), tr("TM × TN"), tr("Shared memory per block"), tr("Shared memory"), tr("Instruction issue"),
+     tr("Bound"), tr("Model GFLOP/s")],
     [[f"{p['BM']} × {p['BN']} × {p['BK']}", f"{p['TM']} × {p['TN']}", f"{4 * p['BK'] * (p['BM'] + p['BN'])} B",
-      f"{r['t_smem'] * 1e3:.2f} ms", f"{r['t_issue'] * 1e3:.2f} ms", r["bound"], f"{r['gflops']:.0f}"]
+      f"{r['t_smem'] * 1e3:.2f} ms", f"{r['t_issue'] * 1e3:.2f} ms", resource_label(r["bound"]), f"{r['gflops']:.0f}"]
      for p, r in zip(CONFIGS, scored)],
 )
-
-# %%
 rank = sorted(range(len(CONFIGS)), key=lambda i: -scored[i]["gflops"])
-assert all(c[key] in SEARCH_SPACE[key] for c in CONFIGS for key in c)
-Claims().add(_("Configurations in the model's order (1 = Boehm's choice)"), " > ".join(str(i + 1) for i in rank),
+Claims().add(tr("Every configuration lies in Boehm's search space"),
+             all(c[key] in SEARCH_SPACE[key] for c in CONFIGS for key in c), True) \
+    .add(tr("Configurations in the model's order (1 = Boehm's choice)"), " > ".join(str(i + 1) for i in rank),
              "3 > 2 > 1 > 4") \
-    .add(_("Model GFLOP/s, Boehm's choice"), round(scored[0]["gflops"]), 27525) \
-    .add(_("Model GFLOP/s, the A100's 64×64 tiles"), round(scored[3]["gflops"]), 21356) \
-    .add(_("Every configuration bound by shared memory"), all(r["bound"] == "shared" for r in scored), True).show()
+    .add(tr("Model GFLOP/s, Boehm's choice"), round(scored[0]["gflops"]), 27525) \
+    .add(tr("Model GFLOP/s, the A100's 64×64 tiles"), round(scored[3]["gflops"]), 21356) \
+    .add(tr("Every configuration bound by shared memory"), all(r["bound"] == "shared" for r in scored), True).show()
 
 # %%
 # The model ranks Boehm's choice (27525 GFLOP/s) third, behind 128×64 tiles (30210) and the same
@@ -108,12 +108,12 @@ for w in range(K10.threads // 32):
     r, c = divmod(w, BN // WN)
     ax.add_patch(Rectangle((c * WN, r * WM), WN, WM, fill=True, alpha=0.12, color=f"C{w}", lw=0))
     ax.add_patch(Rectangle((c * WN, r * WM), WN, WM, fill=False, ec=f"C{w}", lw=2))
-    ax.text(c * WN + WN / 2, r * WM + WM - 6, _("warp {w}").format(w=w), ha="center", color=f"C{w}", fontsize=10)
+    ax.text(c * WN + WN / 2, r * WM + WM - 6, tr("warp {w}").format(w=w), ha="center", color=f"C{w}", fontsize=10)
 for s in range(1, WNITER):
     ax.plot([s * WSUBN, s * WSUBN], [0, WM], color="C0", lw=0.8, ls=":")
 for j in range(WNITER):  # thread 0: lane 0 of warp 0, one TM × TN micro-tile per sub-tile
     ax.add_patch(Rectangle((j * WSUBN, 0), TN, TM, color="C3"))
-ax.annotate(_("thread 0: {n} micro-tiles of {tm}×{tn}").format(n=WMITER * WNITER, tm=TM, tn=TN),
+ax.annotate(tr("thread 0: {n} micro-tiles of {tm}×{tn}").format(n=WMITER * WNITER, tm=TM, tn=TN),
             (WSUBN + TN, TM / 2), xytext=(20, 30), textcoords="data", fontsize=9, color="C3",
             arrowprops={"arrowstyle": "->", "color": "C3"})
 ax.set_xlim(0, BN)
@@ -121,14 +121,14 @@ ax.set_ylim(BM, 0)
 ax.set_aspect("equal")
 ax.set_xticks(range(0, BN + 1, 32))
 ax.set_yticks(range(0, BM + 1, 32))
-ax.set_xlabel(_("Column of the block tile (N)"))
-ax.set_ylabel(_("Row of the block tile (M)"))
-ax.set_title(_("Kernel 10: a 128×128 block tile, 4 warp tiles of 64×64"))
+ax.set_xlabel(tr("Column of the block tile (N)"))
+ax.set_ylabel(tr("Row of the block tile (M)"))
+ax.set_title(tr("Kernel 10: a 128×128 block tile, 4 warp tiles of 64×64"))
 plt.show()
-
-# %%
-assert (WMITER, WSUBM, WSUBN, per_thread) == (1, 64, 16, 128) and K10.threads == 128
-assert (BM, BN, p10["BK"], WM, WN, WNITER, TM, TN) == (128, 128, 16, 64, 64, 4, 8, 4)
+Claims().add(tr("Kernel 10: BM, BN, BK; WM, WN; TM, TN"), f"{BM}, {BN}, {p10['BK']}; {WM}, {WN}; {TM}, {TN}",
+             "128, 128, 16; 64, 64; 8, 4") \
+    .add(tr("Kernel 10: WMITER, WNITER; warp sub-tile"), f"{WMITER}, {WNITER}; {WSUBM}×{WSUBN}", "1, 4; 64×16") \
+    .add(tr("Kernel 10: threads per block, results per thread"), f"{K10.threads}, {per_thread}", "128, 128").show()
 
 # %%
 # Why one more level? The lanes of a warp share the values of A and B they load from shared memory,
@@ -174,7 +174,7 @@ a6000 = tables[PERF_A6000.name]
 
 def per_512(prediction, resource):
     """The events behind one resource time, per 512 warp FFMAs (time × rate × SM-cycles ÷ FFMAs × 512)."""
-    key, _what, rate = RESOURCES[resource]
+    key, _, rate = RESOURCES[resource]
     events = prediction[key] * getattr(PERF_A6000, rate) * PERF_A6000.sms * PERF_A6000.clock_hz
     return events / (N_BIG**3 / 32) * 512
 
@@ -182,9 +182,9 @@ def per_512(prediction, resource):
 from kernellab.model import RESOURCES, resource_label
 
 print_table(
-    [_("Kernel"), _("Warp instructions"), _("Load/store instructions"), _("Shared wavefronts"), _("L1 lines"),
-     _("Bound"), _("Bound GFLOP/s"), _("Clock band GFLOP/s"), _("Estimate GFLOP/s (fitted η)"),
-     _("Boehm's GFLOP/s"), _("Measured / bound"), _("Measured / estimate")],
+    [tr("Kernel"), tr("Warp instructions"), tr("Load/store instructions"), tr("Shared wavefronts"), tr("L1 lines"),
+     tr("Bound"), tr("Bound GFLOP/s"), tr("Clock band GFLOP/s"), tr("Estimate GFLOP/s (fitted η)"),
+     tr("Boehm's GFLOP/s"), tr("Measured / bound"), tr("Measured / estimate")],
     [[f"k{r['number']}", f"{per_512(r['prediction'], 'issue'):.0f}", f"{per_512(r['prediction'], 'MIO'):.0f}",
       f"{per_512(r['prediction'], 'shared'):.0f}", f"{per_512(r['prediction'], 'L1'):.0f}",
       resource_label(r["prediction"]["bound"]), f"{r['prediction']['gflops']:.0f}",
@@ -200,15 +200,15 @@ print_table(
 bound_ratio = {k: round(r["bound_ratio"], 2) for k, r in enumerate(a6000, 1)}
 est_ratio = {k: round(r["estimate_ratio"], 2) for k, r in enumerate(a6000, 1)}
 claims = Claims()
-claims.add(_("Instructions per 512 warp FFMAs, k7 (compiled)"), round(per_512(a6000[6]["prediction"], "issue")), 652)
-claims.add(_("Shared wavefronts per 512 warp FFMAs, k8 (compiled)"), round(per_512(a6000[7]["prediction"], "shared")),
+claims.add(tr("Instructions per 512 warp FFMAs, k7 (compiled)"), round(per_512(a6000[6]["prediction"], "issue")), 652)
+claims.add(tr("Shared wavefronts per 512 warp FFMAs, k8 (compiled)"), round(per_512(a6000[7]["prediction"], "shared")),
            216)
-claims.add(_("Highest measured / bound on the A6000"), max(bound_ratio.values()), 0.98)
-claims.add(_("k4 measured / bound at the rated 1.8 GHz"), round(a6000[3]["ratio_boost"], 2), 0.57)
-claims.add(_("η of the 128-lane SMs (fitted on the A6000)"), PERF_A6000.eta, 0.62)
-claims.add(_("k2 measured / estimate"), est_ratio[2], 0.66)
-claims.add(_("k3 measured / estimate (latency term)"), est_ratio[3], 0.83)
-claims.add(_("Binding resource of k7"), a6000[6]["prediction"]["bound"], "issue")
+claims.add(tr("Highest measured / bound on the A6000"), max(bound_ratio.values()), 0.98)
+claims.add(tr("k4 measured / bound at the rated 1.8 GHz"), round(a6000[3]["ratio_boost"], 2), 0.57)
+claims.add(tr("η of the 128-lane SMs (fitted on the A6000)"), PERF_A6000.eta, 0.62)
+claims.add(tr("k2 measured / estimate"), est_ratio[2], 0.66)
+claims.add(tr("k3 measured / estimate (latency term)"), est_ratio[3], 0.83)
+claims.add(tr("Binding resource of k7"), resource_label(a6000[6]["prediction"]["bound"]), resource_label("issue"))
 claims.show()
 
 # %%
@@ -232,18 +232,18 @@ fig, ax = plt.subplots(figsize=(9, 4.4), layout="constrained")
 ax.axhspan(0.8, 1.25, color="0.9", lw=0)
 ax.axhline(1.0, color="0.4", lw=1, ls="--")
 labels = {PERF_A6000.name: "RTX A6000", PERF_A100.name: "A100",
-          PERF_H100.name: _("H100 (third-party measurements)")}
+          PERF_H100.name: tr("H100 (third-party measurements)")}
 for j, perf in enumerate(PERFS):
     rows = [r for r in tables[perf.name] if r["measured"] is not None]
     x = np.array([r["number"] for r in rows]) + (j - 1) * 0.22
     ax.plot(x, [r["bound_ratio"] for r in rows], "o", mfc="none", color=f"C{j}")
     ax.plot(x, [r["estimate_ratio"] for r in rows], "o", color=f"C{j}", label=labels[perf.name])
-ax.plot([], [], "o", mfc="none", color="0.3", label=_("measured ÷ bound (top of the clock band)"))
-ax.plot([], [], "o", color="0.3", label=_("measured ÷ estimate (fitted η, rated clock)"))
+ax.plot([], [], "o", mfc="none", color="0.3", label=tr("measured ÷ bound (top of the clock band)"))
+ax.plot([], [], "o", color="0.3", label=tr("measured ÷ estimate (fitted η, rated clock)"))
 ax.set_xticks(range(1, 11), [f"k{k}" for k in range(1, 11)])
 ax.set_ylim(0.3, 1.35)
-ax.set_ylabel(_("measured ÷ model"))
-ax.set_title(_("Boehm's kernels against the model on three GPUs"))
+ax.set_ylabel(tr("measured ÷ model"))
+ax.set_title(tr("Boehm's kernels against the model on three GPUs"))
 ax.legend(loc="lower right", fontsize=8, ncols=2)
 plt.show()
 
@@ -251,14 +251,14 @@ plt.show()
 
 # %%
 everything = [r for t in tables.values() for r in t if r["measured"] is not None]
-Claims().add(_("Kernel-GPU pairs with a measurement"), len(everything), 28) \
-    .add(_("Highest measured / bound, all three GPUs"), round(max(r["bound_ratio"] for r in everything), 2), 0.99) \
-    .add(_("Estimates within 0.8–1.25 (k2: 0.5–1.25)"),
+Claims().add(tr("Kernel-GPU pairs with a measurement"), len(everything), 28) \
+    .add(tr("Highest measured / bound, all three GPUs"), round(max(r["bound_ratio"] for r in everything), 2), 0.99) \
+    .add(tr("Estimates within 0.8–1.25 (k2: 0.5–1.25)"),
          sum((0.5 if r["number"] == 2 else 0.8) <= r["estimate_ratio"] <= 1.25 for r in everything), 28) \
-    .add(_("Estimate range on the H100 (out of sample)"),
+    .add(tr("Estimate range on the H100 (out of sample)"),
          "{:.2f}–{:.2f}".format(*(f(r["estimate_ratio"] for r in tables[PERF_H100.name] if r["measured"])
                                    for f in (min, max))), "0.88–1.22") \
-    .add(_("Source of the H100 measurements"), MEASURED_SOURCE[PERF_H100.name],
+    .add(tr("Source of the H100 measurements"), MEASURED_SOURCE[PERF_H100.name],
          "third-party: CUDA SGEMM Optimization Report (H100)").show()
 
 # %%

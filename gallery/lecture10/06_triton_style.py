@@ -26,8 +26,8 @@ import numpy as np
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
-from kernellab import cdiv, fmt_bytes, fmt_time, print_table
-from kernellab.i18n import _
+from kernellab import Claims, cdiv, fmt_bytes, fmt_time, print_table
+from kernellab.i18n import _ as tr
 
 
 @triton.jit
@@ -76,16 +76,18 @@ def matmul(a, b, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, GROUP_M=8, MASK_K=True):
 
 rng = np.random.default_rng(0)
 rows = []
-for M, N, K in ((256, 256, 256), (300, 200, 150), (1, 1000, 64), (129, 65, 33)):
-    a = rng.standard_normal((M, K)).astype(np.float32)
-    b = rng.standard_normal((K, N)).astype(np.float32)
+within_tolerance = []
+for m, n, k in ((256, 256, 256), (300, 200, 150), (1, 1000, 64), (129, 65, 33)):
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
     c, cnt = matmul(a, b)
     err = np.abs(c - a.astype(np.float64) @ b).max()
-    assert err < 1e-5 * np.sqrt(K) * 10
-    rows.append([f"{M}×{N}×{K}", cnt["programs"], f"{err:.1e}", fmt_bytes(cnt["load_bytes"]),
-                 f"{cnt['load_bytes'] / ((M * K + K * N) * 4):.1f}"])
-print_table([_("M×N×K"), _("Programs"), _("Max error"), _("Bytes read (masked lanes excluded)"),
-             _("Relative to reading each number once")], rows)
+    within_tolerance.append(bool(err < 1e-5 * np.sqrt(k) * 10))
+    rows.append([f"{m}×{n}×{k}", cnt["programs"], f"{err:.1e}", fmt_bytes(cnt["load_bytes"]),
+                 f"{cnt['load_bytes'] / ((m * k + k * n) * 4):.1f}"])
+print_table([tr("M×N×K"), tr("Programs"), tr("Max error"), tr("Bytes read (masked lanes excluded)"),
+             tr("Relative to reading each number once")], rows)
+Claims().add(tr("Every shape within 10⁻⁴·√K of float64"), all(within_tolerance), True).show()
 
 # %%
 # Each program reads BLOCK_M rows of A and BLOCK_N columns of B, so in total the programs read
@@ -94,26 +96,35 @@ print_table([_("M×N×K"), _("Programs"), _("Max error"), _("Bytes read (masked 
 # simulated at 256³ and scaled, since for a fixed block size the programs grow as n² and the bytes
 # as n³; the largest block is also run at 512³ to check):
 
-M = N = K = 512
+GEMM_M = GEMM_N = GEMM_K = 512
 SIM = 256  # for a fixed block size, programs grow as n² and bytes and FLOPs as n³: simulate 256³, scale
-scale = M // SIM
+scale = GEMM_M // SIM
 a = rng.standard_normal((SIM, SIM)).astype(np.float32)
 b = rng.standard_normal((SIM, SIM)).astype(np.float32)
 tiles = ((16, 16), (32, 32), (64, 64), (128, 128), (128, 256))
 intensity = {}
 rows = []
+matches_formula = []
 for bm, bn in tiles:
-    _c, sim = matmul(a, b, BLOCK_M=bm, BLOCK_N=bn)
+    sim = matmul(a, b, BLOCK_M=bm, BLOCK_N=bn)[1]
     programs, load_bytes, flops = sim["programs"] * scale**2, sim["load_bytes"] * scale**3, sim["dot_flops"] * scale**3
-    formula = (M * K * (N // bn) + K * N * (M // bm)) * 4
-    assert load_bytes == formula and flops == 2 * M * N * K
+    formula = (GEMM_M * GEMM_K * (GEMM_N // bn) + GEMM_K * GEMM_N * (GEMM_M // bm)) * 4
+    matches_formula.append(load_bytes == formula and flops == 2 * GEMM_M * GEMM_N * GEMM_K)
     intensity[bm, bn] = flops / load_bytes
     rows.append([f"{bm}×{bn}", programs, fmt_bytes(load_bytes), fmt_bytes(formula), f"{intensity[bm, bn]:.0f}"])
-_c, full = matmul(rng.standard_normal((M, K)).astype(np.float32), rng.standard_normal((K, N)).astype(np.float32),
-                  BLOCK_M=128, BLOCK_N=256)  # the scaling, checked at full size on the largest block
-assert (full["programs"], full["load_bytes"]) == (rows[-1][1], (M * K * (N // 256) + K * N * (M // 128)) * 4)
-print_table([_("BLOCK_M×BLOCK_N (512³)"), _("Programs"), _("Bytes read (counted)"),
-             _("Formula (M·K·N/BN + K·N·M/BM)·4"), _("FLOP per byte read")], rows)
+full = matmul(rng.standard_normal((GEMM_M, GEMM_K)).astype(np.float32),
+              rng.standard_normal((GEMM_K, GEMM_N)).astype(np.float32),
+              BLOCK_M=128, BLOCK_N=256)[1]  # the scaling, checked at full size on the largest block
+print_table([tr("BLOCK_M×BLOCK_N (512³)"), tr("Programs"), tr("Bytes read (counted)"),
+             tr("Formula (M·K·N/BN + K·N·M/BM)·4"), tr("FLOP per byte read")], rows)
+claims = Claims()
+claims.add(tr("Bytes read = formula and FLOPs = 2·M·N·K, every block size"), all(matches_formula), True)
+claims.add(tr("Scaled 256³ counts = a full 512³ run (128×256 blocks)"),
+           (full["programs"], full["load_bytes"]) == (rows[-1][1], (GEMM_M * GEMM_K * (GEMM_N // 256)
+                                                                   + GEMM_K * GEMM_N * (GEMM_M // 128)) * 4), True)
+claims.add(tr("FLOP per byte read, 16×16 / 128×256"),
+           f"{round(intensity[16, 16])} / {round(intensity[128, 256])}", "4 / 43")
+claims.show()
 
 # %%
 # The same kernel in the lecture script's own form — ``tl`` passed in as an argument, arrays and
@@ -146,14 +157,13 @@ c_script = np.zeros((129, 65), np.float32)
 cnt_script = triton_launch(matmul_kernel_script, cdiv(129, 64) * cdiv(65, 64), a7, b7, c_script, 129, 65, 33,
                            BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
 c_jit, cnt_jit = matmul(a7, b7, GROUP_M=1)
-assert np.array_equal(c_script, c_jit)
-assert all(cnt_script[k] == cnt_jit[k] for k in ("programs", "load_bytes", "store_bytes", "dot_flops"))
-print_table([_("Form"), _("Programs"), _("Bytes read"), _("Bytes written"), _("Dot FLOPs")],
+print_table([tr("Form"), tr("Programs"), tr("Bytes read"), tr("Bytes written"), tr("Dot FLOPs")],
             [[form, cnt["programs"], cnt["load_bytes"], cnt["store_bytes"], cnt["dot_flops"]]
-             for form, cnt in ((_("real Triton syntax"), cnt_jit), (_("lecture script's form"), cnt_script))])
-
-# %%
-assert round(intensity[16, 16]) == 4 and round(intensity[128, 256]) == 43
+             for form, cnt in ((tr("real Triton syntax"), cnt_jit), (tr("lecture script's form"), cnt_script))])
+Claims().add(tr("Both forms: the same C"), bool(np.array_equal(c_script, c_jit)), True) \
+    .add(tr("Both forms: the same counts"),
+         all(cnt_script[key] == cnt_jit[key] for key in ("programs", "load_bytes", "store_bytes", "dot_flops")), True) \
+    .show()
 
 # %%
 # The kernel describes one block only: ``offs_m`` and ``offs_n`` are the rows and columns the
@@ -180,9 +190,9 @@ ax.bar(labels, [1 / intensity[t] for t in tiles], color="C0")
 for x, t in enumerate(tiles):
     ax.annotate(f"{1 / intensity[t]:.3f}", (x, 1 / intensity[t]), textcoords="offset points", xytext=(0, 3),
                 ha="center", fontsize=9)
-ax.set_xlabel(_("BLOCK_M × BLOCK_N"))
-ax.set_ylabel(_("Bytes read per FLOP"))
-ax.set_title(_("512³ FP32 matmul: bytes read per FLOP against block size"))
+ax.set_xlabel(tr("BLOCK_M × BLOCK_N"))
+ax.set_ylabel(tr("Bytes read per FLOP"))
+ax.set_title(tr("512³ FP32 matmul: bytes read per FLOP against block size"))
 plt.show()
 
 # %%
@@ -198,26 +208,24 @@ from kernellab import dram_bytes_tiled, tile_order
 
 rows = []
 orders = {}
-for name, group in ((_("row-major"), None), (_("grouped, GROUP_M = 3"), 3)):
+for name, group in ((tr("row-major"), None), (tr("grouped, GROUP_M = 3"), 3)):
     pm, pn = tile_order(9, 9, group)
     orders[group] = (pm, pn)
     a_blocks = len(np.unique(pm[:9])) * 9  # each block-row of A is 9 blocks long in K
     b_blocks = len(np.unique(pn[:9])) * 9
     first = " ".join(f"({m},{n})" for m, n in zip(pm[:9], pn[:9]))
     rows.append([name, first, a_blocks, b_blocks, a_blocks + b_blocks])
-print_table([_("Order (9×9 output blocks, 9 blocks along K)"), _("Blocks (row, column) of the first 9 programs"),
-             _("A blocks read"), _("B blocks read"), _("Total")], rows)
-
-# %%
+print_table([tr("Order (9×9 output blocks, 9 blocks along K)"), tr("Blocks (row, column) of the first 9 programs"),
+             tr("A blocks read"), tr("B blocks read"), tr("Total")], rows)
 row_major_total, grouped_total = rows[0][-1], rows[1][-1]
-assert (row_major_total, grouped_total) == (90, 54)
+Claims().add(tr("Blocks read, row-major / grouped"), f"{row_major_total} / {grouped_total}", "90 / 54").show()
 
 # %%
 # The launch-order maps below number each output block by the program that computes it; the first
 # wave of 9 programs is outlined.
 
 fig, axes = plt.subplots(1, 2, figsize=(8, 4), layout="constrained")
-for ax, (group, title) in zip(axes, ((None, _("row-major")), (3, _("grouped, GROUP_M = 3")))):
+for ax, (group, title) in zip(axes, ((None, tr("row-major")), (3, tr("grouped, GROUP_M = 3")))):
     pm, pn = orders[group]
     order = np.zeros((9, 9), int)
     order[pm, pn] = np.arange(81)
@@ -227,8 +235,8 @@ for ax, (group, title) in zip(axes, ((None, _("row-major")), (3, _("grouped, GRO
         if pid < 9:
             ax.add_patch(plt.Rectangle((n - 0.5, m - 0.5), 1, 1, fill=False, ec="red", lw=2))
     ax.set_title(title)
-    ax.set_xlabel(_("block column of C (pid_n)"))
-    ax.set_ylabel(_("block row of C (pid_m)"))
+    ax.set_xlabel(tr("block column of C (pid_n)"))
+    ax.set_ylabel(tr("block row of C (pid_m)"))
 plt.show()
 
 # %%
@@ -238,7 +246,7 @@ plt.show()
 # block-row of A and block-column of B once; nothing is kept from one wave to the next; C is written
 # once. For a 4096³ FP16 matmul:
 
-from kernellab.specs import A100, H100
+from kernellab import A100, H100
 
 rows = []
 ratios = {}
@@ -248,20 +256,24 @@ for gpu in (A100, H100):
         for g in (None, 4, 8, 16):
             traffic = dram_bytes_tiled(4096, bm, bn, 1, gpu.sms, elem=2, group=g)
             ratios[gpu.sms, bm, bn, g] = traffic / base
-            rows.append([_("{gpu} ({sms} SMs)").format(gpu=gpu.name, sms=gpu.sms), f"{bm}×{bn}",
-                         _("row-major") if g is None else f"GROUP_M = {g}", fmt_bytes(traffic),
+            rows.append([tr("{gpu} ({sms} SMs)").format(gpu=gpu.name, sms=gpu.sms), f"{bm}×{bn}",
+                         tr("row-major") if g is None else f"GROUP_M = {g}", fmt_bytes(traffic),
                          f"{traffic / base:.0%}"])
-print_table([_("GPU"), _("Block"), _("Order"), _("DRAM traffic (4096³ FP16, wave model)"),
-             _("Relative to row-major")], rows)
+print_table([tr("GPU"), tr("Block"), tr("Order"), tr("DRAM traffic (4096³ FP16, wave model)"),
+             tr("Relative to row-major")], rows)
+pct = {key: round(100 * v) for key, v in ratios.items()}
+claims = Claims()
+claims.add(tr("128×128, GROUP_M = 8, % of row-major: A100 / H100"),
+           f"{pct[108, 128, 128, 8]} / {pct[132, 128, 128, 8]}", "69 / 77")
+claims.add(tr("128×256, GROUP_M = 16, % of row-major: A100 / H100"),
+           f"{pct[108, 128, 256, 16]} / {pct[132, 128, 256, 16]}", "87 / 89")
+claims.add(tr("128×256, GROUP_M = 8 does not help"), pct[108, 128, 256, 8] >= 100 and pct[132, 128, 256, 8] > 100, True)
+claims.add(tr("Cases where GROUP_M = 4 is worse than row-major"),
+           int(sum(ratios[sms, bm, bn, 4] > 1 for sms in (108, 132) for bm, bn in ((128, 128), (128, 256)))), 3)
+claims.add(tr("A100, 128×128, GROUP_M = 4, % of row-major"), pct[108, 128, 128, 4], 91)
+claims.show()
 
 # %%
-pct = {k: round(100 * v) for k, v in ratios.items()}
-assert (pct[108, 128, 128, 8], pct[132, 128, 128, 8]) == (69, 77)
-assert (pct[108, 128, 256, 16], pct[132, 128, 256, 16]) == (87, 89)
-assert pct[108, 128, 256, 8] >= 100 and pct[132, 128, 256, 8] > 100  # GROUP_M = 8 does not help 128×256
-assert sum(ratios[s, bm, bn, 4] > 1 for s in (108, 132) for bm, bn in ((128, 128), (128, 256))) == 3
-assert pct[108, 128, 128, 4] == 91  # the one case where GROUP_M = 4 still reads less than row-major
-
 fig, ax = plt.subplots(figsize=(7.5, 3.8), layout="constrained")
 configs = [(s, bm, bn) for s in (108, 132) for bm, bn in ((128, 128), (128, 256))]
 width = 0.2
@@ -269,11 +281,11 @@ for i, g in enumerate((4, 8, 16)):
     ax.bar(np.arange(len(configs)) + (i - 1) * width, [100 * ratios[(*c, g)] for c in configs], width,
            label=f"GROUP_M = {g}")
 ax.axhline(100, color="0.3", lw=1, ls="--")
-ax.text(-0.45, 101, _("row-major"), ha="left", va="bottom", fontsize=9, color="0.3")
+ax.text(-0.45, 101, tr("row-major"), ha="left", va="bottom", fontsize=9, color="0.3")
 ax.set_xticks(range(len(configs)), [f"{'A100' if s == 108 else 'H100'}\n{bm}×{bn}" for s, bm, bn in configs])
-ax.set_ylabel(_("DRAM traffic, % of row-major"))
+ax.set_ylabel(tr("DRAM traffic, % of row-major"))
 ax.set_ylim(0, 130)
-ax.set_title(_("Wave model: grouped launch order, 4096³ FP16"))
+ax.set_title(tr("Wave model: grouped launch order, 4096³ FP16"))
 ax.legend(loc="upper right", ncols=3, fontsize=9)
 plt.show()
 
@@ -305,7 +317,7 @@ plt.show()
 # it: both GPUs split L2 into two partitions, and a line may be held in both, so the capacity a kernel
 # sees lies somewhere in between.
 
-from kernellab import Claims, occupancy
+from kernellab import occupancy
 from kernellab.model import dram_bytes_lru
 
 TRITON_CONFIGS = ((128, 128, 32, 4, 4), (128, 256, 64, 3, 8))  # BM, BN, BK, stages, warps (tutorial 03)
@@ -323,27 +335,27 @@ for gpu in (A100, H100):
             lru = [dram_bytes_lru(4096, bm, bn, bk, ctas, gpu.sms, c, elem=2, group=g) for c in caches]
             l2[gpu.sms, bn, g] = (ctas, wave / base, *(v / b for v, b in zip(lru, lru_base)), lru[1])
             rows.append([gpu.name, f"{bm}×{bn}×{bk}", f"{smem // 1024} KB", ctas,
-                         _("row-major") if g is None else f"GROUP_M = {g}",
+                         tr("row-major") if g is None else f"GROUP_M = {g}",
                          f"{fmt_bytes(wave)} ({wave / base:.0%})",
                          f"{fmt_bytes(lru[0])} ({lru[0] / lru_base[0]:.0%})",
                          f"{fmt_bytes(lru[1])} ({lru[1] / lru_base[1]:.0%})"])
-print_table([_("GPU"), _("Block"), _("Shared memory per program"), _("Programs per SM"), _("Order"),
-             _("Wave model: upper bound (vs row-major)"), _("LRU, half the L2"), _("LRU, whole L2")], rows)
+print_table([tr("GPU"), tr("Block"), tr("Shared memory per program"), tr("Programs per SM"), tr("Order"),
+             tr("Wave model: upper bound (vs row-major)"), tr("LRU, half the L2"), tr("LRU, whole L2")], rows)
 
 # %%
 compulsory = 3 * 4096**2 * 2  # read A and B once, write C once
-Claims().add(_("Programs per SM, 128×128×32 on the A100 / H100"), f"{l2[108, 128, None][0]} / {l2[132, 128, None][0]}",
+Claims().add(tr("Programs per SM, 128×128×32 on the A100 / H100"), f"{l2[108, 128, None][0]} / {l2[132, 128, None][0]}",
              "2 / 3") \
-    .add(_("Wave model, GROUP_M = 8 vs row-major, A100 (2 per SM)"), round(100 * l2[108, 128, 8][1]), 99) \
-    .add(_("Wave model, GROUP_M = 8 vs row-major, H100 (3 per SM)"), round(100 * l2[132, 128, 8][1]), 107) \
-    .add(_("LRU with the whole L2, row-major: bytes ÷ compulsory"),
+    .add(tr("Wave model, GROUP_M = 8 vs row-major, A100 (2 per SM)"), round(100 * l2[108, 128, 8][1]), 99) \
+    .add(tr("Wave model, GROUP_M = 8 vs row-major, H100 (3 per SM)"), round(100 * l2[132, 128, 8][1]), 107) \
+    .add(tr("LRU with the whole L2, row-major: bytes ÷ compulsory"),
          round(l2[108, 128, None][4] / compulsory, 2), 1.0) \
-    .add(_("LRU with the whole L2, GROUP_M = 8 vs row-major, A100"), round(100 * l2[108, 128, 8][3]), 195) \
-    .add(_("A6000, kernel 2: wave-model DRAM bandwidth at its measured speed (GB/s)"),
+    .add(tr("LRU with the whole L2, GROUP_M = 8 vs row-major, A100"), round(100 * l2[108, 128, 8][3]), 195) \
+    .add(tr("A6000, kernel 2: wave-model DRAM bandwidth at its measured speed (GB/s)"),
          round(dram_bytes_tiled(4096, 32, 32, 1, 84, elem=4) / (2 * 4096**3 / 1986.5e9) / 1e9), 128) \
-    .add(_("A100, 4096³ FP16: row-major wave-model traffic at 2039 GB/s (ms)"),
+    .add(tr("A100, 4096³ FP16: row-major wave-model traffic at 2039 GB/s (ms)"),
          round(dram_bytes_tiled(4096, 128, 128, 1, A100.sms, elem=2) / A100.dram_bw * 1e3, 2), 0.20) \
-    .add(_("A100, 4096³ FP16: Tensor Core arithmetic at 312 TFLOP/s (ms)"),
+    .add(tr("A100, 4096³ FP16: Tensor Core arithmetic at 312 TFLOP/s (ms)"),
          round(2 * 4096**3 / A100.fp16_tensor_peak * 1e3, 2), 0.44).show()
 
 # %%
@@ -434,38 +446,44 @@ def softmax_eager(x):
 
 from kernellab import PERF_H100
 
-M, N = 4096, 1024
-M_SIM = 512  # each program handles one row, so the counts grow exactly with the number of rows
-x = np.random.default_rng(2).standard_normal((M_SIM, N)).astype(np.float32)
+ROWS, COLS = 4096, 1024  # M and N of the softmax
+ROWS_SIM = 512  # each program handles one row, so the counts grow exactly with the number of rows
+x = np.random.default_rng(2).standard_normal((ROWS_SIM, COLS)).astype(np.float32)
 ref = np.exp(x - x.max(1, keepdims=True))
 ref /= ref.sum(1, keepdims=True)
 y_eager, per_kernel_sim = softmax_eager(x)
 y_fused = np.zeros_like(x)
-fused_sim = softmax_kernel[(M_SIM,)](x, y_fused, N, BLOCK=triton.next_power_of_2(N))
+fused_sim = softmax_kernel[(ROWS_SIM,)](x, y_fused, COLS, BLOCK=triton.next_power_of_2(COLS))
 # the formulas hold at the simulated size ...
 eager_read_sim = sum(c["load_bytes"] for c in per_kernel_sim.values())
 eager_written_sim = sum(c["store_bytes"] for c in per_kernel_sim.values())
-assert eager_read_sim == (5 * M_SIM * N + 2 * M_SIM) * 4 and eager_written_sim == (3 * M_SIM * N + 2 * M_SIM) * 4
 # ... and the bytes scale with the rows to the lecture's M = 4096
-per_kernel = {k: {b: c[b] * M // M_SIM for b in ("load_bytes", "store_bytes")} for k, c in per_kernel_sim.items()}
-fused = {b: fused_sim[b] * M // M_SIM for b in ("load_bytes", "store_bytes")}
+per_kernel = {op: {b: c[b] * ROWS // ROWS_SIM for b in ("load_bytes", "store_bytes")} for op, c in per_kernel_sim.items()}
+fused = {b: fused_sim[b] * ROWS // ROWS_SIM for b in ("load_bytes", "store_bytes")}
 eager_read = sum(c["load_bytes"] for c in per_kernel.values())
 eager_written = sum(c["store_bytes"] for c in per_kernel.values())
-MN = M * N
+MN = ROWS * COLS
 rows = []
 for name, y, launches, read, written, formula in (
-        (_("op by op (5 kernels)"), y_eager, len(per_kernel), eager_read, eager_written, _("read 5MN + 2M, write 3MN + 2M")),
-        (_("fused (1 kernel)"), y_fused, 1, fused["load_bytes"], fused["store_bytes"], _("read MN, write MN"))):
+        (tr("op by op (5 kernels)"), y_eager, len(per_kernel), eager_read, eager_written,
+         tr("read 5MN + 2M, write 3MN + 2M")),
+        (tr("fused (1 kernel)"), y_fused, 1, fused["load_bytes"], fused["store_bytes"], tr("read MN, write MN"))):
     rows.append([name, f"{np.abs(y - ref).max():.1e}", launches, f"{read / 4 / MN:.4f} MN", f"{written / 4 / MN:.4f} MN",
                  formula, fmt_time((read + written) / PERF_H100.dram_bw)])
-print_table([_("Version"), _("Max error"), _("Kernels"), _("Read (elements)"), _("Written (elements)"),
-             _("Tutorial's formula"), _("Time on the H100 at 3.35 TB/s")], rows)
-
-# %%
+print_table([tr("Version"), tr("Max error"), tr("Kernels"), tr("Read (elements)"), tr("Written (elements)"),
+             tr("Tutorial's formula"), tr("Time on the H100 at {bandwidth} TB/s").format(bandwidth=PERF_H100.dram_bw / 1e12)],
+            rows)
 ratio = (eager_read + eager_written) / (fused["load_bytes"] + fused["store_bytes"])
-assert eager_read == (5 * MN + 2 * M) * 4 and eager_written == (3 * MN + 2 * M) * 4
-assert fused["load_bytes"] == fused["store_bytes"] == MN * 4
-assert PERF_H100.dram_bw == 3.35e12 and round(ratio, 1) == 4.0 and N * 4 == 4096
+claims = Claims()
+claims.add(tr("Op by op at {rows} rows: read, write (elements) = formula").format(rows=ROWS_SIM),
+           (eager_read_sim, eager_written_sim) == ((5 * ROWS_SIM * COLS + 2 * ROWS_SIM) * 4,
+                                                   (3 * ROWS_SIM * COLS + 2 * ROWS_SIM) * 4), True)
+claims.add(tr("Op by op: read 5MN + 2M, write 3MN + 2M"),
+           (eager_read, eager_written) == ((5 * MN + 2 * ROWS) * 4, (3 * MN + 2 * ROWS) * 4), True)
+claims.add(tr("Fused: read MN, write MN"), fused["load_bytes"] == fused["store_bytes"] == MN * 4, True)
+claims.add(tr("Less traffic when fused"), round(ratio, 1), 4.0)
+claims.add(tr("One row of N FP32 numbers (KiB)"), COLS * 4 / 1024, 4)
+claims.show()
 
 # %%
 # Op by op, every operator writes the whole M×N intermediate back to DRAM and the next one reads it
@@ -481,17 +499,17 @@ assert PERF_H100.dram_bw == 3.35e12 and round(ratio, 1) == 4.0 and N * 4 == 4096
 # blocks with an "online softmax", which is what FlashAttention does.
 
 fig, ax = plt.subplots(figsize=(7, 3.4), layout="constrained")
-names = list(per_kernel) + [_("fused")]
+names = list(per_kernel) + [tr("fused")]
 reads = [per_kernel[k]["load_bytes"] / 4 / MN for k in per_kernel] + [fused["load_bytes"] / 4 / MN]
 writes = [per_kernel[k]["store_bytes"] / 4 / MN for k in per_kernel] + [fused["store_bytes"] / 4 / MN]
 xs = np.arange(len(names))
-ax.bar(xs, reads, 0.6, label=_("read"), color="C0")
-ax.bar(xs, writes, 0.6, bottom=reads, label=_("written"), color="C1")
+ax.bar(xs, reads, 0.6, label=tr("read"), color="C0")
+ax.bar(xs, writes, 0.6, bottom=reads, label=tr("written"), color="C1")
 ax.axvline(len(per_kernel) - 0.5, color="0.5", lw=1, ls=":")
 ax.set_xticks(xs, names)
-ax.set_ylabel(_("DRAM traffic (MN elements)"))
+ax.set_ylabel(tr("DRAM traffic (MN elements)"))
 ax.set_ylim(0, 2.6)
-ax.set_title(_("Softmax traffic: five kernels ({eager:.1f} MN) against one ({fused:.1f} MN)").format(
+ax.set_title(tr("Softmax traffic: five kernels ({eager:.1f} MN) against one ({fused:.1f} MN)").format(
     eager=sum(reads[:-1]) + sum(writes[:-1]), fused=reads[-1] + writes[-1]))
 ax.legend(loc="upper left", ncols=2)
 plt.show()
@@ -510,23 +528,24 @@ plt.show()
 rng = np.random.default_rng(3)
 rows = []
 verdicts = {}
-for M, N, K in ((64, 64, 64), (128, 64, 96), (1, 1, 1), (17, 33, 65), (100, 70, 50), (64, 64, 40)):
-    a = rng.standard_normal((M, K)).astype(np.float32)
-    b = rng.standard_normal((K, N)).astype(np.float32)
+TEST_SHAPES = ((64, 64, 64), (128, 64, 96), (1, 1, 1), (17, 33, 65), (100, 70, 50), (64, 64, 40))
+for m, n, k in TEST_SHAPES:
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
     ref = a.astype(np.float64) @ b
-    tol = 1e-5 * np.sqrt(K) * np.abs(a).max() * np.abs(b).max() * 4
+    tol = 1e-5 * np.sqrt(k) * np.abs(a).max() * np.abs(b).max() * 4
     cells = []
     for mask_k in (True, False):
-        c = np.zeros((M, N), np.float32)
-        triton_launch(matmul_kernel_script, cdiv(M, 32) * cdiv(N, 32), a, b, c, M, N, K, BLOCK_M=32, BLOCK_N=32,
+        c = np.zeros((m, n), np.float32)
+        triton_launch(matmul_kernel_script, cdiv(m, 32) * cdiv(n, 32), a, b, c, m, n, k, BLOCK_M=32, BLOCK_N=32,
                       BLOCK_K=32, MASK_K=mask_k)
         err = np.abs(c - ref).max()
-        verdicts[M, N, K, mask_k] = bool(err <= tol)
-        cells.append((_("pass") if err <= tol else _("FAIL")) + f" ({err:.1e})")
-    multiple = all(v % 32 == 0 for v in (M, N, K))
-    rows.append([f"{M}×{N}×{K}", _("yes") if multiple else _("no"), f"{tol:.1e}", *cells])
-print_table([_("M×N×K"), _("All multiples of 32?"), _("Tolerance"), _("Correct kernel"),
-             _("Kernel missing the K mask")], rows)
+        verdicts[m, n, k, mask_k] = bool(err <= tol)
+        cells.append((tr("pass") if err <= tol else tr("FAIL")) + f" ({err:.1e})")
+    multiple = all(v % 32 == 0 for v in (m, n, k))
+    rows.append([f"{m}×{n}×{k}", tr("yes") if multiple else tr("no"), f"{tol:.1e}", *cells])
+print_table([tr("M×N×K"), tr("All multiples of 32?"), tr("Tolerance"), tr("Correct kernel"),
+             tr("Kernel missing the K mask")], rows)
 
 # %%
 # kernellab's pointers are stricter than a GPU: the real-syntax kernel of demo 1 with the same bug
@@ -538,16 +557,17 @@ a = rng.standard_normal((17, 65)).astype(np.float32)
 b = rng.standard_normal((65, 33)).astype(np.float32)
 try:
     matmul(a, b, BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, MASK_K=False)
-    report = _("no error")
+    report = tr("no error")
 except OutOfBoundsError as e:
     report = f"{type(e).__name__}: {e}"
-print_table([_("Kernel"), _("Shape"), _("kernellab reports")], [[_("real syntax, MASK_K=False"), "17×33×65", report]])
-
-# %%
-assert all(verdicts[s + (True,)] for s in [(64, 64, 64), (128, 64, 96), (1, 1, 1), (17, 33, 65), (100, 70, 50), (64, 64, 40)])
-assert verdicts[64, 64, 64, False] and verdicts[128, 64, 96, False]
-assert not any(verdicts[s + (False,)] for s in [(1, 1, 1), (17, 33, 65), (100, 70, 50), (64, 64, 40)])
-assert report.startswith("OutOfBoundsError")
+print_table([tr("Kernel"), tr("Shape"), tr("kernellab reports")], [[tr("real syntax, MASK_K=False"), "17×33×65", report]])
+multiples = [s for s in TEST_SHAPES if all(v % 32 == 0 for v in s)]
+claims = Claims()
+claims.add(tr("Correct kernel passes every shape"), all(verdicts[s + (True,)] for s in TEST_SHAPES), True)
+claims.add(tr("Kernel missing the K mask passes exactly the multiples of 32"),
+           [s for s in TEST_SHAPES if verdicts[s + (False,)]] == multiples != [], True)
+claims.add(tr("Real syntax, MASK_K=False: out of bounds"), report.startswith("OutOfBoundsError"), True)
+claims.show()
 
 # %%
 # The kernel that forgot the K mask **passes every test** on shapes that are multiples of the block
@@ -564,38 +584,39 @@ assert report.startswith("OutOfBoundsError")
 # FP16 inputs, products summed in FP32 or in FP16, against a float64 reference; the error is divided
 # by √K so that the growth beyond √K shows.
 
-M = N = 64
-Ks = (64, 256, 1024, 4096)
+ACC_M = ACC_N = 64
+ACC_KS = (64, 256, 1024, 4096)
 acc_err = {}
 rows = []
-for K in Ks:
-    a = rng.standard_normal((M, K)).astype(np.float16)
-    b = rng.standard_normal((K, N)).astype(np.float16)
+for depth in ACC_KS:
+    a = rng.standard_normal((ACC_M, depth)).astype(np.float16)
+    b = rng.standard_normal((depth, ACC_N)).astype(np.float16)
     ref = a.astype(np.float64) @ b.astype(np.float64)
-    acc32 = np.zeros((M, N), np.float32)
-    acc16 = np.zeros((M, N), np.float16)
-    for k in range(K):
+    acc32 = np.zeros((ACC_M, ACC_N), np.float32)
+    acc16 = np.zeros((ACC_M, ACC_N), np.float16)
+    for k in range(depth):
         prod = a[:, k:k + 1].astype(np.float32) * b[k:k + 1, :].astype(np.float32)
         acc32 += prod
         acc16 = (acc16.astype(np.float32) + prod).astype(np.float16)
     e32, e16 = np.abs(acc32 - ref).max(), np.abs(acc16.astype(np.float64) - ref).max()
-    acc_err[K] = (e32, e16)
-    rows.append([K, f"{e32 / np.sqrt(K):.1e}", f"{e16 / np.sqrt(K):.1e}", f"{e16 / e32:.0f}"])
-print_table([_("K (FP16 inputs)"), _("FP32 accumulation: max error / √K"), _("FP16 accumulation: max error / √K"),
-             _("FP16 / FP32")], rows)
+    acc_err[depth] = (e32, e16)
+    rows.append([depth, f"{e32 / np.sqrt(depth):.1e}", f"{e16 / np.sqrt(depth):.1e}", f"{e16 / e32:.0f}"])
+print_table([tr("K (FP16 inputs)"), tr("FP32 accumulation: max error / √K"), tr("FP16 accumulation: max error / √K"),
+             tr("FP16 / FP32")], rows)
+fp16_over_fp32 = [e16 / e32 for e32, e16 in acc_err.values()]
+claims = Claims()
+claims.add(tr("FP16 / FP32 error: thousands of times, every K"), all(1000 < r < 30000 for r in fp16_over_fp32), True)
+claims.add(tr("FP16 eps / FP32 eps"), float(np.finfo(np.float16).eps / np.finfo(np.float32).eps), 8192)
+claims.add(tr("Significant bits of FP16"), np.finfo(np.float16).nmant + 1, 11)
+claims.show()
 
 # %%
-fp16_over_fp32 = [e16 / e32 for e32, e16 in acc_err.values()]
-assert all(1000 < r < 30000 for r in fp16_over_fp32)  # "thousands of times"
-assert 2.0**13 == 8192 and np.finfo(np.float16).eps / np.finfo(np.float32).eps == 8192
-assert np.finfo(np.float16).nmant + 1 == 11  # significant bits of FP16
-
 fig, ax = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
-ax.loglog(Ks, [acc_err[K][0] for K in Ks], "o-", label=_("FP32 accumulation"))
-ax.loglog(Ks, [acc_err[K][1] for K in Ks], "s-", label=_("FP16 accumulation"))
+ax.loglog(ACC_KS, [acc_err[depth][0] for depth in ACC_KS], "o-", label=tr("FP32 accumulation"))
+ax.loglog(ACC_KS, [acc_err[depth][1] for depth in ACC_KS], "s-", label=tr("FP16 accumulation"))
 ax.set_xlabel("K")
-ax.set_ylabel(_("max |error| against float64"))
-ax.set_title(_("FP16 inputs: error against K"))
+ax.set_ylabel(tr("max |error| against float64"))
+ax.set_title(tr("FP16 inputs: error against K"))
 ax.legend()
 plt.show()
 

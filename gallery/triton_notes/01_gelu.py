@@ -31,9 +31,8 @@ import numpy as np
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
-from kernellab import PERF_H100, fmt_bytes, fmt_num, fmt_time, print_table
-from kernellab.i18n import _
-from kernellab.model import attainable_flops
+from kernellab import PERF_H100, Claims, attainable_flops, fmt_bytes, fmt_num, fmt_time, print_table
+from kernellab.i18n import _ as tr
 
 
 @triton.jit
@@ -82,10 +81,8 @@ for n in (N_SIM, 5000):
     y, counts = triton_gelu(x)
     errors[n] = float(np.abs(y - gelu_reference(x)).max())
     rows.append([fmt_num(n), counts.programs, f"{errors[n]:.1e}"])
-print_table([_("Elements"), _("Programs"), _("Largest error vs float64")], rows)
-
-# %%
-assert all(err < 1e-5 for err in errors.values())
+print_table([tr("Elements"), tr("Programs"), tr("Largest error vs float64")], rows)
+Claims().add(tr("Largest error below 10⁻⁵, both sizes"), all(err < 1e-5 for err in errors.values()), True).show()
 
 # %%
 # On standard-normal inputs both results agree with the float64 reference to within a few float32
@@ -110,20 +107,23 @@ def gelu_kernel_safe(x_ptr, y_ptr, num_elements, BLOCK_SIZE: tl.constexpr):
 
 
 probe = np.array([-20, -10, 0, 1, 5, 10, 10.5, 20], np.float32)
-y_notes, _counts = triton_gelu(probe)
+y_notes = triton_gelu(probe)[0]
 y_safe = np.empty_like(probe)
 gelu_kernel_safe[(1,)](probe, y_safe, probe.size, BLOCK_SIZE=8)
 print_table(
-    ["x", _("Notes' kernel"), _("With 1 − 2/(e²ᵃ + 1)"), _("float64 reference")],
+    ["x", tr("Notes' kernel"), tr("With 1 − 2/(e²ᵃ + 1)"), tr("float64 reference")],
     [[f"{v:g}", f"{a + 0:.6g}", f"{b + 0:.6g}", f"{r + 0:.6g}"] for v, a, b, r in zip(probe, y_notes, y_safe, gelu_reference(probe))],
 )
-
-# %%
-assert np.isnan(y_notes[probe > 10.07]).all() and not np.isnan(y_notes[probe <= 10]).any()
-edge = np.arange(10.0, 10.2, 0.01, dtype=np.float32)
+edge = np.arange(10.0, 10.2, 0.01, dtype=np.float32)  # where the NaNs start, in steps of 0.01
 y_edge = triton_gelu(edge)[0]
-assert round(float(edge[np.isnan(y_edge)].min()), 2) == 10.07 and not np.isnan(y_edge[edge < 10.065]).any()
-assert np.abs(y_safe - gelu_reference(probe)).max() < 1e-5
+claims = Claims()
+claims.add(tr("Notes' kernel: NaN above 10.07, none up to 10"),
+           bool(np.isnan(y_notes[probe > 10.07]).all() and not np.isnan(y_notes[probe <= 10]).any()), True)
+claims.add(tr("Notes' kernel: first NaN at x ="), round(float(edge[np.isnan(y_edge)].min()), 2), 10.07)
+claims.add(tr("Notes' kernel: no NaN below 10.065"), bool(not np.isnan(y_edge[edge < 10.065]).any()), True)
+claims.add(tr("Rewritten line: error below 10⁻⁵ everywhere"),
+           bool(np.abs(y_safe - gelu_reference(probe)).max() < 1e-5), True)
+claims.show()
 
 # %%
 # The notes' kernel returns NaN from about x = 10.07 upwards; the rewritten line is correct
@@ -184,7 +184,7 @@ def manual_gelu(x: np.ndarray):
     """``0.5*x*(1+tanh(0.79788456*(x+0.044715*x*x*x)))`` as eager PyTorch runs it: one launch per operator."""
     n, B = x.size, 1024
     grid = (triton.cdiv(n, B),)
-    t = [np.empty_like(x) for _i in range(9)]
+    t = [np.empty_like(x) for _ in range(9)]
     launches = [
         ("0.5 * x", mul_scalar_kernel[grid](x, t[0], 0.5, n, BLOCK_SIZE=B)),
         ("0.044715 * x", mul_scalar_kernel[grid](x, t[1], 0.044715, n, BLOCK_SIZE=B)),
@@ -204,16 +204,16 @@ y_eager, launches = manual_gelu(x)
 eager_error = float(np.abs(y_eager - gelu_reference(x)).max())
 elem = N_SIM * 4  # bytes of one N-element FP32 tensor
 print_table(
-    [_("Launch"), _("PyTorch operator"), _("Read (× N·4 B)"), _("Written (× N·4 B)")],
+    [tr("Launch"), tr("PyTorch operator"), tr("Read (× N·4 B)"), tr("Written (× N·4 B)")],
     [[i + 1, op, f"{c.load_bytes / elem:g}", f"{c.store_bytes / elem:g}"] for i, (op, c) in enumerate(launches)],
 )
-
-# %%
 eager = launches[0][1]
-for _op, c in launches[1:]:
+for _, c in launches[1:]:
     eager = eager + c
-assert eager_error < 1e-5
-assert len(launches) == 9 and eager.load_bytes == 13 * elem and eager.store_bytes == 9 * elem
+Claims().add(tr("Eager: error below 10⁻⁵"), eager_error < 1e-5, True) \
+    .add(tr("Eager: launches"), len(launches), 9) \
+    .add(tr("Eager: tensors read / written"), f"{eager.load_bytes / elem:g} / {eager.store_bytes / elem:g}", "13 / 9") \
+    .show()
 
 # %%
 # The eager version gives the same result, but look at its traffic: nine launches read 13 tensors
@@ -241,11 +241,11 @@ fused = triton_gelu(x)[1]
 fused2 = triton_gelu(x2)[1]
 launches2 = manual_gelu(x2)[1]
 eager2 = launches2[0][1]
-for _op, c in launches2[1:]:
+for _, c in launches2[1:]:
     eager2 = eager2 + c
 
 rows, predicted = [], {}
-for name, n_kernels, c in ((_("Eager (one kernel per operator)"), 9, eager), (_("Fused Triton kernel"), 1, fused)):
+for name, n_kernels, c in ((tr("Eager (one kernel per operator)"), 9, eager), (tr("Fused Triton kernel"), 1, fused)):
     read, written = c.load_bytes * scale, c.store_bytes * scale
     flops = FLOPS_PER_ELEMENT * N_BIG
     intensity = flops / (read + written)
@@ -253,20 +253,28 @@ for name, n_kernels, c in ((_("Eager (one kernel per operator)"), 9, eager), (_(
     rows.append([name, n_kernels, fmt_bytes(read), fmt_bytes(written), f"{intensity:.3g}",
                  fmt_time(predicted[n_kernels])])
 print_table(
-    [_("Version"), _("Kernels"), _("HBM read"), _("HBM written"), _("FLOP/byte"), _("Predicted time on H100")],
+    [tr("Version"), tr("Kernels"), tr("HBM read"), tr("HBM written"), tr("FLOP/byte"), tr("Predicted time on H100")],
     rows,
 )
-
-# %%
-for small, big in ((fused, fused2), (eager, eager2)):
-    assert big.load_bytes == 2 * small.load_bytes and big.store_bytes == 2 * small.store_bytes
-    assert big.programs == 2 * small.programs
-assert fused.load_bytes == fused.store_bytes == elem and scale == 4096
-assert PERF_H100.dram_bw == 3.35e12 and round(PERF_H100.ridge()) == 20 and FLOPS_PER_ELEMENT / 8 < PERF_H100.ridge() / 10
-assert abs(predicted[1] - 8 * N_BIG / PERF_H100.dram_bw) < 1e-12  # bandwidth-bound: bytes / bandwidth
-assert round(predicted[1] * 1e3, 2) == 0.64 and round(predicted[9] * 1e3, 2) == 7.05
-assert predicted[9] / predicted[1] == 11
-assert round(8 * N_BIG / 1e9, 2) == 2.15 and round(88 * N_BIG / 1e9, 1) == 23.6
+fused_bytes = (fused.load_bytes + fused.store_bytes) * scale
+eager_bytes = (eager.load_bytes + eager.store_bytes) * scale
+claims = Claims()
+claims.add(tr("Doubling the size doubles every count"),
+           all(big.load_bytes == 2 * small.load_bytes and big.store_bytes == 2 * small.store_bytes
+               and big.programs == 2 * small.programs for small, big in ((fused, fused2), (eager, eager2))), True)
+claims.add(tr("Scale factor 16384² / 2¹⁶"), scale, 4096)
+claims.add(tr("H100 HBM bandwidth (TB/s)"), PERF_H100.dram_bw / 1e12, 3.35)
+claims.add(tr("Bytes per element, fused / eager"), f"{fused_bytes / N_BIG:g} / {eager_bytes / N_BIG:g}", "8 / 88")
+claims.add(tr("Traffic, fused (GB)"), round(fused_bytes / 1e9, 2), 2.15)
+claims.add(tr("Traffic, eager (GB)"), round(eager_bytes / 1e9, 1), 23.6)
+claims.add(tr("H100 ridge point (FLOP/byte)"), round(PERF_H100.ridge()), 20)
+claims.add(tr("Fused intensity more than ten times below the ridge"),
+           FLOPS_PER_ELEMENT * N_BIG / fused_bytes < PERF_H100.ridge() / 10, True)
+claims.add(tr("Fused: predicted time = bytes ÷ bandwidth (ms)"), predicted[1] * 1e3, fused_bytes / PERF_H100.dram_bw * 1e3,
+           rtol=1e-12)
+claims.add(tr("Predicted time, fused / eager (ms)"), f"{predicted[1] * 1e3:.2f} / {predicted[9] * 1e3:.2f}", "0.64 / 7.05")
+claims.add(tr("Eager / fused, predicted"), predicted[9] / predicted[1], 11)
+claims.show()
 
 # %%
 # The fused kernel reads 4 bytes and writes 4 bytes per element, 2.15 GB in all at this size; the
@@ -287,14 +295,14 @@ assert round(8 * N_BIG / 1e9, 2) == 2.15 and round(88 * N_BIG / 1e9, 1) == 23.6
 
 measured_eager, measured_fused = 7.77e-3, 709.9e-6
 print_table(
-    [_("Version"), _("Measured GPU time"), _("Traffic ratio (model)"), _("Time ratio (measured)")],
-    [[_("Eager (one kernel per operator)"), fmt_time(measured_eager), "", ""],
-     [_("Built-in fused kernel (PyTorch)"), fmt_time(measured_fused), f"{predicted[9] / predicted[1]:.0f}×",
+    [tr("Version"), tr("Measured GPU time"), tr("Traffic ratio (model)"), tr("Time ratio (measured)")],
+    [[tr("Eager (one kernel per operator)"), fmt_time(measured_eager), "", ""],
+     [tr("Built-in fused kernel (PyTorch)"), fmt_time(measured_fused), f"{predicted[9] / predicted[1]:.0f}×",
       f"{measured_eager / measured_fused:.1f}×"]],
 )
-
-# %%
-assert round(measured_eager / measured_fused, 1) == 10.9 and abs(measured_eager / measured_fused / 11 - 1) < 0.03
+Claims().add(tr("Eager / fused, measured"), round(measured_eager / measured_fused, 1), 10.9) \
+    .add(tr("Measured ratio against the traffic ratio"), measured_eager / measured_fused, predicted[9] / predicted[1],
+         rtol=0.03).show()
 
 # %%
 # The measured ratio, 10.9, is within a few percent of the traffic ratio of 11: for a
@@ -312,17 +320,17 @@ from kernellab.figures import use_cjk_font
 
 use_cjk_font()
 fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
-labels = [str(i + 1) for i in range(len(launches))] + [_("fused")]
-reads = [c.load_bytes / N_SIM for _op, c in launches] + [fused.load_bytes / N_SIM]
-writes = [c.store_bytes / N_SIM for _op, c in launches] + [fused.store_bytes / N_SIM]
+labels = [str(i + 1) for i in range(len(launches))] + [tr("fused")]
+reads = [c.load_bytes / N_SIM for _, c in launches] + [fused.load_bytes / N_SIM]
+writes = [c.store_bytes / N_SIM for _, c in launches] + [fused.store_bytes / N_SIM]
 pos = np.arange(len(labels))
-ax.bar(pos, reads, color="C0", label=_("read"))
-ax.bar(pos, writes, bottom=reads, color="C1", label=_("written"))
+ax.bar(pos, reads, color="C0", label=tr("read"))
+ax.bar(pos, writes, bottom=reads, color="C1", label=tr("written"))
 ax.axvline(len(launches) - 0.5, color="0.5", lw=1, ls=":")
 ax.set_xticks(pos, labels)
-ax.set_xlabel(_("Eager launch (in order), then the fused kernel"))
-ax.set_ylabel(_("HBM bytes per element"))
-ax.set_title(_("GeLU: eager moves {eager:.0f} B per element, fused {fused:.0f} B").format(
+ax.set_xlabel(tr("Eager launch (in order), then the fused kernel"))
+ax.set_ylabel(tr("HBM bytes per element"))
+ax.set_title(tr("GeLU: eager moves {eager:.0f} B per element, fused {fused:.0f} B").format(
     eager=(eager.load_bytes + eager.store_bytes) / N_SIM, fused=(fused.load_bytes + fused.store_bytes) / N_SIM))
 ax.legend(loc="upper left")
 plt.show()
@@ -341,6 +349,8 @@ plt.show()
 
 import json
 from pathlib import Path
+
+from kernellab.access import SECTOR_BYTES, WARP_SIZE
 
 # beside this script (sphinx-gallery runs it from its own folder, where __file__ is not set)
 compiled = json.loads(Path(globals().get("__file__", "x")).with_name("compiled_code.json").read_text())
@@ -367,20 +377,22 @@ def compiled_loads(variant):
     loads = [line for line in variant["ptx"] if "ld.global" in line]
     width = 16 if ".v4." in loads[0] else 4  # a v4 load moves four 4-byte values
     requests = len(loads) * compiled["num_warps"]  # one per warp per load line
-    return len(loads), width, requests, requests * 32 * width // 32  # 32 lanes, 32-byte sectors
+    return len(loads), width, requests, requests * WARP_SIZE * width // SECTOR_BYTES
 
 
 one_program = triton_gelu_kernel[(1,)](np.zeros(1024, np.float32), np.zeros(1024, np.float32), 1024,
                                        BLOCK_SIZE=1024)
-rows = [[_("Compiled, nothing known"), *compiled_loads(gelu_code["unaligned"])],
-        [_("Compiled, multiples of 16"), *compiled_loads(gelu_code["aligned"])],
-        [_("kernellab's count"), "", 4, one_program.load_requests, one_program.load_sectors]]
-print_table([_("Version"), _("Loads per thread"), _("Bytes per load"), _("Load requests"), _("Sectors")], rows)
-
-# %%
-assert rows[0][3] == rows[2][3] == 32 and rows[1][3] == 8  # 1024 / 32 lanes; 1024 / (32 · 4)
-assert rows[0][4] == rows[1][4] == rows[2][4] == 128  # 1024 · 4 bytes / 32
-assert sum("ex2.approx" in line for line in gelu_code["unaligned"]["ptx"]) == 8  # 1024 / 128 threads
+rows = [[tr("Compiled, nothing known"), *compiled_loads(gelu_code["unaligned"])],
+        [tr("Compiled, multiples of 16"), *compiled_loads(gelu_code["aligned"])],
+        [tr("kernellab's count"), "", 4, one_program.load_requests, one_program.load_sectors]]
+print_table([tr("Version"), tr("Loads per thread"), tr("Bytes per load"), tr("Load requests"), tr("Sectors")], rows)
+claims = Claims()
+# 1024 / 32 lanes = 32 requests; 1024 / (32 · 4) = 8; 1024 · 4 bytes / 32 = 128 sectors
+claims.add(tr("Load requests: nothing known / kernellab / multiples of 16"),
+           f"{rows[0][3]} / {rows[2][3]} / {rows[1][3]}", "32 / 32 / 8")
+claims.add(tr("Sectors, all three"), f"{rows[0][4]} / {rows[2][4]} / {rows[1][4]}", "128 / 128 / 128")
+claims.add(tr("ex2.approx per thread"), sum("ex2.approx" in line for line in gelu_code["unaligned"]["ptx"]), 8)
+claims.show()
 
 # %%
 # With nothing known, Triton gives each thread one element in each stripe of 128: every load

@@ -24,8 +24,8 @@ import numpy as np
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
-from kernellab import print_table
-from kernellab.i18n import _
+from kernellab import Claims, print_table
+from kernellab.i18n import _ as tr
 
 
 @triton.jit
@@ -82,13 +82,14 @@ x[3] *= 100
 y_fused, fused = triton_softmax(x)
 ref = softmax_reference(x)
 errors = {"fused": float(np.abs(y_fused - ref).max())}
-print_table([_("Rows × columns"), _("Block size"), _("Programs"), _("Largest error vs float64")],
+print_table([tr("Rows × columns"), tr("Block size"), tr("Programs"), tr("Largest error vs float64")],
             [[f"{M} × {N}", triton.next_power_of_2(N), fused.programs, f"{errors['fused']:.1e}"]])
-
-# %%
-assert errors["fused"] < 1e-6 and np.isfinite(y_fused).all()
-assert triton.next_power_of_2(N) - N == 24 and x[3].max() > np.log(np.finfo(np.float32).max)  # e^max overflows
-assert fused.load_bytes == fused.store_bytes == M * N * 4
+claims = Claims()
+claims.add(tr("Largest error below 10⁻⁶, all finite"), errors["fused"] < 1e-6 and bool(np.isfinite(y_fused).all()), True)
+claims.add(tr("Lanes masked off in the last block"), triton.next_power_of_2(N) - N, 24)
+claims.add(tr("Row 3 overflows float32 without the maximum"), bool(x[3].max() > np.log(np.finfo(np.float32).max)), True)
+claims.add(tr("Bytes read = bytes written = M·N·4"), fused.load_bytes == fused.store_bytes == M * N * 4, True)
+claims.show()
 
 # %%
 # The kernel matches the float64 reference, even on the row of large values, and it reads each
@@ -106,13 +107,11 @@ assert fused.load_bytes == fused.store_bytes == M * N * 4
 long_x = rng.standard_normal((4, 3000)).astype(np.float32)
 try:
     triton_softmax(long_x, block_size=1024)
-    outcome = [_("no error"), ""]
+    outcome = [tr("no error"), ""]
 except AssertionError as exc:
     outcome = [type(exc).__name__, "assert num_cols <= BLOCK_SIZE"]
-print_table([_("Launch"), _("Error"), _("Kernel line")], [[_("3000 columns, BLOCK_SIZE = 1024"), *outcome]])
-
-# %%
-assert outcome[0] == "AssertionError"
+print_table([tr("Launch"), tr("Error"), tr("Kernel line")], [[tr("3000 columns, BLOCK_SIZE = 1024"), *outcome]])
+Claims().add(tr("The launch fails"), outcome[0], "AssertionError").show()
 
 # %%
 # The launch fails, as it should. The way out is a loop inside the program: the program still owns
@@ -213,20 +212,24 @@ def fmt_step(v):
 
 
 print_table(
-    [_("Chunk"), _("Values"), _("m before"), _("d before"), _("Chunk maximum"), "m′", "exp(m − m′)",
-     _("d after")],
+    [tr("Chunk"), tr("Values"), tr("m before"), tr("d before"), tr("Chunk maximum"), "m′", "exp(m − m′)",
+     tr("d after")],
     [[c, ", ".join(f"{v:g}" for v in chunk), *(fmt_step(st[k]) for k in ("m", "d", "chunk_max", "m_new", "scale", "d_new"))]
      for c, (chunk, st) in enumerate(zip((row8[:4], row8[4:]), steps), start=1)]
-    + [[_("two passes"), "", "", "", "", fmt_step(row8.max()), "", fmt_step(two_pass)]],
+    + [[tr("two passes"), "", "", "", "", fmt_step(row8.max()), "", fmt_step(two_pass)]],
 )
-
-# %%
 y8 = np.empty((1, 8), np.float32)
 softmax_online_kernel[(1,)](row8[None].astype(np.float32), y8, 8, 8, 8, BLOCK_SIZE=4)
-assert np.abs(y8[0] - np.exp(row8 - row8.max()) / two_pass).max() < 1e-6  # the kernel does what the table does
-assert [st["m_new"] for st in steps] == [3, 5] and steps[0]["scale"] == 0
-assert round(steps[1]["scale"], 3) == 0.135 and round(steps[0]["d_new"], 3) == 1.553
-assert abs(d - two_pass) < 1e-12 and round(d, 3) == 1.646
+claims = Claims()
+claims.add(tr("The kernel does what the table does"),
+           bool(np.abs(y8[0] - np.exp(row8 - row8.max()) / two_pass).max() < 1e-6), True)
+claims.add(tr("m′ after each chunk"), " / ".join(f"{st['m_new']:g}" for st in steps), "3 / 5")
+claims.add(tr("Rescale factor, first chunk"), steps[0]["scale"], 0)
+claims.add(tr("Rescale factor, second chunk"), round(steps[1]["scale"], 3), 0.135)
+claims.add(tr("d after the first chunk"), round(steps[0]["d_new"], 3), 1.553)
+claims.add(tr("d after the second chunk"), round(d, 3), 1.646)
+claims.add(tr("d = the two-pass sum"), d, two_pass, atol=1e-12)
+claims.show()
 
 # %%
 # After the first chunk, m = 3 and d = 1.553 holds four terms exp(x − 3). The second chunk raises the
@@ -312,26 +315,29 @@ errors |= {"eager": np.abs(y_eager - ref).max(), "looped": np.abs(y_looped - ref
 
 row = N * 4
 versions = [
-    ("eager", _("Eager (5 kernels)"), 5, eager, "5N + 2", "3N + 2"),
-    ("fused", _("One row per program"), 1, fused, "N", "N"),
-    ("looped", _("Looped: max, sum, write"), 3, looped, "3N", "N"),
-    ("online", _("Online: max and sum, write"), 2, online, "2N", "N"),
+    ("eager", tr("Eager (5 kernels)"), 5, eager, "5N + 2", "3N + 2"),
+    ("fused", tr("One row per program"), 1, fused, "N", "N"),
+    ("looped", tr("Looped: max, sum, write"), 3, looped, "3N", "N"),
+    ("online", tr("Online: max and sum, write"), 2, online, "2N", "N"),
 ]
 print_table(
-    [_("Version"), _("Sweeps that read the row"), _("Read per row (× N·4 B)"), _("Written per row (× N·4 B)"),
-     _("Elements read, written"), _("Largest error vs float64")],
+    [tr("Version"), tr("Sweeps that read the row"), tr("Read per row (× N·4 B)"), tr("Written per row (× N·4 B)"),
+     tr("Elements read, written"), tr("Largest error vs float64")],
     [[label, sweeps, f"{c.load_bytes / M / row:.4g}", f"{c.store_bytes / M / row:.4g}", f"{r}, {w}",
       f"{errors[key]:.1e}"] for key, label, sweeps, c, r, w in versions],
 )
-
-# %%
-assert max(errors.values()) < 1e-6 and triton.cdiv(N, LOOP_BLOCK) == 4
-assert eager.load_bytes == (5 * M * N + 2 * M) * 4 and eager.store_bytes == (3 * M * N + 2 * M) * 4
-assert looped.load_bytes == 3 * M * N * 4 and looped.store_bytes == M * N * 4
-assert online.load_bytes == 2 * M * N * 4 and online.store_bytes == M * N * 4
-traffic = {key: c.load_bytes + c.store_bytes for key, _l, _s, c, _r, _w in versions}
-assert 4 < traffic["eager"] / traffic["fused"] < 4.01
-assert traffic["looped"] == 2 * traffic["fused"] and traffic["online"] == 0.75 * traffic["looped"]
+traffic = {key: c.load_bytes + c.store_bytes for key, _, _, c, _, _ in versions}
+claims = Claims()
+claims.add(tr("Largest error below 10⁻⁶, all four"), bool(max(errors.values()) < 1e-6), True)
+claims.add(tr("Chunks per row"), triton.cdiv(N, LOOP_BLOCK), 4)
+for _, label, _, c, r, w in versions:  # the formulas of the table, in elements per row
+    per_row = {"N": N, "2N": 2 * N, "3N": 3 * N, "5N + 2": 5 * N + 2, "3N + 2": 3 * N + 2}
+    claims.add(tr("{version}: elements read, written per row").format(version=label),
+               f"{c.load_bytes / M / 4:g}, {c.store_bytes / M / 4:g}", f"{per_row[r]}, {per_row[w]}")
+claims.add(tr("Eager / fused traffic, a little more than 4"), 4 < traffic["eager"] / traffic["fused"] < 4.01, True)
+claims.add(tr("Looped / fused traffic"), traffic["looped"] / traffic["fused"], 2)
+claims.add(tr("Online / looped traffic"), traffic["online"] / traffic["looped"], 0.75)
+claims.show()
 
 # %%
 # All four agree with the reference. The counts are exactly the formulas in the table:
@@ -359,16 +365,16 @@ from kernellab.figures import use_cjk_font
 use_cjk_font()
 fig, ax = plt.subplots(figsize=(7, 3.8), layout="constrained")
 pos = np.arange(len(versions))
-reads = [c.load_bytes / M / row for *_k, c, _r, _w in versions]
-writes = [c.store_bytes / M / row for *_k, c, _r, _w in versions]
-ax.bar(pos, reads, color="C0", label=_("read"))
-ax.bar(pos, writes, bottom=reads, color="C1", label=_("written"))
+reads = [c.load_bytes / M / row for *_, c, _, _ in versions]
+writes = [c.store_bytes / M / row for *_, c, _, _ in versions]
+ax.bar(pos, reads, color="C0", label=tr("read"))
+ax.bar(pos, writes, bottom=reads, color="C1", label=tr("written"))
 for p, r, w in zip(pos, reads, writes):
     ax.annotate(f"{r + w:.2g}", (p, r + w), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=9)
-ax.set_xticks(pos, [_("Eager\n5 kernels"), _("One row\nper program"), _("Looped\nmax, sum, write"),
-                   _("Online\nmax and sum, write")], fontsize=9)
-ax.set_ylabel(_("HBM traffic per row (× N·4 bytes)"))
-ax.set_title(_("Softmax: HBM traffic per row"))
+ax.set_xticks(pos, [tr("Eager\n5 kernels"), tr("One row\nper program"), tr("Looped\nmax, sum, write"),
+                   tr("Online\nmax and sum, write")], fontsize=9)
+ax.set_ylabel(tr("HBM traffic per row (× N·4 bytes)"))
+ax.set_title(tr("Softmax: HBM traffic per row"))
 ax.set_ylim(0, 9.5)
 ax.legend(loc="upper right")
 plt.show()
@@ -400,17 +406,17 @@ print("\n".join(softmax_code["aligned"]["sass"]))
 one_row = triton_softmax_kernel[(1,)](np.zeros((1, 1024), np.float32), np.zeros((1, 1024), np.float32), 1024, 1024,
                                       1024, BLOCK_SIZE=1024)
 compiled_rows = []
-for label, variant in ((_("Compiled, nothing known"), softmax_code["unaligned"]),
-                       (_("Compiled, multiples of 16"), softmax_code["aligned"])):
+for label, variant in ((tr("Compiled, nothing known"), softmax_code["unaligned"]),
+                       (tr("Compiled, multiples of 16"), softmax_code["aligned"])):
     loads = [line for line in variant["ptx"] if "ld.global" in line]
     width = 16 if ".v4." in loads[0] else 4
     compiled_rows.append([label, len(loads), width, len(loads) * compiled["num_warps"]])
-compiled_rows.append([_("kernellab's count"), "", 4, one_row.load_requests])
-print_table([_("Version"), _("Loads per thread"), _("Bytes per load"), _("Load requests")], compiled_rows)
-
-# %%
-assert compiled_rows[0][3] == compiled_rows[2][3] == 32 and compiled_rows[1][3] == 8
-assert sum("st.global" in line for line in softmax_code["aligned"]["ptx"]) == 2  # the row, written once
+compiled_rows.append([tr("kernellab's count"), "", 4, one_row.load_requests])
+print_table([tr("Version"), tr("Loads per thread"), tr("Bytes per load"), tr("Load requests")], compiled_rows)
+Claims().add(tr("Load requests: nothing known / kernellab / multiples of 16"),
+             f"{compiled_rows[0][3]} / {compiled_rows[2][3]} / {compiled_rows[1][3]}", "32 / 32 / 8") \
+    .add(tr("Global stores in the compiled code (the row, written once)"),
+         sum("st.global" in line for line in softmax_code["aligned"]["ptx"]), 2).show()
 
 # %%
 # The two reductions, ``tl.max`` and ``tl.sum``, add no global load or store to the compiled code: its

@@ -40,9 +40,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from kernellab import fmt_time, print_table
-from kernellab.bench import do_bench
-from kernellab.i18n import _
+from kernellab import Claims, do_bench, fmt_time, print_table
+from kernellab.i18n import _ as tr
 
 rng = np.random.default_rng(0)
 a = rng.standard_normal(250_000)
@@ -55,10 +54,10 @@ def work():
 
 timing = do_bench(work, warmup=3, repeat=30)
 print_table(
-    [_("Statistic"), _("Time")],
-    [[_("fastest"), fmt_time(timing.min)], [_("20th percentile"), fmt_time(timing.p20)],
-     [_("median"), fmt_time(timing.median)], [_("80th percentile"), fmt_time(timing.p80)],
-     [_("slowest"), fmt_time(timing.max)], [_("timed calls (after {n} warm-up calls)").format(n=timing.warmup),
+    [tr("Statistic"), tr("Time")],
+    [[tr("fastest"), fmt_time(timing.min)], [tr("20th percentile"), fmt_time(timing.p20)],
+     [tr("median"), fmt_time(timing.median)], [tr("80th percentile"), fmt_time(timing.p80)],
+     [tr("slowest"), fmt_time(timing.max)], [tr("timed calls (after {n} warm-up calls)").format(n=timing.warmup),
                                             timing.n]],
 )
 
@@ -75,19 +74,21 @@ from kernellab.figures import use_cjk_font
 use_cjk_font()
 fig, ax = plt.subplots(figsize=(7, 3.4), layout="constrained")
 ms = np.array(timing.samples) * 1e3
-ax.axhspan(timing.p20 * 1e3, timing.p80 * 1e3, color="C0", alpha=0.15, label=_("20th–80th percentile"))
-ax.axhline(timing.median * 1e3, color="C0", lw=1.5, label=_("median"))
-ax.plot(np.arange(1, timing.n + 1), ms, "o", color="C1", ms=4, label=_("one timed call"))
-ax.set_xlabel(_("Timed call"))
-ax.set_ylabel(_("Time (ms)"))
-ax.set_title(_("The same sort, {n} times").format(n=timing.n))
+ax.axhspan(timing.p20 * 1e3, timing.p80 * 1e3, color="C0", alpha=0.15, label=tr("20th–80th percentile"))
+ax.axhline(timing.median * 1e3, color="C0", lw=1.5, label=tr("median"))
+ax.plot(np.arange(1, timing.n + 1), ms, "o", color="C1", ms=4, label=tr("one timed call"))
+ax.set_xlabel(tr("Timed call"))
+ax.set_ylabel(tr("Time (ms)"))
+ax.set_title(tr("The same sort, {n} times").format(n=timing.n))
 ax.set_ylim(0, ms.max() * 1.25)
 ax.legend(loc="lower right", fontsize=9)
 plt.show()
 
 # %%
-assert timing.min <= timing.p20 <= timing.median <= timing.p80 <= timing.max
-assert timing.n == 30 and timing.warmup == 3 and timing.max > timing.min
+Claims().add(tr("min ≤ p20 ≤ median ≤ p80 ≤ max"),
+             timing.min <= timing.p20 <= timing.median <= timing.p80 <= timing.max, True) \
+    .add(tr("Timed calls / warm-up calls"), f"{timing.n} / {timing.warmup}", "30 / 3") \
+    .add(tr("The times spread (max > min)"), timing.max > timing.min, True).show()
 
 # %%
 # Identical calls do not take identical times: other processes, the operating system, caches and
@@ -123,12 +124,10 @@ jit_sum_of_squares(v)
 first_call = time.perf_counter() - start
 warm = do_bench(lambda: jit_sum_of_squares(v), warmup=3, repeat=30)
 print_table(
-    [_("Call"), _("Time")],
-    [[_("first call (compiles)"), fmt_time(first_call)], [_("later calls, median"), fmt_time(warm.median)]],
+    [tr("Call"), tr("Time")],
+    [[tr("first call (compiles)"), fmt_time(first_call)], [tr("later calls, median"), fmt_time(warm.median)]],
 )
-
-# %%
-assert first_call > 10 * warm.median
+Claims().add(tr("First call more than 10 times the median"), first_call > 10 * warm.median, True).show()
 
 # %%
 # The first call is many times slower than the rest, and none of that is the kernel's own time. A
@@ -150,13 +149,12 @@ stream.submit(lambda: None).result()  # drain the queue the unsynchronised loop 
 synced = do_bench(lambda: stream.submit(work), warmup=1, repeat=10, sync=lambda future: future.result())
 stream.shutdown()
 print_table(
-    [_("Timer"), _("Median")],
-    [[_("unsynchronised: submit only"), fmt_time(unsynced.median)],
-     [_("synchronised: submit, then wait for the result"), fmt_time(synced.median)]],
+    [tr("Timer"), tr("Median")],
+    [[tr("unsynchronised: submit only"), fmt_time(unsynced.median)],
+     [tr("synchronised: submit, then wait for the result"), fmt_time(synced.median)]],
 )
-
-# %%
-assert unsynced.median < synced.median / 5
+Claims().add(tr("Unsynchronised median below a fifth of the synchronised one"), unsynced.median < synced.median / 5,
+             True).show()
 
 # %%
 # The unsynchronised timer reports only the time needed to hand the work over, a small fraction of
@@ -212,13 +210,12 @@ def where(key) -> str:
 top = sorted(stats.items(), key=lambda item: item[1][2], reverse=True)[:8]
 total = sum(s[2] for s in stats.values())
 print_table(
-    [_("Function"), _("Calls"), _("Own time"), _("Share of own time"), _("Cumulative time")],
+    [tr("Function"), tr("Calls"), tr("Own time"), tr("Share of own time"), tr("Cumulative time")],
     [[where(k), s[0], fmt_time(s[2]), f"{s[2] / total:.0%}", fmt_time(s[3])] for k, s in top],
 )
-
-# %%
-calls = {name: s[0] for (file, _line, name), s in stats.items() if file != "~"}
-assert calls["triton_gelu_kernel"] == 1 and calls["load"] == 1 and calls["store"] == 1
+calls = {name: s[0] for (file, _, name), s in stats.items() if file != "~"}
+Claims().add(tr("Calls of the kernel, tl.load, tl.store for 64 programs"),
+             f"{calls['triton_gelu_kernel']}, {calls['load']}, {calls['store']}", "1, 1, 1").show()
 
 # %%
 # The times in this table change from run to run; the call counts do not. They say something about

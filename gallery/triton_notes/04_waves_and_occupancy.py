@@ -26,17 +26,18 @@ CS336 advises launching at least four times as many thread blocks as there are S
 # ``kernellab.model.occupancy`` takes the smallest and names the limiter. *Occupancy* is the resident
 # warps over the SM's maximum. CS336's example, and one launch for each of the other limits:
 
-from kernellab import A100, A6000, H100, occupancy, print_table, waves
-from kernellab.i18n import _
+from kernellab import A100, A6000, H100, Claims, occupancy, print_table, waves
+from kernellab.access import WARP_SIZE
+from kernellab.i18n import _ as tr
 
-LIMITER = {"threads": _("threads"), "registers": _("registers"), "shared": _("shared memory"),
-           "blocks": _("block limit")}
+LIMITER = {"threads": tr("threads"), "registers": tr("registers"), "shared": tr("shared memory"),
+           "blocks": tr("block limit")}
 
 launches = [
-    (_("CS336 example"), H100, 128, 160, 0),
-    (_("Boehm's kernel 3"), A6000, 1024, 37, 8192),
-    (_("Boehm's kernel 11"), A6000, 256, None, 49152),
-    (_("Tiny blocks of one warp"), A100, 32, None, 0),
+    (tr("CS336 example"), H100, 128, 160, 0),
+    (tr("Boehm's kernel 3"), A6000, 1024, 37, 8192),
+    (tr("Boehm's kernel 11"), A6000, 256, None, 49152),
+    (tr("Tiny blocks of one warp"), A100, 32, None, 0),
 ]
 occ, columns = {}, []
 for label, gpu, threads, regs, smem in launches:
@@ -47,31 +48,42 @@ for label, gpu, threads, regs, smem in launches:
         o.blocks_per_sm, " + ".join(LIMITER[k] for k in o.limiters), o.warps_per_sm, f"{o.occupancy:.4g}",
     ])
 quantities = [
-    _("GPU"), _("Threads per block"), _("Registers per thread"), _("Shared memory per block (B)"),
-    _("Blocks by threads"), _("Blocks by registers"), _("Blocks by shared memory"), _("Block limit"),
-    _("Blocks per SM"), _("Limited by"), _("Resident warps per SM"), _("Occupancy"),
+    tr("GPU"), tr("Threads per block"), tr("Registers per thread"), tr("Shared memory per block (B)"),
+    tr("Blocks by threads"), tr("Blocks by registers"), tr("Blocks by shared memory"), tr("Block limit"),
+    tr("Blocks per SM"), tr("Limited by"), tr("Resident warps per SM"), tr("Occupancy"),
 ]
-print_table([_("Quantity")] + [launch[0] for launch in launches],
+print_table([tr("Quantity")] + [launch[0] for launch in launches],
             [[q] + [col[i] for col in columns] for i, q in enumerate(quantities)])
 
 # %%
 # The prose below states these numbers; the script checks them.
 
-assert A100.max_warps_per_sm == H100.max_warps_per_sm == 64 and A6000.max_warps_per_sm == 48
-assert {g.regs_per_sm for g in (A100, H100, A6000)} == {65536} and A100.reg_alloc_unit == 256
-assert A100.smem_reserved_per_block == 1024 and (A100.max_blocks_per_sm, H100.max_blocks_per_sm) == (32, 32)
-assert A6000.max_blocks_per_sm == 16 and 49152 == 48 * 1024 and A6000.max_smem_per_sm == 100 * 1024
-cs336 = occ[_("CS336 example")]
-k3 = occ[_("Boehm's kernel 3")]
-k11 = occ[_("Boehm's kernel 11")]
-tiny = occ[_("Tiny blocks of one warp")]
-assert 160 * 32 == 5120 and 65536 // 5120 == 12 and 12 // 4 == 3
-assert cs336.blocks_per_sm == 3 and cs336.limiters == ("registers",) and cs336.by_threads == 16
-assert cs336.warps_per_sm == 12 and cs336.occupancy == 0.1875
-assert k3.blocks_per_sm == 1 and k3.limiters == ("threads", "registers") and k3.by_shared == 11
-assert k3.warps_per_sm == 32 and round(k3.occupancy, 2) == 0.67
-assert k11.blocks_per_sm == 2 and k11.limiters == ("shared",) and 102400 // (49152 + 1024) == 2
-assert tiny.blocks_per_sm == 32 and tiny.limiters == ("blocks",) and tiny.occupancy == 0.5
+cs336 = occ[tr("CS336 example")]
+k3 = occ[tr("Boehm's kernel 3")]
+k11 = occ[tr("Boehm's kernel 11")]
+tiny = occ[tr("Tiny blocks of one warp")]
+cs336_regs_per_warp = launches[0][3] * WARP_SIZE
+cs336_warps = H100.regs_per_sm // cs336_regs_per_warp
+claims = Claims()
+claims.add(tr("Warp slots per SM, A100 / H100 / A6000"),
+           f"{A100.max_warps_per_sm} / {H100.max_warps_per_sm} / {A6000.max_warps_per_sm}", "64 / 64 / 48")
+claims.add(tr("Registers per SM, all three"), " / ".join(str(g.regs_per_sm) for g in (A100, H100, A6000)),
+           "65536 / 65536 / 65536")
+claims.add(tr("Resident blocks at most, A100"), A100.max_blocks_per_sm, 32)
+claims.add(tr("Shared memory per SM, A6000 (KB)"), A6000.max_smem_per_sm / 1024, 100)
+claims.add(tr("CS336: registers per warp, warps, blocks"),
+           f"{cs336_regs_per_warp}, {cs336_warps}, {cs336_warps // (launches[0][2] // WARP_SIZE)}", "5120, 12, 3")
+claims.add(tr("CS336: blocks per SM, limited by, blocks by threads"),
+           f"{cs336.blocks_per_sm}, {', '.join(cs336.limiters)}, {cs336.by_threads}", "3, registers, 16")
+claims.add(tr("CS336: resident warps, occupancy"), f"{cs336.warps_per_sm}, {cs336.occupancy:g}", "12, 0.1875")
+claims.add(tr("Kernel 3: blocks per SM, limited by, blocks by shared memory"),
+           f"{k3.blocks_per_sm}, {', '.join(k3.limiters)}, {k3.by_shared}", "1, threads, registers, 11")
+claims.add(tr("Kernel 3: resident warps, occupancy"), f"{k3.warps_per_sm}, {k3.occupancy:.2f}", "32, 0.67")
+claims.add(tr("Kernel 11: shared memory per block (KB)"), launches[2][4] / 1024, 48)
+claims.add(tr("Kernel 11: blocks per SM, limited by"), f"{k11.blocks_per_sm}, {', '.join(k11.limiters)}", "2, shared")
+claims.add(tr("One-warp blocks: blocks per SM, limited by, occupancy"),
+           f"{tiny.blocks_per_sm}, {', '.join(tiny.limiters)}, {tiny.occupancy:g}", "32, blocks, 0.5")
+claims.show()
 
 # %%
 # CS336's example has 128 threads (4 warps) per block and 160 registers per thread. A warp then
@@ -111,21 +123,31 @@ for gpu in (A100, H100):
         w = waves(blocks, 1, gpu.sms)
         result[gpu.sms, blocks] = w
         rows.append([gpu.name, blocks, w.per_wave, w.waves, w.tail, f"{w.efficiency:.1%}"])
-print_table([_("GPU"), _("Blocks"), _("Blocks per wave"), _("Waves"), _("Blocks in the last wave"),
-             _("Wave efficiency")], rows)
+print_table([tr("GPU"), tr("Blocks"), tr("Blocks per wave"), tr("Waves"), tr("Blocks in the last wave"),
+             tr("Wave efficiency")], rows)
 
 # %%
 # The prose below states these numbers; the script checks them.
 
-assert (result[108, 108].waves, result[108, 108].efficiency) == (1, 1.0) and round(100 * (109 / 108 - 1)) == 1
-assert (result[108, 109].waves, result[108, 109].tail, f"{result[108, 109].efficiency:.1%}") == (2, 1, "50.5%")
-assert (result[132, 132].waves, result[132, 133].waves, result[132, 133].tail) == (1, 2, 1)
-assert f"{result[132, 133].efficiency:.1%}" == "50.4%"
-assert f"{result[108, 132].efficiency:.1%}" == "61.1%" and result[108, 132].tail == 24
-assert f"{result[132, 108].efficiency:.1%}" == "81.8%"
-assert (result[132, 528].waves, result[132, 528].efficiency) == (4, 1.0)
-assert (result[132, 529].waves, result[132, 529].tail, f"{result[132, 529].efficiency:.1%}") == (5, 1, "80.2%")
-assert (result[108, 528].waves, result[108, 528].tail, f"{result[108, 528].efficiency:.1%}") == (5, 96, "97.8%")
+
+def wave_summary(sms, blocks):
+    """Waves, blocks in the last wave and wave efficiency, as the prose quotes them."""
+    w = result[sms, blocks]
+    return f"{w.waves}, {w.tail}, {w.efficiency:.1%}"
+
+
+claims = Claims()
+claims.add(tr("A100, 108 blocks: waves, last wave, efficiency"), wave_summary(108, 108), "1, 108, 100.0%")
+claims.add(tr("A100, 109 blocks"), wave_summary(108, 109), "2, 1, 50.5%")
+claims.add(tr("109 blocks: more work than 108 (%)"), round(100 * (109 / 108 - 1)), 1)
+claims.add(tr("H100, 132 blocks"), wave_summary(132, 132), "1, 132, 100.0%")
+claims.add(tr("H100, 133 blocks"), wave_summary(132, 133), "2, 1, 50.4%")
+claims.add(tr("A100, 132 blocks"), wave_summary(108, 132), "2, 24, 61.1%")
+claims.add(tr("H100, 108 blocks"), wave_summary(132, 108), "1, 108, 81.8%")
+claims.add(tr("H100, 528 blocks"), wave_summary(132, 528), "4, 132, 100.0%")
+claims.add(tr("H100, 529 blocks"), wave_summary(132, 529), "5, 1, 80.2%")
+claims.add(tr("A100, 528 blocks"), wave_summary(108, 528), "5, 96, 97.8%")
+claims.show()
 
 # %%
 # One block too many costs a whole wave. On the A100, 108 blocks fill one wave exactly; 109 blocks
@@ -163,37 +185,41 @@ from kernellab.figures import use_cjk_font
 sizes = np.arange(1, 1601)
 curves, worst_loss = {}, {}
 n = np.arange(1, 17)
+checks = {"model": True, "formula": True, "below": True}
 for gpu in (A100, H100):
     P = gpu.sms
-    by_waves = -(-sizes // P)
+    by_waves = -(-sizes // P)  # ⌈size / P⌉ for every grid size at once (cdiv takes one int)
     curves[P] = sizes / (by_waves * P)
-    assert all(curves[P][b - 1] == waves(int(b), 1, P).efficiency for b in (1, 109, 133, 529, 1600))
+    checks["model"] &= all(curves[P][b - 1] == waves(int(b), 1, P).efficiency for b in (1, 109, 133, 529, 1600))
     worst = np.array([1 - curves[P][by_waves == k].min() for k in n if (by_waves == k).any()])
-    assert np.allclose(worst, (P - 1) / (n[: len(worst)] * P))  # the formula, checked against every grid size
-    assert (worst < 1 / n[: len(worst)]).all()
+    checks["formula"] &= bool(np.allclose(worst, (P - 1) / (n[: len(worst)] * P)))  # against every grid size
+    checks["below"] &= bool((worst < 1 / n[: len(worst)]).all())
     worst_loss[P] = worst
 
 use_cjk_font()
 fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9, 3.8), layout="constrained", width_ratios=(1.6, 1))
 for gpu, color, marker, size in ((A100, "C0", "o", 8), (H100, "C1", "s", 4)):
     ax.plot(sizes, 100 * curves[gpu.sms], color=color, lw=1,
-            label=_("{gpu} ({sms} SMs)").format(gpu=gpu.name, sms=gpu.sms))
+            label=tr("{gpu} ({sms} SMs)").format(gpu=gpu.name, sms=gpu.sms))
     ax.axvline(4 * gpu.sms, color=color, ls="--", lw=1)
     w = worst_loss[gpu.sms]
     ax2.plot(n[: len(w)], 100 * w, marker, color=color, ms=size, mfc="none", label=gpu.name)
-ax.annotate(_("4 × SMs"), (4 * H100.sms, 25), textcoords="offset points", xytext=(4, 0), color="0.3", fontsize=9)
-ax.set_xlabel(_("Blocks in the grid"))
-ax.set_ylabel(_("Wave efficiency (%)"))
-ax.set_title(_("Wave efficiency against grid size, one block per SM"))
+ax.annotate(tr("4 × SMs"), (4 * H100.sms, 25), textcoords="offset points", xytext=(4, 0), color="0.3", fontsize=9)
+ax.set_xlabel(tr("Blocks in the grid"))
+ax.set_ylabel(tr("Wave efficiency (%)"))
+ax.set_title(tr("Wave efficiency against grid size, one block per SM"))
 ax.set_ylim(0, 105)
 ax.legend(loc="lower right")
 ax2.plot(n, 100 / n, color="0.4", lw=1, label="1/n")
 ax2.set_xticks([1, 2, 4, 8, 12, 16])
-ax2.set_xlabel(_("Waves in the grid"))
-ax2.set_ylabel(_("Worst-case tail loss (%)"))
-ax2.set_title(_("Worst tail loss falls as 1/waves"))
+ax2.set_xlabel(tr("Waves in the grid"))
+ax2.set_ylabel(tr("Worst-case tail loss (%)"))
+ax2.set_title(tr("Worst tail loss falls as 1/waves"))
 ax2.legend(loc="upper right")
 plt.show()
+Claims().add(tr("The curve = kernellab's wave model"), checks["model"], True) \
+    .add(tr("Worst loss = (P − 1) / (n·P), every n"), checks["formula"], True) \
+    .add(tr("Worst loss below 1/n, every n"), checks["below"], True).show()
 
 # %%
 # Why four blocks per SM
@@ -211,18 +237,24 @@ for k in (1, 2, 4, 8):
         worst_from[k, P] = (int(sizes[k * P - 1 + e.argmin()]), float(e.min()))
         cells += [worst_from[k, P][0], f"{worst_from[k, P][1]:.1%}"]
     rows.append(cells)
-print_table([_("Grid"), _("A100: worst grid"), _("A100: efficiency"), _("H100: worst grid"),
-             _("H100: efficiency")], rows)
+print_table([tr("Grid"), tr("A100: worst grid"), tr("A100: efficiency"), tr("H100: worst grid"),
+             tr("H100: efficiency")], rows)
 
 # %%
 # The prose below states these numbers; the script checks them.
 
-assert worst_from[1, 132] == (133, result[132, 133].efficiency)
-assert worst_from[4, 132] == (529, result[132, 529].efficiency) and worst_from[4, 108][0] == 433
-assert f"{worst_from[4, 108][1]:.1%}" == "80.2%" and f"{worst_from[4, 132][1]:.1%}" == "80.2%"
-assert all(worst_from[4, P][1] > 0.8 for P in (108, 132)) and all(worst_from[8, P][1] > 8 / 9 for P in (108, 132))
 big = waves(4 * 132, cs336.blocks_per_sm, 132)
-assert (big.per_wave, big.waves, big.tail, f"{big.efficiency:.1%}") == (396, 2, 132, "66.7%")
+claims = Claims()
+claims.add(tr("H100, ≥ 1 × P: worst grid = 133 blocks"), worst_from[1, 132] == (133, result[132, 133].efficiency), True)
+claims.add(tr("H100, ≥ 4 × P: worst grid = 529 blocks"), worst_from[4, 132] == (529, result[132, 529].efficiency), True)
+claims.add(tr("≥ 4 × P: worst grid and efficiency, A100 / H100"),
+           f"{worst_from[4, 108][0]}, {worst_from[4, 108][1]:.1%} / {worst_from[4, 132][0]}, {worst_from[4, 132][1]:.1%}",
+           "433, 80.2% / 529, 80.2%")
+claims.add(tr("≥ 4 × P: above 80 %; ≥ 8 × P: above 8/9"),
+           all(worst_from[4, P][1] > 0.8 and worst_from[8, P][1] > 8 / 9 for P in (108, 132)), True)
+claims.add(tr("CS336's kernel, 528 blocks on the H100: per wave, waves, last wave, efficiency"),
+           f"{big.per_wave}, {big.waves}, {big.tail}, {big.efficiency:.1%}", "396, 2, 132, 66.7%")
+claims.show()
 
 # %%
 # With ``n`` waves a partial last wave can waste at most one wave in ``n``, so the loss is below ``1/n``.
@@ -262,22 +294,18 @@ for wave in range(w.waves):
     ax.broken_barh([(wave, 0.96)], (0, busy), color=f"C{wave}", alpha=0.85)
     if busy < w.per_wave:
         ax.broken_barh([(wave, 0.96)], (busy, w.per_wave - busy), color="0.85", hatch="//", ec="0.6")
-    ax.text(wave + 0.48, busy / 2, _("wave {n}\n{b} programs").format(n=wave + 1, b=busy), ha="center",
+    ax.text(wave + 0.48, busy / 2, tr("wave {n}\n{b} programs").format(n=wave + 1, b=busy), ha="center",
             va="center", fontsize=9, color="white")
 ax.set_xlim(0, w.waves)
 ax.set_ylim(0, w.per_wave)
-ax.set_xlabel(_("Time, in program durations"))
-ax.set_ylabel(_("Program slots ({sms} SMs × {b})").format(sms=H100.sms, b=per_sm))
-ax.set_title(_("1024 programs on the H100, {b} per SM: the last wave leaves slots idle").format(b=per_sm))
+ax.set_xlabel(tr("Time, in program durations"))
+ax.set_ylabel(tr("Program slots ({sms} SMs × {b})").format(sms=H100.sms, b=per_sm))
+ax.set_title(tr("1024 programs on the H100, {b} per SM: the last wave leaves slots idle").format(b=per_sm))
 plt.show()
-
-# %%
-from kernellab import Claims
-
-Claims().add(_("Programs per SM, A100 / H100"), f"{tails[A100.sms][0]} / {tails[H100.sms][0]}", "2 / 3") \
-    .add(_("Waves and last wave, A100"), f"{tails[A100.sms][1].waves}, {tails[A100.sms][1].tail}", "5, 160") \
-    .add(_("Waves and last wave, H100"), f"{w.waves}, {w.tail}", "3, 232") \
-    .add(_("Wave efficiency, A100 / H100"),
+Claims().add(tr("Programs per SM, A100 / H100"), f"{tails[A100.sms][0]} / {tails[H100.sms][0]}", "2 / 3") \
+    .add(tr("Waves and last wave, A100"), f"{tails[A100.sms][1].waves}, {tails[A100.sms][1].tail}", "5, 160") \
+    .add(tr("Waves and last wave, H100"), f"{w.waves}, {w.tail}", "3, 232") \
+    .add(tr("Wave efficiency, A100 / H100"),
          f"{tails[A100.sms][1].efficiency:.1%} / {w.efficiency:.1%}", "94.8% / 86.2%").show()
 
 # %%

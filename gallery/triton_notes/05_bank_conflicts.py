@@ -29,9 +29,9 @@ pattern and counts what Nsight Compute would count.
 
 import numpy as np
 
-from kernellab import launch, print_table
-from kernellab.access import BANK_BYTES, BANKS, WAVEFRONT_BYTES
-from kernellab.i18n import _
+from kernellab import Access, Claims, launch, print_table
+from kernellab.access import BANKS, WARP_SIZE, shared_wavefronts
+from kernellab.i18n import _ as tr
 
 ROWS, COLUMNS, BROADCAST = 0, 1, 2
 
@@ -55,17 +55,19 @@ def through_shared(blk, A, out, mode, stride):
 
 A = np.arange(32 * 32, dtype=np.float32).reshape(32, 32)
 patterns = [
-    ("rows", _("rows"), ROWS, 32, A),
-    ("columns", _("columns"), COLUMNS, 32, A.T),
-    ("padded", _("columns, 33 per row"), COLUMNS, 33, A.T),
-    ("padded34", _("columns, 34 per row"), COLUMNS, 34, A.T),
-    ("broadcast", _("broadcast"), BROADCAST, 32, np.repeat(A[:, :1], 32, axis=1)),
+    ("rows", tr("rows"), ROWS, 32, A),
+    ("columns", tr("columns"), COLUMNS, 32, A.T),
+    ("padded", tr("columns, 33 per row"), COLUMNS, 33, A.T),
+    ("padded34", tr("columns, 34 per row"), COLUMNS, 34, A.T),
+    ("broadcast", tr("broadcast"), BROADCAST, 32, np.repeat(A[:, :1], 32, axis=1)),
 ]
 counts = {}
-for key, _label, mode, stride, expected in patterns:
+right = {}
+for key, _, mode, stride, expected in patterns:
     out = np.zeros((32, 32), np.float32)
     counts[key] = launch(through_shared, 1, (32, 32), args=(A, out, mode, stride))
-    assert np.array_equal(out, expected), key  # the copy, the transpose and the broadcast are right
+    right[key] = bool(np.array_equal(out, expected))  # the copy, the transpose and the broadcast
+Claims().add(tr("Every pattern gives the right matrix"), all(right.values()), True).show()
 
 # %%
 # Every pattern gives the right matrix: the copy equals ``A``, the three column reads equal ``A.T``,
@@ -74,32 +76,42 @@ for key, _label, mode, stride, expected in patterns:
 # would take with no conflict, and the difference, the bank conflicts.
 
 rows = []
-for key, label, _mode, _stride, _expected in patterns:
+for key, label, *_ in patterns:
     c = counts[key]
     rows.append([label, c.shld_instr, c.shld_wavefronts, c.shld_ideal, c.shld_conflicts,
                  f"{c.shld_wavefronts / c.shld_instr:g}", f"{c.shld_conflicts / c.shld_instr:g}"])
-print_table([_("Read pattern"), _("Requests"), _("Wavefronts"), _("Ideal"), _("Conflicts"),
-             _("Wavefronts per request"), _("Conflicts per request")], rows)
+print_table([tr("Read pattern"), tr("Requests"), tr("Wavefronts"), tr("Ideal"), tr("Conflicts"),
+             tr("Wavefronts per request"), tr("Conflicts per request")], rows)
 
 # %%
 # The prose below states these numbers; the script checks them: the simulator's counts, and the
 # bank of each lane's word, for every warp.
 
-assert (BANKS, BANK_BYTES, WAVEFRONT_BYTES) == (32, 4, 128)  # the access record's bank model
-assert counts["columns"].shld_wavefronts == 32 * counts["rows"].shld_wavefronts  # "32 times slower"
 per_request = {key: (counts[key].shld_wavefronts // counts[key].shld_instr) for key in counts}
-assert all(c.shld_instr == 32 and c.shld_ideal == 32 for c in counts.values())
-assert per_request == {"rows": 1, "columns": 32, "padded": 1, "padded34": 2, "broadcast": 1}
-assert counts["columns"].shld_wavefronts == 1024 and counts["columns"].shld_conflicts == 992
-assert counts["columns"].shld_conflicts // 32 == 31 and counts["padded34"].shld_conflicts == 32
-assert all(c.shst_wavefronts == c.shst_ideal == 32 for c in counts.values())  # the row-wise stores never conflict
-for w in range(32):  # the bank formulas above, for every warp
-    lane = np.arange(32)
-    assert (read_tile(w, lane, ROWS, 32) % 32 == lane).all()
-    assert (read_tile(w, lane, COLUMNS, 32) % 32 == w).all()
-    assert (read_tile(w, lane, COLUMNS, 33) % 32 == (lane + w) % 32).all()
-    assert (read_tile(w, lane, COLUMNS, 34) % 32 == (2 * lane + w) % 32).all()
-assert 32 * 33 * 4 == 4224 and f"{4224 / 4096 - 1:.0%}" == "3%"
+lane = np.arange(WARP_SIZE)
+formulas_hold = all(  # the bank formulas below, for every warp w
+    (read_tile(w, lane, ROWS, 32) % BANKS == lane).all()
+    and (read_tile(w, lane, COLUMNS, 32) % BANKS == w).all()
+    and (read_tile(w, lane, COLUMNS, 33) % BANKS == (lane + w) % BANKS).all()
+    and (read_tile(w, lane, COLUMNS, 34) % BANKS == (2 * lane + w) % BANKS).all() for w in range(32))
+padded_bytes = 32 * patterns[2][3] * np.dtype(np.float32).itemsize  # 32 rows of 33 floats
+claims = Claims()
+claims.add(tr("Columns / rows, wavefronts (\"32 times slower\")"),
+           counts["columns"].shld_wavefronts / counts["rows"].shld_wavefronts, 32)
+claims.add(tr("Requests and ideal wavefronts, every pattern"),
+           all(c.shld_instr == 32 and c.shld_ideal == 32 for c in counts.values()), True)
+claims.add(tr("Wavefronts per request: rows, columns, 33, 34 per row, broadcast"),
+           ", ".join(str(per_request[key]) for key, *_ in patterns), "1, 32, 1, 2, 1")
+claims.add(tr("Columns: wavefronts / conflicts"),
+           f"{counts['columns'].shld_wavefronts} / {counts['columns'].shld_conflicts}", "1024 / 992")
+claims.add(tr("Columns: conflicts per request"), counts["columns"].shld_conflicts // counts["columns"].shld_instr, 31)
+claims.add(tr("34 per row: conflicts"), counts["padded34"].shld_conflicts, 32)
+claims.add(tr("Row-wise stores: 1 wavefront per request, every pattern"),
+           all(c.shst_wavefronts == c.shst_ideal == c.shst_instr for c in counts.values()), True)
+claims.add(tr("Bank formulas, every warp"), bool(formulas_hold), True)
+claims.add(tr("Tile with 33 floats per row (bytes)"), padded_bytes, 4224)
+claims.add(tr("More shared memory than 4096 bytes"), f"{padded_bytes / 4096 - 1:.0%}", "3%")
+claims.show()
 
 # %%
 # The arithmetic by hand
@@ -143,7 +155,6 @@ assert 32 * 33 * 4 == 4224 and f"{4224 / 4096 - 1:.0%}" == "3%"
 import matplotlib.pyplot as plt
 from matplotlib.colors import LogNorm
 
-from kernellab.access import Access, shared_wavefronts
 from kernellab.figures import use_cjk_font
 
 WARP = 5
@@ -151,7 +162,7 @@ WARP = 5
 
 def bank_picture(words):
     """A 32 × 32 grid (lane, bank): the 1-based wavefront that serves each lane, NaN elsewhere."""
-    banks = words % 32
+    banks = words % BANKS
     grid = np.full((32, 32), np.nan)
     for b in np.unique(banks):
         mine = banks == b
@@ -161,8 +172,8 @@ def bank_picture(words):
 
 use_cjk_font()
 fig, axes = plt.subplots(2, 3, figsize=(8.5, 6.4), layout="constrained")
-for ax, (key, label, mode, stride, _expected) in zip(axes.flat, patterns):
-    words = np.broadcast_to(read_tile(WARP, np.arange(32), mode, stride), (32,))
+for ax, (key, label, mode, stride, _) in zip(axes.flat, patterns):
+    words = np.broadcast_to(read_tile(WARP, np.arange(WARP_SIZE), mode, stride), (WARP_SIZE,))
     grid = bank_picture(words)
     n_wave = shared_wavefronts(Access.from_lanes(words * 4, width=4))
     assert n_wave == np.nanmax(grid) == per_request[key]  # the picture, the access record and the simulator agree
@@ -170,15 +181,16 @@ for ax, (key, label, mode, stride, _expected) in zip(axes.flat, patterns):
     image = ax.imshow(grid, cmap="viridis", norm=LogNorm(1, 32), origin="upper", interpolation="nearest")
     ax.set_xticks([0, 8, 16, 24, 31])
     ax.set_yticks([0, 8, 16, 24, 31])
-    ax.set_xlabel(_("Bank"))
-    ax.set_ylabel(_("Lane"))
-    waves_label = _("1 wavefront") if n_wave == 1 else _("{n} wavefronts").format(n=n_wave)
+    ax.set_xlabel(tr("Bank"))
+    ax.set_ylabel(tr("Lane"))
+    waves_label = tr("1 wavefront") if n_wave == 1 else tr("{n} wavefronts").format(n=n_wave)
     ax.set_title(label + "\n" + waves_label, fontsize=10)
 axes.flat[-1].axis("off")
-bar = fig.colorbar(image, cax=axes.flat[-1].inset_axes([0.1, 0.05, 0.1, 0.9]), label=_("Wavefront serving the lane"))
+bar = fig.colorbar(image, cax=axes.flat[-1].inset_axes([0.1, 0.05, 0.1, 0.9]), label=tr("Wavefront serving the lane"))
 bar.set_ticks([1, 2, 4, 8, 16, 32], labels=["1", "2", "4", "8", "16", "32"])
-assert set(read_tile(WARP, np.arange(32), COLUMNS, 34) % 32) == set(range(1, 32, 2))  # warp 5, 34 per row: odd banks
 plt.show()
+Claims().add(tr("Warp 5, 34 per row: the odd banks only"),
+             set(read_tile(WARP, lane, COLUMNS, 34) % BANKS) == set(range(1, BANKS, 2)), True).show()
 
 # %%
 # Rows and padded columns are both conflict-free, and the picture shows the difference between them:
@@ -214,29 +226,41 @@ def vector_read(blk, A, out, vec, by_column):
 
 wide = {}
 rows = []
+right = []
 for by_column in (False, True):
     for vec in (1, 2, 4):
         out = np.zeros(32 * vec, np.float32)
         c = launch(vector_read, 1, 32, args=(A, out, vec, by_column))
         expected = A[:, :vec].ravel() if by_column else A.ravel()[: 32 * vec]
-        assert np.array_equal(out, expected)
+        right.append(bool(np.array_equal(out, expected)))
         wide[by_column, vec] = c
-        rows.append([_("down a column") if by_column else _("consecutive"), 32 * vec,
+        rows.append([tr("down a column") if by_column else tr("consecutive"), 32 * vec,
                      c.shld_instr, c.shld_wavefronts, c.shld_ideal, c.shld_conflicts])
-print_table([_("Read pattern"), _("Bits per lane"), _("Requests"), _("Wavefronts"), _("Ideal"), _("Conflicts")],
+print_table([tr("Read pattern"), tr("Bits per lane"), tr("Requests"), tr("Wavefronts"), tr("Ideal"), tr("Conflicts")],
             rows)
 
 # %%
 # The prose below states these numbers; the script checks them.
 
-assert [wide[False, v].shld_wavefronts for v in (1, 2, 4)] == [1, 2, 4]
-assert [wide[False, v].shld_conflicts for v in (1, 2, 4)] == [0, 0, 0]
-assert [wide[True, v].shld_wavefronts for v in (1, 2, 4)] == [32, 32, 32]
-assert [wide[True, v].shld_ideal for v in (1, 2, 4)] == [1, 2, 4]
-assert [wide[True, v].shld_conflicts for v in (1, 2, 4)] == [31, 30, 28]
-assert all(wide[k].shst_instr == 32 and wide[k].shst_conflicts == 0 for k in wide)
+def per_width(by_column, field):
+    """One count for 32-, 64- and 128-bit reads, as the prose lists them."""
+    return ", ".join(str(getattr(wide[by_column, v], field)) for v in (1, 2, 4))
+
+
 quarter = Access.from_lanes(np.arange(8) * 32 * 4, width=16)  # 8 lanes, each reading 4 words from row l
-assert shared_wavefronts(quarter) == 8 and {int(b) for b in (np.arange(8)[:, None] * 32 + np.arange(4)).ravel() % 32} == {0, 1, 2, 3}
+quarter_banks = {int(b) for b in (np.arange(8)[:, None] * 32 + np.arange(4)).ravel() % BANKS}
+claims = Claims()
+claims.add(tr("Every read is right"), all(right), True)
+claims.add(tr("Consecutive: wavefronts, 32/64/128 bits"), per_width(False, "shld_wavefronts"), "1, 2, 4")
+claims.add(tr("Consecutive: conflicts"), per_width(False, "shld_conflicts"), "0, 0, 0")
+claims.add(tr("Down a column: wavefronts"), per_width(True, "shld_wavefronts"), "32, 32, 32")
+claims.add(tr("Down a column: ideal"), per_width(True, "shld_ideal"), "1, 2, 4")
+claims.add(tr("Down a column: conflicts"), per_width(True, "shld_conflicts"), "31, 30, 28")
+claims.add(tr("Stores: 32 requests, no conflict"),
+           all(wide[key].shst_instr == 32 and wide[key].shst_conflicts == 0 for key in wide), True)
+claims.add(tr("float4 down a column, one quarter-warp: wavefronts"), shared_wavefronts(quarter), 8)
+claims.add(tr("float4 down a column, one quarter-warp: banks"), sorted(quarter_banks) == [0, 1, 2, 3], True)
+claims.show()
 
 # %%
 # Read consecutively, a ``float4`` warp takes 4 wavefronts, the ideal: each quarter-warp of 8 lanes
@@ -257,27 +281,32 @@ assert shared_wavefronts(quarter) == 8 and {int(b) for b in (np.arange(8)[:, Non
 # still share one. The script counts the wavefronts of every one of these loads, for rows of 128 and
 # of 133 floats.
 
-from kernellab.simt import KERNELS
+from kernellab import KERNELS
 
-t_col = np.arange(32) % 16  # warp 0 holds t_col 0–15 twice
+t_col = np.arange(WARP_SIZE) % 16  # warp 0 holds t_col 0–15 twice
 per_load = {}
 for row_floats in (128, 133):
     per_load[row_floats] = [shared_wavefronts(Access.from_lanes((row_floats * d + 8 * t_col + i) * 4, width=4))
                             for d in range(8) for i in range(8)]
 aligned_rows = {row_floats: [d for d in range(8) if row_floats * d % 4 == 0] for row_floats in (128, 133)}
 print_table(
-    [_("Floats per row of Bs"), _("Loads per K step"), _("Wavefronts per load"), _("Rows starting on a 16-byte boundary")],
+    [tr("Floats per row of Bs"), tr("Loads per K step"), tr("Wavefronts per load"), tr("Rows starting on a 16-byte boundary")],
     [[n, len(per_load[n]), ", ".join(str(w) for w in sorted(set(per_load[n]))), ", ".join(map(str, aligned_rows[n]))]
      for n in (128, 133)],
 )
 
-# %%
 k5, k6, k7, k8 = (KERNELS[k - 1] for k in (5, 6, 7, 8))
-assert k8.name == "sgemmResolveBankExtraCol" and 133 - 128 == 5
-assert per_load[128] == per_load[133] and set(per_load[133]) == {4} and len(per_load[133]) == 64
-assert aligned_rows[133] == [0, 4] and aligned_rows[128] == list(range(8))
-assert max(k.boehm for k in (k5, k7, k8)) / min(k.boehm for k in (k5, k7, k8)) < 1.04 and k6.boehm > k8.boehm
-assert (round(k8.boehm), round(k6.boehm)) == (16459, 18237)
+claims = Claims()
+claims.add(tr("Kernel 8"), k8.name, "sgemmResolveBankExtraCol")
+claims.add(tr("Loads per K step, wavefronts each, 133 floats per row"),
+           f"{len(per_load[133])}, {sorted(set(per_load[133]))}", "64, [4]")
+claims.add(tr("Same wavefronts for rows of 128 and 133 floats"), per_load[128] == per_load[133], True)
+claims.add(tr("133 floats per row: rows on a 16-byte boundary"), str(aligned_rows[133]), "[0, 4]")
+claims.add(tr("128 floats per row: every row on a 16-byte boundary"), aligned_rows[128] == list(range(8)), True)
+claims.add(tr("Boehm, kernel 8 / kernel 6 (GFLOP/s)"), f"{round(k8.boehm)} / {round(k6.boehm)}", "16459 / 18237")
+claims.add(tr("Kernels 5, 7 and 8 within 4%"),
+           max(k.boehm for k in (k5, k7, k8)) / min(k.boehm for k in (k5, k7, k8)) < 1.04, True)
+claims.show()
 
 # %%
 # Every one of the 64 loads of a K step takes 4 wavefronts, with the padding and without it: the

@@ -29,9 +29,9 @@ import numpy as np
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
-from kernellab import fmt_bytes, print_table
+from kernellab import Claims, fmt_bytes, print_table
 from kernellab.figures import use_cjk_font
-from kernellab.i18n import _
+from kernellab.i18n import _ as tr
 from kernellab.triton.language.random import philox_np
 
 
@@ -98,12 +98,10 @@ HEADS, D = 2, 64
 errors = []
 for n_check in (64, 200, 256):
     q, k, v = rng.standard_normal((3, HEADS, n_check, D)).astype(np.float32)
-    out, _counts = flash_attention(q, k, v)
+    out = flash_attention(q, k, v)[0]
     errors.append([n_check, float(np.abs(out - attention_reference(q, k, v)).max())])
-print_table([_("Sequence length N"), _("Largest error vs float64")], [[n, f"{e:.1e}"] for n, e in errors])
-
-# %%
-assert max(e for _n, e in errors) < 1e-5
+print_table([tr("Sequence length N"), tr("Largest error vs float64")], [[n, f"{e:.1e}"] for n, e in errors])
+Claims().add(tr("Largest error below 10⁻⁵, every N"), max(e for _, e in errors) < 1e-5, True).show()
 
 # %%
 # Every value agrees with float64 numpy to within 10⁻⁵: the online softmax is exact algebra, not an
@@ -166,8 +164,9 @@ def naive_attention(q, k, v, block=64):
 
 
 q, k, v = rng.standard_normal((3, HEADS, 200, D)).astype(np.float32)
-naive_out, _counts = naive_attention(q, k, v)
-assert np.abs(naive_out - attention_reference(q, k, v)).max() < 1e-5
+naive_out = naive_attention(q, k, v)[0]
+Claims().add(tr("Naive attention: largest error below 10⁻⁵"),
+             bool(np.abs(naive_out - attention_reference(q, k, v)).max() < 1e-5), True).show()
 
 # %%
 # HBM bytes as N grows
@@ -183,28 +182,33 @@ assert np.abs(naive_out - attention_reference(q, k, v)).max() < 1e-5
 
 SIZES = [128, 256, 512, 1024, 2048]
 traffic = []
+formula_holds = []
 for n in SIZES:
     q, k, v = rng.standard_normal((3, 1, n, D)).astype(np.float32)
-    _out, flash_counts = flash_attention(q, k, v)
-    _out, naive_counts = naive_attention(q, k, v)
+    flash_counts = flash_attention(q, k, v)[1]
+    naive_counts = naive_attention(q, k, v)[1]
     flash_req = flash_counts.load_bytes + flash_counts.store_bytes
     naive_req = naive_counts.load_bytes + naive_counts.store_bytes
-    assert flash_req == 4 * n * D * (2 + 2 * n // 64)  # the formula above, exactly
+    formula_holds.append(flash_req == 4 * n * D * (2 + 2 * n // 64))  # the formula above, exactly
     flash_min = 4 * q.nbytes  # Q, K, V read and O written, once each
     naive_min = flash_min + 4 * (n * n * 4)  # … and S, P written and read back
     traffic.append((n, naive_req, flash_req, naive_min, flash_min))
 
-print_table([_("Sequence length N"), _("Naive, requested"), _("Flash, requested"), _("Ratio"),
-             _("Naive, compulsory"), _("Flash, compulsory"), _("Ratio")],
+print_table([tr("Sequence length N"), tr("Naive, requested"), tr("Flash, requested"), tr("Ratio"),
+             tr("Naive, compulsory"), tr("Flash, compulsory"), tr("Ratio")],
             [[n, fmt_bytes(a), fmt_bytes(b), f"{a / b:.1f}×", fmt_bytes(c), fmt_bytes(d), f"{c / d:.0f}×"]
              for n, a, b, c, d in traffic])
-
-# %%
-requested = [a / b for _n, a, b, _c, _d in traffic]
-compulsory = [c / d for _n, _a, _b, c, d in traffic]
-assert all(r2 > r1 for r1, r2 in zip(requested, requested[1:])) and round(requested[-1], 1) == 3.4
-assert 2048 * 2048 * 4 == 16 * 1024**2  # one N×N fp32 matrix at N = 2048
-assert compulsory[-1] == 1 + 2048 / 64 == 33  # (16·N·d + 16·N²) / (16·N·d) = 1 + N/d
+requested = [a / b for _, a, b, _, _ in traffic]
+compulsory = [c / d for _, _, _, c, d in traffic]
+n_last = SIZES[-1]
+claims = Claims()
+claims.add(tr("Flash, requested = 4·N·d·(2 + 2·N/64), every N"), all(formula_holds), True)
+claims.add(tr("Requested ratio grows with N"), all(r2 > r1 for r1, r2 in zip(requested, requested[1:])), True)
+claims.add(tr("Requested ratio at N = {n}").format(n=n_last), round(requested[-1], 1), 3.4)
+claims.add(tr("One N×N fp32 matrix at N = {n} (MiB)").format(n=n_last), (traffic[-1][3] - traffic[-1][4]) / 4 / 2**20, 16)
+claims.add(tr("Compulsory ratio at N = {n}").format(n=n_last), compulsory[-1], 33)
+claims.add(tr("Compulsory ratio = 1 + N/d"), compulsory[-1], 1 + n_last / D)  # (16·N·d + 16·N²) / (16·N·d)
+claims.show()
 
 # %%
 # Counted request by request, FlashAttention moves about 3.4 times fewer bytes at N = 2048: with
@@ -216,15 +220,15 @@ assert compulsory[-1] == 1 + 2048 / 64 == 33  # (16·N·d + 16·N²) / (16·N·d
 use_cjk_font()
 fig, ax = plt.subplots(figsize=(6.5, 3.8), layout="constrained")
 ns = [t[0] for t in traffic]
-ax.loglog(ns, [t[1] for t in traffic], "o-", color="C0", label=_("Naive, requested"))
-ax.loglog(ns, [t[3] for t in traffic], "o--", color="C0", label=_("Naive, compulsory"))
-ax.loglog(ns, [t[2] for t in traffic], "s-", color="C1", label=_("Flash, requested"))
-ax.loglog(ns, [t[4] for t in traffic], "s--", color="C1", label=_("Flash, compulsory"))
+ax.loglog(ns, [t[1] for t in traffic], "o-", color="C0", label=tr("Naive, requested"))
+ax.loglog(ns, [t[3] for t in traffic], "o--", color="C0", label=tr("Naive, compulsory"))
+ax.loglog(ns, [t[2] for t in traffic], "s-", color="C1", label=tr("Flash, requested"))
+ax.loglog(ns, [t[4] for t in traffic], "s--", color="C1", label=tr("Flash, compulsory"))
 ax.xaxis.set_minor_locator(plt.NullLocator())  # only the five sizes are labelled
 ax.set_xticks(ns, [str(n) for n in ns])
-ax.set_xlabel(_("Sequence length N"))
-ax.set_ylabel(_("HBM bytes (one head, d = 64, fp32)"))
-ax.set_title(_("Attention traffic: naive vs FlashAttention-2"))
+ax.set_xlabel(tr("Sequence length N"))
+ax.set_ylabel(tr("HBM bytes (one head, d = 64, fp32)"))
+ax.set_title(tr("Attention traffic: naive vs FlashAttention-2"))
 ax.legend()
 plt.show()
 
@@ -241,7 +245,7 @@ plt.show()
 P_DROP, SEED, N_DROP = 0.1, 1234, 256
 q, k, v = rng.standard_normal((3, HEADS, N_DROP, D)).astype(np.float32)
 out_drop, drop_counts = flash_attention(q, k, v, p_drop=P_DROP, seed=SEED)
-_out, plain_counts = flash_attention(q, k, v)
+plain_counts = flash_attention(q, k, v)[1]
 
 offsets = np.arange(HEADS * N_DROP * N_DROP, dtype=np.uint32)
 zero = np.zeros_like(offsets)
@@ -250,20 +254,23 @@ uniform = np.where(bits < 0, ~bits, bits).astype(np.float32) * np.float32(4.6566
 keep = (uniform > P_DROP).reshape(HEADS, N_DROP, N_DROP)
 drop_error = float(np.abs(out_drop - attention_reference(q, k, v, keep, P_DROP)).max())
 mask_bytes = HEADS * N_DROP * N_DROP  # one byte per decision
-print_table([_("What"), _("Value")],
-            [[_("Largest error vs float64 with the same mask"), f"{drop_error:.1e}"],
-             [_("Fraction of probabilities kept"), f"{keep.mean():.3f}"],
-             [_("HBM bytes with dropout"), fmt_bytes(drop_counts.load_bytes + drop_counts.store_bytes)],
-             [_("HBM bytes without dropout"), fmt_bytes(plain_counts.load_bytes + plain_counts.store_bytes)],
-             [_("A stored mask would add (1 byte per entry)"), fmt_bytes(mask_bytes)]])
-
-# %%
-assert drop_error < 1e-5 and abs(keep.mean() - (1 - P_DROP)) < 0.01
-assert drop_counts.load_bytes + drop_counts.store_bytes == plain_counts.load_bytes + plain_counts.store_bytes
-
-# %%
-assert mask_bytes == 128 * 1024 and round(mask_bytes / 1e3) == 131  # 131 kB = 128 KiB
-assert 2048 * 2048 == 4 * 1024**2 and round(2048 * 2048 / 1e6, 1) == 4.2  # one head at N = 2048
+print_table([tr("What"), tr("Value")],
+            [[tr("Largest error vs float64 with the same mask"), f"{drop_error:.1e}"],
+             [tr("Fraction of probabilities kept"), f"{keep.mean():.3f}"],
+             [tr("HBM bytes with dropout"), fmt_bytes(drop_counts.load_bytes + drop_counts.store_bytes)],
+             [tr("HBM bytes without dropout"), fmt_bytes(plain_counts.load_bytes + plain_counts.store_bytes)],
+             [tr("A stored mask would add (1 byte per entry)"), fmt_bytes(mask_bytes)]])
+mask_2048 = SIZES[-1] ** 2  # one head at N = 2048, one byte per decision
+claims = Claims()
+claims.add(tr("Dropout: largest error below 10⁻⁵"), drop_error < 1e-5, True)
+claims.add(tr("Fraction kept"), float(keep.mean()), 1 - P_DROP, atol=0.01)
+claims.add(tr("Same HBM bytes with and without dropout"),
+           drop_counts.load_bytes + drop_counts.store_bytes == plain_counts.load_bytes + plain_counts.store_bytes, True)
+claims.add(tr("Stored mask, two heads of 256 tokens (kB / KiB)"), f"{mask_bytes / 1e3:.0f} / {mask_bytes / 1024:g}",
+           "131 / 128")
+claims.add(tr("Stored mask, one head at N = 2048 (MB / MiB)"), f"{mask_2048 / 1e6:.1f} / {mask_2048 / 2**20:g}",
+           "4.2 / 4")
+claims.show()
 
 # %%
 # Dropout costs no memory traffic at all: the counts with and without it are identical, since the

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..access import WARP_SIZE
 from ..counters import instr_mix
+from ..grid import cdiv
 from .kernels import KernelSpec, run_kernel
 
 SASS_MIX_FILE = Path(__file__).with_name("sass_mix.json")
@@ -64,7 +66,7 @@ def kstep_mix(spec: KernelSpec) -> dict[str, int]:
         B = rng.standard_normal((k, n)).astype(np.float32)
         mixes.append(instr_mix(run_kernel(spec, A, B)[1]))
     grid, block = spec.grid(m, n, kp), spec.block_for(m, n, kp)
-    warps = grid[0] * grid[1] * grid[2] * -(-block[0] * block[1] * block[2] // 32)
+    warps = grid[0] * grid[1] * grid[2] * cdiv(block[0] * block[1] * block[2], WARP_SIZE)
     out = {}
     for cls in sorted(mixes[0].keys() | mixes[1].keys()):
         d = mixes[1].get(cls, 0) - mixes[0].get(cls, 0)

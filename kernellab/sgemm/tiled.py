@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..grid import cdiv
+
 
 def _load_a_transposed(blk, A, As, a0, bk, K, BM, BK, n_thr):
     """float4 loads of the BM×BK tile of A, each stored as four scalars down a column of As (BK×BM)."""
@@ -143,7 +145,7 @@ def sgemmResolveBankExtraCol(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, 
 def sgemmAutotuned(blk, A, B, C, M, N, K, BM=128, BN=128, BK=16, TM=8, TN=8, NUM_THREADS=256):
     """Kernel 9: kernel 6 generalised to a warp-sized iteration structure, with the A6000's autotuned tiles."""
     WM, WN = TM * 16, TN * 16
-    WMITER, WNITER = -(-BM // WM), -(-BN // WN)
+    WMITER, WNITER = cdiv(BM, WM), cdiv(BN, WN)
     As = blk.shared(BM * BK, np.float32, name="As")
     Bs = blk.shared(BK * BN, np.float32, name="Bs")
     c_row, c_col = blk.by, blk.bx

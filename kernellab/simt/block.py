@@ -85,6 +85,11 @@ class Block:
             kernel=self._name, block=fmt_dim3((self.bx[lane], self.by[lane], self.bz[lane])),
             thread=fmt_dim3((self.tx[lane], self.ty[lane], self.tz[lane])))
 
+    def _where(self, lane: int) -> dict:
+        """The place of a lane as an error's ``details``: kernel name, block and thread as ``(x,y,z)`` text."""
+        return {"kernel": self._name, "block": fmt_dim3((self.bx[lane], self.by[lane], self.bz[lane])),
+                "thread": fmt_dim3((self.tx[lane], self.ty[lane], self.tz[lane]))}
+
     def _thread(self, lane: int) -> str:
         return _("thread {thread}").format(thread=fmt_dim3((self.tx[lane], self.ty[lane], self.tz[lane])))
 
@@ -133,7 +138,7 @@ class Block:
                              f"lanes, or lanes × instructions; got shape {idx.shape}")
         return idx
 
-    def _check_bounds(self, op, what, idx, act, all_active, size, vec):
+    def _check_bounds(self, op, what, idx, act, all_active, size, vec, name=None):
         if all_active:
             if idx.size == 0 or (idx.min() >= 0 and idx.max() + vec <= size):
                 return
@@ -143,9 +148,10 @@ class Block:
             lane, i = _first_bad(bad, idx)
             kind = f"{op} float{vec} " if vec > 1 else f"{op} "
             raise OutOfBoundsError(_("{place}: {access}{array}[{index}] out of bounds (size {size})").format(
-                place=self._place(lane), access=kind, array=what, index=i, size=size))
+                place=self._place(lane), access=kind, array=_array_name(what), index=i, size=size),
+                **self._where(lane), **(name or {}), op=op, index=i, size=size)
 
-    def _check_aligned(self, op, what, idx, act, offset, itemsize, vec):
+    def _check_aligned(self, op, what, idx, act, offset, itemsize, vec, name=None):
         width = vec * itemsize
         if width not in (1, 2, 4, 8, 16):
             raise ValueError(f"{self._name}: a vector access moves 1–16 bytes per lane; {vec} × {itemsize} B is {width}")
@@ -157,15 +163,20 @@ class Block:
             lane, i = _first_bad(bad, idx)
             raise MisalignedError(_("{place}: {op} float{vec} {array}[{index}] misaligned (byte address {address} "
                                     "is not a multiple of {width})").format(
-                place=self._place(lane), op=op, vec=vec, array=what, index=i, address=offset + i * itemsize, width=width))
+                place=self._place(lane), op=op, vec=vec, array=_array_name(what), index=i, address=offset + i * itemsize,
+                width=width),
+                **self._where(lane), **(name or {}), op=op, index=i, address=offset + i * itemsize, width=width)
 
     @staticmethod
     def _record(addresses, act, width) -> Access:
         # every address is aligned: bases and offsets are, and vector accesses were checked
         if addresses.ndim == 1:
             return Access.from_lanes(addresses, act, width, aligned=True)
-        m = addresses.shape[1]  # one instruction per column, each a whole set of warps
-        return Access.from_lanes(addresses.T.ravel(), np.tile(act, m), width, aligned=True)
+        # one instruction per column, each a whole set of warps; every count is a sum (or a union) over
+        # warp instructions, so their order does not matter: warp by warp, then instruction by instruction
+        m = addresses.shape[1]
+        lanes = addresses.reshape(-1, WARP_SIZE, m).transpose(0, 2, 1).ravel()
+        return Access.from_lanes(lanes, np.repeat(act.reshape(-1, WARP_SIZE), m, axis=0).ravel(), width, aligned=True)
 
     # --- memory --------------------------------------------------------------------------------
     def load(self, arr, idx, mask=None, vec: int = 1) -> np.ndarray:
@@ -188,12 +199,13 @@ class Block:
         m = 1 if idx.ndim == 1 else idx.shape[1]
         shared = isinstance(arr, SharedArray)
         if shared:
-            what, size, itemsize, offset = _("shared {array}").format(array=arr.name), arr.size, arr.itemsize, arr.offset
+            what, size, itemsize, offset = arr, arr.size, arr.itemsize, arr.offset
         else:
             g = self._mem.lookup(arr)
-            what, size, itemsize, offset = g.name, g.size, g.itemsize, g.base
-        self._check_bounds(op, what, idx, act, all_active, size, vec)
-        self._check_aligned(op, what, idx, act, offset, itemsize, vec)
+            what, size, itemsize, offset = g, g.size, g.itemsize, g.base
+        name = {"array": arr.name if shared else g.name, "shared": shared}  # for the error's details
+        self._check_bounds(op, what, idx, act, all_active, size, vec, name)
+        self._check_aligned(op, what, idx, act, offset, itemsize, vec, name)
         addresses = np.multiply(idx, itemsize)
         addresses += offset  # in place: one temporary per access, not two
         acc = self._record(addresses, act, vec * itemsize)
@@ -230,13 +242,18 @@ class Block:
         tracker = trackers[0]
         if tracker is None:
             return
-        lanes = np.broadcast_to(np.arange(self.n_threads).reshape(-1, *(1,) * (flat_idx.ndim - 1)), flat_idx.shape)
-        sel = np.broadcast_to(act.reshape(act.shape + (1,) * (flat_idx.ndim - 1)), flat_idx.shape)
-        elements, threads = flat_idx[sel], lanes[sel]
-        if vec > 1:
-            elements = (elements[:, None] + np.arange(vec)).ravel()
-            threads = np.repeat(threads, vec)
-        hz = (tracker.read if op == "load" else tracker.write)(elements, threads)
+
+        def pairs():  # (element, thread) of every active lane's access, for the tracker
+            lanes = np.broadcast_to(np.arange(self.n_threads).reshape(-1, *(1,) * (flat_idx.ndim - 1)),
+                                    flat_idx.shape)
+            sel = np.broadcast_to(act.reshape(act.shape + (1,) * (flat_idx.ndim - 1)), flat_idx.shape)
+            elements, threads = flat_idx[sel], lanes[sel]
+            if vec > 1:
+                elements = (elements[:, None] + np.arange(vec)).ravel()
+                threads = np.repeat(threads, vec)
+            return elements, threads
+
+        hz = tracker.read(pairs) if op == "load" else tracker.write(*pairs())
         if hz is None:
             return
         i = hz.element % arr.size
@@ -250,7 +267,9 @@ class Block:
         }[hz.kind]
         err = RaceError(message.format(place=self._place(hz.thread), array=arr.name, index=i,
                                        byte=arr.offset + i * arr.itemsize, thread=self._thread(hz.thread),
-                                       other=self._thread(hz.other)))
+                                       other=self._thread(hz.other)),
+                        **self._where(hz.thread), kind=hz.kind, array=arr.name, index=int(i),
+                        byte=int(arr.offset + i * arr.itemsize), other=self._where(hz.other)["thread"])
         if self._hazards is None:
             raise err
         self._hazards.append(err)
@@ -263,7 +282,8 @@ class Block:
         if offset + arr.nbytes > self._max_smem:
             raise LaunchError(_("kernel {kernel}: shared memory {bytes} bytes per block (with {array}) exceeds "
                                 "the limit of {limit} bytes").format(
-                kernel=self._name, bytes=offset + arr.nbytes, array=name, limit=self._max_smem))
+                kernel=self._name, bytes=offset + arr.nbytes, array=name, limit=self._max_smem),
+                kernel=self._name, bytes=offset + arr.nbytes, array=name, limit=self._max_smem)
         self._smem_bytes = offset + arr.nbytes
         tracker = HazardTracker(self._n_blocks * arr.size) if self._racecheck else None
         self._shared.append((arr, tracker))
@@ -285,9 +305,9 @@ class Block:
             lane = b * self._lanes_per_block + int(np.argmin(act[b * self._lanes_per_block:][: self._threads_per_block]))
             raise BarrierError(_("{place}: does not reach syncthreads, which {reached} of the block's {threads} "
                                  "threads reach (divergent barrier)").format(
-                place=self._place(lane), reached=int(per_block[b]), threads=self._threads_per_block))
-        self._tally.instr("bar.sync", warps, lanes)
-        self._tally.n["barriers"] += int(np.count_nonzero(per_block))
+                place=self._place(lane), reached=int(per_block[b]), threads=self._threads_per_block),
+                **self._where(lane), reached=int(per_block[b]), threads=self._threads_per_block)
+        self._tally.barrier(int(np.count_nonzero(per_block)), warps, lanes)
         for _arr, tracker in self._shared:
             if tracker is not None:
                 tracker.barrier()
@@ -305,8 +325,7 @@ class Block:
         if r.ndim == 0 or r.shape[0] != self.n_threads:
             r = np.broadcast_to(r, (self.n_threads, *r.shape)).copy()
         per_lane = r.size // self.n_threads
-        self._tally.n["fma"] += lanes * per_lane
-        self._tally.instr("fma", warps * per_lane, lanes * per_lane)
+        self._tally.fma(per_lane, warps, lanes)
         if not all_active:
             keep = ~act.reshape(act.shape + (1,) * (r.ndim - 1))
             r = np.where(keep, np.broadcast_to(np.asarray(c, np.float32), r.shape), r)
@@ -371,6 +390,11 @@ class Block:
         """
         _, lanes, warps, _ = self._masks[-1]
         self._tally.instr(kind, warps * per_thread, lanes * per_thread)
+
+
+def _array_name(arr) -> str:
+    """An array's name in messages: ``shared As`` for a shared array, the parameter name for a global one."""
+    return _("shared {array}").format(array=arr.name) if isinstance(arr, SharedArray) else arr.name
 
 
 def _first_bad(bad: np.ndarray, idx: np.ndarray) -> tuple[int, int]:

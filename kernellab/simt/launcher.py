@@ -6,9 +6,10 @@ import inspect
 
 import numpy as np
 
+from ..access import WARP_SIZE
 from ..counters import Counts
 from ..errors import LaunchError, fmt_dim3
-from ..grid import dim3
+from ..grid import cdiv, dim3
 from ..i18n import _
 from ..specs import A6000, GPU, as_gpu
 from ..tracebacks import user_traceback
@@ -75,24 +76,27 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
     try:
         g, b = dim3(grid, "grid"), dim3(block, "block")
     except LaunchError as exc:
-        raise LaunchError(_("kernel {kernel}: {error}").format(kernel=name, error=exc)) from exc
+        raise LaunchError(_("kernel {kernel}: {error}").format(kernel=name, error=exc),
+                          **{**exc.details, "kernel": name}) from exc
     threads = b[0] * b[1] * b[2]
     if threads > gpu.max_threads_per_block:
         raise LaunchError(_("kernel {kernel}: block {block} has {threads} threads; {gpu} allows at most {limit} "
                             "per block").format(kernel=name, block=fmt_dim3(b), threads=threads, gpu=gpu.name,
-                                                limit=gpu.max_threads_per_block))
+                                                limit=gpu.max_threads_per_block),
+                          kernel=name, block=fmt_dim3(b), threads=threads, limit=gpu.max_threads_per_block)
     for what, dims, limits in (("block", b, MAX_BLOCK_DIM), ("grid", g, MAX_GRID_DIM)):
         for axis, d, lim in zip("xyz", dims, limits):
             if d > lim:
                 raise LaunchError((_("kernel {kernel}: block dimension {axis} = {size} exceeds the limit {limit}")
                                    if what == "block" else
                                    _("kernel {kernel}: grid dimension {axis} = {size} exceeds the limit {limit}"))
-                                  .format(kernel=name, axis=axis, size=d, limit=lim))
+                                  .format(kernel=name, axis=axis, size=d, limit=lim),
+                                  kernel=name, dimension=f"{what}.{axis}", size=d, limit=lim)
     named = _named_arrays(kernel, name, tuple(args))
     memory, tally = GlobalMemory(named), Tally()
     args = guard_arguments(kernel, name, tuple(args), memory)
     n_blocks = g[0] * g[1] * g[2]
-    lanes_per_block = -(-threads // 32) * 32
+    lanes_per_block = cdiv(threads, WARP_SIZE) * WARP_SIZE
     per_batch = max(1, MAX_LANES_PER_BATCH // lanes_per_block)
     try:
         for first in range(0, n_blocks, per_batch):
@@ -117,16 +121,17 @@ def _named_arrays(kernel, name: str, args: tuple) -> dict[str, np.ndarray]:
             if a.dtype.kind not in "biuf" or not a.flags.c_contiguous:
                 raise LaunchError(_("kernel {kernel}: argument {name} must be a C-contiguous numeric array (got "
                                     "dtype {dtype}, contiguous={contiguous})").format(
-                    kernel=name, name=pname, dtype=a.dtype, contiguous=a.flags.c_contiguous))
+                    kernel=name, name=pname, dtype=a.dtype, contiguous=a.flags.c_contiguous), kernel=name, argument=pname)
             named.setdefault(pname, a)
         elif not isinstance(a, (bool, int, float, np.number, np.bool_)):
             raise LaunchError(_("kernel {kernel}: argument {name} is a {type}; pass numpy arrays for memory "
-                                "and numbers for scalars").format(kernel=name, name=pname, type=type(a).__name__))
+                                "and numbers for scalars").format(kernel=name, name=pname, type=type(a).__name__),
+                              kernel=name, argument=pname)
     try:
         inspect.signature(kernel).bind(None, *args)
     except TypeError as exc:
         raise LaunchError(_("kernel {kernel}: the arguments do not fit its parameters: {error}").format(
-            kernel=name, error=exc)) from exc
+            kernel=name, error=exc), kernel=name) from exc
     except ValueError:
         pass
     return named

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..access import SECTOR_BYTES, Access, lane_sector_ids
 from ..errors import LaunchError
+from ..grid import cdiv
 
 ALLOC_ALIGN = 256  # bytes: cudaMalloc returns pointers aligned to at least 256 bytes
 SHARED_ALIGN = 16  # bytes: each __shared__ array starts on a 16-byte boundary, so float4 access is legal
@@ -38,7 +39,7 @@ class GlobalMemory:
         self._by_id: dict[int, GlobalArray] = {}
         self._alias: dict[int, GlobalArray] = {}  # the views the kernel receives → their arrays
         self._next = 0
-        end = sum(-(-max(a.nbytes, 1) // ALLOC_ALIGN) * ALLOC_ALIGN for a in named.values())
+        end = sum(cdiv(max(a.nbytes, 1), ALLOC_ALIGN) * ALLOC_ALIGN for a in named.values())
         self._touched = np.zeros(end // SECTOR_BYTES, bool)  # one flag per sector of the address space
         for name, arr in named.items():
             self.add(name, arr)
@@ -46,14 +47,14 @@ class GlobalMemory:
     def add(self, name: str, arr: np.ndarray) -> GlobalArray:
         """Place ``arr`` at the next aligned address (once: a second name for it is ignored)."""
         if id(arr) not in self._by_id:
-            size = -(-max(arr.nbytes, 1) // ALLOC_ALIGN) * ALLOC_ALIGN
+            size = cdiv(max(arr.nbytes, 1), ALLOC_ALIGN) * ALLOC_ALIGN
             end = (self._next + size) // SECTOR_BYTES
             if end > self._touched.size:  # an array met in the kernel, not passed as an argument
                 self._touched = np.concatenate([self._touched, np.zeros(end - self._touched.size, bool)])
                 for g in self._by_id.values():
                     g.touched = self._touched[g.base // SECTOR_BYTES:][: g.touched.size]
             first = self._next // SECTOR_BYTES
-            g = GlobalArray(name, arr, self._next, self._touched[first:first + -(-arr.nbytes // SECTOR_BYTES)])
+            g = GlobalArray(name, arr, self._next, self._touched[first:first + cdiv(arr.nbytes, SECTOR_BYTES)])
             self._next += size
             self._by_id[id(arr)] = g
         return self._by_id[id(arr)]

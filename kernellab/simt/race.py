@@ -45,6 +45,11 @@ class Hazard:
 class HazardTracker:
     """Who wrote and who read each element of one shared array since the last barrier.
 
+    Reads are recorded lazily: a read needs only the writers to find its hazard, and the readers
+    matter only to a later write. So reads wait in a queue and are applied, in order, when a write
+    comes; a barrier drops them unapplied. The state a write sees is the same as if every read had
+    been applied at once (an optimisation: most kernels read tiles and then reach a barrier).
+
     Examples
     --------
     >>> t = HazardTracker(4)
@@ -60,34 +65,60 @@ class HazardTracker:
         self.writer = np.full(n_elements, NOBODY, np.int64)
         self.reader1 = np.full(n_elements, NOBODY, np.int64)
         self.reader2 = np.full(n_elements, NOBODY, np.int64)  # a second reader, different from reader1
+        self._pending: list = []  # reads not yet applied: (elements, threads) pairs or functions giving one
+        self._written = False  # any write since the last barrier (else no read can find a hazard)
+        self._read = False  # any read applied since the last barrier
 
     def barrier(self) -> None:
         """Forget every access: the barrier orders everything before it before everything after it."""
-        self.writer.fill(NOBODY)
-        self.reader1.fill(NOBODY)
-        self.reader2.fill(NOBODY)
+        if self._written:
+            self.writer.fill(NOBODY)
+        if self._read:
+            self.reader1.fill(NOBODY)
+            self.reader2.fill(NOBODY)
+        self._pending.clear()
+        self._written = self._read = False
 
-    def read(self, elements: np.ndarray, threads: np.ndarray) -> Hazard | None:
-        """Record reads (one per pair); return the first read-after-write hazard, if any."""
-        w = self.writer[elements]
-        bad = (w != NOBODY) & (w != threads)
-        hazard = _first("read-after-write", bad, elements, threads, w)
-        r1 = self.reader1[elements]
-        fresh = r1 == NOBODY
-        self.reader1[elements[fresh]] = threads[fresh]
-        r1 = self.reader1[elements]
-        second = (r1 != threads) & (self.reader2[elements] == NOBODY)
-        self.reader2[elements[second]] = threads[second]
+    def read(self, elements, threads=None) -> Hazard | None:
+        """Record reads (one per pair); return the first read-after-write hazard, if any.
+
+        ``elements`` and ``threads`` are equal-length vectors, or ``elements`` is a function that
+        returns the pair (called only when the pair is needed).
+        """
+        pair = elements if threads is None else (elements, threads)
+        hazard = None
+        if self._written:
+            if callable(pair):
+                pair = pair()
+            elements, threads = pair
+            w = self.writer[elements]
+            hazard = _first("read-after-write", (w != NOBODY) & (w != threads), elements, threads, w)
+        self._pending.append(pair)
         return hazard
+
+    def _apply_reads(self) -> None:
+        for pair in self._pending:
+            elements, threads = pair() if callable(pair) else pair
+            r1 = self.reader1[elements]
+            fresh = r1 == NOBODY
+            if fresh.any():
+                self.reader1[elements[fresh]] = threads[fresh]
+                r1 = self.reader1[elements]
+            second = (r1 != threads) & (self.reader2[elements] == NOBODY)
+            self.reader2[elements[second]] = threads[second]
+            self._read = True
+        self._pending.clear()
 
     def write(self, elements: np.ndarray, threads: np.ndarray) -> Hazard | None:
         """Record writes; return the first write-after-read or write-after-write hazard, if any."""
+        self._apply_reads()
         r1, r2, w = self.reader1[elements], self.reader2[elements], self.writer[elements]
         other_reader = np.where((r1 != NOBODY) & (r1 != threads), r1, np.where(r1 == threads, r2, NOBODY))
         hazard = _first("write-after-read", other_reader != NOBODY, elements, threads, other_reader)
         if hazard is None:
             hazard = _first("write-after-write", (w != NOBODY) & (w != threads), elements, threads, w)
         self.writer[elements] = threads
+        self._written = True
         if hazard is None:  # two threads writing one element in the same instruction
             winner = self.writer[elements]
             hazard = _first("write-after-write", winner != threads, elements, threads, winner)

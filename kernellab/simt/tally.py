@@ -51,6 +51,16 @@ class Tally:
             if kind in ("fadd", "fmul"):  # thread-level, as fma: Counts.flops adds them
                 self.n[kind] += lanes
 
+    def barrier(self, blocks: int, warps: int, lanes: int) -> None:
+        """Count one ``__syncthreads()`` reached by ``blocks`` blocks: a ``bar.sync`` per active warp, a barrier per block."""
+        self.instr("bar.sync", warps, lanes)
+        self.n["barriers"] += blocks
+
+    def fma(self, per_lane: int, warps: int, lanes: int) -> None:
+        """Count ``per_lane`` fused multiply-adds on each of ``lanes`` active lanes (in ``warps`` active warps)."""
+        self.n["fma"] += lanes * per_lane
+        self.instr("fma", warps * per_lane, lanes * per_lane)
+
     def global_access(self, op: str, acc: Access, warps: int, lanes: int) -> None:
         """Count one or more global load (``op="load"``) or store instructions described by ``acc``."""
         pre = "gld" if op == "load" else "gst"

@@ -220,17 +220,20 @@ class Touched:
 
     def mark(self, name: str, flat: np.ndarray, offs: np.ndarray, mask, start: int | None = None):
         """Mark the sectors element offsets ``offs`` of ``flat`` touch where ``mask`` holds (``start``:
-        the offsets are ``start, start+1, …``)."""
+        the offsets are ``start, start+1, …`` in row-major order)."""
         key = flat.__array_interface__["data"][0]
         entry = self._maps.get(key)
         if entry is None:
             entry = self._maps[key] = (name, np.zeros(-(-max(flat.nbytes, 1) // SECTOR_BYTES), bool))
         bitmap, w = entry[1], flat.itemsize
-        if start is not None:
+        if start is not None and mask is None:
             if offs.size:
                 bitmap[start * w // SECTOR_BYTES:((start + offs.size) * w - 1) // SECTOR_BYTES + 1] = True
             return
-        o = offs if mask is None else offs[mask]
+        if start is not None:  # consecutive under a mask: the kept lanes' offsets
+            o = start + np.flatnonzero(np.asarray(mask).reshape(-1))
+        else:
+            o = offs if mask is None else offs[mask]
         bitmap[np.asarray(o, np.int64).reshape(-1) * w // SECTOR_BYTES] = True
 
     def sectors(self) -> dict[str, int]:

@@ -9,9 +9,12 @@ Every array is taken to start 256-byte aligned, as ``cudaMalloc`` and PyTorch's 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from ..errors import LaunchError, OutOfBoundsError
+from ..access import WARP_SIZE, affine_counts
+from ..errors import LaunchError, OutOfBoundsError, fmt_dim3
 from ..i18n import _
 from .counts import count_access
 from .program import Program
@@ -27,12 +30,14 @@ def flat_view(array: np.ndarray, what: str = "array") -> np.ndarray:
     (np.float64(4.0), np.float64(4.0))
     """
     if not isinstance(array, np.ndarray):
-        raise LaunchError(_("{what} must be a numpy array, not {type}").format(what=what, type=type(array).__name__))
+        raise LaunchError(_("{what} must be a numpy array, not {type}").format(what=what, type=type(array).__name__),
+                          argument=what)
     if array.flags.c_contiguous:
         return array.reshape(-1)
     if array.flags.f_contiguous:
         return array.T.reshape(-1)
-    raise LaunchError(_("{what} is not contiguous in memory: pass np.ascontiguousarray({what})").format(what=what))
+    raise LaunchError(_("{what} is not contiguous in memory: pass np.ascontiguousarray({what})").format(what=what),
+                      argument=what)
 
 
 def address(array: np.ndarray) -> int:
@@ -57,7 +62,9 @@ def _check(prog: Program, op: str, flat: np.ndarray, offs: np.ndarray, mask):
     first = int(offs.reshape(offs.shape[0], -1)[row, lane])
     raise OutOfBoundsError(
         _("{place}: {op} {array}[{index}] out of bounds (size {size}); lane {lane} of the block is not masked "
-          "off").format(place=prog.where(row), op=op, array=prog.name_of(flat), index=first, size=size, lane=lane)
+          "off").format(place=prog.where(row), op=op, array=prog.name_of(flat), index=first, size=size, lane=lane),
+        kernel=prog.kernel, program=fmt_dim3(prog.pids[row]), op=op, array=prog.name_of(flat), index=first, size=size,
+        lane=lane,
     )
 
 
@@ -76,6 +83,7 @@ def _prepare(offs: np.ndarray, mask):
 
 
 def _count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarray, mask):
+    """Count an access through :mod:`kernellab.access` (the reference path: every lane's address)."""
     rows = offs.shape[0]
     addr = offs.reshape(rows, -1) * flat.itemsize
     active = None if mask is None else mask.reshape(rows, -1)
@@ -83,29 +91,73 @@ def _count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarray, mask):
     prog.tally.access(kind, addr, active, flat.itemsize, copies)
 
 
-def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarray, mask, lineage, shift: int):
-    """Bounds-check and count an access; for an unmasked pointer with a lineage, once per lineage.
+class LineageCounts(NamedTuple):
+    """One unmasked access of a pointer lineage, counted once: its offsets' extremes and its counts."""
 
-    ``offs == lineage.data + shift`` (see :class:`~kernellab.triton.tensor.Lineage`): its extremes
-    shift with it, and its requests and sectors stay put while ``shift`` bytes is a multiple of 32.
+    lo: int  # smallest offset of the lineage (shift 0)
+    hi: int  # largest offset
+    requests: int
+    sectors: int
+    bytes: int
+    lines: int
+
+
+def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarray, mask, lineage, shift: int):
+    """Bounds-check and count an access.
+
+    The reference path checks every lane and counts every lane's address (:func:`_check`,
+    :func:`_count`). Two optimisations give the same numbers with less work when the pointer's
+    lineage says its offsets are ``lineage.data + shift`` (see :class:`~kernellab.triton.tensor.Lineage`):
+
+    * consecutive offsets under a mask: each warp is affine (first element, stride one element), so
+      :func:`kernellab.access.affine_counts` counts it from its first address and its mask alone,
+      and the bounds need checking lane by lane only when the block reaches outside the array;
+    * no mask: the lineage's requests, sectors and lines are counted once per (width, shift mod 128
+      bytes, shape) and reused, its extremes shifting with it.
     """
+    if isinstance(shift, np.ndarray):  # one shift per program: each program's row may be consecutive
+        starts = _row_starts(offs, lineage, shift)
+        if starts is None:
+            _check(prog, kind, flat, offs, mask)
+            _count(prog, kind, flat, offs, mask)
+            return
+        lanes = offs.size // offs.shape[0]
+        outside = (starts < 0) | (starts + lanes > flat.size)  # rows reaching past an end of the array
+        if outside.any():
+            lane = np.arange(lanes)
+            rows = np.flatnonzero(outside)
+            bad = (lane < -starts[rows, None]) | (lane >= flat.size - starts[rows, None])
+            if mask is None or (bad & mask.reshape(offs.shape[0], lanes)[rows]).any():
+                _check(prog, kind, flat, offs, mask)  # raises, naming the first offending program and lane
+        _count_consecutive(prog, kind, flat.itemsize, offs.shape, starts, mask)
+        return
+    start = _contiguous_block(offs, lineage, shift)
+    if mask is not None and start is not None:
+        # only the lanes before the array's start or past its end can be out of bounds: look at those
+        inside = slice(max(-start, 0), max(flat.size - start, 0))
+        m = mask.reshape(-1)
+        if m[:inside.start].any() or m[inside.stop:].any():
+            _check(prog, kind, flat, offs, mask)  # raises, naming the first offending program and lane
+        lanes = offs.size // offs.shape[0]
+        _count_consecutive(prog, kind, flat.itemsize, offs.shape, start + np.arange(offs.shape[0]) * lanes, mask)
+        return
     if lineage is None or mask is not None:
         _check(prog, kind, flat, offs, mask)
         _count(prog, kind, flat, offs, mask)
         return
     w = flat.itemsize
     key = (w, shift * w % 128, offs.shape)  # lines stay put under shifts by whole 128-byte lines
-    st = lineage.stats.get(key)
+    st = lineage.counted.get(key)
     if st is None:
         rows = offs.shape[0]
-        c0 = _lineage_start(lineage) if offs.shape == lineage.data.shape else None
+        c0 = lineage.start if offs.shape == lineage.data.shape else None
         if c0 is not None and offs.size // rows % 32 == 0 and (c0 + shift) * w % 32 == 0:
             # consecutive elements from a sector boundary, whole warps per program: every warp is the
             # first one moved by a multiple of 32 bytes, so it has the same requests and sectors
             req, sec, nbytes, _lin = count_access((c0 + shift + np.arange(32, dtype=np.int64))[None] * w, None, w)
             warps = offs.size // 32
             first = (c0 + shift) * w + np.arange(warps, dtype=np.int64) * (32 * w)  # each warp's first byte
-            lin = int(((first + 32 * w - 1) // 128 - first // 128 + 1).sum())
+            lin = int(((first + 32 * w - 1) // 128 - first // 128 + 1).sum())  # lines per warp vary when w < 4
             req, sec, nbytes = req * warps, sec * warps, nbytes * warps
         else:
             req, sec, nbytes, lin = count_access(offs.reshape(rows, -1) * w, None, w)
@@ -113,28 +165,60 @@ def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarra
             lo, hi = c0, c0 + lineage.data.size - 1
         else:
             lo, hi = int(lineage.data.min()), int(lineage.data.max())
-        st = lineage.stats[key] = (lo, hi, req, sec, nbytes, lin)
-    lo, hi, req, sec, nbytes, lin = st
-    if lo + shift < 0 or hi + shift >= flat.size:
+        st = lineage.counted[key] = LineageCounts(lo, hi, req, sec, nbytes, lin)
+    if st.lo + shift < 0 or st.hi + shift >= flat.size:
         _check(prog, kind, flat, offs, None)
     copies = prog.P if offs.shape[0] == 1 else 1
-    prog.tally.counted(kind, offs.shape[0] * copies, req * copies, sec * copies, nbytes * copies, lin * copies)
+    prog.tally.counted(kind, offs.shape[0] * copies, st.requests * copies, st.sectors * copies, st.bytes * copies,
+                       st.lines * copies)
 
 
-def _lineage_start(lineage) -> int | None:
-    """The first offset of a lineage whose offsets are consecutive in row-major order (checked once), else None."""
-    c = lineage.stats.get("contiguous", False)
-    if c is False:
-        d = lineage.data.reshape(-1)
-        c = lineage.stats["contiguous"] = int(d[0]) if d.size < 2 or bool((np.diff(d) == 1).all()) else None
-    return c
+def _count_consecutive(prog: Program, kind: str, width: int, shape: tuple, starts: np.ndarray, mask):
+    """Count an access whose program row ``p`` reads the consecutive offsets ``starts[p], starts[p]+1, …``.
+
+    Each program's lanes fill whole warps (the last one padded with inactive lanes, as
+    :func:`~kernellab.triton.counts.count_access` pads them); warp ``w`` of row ``p`` starts at
+    offset ``starts[p] + 32·w`` and steps one element per lane. ``mask`` None: every lane is active.
+    """
+    rows = shape[0]
+    lanes = int(np.prod(shape[1:], dtype=np.int64))
+    warps = -(-lanes // WARP_SIZE)
+    active = None
+    if mask is not None:
+        active = mask.reshape(rows, lanes)
+        if lanes % WARP_SIZE:
+            active = np.concatenate([active, np.zeros((rows, warps * WARP_SIZE - lanes), bool)], axis=1)
+        active = active.reshape(-1, WARP_SIZE)
+    elif lanes % WARP_SIZE:
+        active = np.tile(np.arange(warps * WARP_SIZE) < lanes, rows).reshape(-1, WARP_SIZE)
+    first = np.add.outer(np.asarray(starts, np.int64), np.arange(warps, dtype=np.int64) * WARP_SIZE).ravel() * width
+    req, sec, lin, nbytes = affine_counts(first, np.full(first.size, width, np.int64), active, width)
+    copies = prog.P if rows == 1 else 1
+    prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies)
 
 
-def _contiguous_start(offs: np.ndarray, mask, lineage, shift: int):
-    """``s`` when ``offs`` is exactly ``s, s+1, …`` in row-major order, else None."""
-    if lineage is None or mask is not None or offs.shape != lineage.data.shape:
+def _row_starts(offs: np.ndarray, lineage, shift: np.ndarray):
+    """Each program row's first offset when every row is consecutive (its lineage says so), else None."""
+    if (lineage is None or lineage.data.shape[0] != 1 or offs.shape[1:] != lineage.data.shape[1:]
+            or shift.shape[0] != offs.shape[0] or lineage.start is None):
         return None
-    c = _lineage_start(lineage)
+    return lineage.start + shift.reshape(-1)
+
+
+def _exactly_inside(mask: np.ndarray, start: int, lo: int, hi: int) -> bool:
+    """Whether ``mask`` keeps every lane of a consecutive block at offsets ``lo … hi-1`` (inside the array).
+
+    The lanes outside the array are masked off (the bounds check has passed), so the lanes kept are
+    then exactly those.
+    """
+    return bool(mask.reshape(-1)[lo - start:hi - start].all())
+
+
+def _contiguous_block(offs: np.ndarray, lineage, shift: int):
+    """``s`` when ``offs`` is exactly ``s, s+1, …`` in row-major order (its lineage says so), else None."""
+    if lineage is None or offs.shape != lineage.data.shape or isinstance(shift, np.ndarray):
+        return None
+    c = lineage.start
     return None if c is None else c + shift
 
 
@@ -147,15 +231,25 @@ def load(prog: Program, flat: np.ndarray, offs: np.ndarray, mask=None, other=Non
     """
     offs, mask = _prepare(offs, mask)
     _check_and_count(prog, "load", flat, offs, mask, lineage, shift)
-    start = _contiguous_start(offs, mask, lineage, shift)
+    start = _contiguous_block(offs, lineage, shift)
     prog.touch(flat, offs, mask, start)
-    if start is not None:  # a contiguous block: a slice, not a gather
+    if start is not None and mask is None:  # a contiguous block: a slice, not a gather
         return flat[start:start + offs.size].reshape(offs.shape).copy()
     if mask is None:
         return flat[offs]
+    fill = np.asarray(0 if other is None else other).astype(flat.dtype)
+    if start is not None:  # consecutive and masked: the part inside the array is a slice
+        lo = max(start, 0)  # lanes outside the array are masked off (checked)
+        hi = max(lo, min(start + offs.size, flat.size))
+        vals = np.empty(offs.size, flat.dtype)
+        vals[lo - start:hi - start] = flat[lo:hi]
+        if _exactly_inside(mask, start, lo, hi):  # `offs < n`: every lane inside the array, none outside
+            vals[:lo - start] = fill
+            vals[hi - start:] = fill
+            return vals.reshape(offs.shape)
+        return np.where(mask, vals.reshape(offs.shape), fill)
     vals = flat.take(offs, mode="clip")
-    fill = 0 if other is None else other
-    return np.where(mask, vals, np.asarray(fill).astype(flat.dtype))
+    return np.where(mask, vals, fill)
 
 
 def store(prog: Program, flat: np.ndarray, offs: np.ndarray, value: np.ndarray, mask=None, lineage=None,
@@ -174,11 +268,18 @@ def store(prog: Program, flat: np.ndarray, offs: np.ndarray, value: np.ndarray, 
         lineage = None
     _check_and_count(prog, "store", flat, offs, mask, lineage, shift)
     prog.before_store(flat)
-    start = _contiguous_start(offs, mask, lineage, shift)
+    start = _contiguous_block(offs, lineage, shift)
     prog.touch(flat, offs, mask, start)
-    if start is not None:
+    if start is not None and mask is None:
         flat[start:start + offs.size] = value.reshape(-1)
     elif mask is None:
         flat[offs] = value
+    elif start is not None:  # consecutive and masked: write the slice inside the array where the mask holds
+        lo = max(start, 0)  # lanes outside the array are masked off (checked)
+        hi = max(lo, min(start + offs.size, flat.size))
+        if hi > lo and _exactly_inside(mask, start, lo, hi):
+            flat[lo:hi] = value.reshape(-1)[lo - start:hi - start]
+        elif hi > lo:
+            np.copyto(flat[lo:hi], value.reshape(-1)[lo - start:hi - start], where=mask.reshape(-1)[lo - start:hi - start])
     else:
         flat[offs[mask]] = value[mask]

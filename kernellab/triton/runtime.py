@@ -88,7 +88,7 @@ def _argument(name: str, v):
         return v
     raise LaunchError(_("argument {name} is a {type}: pass a numpy array (or a CPU torch tensor) for a "
                         "pointer, a number for a scalar, or mark the parameter tl.constexpr").format(
-        name=name, type=type(v).__name__))
+        name=name, type=type(v).__name__), argument=name, type=type(v).__name__)
 
 
 class JITFunction:
@@ -163,7 +163,8 @@ class JITFunction:
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as exc:
-            raise LaunchError(_("kernel {kernel}: {error}").format(kernel=self.__name__, error=exc)) from None
+            raise LaunchError(_("kernel {kernel}: {error}").format(kernel=self.__name__, error=exc),
+                              kernel=self.__name__) from None
         bound.apply_defaults()
         meta = dict(bound.arguments)
         if callable(grid):
@@ -176,7 +177,8 @@ class JITFunction:
             try:
                 arg = _argument(name, v)
             except LaunchError as exc:
-                raise LaunchError(_("kernel {kernel}: {error}").format(kernel=self.__name__, error=exc)) from None
+                raise LaunchError(_("kernel {kernel}: {error}").format(kernel=self.__name__, error=exc),
+                                  kernel=self.__name__, **exc.details) from None
             if isinstance(arg, pointer):
                 names[memory.address(arg.flat)] = name
             elif isinstance(arg, tensor_descriptor):

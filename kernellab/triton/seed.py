@@ -16,7 +16,9 @@ from ..grid import cdiv
 from . import memory, numerics
 from .counts import TritonCounts
 from .engine import run
+from .perprogram import NotBatchable, PerProgram, batched
 from .program import Program
+from .runtime import _prints
 
 
 class SeedLanguage:
@@ -97,6 +99,51 @@ class SeedLanguage:
         return out[0]
 
 
+class SeedBatchLanguage(SeedLanguage):
+    """The ``tl`` of a batch of lecture-form programs run at once (see :mod:`kernellab.triton.perprogram`).
+
+    ``program_id`` is a :class:`~kernellab.triton.perprogram.PerProgram` (one Python int per
+    program); loads return one block per program; stores, dots and counts act for every program of
+    the batch. What a batch cannot reproduce exactly raises, and the launcher reruns it one by one.
+    """
+
+    __slots__ = ()
+
+    def program_id(self, axis: int = 0) -> PerProgram:
+        return PerProgram(self._prog.program_id(axis).astype(np.int64), weak=True)
+
+    @staticmethod
+    def _rows(v, dtype=None) -> np.ndarray:
+        """A per-program value as an array with a leading program axis; a plain one as one shared row."""
+        if isinstance(v, PerProgram):
+            return v.data if dtype is None else v.data.astype(dtype)
+        return np.asarray(v, dtype=dtype)[None]
+
+    def load(self, array: np.ndarray, offsets, mask=None, other=None) -> PerProgram:
+        flat = self._flat(array, "load")
+        if isinstance(other, PerProgram):
+            raise NotBatchable("a per-program `other`")
+        m = None if mask is None else self._rows(mask, bool)
+        return PerProgram(memory.load(self._prog, flat, self._rows(offsets, np.int64), m, other))
+
+    def store(self, array: np.ndarray, offsets, value, mask=None) -> None:
+        flat = self._flat(array, "store")
+        m = None if mask is None else self._rows(mask, bool)
+        memory.store(self._prog, flat, self._rows(offsets, np.int64), self._rows(value), m)
+
+    def dot(self, a, b, acc=None) -> PerProgram:
+        rows = [self._rows(v) for v in (a, b)]
+        if any(isinstance(v, PerProgram) and v.weak for v in (a, b, acc)):
+            raise NotBatchable("tl.dot of Python numbers")
+        out_dtype = np.float32 if acc is None else self._rows(acc).dtype
+        lead = max(r.shape[0] for r in rows + ([] if acc is None else [self._rows(acc)]))
+        a_, b_ = (np.broadcast_to(r, (lead, *r.shape[1:])) for r in rows)
+        c_ = None if acc is None else np.broadcast_to(self._rows(acc), (lead, *self._rows(acc).shape[1:]))
+        out = numerics.dot(a_, b_, c_, None, out_dtype)
+        self._prog.tally.flops(self._prog.P * numerics.dot_flops((1, *a_.shape[1:]), (1, *b_.shape[1:]), 1))
+        return PerProgram(out)
+
+
 def _names(kernel, args, meta) -> dict:
     """``data address → parameter name`` for the array arguments, for error messages."""
     try:
@@ -111,8 +158,13 @@ def _names(kernel, args, meta) -> dict:
     return out
 
 
-def triton_launch(kernel, grid, *args, per_program: bool = False, **meta) -> TritonCounts:
+def triton_launch(kernel, grid, *args, per_program: bool = False, vectorize: bool = True, **meta) -> TritonCounts:
     """Run ``kernel(tl, *args, **meta)`` once per program of ``grid`` and return what they moved.
+
+    Programs run in batches, all of a batch at once, when the kernel allows (see
+    :class:`SeedBatchLanguage`); a batch that cannot reproduce one-by-one execution exactly reruns
+    program by program, so results, errors and counts are those of running the programs one after
+    another. ``vectorize=False`` runs them one by one from the start.
 
     Parameters
     ----------
@@ -122,6 +174,8 @@ def triton_launch(kernel, grid, *args, per_program: bool = False, **meta) -> Tri
         1 to 3 grid dimensions.
     per_program : bool
         also return a per-program breakdown in ``counts.per_program``, keyed by ``(x, y, z)``.
+    vectorize : bool
+        run batches of programs at once (the default) or every program on its own.
 
     Returns
     -------
@@ -129,7 +183,13 @@ def triton_launch(kernel, grid, *args, per_program: bool = False, **meta) -> Tri
         readable as ``cnt["programs"]``, ``cnt["load_bytes"]``, ``cnt["store_bytes"]``, ``cnt["dot_flops"]``.
     """
     names = _names(kernel, args, meta)
-    def body(prog: Program):
-        kernel(SeedLanguage(prog), *args, **meta)
+    many = batched(kernel)
 
-    return run(getattr(kernel, "__name__", "kernel"), body, grid, names, vectorize=False, per_program=per_program)
+    def body(prog: Program):
+        if prog.journal is None:  # one program: the plain seed language, exactly as written
+            kernel(SeedLanguage(prog), *args, **meta)
+        else:  # a batch of programs at once; anything it cannot reproduce reruns them one by one
+            many(SeedBatchLanguage(prog), *args, **meta)
+
+    vectorize = vectorize and not _prints(kernel, set())  # a kernel that prints: per program, in launch order
+    return run(getattr(kernel, "__name__", "kernel"), body, grid, names, vectorize=vectorize, per_program=per_program)

@@ -387,18 +387,49 @@ def _pointer_to(elem: T.dtype) -> T.pointer_type:
 
 
 class Lineage:
-    """The offsets a family of pointers shares, up to a uniform shift: ``ptr.data == root.data + ptr.shift``.
+    """The offsets a family of pointers shares, up to a shift: ``ptr.data == root.data + ptr.shift``.
+
+    The shift is an int every program shares, or one int per program (an int64 array of shape
+    ``(P, 1, …)``: a row start per program, as ``x_ptr + row * stride + cols``).
 
     ``x_ptr + offs``, ``y_ptr + offs`` and ``a_ptrs += BLOCK_K`` keep one lineage, so the memory layer
     checks bounds and counts sectors once per lineage (a shift by a multiple of 32 bytes leaves
     sectors and requests unchanged) instead of once per access.
     """
 
-    __slots__ = ("data", "stats")
+    __slots__ = ("data", "_start", "counted")
 
     def __init__(self, data: np.ndarray):
         self.data = data
-        self.stats: dict = {}
+        self._start: int | None | bool = False  # not yet checked (see start)
+        # what the memory layer found for one unmasked access of this lineage, by (element bytes, shift's
+        # offset within a sector in bytes, block shape): see kernellab.triton.memory.LineageCounts
+        self.counted: dict = {}
+
+    @property
+    def start(self) -> int | None:
+        """The first offset when the offsets are consecutive in row-major order (``s, s+1, …``), else None.
+
+        Checked once per lineage.
+        """
+        if self._start is False:
+            d = self.data.reshape(-1)
+            self._start = int(d[0]) if _consecutive(d) else None
+        return self._start
+
+
+def _consecutive(d: np.ndarray) -> bool:
+    """Whether ``d`` is ``s, s+1, s+2, …``: checked a cache-sized piece at a time (no large temporaries)."""
+    if d.size < 2:
+        return True
+    if int(d[-1]) - int(d[0]) != d.size - 1:
+        return False
+    step = 1 << 15
+    for lo in range(0, d.size - 1, step):
+        piece = d[lo:lo + step + 1]
+        if not (piece[1:] - piece[:-1] == 1).all():
+            return False
+    return True
 
 
 class pointer(tensor):
@@ -433,6 +464,12 @@ class pointer(tensor):
             base = int(self.data[0])
             data = lineage.data if base == 0 else lineage.data + base
             return pointer(self.flat, data, osh, lineage, base, self.dtype.element_ty)
+        if sign > 0 and not self._shape and osh and od.shape[0] == 1 and not olit:
+            # a base pointer per program (a row start) + a block of offsets every program shares: the
+            # lineage is the block's, the shift one int per program (shape (P, 1, …), broadcasting)
+            lineage = _lineage_of(other)
+            base = self.data.astype(np.int64).reshape(-1, *(1,) * len(osh))
+            return pointer(self.flat, lineage.data + base, osh, lineage, base, self.dtype.element_ty)
         shape = broadcast_shape(self._shape, osh)
         nd = len(shape)
         off = np.int64(od) if olit else od.astype(np.int64, copy=False)

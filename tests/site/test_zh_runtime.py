@@ -39,14 +39,9 @@ def _translated() -> dict[str, str]:
 
 
 TRANSLATED = _translated()
-# Pages known to show runtime English (review R1, R2), owned by other branches: strict, so an entry
-# fails as soon as its page is fixed and must then be removed. See _notes/zh-fixes-for-others.md.
-KNOWN_ENGLISH = {
-    "auto_examples/lecture10/02_shared_memory_caching.html": "R1 raw p['bound'], R2 raw hazard kind",
-    "auto_examples/lecture10/03_blocktiling.html": "R1 raw p['bound']",
-    "auto_examples/lecture10/04_vectorize_banks_tensor_cores.html": "R1 raw preds[k]['bound']",
-    "auto_examples/lecture10/05_autotuning_warptiling.html": "R1 raw r['bound'] / p['bound']",
-}
+# Pages known to show runtime English, each with the reason: strict, so an entry fails as soon as its
+# page is fixed and must then be removed. None left (review R1, R2 fixed on lecture10/02–05).
+KNOWN_ENGLISH: dict[str, str] = {}
 PAGES = [pytest.param(rel, marks=pytest.mark.xfail(reason=KNOWN_ENGLISH[str(rel)], strict=True))
          if str(rel) in KNOWN_ENGLISH else rel
          for rel in sorted(p.relative_to(SITE / "en") for p in (SITE / "en" / "auto_examples").rglob("*.html")

@@ -1,0 +1,213 @@
+"""The speed table of issue 14: every figure a ratio of two times measured side by side in this run.
+
+    python benchmarks/bench_speed.py            # or: python3 -m nox -s bench
+
+Rows: mini-Triton against plain numpy and against Triton's own interpreter (``TRITON_INTERPRET=1``)
+on the same real-syntax kernels; the lecture script ``06_triton_style`` (seed ``000_…``) end to end;
+the SIMT simulator on every SGEMM kernel at 128³ with every counter and the race check on, against
+numba's CUDA simulator on kernel 1. Triton's interpreter and numba run in the conformance venv
+(``.nox/conformance``, made by ``nox -s conformance``; numba is added to it by hand with
+``.nox/conformance/bin/python -m pip install numba``) when it exists, or in the Python named by
+``KERNELLAB_CONFORMANCE_PYTHON``; without one those columns say so. Each time is the best of a few
+runs after a warm-up run. The goals are issue 14's; a missed goal is marked, and the exit status
+stays 0 (this is a measurement, not a test).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+OURS = "import kernellab.triton as triton\nimport kernellab.triton.language as tl\n"
+THEIRS = "import triton\nimport triton.language as tl\n"
+N_1D = (1 << 20) + 17  # one program's worth past a power of two: the last program is masked
+SEED_06 = "000_"  # the seed file holding the lecture script 06_triton_style (shared/seeds/)
+
+
+def load(path: Path, theirs: bool):
+    """Import a real-syntax kernel file, for kernellab (as written) or for Triton (imports swapped)."""
+    text = path.read_text()
+    name = f"{path.stem}_{'triton' if theirs else 'kernellab'}"
+    tmp = Path(tempfile.mkdtemp()) / f"{name}.py"
+    tmp.write_text(text.replace(OURS, THEIRS) if theirs else text)
+    spec = importlib.util.spec_from_file_location(name, tmp)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def best(fn, repeat: int = 3, warmup: int = 1) -> float:
+    """Best wall time of ``repeat`` calls after ``warmup`` untimed ones, seconds."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def workloads(theirs: bool):
+    """(name, launch, numpy reference) for each mini-Triton row; ``launch`` runs on Triton when ``theirs``."""
+    ks = load(ROOT / "benchmarks" / "speed_kernels.py", theirs)
+    kt = load(ROOT / "tests" / "triton_kernels.py", theirs)
+    wrap = (lambda a: __import__("torch").from_numpy(a)) if theirs else (lambda a: a)
+    rng = np.random.default_rng(0)
+    cdiv = lambda a, b: -(-a // b)  # noqa: E731
+    n = N_1D
+    x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    tx, ty, tout = wrap(x), wrap(y), wrap(np.empty_like(x))
+    g1 = (cdiv(n, 1024),)
+    yield ("vector add, 2^20+17", lambda: kt.add_kernel[g1](tx, ty, tout, n, BLOCK_SIZE=1024), lambda: x + y)
+    yield ("add+ReLU, 2^20+17", lambda: ks.add_relu_kernel[g1](tx, ty, tout, n, BLOCK_SIZE=1024),
+           lambda: np.maximum(x + y, 0))
+
+    def np_gelu():
+        a = 0.7978845608028654 * (x + 0.044715 * x * x * x)
+        return 0.5 * x * (1 + np.tanh(a))
+
+    yield ("GeLU, 2^20+17", lambda: ks.gelu_kernel[g1](tx, tout, n, BLOCK_SIZE=1024), np_gelu)
+
+    M, N, S = 1823, 781, 1024  # rows of 781 floats, 1024 apart (a strided view of a wider array)
+    s = rng.standard_normal((M, S)).astype(np.float32)
+    ts, tso = wrap(s), wrap(np.empty((M, N), np.float32))
+
+    def np_softmax():
+        v = s[:, :N]
+        z = np.exp(v - v.max(1, keepdims=True))
+        return z / z.sum(1, keepdims=True)
+
+    yield ("strided softmax, 1823×781", lambda: kt.softmax_kernel[(M,)](tso, ts, S, N, N, BLOCK_SIZE=1024),
+           np_softmax)
+
+    m = 512
+    a = rng.standard_normal((m, m)).astype(np.float16)
+    b = rng.standard_normal((m, m)).astype(np.float16)
+    ta, tb, tc = wrap(a), wrap(b), wrap(np.empty((m, m), np.float16))
+    grid = (cdiv(m, 64) * cdiv(m, 64),)
+    yield ("fp16 grouped matmul, 512³",
+           lambda: kt.matmul_kernel[grid](ta, tb, tc, m, m, m, m, 1, m, 1, m, 1, BLOCK_SIZE_M=64,
+                                          BLOCK_SIZE_N=64, BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION=""),
+           lambda: (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16))
+
+
+def numba_k1(n: int = 128) -> float:
+    """Seconds numba's CUDA simulator takes for SGEMM kernel 1 (naive) at n³, one run."""
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from numba_kernels import sgemm_naive
+
+    rng = np.random.default_rng(0)
+    A, B = (rng.standard_normal((n, n)).astype(np.float32) for _ in range(2))
+    C = np.zeros((n, n), np.float32)
+    t = time.perf_counter()
+    sgemm_naive[(n // 32, n // 32), (32, 32)](A, B, C, n, n, n)
+    return time.perf_counter() - t
+
+
+def reference_times() -> dict:
+    """Run inside the conformance venv: Triton's interpreter per workload, numba's simulator on k1."""
+    out = {}
+    try:
+        os.environ["TRITON_INTERPRET"] = "1"
+        for name, run, _ in workloads(theirs=True):
+            out[name] = best(run, repeat=2, warmup=1)
+    except Exception as exc:  # report whatever stopped it, and keep the other column
+        out["triton"] = f"unavailable: {type(exc).__name__}: {exc}"
+    try:
+        out["numba k1"] = numba_k1()
+    except Exception as exc:
+        out["numba"] = f"unavailable: {type(exc).__name__}: {exc}"
+    return out
+
+
+def conformance_python() -> str | None:
+    env = os.environ.get("KERNELLAB_CONFORMANCE_PYTHON")
+    venv = ROOT / ".nox" / "conformance" / "bin" / "python"
+    return env or (str(venv) if venv.exists() else None)
+
+
+def seed_script_seconds() -> tuple[str, float] | None:
+    """Wall time of the lecture script 06_triton_style, seed form, with its imports pointed at kernellab."""
+    dirs = [os.environ.get("KERNELLAB_SEEDS", ""), ROOT / "shared" / "seeds", ROOT.parent / "shared" / "seeds",
+            ROOT.parents[1] / "shared" / "seeds"]
+    seeds = [p for d in dirs if d and Path(d).is_dir() for p in sorted(Path(d).glob(f"{SEED_06}*.txt"))]
+    if not seeds:
+        return None
+    text = re.sub(r"^from (kernel_lab|simt_lab|console) import", "from kernellab import", seeds[0].read_text(),
+                  flags=re.M)
+    script = Path(tempfile.mkdtemp()) / "06_triton_style.py"
+    script.write_text(text)
+    # one BLAS thread, as the site's build runs the pages: on a busy 2-core machine OpenBLAS's threads
+    # can make the script's small tl.dot calls 100 times slower, and the time a matter of luck
+    env = {**os.environ, "MPLBACKEND": "Agg", "KERNELLAB_DISPLAY": "text", "KERNELLAB_LANG": "en",
+           "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1")}
+
+    def run():
+        subprocess.run([sys.executable, str(script)], env=env, check=True, capture_output=True)
+
+    return seeds[0].name, best(run, repeat=2, warmup=0)
+
+
+def simt_times() -> list[tuple[str, float]]:
+    from kernellab import KERNELS, run_kernel
+
+    rng = np.random.default_rng(0)
+    A, B = (rng.standard_normal((128, 128)).astype(np.float32) for _ in range(2))
+    return [(f"k{spec.number}", best(lambda spec=spec: run_kernel(spec, A, B), repeat=3)) for spec in KERNELS]
+
+
+def main() -> int:
+    from kernellab import print_table
+
+    os.environ.setdefault("KERNELLAB_DISPLAY", "text")
+    conf = conformance_python()
+    ref = {}
+    if conf:
+        done = subprocess.run([conf, __file__, "--reference"], capture_output=True, text=True, cwd=ROOT,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        ref = json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else {
+            "triton": f"failed: {done.stderr.strip().splitlines()[-1:]}"}
+    rows = []
+    for name, run, np_ref in workloads(theirs=False):
+        ours, plain = best(run), best(np_ref)
+        interp = ref.get(name)
+        vs_interp = f"{interp / ours:.0f}× (interp {interp:.2f} s)" if isinstance(interp, float) else "—"
+        goal_np = "≤ 3×" if not name.startswith(("add+", "fp16")) else ""
+        met = (not isinstance(interp, float) or interp / ours >= 30) and (not goal_np or ours / plain <= 3)
+        rows.append([f"mini-Triton, {name}", f"{ours * 1e3:.1f} ms", f"{plain * 1e3:.2f} ms",
+                     f"{ours / plain:.1f}× {goal_np}".strip(), f"{vs_interp} ≥ 30×", "ok" if met else "MISSED"])
+    seed = seed_script_seconds()
+    if seed:
+        rows.append([f"lecture script 06_triton_style ({seed[0][:4]}…), end to end", f"{seed[1]:.2f} s", "", "",
+                     "≤ 3 s", "ok" if seed[1] <= 3 else "MISSED"])
+    numba = ref.get("numba k1")
+    for k, t in simt_times():
+        vs = f"numba's simulator {numba:.2f} s: {numba / t:.0f}×" if k == "k1" and isinstance(numba, float) else ""
+        rows.append([f"SIMT simulator {k}, 128³", f"{t * 1e3:.0f} ms", "", "", f"≤ 100 ms {vs}".strip(),
+                     "ok" if t <= 0.1 else "MISSED"])
+    print_table(["what", "kernellab", "numpy", "÷ numpy", "goal (and reference)", ""], rows)
+    for key in ("triton", "numba"):
+        if key in ref:
+            print(f"{key}: {ref[key]}")
+    if not conf:
+        print("Triton's interpreter and numba: no conformance venv (run `python3 -m nox -s conformance` once)")
+    return 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--reference"]:
+        print(json.dumps(reference_times()))
+        sys.exit(0)
+    sys.exit(main())

@@ -1,0 +1,142 @@
+"""The counting fast path of kernellab.access gives exactly the reference path's numbers.
+
+Random pointer families (affine, contiguous, broadcast, negative and huge strides, piecewise, random),
+random masks (full, none, prefix, suffix, one run, random), every width and aligned or misaligned
+bases: sectors, lines and shared wavefronts from the fast path equal the exact ones, warp by warp.
+"""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import kernellab.access as access
+from kernellab.access import (
+    LINE_BYTES,
+    SECTOR_BYTES,
+    WARP_SIZE,
+    Access,
+    _chunks,
+    _chunks_affine,
+    _chunks_exact,
+    _shared,
+    _shared_exact,
+    affine_counts,
+    bytes_requested,
+    lines,
+    requests,
+    sectors,
+    shared_wavefronts,
+)
+
+LANES = np.arange(WARP_SIZE)
+
+
+@st.composite
+def warp(draw, width):
+    """One warp's addresses and mask."""
+    family = draw(st.sampled_from(["affine", "contiguous", "broadcast", "halves", "random"]))
+    first = draw(st.integers(0, 1 << 16))
+    stride = draw(st.sampled_from([0, 1, -1, 2, 3, 4, 8, 31, 32, 33, 64, 127, 128, 129, 1000, -33])) * width
+    if family == "affine":
+        addr = first + 4096 * 32 + LANES * stride
+    elif family == "contiguous":
+        addr = first + LANES * width
+    elif family == "broadcast":
+        addr = np.full(WARP_SIZE, first)
+    elif family == "halves":  # affine on each half-warp, not on the warp
+        addr = first + (LANES % 16) * stride + (LANES // 16) * draw(st.integers(0, 512))
+    else:
+        addr = np.array(draw(st.lists(st.integers(0, 1 << 14), min_size=WARP_SIZE, max_size=WARP_SIZE)))
+    if draw(st.booleans()):  # aligned to the width, as real accesses are; otherwise as drawn
+        addr = addr // width * width
+    kind = draw(st.sampled_from(["full", "none", "prefix", "suffix", "run", "random"]))
+    a, b = sorted(draw(st.lists(st.integers(0, WARP_SIZE), min_size=2, max_size=2)))
+    mask = {"full": LANES >= 0, "none": LANES < 0, "prefix": LANES < b, "suffix": LANES >= a,
+            "run": (LANES >= a) & (LANES < b)}.get(kind)
+    if mask is None:
+        mask = np.array(draw(st.lists(st.booleans(), min_size=WARP_SIZE, max_size=WARP_SIZE)))
+    return addr, mask
+
+
+@st.composite
+def accesses(draw):
+    width = draw(st.sampled_from([1, 2, 4, 8, 16]))
+    warps = draw(st.lists(warp(width), min_size=1, max_size=6))
+    addr = np.concatenate([w[0] for w in warps])
+    mask = np.concatenate([w[1] for w in warps])
+    return Access.from_lanes(addr, mask, width)
+
+
+@settings(max_examples=400, deadline=None)
+@given(accesses())
+def test_fast_equals_exact(acc):
+    access._shared_seen.cache_clear()  # the content memo would answer a repeated record without the paths under test
+    for unit in (SECTOR_BYTES, LINE_BYTES):
+        assert _chunks(acc, unit) == _chunks_exact(acc, unit)
+        if acc.aligned:  # the analytic count is for aligned records (the others take the exact path)
+            assert _chunks_affine(acc, unit) == _chunks_exact(acc, unit)
+    assert _shared(acc) == _shared_exact(acc)
+    assert access._shared_affine(acc) == _shared_exact(acc)  # the class path, whatever the memo holds
+    # warp by warp too: a sum can hide two errors that cancel
+    for w in range(acc.addresses.shape[0]):
+        one = acc.rows(np.arange(acc.addresses.shape[0]) == w)
+        assert (sectors(one), lines(one), _shared(one)) == (
+            _chunks_exact(one, SECTOR_BYTES), _chunks_exact(one, LINE_BYTES), _shared_exact(one))
+
+
+def test_the_fast_path_is_taken_for_affine_warps(monkeypatch):
+    # 4000 warps reading 32 consecutive floats from a sector boundary: 4 sectors, 1 line, 1 wavefront each
+    acc = Access.from_lanes(np.arange(32 * 4000) * 4, width=4)
+    monkeypatch.setattr(access, "_chunks_exact", lambda *a: 1 / 0)
+    monkeypatch.setattr(access, "_shared_exact", lambda *a: 1 / 0)
+    access._shared_class.cache_clear()
+    monkeypatch.setattr(access, "_shared_class", lambda *a: (1, 1))  # the class of a coalesced warp, by hand
+    assert (sectors(acc), lines(acc), shared_wavefronts(acc)) == (16000, 4000, 4000)
+
+
+def test_the_content_memo_answers_a_repeated_record(monkeypatch):
+    # 2 warps, lanes 64 B (16 words) apart: lane l in bank 16·l mod 32, so banks 0 and 16 serve 16
+    # distinct words each → 16 wavefronts per warp
+    def rec():
+        return Access.from_lanes(np.arange(64) * 64, width=4)
+    access._shared_seen.cache_clear()
+    first = shared_wavefronts(rec())
+    monkeypatch.setattr(access, "_shared_affine", lambda *a: 1 / 0)
+    assert shared_wavefronts(rec()) == first == 2 * 16
+
+
+def test_a_masked_tail_is_one_run():
+    # 64 lanes on consecutive floats from byte 0, lanes ≥ 37 masked off. Warp 0: bytes 0–127, 4 sectors,
+    # 1 line. Warp 1: active lanes 0–4 are bytes 128–147, 1 sector, 1 line. Total 5 sectors, 2 lines.
+    acc = Access.from_lanes(np.arange(64) * 4, np.arange(64) < 37, width=4)
+    assert (sectors(acc), lines(acc)) == (_chunks_affine(acc, SECTOR_BYTES), _chunks_affine(acc, LINE_BYTES)) == (5, 2)
+
+
+@st.composite
+def affine_warps(draw):
+    width = draw(st.sampled_from([1, 2, 4, 8, 16]))
+    rows = draw(st.integers(1, 5))
+    first = np.array(draw(st.lists(st.integers(0, 1 << 14), min_size=rows, max_size=rows))) * width
+    stride = np.array(draw(st.lists(st.sampled_from([0, 1, -1, 2, 7, 8, 33, 128]), min_size=rows,
+                                    max_size=rows))) * width
+    first = first + 40 * 128 * width  # keeps negative strides at non-negative addresses
+    if draw(st.booleans()):
+        return first, stride, None, width
+    lanes = np.arange(WARP_SIZE)
+    masks = []
+    for _ in range(rows):
+        a, b = sorted(draw(st.lists(st.integers(0, WARP_SIZE), min_size=2, max_size=2)))
+        kind = draw(st.sampled_from(["run", "random"]))
+        masks.append((lanes >= a) & (lanes < b) if kind == "run" else
+                     np.array(draw(st.lists(st.booleans(), min_size=WARP_SIZE, max_size=WARP_SIZE))))
+    return first, stride, np.array(masks), width
+
+
+@settings(max_examples=300, deadline=None)
+@given(affine_warps())
+def test_affine_counts_equal_the_record(w):
+    first, stride, active, width = w
+    acc = Access.from_lanes((first[:, None] + stride[:, None] * LANES).ravel(),
+                            None if active is None else active.ravel(), width)
+    assert affine_counts(first, stride, active, width) == (
+        requests(acc), _chunks_exact(acc, SECTOR_BYTES), _chunks_exact(acc, LINE_BYTES), bytes_requested(acc))

@@ -1,0 +1,152 @@
+"""Seed-form kernels run in batches: the same results, errors and counts as one program after another.
+
+``triton_launch`` runs a batch of programs at once through :mod:`kernellab.triton.perprogram` and
+reruns the batch one by one whenever it cannot reproduce that exactly. These tests compare the two
+bit for bit on the seed's own kernels and on edge cases, and check that a uniform batch really runs
+vectorised (the kernel is called once for the whole batch), rather than silently falling back.
+"""
+
+import importlib.util
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernellab import OutOfBoundsError, cdiv, triton_launch
+from kernellab.triton import engine
+from kernellab.triton.perprogram import NotBatchable, PerProgram
+
+_spec = importlib.util.spec_from_file_location("kl_seed_kernels_batch", Path(__file__).with_name("seed_kernels.py"))
+seed = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(seed)
+
+
+def both(launch):
+    """``launch(vectorize)`` run both ways on fresh outputs; returns (one by one, batched).
+
+    The batched run must really run batched: no batch may fall back to one program at a time.
+    """
+    one_by_one = launch(False)
+    with mock.patch.object(engine, "_one_by_one", wraps=engine._one_by_one) as fallback:
+        batched = launch(True)
+    assert fallback.call_count == 0
+    return one_by_one, batched
+
+
+def same(r0, r1):
+    (arrays0, counts0), (arrays1, counts1) = r0, r1
+    assert counts0 == counts1
+    for a, b in zip(arrays0, arrays1):
+        assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(1, 150), st.integers(1, 150), st.integers(1, 80), st.sampled_from([16, 32]),
+       st.integers(1, 5), st.booleans())
+def test_seed_matmul_batched_equals_one_by_one(M, N, K, block, group, mask_k):
+    rng = np.random.default_rng(M * N + K)
+    a = rng.standard_normal((M, K)).astype(np.float32)
+    b = rng.standard_normal((K, N)).astype(np.float32)
+
+    def launch(vectorize):
+        c = np.zeros((M, N), np.float32)
+        cnt = triton_launch(seed.matmul_kernel, cdiv(M, block) * cdiv(N, block), a, b, c, M, N, K, BLOCK_M=block,
+                            BLOCK_N=block, BLOCK_K=16, GROUP_M=group, mask_k=mask_k, vectorize=vectorize)
+        return [c], cnt
+
+    same(*both(launch))
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(1, 70), st.integers(1, 1100))
+def test_seed_softmax_kernels_batched_equal_one_by_one(M, N):
+    x = np.random.default_rng(N).standard_normal((M, N)).astype(np.float32)
+    B = 1 << (N - 1).bit_length()
+
+    def fused(vectorize):
+        y = np.zeros_like(x)
+        return [y], triton_launch(seed.softmax_fused_kernel, M, x, y, M, N, BLOCK=B, vectorize=vectorize)
+
+    def eager(vectorize):
+        mx, s = np.zeros(M, np.float32), np.zeros(M, np.float32)
+        z, e, y = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
+        cnts = [triton_launch(seed._rowwise, M, x, mx, M, N, op="max", BLOCK=B, vectorize=vectorize),
+                triton_launch(seed._elementwise, M, x, mx, z, M, N, op="sub", BLOCK=B, vectorize=vectorize),
+                triton_launch(seed._elementwise, M, z, None, e, M, N, op="exp", BLOCK=B, vectorize=vectorize),
+                triton_launch(seed._rowwise, M, e, s, M, N, op="sum", BLOCK=B, vectorize=vectorize),
+                triton_launch(seed._elementwise, M, e, s, y, M, N, op="div", BLOCK=B, vectorize=vectorize)]
+        return [mx, z, e, s, y], cnts
+
+    same(*both(fused))
+    same(*both(eager))
+
+
+def copy_kernel(calls):
+    def kernel(tl, x, y, n, BLOCK):
+        calls.append(1)
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(y, offs, tl.load(x, offs, mask=offs < n), mask=offs < n)
+    return kernel
+
+
+def test_a_uniform_batch_runs_vectorised():
+    calls = []
+    x, y = np.arange(1000, dtype=np.float32), np.zeros(1000, np.float32)
+    cnt = triton_launch(copy_kernel(calls), 63, x, y, 1000, BLOCK=16)  # 63 programs, the last one masked
+    assert len(calls) == 1  # one call of the kernel ran all 63 programs
+    assert np.array_equal(x, y) and cnt["programs"] == 63 and cnt["load_bytes"] == cnt["store_bytes"] == 4000
+    calls.clear()
+    y[:] = 0
+    assert triton_launch(copy_kernel(calls), 63, x, y, 1000, BLOCK=16, vectorize=False) == cnt
+    assert len(calls) == 63
+
+
+def test_a_divergent_batch_reruns_one_by_one_with_the_same_result():
+    calls = []
+
+    def branchy(tl, x, y, BLOCK):
+        calls.append(1)
+        pid = tl.program_id(0)
+        offs = pid * BLOCK + tl.arange(0, BLOCK)
+        if pid % 3 == 0:  # programs take different Python paths: the batch cannot run together
+            tl.store(y, offs, tl.load(x, offs) * 2)
+        else:
+            tl.store(y, offs, tl.load(x, offs) + 1)
+
+    x = np.arange(64, dtype=np.float32)
+    outs = []
+    for vectorize in (False, True):
+        y = np.zeros(64, np.float32)
+        outs.append((y, triton_launch(branchy, 8, x, y, BLOCK=8, vectorize=vectorize)))
+    assert len(calls) == 8 + 1 + 8  # one by one; then a batch that diverged, rerun one by one
+    assert np.array_equal(outs[0][0], outs[1][0]) and outs[0][1] == outs[1][1]
+
+
+def test_an_error_is_the_one_by_one_error():
+    def unmasked(tl, x, y, BLOCK):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(y, offs, tl.load(x, offs))
+
+    messages = []
+    for vectorize in (False, True):
+        x, y = np.arange(20, dtype=np.float32), np.zeros(20, np.float32)
+        with pytest.raises(OutOfBoundsError) as exc:
+            triton_launch(unmasked, 3, x, y, BLOCK=8, vectorize=vectorize)  # program 2 reads x[16..23]
+        messages.append((str(exc.value), y.copy()))
+    assert messages[0][0] == messages[1][0] and "program (2,0,0)" in messages[0][0]
+    assert np.array_equal(messages[0][1], messages[1][1])  # programs 0 and 1 stored before program 2 failed
+
+
+def test_python_numbers_keep_numpy_promotion():
+    pid = PerProgram(np.arange(3), weak=True)
+    block = np.arange(4, dtype=np.int32)
+    assert (pid * 4 + block).dtype == np.int32  # as 2 * 4 + int32 block is int32 in one program
+    assert (pid * 0.5).weak and (pid * 0.5).data.tolist() == [0.0, 0.5, 1.0]
+    assert (pid + np.float32(1)).dtype == np.float32
+    with pytest.raises(NotBatchable):  # 2^40 does not fit int32: one program raises OverflowError
+        PerProgram(np.array([0, 1 << 40]), weak=True) + block
+    with pytest.raises(NotBatchable):
+        np.asarray(pid)  # a plain array would mix the programs
