@@ -207,10 +207,13 @@ class Touched:
     Examples
     --------
     >>> t, x = Touched(), np.zeros(100, np.float32)
-    >>> t.mark("x", x, np.arange(16)[None], None)                # floats 0–15: bytes 0–63, 2 sectors
-    >>> t.mark("x", x, np.arange(8, 24)[None], None, start=8)    # floats 8–23 again: one new sector
+    >>> t.mark("x", x, np.arange(16)[None], None)                   # floats 0–15: bytes 0–63, 2 sectors
+    >>> t.mark("x", x, np.arange(8, 24)[None], None, starts=[8])    # floats 8–23 again: one new sector
     >>> t.sectors()
     {'x': 3}
+    >>> rows = np.array([[32, 33], [48, 49]]); keep = np.array([[False, False], [True, False]])
+    >>> t.mark("x", x, rows, keep, starts=[32, 48]); t.sectors()    # float 48: bytes 192–195, sector 6
+    {'x': 4}
     """
 
     __slots__ = ("_maps",)
@@ -218,22 +221,32 @@ class Touched:
     def __init__(self):
         self._maps: dict[int, tuple[str, np.ndarray]] = {}
 
-    def mark(self, name: str, flat: np.ndarray, offs: np.ndarray, mask, start: int | None = None):
-        """Mark the sectors element offsets ``offs`` of ``flat`` touch where ``mask`` holds (``start``:
-        the offsets are ``start, start+1, …`` in row-major order)."""
+    def mark(self, name: str, flat: np.ndarray, offs: np.ndarray, mask, starts: np.ndarray | None = None):
+        """Mark the sectors element offsets ``offs`` of ``flat`` touch where ``mask`` holds.
+
+        ``starts`` (optional) says the offsets are consecutive: row ``p`` of the ``len(starts)`` rows
+        holds ``starts[p], starts[p]+1, …``; the sectors then follow from the starts and the mask alone.
+        """
         key = flat.__array_interface__["data"][0]
         entry = self._maps.get(key)
         if entry is None:
             entry = self._maps[key] = (name, np.zeros(-(-max(flat.nbytes, 1) // SECTOR_BYTES), bool))
         bitmap, w = entry[1], flat.itemsize
-        if start is not None and mask is None:
-            if offs.size:
-                bitmap[start * w // SECTOR_BYTES:((start + offs.size) * w - 1) // SECTOR_BYTES + 1] = True
-            return
-        if start is not None:  # consecutive under a mask: the kept lanes' offsets
-            o = start + np.flatnonzero(np.asarray(mask).reshape(-1))
-        else:
-            o = offs if mask is None else offs[mask]
+        if starts is not None and offs.size:
+            starts = np.asarray(starts, np.int64).reshape(-1)
+            rows, lanes = starts.size, offs.size // starts.size
+            if rows == 1 and mask is None:  # one consecutive run: a slice of sectors
+                s0 = int(starts[0])
+                bitmap[s0 * w // SECTOR_BYTES:((s0 + lanes) * w - 1) // SECTOR_BYTES + 1] = True
+                return
+            g = SECTOR_BYTES // w if SECTOR_BYTES % w == 0 else 0  # elements per sector
+            if g and lanes % g == 0 and not (starts * w % SECTOR_BYTES).any():  # rows of whole sectors
+                ids = (starts * w // SECTOR_BYTES)[:, None] + np.arange(lanes // g)
+                if mask is not None:  # a sector is touched when one of its lanes is kept
+                    ids = ids[np.asarray(mask).reshape(rows, lanes // g, g).any(axis=2)]
+                bitmap[ids.reshape(-1)] = True
+                return
+        o = offs if mask is None else offs[mask]
         bitmap[np.asarray(o, np.int64).reshape(-1) * w // SECTOR_BYTES] = True
 
     def sectors(self) -> dict[str, int]:

@@ -222,6 +222,18 @@ def _contiguous_block(offs: np.ndarray, lineage, shift: int):
     return None if c is None else c + shift
 
 
+def _touch(prog: Program, flat: np.ndarray, offs: np.ndarray, mask, lineage, shift, start):
+    """Record the sectors an access touches (the launch's compulsory DRAM traffic), from its rows' starts
+    when its offsets are consecutive."""
+    if start is not None:
+        starts = np.array([start], np.int64)
+    elif isinstance(shift, np.ndarray):
+        starts = _row_starts(offs, lineage, shift)
+    else:
+        starts = None
+    prog.touch(flat, offs, mask, starts)
+
+
 def load(prog: Program, flat: np.ndarray, offs: np.ndarray, mask=None, other=None, lineage=None,
          shift: int = 0) -> np.ndarray:
     """Gather ``flat[offs]`` where ``mask`` holds, ``other`` (0 when None) elsewhere, and count it.
@@ -232,7 +244,7 @@ def load(prog: Program, flat: np.ndarray, offs: np.ndarray, mask=None, other=Non
     offs, mask = _prepare(offs, mask)
     _check_and_count(prog, "load", flat, offs, mask, lineage, shift)
     start = _contiguous_block(offs, lineage, shift)
-    prog.touch(flat, offs, mask, start)
+    _touch(prog, flat, offs, mask, lineage, shift, start)
     if start is not None and mask is None:  # a contiguous block: a slice, not a gather
         return flat[start:start + offs.size].reshape(offs.shape).copy()
     if mask is None:
@@ -269,7 +281,7 @@ def store(prog: Program, flat: np.ndarray, offs: np.ndarray, value: np.ndarray, 
     _check_and_count(prog, "store", flat, offs, mask, lineage, shift)
     prog.before_store(flat)
     start = _contiguous_block(offs, lineage, shift)
-    prog.touch(flat, offs, mask, start)
+    _touch(prog, flat, offs, mask, lineage, shift, start)
     if start is not None and mask is None:
         flat[start:start + offs.size] = value.reshape(-1)
     elif mask is None:

@@ -80,10 +80,11 @@ class Program:
         if self.journal is not None and id(flat) not in self.journal:
             self.journal[id(flat)] = (flat, flat.copy())
 
-    def touch(self, flat: np.ndarray, offs: np.ndarray, mask=None, start: int | None = None):
-        """Record the sectors an access touches, for the launch's ``dram_sectors`` (see :class:`~kernellab.triton.counts.Touched`)."""
+    def touch(self, flat: np.ndarray, offs: np.ndarray, mask=None, starts=None):
+        """Record the sectors an access touches, for the launch's ``dram_sectors`` (see
+        :class:`~kernellab.triton.counts.Touched`; ``starts``: each row's first offset when consecutive)."""
         if self.touched is not None:
-            self.touched.mark(self.name_of(flat), flat, offs, mask, start)
+            self.touched.mark(self.name_of(flat), flat, offs, mask, starts)
 
     def undo(self):
         """Restore every array this step stored to."""
