@@ -183,7 +183,7 @@ class Counts:
         ``…_op_fmul_pred_on.sum`` + 2 × ``…_op_ffma_pred_on.sum``. Only arithmetic done through ``blk``
         counts (``blk.fma``, ``blk.fadd``, ``blk.fmul``); numpy arithmetic on lane values is not seen.
         """
-        return 2 * self.fma + self.fadd + self.fmul
+        return sum(flops * getattr(self, kind) for kind, flops in FLOPS_PER_KIND.items())
 
     @property
     def shld_conflicts(self) -> int:

@@ -376,7 +376,9 @@ class Block:
         which Python cannot see: ``"int"`` (integer and address arithmetic, moves, comparisons),
         ``"ctrl"`` (branches) and ``"other"`` (``kernellab.counters.OVERHEAD_KINDS``). Take the
         numbers from the kernel's SASS (``nox -s sass`` counts them for kernellab's kernels) and
-        say where they come from in a comment. Any other name is counted under that name.
+        say where they come from in a comment. ``"fadd"`` and ``"fmul"`` count FP32 adds and
+        multiplies done in numpy, FLOPs included (``Counts.fadd``, ``Counts.fmul``). Any other name
+        is counted under that name.
 
         Examples
         --------
