@@ -150,3 +150,78 @@ def test_python_numbers_keep_numpy_promotion():
         PerProgram(np.array([0, 1 << 40]), weak=True) + block
     with pytest.raises(NotBatchable):
         np.asarray(pid)  # a plain array would mix the programs
+
+
+PROGRAMS_SEEN = 0
+
+
+def counting_kernel(tl, x, y, BLOCK):
+    global PROGRAMS_SEEN
+    PROGRAMS_SEEN += 1  # state kept across programs: such a kernel runs one program at a time
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y, offs, tl.load(x, offs) + PROGRAMS_SEEN)
+
+
+def test_a_kernel_that_assigns_a_module_name_runs_one_by_one():
+    global PROGRAMS_SEEN
+    outs = []
+    for vectorize in (False, True):
+        PROGRAMS_SEEN = 0
+        x, y = np.zeros(32, np.float32), np.zeros(32, np.float32)
+        triton_launch(counting_kernel, 4, x, y, BLOCK=8, vectorize=vectorize)
+        outs.append((PROGRAMS_SEEN, y.tolist()))
+    assert outs[0] == outs[1] and outs[0][0] == 4 and outs[0][1][8:16] == [2.0] * 8  # program 1 adds 2
+
+
+SCALE = 1.0
+
+
+def scaled(tl, x, y, BLOCK):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y, offs, tl.load(x, offs) * SCALE)
+
+
+def test_a_batched_kernel_reads_module_names_live():
+    global SCALE
+    x = np.ones(16, np.float32)
+    for SCALE in (2.0, 3.0):  # the batched copy sees each new value, as the kernel itself would
+        y = np.zeros(16, np.float32)
+        triton_launch(scaled, 2, x, y, BLOCK=8)
+        assert (y == SCALE).all()
+
+
+def test_programs_that_exchange_data_through_an_array_run_in_order():
+    def chain(tl, a):  # program p adds a[p] to a[p + 1]: one by one, a running sum
+        p = tl.program_id(0)
+        tl.store(a, np.array(p + 1), tl.load(a, np.array(p + 1)) + tl.load(a, np.array(p)))
+
+    def twice(tl, a, b):  # every program writes a[0] twice: the last program's second store must win
+        p = tl.program_id(0)
+        tl.store(a, np.array(0), tl.load(b, np.array(p)) * 0 + p)
+        tl.store(a, np.array(0), tl.load(b, np.array(p)) * 0 + 10 * p)
+
+    def after(tl, a, b):  # program p writes a[p], then reads a[p + 1], written only by a later program
+        p = tl.program_id(0)
+        tl.store(a, np.array(p), tl.load(b, np.array(p)) * 0 + 10 * p + 100)
+        tl.store(b, np.array(p), tl.load(a, np.array((p + 1) % 6)))
+
+    def stencil(tl, a, out):  # reads and writes different arrays: batched
+        p = tl.program_id(0)
+        tl.store(out, np.array(p), tl.load(a, np.array(p)) + tl.load(a, np.array((p + 1) % 6)))
+
+    results = {}
+    for kernel, grid, arrays, batches in ((chain, 5, 1, False), (twice, 6, 2, False), (after, 6, 2, False),
+                                              (stencil, 6, 2, True)):
+        outs = []
+        for vectorize in (False, True):
+            a = [np.arange(1, 7, dtype=np.float32), np.zeros(6, np.float32)][:arrays]
+            with mock.patch.object(engine, "_one_by_one", wraps=engine._one_by_one) as fallback:
+                triton_launch(kernel, grid, *a, vectorize=vectorize)
+            outs.append([v.tolist() for v in a])
+        assert outs[0] == outs[1], kernel.__name__
+        assert (fallback.call_count == 0) == batches, kernel.__name__
+        results[kernel.__name__] = outs[0]
+    assert results["chain"][0] == [1.0, 3.0, 6.0, 10.0, 15.0, 21.0]  # running sums of 1…6
+    assert results["twice"][0][0] == 50.0  # program 5's second store: 10·5
+    assert results["after"][1] == [2.0, 3.0, 4.0, 5.0, 6.0, 100.0]  # only program 5 reads a new value
+    assert results["stencil"][1] == [3.0, 5.0, 7.0, 9.0, 11.0, 7.0]  # a[p] + a[p+1 mod 6]

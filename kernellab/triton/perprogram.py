@@ -18,6 +18,7 @@ batch one program at a time.
 from __future__ import annotations
 
 import builtins
+import dis
 import operator
 import types
 
@@ -332,23 +333,42 @@ def _choose(take, v, keep) -> PerProgram:
     return PerProgram(np.where(take.data, a, b), weak=True)
 
 
+class _Names(dict):
+    """A kernel's module names as a batched kernel sees them: a few replaced, the rest read live."""
+
+    def __init__(self, module: dict, replaced: dict):
+        super().__init__(replaced)
+        self._module = module
+
+    def __missing__(self, key):
+        return self._module[key]  # KeyError: Python then looks in builtins, as for any global
+
+
 def batched(kernel):
     """``kernel`` with ``np.array``, ``min`` and ``max`` that keep per-program values per program.
 
-    The copy shares the kernel's code, defaults and closure; only the names it looks up in its module
-    change. A callable that is not a plain function is returned as it is.
+    The copy shares the kernel's code, defaults and closure; it looks its module's names up live,
+    except those three. A callable that is not a plain function is returned as it is. A kernel that
+    assigns module names (``global``) keeps state across programs: None, it runs one by one.
     """
     if not isinstance(kernel, types.FunctionType):
         return kernel
-    names = dict(kernel.__globals__)
-    for key, value in list(names.items()):
-        if value is np:
-            names[key] = _NUMPY
-    names["min"] = _fold(lambda v, cur: v < cur, "min")
-    names["max"] = _fold(lambda v, cur: v > cur, "max")
+    if _assigns_globals(kernel.__code__):
+        return None
+    replaced = {key: _NUMPY for key, value in kernel.__globals__.items() if value is np}
+    replaced["min"] = _fold(lambda v, cur: v < cur, "min")
+    replaced["max"] = _fold(lambda v, cur: v > cur, "max")
+    names = _Names(kernel.__globals__, replaced)
     fn = types.FunctionType(kernel.__code__, names, kernel.__name__, kernel.__defaults__, kernel.__closure__)
     fn.__kwdefaults__ = kernel.__kwdefaults__
     return fn
+
+
+def _assigns_globals(code: types.CodeType) -> bool:
+    """Whether ``code`` (or a function defined in it) assigns or deletes a module name."""
+    if any(ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") for ins in dis.get_instructions(code)):
+        return True
+    return any(_assigns_globals(c) for c in code.co_consts if isinstance(c, types.CodeType))
 
 
 _NUMPY = _Numpy()

@@ -107,7 +107,12 @@ class SeedBatchLanguage(SeedLanguage):
     the batch. What a batch cannot reproduce exactly raises, and the launcher reruns it one by one.
     """
 
-    __slots__ = ()
+    __slots__ = ("_loaded", "_stored")
+
+    def __init__(self, prog: Program):
+        super().__init__(prog)
+        self._loaded: dict[int, list] = {}  # array address → (offsets, mask) of each load so far
+        self._stored: set[int] = set()  # addresses of the arrays stored to so far
 
     def program_id(self, axis: int = 0) -> PerProgram:
         return PerProgram(self._prog.program_id(axis).astype(np.int64), weak=True)
@@ -119,17 +124,47 @@ class SeedBatchLanguage(SeedLanguage):
             return v.data if dtype is None else v.data.astype(dtype)
         return np.asarray(v, dtype=dtype)[None]
 
+    # A batch runs each statement for all its programs before the next statement; one by one, each
+    # program runs all its statements before the next program. The two agree unless programs
+    # exchange data through an array within the launch, which the checks below rule out (raising
+    # NotBatchable: the batch then reruns in order).
     def load(self, array: np.ndarray, offsets, mask=None, other=None) -> PerProgram:
         flat = self._flat(array, "load")
+        if memory.address(flat) in self._stored:
+            raise NotBatchable("a load from an array the batch has stored to")
         if isinstance(other, PerProgram):
             raise NotBatchable("a per-program `other`")
-        m = None if mask is None else self._rows(mask, bool)
-        return PerProgram(memory.load(self._prog, flat, self._rows(offsets, np.int64), m, other))
+        offs, m = self._rows(offsets, np.int64), None if mask is None else self._rows(mask, bool)
+        self._loaded.setdefault(memory.address(flat), []).append((offs, m))
+        return PerProgram(memory.load(self._prog, flat, offs, m, other))
 
     def store(self, array: np.ndarray, offsets, value, mask=None) -> None:
         flat = self._flat(array, "store")
-        m = None if mask is None else self._rows(mask, bool)
-        memory.store(self._prog, flat, self._rows(offsets, np.int64), self._rows(value), m)
+        key = memory.address(flat)
+        if key in self._stored:
+            raise NotBatchable("a second store to one array")  # a later program's first store must win
+        offs, m = self._rows(offsets, np.int64), None if mask is None else self._rows(mask, bool)
+        if key in self._loaded and self._read_by_later_program(flat.size, self._loaded[key], offs, m):
+            raise NotBatchable("a store to an element a later program read")  # it should have read this
+        self._stored.add(key)
+        memory.store(self._prog, flat, offs, self._rows(value), m)
+
+    def _read_by_later_program(self, size: int, loads: list, offs: np.ndarray, mask) -> bool:
+        """Whether some program stores to an element that a program after it in launch order loaded."""
+        P = self._prog.P
+        last_reader = np.full(size, -1, np.int64)
+        for lo, lm in loads:
+            rows = np.broadcast_to(np.arange(P).reshape(-1, *(1,) * (lo.ndim - 1)) if lo.shape[0] > 1
+                                   else np.full((1,) * lo.ndim, P - 1), lo.shape)
+            keep = np.ones(lo.shape, bool) if lm is None else np.broadcast_to(lm, lo.shape)
+            np.maximum.at(last_reader, lo[keep], rows[keep])
+        shape = np.broadcast_shapes(offs.shape, (P, *offs.shape[1:])) if mask is None else \
+            np.broadcast_shapes(offs.shape, mask.shape, (P, *offs.shape[1:]))
+        writers = np.broadcast_to(np.arange(P).reshape(-1, *(1,) * (len(shape) - 1)), shape)
+        keep = np.ones(shape, bool) if mask is None else np.broadcast_to(mask, shape)
+        elements = np.broadcast_to(offs, shape)[keep]
+        inside = (elements >= 0) & (elements < size)  # an element outside raises when the store runs
+        return bool((last_reader[elements[inside]] > writers[keep][inside]).any())
 
     def dot(self, a, b, acc=None) -> PerProgram:
         rows = [self._rows(v) for v in (a, b)]
@@ -183,7 +218,7 @@ def triton_launch(kernel, grid, *args, per_program: bool = False, vectorize: boo
         readable as ``cnt["programs"]``, ``cnt["load_bytes"]``, ``cnt["store_bytes"]``, ``cnt["dot_flops"]``.
     """
     names = _names(kernel, args, meta)
-    many = batched(kernel)
+    many = batched(kernel)  # None: the kernel cannot run batched
 
     def body(prog: Program):
         if prog.journal is None:  # one program: the plain seed language, exactly as written
@@ -191,5 +226,5 @@ def triton_launch(kernel, grid, *args, per_program: bool = False, vectorize: boo
         else:  # a batch of programs at once; anything it cannot reproduce reruns them one by one
             many(SeedBatchLanguage(prog), *args, **meta)
 
-    vectorize = vectorize and not _prints(kernel, set())  # a kernel that prints: per program, in launch order
+    vectorize = vectorize and many is not None and not _prints(kernel, set())  # a kernel that prints: in launch order
     return run(getattr(kernel, "__name__", "kernel"), body, grid, names, vectorize=vectorize, per_program=per_program)
