@@ -129,6 +129,15 @@ def test_python_if_on_lane_values_gets_a_blk_where_hint():
     assert _last_frame(info.value).line.startswith("if i < n")
 
 
+@pytest.mark.parametrize("body", ["for j in range(i):\n        pass", "n = int(i)", "v = [1.0, 2.0][i]"])
+def test_a_python_number_of_lane_values_gets_a_hint(body):
+    src = f"def k(blk, A):\n    i = blk.tx\n    {body}\n"
+    scope = {}
+    exec(compile(src, "<kernel>", "exec"), scope)
+    with pytest.raises(TypeError, match=r"kernel k: a Python number .* use a value every lane shares"):
+        launch(scope["k"], 1, 32, args=(np.zeros(32, np.float32),))
+
+
 @pytest.mark.parametrize("body", ["B[i] = blk.load(A, i)", "blk.store(B, i, A[i])", "v = A[0]"])
 def test_direct_indexing_of_an_argument_is_refused(body):
     src = f"def k(blk, A, B):\n    i = blk.tx\n    {body}\n"

@@ -4,7 +4,8 @@
   directly (``B[i] = A[i]``) raises a :class:`TypeError` that says to use ``blk.load`` / ``blk.store``,
   since a plain numpy access would skip the ``blk.where`` mask, the sanitizer and the counts.
 * A Python ``if`` (``while``, ``and``, ``or``) on lane values has no single truth value: numpy's
-  "truth value … is ambiguous" gets a hint to use ``with blk.where(cond):`` (:func:`lane_hint`).
+  "truth value … is ambiguous" gets a hint to use ``with blk.where(cond):`` (:func:`lane_hint`);
+  ``range(i)``, ``int(i)`` or a list index of lane values gets a hint to use a value every lane shares.
 """
 
 from __future__ import annotations
@@ -70,11 +71,18 @@ def guard_arguments(kernel, name: str, args: tuple, memory) -> tuple:
 
 
 def lane_hint(exc: BaseException, kernel: str) -> BaseException:
-    """``exc``, or a ValueError with a hint to use ``blk.where`` when it is numpy's ambiguous truth value."""
+    """``exc``, or the same kind of error with a hint when numpy refused to turn lane values into one value."""
     if isinstance(exc, ValueError) and "truth value of an array" in str(exc):
         hint = ValueError(_("kernel {kernel}: a Python if (or while, and, or) on lane values needs one truth value, "
                             "but each lane has its own: use `with blk.where(cond):` to run a region on the lanes "
                             "where cond holds, or np.where(cond, a, b) to choose a value per lane").format(
             kernel=kernel))
+        return hint.with_traceback(exc.__traceback__)
+    if isinstance(exc, TypeError) and ("can be converted to a scalar index" in str(exc)
+                                       or "can be converted to Python scalars" in str(exc)):
+        hint = TypeError(_("kernel {kernel}: a Python number (a range bound, an index, int() or float()) was "
+                           "asked of lane values, which hold one number per lane: use a value every lane shares "
+                           "(blk.bdx, a kernel argument), or keep the lane vector and index memory with "
+                           "blk.load").format(kernel=kernel))
         return hint.with_traceback(exc.__traceback__)
     return exc

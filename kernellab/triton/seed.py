@@ -197,7 +197,7 @@ def triton_launch(kernel, grid, *args, per_program: bool = False, vectorize: boo
     """Run ``kernel(tl, *args, **meta)`` once per program of ``grid`` and return what they moved.
 
     Programs run in batches, all of a batch at once, when the kernel allows (see
-    :class:`SeedBatchLanguage`); a batch that cannot reproduce one-by-one execution exactly reruns
+    :class:`~kernellab.triton.seed.SeedBatchLanguage`); a batch that cannot reproduce one-by-one execution exactly reruns
     program by program, so results, errors and counts are those of running the programs one after
     another. ``vectorize=False`` runs them one by one from the start.
 
