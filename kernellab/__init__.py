@@ -13,7 +13,21 @@ from .errors import BarrierError, ClaimError, LaunchError, MisalignedError, OutO
 from .grid import cdiv
 from .i18n import current_language
 from .report import Table, fmt_bytes, fmt_num, fmt_time, print_header, print_observations, print_table, show
-from .specs import A100, A6000, GPUS, H100, H200, PERF_A100, PERF_A6000, PERF_H100, PERF_H200, GPU, Perf
+from .specs import (
+    A100,
+    A6000,
+    GPUS,
+    H100,
+    H200,
+    PERF_A100,
+    PERF_A6000,
+    PERF_H100,
+    PERF_H200,
+    GPU,
+    Perf,
+    as_gpu,
+    as_perf,
+)
 
 # --- SIMT simulator ---
 from .simt import Block, HazardTracker, SharedArray, launch
@@ -27,6 +41,7 @@ from .sgemm import KERNELS, KernelSpec, run_kernel
 # --- performance model ---
 from .model import (
     Occupancy,
+    RooflinePoint,
     Waves,
     attainable_flops,
     dram_bytes_tiled,
@@ -39,6 +54,7 @@ from .model import (
     waves,
 )
 
+from .model.kernel import roofline
 from .sgemm.study import compare_kernels
 
 # --- benchmarking ---

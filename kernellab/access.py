@@ -217,7 +217,7 @@ def lines(acc: Access) -> int:
     """Lines (tags): distinct aligned 128-byte cache lines each request touches, summed over requests.
 
     The L1 looks up one tag per line a request touches; the performance model charges L1 one cycle
-    per line (the seed's "L1 每周期 1 个 line").
+    per line (the lecture's "L1 每周期 1 个 line").
     """
     return _chunks(acc, LINE_BYTES)
 

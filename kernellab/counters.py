@@ -18,7 +18,11 @@ OVERHEAD_KINDS = ("int", "ctrl", "other")
 _VECTOR_SUFFIX = {8: ".v2", 16: ".v4"}  # bytes per lane → PTX vector suffix
 _SASS_BASE = {"ld.global": "LDG", "st.global": "STG", "ld.shared": "LDS", "st.shared": "STS"}
 _SASS_WIDTH = {"": "32", ".v2": "64", ".v4": "128"}
-_SASS_OTHER = {"fma": "FFMA", "bar.sync": "BAR", "int": "INT", "ctrl": "CTRL", "other": "OTHER"}
+_SASS_OTHER = {"fma": "FFMA", "fadd": "FADD", "fmul": "FMUL", "bar.sync": "BAR", "int": "INT", "ctrl": "CTRL",
+               "other": "OTHER"}
+#: Floating-point instruction kinds and the FLOPs one active lane's instruction counts, as Nsight Compute's
+#: ``flop_count_sp`` does (an FFMA is a multiply and an add: 2).
+FLOPS_PER_KIND = {"fma": 2, "fadd": 1, "fmul": 1}
 
 
 def memory_kind(op: str, space: str, width: int) -> str:
@@ -71,6 +75,19 @@ class Counts:
     (``ld.shared.v4`` is an ``LDS.128``); ``bar.sync``; and the overhead a compiled kernel issues
     besides, which a kernel counts itself with :meth:`~kernellab.Block.count_instr` (kinds in
     ``OVERHEAD_KINDS``). :func:`~kernellab.counters.instr_mix` groups the kinds as SASS opcodes.
+
+    The names both engines share (:class:`~kernellab.TritonCounts` has the same ones) are
+    properties here: ``load_requests`` is ``gld_instr``, ``load_sectors`` is ``gld_sectors``, and so on
+    for ``*_lines`` and ``*_bytes`` and for stores; ``requests``, ``sectors``, ``lines`` and ``bytes``
+    add loads and stores; ``flops`` is 2 × ``fma`` + ``fadd`` + ``fmul``; ``dram_bytes`` is the
+    compulsory DRAM traffic. The table of every field, with its unit and Nsight Compute metric, is
+    the documentation's "What each count means" page.
+
+    Examples
+    --------
+    >>> c = Counts(fma=10, fadd=3, gld_instr=2, gld_sectors=8, gst_instr=1, gst_sectors=4, dram_sectors={"x": 5})
+    >>> c.load_requests, c.requests, c.sectors, c.flops, c.dram_bytes      # flops = 2·10 + 3; 5 × 32 B
+    (2, 3, 12, 23, 160)
     """
 
     fma: int = 0  # FP32 fused multiply-adds executed, summed over active lanes (thread-level)
@@ -94,6 +111,79 @@ class Counts:
     dram_sectors: dict = field(default_factory=dict)  # array name → distinct 32-byte sectors touched
     instr_by_kind: dict = field(default_factory=dict)  # kind (see below) → warp instructions
     shape: tuple = ()  # the problem size simulated, e.g. (M, N, K) for an SGEMM; () if unknown
+    fadd: int = 0  # FP32 adds (and subtracts) executed by active lanes: blk.fadd, or count_instr("fadd")
+    fmul: int = 0  # FP32 multiplies executed by active lanes: blk.fmul, or count_instr("fmul")
+
+    # --- the names both engines share (TritonCounts has the same) ------------------------------
+    @property
+    def load_requests(self) -> int:
+        """Global load requests, warp-level (``gld_instr``); ``l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum``."""
+        return self.gld_instr
+
+    @property
+    def store_requests(self) -> int:
+        """Global store requests, warp-level (``gst_instr``); ``l1tex__t_requests_pipe_lsu_mem_global_op_st.sum``."""
+        return self.gst_instr
+
+    @property
+    def requests(self) -> int:
+        """Global load and store requests together."""
+        return self.gld_instr + self.gst_instr
+
+    @property
+    def load_sectors(self) -> int:
+        """32-byte sectors global loads touch, per request (``gld_sectors``); ``l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum``."""
+        return self.gld_sectors
+
+    @property
+    def store_sectors(self) -> int:
+        """32-byte sectors global stores touch, per request (``gst_sectors``); ``l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum``."""
+        return self.gst_sectors
+
+    @property
+    def sectors(self) -> int:
+        """Global load and store sectors together."""
+        return self.gld_sectors + self.gst_sectors
+
+    @property
+    def load_lines(self) -> int:
+        """128-byte lines (tags) global loads touch, per request (``gld_lines``)."""
+        return self.gld_lines
+
+    @property
+    def store_lines(self) -> int:
+        """128-byte lines global stores touch, per request (``gst_lines``)."""
+        return self.gst_lines
+
+    @property
+    def lines(self) -> int:
+        """Global load and store lines together."""
+        return self.gld_lines + self.gst_lines
+
+    @property
+    def load_bytes(self) -> int:
+        """Bytes the active lanes load from global memory (``gld_bytes``)."""
+        return self.gld_bytes
+
+    @property
+    def store_bytes(self) -> int:
+        """Bytes the active lanes store to global memory (``gst_bytes``)."""
+        return self.gst_bytes
+
+    @property
+    def bytes(self) -> int:
+        """Bytes requested from global memory, loads and stores together (every re-read counted again)."""
+        return self.gld_bytes + self.gst_bytes
+
+    @property
+    def flops(self) -> int:
+        """The floating-point operations, 2 per FFMA and 1 per FADD or FMUL, per active lane.
+
+        Nsight Compute's ``flop_count_sp``: ``smsp__sass_thread_inst_executed_op_fadd_pred_on.sum`` +
+        ``…_op_fmul_pred_on.sum`` + 2 × ``…_op_ffma_pred_on.sum``. Only arithmetic done through ``blk``
+        counts (``blk.fma``, ``blk.fadd``, ``blk.fmul``); numpy arithmetic on lane values is not seen.
+        """
+        return sum(flops * getattr(self, kind) for kind, flops in FLOPS_PER_KIND.items())
 
     @property
     def shld_conflicts(self) -> int:

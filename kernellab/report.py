@@ -1,4 +1,4 @@
-"""Reporting: the seeds' console API and a table that renders as HTML on a page and as text in a terminal.
+"""Reporting: the lecture scripts' console API and a table that renders as HTML on a page and as text in a terminal.
 
 Scripts make the same calls everywhere: in a terminal ``print_table`` prints aligned text (columns
 measured in display width, so Chinese lines up); in the gallery or a notebook it returns a
@@ -132,12 +132,12 @@ def show(table: Table) -> Table | None:
 
 
 def print_table(headers: Sequence[str], rows: Sequence[Sequence]) -> Table | None:
-    """Show a table made of ``headers`` and ``rows`` (the seeds' call): text in a terminal, HTML on a page."""
+    """Show a table made of ``headers`` and ``rows`` (the lecture scripts' call): text in a terminal, HTML on a page."""
     return show(Table(headers, rows))
 
 
 def print_header(title: str) -> None:
-    """Print a section title framed by rules, as the seed scripts open each demo."""
+    """Print a section title framed by rules, as the lecture scripts open each demo."""
     rule = "=" * max(20, display_width(title))
     print(f"\n{rule}\n{title}\n{rule}")
 

@@ -63,6 +63,19 @@ class GPU:
         """The clock band the model predicts over, in Hz, as ``(base_clock_hz, max_clock_hz)``."""
         return (self.base_clock_hz, self.max_clock_hz)
 
+    @property
+    def perf(self) -> Perf:
+        """The rates the performance model charges on this GPU (``H100.perf is PERF_H100``)."""
+        return as_perf(self)
+
+    def peak_flops(self, peak: str = "fp32", clock_hz: float | None = None) -> float:
+        """Peak FLOP/s, as :meth:`Perf.peak_flops` (``H100.peak_flops() == PERF_H100.peak_flops()``)."""
+        return as_perf(self).peak_flops(peak, clock_hz)
+
+    def ridge(self, peak: str = "fp32") -> float:
+        """Ridge point of the roofline, FLOP/byte, as :meth:`Perf.ridge`."""
+        return as_perf(self).ridge(peak)
+
 
 #: NVIDIA RTX A6000 (Ampere, GA102), the GPU of Boehm's SGEMM measurements.
 A6000 = GPU(
@@ -109,7 +122,8 @@ class Perf:
 
     Each rate is a resource; a kernel's time on it is its count divided by the rate × SMs × clock.
     ``eta`` is **fitted**, not a hardware rate (see ``kernellab.sgemm.study.fit_eta``); ``latency_s`` is
-    **assumed** (fidelity.md §5). This class is the one home of the FP32 peak and the ridge point.
+    **assumed** (fidelity.md §5). This class is the one home of the FP32 peak and the ridge point
+    (``GPU.peak_flops`` and ``GPU.ridge`` ask it); :func:`as_perf` gives the ``Perf`` of a ``GPU``.
 
     Examples
     --------
@@ -188,3 +202,48 @@ PERF_A100 = Perf(A100, fma_per_sm_cycle=A100.fp32_cores_per_sm, eta=ETA[A100.sm_
 PERF_H100 = Perf(H100, fma_per_sm_cycle=H100.fp32_cores_per_sm, eta=ETA[H100.sm_type])
 #: The rates of the H200.
 PERF_H200 = Perf(H200, fma_per_sm_cycle=H200.fp32_cores_per_sm, eta=ETA[H200.sm_type])
+#: The rates of every GPU, in the order of ``GPUS``.
+PERFS = (PERF_A6000, PERF_A100, PERF_H100, PERF_H200)
+
+
+def as_perf(gpu_or_perf) -> Perf:
+    """The :class:`Perf` of a GPU given either way: a ``Perf`` as is, a :class:`GPU` as its rates.
+
+    Every model function accepts either (``predict(c, H100)`` is ``predict(c, PERF_H100)``); anything
+    else is a TypeError that says what to pass.
+
+    Examples
+    --------
+    >>> as_perf(H100) is PERF_H100, as_perf(PERF_A6000) is PERF_A6000
+    (True, True)
+    >>> as_perf("H100")
+    Traceback (most recent call last):
+    ...
+    TypeError: expected a GPU (kernellab.H100, A6000, …) or its rates (kernellab.PERF_H100, …), got a str
+    """
+    if isinstance(gpu_or_perf, Perf):
+        return gpu_or_perf
+    if isinstance(gpu_or_perf, GPU):
+        for p in PERFS:
+            if p.gpu == gpu_or_perf:
+                return p
+        return Perf(gpu_or_perf, fma_per_sm_cycle=gpu_or_perf.fp32_cores_per_sm,
+                    eta=ETA.get(gpu_or_perf.sm_type, ETA["GA102"]))
+    raise TypeError(f"expected a GPU (kernellab.H100, A6000, …) or its rates (kernellab.PERF_H100, …), "
+                    f"got a {type(gpu_or_perf).__name__}")
+
+
+def as_gpu(gpu_or_perf) -> GPU:
+    """The :class:`GPU` of a GPU given either way: a ``GPU`` as is, a :class:`Perf` as its ``gpu``.
+
+    Examples
+    --------
+    >>> as_gpu(PERF_H100) is H100, as_gpu(A6000) is A6000
+    (True, True)
+    """
+    if isinstance(gpu_or_perf, GPU):
+        return gpu_or_perf
+    if isinstance(gpu_or_perf, Perf):
+        return gpu_or_perf.gpu
+    raise TypeError(f"expected a GPU (kernellab.H100, A6000, …) or its rates (kernellab.PERF_H100, …), "
+                    f"got a {type(gpu_or_perf).__name__}")

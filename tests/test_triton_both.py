@@ -1,6 +1,7 @@
 """The same test bodies through both front ends: the seed's ``kernel(tl, …)`` and ``@triton.jit``."""
 
 import importlib.util
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -140,7 +141,7 @@ def test_seed_and_jit_count_the_same_softmax(M, N):
     o1, c1 = softmax("seed", x, block)
     o2, c2 = softmax("jit", x, block)
     np.testing.assert_allclose(o1, o2, rtol=1e-6, atol=1e-9)
-    assert c1 == c2
+    assert _memory(c1) == _memory(c2)
 
 
 @settings(max_examples=25, deadline=None)
@@ -160,7 +161,13 @@ def test_seed_and_jit_count_the_same_shifted_copy(n, log_block, shift):
     c1 = triton_launch(seed_copy, cdiv(n, block), x, out1, n, BLOCK=block)
     c2 = K.shifted_copy_kernel[(cdiv(n, block),)](x, out2, n, shift, BLOCK=block)
     np.testing.assert_array_equal(out1, out2)
-    assert c1 == c2
+    assert _memory(c1) == _memory(c2)
+
+
+def _memory(c):
+    """What both front ends count alike: the lecture form computes on numpy arrays, so only its tl.dot
+    FLOPs are counted, and its kernels name their arrays differently (DRAM sectors compared by value)."""
+    return replace(c, flops=c.dot_flops, dram_sectors=sorted(c.dram_sectors.values()))
 
 
 @pytest.mark.parametrize(("n", "block", "shift"), [(4096, 1024, 0), (4096, 1024, 1), (4096, 1024, 8),

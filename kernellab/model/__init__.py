@@ -3,6 +3,7 @@
 Layout, in the order a prediction is made:
 
 * ``roofline`` — peaks, bandwidth, ridge point, attainable FLOP/s at an intensity;
+* ``kernel`` — ``roofline(counts, gpu)`` (``kernellab.roofline``): a kernel's point on it, from its counts;
 * ``residency`` — ``occupancy``: resident blocks per SM and its limiter; ``waves`` of a grid;
 * ``bounds`` — ``predict``: each SM resource's time from the counts, the binding one, GFLOP/s;
 * ``l2waves`` — launch order (``tile_order``) and the DRAM bytes of a tiled GEMM under the wave model;
@@ -13,6 +14,7 @@ which do not import each other.
 """
 
 from .bounds import RESOURCES, SCHEDULER_FED, estimate_eta, predict, resource_events, resource_label
+from .kernel import RooflinePoint  # roofline(counts, gpu) is kernellab.roofline: here the name is the module
 from .l2waves import dram_bytes_lru, dram_bytes_tiled, tile_order, wave_footprints
 from .latency import LoopShape, dram_bytes_waves, exposed_latency, latency_units
 from .residency import Occupancy, Waves, occupancy, waves
@@ -28,7 +30,7 @@ from .roofline import (
 )
 
 __all__ = [
-    "PEAKS", "RESOURCES", "SCHEDULER_FED", "LoopShape", "Occupancy", "Waves", "attainable_flops", "dram_bytes_tiled", "dram_bytes_lru",
+    "PEAKS", "RESOURCES", "RooflinePoint", "SCHEDULER_FED", "LoopShape", "Occupancy", "Waves", "attainable_flops", "dram_bytes_tiled", "dram_bytes_lru",
     "dram_bytes_waves", "estimate_eta", "exposed_latency", "fraction_of_peak", "gemm_flops", "gemm_intensity",
     "gemm_min_bytes", "latency_units", "occupancy", "peak_flops", "predict", "resource_events", "resource_label",
     "ridge", "tile_order", "wave_footprints", "waves",

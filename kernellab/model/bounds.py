@@ -9,9 +9,11 @@ efficiency η, and a K loop that cannot cover its loads pays the exposed latency
 
 from __future__ import annotations
 
+from numbers import Integral
+
 from ..counters import Counts
 from ..i18n import _
-from ..specs import Perf
+from ..specs import GPU, Perf, as_gpu, as_perf
 from .latency import LoopShape, dram_bytes_waves, exposed_latency, latency_units
 from .roofline import gemm_flops
 
@@ -19,7 +21,7 @@ __all__ = ["RESOURCES", "SCHEDULER_FED", "estimate_eta", "predict", "resource_ev
 
 #: The resources in the order ties are broken, as bound name → (result key, what is counted, rate field).
 RESOURCES = {
-    "FMA": ("t_fma", "FP32 FMAs (thread level)", "fma_per_sm_cycle"),
+    "FMA": ("t_fma", "FP32 FMA, add and multiply instructions (thread level)", "fma_per_sm_cycle"),
     "issue": ("t_issue", "warp instructions, every kind", "issue_per_sm_cycle"),
     "L1": ("t_l1", "128-byte global lines loaded and stored", "l1_lines_per_sm_cycle"),
     "shared": ("t_smem", "shared-memory wavefronts, loads and stores", "smem_wavefronts_per_sm_cycle"),
@@ -46,8 +48,16 @@ def resource_label(bound: str) -> str:
     return labels[bound]
 
 
-def resource_events(counts: Counts) -> dict[str, int]:
-    """What each resource must process, by bound name (the numerators of ``predict``).
+def resource_events(counts) -> dict[str, int]:
+    """What each resource must process, by bound name (the numerators of ``predict``), from either engine.
+
+    SIMT :class:`~kernellab.Counts`: FP32 thread instructions (FFMA + FADD + FMUL), warp instructions,
+    global lines, shared wavefronts, LSU instructions, compulsory DRAM bytes.
+
+    Mini-Triton :class:`~kernellab.TritonCounts` count no instructions or shared memory, so: FP32
+    thread instructions = elementwise FLOPs + ``dot_flops`` ÷ 2 (``tl.dot`` as FFMAs on the CUDA cores;
+    Tensor Cores would be faster); warp instructions = those ÷ 32 + the memory requests (a lower bound:
+    address arithmetic is not counted); L1 = lines; shared = 0; MIO = requests; DRAM = compulsory bytes.
 
     Examples
     --------
@@ -56,14 +66,28 @@ def resource_events(counts: Counts) -> dict[str, int]:
     >>> resource_events(c)
     {'FMA': 64, 'issue': 6, 'L1': 67, 'shared': 3, 'MIO': 2, 'DRAM': 64}
     """
-    return {
-        "FMA": counts.fma,
-        "issue": counts.warp_instr,
-        "L1": counts.gld_lines + counts.gst_lines,
-        "shared": counts.shld_wavefronts + counts.shst_wavefronts,
-        "MIO": counts.gld_instr + counts.gst_instr + counts.shld_instr + counts.shst_instr,
-        "DRAM": counts.dram_bytes,
-    }
+    if isinstance(counts, Counts):
+        return {
+            "FMA": counts.fma + counts.fadd + counts.fmul,
+            "issue": counts.warp_instr,
+            "L1": counts.gld_lines + counts.gst_lines,
+            "shared": counts.shld_wavefronts + counts.shst_wavefronts,
+            "MIO": counts.gld_instr + counts.gst_instr + counts.shld_instr + counts.shst_instr,
+            "DRAM": counts.dram_bytes,
+        }
+    if all(hasattr(counts, a) for a in ("dot_flops", "load_lines", "atomic_requests", "dram_bytes")):
+        fp = counts.flops - counts.dot_flops + counts.dot_flops // 2
+        requests = counts.load_requests + counts.store_requests + counts.atomic_requests
+        return {
+            "FMA": fp,
+            "issue": -(-fp // 32) + requests,
+            "L1": counts.load_lines + counts.store_lines + counts.atomic_lines,
+            "shared": 0,
+            "MIO": requests,
+            "DRAM": counts.dram_bytes,
+        }
+    raise TypeError(f"counts must be what a launch returns (kernellab.Counts or kernellab.triton.TritonCounts), "
+                    f"got a {type(counts).__name__}")
 
 
 def _times(events: dict, perf: Perf, clock_hz: float, dram_bytes: int) -> dict:
@@ -94,12 +118,19 @@ def estimate_eta(perf: Perf, shape: LoopShape | None) -> float:
     return perf.eta
 
 
+def _is_counts(x) -> bool:
+    return isinstance(x, Counts) or all(hasattr(x, a) for a in ("dot_flops", "load_lines", "dram_bytes"))
+
+
 def _parse(args, kwargs):
-    """Accept ``(counts, n, perf[, gpu])`` and the seeds' ``(spec, counts, n, perf[, gpu])``."""
+    """Accept ``(counts, [n,] perf[, gpu])`` and the lecture scripts' ``(spec, counts, n, perf[, gpu])``."""
     args = list(args)
     spec = kwargs.pop("spec", None)
-    if args and not isinstance(args[0], Counts) and len(args) > 1 and isinstance(args[1], Counts):
+    if args and not _is_counts(args[0]) and len(args) > 1 and _is_counts(args[1]):
         spec = args.pop(0)
+    if len(args) >= 2 and (isinstance(args[1], (GPU, Perf)) or (len(args) == 2 and "perf" not in kwargs and
+                                                              not isinstance(args[1], (Integral, tuple, list)))):
+        args.insert(1, None)  # predict(counts, gpu): no GEMM size
     names = ("counts", "n", "perf", "gpu")
     if len(args) > len(names):
         raise TypeError(f"predict takes (counts, n, perf[, gpu]) or (spec, counts, n, perf[, gpu]); got {len(args)} "
@@ -112,20 +143,27 @@ def _parse(args, kwargs):
             vals[k] = kwargs.pop(k)
     if kwargs:
         raise TypeError(f"predict got unexpected keyword arguments {sorted(kwargs)}")
-    missing = [k for k in names[:3] if k not in vals]
+    vals.setdefault("n", None)
+    missing = [k for k in ("counts", "perf") if k not in vals]
     if missing:
-        raise TypeError(f"predict is missing {missing}: call predict(counts, n, perf)")
-    if not isinstance(vals["counts"], Counts):
-        raise TypeError(f"counts must be a kernellab.Counts, got {type(vals['counts']).__name__}")
-    return spec, vals["counts"], vals["n"], vals["perf"], vals.get("gpu")
+        raise TypeError(f"predict is missing {missing}: call predict(counts, gpu) or predict(counts, n, gpu)")
+    if not _is_counts(vals["counts"]):
+        raise TypeError(f"counts must be what a launch returns (kernellab.Counts or kernellab.triton.TritonCounts), "
+                        f"got a {type(vals['counts']).__name__}")
+    gpu = vals.get("gpu")
+    return spec, vals["counts"], vals["n"], as_perf(vals["perf"]), None if gpu is None else as_gpu(gpu)
 
 
 def predict(*args, shape: LoopShape | None = None, **kwargs) -> dict:
     """Predict a kernel's time from its counts: a bound (the slowest resource), a clock band, an estimate.
 
-    Call it as ``predict(counts, n, perf)``; the seed scripts' form ``predict(spec, counts, n, perf, gpu)``
-    works too (``spec.name`` is copied into the result; ``gpu`` must be ``perf.gpu`` or None).
-    ``counts`` are those of a launch at size ``n`` (an int, or a triple ``(M, N, K)``; see ``scale_counts``).
+    Call it as ``predict(counts, gpu)`` for any kernel, with the counts of either engine (SIMT
+    ``Counts`` or mini-Triton ``TritonCounts``, see :func:`~kernellab.model.bounds.resource_events`) and a GPU given as a
+    ``GPU`` (``H100``) or its rates (``PERF_H100``). For a GEMM, ``predict(counts, n, gpu)`` adds the
+    size ``n`` of the launch the counts are from (an int, or a triple ``(M, N, K)``; see
+    ``scale_counts``): ``gflops`` then counts 2·M·N·K, and a ``shape`` (``LoopShape``) enables the wave
+    model. The lecture scripts' form ``predict(spec, counts, n, perf, gpu)`` works too (``spec.name`` is
+    copied into the result; ``gpu`` must be ``perf.gpu`` or None).
 
     **The bound.** For each resource, time = events ÷ (rate per SM per cycle × SMs × clock):
 
@@ -139,8 +177,8 @@ def predict(*args, shape: LoopShape | None = None, **kwargs) -> dict:
     * ``t_dram``  = DRAM bytes ÷ bandwidth: the wave model's bytes when ``shape`` is given (blocks per SM
       from occupancy), else the compulsory bytes of ``counts``.
 
-    ``time`` = the largest at the rated boost clock, ``bound`` = its resource, ``gflops`` = FLOPs ÷ time
-    (2·n³, or 2·M·N·K). ``gflops_band`` = (GFLOP/s at the base clock, at the highest clock the card
+    ``time`` = the largest at the rated boost clock, ``bound`` = its resource, ``flops`` = the kernel's
+    FLOPs (``counts.flops``; 2·M·N·K when ``n`` is given), ``gflops`` = flops ÷ time. ``gflops_band`` = (GFLOP/s at the base clock, at the highest clock the card
     reaches, ``gpu.clock_band``): a measurement above the band's top means the model is wrong.
 
     **The estimate** (``estimate_gflops``, ``estimate_band``) is *calibrated*, not a bound: each
@@ -164,10 +202,15 @@ def predict(*args, shape: LoopShape | None = None, **kwargs) -> dict:
     if gpu is not None and gpu != perf.gpu:
         raise ValueError(f"the rates are for the {perf.gpu.name}, but the GPU given is the {gpu.name}")
     gpu = perf.gpu
-    mnk = tuple(int(v) for v in n) if isinstance(n, (tuple, list)) else (int(n),) * 3
+    if n is None:
+        if shape is not None:
+            raise TypeError("a LoopShape needs the GEMM size: call predict(counts, n, gpu, shape=...)")
+        mnk, flops = None, counts.flops
+    else:
+        mnk = tuple(int(v) for v in n) if isinstance(n, (tuple, list)) else (int(n),) * 3
+        flops = gemm_flops(*mnk)
     events = resource_events(counts)
     dram = dram_bytes_waves(shape, mnk, gpu) if shape is not None else events["DRAM"]
-    flops = gemm_flops(*mnk)
     eta = estimate_eta(perf, shape)
     scale = {r: eta for r in SCHEDULER_FED}
 
@@ -184,7 +227,8 @@ def predict(*args, shape: LoopShape | None = None, **kwargs) -> dict:
         raise ValueError("the counts charge no resource (all zero): nothing to predict")
     lo, hi = (at(f) for f in gpu.clock_band)
     return {
-        "name": getattr(spec, "name", None), **times, "time": t, "bound": bound, "gflops": flops / t / 1e9,
+        "name": getattr(spec, "name", None), **times, "time": t, "bound": bound, "flops": flops,
+        "gflops": flops / t / 1e9,
         "gflops_band": (flops / lo[2] / 1e9, flops / hi[2] / 1e9),
         "eta": eta, "t_latency": t_lat, "estimate_time": t_est, "estimate_gflops": flops / t_est / 1e9,
         "estimate_band": (flops / lo[3] / 1e9, flops / hi[3] / 1e9), "dram_bytes": dram,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..access import WARP_SIZE
 from ..grid import cdiv
-from ..specs import GPU, Perf
+from ..specs import GPU, Perf, as_gpu, as_perf
 from .l2waves import dram_bytes_tiled
 from .residency import occupancy, waves
 
@@ -49,12 +49,12 @@ class LoopShape:
         if int(self.k_step) < 1 or int(self.elem) < 1:
             raise ValueError(f"k_step and elem must be positive, got {self.k_step!r} and {self.elem!r}")
 
-    def blocks_per_sm(self, gpu: GPU) -> int:
-        """Resident blocks per SM (``kernellab.occupancy``)."""
+    def blocks_per_sm(self, gpu: GPU | Perf) -> int:
+        """Resident blocks per SM (``kernellab.occupancy``) on a GPU given as a ``GPU`` or its ``Perf``."""
         return occupancy(gpu, self.threads, self.regs, self.smem).blocks_per_sm
 
 
-def dram_bytes_waves(shape: LoopShape, mnk, gpu: GPU) -> int:
+def dram_bytes_waves(shape: LoopShape, mnk, gpu: GPU | Perf) -> int:
     """DRAM bytes of the launch under the wave model, with the blocks per SM that occupancy allows.
 
     Examples
@@ -66,12 +66,13 @@ def dram_bytes_waves(shape: LoopShape, mnk, gpu: GPU) -> int:
     >>> dram_bytes_waves(k5, (4096, 4096, 4096), A6000) / 1e9
     0.580911104
     """
+    gpu = as_gpu(gpu)
     M, N, K = mnk
     BM, BN = shape.tile
     return dram_bytes_tiled(M, BM, BN, shape.blocks_per_sm(gpu), gpu.sms, elem=shape.elem, M=M, N=N, K=K)
 
 
-def latency_units(shape: LoopShape, gpu: GPU) -> int:
+def latency_units(shape: LoopShape, gpu: GPU | Perf) -> int:
     """How many independent waiters share an SM: blocks if the loop has barriers, else warps.
 
     A barrier makes a block's warps wait for one another, so the block waits as one; without barriers
@@ -81,7 +82,7 @@ def latency_units(shape: LoopShape, gpu: GPU) -> int:
     return blocks if shape.barriers else blocks * cdiv(shape.threads, WARP_SIZE)
 
 
-def exposed_latency(shape: LoopShape, mnk, perf: Perf, t_sm: float, t_dram: float) -> float:
+def exposed_latency(shape: LoopShape, mnk, perf: Perf | GPU, t_sm: float, t_dram: float) -> float:
     """Seconds of load latency a K loop without prefetch leaves uncovered (Little's law with U waiters).
 
     The SM runs ``trips = waves × ⌈K / k_step⌉`` rounds; in each, ``U`` waiters (``latency_units``) each
@@ -108,6 +109,7 @@ def exposed_latency(shape: LoopShape, mnk, perf: Perf, t_sm: float, t_dram: floa
     if shape.prefetch:
         return 0.0
     M, N, K = mnk
+    perf = as_perf(perf)
     gpu = perf.gpu
     blocks = cdiv(M, shape.tile[0]) * cdiv(N, shape.tile[1])
     w = waves(blocks, shape.blocks_per_sm(gpu), gpu.sms)

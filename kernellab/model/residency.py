@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ..errors import LaunchError
 from ..grid import cdiv
-from ..specs import GPU
+from ..specs import GPU, as_gpu
 
 #: Names of the per-SM limits, in the order ``Occupancy`` reports them.
 LIMITS = ("threads", "registers", "shared", "blocks")
@@ -52,6 +52,7 @@ def occupancy(gpu: GPU, threads_per_block: int, regs_per_thread: int | None = No
     >>> occ.blocks_per_sm, occ.limiters, occ.by_shared, occ.warps_per_sm, f"{occ.occupancy:.0%}"
     (1, ('threads', 'registers'), 11, 32, '67%')
     """
+    gpu = as_gpu(gpu)  # a GPU, or its Perf
     threads_per_block, smem_per_block = int(threads_per_block), int(smem_per_block)
     if not 1 <= threads_per_block <= gpu.max_threads_per_block:
         raise LaunchError(f"a block of {threads_per_block} threads cannot launch on the {gpu.name} "

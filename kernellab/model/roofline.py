@@ -6,13 +6,13 @@ A kernel that does ``I`` FLOP per byte it moves to or from DRAM can run no faste
 
 from __future__ import annotations
 
-from ..specs import PEAKS, Perf
+from ..specs import GPU, PEAKS, Perf, as_perf
 
 __all__ = ["PEAKS", "attainable_flops", "fraction_of_peak", "gemm_flops", "gemm_intensity", "gemm_min_bytes",
            "peak_flops", "ridge"]
 
 
-def peak_flops(perf: Perf, peak: str = "fp32") -> float:
+def peak_flops(perf: Perf | GPU, peak: str = "fp32") -> float:
     """Peak FLOP/s of one GPU.
 
     ``"fp32"``: 2 FLOP per FMA × FMAs per SM per cycle × SMs × clock (Hz) — ``Perf.peak_flops``.
@@ -24,10 +24,10 @@ def peak_flops(perf: Perf, peak: str = "fp32") -> float:
     >>> f"{peak_flops(PERF_A6000) / 1e12:.1f}", f"{peak_flops(PERF_A6000, 'fp16_tensor') / 1e12:.1f}"
     ('38.7', '154.8')
     """
-    return perf.peak_flops(peak)
+    return as_perf(perf).peak_flops(peak)
 
 
-def ridge(perf: Perf, peak: str = "fp32") -> float:
+def ridge(perf: Perf | GPU, peak: str = "fp32") -> float:
     """Ridge point, FLOP/byte: peak FLOP/s ÷ DRAM bandwidth (bytes/s).
 
     A6000, FP32: 84 SMs × 128 FMA × 2 FLOP × 1.8e9 Hz = 38.7e12 FLOP/s; ÷ 768e9 B/s = 50.4 FLOP/B.
@@ -38,10 +38,10 @@ def ridge(perf: Perf, peak: str = "fp32") -> float:
     >>> round(ridge(PERF_A6000), 1), round(ridge(PERF_A6000, "fp16_tensor"), 1)
     (50.4, 201.6)
     """
-    return perf.ridge(peak)
+    return as_perf(perf).ridge(peak)
 
 
-def attainable_flops(intensity: float, perf: Perf, peak: str = "fp32") -> float:
+def attainable_flops(intensity: float, perf: Perf | GPU, peak: str = "fp32") -> float:
     """FLOP/s attainable at an arithmetic intensity (FLOP/byte): ``min(peak, intensity × bandwidth)``.
 
     Below the ridge the kernel is bound by DRAM bandwidth, above it by the peak.
@@ -56,6 +56,7 @@ def attainable_flops(intensity: float, perf: Perf, peak: str = "fp32") -> float:
     """
     if intensity < 0:
         raise ValueError(f"intensity must be ≥ 0 FLOP/byte, got {intensity}")
+    perf = as_perf(perf)
     return min(peak_flops(perf, peak), intensity * perf.dram_bw)
 
 
@@ -100,7 +101,7 @@ def gemm_intensity(m: int, n: int | None = None, k: int | None = None, elem: int
     return gemm_flops(m, n, k) / gemm_min_bytes(m, n, k, elem)
 
 
-def fraction_of_peak(flops_per_s: float, perf: Perf, peak: str = "fp32") -> float:
+def fraction_of_peak(flops_per_s: float, perf: Perf | GPU, peak: str = "fp32") -> float:
     """A measured or predicted FLOP/s as a fraction of the peak (0–1).
 
     Boehm's cuBLAS on the A6000: 23249.6 GFLOP/s ÷ 38.7 TFLOP/s ≈ 0.60.
@@ -112,3 +113,4 @@ def fraction_of_peak(flops_per_s: float, perf: Perf, peak: str = "fp32") -> floa
     '60%'
     """
     return flops_per_s / peak_flops(perf, peak)
+

@@ -331,6 +331,44 @@ class Block:
             r = np.where(keep, np.broadcast_to(np.asarray(c, np.float32), r.shape), r)
         return r
 
+    def fadd(self, a, b) -> np.ndarray:
+        """``a + b`` in float32 (SASS ``FADD``), one FLOP per active lane and element; subtract with ``fadd(a, -b)``.
+
+        Counted as :meth:`fma` is: one warp instruction per element per active warp. Inactive lanes
+        get ``a``. Python arithmetic on lane values computes the same numbers but is not counted.
+        """
+        return self._arith("fadd", np.add, a, b)
+
+    def fmul(self, a, b) -> np.ndarray:
+        """``a × b`` in float32 (SASS ``FMUL``), one FLOP per active lane and element; counted as :meth:`fadd`.
+
+        Examples
+        --------
+        >>> from kernellab.simt import launch
+        >>> def square_plus_one(blk, x, n):
+        ...     i = blk.bx * blk.bdx + blk.tx
+        ...     with blk.where(i < n):
+        ...         v = blk.load(x, i)
+        ...         blk.store(x, i, blk.fadd(blk.fmul(v, v), 1.0))
+        >>> x = np.arange(40, dtype=np.float32)
+        >>> c = launch(square_plus_one, 2, 32, args=(x, 40))
+        >>> float(x[3]), c.fmul, c.fadd, c.flops            # 40 active lanes × (1 FMUL + 1 FADD)
+        (10.0, 40, 40, 80)
+        """
+        return self._arith("fmul", np.multiply, a, b)
+
+    def _arith(self, kind, fn, a, b) -> np.ndarray:
+        _m, lanes, warps, all_active = self._masks[-1]
+        r = np.asarray(fn(np.asarray(a, np.float32), np.asarray(b, np.float32)), np.float32)
+        if r.ndim == 0 or r.shape[0] != self.n_threads:
+            r = np.broadcast_to(r, (self.n_threads, *r.shape)).copy()
+        per_lane = r.size // self.n_threads
+        self._tally.instr(kind, warps * per_lane, lanes * per_lane)
+        if not all_active:
+            keep = ~self.active.reshape(self.active.shape + (1,) * (r.ndim - 1))
+            r = np.where(keep, np.broadcast_to(np.asarray(a, np.float32), r.shape), r)
+        return r
+
     def count_instr(self, kind: str, per_thread: int = 1) -> None:
         """Count ``per_thread`` warp instructions of ``kind`` on the active lanes (each active warp issues them).
 
@@ -338,7 +376,9 @@ class Block:
         which Python cannot see: ``"int"`` (integer and address arithmetic, moves, comparisons),
         ``"ctrl"`` (branches) and ``"other"`` (``kernellab.counters.OVERHEAD_KINDS``). Take the
         numbers from the kernel's SASS (``nox -s sass`` counts them for kernellab's kernels) and
-        say where they come from in a comment. Any other name is counted under that name.
+        say where they come from in a comment. ``"fadd"`` and ``"fmul"`` count FP32 adds and
+        multiplies done in numpy, FLOPs included (``Counts.fadd``, ``Counts.fmul``). Any other name
+        is counted under that name.
 
         Examples
         --------

@@ -11,8 +11,10 @@ from ..counters import Counts
 from ..errors import LaunchError, fmt_dim3
 from ..grid import cdiv, dim3
 from ..i18n import _
-from ..specs import A6000, GPU
+from ..specs import A6000, GPU, as_gpu
+from ..tracebacks import user_traceback
 from .block import Block
+from .guard import guard_arguments, lane_hint
 from .memory import GlobalMemory
 from .tally import Tally
 
@@ -47,6 +49,11 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
 
     Raises
     ------
+    TypeError
+        the kernel indexes an array argument directly (``B[i] = A[i]``): kernel memory goes through
+        ``blk.load`` / ``blk.store``, which honour ``blk.where`` and are counted.
+    ValueError
+        a Python ``if`` (``while``, ``and``, ``or``) on lane values: the message says to use ``blk.where``.
     LaunchError
         too many threads per block, a block or grid dimension over its limit, too much shared memory,
         an argument that is neither a numpy array nor a scalar, or arguments that do not fit ``kernel``.
@@ -65,6 +72,7 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
     (101.0, 100, 8, '0.781')
     """
     name = name or getattr(kernel, "__name__", "kernel")
+    gpu = as_gpu(gpu)  # a GPU, or its Perf
     try:
         g, b = dim3(grid, "grid"), dim3(block, "block")
     except LaunchError as exc:
@@ -86,13 +94,17 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
                                   kernel=name, dimension=f"{what}.{axis}", size=d, limit=lim)
     named = _named_arrays(kernel, name, tuple(args))
     memory, tally = GlobalMemory(named), Tally()
+    args = guard_arguments(kernel, name, tuple(args), memory)
     n_blocks = g[0] * g[1] * g[2]
     lanes_per_block = cdiv(threads, WARP_SIZE) * WARP_SIZE
     per_batch = max(1, MAX_LANES_PER_BATCH // lanes_per_block)
-    for first in range(0, n_blocks, per_batch):
-        blk = Block(name, g, b, first, min(per_batch, n_blocks - first), memory, tally,
-                    gpu.max_smem_per_block, racecheck, hazards)
-        kernel(blk, *args)
+    try:
+        for first in range(0, n_blocks, per_batch):
+            blk = Block(name, g, b, first, min(per_batch, n_blocks - first), memory, tally,
+                        gpu.max_smem_per_block, racecheck, hazards)
+            kernel(blk, *args)
+    except Exception as exc:  # one traceback, ending at the kernel's line; a hint for a Python `if` on lanes
+        raise user_traceback(lane_hint(exc, name)) from exc.__cause__
     return tally.counts(memory.dram_sectors(), shape)
 
 

@@ -25,7 +25,7 @@ class GlobalArray:
             raise LaunchError(f"global array {name} must be a C-contiguous numeric numpy array")
         self.name = name
         self.array = array
-        self.flat = array.reshape(-1)  # a view: stores reach the caller's array
+        self.flat = np.asarray(array).reshape(-1)  # a plain view: stores reach the caller's array
         self.size = array.size
         self.itemsize = array.itemsize
         self.base = base
@@ -37,6 +37,7 @@ class GlobalMemory:
 
     def __init__(self, named: dict[str, np.ndarray]):
         self._by_id: dict[int, GlobalArray] = {}
+        self._alias: dict[int, GlobalArray] = {}  # the views the kernel receives → their arrays
         self._next = 0
         end = sum(cdiv(max(a.nbytes, 1), ALLOC_ALIGN) * ALLOC_ALIGN for a in named.values())
         self._touched = np.zeros(end // SECTOR_BYTES, bool)  # one flag per sector of the address space
@@ -58,13 +59,17 @@ class GlobalMemory:
             self._by_id[id(arr)] = g
         return self._by_id[id(arr)]
 
+    def alias(self, view: np.ndarray, arr: np.ndarray) -> None:
+        """Know ``view`` (a view the kernel receives) as the array ``arr`` already placed."""
+        self._alias[id(view)] = self._by_id[id(arr)]
+
     def mark(self, acc: Access) -> None:
         """Add the sectors ``acc`` touches to the compulsory DRAM traffic (a union over the launch)."""
         self._touched[lane_sector_ids(acc)] = True
 
     def lookup(self, arr) -> GlobalArray:
         """The :class:`GlobalArray` for ``arr``."""
-        g = self._by_id.get(id(arr))
+        g = self._by_id.get(id(arr)) or self._alias.get(id(arr))
         return g if g is not None else self.add(f"global{len(self._by_id)}", arr)
 
     def dram_sectors(self) -> dict[str, int]:

@@ -48,6 +48,8 @@ class Tally:
             self.n["warp_instr"] += warps
             self.n["thread_instr"] += lanes
             self.kinds[kind] = self.kinds.get(kind, 0) + warps
+            if kind in ("fadd", "fmul"):  # thread-level, as fma: Counts.flops adds them
+                self.n[kind] += lanes
 
     def barrier(self, blocks: int, warps: int, lanes: int) -> None:
         """Count one ``__syncthreads()`` reached by ``blocks`` blocks: a ``bar.sync`` per active warp, a barrier per block."""

@@ -1,6 +1,6 @@
 """mini-Triton: ``import kernellab.triton as triton`` stands in for ``import triton``.
 
-Two front ends share one engine (:mod:`.engine`): the seed's ``triton_launch(kernel, grid, *args)``
+Two front ends share one engine (:mod:`.engine`): the lecture form ``triton_launch(kernel, grid, *args)``
 (:mod:`.seed`) and real Triton syntax, ``@triton.jit`` with ``kernel[grid](...)`` (:mod:`.runtime`) and
 ``import kernellab.triton.language as tl``. Data flows: front end → program step (:mod:`.program`) →
 block values (:mod:`.tensor`) → loads and stores (:mod:`.memory`) → access records and counters

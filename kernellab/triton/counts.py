@@ -12,18 +12,33 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from ..access import WARP_SIZE, Access, bytes_requested, requests, sectors
+from ..access import SECTOR_BYTES, WARP_SIZE, Access, bytes_requested, lines, requests, sectors
 
 
 @dataclass(frozen=True)
 class TritonCounts:
-    """Counts of one launch (or a sum of launches), readable as ``cnt["load_bytes"]`` like the seed's dict.
+    """Counts of one launch (or a sum of launches), named as :class:`~kernellab.Counts` names them.
+
+    Read them as attributes (``cnt.load_bytes``); ``cnt["load_bytes"]`` works too, for the lecture
+    scripts that index counts like a dict. The names both engines share are ``load_requests``,
+    ``load_sectors``, ``load_lines``, ``load_bytes`` (and ``store_*``), ``requests``, ``sectors``,
+    ``lines``, ``bytes`` (loads and stores together), ``flops``, ``dram_sectors`` and ``dram_bytes``.
+    A program's block is split into warps of 32 lanes, row-major, for the requests, sectors and lines.
+
+    ``flops`` counts every floating-point operation of a ``@triton.jit`` kernel, once per element of
+    the result block and per program (masks do not reduce it: every lane of a block computes, as on
+    the GPU): ``+``, ``-``, ``*``, ``/`` 1; ``tl.fma`` 2; ``tl.sum`` over ``n`` elements ``n − 1``;
+    ``tl.dot`` of ``M×K`` by ``K×N`` blocks ``2·M·N·K`` (also in ``dot_flops``). Comparisons,
+    ``tl.maximum``/``tl.minimum``/``tl.where``, negation, integer arithmetic and special functions
+    (``tl.exp``, ``tl.sqrt``, ``tl.rsqrt``, …, which run on the SFU) count none, as in Nsight
+    Compute's ``flop_count_sp``. Kernels in the lecture form (``triton_launch``) compute on numpy
+    arrays: only their ``tl.dot`` FLOPs are counted.
 
     Examples
     --------
-    >>> c = TritonCounts(programs=2, load_bytes=256, store_bytes=128)
-    >>> c["programs"], c["load_bytes"] + c["store_bytes"], (c + c).programs
-    (2, 384, 4)
+    >>> c = TritonCounts(programs=2, load_bytes=256, store_bytes=128, dram_sectors={"x": 8})
+    >>> c.programs, c.bytes, c.dram_bytes, (c + c).programs, c["load_bytes"]
+    (2, 384, 256, 4, 256)
     """
 
     programs: int = 0  # program instances run
@@ -41,6 +56,11 @@ class TritonCounts:
     atomic_requests: int = 0  # warp-level atomic requests (Nsight: l1tex__t_requests_pipe_lsu_mem_global_op_atom)
     atomic_sectors: int = 0  # 32-byte sectors atomics touch
     per_program: dict | None = field(default=None, compare=False, repr=False)  # (x,y,z) → TritonCounts
+    flops: int = 0  # floating-point operations, every kind above, dot_flops included
+    load_lines: int = 0  # 128-byte lines (tags) load requests touch
+    store_lines: int = 0  # 128-byte lines store requests touch
+    atomic_lines: int = 0  # 128-byte lines atomic requests touch
+    dram_sectors: dict = field(default_factory=dict)  # array name → distinct 32-byte sectors loaded or stored
 
     @property
     def requests(self) -> int:
@@ -52,31 +72,48 @@ class TritonCounts:
         """Load and store sectors together."""
         return self.load_sectors + self.store_sectors
 
+    @property
+    def lines(self) -> int:
+        """Load and store lines together."""
+        return self.load_lines + self.store_lines
+
+    @property
+    def bytes(self) -> int:
+        """Bytes requested, loads and stores together (every re-read counted again)."""
+        return self.load_bytes + self.store_bytes
+
+    @property
+    def dram_bytes(self) -> int:
+        """The compulsory DRAM traffic in bytes, every distinct sector loaded or stored once × 32 B."""
+        return SECTOR_BYTES * sum(self.dram_sectors.values())
+
     def __getitem__(self, key: str):
-        if key in _NAMES or key in ("requests", "sectors"):
+        if key in self.keys():
             return getattr(self, key)
         raise KeyError(key)
 
     def keys(self) -> tuple[str, ...]:
-        """The names ``cnt[name]`` accepts."""
-        return (*_NAMES, "requests", "sectors")
+        """The names ``cnt[name]`` accepts (every field and shared name)."""
+        return (*_NAMES, "dram_sectors", *_SHARED)
 
     def __add__(self, other: TritonCounts) -> TritonCounts:
-        """Counts of two launches together (per-program breakdowns are dropped)."""
-        return TritonCounts(**{n: getattr(self, n) + getattr(other, n) for n in _NAMES})
+        """Counts of two launches together (per-program breakdowns are dropped; DRAM sectors add per array)."""
+        a, b = self.dram_sectors, other.dram_sectors
+        dram = {k: a.get(k, 0) + b.get(k, 0) for k in a.keys() | b.keys()}
+        return TritonCounts(**{n: getattr(self, n) + getattr(other, n) for n in _NAMES}, dram_sectors=dram)
 
 
-def count_access(addresses: np.ndarray, active: np.ndarray | None, width: int) -> tuple[int, int, int]:
-    """Requests, sectors and bytes of ``(programs, lanes)`` byte addresses, each program's lanes in their own warps.
+def count_access(addresses: np.ndarray, active: np.ndarray | None, width: int) -> tuple[int, int, int, int]:
+    """Requests, sectors, bytes and lines of ``(programs, lanes)`` byte addresses, each program's lanes in their own warps.
 
     Every address is a multiple of ``width`` (arrays start aligned; offsets are whole elements).
 
     Examples
     --------
-    >>> count_access(np.arange(64)[None] * 4, None, 4)         # 64 floats: 2 warps × 4 sectors
-    (2, 8, 256)
+    >>> count_access(np.arange(64)[None] * 4, None, 4)         # 64 floats: 2 warps × 4 sectors, × 1 line
+    (2, 8, 256, 2)
     >>> count_access(np.zeros((3, 1), np.int64), None, 4)      # 3 programs read one float each
-    (3, 3, 12)
+    (3, 3, 12, 3)
     """
     rows, lanes = addresses.shape
     pad = -lanes % WARP_SIZE
@@ -85,10 +122,11 @@ def count_access(addresses: np.ndarray, active: np.ndarray | None, width: int) -
         addresses = np.concatenate([addresses, np.zeros((rows, pad), np.int64)], axis=1)
         active = np.concatenate([active, np.zeros((rows, pad), bool)], axis=1)
     acc = Access.from_lanes(addresses.ravel(), None if active is None else active.ravel(), width, aligned=True)
-    return requests(acc), sectors(acc), bytes_requested(acc)
+    return requests(acc), sectors(acc), bytes_requested(acc), lines(acc)
 
 
-_NAMES = tuple(f.name for f in fields(TritonCounts) if f.name != "per_program")
+_NAMES = tuple(f.name for f in fields(TritonCounts) if f.name not in ("per_program", "dram_sectors"))
+_SHARED = ("requests", "sectors", "lines", "bytes", "dram_bytes")
 _FLUSH_LANES = 1 << 20  # count pending small accesses once this many lanes have gathered
 
 
@@ -116,16 +154,22 @@ class Tally:
             self.flush()
 
     def flops(self, n: int):
-        """Record ``n`` dot FLOPs."""
+        """Record ``n`` FLOPs of ``tl.dot`` (counted in ``flops`` and ``dot_flops``)."""
         self.n["dot_flops"] += n
+        self.n["flops"] += n
 
-    def counted(self, kind: str, instructions: int, requests: int, sectors: int, nbytes: int):
+    def arith(self, n: int):
+        """Record ``n`` FLOPs of elementwise arithmetic or reductions."""
+        self.n["flops"] += n
+
+    def counted(self, kind: str, instructions: int, requests: int, sectors: int, nbytes: int, nlines: int = 0):
         """Add an access already counted by :func:`count_access` (``instructions`` programs ran it)."""
         n = self.n
         n[kind + "s"] += instructions
         n[kind + "_requests"] += requests
         n[kind + "_sectors"] += sectors
         n[kind + "_bytes"] += nbytes
+        n[kind + "_lines"] += nlines
 
     def flush(self):
         """Count every pending access through :mod:`kernellab.access`."""
@@ -135,8 +179,9 @@ class Tally:
                 active = None
             else:
                 active = np.concatenate([np.ones(a.shape, bool) if m is None else m for a, m in parts])
-            req, sec, nbytes = count_access(addr, active, width)
+            req, sec, nbytes, lin = count_access(addr, active, width)
             self.n[kind + "_bytes"] += nbytes * copies
+            self.n[kind + "_lines"] += lin * copies
             self.n[kind + "_requests"] += req * copies
             self.n[kind + "_sectors"] += sec * copies
         self._pending.clear()
@@ -148,7 +193,67 @@ class Tally:
         for k, v in other.n.items():
             self.n[k] += v
 
-    def result(self, per_program: dict | None = None) -> TritonCounts:
+    def result(self, per_program: dict | None = None, dram_sectors: dict | None = None) -> TritonCounts:
         """The frozen counts."""
         self.flush()
-        return TritonCounts(**self.n, per_program=per_program)
+        return TritonCounts(**self.n, per_program=per_program, dram_sectors=dict(dram_sectors or {}))
+
+
+class Touched:
+    """The distinct 32-byte sectors of each array a launch loads or stores: its compulsory DRAM traffic.
+
+    One per launch, shared by every step, so a sector read by many programs counts once.
+
+    Examples
+    --------
+    >>> t, x = Touched(), np.zeros(100, np.float32)
+    >>> t.mark("x", x, np.arange(16)[None], None)                   # floats 0–15: bytes 0–63, 2 sectors
+    >>> t.mark("x", x, np.arange(8, 24)[None], None, starts=[8])    # floats 8–23 again: one new sector
+    >>> t.sectors()
+    {'x': 3}
+    >>> rows = np.array([[32, 33], [48, 49]]); keep = np.array([[False, False], [True, False]])
+    >>> t.mark("x", x, rows, keep, starts=[32, 48]); t.sectors()    # float 48: bytes 192–195, sector 6
+    {'x': 4}
+    """
+
+    __slots__ = ("_maps",)
+
+    def __init__(self):
+        self._maps: dict[int, tuple[str, np.ndarray]] = {}
+
+    def mark(self, name: str, flat: np.ndarray, offs: np.ndarray, mask, starts: np.ndarray | None = None):
+        """Mark the sectors element offsets ``offs`` of ``flat`` touch where ``mask`` holds.
+
+        ``starts`` (optional) says the offsets are consecutive: row ``p`` of the ``len(starts)`` rows
+        holds ``starts[p], starts[p]+1, …``; the sectors then follow from the starts and the mask alone.
+        """
+        key = flat.__array_interface__["data"][0]
+        entry = self._maps.get(key)
+        if entry is None:
+            entry = self._maps[key] = (name, np.zeros(-(-max(flat.nbytes, 1) // SECTOR_BYTES), bool))
+        bitmap, w = entry[1], flat.itemsize
+        if starts is not None and offs.size:
+            starts = np.asarray(starts, np.int64).reshape(-1)
+            rows, lanes = starts.size, offs.size // starts.size
+            if rows == 1 and mask is None:  # one consecutive run: a slice of sectors
+                s0 = int(starts[0])
+                bitmap[s0 * w // SECTOR_BYTES:((s0 + lanes) * w - 1) // SECTOR_BYTES + 1] = True
+                return
+            g = SECTOR_BYTES // w if SECTOR_BYTES % w == 0 else 0  # elements per sector
+            if g and lanes % g == 0 and not (starts * w % SECTOR_BYTES).any():  # rows of whole sectors
+                ids = (starts * w // SECTOR_BYTES)[:, None] + np.arange(lanes // g)
+                if mask is not None:  # a sector is touched when one of its lanes is kept
+                    ids = ids[np.asarray(mask).reshape(rows, lanes // g, g).any(axis=2)]
+                bitmap[ids.reshape(-1)] = True
+                return
+        o = offs if mask is None else offs[mask]
+        bitmap[np.asarray(o, np.int64).reshape(-1) * w // SECTOR_BYTES] = True
+
+    def sectors(self) -> dict[str, int]:
+        """Distinct sectors touched per array name (arrays never touched left out)."""
+        out: dict[str, int] = {}
+        for name, bitmap in self._maps.values():
+            n = int(np.count_nonzero(bitmap))
+            if n:
+                out[name] = out.get(name, 0) + n
+        return out

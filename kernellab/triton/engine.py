@@ -5,6 +5,8 @@ program axis). The vectorised path is tried first when the front end allows it; 
 anything — its programs diverge in Python control flow, an access is out of bounds, any error — every
 array the batch stored to is restored and the batch reruns program by program, in launch order (x
 fastest), so results, errors and counts are exactly those of running the programs one after another.
+The rerun happens after the failed attempt is discarded, so an error is reported once, by the program
+that raised it, with a traceback that ends at the kernel's line (``kernellab.tracebacks``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from collections.abc import Callable
 import numpy as np
 
 from ..grid import dim3
-from .counts import Tally, TritonCounts
+from ..tracebacks import user_traceback
+from .counts import Tally, Touched, TritonCounts
 from .program import _CURRENT, Program, pid_table
 
 BATCH = 4096  # programs per vectorised step: bounds memory to ~BATCH × block elements per value
@@ -28,10 +31,10 @@ def _step(body: Callable[[Program], None], prog: Program):
         _CURRENT.reset(token)
 
 
-def _one_by_one(body, kernel, grid, pids, names, tally, per_program):
+def _one_by_one(body, kernel, grid, pids, names, tally, per_program, touched):
     for row in range(len(pids)):
         own = Tally() if per_program is not None else tally
-        _step(body, Program(kernel, grid, pids[row:row + 1], own, names))
+        _step(body, Program(kernel, grid, pids[row:row + 1], own, names, touched=touched))
         own.n["programs"] += 1
         if per_program is not None:
             per_program[tuple(int(v) for v in pids[row])] = own.result()
@@ -43,25 +46,32 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     """Run ``body`` for every program of ``grid`` and return the launch's counts.
 
     ``body(prog)`` runs the kernel for the programs of ``prog`` (a batch when ``vectorize``).
-    ``per_program`` adds a ``(x, y, z) → TritonCounts`` breakdown (programs then run one by one).
+    ``per_program`` adds a ``(x, y, z) → TritonCounts`` breakdown (programs then run one by one; its
+    entries leave ``dram_sectors`` empty: compulsory traffic is a union over the launch).
     """
     g = dim3(grid)
     pids = pid_table(g)
-    tally = Tally()
+    tally, touched = Tally(), Touched()
     breakdown = {} if per_program else None
-    with np.errstate(all="ignore"):  # GPU arithmetic: overflow gives inf, 0/0 NaN, silently
-        if per_program or not vectorize:
-            _one_by_one(body, kernel, g, pids, names, tally, breakdown)
-        else:
-            for lo in range(0, len(pids), BATCH):
-                chunk = pids[lo:lo + BATCH]
-                batch = Program(kernel, g, chunk, Tally(), names, journal={})
-                try:
-                    _step(body, batch)
-                except Exception:
-                    batch.undo()
-                    _one_by_one(body, kernel, g, chunk, names, tally, None)
-                else:
-                    batch.tally.n["programs"] += len(chunk)
-                    tally.merge(batch.tally)
-    return tally.result(breakdown)
+    try:
+        with np.errstate(all="ignore"):  # GPU arithmetic: overflow gives inf, 0/0 NaN, silently
+            if per_program or not vectorize:
+                _one_by_one(body, kernel, g, pids, names, tally, breakdown, touched)
+            else:
+                for lo in range(0, len(pids), BATCH):
+                    chunk = pids[lo:lo + BATCH]
+                    batch = Program(kernel, g, chunk, Tally(), names, journal={}, touched=touched)
+                    failed = False
+                    try:
+                        _step(body, batch)
+                    except Exception:  # rerun below, outside this handler: no chained second traceback
+                        failed = True
+                    if failed:
+                        batch.undo()
+                        _one_by_one(body, kernel, g, chunk, names, tally, None, touched)
+                    else:
+                        batch.tally.n["programs"] += len(chunk)
+                        tally.merge(batch.tally)
+    except Exception as exc:
+        raise user_traceback(exc) from exc.__cause__
+    return tally.result(breakdown, touched.sectors())

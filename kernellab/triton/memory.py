@@ -1,6 +1,6 @@
 """Loads and stores of blocks of element offsets into flat arrays: bounds, masks, and counting.
 
-Both front ends come here: the seed's ``tl.load(array, offsets, mask)`` and the real syntax's
+Both front ends come here: the lecture form's ``tl.load(array, offsets, mask)`` and the real syntax's
 ``tl.load(ptr + offsets, mask)``. Offsets carry a leading axis over the programs of the step (length 1
 when every program uses the same offsets). Masked-off lanes read nothing, write nothing and count
 nothing; an unmasked lane outside its array raises :class:`~kernellab.OutOfBoundsError`.
@@ -99,6 +99,7 @@ class LineageCounts(NamedTuple):
     requests: int
     sectors: int
     bytes: int
+    lines: int
 
 
 def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarray, mask, lineage, shift: int):
@@ -111,8 +112,8 @@ def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarra
     * consecutive offsets under a mask: each warp is affine (first element, stride one element), so
       :func:`kernellab.access.affine_counts` counts it from its first address and its mask alone,
       and the bounds need checking lane by lane only when the block reaches outside the array;
-    * no mask: the lineage's requests and sectors are counted once per (width, shift mod 32 bytes,
-      shape) and reused, its extremes shifting with it.
+    * no mask: the lineage's requests, sectors and lines are counted once per (width, shift mod 128
+      bytes, shape) and reused, its extremes shifting with it.
     """
     if isinstance(shift, np.ndarray):  # one shift per program: each program's row may be consecutive
         starts = _row_starts(offs, lineage, shift)
@@ -145,7 +146,7 @@ def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarra
         _count(prog, kind, flat, offs, mask)
         return
     w = flat.itemsize
-    key = (w, shift * w % 32, offs.shape)
+    key = (w, shift * w % 128, offs.shape)  # lines stay put under shifts by whole 128-byte lines
     st = lineage.counted.get(key)
     if st is None:
         rows = offs.shape[0]
@@ -153,20 +154,23 @@ def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarra
         if c0 is not None and offs.size // rows % 32 == 0 and (c0 + shift) * w % 32 == 0:
             # consecutive elements from a sector boundary, whole warps per program: every warp is the
             # first one moved by a multiple of 32 bytes, so it has the same requests and sectors
-            req, sec, nbytes = count_access((c0 + shift + np.arange(32, dtype=np.int64))[None] * w, None, w)
+            req, sec, nbytes, _lin = count_access((c0 + shift + np.arange(32, dtype=np.int64))[None] * w, None, w)
             warps = offs.size // 32
+            first = (c0 + shift) * w + np.arange(warps, dtype=np.int64) * (32 * w)  # each warp's first byte
+            lin = int(((first + 32 * w - 1) // 128 - first // 128 + 1).sum())  # lines per warp vary when w < 4
             req, sec, nbytes = req * warps, sec * warps, nbytes * warps
         else:
-            req, sec, nbytes = count_access(offs.reshape(rows, -1) * w, None, w)
+            req, sec, nbytes, lin = count_access(offs.reshape(rows, -1) * w, None, w)
         if c0 is not None:
             lo, hi = c0, c0 + lineage.data.size - 1
         else:
             lo, hi = int(lineage.data.min()), int(lineage.data.max())
-        st = lineage.counted[key] = LineageCounts(lo, hi, req, sec, nbytes)
+        st = lineage.counted[key] = LineageCounts(lo, hi, req, sec, nbytes, lin)
     if st.lo + shift < 0 or st.hi + shift >= flat.size:
         _check(prog, kind, flat, offs, None)
     copies = prog.P if offs.shape[0] == 1 else 1
-    prog.tally.counted(kind, offs.shape[0] * copies, st.requests * copies, st.sectors * copies, st.bytes * copies)
+    prog.tally.counted(kind, offs.shape[0] * copies, st.requests * copies, st.sectors * copies, st.bytes * copies,
+                       st.lines * copies)
 
 
 def _count_consecutive(prog: Program, kind: str, width: int, shape: tuple, starts: np.ndarray, mask):
@@ -188,9 +192,9 @@ def _count_consecutive(prog: Program, kind: str, width: int, shape: tuple, start
     elif lanes % WARP_SIZE:
         active = np.tile(np.arange(warps * WARP_SIZE) < lanes, rows).reshape(-1, WARP_SIZE)
     first = np.add.outer(np.asarray(starts, np.int64), np.arange(warps, dtype=np.int64) * WARP_SIZE).ravel() * width
-    req, sec, _lines, nbytes = affine_counts(first, np.full(first.size, width, np.int64), active, width)
+    req, sec, lin, nbytes = affine_counts(first, np.full(first.size, width, np.int64), active, width)
     copies = prog.P if rows == 1 else 1
-    prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies)
+    prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies)
 
 
 def _row_starts(offs: np.ndarray, lineage, shift: np.ndarray):
@@ -218,6 +222,18 @@ def _contiguous_block(offs: np.ndarray, lineage, shift: int):
     return None if c is None else c + shift
 
 
+def _touch(prog: Program, flat: np.ndarray, offs: np.ndarray, mask, lineage, shift, start):
+    """Record the sectors an access touches (the launch's compulsory DRAM traffic), from its rows' starts
+    when its offsets are consecutive."""
+    if start is not None:
+        starts = np.array([start], np.int64)
+    elif isinstance(shift, np.ndarray):
+        starts = _row_starts(offs, lineage, shift)
+    else:
+        starts = None
+    prog.touch(flat, offs, mask, starts)
+
+
 def load(prog: Program, flat: np.ndarray, offs: np.ndarray, mask=None, other=None, lineage=None,
          shift: int = 0) -> np.ndarray:
     """Gather ``flat[offs]`` where ``mask`` holds, ``other`` (0 when None) elsewhere, and count it.
@@ -228,6 +244,7 @@ def load(prog: Program, flat: np.ndarray, offs: np.ndarray, mask=None, other=Non
     offs, mask = _prepare(offs, mask)
     _check_and_count(prog, "load", flat, offs, mask, lineage, shift)
     start = _contiguous_block(offs, lineage, shift)
+    _touch(prog, flat, offs, mask, lineage, shift, start)
     if start is not None and mask is None:  # a contiguous block: a slice, not a gather
         return flat[start:start + offs.size].reshape(offs.shape).copy()
     if mask is None:
@@ -264,6 +281,7 @@ def store(prog: Program, flat: np.ndarray, offs: np.ndarray, value: np.ndarray, 
     _check_and_count(prog, "store", flat, offs, mask, lineage, shift)
     prog.before_store(flat)
     start = _contiguous_block(offs, lineage, shift)
+    _touch(prog, flat, offs, mask, lineage, shift, start)
     if start is not None and mask is None:
         flat[start:start + offs.size] = value.reshape(-1)
     elif mask is None:

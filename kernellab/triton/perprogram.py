@@ -1,6 +1,6 @@
-"""Values of a batch of seed-form programs: one numpy value per program, computed for all at once.
+"""Values of a batch of lecture-form programs: one numpy value per program, computed for all at once.
 
-A seed-form kernel (``kernel(tl, ...)``) computes with plain Python numbers and numpy arrays. To run
+A lecture-form kernel (``kernel(tl, ...)``) computes with plain Python numbers and numpy arrays. To run
 a batch of its programs at once, ``tl.program_id`` returns a :class:`PerProgram`: an array with a
 leading axis over the programs (length P, or 1 for a value every program shares) that behaves, for
 the kernel, as one program's value. Arithmetic, comparisons, indexing, ``astype``, numpy's

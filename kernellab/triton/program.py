@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import fmt_dim3
 from ..i18n import _
-from .counts import Tally
+from .counts import Tally, Touched
 
 
 class Divergence(Exception):
@@ -42,11 +42,14 @@ class Program:
     journal : dict or None
         when not None, a copy of every array before this step first stores to it, so that a batch
         that cannot run vectorised is undone and rerun program by program.
+    touched : kernellab.triton.counts.Touched or None
+        the launch's record of distinct sectors touched (compulsory DRAM traffic), shared by its steps.
     """
 
-    __slots__ = ("kernel", "grid", "pids", "P", "tally", "names", "journal", "_pid_cols", "failed_cas")
+    __slots__ = ("kernel", "grid", "pids", "P", "tally", "names", "journal", "_pid_cols", "failed_cas", "touched")
 
-    def __init__(self, kernel: str, grid, pids: np.ndarray, tally: Tally, names: dict, journal=None):
+    def __init__(self, kernel: str, grid, pids: np.ndarray, tally: Tally, names: dict, journal=None,
+                 touched: Touched | None = None):
         self.kernel = kernel
         self.grid = tuple(grid)
         self.pids = pids
@@ -54,6 +57,7 @@ class Program:
         self.tally = tally
         self.names = names
         self.journal = journal
+        self.touched = touched
         self.failed_cas = 0  # consecutive tl.atomic_cas calls that changed nothing (a spinning lock)
         self._pid_cols = [np.ascontiguousarray(pids[:, a]) for a in range(3)]
 
@@ -75,6 +79,12 @@ class Program:
         """Keep a copy of ``flat`` the first time this step stores to it (when journaling)."""
         if self.journal is not None and id(flat) not in self.journal:
             self.journal[id(flat)] = (flat, flat.copy())
+
+    def touch(self, flat: np.ndarray, offs: np.ndarray, mask=None, starts=None):
+        """Record the sectors an access touches, for the launch's ``dram_sectors`` (see
+        :class:`~kernellab.triton.counts.Touched`; ``starts``: each row's first offset when consecutive)."""
+        if self.touched is not None:
+            self.touched.mark(self.name_of(flat), flat, offs, mask, starts)
 
     def undo(self):
         """Restore every array this step stored to."""

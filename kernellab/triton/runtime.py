@@ -4,17 +4,22 @@ At launch, array arguments (numpy arrays, or CPU torch tensors whenever torch is
 never required) become :class:`~kernellab.triton.tensor.pointer` blocks, Python and numpy
 numbers become scalar tensors typed as Triton types them (int → int32, float → fp32), and parameters
 annotated ``tl.constexpr`` receive their plain Python value. ``grid`` is a tuple (or int) or a
-callable of the dict of arguments, as in Triton. Programs run vectorised when the kernel allows.
+callable of the dict of arguments, as in Triton. Any other argument is a :class:`~kernellab.LaunchError`
+that names it. Programs run vectorised when the kernel allows; a kernel that prints (``print``,
+``tl.device_print``, in itself or in a ``@triton.jit`` function it calls) runs its programs one after
+another, in launch order, so each program prints its own lines once, as Triton's interpreter does.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 import numpy as np
 
 from ..errors import LaunchError
 from ..i18n import _
+from ..tracebacks import user_traceback
 from . import dtypes as T
 from . import memory
 from .counts import TritonCounts
@@ -79,7 +84,11 @@ def _argument(name: str, v):
     arr, elem = _as_array(v, name)
     if arr is not None:
         return pointer(memory.flat_view(arr, name), np.zeros(1, np.int64), (), elem=elem)
-    return v
+    if isinstance(v, tuple) or callable(v):  # tuples of arguments, functions passed to the kernel
+        return v
+    raise LaunchError(_("argument {name} is a {type}: pass a numpy array (or a CPU torch tensor) for a "
+                        "pointer, a number for a scalar, or mark the parameter tl.constexpr").format(
+        name=name, type=type(v).__name__), argument=name, type=type(v).__name__)
 
 
 class JITFunction:
@@ -96,8 +105,10 @@ class JITFunction:
     ...     tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
     >>> x = np.arange(100, dtype=np.float32); out = np.empty_like(x)
     >>> cnt = add_kernel[(triton.cdiv(100, 64),)](x, x, out, 100, BLOCK=64)
-    >>> bool((out == 2 * x).all()), cnt["programs"], cnt["load_bytes"], cnt["store_bytes"]  # 2·100·4, 100·4
+    >>> bool((out == 2 * x).all()), cnt.programs, cnt.load_bytes, cnt.store_bytes  # 2·100·4, 100·4
     (True, 2, 800, 400)
+    >>> cnt.flops, cnt.dram_bytes     # 2 programs × 64 adds (masked lanes compute too); x once, out: 2 × 13 sectors
+    (128, 832)
     """
 
     def __init__(self, fn):
@@ -108,12 +119,17 @@ class JITFunction:
         self.signature = inspect.signature(fn)
         self.arg_names = list(self.signature.parameters)
         self.constexprs = {n for n, p in self.signature.parameters.items() if _is_constexpr(p.annotation)}
+        self._prints = None
 
     def __getitem__(self, grid):
-        def launcher(*args, **kwargs):
-            return self.run(*args, grid=grid, **kwargs)
+        return functools.partial(self.run, grid=grid)  # no launcher frame in a kernel error's traceback
 
-        return launcher
+    @property
+    def prints(self) -> bool:
+        """Whether the kernel (or a ``@triton.jit`` function it calls) calls ``print`` or ``tl.device_print``."""
+        if self._prints is None:
+            self._prints = _prints(self.fn, set())
+        return self._prints
 
     def __call__(self, *args, **kwargs):
         """Call from inside another kernel, as a Triton device function."""
@@ -127,10 +143,28 @@ class JITFunction:
             if opt not in self.signature.parameters:
                 kwargs.pop(opt, None)
         try:
+            grid, values, names = self._bind(args, kwargs, grid)
+        except LaunchError as exc:
+            raise exc.with_traceback(None) from None  # a bad argument: the launch line is the user's line
+        fn = self.fn
+
+        def body(prog):
+            fn(*values)
+
+        try:
+            return run(self.__name__, body, grid, names, vectorize=vectorize and not self.prints,
+                       per_program=per_program)
+        except Exception as exc:  # one traceback, ending at the kernel's line
+            raise user_traceback(exc) from exc.__cause__
+
+    def _bind(self, args, kwargs, grid):
+        """The grid, the values the kernel body receives, and ``address → parameter name``; LaunchError
+        naming a bad argument."""
+        try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as exc:
             raise LaunchError(_("kernel {kernel}: {error}").format(kernel=self.__name__, error=exc),
-                              kernel=self.__name__) from exc
+                              kernel=self.__name__) from None
         bound.apply_defaults()
         meta = dict(bound.arguments)
         if callable(grid):
@@ -140,18 +174,34 @@ class JITFunction:
             if name in self.constexprs:
                 values.append(v.value if isinstance(v, constexpr) else v)
                 continue
-            arg = _argument(name, v)
+            try:
+                arg = _argument(name, v)
+            except LaunchError as exc:
+                raise LaunchError(_("kernel {kernel}: {error}").format(kernel=self.__name__, error=exc),
+                                  kernel=self.__name__, **exc.details) from None
             if isinstance(arg, pointer):
                 names[memory.address(arg.flat)] = name
             elif isinstance(arg, tensor_descriptor):
                 names[memory.address(arg.base.flat)] = name
             values.append(arg)
-        fn = self.fn
+        return grid, values, names
 
-        def body(prog):
-            fn(*values)
 
-        return run(self.__name__, body, grid, names, vectorize=vectorize, per_program=per_program)
+def _prints(fn, seen: set) -> bool:
+    """Whether ``fn``'s code names ``print`` or ``device_print``, or a ``@triton.jit`` function that does."""
+    code = getattr(fn, "__code__", None)
+    if code is None or code in seen:
+        return False
+    seen.add(code)
+    names, stack = set(), [code]
+    while stack:
+        c = stack.pop()
+        names.update(c.co_names)
+        stack.extend(k for k in c.co_consts if inspect.iscode(k))
+    if names & {"print", "device_print"}:
+        return True
+    scope = getattr(fn, "__globals__", {})
+    return any(_prints(scope[n].fn, seen) for n in names if isinstance(scope.get(n), JITFunction))
 
 
 def jit(fn=None, **options):

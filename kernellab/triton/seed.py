@@ -1,4 +1,4 @@
-"""The seed's front end: ``triton_launch(kernel, grid, *args, **meta)`` with ``kernel(tl, ...)``.
+"""The lecture form's front end: ``triton_launch(kernel, grid, *args, **meta)`` with ``kernel(tl, ...)``.
 
 The kernel receives a :class:`SeedLanguage` as ``tl``. Its ``load``/``store`` take a numpy array and a
 block of element offsets, exactly as the lecture script's kernels call them, and loaded blocks are
@@ -18,10 +18,11 @@ from .counts import TritonCounts
 from .engine import run
 from .perprogram import NotBatchable, PerProgram, batched
 from .program import Program
+from .runtime import _prints
 
 
 class SeedLanguage:
-    """The ``tl`` a seed-form kernel receives: Triton's block operations on numpy arrays and offsets.
+    """The ``tl`` a lecture-form kernel receives: Triton's block operations on numpy arrays and offsets.
 
     Examples
     --------
@@ -99,7 +100,7 @@ class SeedLanguage:
 
 
 class SeedBatchLanguage(SeedLanguage):
-    """The ``tl`` of a batch of seed-form programs run at once (see :mod:`kernellab.triton.perprogram`).
+    """The ``tl`` of a batch of lecture-form programs run at once (see :mod:`kernellab.triton.perprogram`).
 
     ``program_id`` is a :class:`~kernellab.triton.perprogram.PerProgram` (one Python int per
     program); loads return one block per program; stores, dots and counts act for every program of
@@ -203,7 +204,7 @@ def triton_launch(kernel, grid, *args, per_program: bool = False, vectorize: boo
     Parameters
     ----------
     kernel : callable
-        ``kernel(tl, *args, **meta)`` in the seed's form.
+        ``kernel(tl, *args, **meta)`` in the lecture scripts' form.
     grid : int or tuple of int
         1 to 3 grid dimensions.
     per_program : bool
@@ -225,5 +226,5 @@ def triton_launch(kernel, grid, *args, per_program: bool = False, vectorize: boo
         else:  # a batch of programs at once; anything it cannot reproduce reruns them one by one
             many(SeedBatchLanguage(prog), *args, **meta)
 
-    return run(getattr(kernel, "__name__", "kernel"), body, grid, names, vectorize=vectorize and many is not None,
-               per_program=per_program)
+    vectorize = vectorize and many is not None and not _prints(kernel, set())  # a kernel that prints: in launch order
+    return run(getattr(kernel, "__name__", "kernel"), body, grid, names, vectorize=vectorize, per_program=per_program)

@@ -18,7 +18,7 @@ from functools import cache
 import numpy as np
 
 from . import dtypes as T
-from .program import Divergence
+from .program import _CURRENT, Divergence
 
 
 class constexpr:
@@ -83,7 +83,22 @@ def _binary(a, b, fn, op: str, *, div=False, result=None, ints_only=False, compu
     rt = result or ct
     if rt.__class__ is T.float_format:  # bfloat16 / float8 arithmetic rounds its fp32 result
         out = rt.round(out)
+    if op in _FLOP_OPS and rt.is_floating():
+        count_flops(shape)
     return tensor(out, rt, shape)
+
+
+_FLOP_OPS = frozenset(("+", "-", "*", "/", "fdiv", "div_rn", "fma"))  # one FLOP per element (tl.fma: two ops)
+
+
+def count_flops(shape: tuple, per_element: int = 1):
+    """Count ``per_element`` FLOPs for every element of a ``shape`` block, in every program of the step."""
+    prog = _CURRENT.get()
+    if prog is not None:
+        n = per_element * prog.P
+        for d in shape:
+            n *= d
+        prog.tally.arith(n)
 
 
 def _truediv_type(ct: T.dtype) -> T.dtype:
@@ -169,6 +184,10 @@ class tensor:
     def __repr__(self) -> str:
         body = self.data[0] if self.data.shape[0] == 1 else self.data
         return f"tensor({body!r}, shape={list(self._shape)}, dtype={self.dtype})"
+
+    def __str__(self) -> str:
+        """The values, as ``print(x)`` in a kernel shows them (one program: ``0``, ``[0 1 2 3]``)."""
+        return str(self.data[0]) if self.data.shape[0] == 1 else repr(self)
 
     # --- arithmetic -----------------------------------------------------------------------------
     def __add__(self, o):

@@ -122,6 +122,7 @@ def _atomic(op: str, ptr, others, mask, sem, scope, fn, returns=True):
     prog.tally.access("atomic", offs.reshape(rows, -1) * flat.itemsize,
                       None if act is None else act.reshape(rows, -1), flat.itemsize)
     prog.before_store(flat)
+    prog.touch(flat, offs, act)
     sel = np.ones(offs.shape, bool) if act is None else act
     addr = offs[sel]
     old_act = _sequential(flat, elem, addr, [v[sel] for v in vals], fn)

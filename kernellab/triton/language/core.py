@@ -22,6 +22,7 @@ from ..tensor import (
     broadcast_shape,
     constexpr,
     convert,
+    count_flops,
     pointer,
     tensor,
 )
@@ -387,7 +388,10 @@ def sum(input, axis=None, keep_dims=False, dtype=None) -> tensor:
         out_t = T.uint32 if x.dtype.is_int_unsigned() else T.int32
     else:
         out_t = x.dtype
-    return _reduce(x, axis, keep_dims, np.sum, out_t)
+    out = _reduce(x, axis, keep_dims, np.sum, out_t)
+    if out_t.is_floating():  # n − 1 adds per sum of n elements
+        count_flops((x.numel - out.numel,))
+    return out
 
 
 # --- shapes --------------------------------------------------------------------------------------

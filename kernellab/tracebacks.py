@@ -1,0 +1,57 @@
+"""Errors raised inside a kernel, shown at the kernel's own lines: kernellab's frames cut from the traceback.
+
+A launch runs the kernel through several layers of kernellab (and numpy). When the kernel fails, the
+student needs the line of *their* code that failed, not the simulator's: :func:`user_traceback` keeps
+only the frames outside kernellab and numpy, so the traceback ends at the kernel's line. Set
+``KERNELLAB_TRACEBACK=full`` to keep every frame (to debug kernellab itself).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+_LIBRARY = (str(Path(__file__).resolve().parent) + os.sep, str(Path(np.__file__).resolve().parent) + os.sep)
+
+
+def _library(filename: str) -> bool:
+    try:
+        path = str(Path(filename).resolve())
+    except (OSError, ValueError):
+        return False
+    return path.startswith(_LIBRARY)
+
+
+def user_traceback(exc: BaseException) -> BaseException:
+    """``exc`` with its traceback reduced to the frames outside kernellab and numpy (unchanged if none is).
+
+    Examples
+    --------
+    >>> def kernel_line():
+    ...     np.broadcast_shapes((2,), (3,))      # fails inside numpy
+    >>> try:
+    ...     kernel_line()
+    ... except ValueError as e:
+    ...     frames = [tb.tb_frame.f_code.co_name for tb in _frames(user_traceback(e).__traceback__)]
+    >>> frames[-1]
+    'kernel_line'
+    """
+    if os.environ.get("KERNELLAB_TRACEBACK") == "full":
+        return exc
+    keep = [tb for tb in _frames(exc.__traceback__) if not _library(tb.tb_frame.f_code.co_filename)]
+    if not keep:
+        return exc
+    for a, b in zip(keep, keep[1:]):
+        a.tb_next = b
+    keep[-1].tb_next = None
+    return exc.with_traceback(keep[0])
+
+
+def _frames(tb):
+    out = []
+    while tb is not None:
+        out.append(tb)
+        tb = tb.tb_next
+    return out
