@@ -8,6 +8,7 @@ performance model → reporting.
 # --- specs and reporting (platform) ---
 from .access import Access
 from .claims import Claims
+from .compiled import compiled_code
 from .counters import Counts, per_fma, scale_counts
 from .errors import BarrierError, ClaimError, LaunchError, MisalignedError, OutOfBoundsError, RaceError
 from .grid import cdiv

@@ -34,7 +34,8 @@ def check(dist: Path) -> list[str]:
         names = set(z.namelist())
         meta = Parser().parsestr(z.read(f"kernellab-{v}.dist-info/METADATA").decode())
     for needed in ("kernellab/fonts/NotoSansCJKsc-Subset.otf", "kernellab/fonts/LICENSE-OFL.txt",
-                   "kernellab/locale/zh_CN.po", "kernellab/__init__.py"):
+                   "kernellab/locale/zh_CN.po", "kernellab/__init__.py",
+                   "kernellab/compiled_code.json", "kernellab/sgemm/sass_mix.json"):
         if needed not in names:
             problems.append(f"{wheel.name} lacks {needed}")
     if not any(n.endswith("licenses/LICENSE") for n in names):

@@ -357,14 +357,11 @@ plt.show()
 # it saved, so it needs no Triton. First the PTX compiled with nothing known about the arguments:
 # each line is one instruction of one thread; ``@%p1`` is the mask turned into a predicate.
 
-import json
-from pathlib import Path
-
 from kernellab.access import SECTOR_BYTES, WARP_SIZE
 
-# beside this script (sphinx-gallery runs it from its own folder, where __file__ is not set)
-compiled = json.loads(Path(globals().get("__file__", "x")).with_name("compiled_code.json").read_text())
-gelu_code = compiled["kernels"]["triton_gelu_kernel"]
+from kernellab import compiled_code
+
+gelu_code = compiled_code("triton_gelu_kernel")  # saved by the conformance session
 print("\n".join(gelu_code["unaligned"]["ptx"]))
 
 # %%
@@ -386,7 +383,7 @@ def compiled_loads(variant):
     """Loads per thread, bytes per thread per load, requests and sectors of one full program."""
     loads = [line for line in variant["ptx"] if "ld.global" in line]
     width = 16 if ".v4." in loads[0] else 4  # a v4 load moves four 4-byte values
-    requests = len(loads) * compiled["num_warps"]  # one per warp per load line
+    requests = len(loads) * gelu_code["num_warps"]  # one per warp per load line
     return len(loads), width, requests, requests * WARP_SIZE * width // SECTOR_BYTES
 
 

@@ -398,12 +398,9 @@ plt.show()
 # that the pointers, strides and ``num_cols`` are multiples of 16, a thread loads and stores its four
 # consecutive elements with one 128-bit instruction each:
 
-import json
-from pathlib import Path
+from kernellab import compiled_code
 
-# beside this script (sphinx-gallery runs it from its own folder, where __file__ is not set)
-compiled = json.loads(Path(globals().get("__file__", "x")).with_name("compiled_code.json").read_text())
-softmax_code = compiled["kernels"]["triton_softmax_kernel"]
+softmax_code = compiled_code("triton_softmax_kernel")  # saved by the conformance session
 print("\n".join(softmax_code["aligned"]["ptx"]))
 print()
 print("\n".join(softmax_code["aligned"]["sass"]))
@@ -418,7 +415,7 @@ for label, variant in ((tr("Compiled, nothing known"), softmax_code["unaligned"]
                        (tr("Compiled, multiples of 16"), softmax_code["aligned"])):
     loads = [line for line in variant["ptx"] if "ld.global" in line]
     width = 16 if ".v4." in loads[0] else 4
-    compiled_rows.append([label, len(loads), width, len(loads) * compiled["num_warps"]])
+    compiled_rows.append([label, len(loads), width, len(loads) * softmax_code["num_warps"]])
 compiled_rows.append([tr("kernellab's count"), "", 4, one_row.load_requests])
 print_table([tr("Version"), tr("Loads per thread"), tr("Bytes per load"), tr("Load requests")], compiled_rows)
 

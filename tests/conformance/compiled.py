@@ -1,5 +1,5 @@
 """Compile the gallery's GeLU and softmax kernels with real Triton for an sm_86 GPU, on a machine with no
-GPU, and write the memory instructions of their PTX and SASS to gallery/triton_notes/compiled_code.json.
+GPU, and write the memory instructions of their PTX and SASS to kernellab/compiled_code.json.
 
 ``triton.compile(ASTSource(fn, signature, constexprs, attrs), target=GPUTarget("cuda", 86, 32))``
 runs the whole pipeline (ttir → ttgir → llir → ptx → cubin, with the ptxas Triton ships);
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from conftest import load_source
 
 ROOT = Path(__file__).parents[2]
-OUT = ROOT / "gallery" / "triton_notes" / "compiled_code.json"
+OUT = ROOT / "kernellab" / "compiled_code.json"
 TARGET = ("cuda", 86, 32)
 NUM_WARPS = 4
 

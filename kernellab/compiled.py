@@ -1,0 +1,34 @@
+"""The compiled code of the gallery's Triton kernels: PTX and SASS excerpts that real Triton emitted.
+
+``tests/conformance/compiled.py`` (run by ``nox -s conformance``, which installs Triton) compiles the
+GeLU and softmax pages' kernels for an sm_86 GPU, with and without Triton's 16-byte divisibility
+specialisation, and writes their memory instructions to ``compiled_code.json`` beside this module.
+The pages read them here, so neither the site build nor a downloaded script needs Triton.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+_DATA = Path(__file__).with_name("compiled_code.json")
+
+
+@cache
+def _record() -> dict:
+    return json.loads(_DATA.read_text(encoding="utf-8"))
+
+
+def compiled_code(kernel: str) -> dict:
+    """The excerpts of one kernel: ``{"unaligned": {"ptx": [...], "sass": [...]}, "aligned": {...}, ...}``,
+    with ``num_warps`` (warps per program), ``target`` and ``triton`` (the compiler's version) beside them.
+
+    >>> code = compiled_code("triton_gelu_kernel")
+    >>> code["num_warps"], any("ld.global" in line for line in code["unaligned"]["ptx"])
+    (4, True)
+    """
+    record = _record()
+    if kernel not in record["kernels"]:
+        raise KeyError(f"no compiled code for kernel {kernel!r}; there is for: {', '.join(sorted(record['kernels']))}")
+    return {**record["kernels"][kernel], **{k: record[k] for k in ("num_warps", "target", "triton")}}
