@@ -357,9 +357,8 @@ plt.show()
 # it saved, so it needs no Triton. First the PTX compiled with nothing known about the arguments:
 # each line is one instruction of one thread; ``@%p1`` is the mask turned into a predicate.
 
-from kernellab.access import SECTOR_BYTES, WARP_SIZE
-
 from kernellab import compiled_code
+from kernellab.access import SECTOR_BYTES, WARP_SIZE
 
 gelu_code = compiled_code("triton_gelu_kernel")  # saved by the conformance session
 print("\n".join(gelu_code["unaligned"]["ptx"]))
