@@ -60,3 +60,9 @@ def test_fmt_time(value, expected):
 def test_fmt_num_uses_si_prefixes():
     assert fmt_num(2 * 4096**3) == "137.4 G"
     assert re.fullmatch(r"\d+(\.\d+)?", fmt_num(12.5))
+
+
+def test_display_width_of_zero_width_text():
+    # a zero-width space takes no column; an unprintable control character falls back to its length
+    assert display_width("\u200b") == 0 and display_width("a\u200bb") == 2
+    assert display_width("\x07") == 1
