@@ -95,3 +95,9 @@ def test_rich_display_inside_sphinx_gallery_and_jupyter(monkeypatch):
     assert rich_display() is False
     monkeypatch.setenv("KERNELLAB_DISPLAY", "html")
     assert rich_display() is True
+
+
+def test_si_prefixes_start_exactly_at_their_power_of_1000():
+    # 1000 is 1 k, 999 stays 999; 10⁹ is 1 G; the same boundaries for bytes and for negative numbers
+    assert (fmt_num(1000), fmt_num(999), fmt_num(1e9), fmt_num(-1e6)) == ("1 k", "999", "1 G", "-1 M")
+    assert (fmt_bytes(1000), fmt_bytes(999), fmt_bytes(1e12)) == ("1 kB", "999 B", "1 TB")
