@@ -55,6 +55,7 @@ def test_tolerances(computed, stated, tol, holds):
 def test_text_and_booleans_match_exactly():
     check("bound", "DRAM", "DRAM")
     check("matches numpy", bool(np.allclose([1.0], [1.0])), True)
+    check("all equal", (np.ones(3) == np.ones(3)).all(), True)  # a numpy bool is a boolean
     with pytest.raises(ClaimError):
         check("bound", "DRAM", "compute")
     with pytest.raises(ClaimError):
