@@ -12,6 +12,8 @@ import math
 import numbers
 from dataclasses import dataclass
 
+import numpy as np
+
 from .errors import ClaimError
 from .i18n import _
 from .report import Table, rich_display
@@ -102,6 +104,7 @@ class Claims:
         if rtol < 0 or atol < 0 or (sig is not None and sig < 1):
             raise ValueError(f"claim {claim!r}: tolerances must be ≥ 0 and sig ≥ 1, got rtol={rtol}, "
                              f"atol={atol}, sig={sig}")
+        computed, stated = (bool(v) if isinstance(v, np.bool_) else v for v in (computed, stated))
         row = Claim(str(claim), computed, stated, rtol, atol, sig)
         if not row.holds():
             tolerance = row.tolerance_text()

@@ -48,7 +48,7 @@ class LaunchError(KernelError, ValueError):
 class ClaimError(AssertionError):
     """A number a page states that its own computation does not give (raised by :class:`~kernellab.Claims`).
 
-    ``details`` holds the claim, the computed and the stated value, as :class:`~kernellab.errors.KernelError`'s does its fields.
+    ``details`` holds the claim, the computed and the stated value, as ``KernelError.details`` holds its fields.
     """
 
     def __init__(self, *args, **details):

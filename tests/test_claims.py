@@ -55,6 +55,7 @@ def test_tolerances(computed, stated, tol, holds):
 def test_text_and_booleans_match_exactly():
     check("bound", "DRAM", "DRAM")
     check("matches numpy", bool(np.allclose([1.0], [1.0])), True)
+    check("all equal", (np.ones(3) == np.ones(3)).all(), True)  # a numpy bool is a boolean
     with pytest.raises(ClaimError):
         check("bound", "DRAM", "compute")
     with pytest.raises(ClaimError):
@@ -109,3 +110,13 @@ def test_the_error_carries_its_values():
     with pytest.raises(ClaimError) as e:
         check("sectors", 5, 4)
     assert e.value.details == {"claim": "sectors", "computed": 5, "stated": 4}
+
+
+def test_one_significant_digit_and_big_integers(monkeypatch):
+    monkeypatch.setenv("KERNELLAB_LANG", "en")
+    check("order of magnitude", 1.04, 1.0, sig=1)  # both round to 1 at one significant digit
+    with pytest.raises(ClaimError):
+        check("order of magnitude", 1.6, 1.0, sig=1)  # 2 ≠ 1
+    # integers print in full below 10¹⁵, in exponent form from there on
+    assert check("big", 1e14, 1e14).to_text().splitlines()[2].split()[-1] == "100000000000000"
+    assert check("bigger", 1e15, 1e15).to_text().splitlines()[2].split()[-1] == "1e+15"

@@ -56,3 +56,18 @@ def test_a_gallery_script_prints_chinese_when_asked():
     env = {"KERNELLAB_LANG": "zh_CN", "MPLBACKEND": "Agg", "PATH": "/usr/bin:/bin"}
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, check=True).stdout
     assert "显存带宽" in out and "DRAM bandwidth" not in out
+
+
+def test_language_from_the_system_locale_when_no_variable_is_set(monkeypatch):
+    for var in ("KERNELLAB_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.setenv(var, "")
+    monkeypatch.setattr(i18n.locale, "getlocale", lambda: ("zh_CN", "UTF-8"))
+    assert current_language() == "zh_CN"
+    monkeypatch.setattr(i18n.locale, "getlocale", lambda: (None, None))
+    assert current_language() == "en"
+
+
+def test_parse_po_keeps_flagged_entries_and_ignores_stray_comments():
+    # a "#, python-format" flag is not "fuzzy"; a comment after an entry is not part of it
+    po = '#, python-format\nmsgid "{n} lanes"\nmsgstr "{n} 个 lane"\n#~ msgid "old"\n'
+    assert parse_po(po) == {"{n} lanes": "{n} 个 lane"}

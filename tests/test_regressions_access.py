@@ -9,16 +9,7 @@ definition, written the slow way.
 import numpy as np
 import pytest
 
-from kernellab import Access
-from kernellab.access import (
-    bank_conflicts,
-    bytes_requested,
-    lines,
-    requests,
-    sectors,
-    shared_ideal_wavefronts,
-    shared_wavefronts,
-)
+from kernellab import Access, access
 
 
 def oracle(addresses, active, width, unit):
@@ -37,14 +28,14 @@ def test_a_decrease_inside_the_second_warp_is_not_taken_for_order():
     # places where neighbours differ (5→6, 6→5, 5→6) would give 1 + 3 = 4 for warp 1 instead.
     warp1 = [160, 192, 160] + [192] * 29
     acc = Access.from_lanes(np.concatenate([4 * np.arange(32), warp1]), width=4)
-    assert sectors(acc) == 6
-    assert lines(acc) == 1 + 1  # warp 0: line 0; warp 1: bytes 160–195, all in line 1
+    assert access.sectors(acc) == 6
+    assert access.lines(acc) == 1 + 1  # warp 0: line 0; warp 1: bytes 160–195, all in line 1
 
 
 def test_a_decrease_at_the_last_lane_is_not_taken_for_order():
     # lanes 0–29 at byte 0 (sector 0), lane 30 at 32 (sector 1), lane 31 back at 0 → 2 sectors, not 1 + 2 changes
     acc = Access.from_lanes([0] * 30 + [32, 0], width=4)
-    assert (sectors(acc), lines(acc)) == (2, 1)
+    assert (access.sectors(acc), access.lines(acc)) == (2, 1)
 
 
 @pytest.mark.parametrize("address,width,expected", [
@@ -60,7 +51,7 @@ def test_a_decrease_at_the_last_lane_is_not_taken_for_order():
 ])
 def test_one_lane_straddling_a_sector(address, width, expected):
     acc = Access.from_lanes([address], width=width)
-    assert (sectors(acc), lines(acc)) == expected
+    assert (access.sectors(acc), access.lines(acc)) == expected
     assert acc.aligned == (address % width == 0)
 
 
@@ -69,10 +60,10 @@ def test_one_misaligned_lane_among_aligned_ones():
     addr = np.zeros(32, np.int64)
     addr[5] = 30
     acc = Access.from_lanes(addr, width=4)
-    assert not acc.aligned and sectors(acc) == 2
+    assert not acc.aligned and access.sectors(acc) == 2
     # the same lane masked off: every active lane is aligned, 1 sector
     masked = Access.from_lanes(addr, active=np.arange(32) != 5, width=4)
-    assert masked.aligned and sectors(masked) == 1 and bytes_requested(masked) == 31 * 4
+    assert masked.aligned and access.sectors(masked) == 1 and access.bytes_requested(masked) == 31 * 4
 
 
 def test_partial_warps_and_empty_warps():
@@ -80,9 +71,9 @@ def test_partial_warps_and_empty_warps():
     active = np.zeros(40, bool)
     active[:8] = active[32:36] = True
     acc = Access.from_lanes(4 * np.arange(40), active=active, width=4)
-    assert (requests(acc), sectors(acc), lines(acc), bytes_requested(acc)) == (2, 2, 2, 48)
+    assert (access.requests(acc), access.sectors(acc), access.lines(acc), access.bytes_requested(acc)) == (2, 2, 2, 48)
     none = Access.from_lanes(4 * np.arange(64), active=np.zeros(64, bool), width=4)
-    assert (requests(none), sectors(none), lines(none), bytes_requested(none)) == (0, 0, 0, 0)
+    assert (access.requests(none), access.sectors(none), access.lines(none), access.bytes_requested(none)) == (0, 0, 0, 0)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -99,19 +90,19 @@ def test_counters_match_the_oracle_on_almost_ordered_accesses(seed):
         addr = base * width // 4 + (int(rng.integers(0, width)) if rng.random() < 0.3 else 0)
         active = rng.random(n) < 0.8 if rng.random() < 0.4 else np.ones(n, bool)
         acc = Access.from_lanes(addr, active=active, width=width)
-        assert sectors(acc) == oracle(addr, active, width, 32), (addr.tolist(), active.tolist(), width)
-        assert lines(acc) == oracle(addr, active, width, 128), (addr.tolist(), active.tolist(), width)
-        assert requests(acc) == sum(bool(active[w:w + 32].any()) for w in range(0, n, 32))
+        assert access.sectors(acc) == oracle(addr, active, width, 32), (addr.tolist(), active.tolist(), width)
+        assert access.lines(acc) == oracle(addr, active, width, 128), (addr.tolist(), active.tolist(), width)
+        assert access.requests(acc) == sum(bool(active[w:w + 32].any()) for w in range(0, n, 32))
 
 
 def test_inactive_lanes_take_no_bank():
     # one active lane reading word 33 (byte 132, bank 1): 1 wavefront, ideal 1. The 31 inactive lanes of the warp
     # must not count as a word of their own, or bank 1 would hold words 1 and 33 and take 2 wavefronts
     acc = Access.from_lanes([132], width=4)
-    assert (shared_wavefronts(acc), shared_ideal_wavefronts(acc), bank_conflicts(acc)) == (1, 1, 0)
+    assert (access.shared_wavefronts(acc), access.shared_ideal_wavefronts(acc), access.bank_conflicts(acc)) == (1, 1, 0)
     # two active lanes on words 1 and 33 (both bank 1): a 2-way conflict, 2 wavefronts
     two = Access.from_lanes([4, 132], width=4)
-    assert (shared_wavefronts(two), bank_conflicts(two)) == (2, 1)
+    assert (access.shared_wavefronts(two), access.bank_conflicts(two)) == (2, 1)
     # a warp with no active lane takes no wavefront at all
     none = Access.from_lanes(4 * np.arange(32), active=np.zeros(32, bool), width=4)
-    assert (shared_wavefronts(none), shared_ideal_wavefronts(none)) == (0, 0)
+    assert (access.shared_wavefronts(none), access.shared_ideal_wavefronts(none)) == (0, 0)

@@ -1,10 +1,21 @@
 """The reporting layer: HTML escaping, terminal alignment by display width, number formats."""
 
 import re
+import sys
+import types
 
 import pytest
 
-from kernellab.report import Table, display_width, fmt_bytes, fmt_num, fmt_time, print_table, show
+from kernellab.report import (
+    Table,
+    display_width,
+    fmt_bytes,
+    fmt_num,
+    fmt_time,
+    print_table,
+    rich_display,
+    show,
+)
 
 
 def test_html_escapes_every_cell_and_header():
@@ -60,3 +71,33 @@ def test_fmt_time(value, expected):
 def test_fmt_num_uses_si_prefixes():
     assert fmt_num(2 * 4096**3) == "137.4 G"
     assert re.fullmatch(r"\d+(\.\d+)?", fmt_num(12.5))
+
+
+def test_display_width_of_zero_width_text():
+    # a zero-width space takes no column; an unprintable control character falls back to its length
+    assert display_width("\u200b") == 0 and display_width("a\u200bb") == 2
+    assert display_width("\x07") == 1
+
+
+def test_rich_display_inside_sphinx_gallery_and_jupyter(monkeypatch):
+    monkeypatch.delenv("KERNELLAB_DISPLAY", raising=False)
+    monkeypatch.delitem(sys.modules, "sphinx_gallery.gen_rst", raising=False)
+    monkeypatch.delitem(sys.modules, "IPython", raising=False)
+    assert rich_display() is False  # a plain terminal
+    monkeypatch.setitem(sys.modules, "sphinx_gallery.gen_rst", types.ModuleType("sphinx_gallery.gen_rst"))
+    assert rich_display() is True  # a gallery build
+    monkeypatch.delitem(sys.modules, "sphinx_gallery.gen_rst")
+    ipython = types.ModuleType("IPython")
+    ipython.get_ipython = lambda: types.SimpleNamespace(kernel=object())  # a Jupyter kernel
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
+    assert rich_display() is True
+    ipython.get_ipython = lambda: types.SimpleNamespace()  # a terminal IPython: no kernel
+    assert rich_display() is False
+    monkeypatch.setenv("KERNELLAB_DISPLAY", "html")
+    assert rich_display() is True
+
+
+def test_si_prefixes_start_exactly_at_their_power_of_1000():
+    # 1000 is 1 k, 999 stays 999; 10⁹ is 1 G; the same boundaries for bytes and for negative numbers
+    assert (fmt_num(1000), fmt_num(999), fmt_num(1e9), fmt_num(-1e6)) == ("1 k", "999", "1 G", "-1 M")
+    assert (fmt_bytes(1000), fmt_bytes(999), fmt_bytes(1e12)) == ("1 kB", "999 B", "1 TB")
