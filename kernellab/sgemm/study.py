@@ -40,12 +40,14 @@ MEASURED = {
     "H100 SXM": {1: 498.7, 2: 6048.1, 3: 9189.8, 4: 17152.5, 5: 25860.5, 6: 31626.7, 7: None, 8: None,
                  9: 31264.4, 10: 36318.5},
 }
-#: Where each GPU's measurements come from, for tables and captions.
+#: Where each GPU's measurements come from, for tables and captions (a title: it stays as published).
 MEASURED_SOURCE = {
     "RTX A6000": "siboehm/SGEMM_CUDA README@60cba6f",
     "A100 SXM 80GB": "siboehm/SGEMM_CUDA README@c09b350",
-    "H100 SXM": "third-party: CUDA SGEMM Optimization Report (H100)",
+    "H100 SXM": "CUDA SGEMM Optimization Report (H100)",
 }
+#: The GPUs whose measurements are a third party's run of Boehm's code, not Boehm's own.
+THIRD_PARTY = frozenset({"H100 SXM"})
 #: Per 512 warp FFMAs in the main K loop of the sm_86 SASS, the triple (warp instructions of every kind,
 #: shared-load instructions, shared wavefronts of loads and stores under the measured 64/128-bit rule);
 #: fidelity.md §2.2.
