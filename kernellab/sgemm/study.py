@@ -40,7 +40,7 @@ MEASURED = {
     "H100 SXM": {1: 498.7, 2: 6048.1, 3: 9189.8, 4: 17152.5, 5: 25860.5, 6: 31626.7, 7: None, 8: None,
                  9: 31264.4, 10: 36318.5},
 }
-#: Where each GPU's measurements come from, for tables and captions (a title: it stays as published).
+#: Where each GPU's measurements come from, for tables and captions; titles stay as published.
 MEASURED_SOURCE = {
     "RTX A6000": "siboehm/SGEMM_CUDA README@60cba6f",
     "A100 SXM 80GB": "siboehm/SGEMM_CUDA README@c09b350",
