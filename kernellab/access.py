@@ -75,7 +75,8 @@ class Access:
         else:
             act = np.broadcast_to(active, addr.shape).ravel()
         if width not in (1, 2, 4, 8, 16):
-            raise ValueError(_("access width must be 1, 2, 4, 8 or 16 bytes, not {width}").format(width=width))
+            raise ValueError(_("access width must be 1, 2, 4, 8 or 16 bytes, not {width}").format(
+                width=width))
         pad = -addr.size % WARP_SIZE
         if pad:
             addr = np.concatenate([addr, np.zeros(pad, np.int64)])

@@ -32,5 +32,6 @@ def compiled_code(kernel: str) -> dict:
     """
     record = _record()
     if kernel not in record["kernels"]:
-        raise KeyError(_("no compiled code for kernel {kernel!r}; there is for: {known}").format(kernel=kernel, known=', '.join(sorted(record['kernels']))))
+        raise KeyError(_("no compiled code for kernel {kernel!r}; there is for: {known}").format(
+            kernel=kernel, known=', '.join(sorted(record['kernels']))))
     return {**record["kernels"][kernel], **{k: record[k] for k in ("num_warps", "target", "triton")}}

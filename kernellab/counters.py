@@ -290,7 +290,8 @@ def scale_counts(counts: Counts, n) -> Counts:
     (64, 16, 4, 20, {'C': 16})
     """
     if len(counts.shape) != 3:
-        raise ValueError(_("scale_counts needs counts.shape = (M, N, K), got {shape!r}").format(shape=counts.shape))
+        raise ValueError(_("scale_counts needs counts.shape = (M, N, K), got {shape!r}").format(
+            shape=counts.shape))
     new = tuple(int(v) for v in n) if isinstance(n, (tuple, list)) else (int(n),) * 3
     r = [b / a for a, b in zip(counts.shape, new)]
     r3, r2 = r[0] * r[1] * r[2], r[0] * r[1]

@@ -29,11 +29,14 @@ def dim3(shape, what: str = "grid") -> tuple[int, int, int]:
     what = {"grid": _("grid"), "block": _("block")}.get(what, what)
     dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
     if not 1 <= len(dims) <= 3:
-        raise LaunchError(_("{what} must have 1 to 3 dimensions, got {n_dims}: {shape!r}").format(what=what, n_dims=len(dims), shape=shape))
+        raise LaunchError(_("{what} must have 1 to 3 dimensions, got {n_dims}: {shape!r}").format(
+            what=what, n_dims=len(dims), shape=shape))
     try:
         ints = tuple(int(d) for d in dims)
     except (TypeError, ValueError) as exc:
-        raise LaunchError(_("{what} dimensions must be integers, got {shape!r}").format(what=what, shape=shape)) from exc
+        raise LaunchError(_("{what} dimensions must be integers, got {shape!r}").format(
+            what=what, shape=shape)) from exc
     if any(d != raw for d, raw in zip(ints, dims)) or any(d < 1 for d in ints):
-        raise LaunchError(_("{what} dimensions must be positive integers, got {shape!r}").format(what=what, shape=shape))
+        raise LaunchError(_("{what} dimensions must be positive integers, got {shape!r}").format(
+            what=what, shape=shape))
     return (*ints, 1, 1)[:3]

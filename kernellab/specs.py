@@ -231,7 +231,9 @@ def as_perf(gpu_or_perf) -> Perf:
                 return p
         return Perf(gpu_or_perf, fma_per_sm_cycle=gpu_or_perf.fp32_cores_per_sm,
                     eta=ETA.get(gpu_or_perf.sm_type, ETA["GA102"]))
-    raise TypeError(_("expected a GPU (kernellab.H100, A6000, …) or its rates (kernellab.PERF_H100, …), got a {type}").format(type=type(gpu_or_perf).__name__))
+    raise TypeError(_("expected a GPU (kernellab.H100, A6000, …) or its rates "
+                      "(kernellab.PERF_H100, …), got a {type}").format(
+        type=type(gpu_or_perf).__name__))
 
 
 def as_gpu(gpu_or_perf) -> GPU:
@@ -246,4 +248,6 @@ def as_gpu(gpu_or_perf) -> GPU:
         return gpu_or_perf
     if isinstance(gpu_or_perf, Perf):
         return gpu_or_perf.gpu
-    raise TypeError(_("expected a GPU (kernellab.H100, A6000, …) or its rates (kernellab.PERF_H100, …), got a {type}").format(type=type(gpu_or_perf).__name__))
+    raise TypeError(_("expected a GPU (kernellab.H100, A6000, …) or its rates "
+                      "(kernellab.PERF_H100, …), got a {type}").format(
+        type=type(gpu_or_perf).__name__))

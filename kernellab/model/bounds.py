@@ -44,7 +44,8 @@ def resource_label(bound: str) -> str:
     labels = {"FMA": _("FP32 arithmetic"), "issue": _("instruction issue"), "L1": _("L1"),
               "shared": _("shared memory"), "MIO": _("load/store issue (MIO)"), "DRAM": _("DRAM")}
     if bound not in labels:
-        raise ValueError(_("unknown resource {bound!r}; expected one of {labels}").format(bound=bound, labels=list(labels)))
+        raise ValueError(_("unknown resource {bound!r}; expected one of {labels}").format(
+            bound=bound, labels=list(labels)))
     return labels[bound]
 
 
@@ -86,7 +87,9 @@ def resource_events(counts) -> dict[str, int]:
             "MIO": requests,
             "DRAM": counts.dram_bytes,
         }
-    raise TypeError(_("counts must be what a launch returns (kernellab.Counts or kernellab.triton.TritonCounts), got a {type}").format(type=type(counts).__name__))
+    raise TypeError(_("counts must be what a launch returns (kernellab.Counts or "
+                      "kernellab.triton.TritonCounts), got a {type}").format(
+        type=type(counts).__name__))
 
 
 def _times(events: dict, perf: Perf, clock_hz: float, dram_bytes: int) -> dict:
@@ -132,7 +135,9 @@ def _parse(args, kwargs):
         args.insert(1, None)  # predict(counts, gpu): no GEMM size
     names = ("counts", "n", "perf", "gpu")
     if len(args) > len(names):
-        raise TypeError(_("predict takes (counts, n, perf[, gpu]) or (spec, counts, n, perf[, gpu]); got {n_args} positional arguments after the spec").format(n_args=len(args)))
+        raise TypeError(_("predict takes (counts, n, perf[, gpu]) or (spec, counts, n, perf[, "
+                          "gpu]); got {n_args} positional arguments after the spec").format(
+            n_args=len(args)))
     vals = dict(zip(names, args))
     for k in list(kwargs):
         if k in names:
@@ -144,9 +149,13 @@ def _parse(args, kwargs):
     vals.setdefault("n", None)
     missing = [k for k in ("counts", "perf") if k not in vals]
     if missing:
-        raise TypeError(_("predict is missing {missing}: call predict(counts, gpu) or predict(counts, n, gpu)").format(missing=missing))
+        raise TypeError(_("predict is missing {missing}: call predict(counts, gpu) or "
+                          "predict(counts, n, gpu)").format(
+            missing=missing))
     if not _is_counts(vals["counts"]):
-        raise TypeError(_("counts must be what a launch returns (kernellab.Counts or kernellab.triton.TritonCounts), got a {type}").format(type=type(vals['counts']).__name__))
+        raise TypeError(_("counts must be what a launch returns (kernellab.Counts or "
+                          "kernellab.triton.TritonCounts), got a {type}").format(
+            type=type(vals['counts']).__name__))
     gpu = vals.get("gpu")
     return spec, vals["counts"], vals["n"], as_perf(vals["perf"]), None if gpu is None else as_gpu(gpu)
 
@@ -197,7 +206,8 @@ def predict(*args, shape: LoopShape | None = None, **kwargs) -> dict:
     """
     spec, counts, n, perf, gpu = _parse(args, kwargs)
     if gpu is not None and gpu != perf.gpu:
-        raise ValueError(_("the rates are for the {rates_gpu}, but the GPU given is the {gpu}").format(rates_gpu=perf.gpu.name, gpu=gpu.name))
+        raise ValueError(_("the rates are for the {rates_gpu}, but the GPU given is the {gpu}").format(
+            rates_gpu=perf.gpu.name, gpu=gpu.name))
     gpu = perf.gpu
     if n is None:
         if shape is not None:

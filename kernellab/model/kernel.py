@@ -51,7 +51,9 @@ def roofline(counts, gpu: Perf | GPU, peak: str = "fp32", traffic: str = "dram")
         raise ValueError(_("traffic must be 'dram' or 'requested', not {traffic!r}").format(traffic=traffic))
     for name in ("flops", "dram_bytes", "bytes"):
         if not hasattr(counts, name):
-            raise TypeError(_("roofline needs the counts of a launch (kernellab.Counts or TritonCounts), got a {type}").format(type=type(counts).__name__))
+            raise TypeError(_("roofline needs the counts of a launch (kernellab.Counts or "
+                              "TritonCounts), got a {type}").format(
+                type=type(counts).__name__))
     flops = int(counts.flops)
     nbytes = int(counts.dram_bytes if traffic == "dram" else counts.bytes)
     intensity = flops / nbytes if nbytes else float("inf")

@@ -40,7 +40,8 @@ def tile_order(num_m: int, num_n: int, group: int | None = None) -> tuple[np.nda
     """
     num_m, num_n = int(num_m), int(num_n)
     if num_m < 1 or num_n < 1:
-        raise ValueError(_("the tile grid must be at least 1×1, got {num_m}×{num_n}").format(num_m=num_m, num_n=num_n))
+        raise ValueError(_("the tile grid must be at least 1×1, got {num_m}×{num_n}").format(
+            num_m=num_m, num_n=num_n))
     pid = np.arange(num_m * num_n)
     if group is None:
         return pid // num_n, pid % num_n
@@ -152,7 +153,8 @@ def dram_bytes_lru(n: int, BM: int, BN: int, BK: int, ctas_per_sm: int, n_sm: in
         if int(v) < 1:
             raise ValueError(_("{name} must be a positive int, got {v!r}").format(name=name, v=v))
     if n % BM or n % BN or n % BK:
-        raise ValueError(_("n = {n} must be a multiple of BM, BN and BK ({BM}, {BN}, {BK})").format(n=n, BM=BM, BN=BN, BK=BK))
+        raise ValueError(_("n = {n} must be a multiple of BM, BN and BK ({BM}, {BN}, {BK})").format(
+            n=n, BM=BM, BN=BN, BK=BK))
     num_m, num_n, steps = n // BM, n // BN, n // BK
     pid_m, pid_n = tile_order(num_m, num_n, group)
     a_block, b_block = BM * BK * elem, BK * BN * elem

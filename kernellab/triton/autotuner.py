@@ -151,7 +151,8 @@ def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_va
 
     def decorator(fn):
         if not isinstance(fn, (JITFunction, _Wrapped)):
-            raise TypeError(_("@triton.autotune must decorate a @triton.jit kernel (put it above @triton.jit)"))
+            raise TypeError(_("@triton.autotune must decorate a @triton.jit kernel (put it above "
+                              "@triton.jit)"))
         return Autotuner(fn, configs, key, prune_configs_by, reset_to_zero, restore_value, pre_hook, post_hook)
 
     return decorator

@@ -75,7 +75,8 @@ class SeedLanguage:
 
     def _flat(self, array, op: str) -> np.ndarray:
         if array is None:
-            raise TypeError(_("{where}: tl.{op} got None instead of an array").format(where=self._prog.where(0), op=op))
+            raise TypeError(_("{where}: tl.{op} got None instead of an array").format(
+                where=self._prog.where(0), op=op))
         return memory.flat_view(array, _("the array"))
 
     def load(self, array: np.ndarray, offsets, mask=None, other=None) -> np.ndarray:

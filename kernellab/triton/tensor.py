@@ -41,7 +41,8 @@ def _operand(x):
         x = x.value
     if isinstance(x, (bool, int, float, np.generic)):
         return x, T.of_python(x), (), True
-    raise TypeError(_("unsupported operand of type {type} in a Triton expression").format(type=type(x).__name__))
+    raise TypeError(_("unsupported operand of type {type} in a Triton expression").format(
+        type=type(x).__name__))
 
 
 def _cast(data, src: T.dtype, dst: T.dtype, literal: bool):
@@ -64,7 +65,8 @@ def broadcast_shape(a: tuple, b: tuple) -> tuple:
     try:
         return np.broadcast_shapes(a, b)
     except ValueError:
-        raise ValueError(_("Cannot broadcast, the block shapes {a} and {b} are incompatible").format(a=list(a), b=list(b))) from None
+        raise ValueError(_("Cannot broadcast, the block shapes {a} and {b} are incompatible").format(
+            a=list(a), b=list(b))) from None
 
 
 def _binary(a, b, fn, op: str, *, div=False, result=None, ints_only=False, compute=None):
@@ -160,7 +162,9 @@ class tensor:
     def _item(self, what: str):
         if self._shape:
             what = {"truth value": _("truth value"), "index": _("index"), "value": _("value")}.get(what, what)
-            raise TypeError(_("a block of shape {shape} has no single {what}; use tl.where, or reduce it with tl.max / tl.sum first").format(shape=list(self._shape), what=what))
+            raise TypeError(_("a block of shape {shape} has no single {what}; use tl.where, or "
+                              "reduce it with tl.max / tl.sum first").format(
+                shape=list(self._shape), what=what))
         d = self.data
         if d.shape[0] > 1 and (d != d[0]).any():
             raise Divergence
@@ -297,7 +301,9 @@ class tensor:
                 idx.append(k)
                 shape.append(dims.pop(0))
             else:
-                raise TypeError(_("Triton blocks are indexed only with None and ':', got {k!r} for a block of shape {shape}").format(k=k, shape=list(self._shape)))
+                raise TypeError(_("Triton blocks are indexed only with None and ':', got {k!r} "
+                                  "for a block of shape {shape}").format(
+                    k=k, shape=list(self._shape)))
         return self._like(self.data[tuple(idx)], (*shape, *dims))
 
     def to(self, dtype, fp_downcast_rounding=None, bitcast: bool = False):
@@ -350,7 +356,8 @@ def convert(data: np.ndarray, src: T.dtype, dst: T.dtype, rounding=None) -> np.n
     [2048.0]
     """
     if rounding not in (None, "rtne", "rtz"):
-        raise ValueError(_("fp_downcast_rounding must be 'rtne' or 'rtz', not {rounding!r}").format(rounding=rounding))
+        raise ValueError(_("fp_downcast_rounding must be 'rtne' or 'rtz', not {rounding!r}").format(
+            rounding=rounding))
     if dst.__class__ is T.float_format:
         if src is dst:
             return data
@@ -369,7 +376,9 @@ def convert(data: np.ndarray, src: T.dtype, dst: T.dtype, rounding=None) -> np.n
 def bitcast_data(x: tensor, dst: T.dtype) -> tensor:
     """The bits of ``x`` read as type ``dst`` of the same width (``tl.cast(x, dst, bitcast=True)``)."""
     if dst.primitive_bitwidth != x.dtype.primitive_bitwidth:
-        raise ValueError(_("Cannot bitcast data-type of size {primitive_bitwidth} to data-type of size {primitive_bitwidth2}").format(primitive_bitwidth=x.dtype.primitive_bitwidth, primitive_bitwidth2=dst.primitive_bitwidth))
+        raise ValueError(_("Cannot bitcast data-type of size {primitive_bitwidth} to data-type "
+                           "of size {primitive_bitwidth2}").format(
+            primitive_bitwidth=x.dtype.primitive_bitwidth, primitive_bitwidth2=dst.primitive_bitwidth))
     bits = x.dtype.encode(x.data) if x.dtype.__class__ is T.float_format else x.data
     if dst.__class__ is T.float_format:
         return tensor(dst.decode(bits.view(dst.storage)), dst, x._shape)
@@ -501,7 +510,9 @@ class pointer(tensor):
         elem = dst.element_ty
         width = elem.primitive_bitwidth // 8 if elem.__class__ is T.float_format else elem.np.itemsize
         if width != self.flat.itemsize:
-            raise TypeError(_("kernellab cannot reinterpret a {dtype} as a {dst}: element sizes differ").format(dtype=self.dtype, dst=dst))
+            raise TypeError(_("kernellab cannot reinterpret a {dtype} as a {dst}: element sizes "
+                              "differ").format(
+                dtype=self.dtype, dst=dst))
         flat = self.flat.view(elem.storage if elem.__class__ is T.float_format else elem.np)
         return pointer(flat, self.data, self._shape, elem=elem)
 

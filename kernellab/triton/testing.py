@@ -32,7 +32,9 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
     3
     """
     if return_mode not in ("min", "max", "mean", "median", "all"):
-        raise ValueError(_("return_mode must be min, max, mean, median or all, not {return_mode!r}").format(return_mode=return_mode))
+        raise ValueError(_("return_mode must be min, max, mean, median or all, not "
+                           "{return_mode!r}").format(
+            return_mode=return_mode))
     start = time.perf_counter()
     fn()
     estimate_ms = max((time.perf_counter() - start) * 1e3, 1e-6)

@@ -56,7 +56,8 @@ def device_assert(cond, msg="", mask=None, _semantic=None):
     row = int(np.argmax(bad.any(axis=1)))
     lane = int(np.argmax(bad[row]))
     where = prog.where(row if ok.shape[0] > 1 else 0)
-    raise AssertionError(_("{where}, lane {lane}: device_assert failed: {msg}").format(where=where, lane=lane, msg=msg))
+    raise AssertionError(_("{where}, lane {lane}: device_assert failed: {msg}").format(
+        where=where, lane=lane, msg=msg))
 
 
 def assume(cond, _semantic=None):
@@ -104,7 +105,8 @@ def map_elementwise(scalar_fn, *args, pack=1, _semantic=None, _generator=None):
 
 def _cannot(name: str, why):
     def fn(*args, **kwargs):
-        raise NotImplementedError(_("tl.{name} is not supported by kernellab: {why}").format(name=name, why=why()))
+        raise NotImplementedError(_("tl.{name} is not supported by kernellab: {why}").format(
+            name=name, why=why()))
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Not supported: raises NotImplementedError ({why.__doc__})."

@@ -20,7 +20,9 @@ from .core import _to_tensor
 def _checked(name: str, x, allowed: tuple) -> tensor:
     x = _to_tensor(x)
     if x.dtype.name not in allowed:
-        raise ValueError(_("Expected dtype {allowed} but got {dtype} (tl.{fn}: convert with .to(tl.float32))").format(allowed=list(allowed), dtype=x.dtype.name, fn=name))
+        raise ValueError(_("Expected dtype {allowed} but got {dtype} (tl.{fn}: convert with "
+                           ".to(tl.float32))").format(
+            allowed=list(allowed), dtype=x.dtype.name, fn=name))
     return x
 
 

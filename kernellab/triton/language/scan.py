@@ -39,7 +39,8 @@ def _combine(fn, left: list[tensor], right: list[tensor]) -> list[tensor]:
     out = fn(*left, *right)
     out = list(out) if isinstance(out, tuple) else [out]
     if len(out) != len(left):
-        raise ValueError(_("the combine function returned {n_out} values for {n_left} inputs").format(n_out=len(out), n_left=len(left)))
+        raise ValueError(_("the combine function returned {n_out} values for {n_left} inputs").format(
+            n_out=len(out), n_left=len(left)))
     res = []
     for o, ref in zip(out, left):
         o = _to_tensor(o)

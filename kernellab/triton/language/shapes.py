@@ -24,7 +24,8 @@ def _c(v):
 
 def _check_same_type(a: tensor, b: tensor, what: str):
     if a.dtype is not b.dtype:
-        raise TypeError(_("tl.{what} needs two blocks of one type, got {dtype} and {dtype2}").format(what=what, dtype=a.dtype, dtype2=b.dtype))
+        raise TypeError(_("tl.{what} needs two blocks of one type, got {dtype} and {dtype2}").format(
+            what=what, dtype=a.dtype, dtype2=b.dtype))
 
 
 def broadcast(input, other, _semantic=None) -> tuple[tensor, tensor]:
@@ -40,7 +41,9 @@ def cat(input, other, can_reorder=False, dim=0, _semantic=None) -> tensor:
     _check_same_type(a, b, "cat")
     dim = _c(dim)
     if len(a._shape) != len(b._shape) or a._shape[:dim] + a._shape[dim + 1:] != b._shape[:dim] + b._shape[dim + 1:]:
-        raise ValueError(_("tl.cat needs blocks that differ only along dim {dim}, got {shape} and {shape2}").format(dim=dim, shape=a.shape, shape2=b.shape))
+        raise ValueError(_("tl.cat needs blocks that differ only along dim {dim}, got {shape} "
+                           "and {shape2}").format(
+            dim=dim, shape=a.shape, shape2=b.shape))
     rows = builtins.max(a.data.shape[0], b.data.shape[0])
     ad = np.broadcast_to(a.data, (rows, *a.data.shape[1:]))
     bd = np.broadcast_to(b.data, (rows, *b.data.shape[1:]))
@@ -73,7 +76,8 @@ def split(a, _semantic=None, _generator=None) -> tuple[tensor, tensor]:
     """The two halves of a block whose last axis has size 2 (the inverse of ``join``)."""
     a = _to_tensor(a)
     if not a._shape or a._shape[-1] != 2:
-        raise ValueError(_("tl.split needs a block whose last dimension is 2, got shape {shape}").format(shape=a.shape))
+        raise ValueError(_("tl.split needs a block whose last dimension is 2, got shape {shape}").format(
+            shape=a.shape))
     return (tensor(a.data[..., 0], a.dtype, a._shape[:-1]), tensor(a.data[..., 1], a.dtype, a._shape[:-1]))
 
 
@@ -115,7 +119,9 @@ def gather(src, index, axis, _semantic=None) -> tensor:
     s, idx = _to_tensor(src), _to_tensor(index)
     ax = _c(axis) % len(s._shape)
     if not idx.dtype.is_int() or len(idx._shape) != len(s._shape):
-        raise ValueError(_("tl.gather needs an integer index block of the source's rank, got {dtype} {shape}").format(dtype=idx.dtype, shape=idx.shape))
+        raise ValueError(_("tl.gather needs an integer index block of the source's rank, got "
+                           "{dtype} {shape}").format(
+            dtype=idx.dtype, shape=idx.shape))
     n = s._shape[ax]
     if idx.data.size and (idx.data.min() < 0 or idx.data.max() >= n):
         raise IndexError(_("tl.gather: an index is outside [0, {n}) along axis {ax}").format(n=n, ax=ax))
@@ -132,7 +138,8 @@ def histogram(input, num_bins, mask=None, _semantic=None, _generator=None) -> te
     x = _to_tensor(input)
     nb = int(_c(num_bins))
     if len(x._shape) != 1 or not x.dtype.is_int():
-        raise ValueError(_("tl.histogram needs a 1-D integer block, got {dtype} of shape {shape}").format(dtype=x.dtype, shape=x.shape))
+        raise ValueError(_("tl.histogram needs a 1-D integer block, got {dtype} of shape {shape}").format(
+            dtype=x.dtype, shape=x.shape))
     vals = x.data.astype(np.int64)
     ok = (vals >= 0) & (vals < nb)
     if mask is not None:
@@ -164,7 +171,8 @@ def topk(x, k, dim=None, descending=True) -> tensor:
     x = _to_tensor(x)
     k = int(_c(k))
     if k < 1 or k & (k - 1) or k > x._shape[-1]:
-        raise ValueError(_("tl.topk needs k a power of two at most {shape}, got {k}").format(shape=x._shape[-1], k=k))
+        raise ValueError(_("tl.topk needs k a power of two at most {shape}, got {k}").format(
+            shape=x._shape[-1], k=k))
     data, _order = _sort_data(x, dim, bool(_c(descending)))
     return tensor(np.ascontiguousarray(data[..., :k]), x.dtype, (*x._shape[:-1], k))
 
