@@ -16,6 +16,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from kernellab.i18n import _
+
 WARP_SIZE = 32  # lanes per warp (all CUDA GPUs so far)
 SECTOR_BYTES = 32  # bytes per sector, the unit of L1/L2/DRAM transfer
 LINE_BYTES = 128  # bytes per L1/L2 cache line: four sectors
@@ -73,7 +75,8 @@ class Access:
         else:
             act = np.broadcast_to(active, addr.shape).ravel()
         if width not in (1, 2, 4, 8, 16):
-            raise ValueError(f"access width must be 1, 2, 4, 8 or 16 bytes, not {width}")
+            raise ValueError(_("access width must be 1, 2, 4, 8 or 16 bytes, not {width}").format(
+                width=width))
         pad = -addr.size % WARP_SIZE
         if pad:
             addr = np.concatenate([addr, np.zeros(pad, np.int64)])

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from kernellab.i18n import _
+
 
 @dataclass(frozen=True)
 class Timing:
@@ -45,7 +47,7 @@ class Timing:
         """Summarise per-call durations (seconds)."""
         a = np.asarray(samples, dtype=float)
         if a.size == 0:
-            raise ValueError("a Timing needs at least one sample")
+            raise ValueError(_("a Timing needs at least one sample"))
         p20, median, p80 = (float(v) for v in np.quantile(a, [0.2, 0.5, 0.8]))
         return cls(median=median, p20=p20, p80=p80, min=float(a.min()), max=float(a.max()), n=int(a.size),
                    warmup=int(warmup), samples=tuple(float(v) for v in a))
@@ -60,7 +62,7 @@ class Timing:
         """
         for q in qs:
             if not 0 <= q <= 1:
-                raise ValueError(f"quantiles must lie in [0, 1], got {q}")
+                raise ValueError(_("quantiles must lie in [0, 1], got {q}").format(q=q))
         return [float(v) for v in np.quantile(np.asarray(self.samples), list(qs))]
 
 
@@ -85,15 +87,15 @@ def do_bench(fn: Callable[[], Any], *, warmup: int = 3, repeat: int = 25, quanti
     [2.0]
     """
     if warmup < 0:
-        raise ValueError(f"warmup must be ≥ 0 calls, got {warmup}")
+        raise ValueError(_("warmup must be ≥ 0 calls, got {warmup}").format(warmup=warmup))
     if repeat < 1:
-        raise ValueError(f"repeat must be ≥ 1 call, got {repeat}")
-    for _ in range(warmup):
+        raise ValueError(_("repeat must be ≥ 1 call, got {repeat}").format(repeat=repeat))
+    for _i in range(warmup):
         result = fn()
         if sync is not None:
             sync(result)
     samples = []
-    for _ in range(repeat):
+    for _i in range(repeat):
         start = timer()
         result = fn()
         if sync is not None:

@@ -36,8 +36,9 @@ class Claim:
         if isinstance(c, (str, bool)) or isinstance(s, (str, bool)) or c is None or s is None:
             return type(c) is type(s) and c == s
         if not (isinstance(c, numbers.Real) and isinstance(s, numbers.Real)):
-            raise TypeError(f"claim {self.claim!r}: compare numbers, text or booleans, not "
-                            f"{type(c).__name__} and {type(s).__name__}")
+            raise TypeError(_("claim {claim!r}: compare numbers, text or booleans, not {type} "
+                              "and {type2}").format(
+                claim=self.claim, type=type(c).__name__, type2=type(s).__name__))
         c, s = float(c), float(s)
         if math.isnan(c) or math.isnan(s):
             return False
@@ -102,8 +103,9 @@ class Claims:
         Raises :class:`~kernellab.errors.ClaimError` if ``computed`` does not match ``stated``.
         """
         if rtol < 0 or atol < 0 or (sig is not None and sig < 1):
-            raise ValueError(f"claim {claim!r}: tolerances must be ≥ 0 and sig ≥ 1, got rtol={rtol}, "
-                             f"atol={atol}, sig={sig}")
+            raise ValueError(_("claim {claim!r}: tolerances must be ≥ 0 and sig ≥ 1, got "
+                               "rtol={rtol}, atol={atol}, sig={sig}").format(
+                claim=claim, rtol=rtol, atol=atol, sig=sig))
         computed, stated = (bool(v) if isinstance(v, np.bool_) else v for v in (computed, stated))
         row = Claim(str(claim), computed, stated, rtol, atol, sig)
         if not row.holds():

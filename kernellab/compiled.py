@@ -12,6 +12,8 @@ import json
 from functools import cache
 from pathlib import Path
 
+from kernellab.i18n import _
+
 _DATA = Path(__file__).with_name("compiled_code.json")
 
 
@@ -30,5 +32,6 @@ def compiled_code(kernel: str) -> dict:
     """
     record = _record()
     if kernel not in record["kernels"]:
-        raise KeyError(f"no compiled code for kernel {kernel!r}; there is for: {', '.join(sorted(record['kernels']))}")
+        raise KeyError(_("no compiled code for kernel {kernel!r}; there is for: {known}").format(
+            kernel=kernel, known=', '.join(sorted(record['kernels']))))
     return {**record["kernels"][kernel], **{k: record[k] for k in ("num_warps", "target", "triton")}}

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 
+from kernellab.i18n import _
+
 from .access import SECTOR_BYTES, WARP_SIZE
 
 #: Instruction kinds for what a compiled kernel issues besides FMAs, memory and barriers:
@@ -257,7 +259,7 @@ def per_fma(counts: Counts) -> dict[str, float]:
     (0.09375, 1.03125)
     """
     if not counts.fma:
-        raise ValueError("per_fma needs counts with at least one FMA")
+        raise ValueError(_("per_fma needs counts with at least one FMA"))
     out = {f.name: getattr(counts, f.name) / counts.fma for f in fields(counts)
            if isinstance(getattr(counts, f.name), int)}
     out["dram_bytes"] = counts.dram_bytes / counts.fma
@@ -288,7 +290,8 @@ def scale_counts(counts: Counts, n) -> Counts:
     (64, 16, 4, 20, {'C': 16})
     """
     if len(counts.shape) != 3:
-        raise ValueError(f"scale_counts needs counts.shape = (M, N, K), got {counts.shape!r}")
+        raise ValueError(_("scale_counts needs counts.shape = (M, N, K), got {shape!r}").format(
+            shape=counts.shape))
     new = tuple(int(v) for v in n) if isinstance(n, (tuple, list)) else (int(n),) * 3
     r = [b / a for a, b in zip(counts.shape, new)]
     r3, r2 = r[0] * r[1] * r[2], r[0] * r[1]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from kernellab.i18n import _
+
 from .errors import LaunchError
 
 
@@ -24,13 +26,17 @@ def dim3(shape, what: str = "grid") -> tuple[int, int, int]:
     >>> dim3(4), dim3((4, 3)), dim3((2, 2, 2))
     ((4, 1, 1), (4, 3, 1), (2, 2, 2))
     """
+    what = {"grid": _("grid"), "block": _("block")}.get(what, what)
     dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
     if not 1 <= len(dims) <= 3:
-        raise LaunchError(f"{what} must have 1 to 3 dimensions, got {len(dims)}: {shape!r}")
+        raise LaunchError(_("{what} must have 1 to 3 dimensions, got {n_dims}: {shape!r}").format(
+            what=what, n_dims=len(dims), shape=shape))
     try:
         ints = tuple(int(d) for d in dims)
     except (TypeError, ValueError) as exc:
-        raise LaunchError(f"{what} dimensions must be integers, got {shape!r}") from exc
+        raise LaunchError(_("{what} dimensions must be integers, got {shape!r}").format(
+            what=what, shape=shape)) from exc
     if any(d != raw for d, raw in zip(ints, dims)) or any(d < 1 for d in ints):
-        raise LaunchError(f"{what} dimensions must be positive integers, got {shape!r}")
+        raise LaunchError(_("{what} dimensions must be positive integers, got {shape!r}").format(
+            what=what, shape=shape))
     return (*ints, 1, 1)[:3]

@@ -60,7 +60,8 @@ class Table:
         self.rows = [[_cell(c) for c in row] for row in self.rows]
         for i, row in enumerate(self.rows):
             if len(row) != len(self.headers):
-                raise ValueError(f"table row {i} has {len(row)} cells, the header has {len(self.headers)}")
+                raise ValueError(_("table row {i} has {n_row} cells, the header has {n_headers}").format(
+                    i=i, n_row=len(row), n_headers=len(self.headers)))
 
     def _numeric(self, j: int) -> bool:
         cells = [row[j] for row in self.rows]

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kernellab.i18n import _
+
 
 @dataclass(frozen=True)
 class GPU:
@@ -181,7 +183,7 @@ class Perf:
         if peak == "fp16_tensor":
             return self.gpu.fp16_tensor_peak
         if peak != "fp32":
-            raise ValueError(f"unknown peak {peak!r}; choose one of {PEAKS}")
+            raise ValueError(_("unknown peak {peak!r}; choose one of {PEAKS}").format(peak=peak, PEAKS=PEAKS))
         return 2 * self.fma_per_sm_cycle * self.gpu.sms * (self.gpu.clock_hz if clock_hz is None else clock_hz)
 
     def ridge(self, peak: str = "fp32") -> float:
@@ -229,8 +231,9 @@ def as_perf(gpu_or_perf) -> Perf:
                 return p
         return Perf(gpu_or_perf, fma_per_sm_cycle=gpu_or_perf.fp32_cores_per_sm,
                     eta=ETA.get(gpu_or_perf.sm_type, ETA["GA102"]))
-    raise TypeError(f"expected a GPU (kernellab.H100, A6000, …) or its rates (kernellab.PERF_H100, …), "
-                    f"got a {type(gpu_or_perf).__name__}")
+    raise TypeError(_("expected a GPU (kernellab.H100, A6000, …) or its rates "
+                      "(kernellab.PERF_H100, …), got a {type}").format(
+        type=type(gpu_or_perf).__name__))
 
 
 def as_gpu(gpu_or_perf) -> GPU:
@@ -245,5 +248,6 @@ def as_gpu(gpu_or_perf) -> GPU:
         return gpu_or_perf
     if isinstance(gpu_or_perf, Perf):
         return gpu_or_perf.gpu
-    raise TypeError(f"expected a GPU (kernellab.H100, A6000, …) or its rates (kernellab.PERF_H100, …), "
-                    f"got a {type(gpu_or_perf).__name__}")
+    raise TypeError(_("expected a GPU (kernellab.H100, A6000, …) or its rates "
+                      "(kernellab.PERF_H100, …), got a {type}").format(
+        type=type(gpu_or_perf).__name__))

@@ -44,7 +44,8 @@ def resource_label(bound: str) -> str:
     labels = {"FMA": _("FP32 arithmetic"), "issue": _("instruction issue"), "L1": _("L1"),
               "shared": _("shared memory"), "MIO": _("load/store issue (MIO)"), "DRAM": _("DRAM")}
     if bound not in labels:
-        raise ValueError(f"unknown resource {bound!r}; expected one of {list(labels)}")
+        raise ValueError(_("unknown resource {bound!r}; expected one of {labels}").format(
+            bound=bound, labels=list(labels)))
     return labels[bound]
 
 
@@ -86,8 +87,9 @@ def resource_events(counts) -> dict[str, int]:
             "MIO": requests,
             "DRAM": counts.dram_bytes,
         }
-    raise TypeError(f"counts must be what a launch returns (kernellab.Counts or kernellab.triton.TritonCounts), "
-                    f"got a {type(counts).__name__}")
+    raise TypeError(_("counts must be what a launch returns (kernellab.Counts or "
+                      "kernellab.triton.TritonCounts), got a {type}").format(
+        type=type(counts).__name__))
 
 
 def _times(events: dict, perf: Perf, clock_hz: float, dram_bytes: int) -> dict:
@@ -133,23 +135,27 @@ def _parse(args, kwargs):
         args.insert(1, None)  # predict(counts, gpu): no GEMM size
     names = ("counts", "n", "perf", "gpu")
     if len(args) > len(names):
-        raise TypeError(f"predict takes (counts, n, perf[, gpu]) or (spec, counts, n, perf[, gpu]); got {len(args)} "
-                        "positional arguments after the spec")
+        raise TypeError(_("predict takes (counts, n, perf[, gpu]) or (spec, counts, n, perf[, "
+                          "gpu]); got {n_args} positional arguments after the spec").format(
+            n_args=len(args)))
     vals = dict(zip(names, args))
     for k in list(kwargs):
         if k in names:
             if k in vals:
-                raise TypeError(f"predict got {k!r} twice")
+                raise TypeError(_("predict got {k!r} twice").format(k=k))
             vals[k] = kwargs.pop(k)
     if kwargs:
-        raise TypeError(f"predict got unexpected keyword arguments {sorted(kwargs)}")
+        raise TypeError(_("predict got unexpected keyword arguments {kwargs}").format(kwargs=sorted(kwargs)))
     vals.setdefault("n", None)
     missing = [k for k in ("counts", "perf") if k not in vals]
     if missing:
-        raise TypeError(f"predict is missing {missing}: call predict(counts, gpu) or predict(counts, n, gpu)")
+        raise TypeError(_("predict is missing {missing}: call predict(counts, gpu) or "
+                          "predict(counts, n, gpu)").format(
+            missing=missing))
     if not _is_counts(vals["counts"]):
-        raise TypeError(f"counts must be what a launch returns (kernellab.Counts or kernellab.triton.TritonCounts), "
-                        f"got a {type(vals['counts']).__name__}")
+        raise TypeError(_("counts must be what a launch returns (kernellab.Counts or "
+                          "kernellab.triton.TritonCounts), got a {type}").format(
+            type=type(vals['counts']).__name__))
     gpu = vals.get("gpu")
     return spec, vals["counts"], vals["n"], as_perf(vals["perf"]), None if gpu is None else as_gpu(gpu)
 
@@ -200,11 +206,12 @@ def predict(*args, shape: LoopShape | None = None, **kwargs) -> dict:
     """
     spec, counts, n, perf, gpu = _parse(args, kwargs)
     if gpu is not None and gpu != perf.gpu:
-        raise ValueError(f"the rates are for the {perf.gpu.name}, but the GPU given is the {gpu.name}")
+        raise ValueError(_("the rates are for the {rates_gpu}, but the GPU given is the {gpu}").format(
+            rates_gpu=perf.gpu.name, gpu=gpu.name))
     gpu = perf.gpu
     if n is None:
         if shape is not None:
-            raise TypeError("a LoopShape needs the GEMM size: call predict(counts, n, gpu, shape=...)")
+            raise TypeError(_("a LoopShape needs the GEMM size: call predict(counts, n, gpu, shape=...)"))
         mnk, flops = None, counts.flops
     else:
         mnk = tuple(int(v) for v in n) if isinstance(n, (tuple, list)) else (int(n),) * 3
@@ -224,7 +231,7 @@ def predict(*args, shape: LoopShape | None = None, **kwargs) -> dict:
 
     times, bound, t, t_est, t_lat = at(gpu.clock_hz)
     if t <= 0:
-        raise ValueError("the counts charge no resource (all zero): nothing to predict")
+        raise ValueError(_("the counts charge no resource (all zero): nothing to predict"))
     lo, hi = (at(f) for f in gpu.clock_band)
     return {
         "name": getattr(spec, "name", None), **times, "time": t, "bound": bound, "flops": flops,

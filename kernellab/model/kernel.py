@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kernellab.i18n import _
+
 from ..specs import GPU, Perf, as_perf
 from .roofline import attainable_flops, peak_flops, ridge
 
@@ -46,11 +48,12 @@ def roofline(counts, gpu: Perf | GPU, peak: str = "fp32", traffic: str = "dram")
     """
     perf = as_perf(gpu)
     if traffic not in ("dram", "requested"):
-        raise ValueError(f"traffic must be 'dram' or 'requested', not {traffic!r}")
+        raise ValueError(_("traffic must be 'dram' or 'requested', not {traffic!r}").format(traffic=traffic))
     for name in ("flops", "dram_bytes", "bytes"):
         if not hasattr(counts, name):
-            raise TypeError(f"roofline needs the counts of a launch (kernellab.Counts or TritonCounts), "
-                            f"got a {type(counts).__name__}")
+            raise TypeError(_("roofline needs the counts of a launch (kernellab.Counts or "
+                              "TritonCounts), got a {type}").format(
+                type=type(counts).__name__))
     flops = int(counts.flops)
     nbytes = int(counts.dram_bytes if traffic == "dram" else counts.bytes)
     intensity = flops / nbytes if nbytes else float("inf")

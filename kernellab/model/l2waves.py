@@ -12,6 +12,8 @@ from collections import OrderedDict
 
 import numpy as np
 
+from kernellab.i18n import _
+
 from ..grid import cdiv
 
 
@@ -38,12 +40,13 @@ def tile_order(num_m: int, num_n: int, group: int | None = None) -> tuple[np.nda
     """
     num_m, num_n = int(num_m), int(num_n)
     if num_m < 1 or num_n < 1:
-        raise ValueError(f"the tile grid must be at least 1×1, got {num_m}×{num_n}")
+        raise ValueError(_("the tile grid must be at least 1×1, got {num_m}×{num_n}").format(
+            num_m=num_m, num_n=num_n))
     pid = np.arange(num_m * num_n)
     if group is None:
         return pid // num_n, pid % num_n
     if int(group) < 1:
-        raise ValueError(f"group must be a positive int or None, got {group!r}")
+        raise ValueError(_("group must be a positive int or None, got {group!r}").format(group=group))
     group = int(group)
     num_pid_in_group = group * num_n
     first_pid_m = (pid // num_pid_in_group) * group
@@ -68,7 +71,7 @@ def wave_footprints(num_m: int, num_n: int, wave: int, group: int | None = None)
     """
     pid_m, pid_n = tile_order(num_m, num_n, group)
     if int(wave) < 1:
-        raise ValueError(f"a wave must hold at least one program, got {wave}")
+        raise ValueError(_("a wave must hold at least one program, got {wave}").format(wave=wave))
     return [(len(np.unique(pid_m[s:s + wave])), len(np.unique(pid_n[s:s + wave])))
             for s in range(0, len(pid_m), int(wave))]
 
@@ -111,7 +114,7 @@ def dram_bytes_tiled(n: int, BM: int, BN: int, ctas_per_sm: int, n_sm: int, elem
     for name, v in (("M", M), ("N", N), ("K", K), ("BM", BM), ("BN", BN), ("ctas_per_sm", ctas_per_sm),
                     ("n_sm", n_sm), ("elem", elem)):
         if int(v) < 1:
-            raise ValueError(f"{name} must be a positive int, got {v!r}")
+            raise ValueError(_("{name} must be a positive int, got {v!r}").format(name=name, v=v))
     num_m, num_n = cdiv(M, BM), cdiv(N, BN)
     rows, cols = _extent(BM, M, num_m), _extent(BN, N, num_n)
     pid_m, pid_n = tile_order(num_m, num_n, group)
@@ -148,9 +151,10 @@ def dram_bytes_lru(n: int, BM: int, BN: int, BK: int, ctas_per_sm: int, n_sm: in
     for name, v in (("n", n), ("BM", BM), ("BN", BN), ("BK", BK), ("ctas_per_sm", ctas_per_sm), ("n_sm", n_sm),
                     ("l2_bytes", l2_bytes), ("elem", elem)):
         if int(v) < 1:
-            raise ValueError(f"{name} must be a positive int, got {v!r}")
+            raise ValueError(_("{name} must be a positive int, got {v!r}").format(name=name, v=v))
     if n % BM or n % BN or n % BK:
-        raise ValueError(f"n = {n} must be a multiple of BM, BN and BK ({BM}, {BN}, {BK})")
+        raise ValueError(_("n = {n} must be a multiple of BM, BN and BK ({BM}, {BN}, {BK})").format(
+            n=n, BM=BM, BN=BN, BK=BK))
     num_m, num_n, steps = n // BM, n // BN, n // BK
     pid_m, pid_n = tile_order(num_m, num_n, group)
     a_block, b_block = BM * BK * elem, BK * BN * elem

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kernellab.i18n import _
+
 from ..access import WARP_SIZE
 from ..grid import cdiv
 from ..specs import GPU, Perf, as_gpu, as_perf
@@ -45,9 +47,11 @@ class LoopShape:
 
     def __post_init__(self):
         if len(self.tile) != 2 or min(int(v) for v in self.tile) < 1:
-            raise ValueError(f"tile must be (BM, BN) with positive sizes, got {self.tile!r}")
+            raise ValueError(_("tile must be (BM, BN) with positive sizes, got {tile!r}").format(
+                tile=self.tile))
         if int(self.k_step) < 1 or int(self.elem) < 1:
-            raise ValueError(f"k_step and elem must be positive, got {self.k_step!r} and {self.elem!r}")
+            raise ValueError(_("k_step and elem must be positive, got {k_step!r} and {elem!r}").format(
+                k_step=self.k_step, elem=self.elem))
 
     def blocks_per_sm(self, gpu: GPU | Perf) -> int:
         """Resident blocks per SM (``kernellab.occupancy``) on a GPU given as a ``GPU`` or its ``Perf``."""

@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from kernellab.i18n import _
+
 from ..errors import LaunchError
 from ..grid import cdiv
 from ..specs import GPU, as_gpu
@@ -55,18 +57,22 @@ def occupancy(gpu: GPU, threads_per_block: int, regs_per_thread: int | None = No
     gpu = as_gpu(gpu)  # a GPU, or its Perf
     threads_per_block, smem_per_block = int(threads_per_block), int(smem_per_block)
     if not 1 <= threads_per_block <= gpu.max_threads_per_block:
-        raise LaunchError(f"a block of {threads_per_block} threads cannot launch on the {gpu.name} "
-                          f"(1 to {gpu.max_threads_per_block})")
+        raise LaunchError(_("a block of {threads_per_block} threads cannot launch on the {gpu} "
+                            "(1 to {max_threads_per_block})").format(
+            threads_per_block=threads_per_block, gpu=gpu.name,
+            max_threads_per_block=gpu.max_threads_per_block))
     if not 0 <= smem_per_block <= gpu.max_smem_per_block:
-        raise LaunchError(f"{smem_per_block} B of shared memory per block cannot launch on the {gpu.name} "
-                          f"(at most {gpu.max_smem_per_block} B)")
+        raise LaunchError(_("{smem_per_block} B of shared memory per block cannot launch on the "
+                            "{gpu} (at most {max_smem_per_block} B)").format(
+            smem_per_block=smem_per_block, gpu=gpu.name, max_smem_per_block=gpu.max_smem_per_block))
     warps = cdiv(threads_per_block, gpu.warp_size)
     by_threads = gpu.max_warps_per_sm // warps
     by_registers = None
     if regs_per_thread is not None:
         if not 1 <= int(regs_per_thread) <= gpu.max_regs_per_thread:
-            raise LaunchError(f"{regs_per_thread} registers per thread cannot launch on the {gpu.name} "
-                              f"(at most {gpu.max_regs_per_thread})")
+            raise LaunchError(_("{regs_per_thread} registers per thread cannot launch on the "
+                                "{gpu} (at most {max_regs_per_thread})").format(
+                regs_per_thread=regs_per_thread, gpu=gpu.name, max_regs_per_thread=gpu.max_regs_per_thread))
         per_warp = cdiv(int(regs_per_thread) * gpu.warp_size, gpu.reg_alloc_unit) * gpu.reg_alloc_unit
         by_registers = (gpu.regs_per_sm // per_warp) // warps
     by_shared = gpu.max_smem_per_sm // (smem_per_block + gpu.smem_reserved_per_block)
@@ -74,8 +80,11 @@ def occupancy(gpu: GPU, threads_per_block: int, regs_per_thread: int | None = No
               "blocks": gpu.max_blocks_per_sm}
     blocks = min(v for v in limits.values() if v is not None)
     if blocks == 0:
-        raise LaunchError(f"not one block ({threads_per_block} threads, {regs_per_thread} registers per thread, "
-                          f"{smem_per_block} B shared) fits on an SM of the {gpu.name}")
+        raise LaunchError(_("not one block ({threads_per_block} threads, {regs_per_thread} "
+                            "registers per thread, {smem_per_block} B shared) fits on an SM of "
+                            "the {gpu}").format(
+            threads_per_block=threads_per_block, regs_per_thread=regs_per_thread,
+            smem_per_block=smem_per_block, gpu=gpu.name))
     return Occupancy(
         blocks_per_sm=blocks,
         limiters=tuple(k for k in LIMITS if limits[k] == blocks),
@@ -114,7 +123,9 @@ def waves(grid, blocks_per_sm: int, sms: int) -> Waves:
     blocks = math.prod(grid) if isinstance(grid, (tuple, list)) else int(grid)
     per_wave = int(blocks_per_sm) * int(sms)
     if blocks < 1 or per_wave < 1:
-        raise ValueError(f"need at least one block and one slot, got {blocks} blocks, {per_wave} per wave")
+        raise ValueError(_("need at least one block and one slot, got {blocks} blocks, "
+                           "{per_wave} per wave").format(
+            blocks=blocks, per_wave=per_wave))
     n = cdiv(blocks, per_wave)
     return Waves(blocks=blocks, per_wave=per_wave, waves=n, tail=blocks - (n - 1) * per_wave,
                  efficiency=blocks / (n * per_wave))

@@ -6,6 +6,8 @@ A kernel that does ``I`` FLOP per byte it moves to or from DRAM can run no faste
 
 from __future__ import annotations
 
+from kernellab.i18n import _
+
 from ..specs import GPU, PEAKS, Perf, as_perf
 
 __all__ = ["PEAKS", "attainable_flops", "fraction_of_peak", "gemm_flops", "gemm_intensity", "gemm_min_bytes",
@@ -55,7 +57,7 @@ def attainable_flops(intensity: float, perf: Perf | GPU, peak: str = "fp32") -> 
     True
     """
     if intensity < 0:
-        raise ValueError(f"intensity must be ≥ 0 FLOP/byte, got {intensity}")
+        raise ValueError(_("intensity must be ≥ 0 FLOP/byte, got {intensity}").format(intensity=intensity))
     perf = as_perf(perf)
     return min(peak_flops(perf, peak), intensity * perf.dram_bw)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kernellab.i18n import _
+
 from ..access import SECTOR_BYTES, Access, lane_sector_ids
 from ..errors import LaunchError
 from ..grid import cdiv
@@ -22,7 +24,8 @@ class GlobalArray:
 
     def __init__(self, name: str, array: np.ndarray, base: int, touched: np.ndarray):
         if not isinstance(array, np.ndarray) or not array.flags.c_contiguous or array.dtype.kind not in "biuf":
-            raise LaunchError(f"global array {name} must be a C-contiguous numeric numpy array")
+            raise LaunchError(_("global array {name} must be a C-contiguous numeric numpy array").format(
+                name=name))
         self.name = name
         self.array = array
         self.flat = np.asarray(array).reshape(-1)  # a plain view: stores reach the caller's array

@@ -28,7 +28,8 @@ def hazard_label(kind: str) -> str:
     labels = {"read-after-write": _("read-after-write"), "write-after-read": _("write-after-read"),
               "write-after-write": _("write-after-write")}
     if kind not in labels:
-        raise ValueError(f"unknown hazard kind {kind!r}; expected one of {list(labels)}")
+        raise ValueError(_("unknown hazard kind {kind!r}; expected one of {labels}").format(
+            kind=kind, labels=list(labels)))
     return labels[kind]
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kernellab.i18n import _
+
 from .runtime import JITFunction
 
 
@@ -149,7 +151,8 @@ def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_va
 
     def decorator(fn):
         if not isinstance(fn, (JITFunction, _Wrapped)):
-            raise TypeError("@triton.autotune must decorate a @triton.jit kernel (put it above @triton.jit)")
+            raise TypeError(_("@triton.autotune must decorate a @triton.jit kernel (put it above "
+                              "@triton.jit)"))
         return Autotuner(fn, configs, key, prune_configs_by, reset_to_zero, restore_value, pre_hook, post_hook)
 
     return decorator
@@ -188,7 +191,7 @@ def heuristics(values: dict):
 
     def decorator(fn):
         if not isinstance(fn, (JITFunction, _Wrapped)):
-            raise TypeError("@triton.heuristics must decorate a @triton.jit kernel")
+            raise TypeError(_("@triton.heuristics must decorate a @triton.jit kernel"))
         return Heuristics(fn, values)
 
     return decorator

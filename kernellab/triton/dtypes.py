@@ -11,6 +11,8 @@ from functools import cache
 
 import numpy as np
 
+from kernellab.i18n import _
+
 BOOL, UINT, INT, FLOAT = 0, 1, 2, 3  # Triton's kinds, in promotion order
 
 
@@ -256,7 +258,7 @@ def from_numpy(np_dtype) -> dtype:
     try:
         return _BY_NUMPY[np.dtype(np_dtype)]
     except (KeyError, TypeError) as exc:
-        raise TypeError(f"no Triton type for numpy dtype {np_dtype!r}") from exc
+        raise TypeError(_("no Triton type for numpy dtype {np_dtype!r}").format(np_dtype=np_dtype)) from exc
 
 
 def of_python(value) -> dtype:
@@ -280,10 +282,10 @@ def of_python(value) -> dtype:
             return int64
         if 0 <= value < 2**64:
             return uint64
-        raise OverflowError(f"integer {value} does not fit in 64 bits")
+        raise OverflowError(_("integer {value} does not fit in 64 bits").format(value=value))
     if isinstance(value, float):
         return float32 if not np.isfinite(value) or abs(value) <= np.finfo(np.float32).max else float64
-    raise TypeError(f"a {type(value).__name__} is not a Triton scalar")
+    raise TypeError(_("a {type} is not a Triton scalar").format(type=type(value).__name__))
 
 
 def _integer_promote(a: dtype, b: dtype) -> dtype:
@@ -328,7 +330,7 @@ def computation_type(a: dtype, a_scalar: bool, b: dtype, b_scalar: bool, div_or_
     if is_emulated(a) and is_emulated(b):
         return a if a is b else float16
     if a.is_floating() or b.is_floating():
-        raise TypeError(f"unexpected type {a} and {b}")
+        raise TypeError(_("unexpected type {a} and {b}").format(a=a, b=b))
     if div_or_mod and a.kind != b.kind and BOOL not in (a.kind, b.kind):
-        raise TypeError(f"cannot use / or % with {a} and {b}: signedness differs")
+        raise TypeError(_("cannot use / or % with {a} and {b}: signedness differs").format(a=a, b=b))
     return _integer_promote(a, b)

@@ -272,8 +272,9 @@ def store(prog: Program, flat: np.ndarray, offs: np.ndarray, value: np.ndarray, 
     if value.shape != offs.shape:
         shape = np.broadcast_shapes(offs.shape, value.shape)
         if shape[1:] != offs.shape[1:]:
-            raise ValueError(f"cannot store a block of shape {list(value.shape[1:])} "
-                             f"through pointers of shape {list(offs.shape[1:])}")
+            raise ValueError(_("cannot store a block of shape {shape} through pointers of shape "
+                               "{shape2}").format(
+                shape=list(value.shape[1:]), shape2=list(offs.shape[1:])))
         offs = np.broadcast_to(offs, shape)
         mask = None if mask is None else np.broadcast_to(mask, shape)
         value = np.broadcast_to(value, shape)

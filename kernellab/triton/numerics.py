@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kernellab.i18n import _
+
 TRITON_MAX_TENSOR_NUMEL = 1048576  # Triton's limit on the elements of one block
 
 
@@ -26,14 +28,20 @@ def check_arange(start, end) -> int:
     ValueError: arange's range must be a power of 2, got arange(0, 1000) of length 1000
     """
     if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (start, end)):
-        raise TypeError(f"arange's arguments must be compile-time ints, got arange({start!r}, {end!r})")
+        raise TypeError(_("arange's arguments must be compile-time ints, got arange({start!r}, "
+                          "{end!r})").format(
+            start=start, end=end))
     n = int(end) - int(start)
     if n <= 0:
-        raise ValueError(f"arange's end must be greater than start, got arange({start}, {end})")
+        raise ValueError(_("arange's end must be greater than start, got arange({start}, {end})").format(
+            start=start, end=end))
     if n & (n - 1):
-        raise ValueError(f"arange's range must be a power of 2, got arange({start}, {end}) of length {n}")
+        raise ValueError(_("arange's range must be a power of 2, got arange({start}, {end}) of "
+                           "length {n}").format(
+            start=start, end=end, n=n))
     if n > TRITON_MAX_TENSOR_NUMEL:
-        raise ValueError(f"arange's range must be at most {TRITON_MAX_TENSOR_NUMEL}, got {n}")
+        raise ValueError(_("arange's range must be at most {TRITON_MAX_TENSOR_NUMEL}, got {n}").format(
+            TRITON_MAX_TENSOR_NUMEL=TRITON_MAX_TENSOR_NUMEL, n=n))
     return n
 
 
@@ -48,9 +56,12 @@ def check_shape(shape) -> tuple[int, ...]:
     dims = tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
     for i, d in enumerate(dims):
         if d < 1 or d & (d - 1):
-            raise ValueError(f"Shape element {i} must be a power of 2, got shape {list(dims)}")
+            raise ValueError(_("Shape element {i} must be a power of 2, got shape {dims}").format(
+                i=i, dims=list(dims)))
     if int(np.prod(dims, dtype=np.int64)) > TRITON_MAX_TENSOR_NUMEL:
-        raise ValueError(f"a block may hold at most {TRITON_MAX_TENSOR_NUMEL} elements, got shape {list(dims)}")
+        raise ValueError(_("a block may hold at most {TRITON_MAX_TENSOR_NUMEL} elements, got "
+                           "shape {dims}").format(
+            TRITON_MAX_TENSOR_NUMEL=TRITON_MAX_TENSOR_NUMEL, dims=list(dims)))
     return dims
 
 
@@ -72,13 +83,15 @@ def dot(a: np.ndarray, b: np.ndarray, acc=None, input_precision=None, out_dtype=
     (dtype('float32'), True)
     """
     if a.shape[-1] != b.shape[-2]:
-        raise ValueError(f"First input shape ({list(a.shape[1:])}) and second input shape "
-                         f"{list(b.shape[1:])} are not compatible for matmul (second index of first "
-                         f"shape ({a.shape[-1]}) must be equal to first index of second shape ({b.shape[-2]})")
+        raise ValueError(_("First input shape ({shape}) and second input shape {shape2} are not "
+                           "compatible for matmul (second index of first shape ({shape3}) must "
+                           "be equal to first index of second shape ({shape4})").format(
+            shape=list(a.shape[1:]), shape2=list(b.shape[1:]), shape3=a.shape[-1], shape4=b.shape[-2]))
     for blk in (a.shape[-2:], b.shape[-2:]):
         if min(blk) < 16:
-            raise ValueError(f"All non-batch values in both first input shape ({list(a.shape[-2:])}) and second "
-                             f"input shape ({list(b.shape[-2:])}) must be >= 16!")
+            raise ValueError(_("All non-batch values in both first input shape ({shape}) and "
+                               "second input shape ({shape2}) must be >= 16!").format(
+                shape=list(a.shape[-2:]), shape2=list(b.shape[-2:])))
     if a.dtype.kind == "f" or b.dtype.kind == "f":
         a32, b32 = a.astype(np.float32, copy=False), b.astype(np.float32, copy=False)
         if input_precision in ("tf32", "tf32x3") and a.dtype == np.float32:

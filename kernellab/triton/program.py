@@ -64,7 +64,7 @@ class Program:
     def program_id(self, axis: int) -> np.ndarray:
         """int32 ``(P,)``: each program's id along ``axis``."""
         if axis not in (0, 1, 2):
-            raise ValueError(f"program_id axis must be 0, 1 or 2, not {axis!r}")
+            raise ValueError(_("program_id axis must be 0, 1 or 2, not {axis!r}").format(axis=axis))
         return self._pid_cols[axis]
 
     def where(self, row: int) -> str:
@@ -100,8 +100,7 @@ def current() -> Program:
     prog = _CURRENT.get()
     if prog is None:
         raise RuntimeError(
-            "no Triton program is running: call triton.language functions inside a @triton.jit kernel "
-            "launched as kernel[grid](...)"
+            _("no Triton program is running: call triton.language functions inside a @triton.jit kernel launched as kernel[grid](...)")
         )
     return prog
 

@@ -55,8 +55,9 @@ def _as_array(v, name: str = "array"):
         import torch  # importable: v is one of its tensors
 
         if v.device.type != "cpu":
-            raise LaunchError(f"argument {name} is a torch tensor on {v.device}: kernellab runs on the CPU, "
-                              "pass it with device='cpu'")
+            raise LaunchError(_("argument {name} is a torch tensor on {device}: kernellab runs "
+                                "on the CPU, pass it with device='cpu'").format(
+                name=name, device=v.device))
         v = v.detach()
         tname = str(v.dtype).removeprefix("torch.")
         if tname in _TORCH_BITS:
@@ -134,7 +135,9 @@ class JITFunction:
     def __call__(self, *args, **kwargs):
         """Call from inside another kernel, as a Triton device function."""
         if _CURRENT.get() is None:
-            raise RuntimeError(f"{self.__name__} is a @triton.jit kernel: launch it as {self.__name__}[grid](...)")
+            raise RuntimeError(_("{kernel} is a @triton.jit kernel: launch it as "
+                                 "{kernel}[grid](...)").format(
+                kernel=self.__name__))
         return self.fn(*args, **kwargs)
 
     def run(self, *args, grid, per_program: bool = False, vectorize: bool = True, **kwargs) -> TritonCounts:

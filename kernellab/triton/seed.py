@@ -12,6 +12,8 @@ import inspect
 
 import numpy as np
 
+from kernellab.i18n import _
+
 from ..grid import cdiv
 from . import memory, numerics
 from .counts import TritonCounts
@@ -73,8 +75,9 @@ class SeedLanguage:
 
     def _flat(self, array, op: str) -> np.ndarray:
         if array is None:
-            raise TypeError(f"{self._prog.where(0)}: tl.{op} got None instead of an array")
-        return memory.flat_view(array, "the array")
+            raise TypeError(_("{where}: tl.{op} got None instead of an array").format(
+                where=self._prog.where(0), op=op))
+        return memory.flat_view(array, _("the array"))
 
     def load(self, array: np.ndarray, offsets, mask=None, other=None) -> np.ndarray:
         """``array.flat[offsets]`` where ``mask`` holds, ``other`` (0 if None) elsewhere; counts the bytes read."""

@@ -17,6 +17,8 @@ from functools import cache
 
 import numpy as np
 
+from kernellab.i18n import _
+
 from . import dtypes as T
 from .program import _CURRENT, Divergence
 
@@ -39,7 +41,8 @@ def _operand(x):
         x = x.value
     if isinstance(x, (bool, int, float, np.generic)):
         return x, T.of_python(x), (), True
-    raise TypeError(f"unsupported operand of type {type(x).__name__} in a Triton expression")
+    raise TypeError(_("unsupported operand of type {type} in a Triton expression").format(
+        type=type(x).__name__))
 
 
 def _cast(data, src: T.dtype, dst: T.dtype, literal: bool):
@@ -62,19 +65,20 @@ def broadcast_shape(a: tuple, b: tuple) -> tuple:
     try:
         return np.broadcast_shapes(a, b)
     except ValueError:
-        raise ValueError(f"Cannot broadcast, the block shapes {list(a)} and {list(b)} are incompatible") from None
+        raise ValueError(_("Cannot broadcast, the block shapes {a} and {b} are incompatible").format(
+            a=list(a), b=list(b))) from None
 
 
 def _binary(a, b, fn, op: str, *, div=False, result=None, ints_only=False, compute=None):
     ad, at, ash, alit = _operand(a)
     bd, bt, bsh, blit = _operand(b)
     if isinstance(at, T.pointer_type) or isinstance(bt, T.pointer_type):
-        raise TypeError(f"unsupported operand types for {op}: {at} and {bt}")
+        raise TypeError(_("unsupported operand types for {op}: {at} and {bt}").format(op=op, at=at, bt=bt))
     ct = T.computation_type(at, not ash, bt, not bsh, div)
     if compute is not None:
         ct = compute(ct)
     if ints_only and ct.is_floating():
-        raise TypeError(f"unexpected type {ct} for {op}: it needs integers")
+        raise TypeError(_("unexpected type {ct} for {op}: it needs integers").format(ct=ct, op=op))
     shape = broadcast_shape(ash, bsh)
     nd = len(shape)
     x = _align(_cast(ad, at, ct, alit), ash, nd, alit)
@@ -157,8 +161,10 @@ class tensor:
     # --- single values for Python control flow -------------------------------------------------
     def _item(self, what: str):
         if self._shape:
-            raise TypeError(f"a block of shape {list(self._shape)} has no single {what}; "
-                            "use tl.where, or reduce it with tl.max / tl.sum first")
+            what = {"truth value": _("truth value"), "index": _("index"), "value": _("value")}.get(what, what)
+            raise TypeError(_("a block of shape {shape} has no single {what}; use tl.where, or "
+                              "reduce it with tl.max / tl.sum first").format(
+                shape=list(self._shape), what=what))
         d = self.data
         if d.shape[0] > 1 and (d != d[0]).any():
             raise Divergence
@@ -169,7 +175,7 @@ class tensor:
 
     def __index__(self):
         if not self.dtype.is_int():
-            raise TypeError(f"a {self.dtype} value cannot be used as an index")
+            raise TypeError(_("a {dtype} value cannot be used as an index").format(dtype=self.dtype))
         return int(self._item("index"))
 
     def __int__(self):
@@ -179,7 +185,7 @@ class tensor:
         return float(self._item("value"))
 
     def __iter__(self):
-        raise TypeError("a Triton block cannot be iterated over; use tl.static_range over indices")
+        raise TypeError(_("a Triton block cannot be iterated over; use tl.static_range over indices"))
 
     def __repr__(self) -> str:
         body = self.data[0] if self.data.shape[0] == 1 else self.data
@@ -276,7 +282,7 @@ class tensor:
 
     def __invert__(self):
         if self.dtype.is_floating():
-            raise TypeError(f"unexpected type {self.dtype} for ~")
+            raise TypeError(_("unexpected type {dtype} for ~").format(dtype=self.dtype))
         return self._like(np.invert(self.data), self._shape)
 
     def __abs__(self):
@@ -295,8 +301,9 @@ class tensor:
                 idx.append(k)
                 shape.append(dims.pop(0))
             else:
-                raise TypeError(f"Triton blocks are indexed only with None and ':', got {k!r} "
-                                f"for a block of shape {list(self._shape)}")
+                raise TypeError(_("Triton blocks are indexed only with None and ':', got {k!r} "
+                                  "for a block of shape {shape}").format(
+                    k=k, shape=list(self._shape)))
         return self._like(self.data[tuple(idx)], (*shape, *dims))
 
     def to(self, dtype, fp_downcast_rounding=None, bitcast: bool = False):
@@ -349,7 +356,8 @@ def convert(data: np.ndarray, src: T.dtype, dst: T.dtype, rounding=None) -> np.n
     [2048.0]
     """
     if rounding not in (None, "rtne", "rtz"):
-        raise ValueError(f"fp_downcast_rounding must be 'rtne' or 'rtz', not {rounding!r}")
+        raise ValueError(_("fp_downcast_rounding must be 'rtne' or 'rtz', not {rounding!r}").format(
+            rounding=rounding))
     if dst.__class__ is T.float_format:
         if src is dst:
             return data
@@ -368,8 +376,9 @@ def convert(data: np.ndarray, src: T.dtype, dst: T.dtype, rounding=None) -> np.n
 def bitcast_data(x: tensor, dst: T.dtype) -> tensor:
     """The bits of ``x`` read as type ``dst`` of the same width (``tl.cast(x, dst, bitcast=True)``)."""
     if dst.primitive_bitwidth != x.dtype.primitive_bitwidth:
-        raise ValueError(f"Cannot bitcast data-type of size {x.dtype.primitive_bitwidth} to data-type of size "
-                         f"{dst.primitive_bitwidth}")
+        raise ValueError(_("Cannot bitcast data-type of size {primitive_bitwidth} to data-type "
+                           "of size {primitive_bitwidth2}").format(
+            primitive_bitwidth=x.dtype.primitive_bitwidth, primitive_bitwidth2=dst.primitive_bitwidth))
     bits = x.dtype.encode(x.data) if x.dtype.__class__ is T.float_format else x.data
     if dst.__class__ is T.float_format:
         return tensor(dst.decode(bits.view(dst.storage)), dst, x._shape)
@@ -453,7 +462,7 @@ class pointer(tensor):
     def _move(self, other, sign: int):
         od, ot, osh, olit = _operand(other)
         if not ot.is_int() or isinstance(ot, T.pointer_type):
-            raise TypeError(f"a pointer can be offset only by integers, not by {ot}")
+            raise TypeError(_("a pointer can be offset only by integers, not by {ot}").format(ot=ot))
         if not osh and (olit or od.shape[0] == 1):  # a shift every program shares
             s = sign * int(od if olit else od[0])
             lineage = self.lineage if self.lineage is not None else Lineage(self.data)
@@ -486,10 +495,10 @@ class pointer(tensor):
         return self._move(o, -1)
 
     def __rsub__(self, o):
-        raise TypeError("cannot subtract a pointer from a number")
+        raise TypeError(_("cannot subtract a pointer from a number"))
 
     def __mul__(self, o):
-        raise TypeError("cannot multiply a pointer")
+        raise TypeError(_("cannot multiply a pointer"))
 
     __rmul__ = __truediv__ = __rtruediv__ = __floordiv__ = __mod__ = __mul__
 
@@ -497,11 +506,13 @@ class pointer(tensor):
         """A pointer to another element type over the same bytes (``ptr.to(tl.pointer_type(tl.int32))``)."""
         dst = getattr(dtype, "value", dtype)
         if not isinstance(dst, T.pointer_type):
-            raise TypeError("kernellab converts a pointer only to another pointer type")
+            raise TypeError(_("kernellab converts a pointer only to another pointer type"))
         elem = dst.element_ty
         width = elem.primitive_bitwidth // 8 if elem.__class__ is T.float_format else elem.np.itemsize
         if width != self.flat.itemsize:
-            raise TypeError(f"kernellab cannot reinterpret a {self.dtype} as a {dst}: element sizes differ")
+            raise TypeError(_("kernellab cannot reinterpret a {dtype} as a {dst}: element sizes "
+                              "differ").format(
+                dtype=self.dtype, dst=dst))
         flat = self.flat.view(elem.storage if elem.__class__ is T.float_format else elem.np)
         return pointer(flat, self.data, self._shape, elem=elem)
 

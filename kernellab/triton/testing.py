@@ -12,6 +12,8 @@ import time
 
 import numpy as np
 
+from kernellab.i18n import _
+
 from ..bench import do_bench as _bench
 
 
@@ -30,7 +32,9 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
     3
     """
     if return_mode not in ("min", "max", "mean", "median", "all"):
-        raise ValueError(f"return_mode must be min, max, mean, median or all, not {return_mode!r}")
+        raise ValueError(_("return_mode must be min, max, mean, median or all, not "
+                           "{return_mode!r}").format(
+            return_mode=return_mode))
     start = time.perf_counter()
     fn()
     estimate_ms = max((time.perf_counter() - start) * 1e3, 1e-6)

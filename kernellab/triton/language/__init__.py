@@ -10,6 +10,8 @@ lists every public name of ``triton.language`` and whether kernellab has it.
 
 import builtins as _builtins
 
+from kernellab.i18n import _
+
 from .. import dtypes as _dtypes
 from ..dtypes import (
     bfloat16,
@@ -191,7 +193,7 @@ class block_type(dtype):
         self.element_ty = element_ty
         self.shape = tuple(int(getattr(s, "value", s)) for s in shape)
         if not self.shape:
-            raise TypeError("0d block_type is forbidden")
+            raise TypeError(_("0d block_type is forbidden"))
 
 
 void = _dtypes.dtype("void", "V1", _dtypes.INT)  #: ``tl.void``, the type of nothing

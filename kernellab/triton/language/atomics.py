@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kernellab.i18n import _
+
 from .. import dtypes as T
 from .. import memory
 from ..program import current
@@ -34,15 +36,19 @@ _SCOPES = (None, "", "gpu", "cta", "sys")
 def _check_order(op: str, sem, scope):
     sem, scope = getattr(sem, "value", sem), getattr(scope, "value", scope)
     if sem not in _SEMS:
-        raise ValueError(f"tl.{op}: sem must be one of acquire, release, acq_rel, relaxed, not {sem!r}")
+        raise ValueError(_("tl.{op}: sem must be one of acquire, release, acq_rel, relaxed, not "
+                           "{sem!r}").format(
+            op=op, sem=sem))
     if scope not in _SCOPES:
-        raise ValueError(f"tl.{op}: scope must be one of gpu, cta, sys, not {scope!r}")
+        raise ValueError(_("tl.{op}: scope must be one of gpu, cta, sys, not {scope!r}").format(
+            op=op, scope=scope))
 
 
 def _lanes(op: str, ptr, others, mask):
     """Offsets, values and mask broadcast to ``(P, *shape)`` (one row per program of the step)."""
     if not isinstance(ptr, pointer):
-        raise TypeError(f"tl.{op} needs a pointer (an array argument plus offsets), got {type(ptr).__name__}")
+        raise TypeError(_("tl.{op} needs a pointer (an array argument plus offsets), got {type}").format(
+            op=op, type=type(ptr).__name__))
     prog = current()
     ts = [_to_tensor(o) for o in others]
     shape = ptr._shape
@@ -143,7 +149,8 @@ def _rmw(name: str, fn, doc: str):
 def _check_int(name):
     def fn(old, v):
         if old.dtype.kind == "f":
-            raise TypeError(f"tl.{name} needs integer pointers, got {old.dtype}")
+            raise TypeError(_("tl.{name} needs integer pointers, got {dtype}").format(
+                name=name, dtype=old.dtype))
         return {"atomic_and": np.bitwise_and, "atomic_or": np.bitwise_or, "atomic_xor": np.bitwise_xor}[name](old, v)
 
     return fn
@@ -178,9 +185,10 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None, _semantic=None) -> tenso
     prog = current()
     prog.failed_cas = 0 if any(swapped) else prog.failed_cas + 1
     if prog.P == 1 and prog.failed_cas > SPIN_LIMIT:
-        raise RuntimeError(f"{prog.where(0)}: tl.atomic_cas found the lock taken {SPIN_LIMIT} times in a row; "
-                           "programs run one after another here, so no other program can release it (was it "
-                           "released with tl.atomic_xchg after use?)")
+        raise RuntimeError(_("{where}: tl.atomic_cas found the lock taken {SPIN_LIMIT} times in "
+                             "a row; programs run one after another here, so no other program "
+                             "can release it (was it released with tl.atomic_xchg after use?)").format(
+            where=prog.where(0), SPIN_LIMIT=SPIN_LIMIT))
     return out
 
 
@@ -202,8 +210,8 @@ def atomic_poll(pointer, expected_value, sem=None, scope=None, timeout_ns=None, 
     is not there yet never will be: that raises RuntimeError instead of hanging."""
     old = atomic_load(pointer, None, sem, scope)
     if not bool(np.all(old.data == _to_tensor(expected_value).data)):
-        raise RuntimeError("tl.atomic_poll would wait forever: kernellab runs programs in launch order, and no "
-                           "earlier program wrote the expected value")
+        raise RuntimeError(_("tl.atomic_poll would wait forever: kernellab runs programs in "
+                             "launch order, and no earlier program wrote the expected value"))
     return old
 
 

@@ -11,6 +11,8 @@ import builtins
 
 import numpy as np
 
+from kernellab.i18n import _
+
 from .. import dtypes as T
 from .. import memory, numerics
 from ..program import current
@@ -133,7 +135,7 @@ def bitcast(input, dtype) -> tensor:
 def static_assert(cond, msg="", _semantic=None):
     """Assert at 'compile' time (here: when the line runs)."""
     if not cond:
-        raise AssertionError(f"Static assert failed: {msg}" if msg else "Static assert failed")
+        raise AssertionError(_("Static assert failed: {msg}").format(msg=msg) if msg else _("Static assert failed"))
 
 
 def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, warp_specialize=False, **kwargs):
@@ -142,9 +144,10 @@ def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, 
     ``warp_specialize=True`` raises NotImplementedError: programs here are whole blocks, not warps.
     """
     if getattr(warp_specialize, "value", warp_specialize):
-        raise NotImplementedError("tl.range(warp_specialize=True) is not supported by kernellab: it splits a "
-                                  "program's warps into producer and consumer groups, and kernellab simulates "
-                                  "programs as whole blocks with no warps to specialise")
+        raise NotImplementedError(_("tl.range(warp_specialize=True) is not supported by "
+                                    "kernellab: it splits a program's warps into producer and "
+                                    "consumer groups, and kernellab simulates programs as whole "
+                                    "blocks with no warps to specialise"))
     args = (arg1,) if arg2 is None else (arg1, arg2) if step is None else (arg1, arg2, step)
     return builtins.range(*(int(a) for a in args))
 
@@ -172,7 +175,8 @@ def mul(x, y, sanitize_overflow=True, _semantic=None) -> tensor:
 # --- memory --------------------------------------------------------------------------------------
 def _offsets_and_mask(ptr, mask, what: str):
     if not isinstance(ptr, pointer):
-        raise TypeError(f"{what} needs a pointer (an array argument plus offsets), got {type(ptr).__name__}")
+        raise TypeError(_("{what} needs a pointer (an array argument plus offsets), got {type}").format(
+            what=what, type=type(ptr).__name__))
     offs = ptr.data
     if mask is None:
         return ptr, offs, None
@@ -181,7 +185,9 @@ def _offsets_and_mask(ptr, mask, what: str):
         m = m.to(T.int1)
     shape = broadcast_shape(ptr._shape, m._shape)
     if shape != tuple(ptr._shape):
-        raise ValueError(f"mask of shape {m.shape} does not broadcast to the pointer block {ptr.shape}")
+        raise ValueError(_("mask of shape {shape} does not broadcast to the pointer block "
+                           "{shape2}").format(
+            shape=m.shape, shape2=ptr.shape))
     nd = len(shape)
     return ptr, _align(offs, ptr._shape, nd, False), _align(m.data, m._shape, nd, False)
 
@@ -195,9 +201,13 @@ def _check_cache(op: str, cache_modifier, allowed, eviction_policy):
     cache_modifier = getattr(cache_modifier, "value", cache_modifier) or ""
     eviction_policy = getattr(eviction_policy, "value", eviction_policy) or ""
     if cache_modifier not in allowed:
-        raise ValueError(f"tl.{op}: cache_modifier must be one of {', '.join(allowed[1:])}, not {cache_modifier!r}")
+        raise ValueError(_("tl.{op}: cache_modifier must be one of {allowed}, not "
+                           "{cache_modifier!r}").format(
+            op=op, allowed=', '.join(allowed[1:]), cache_modifier=cache_modifier))
     if eviction_policy not in _EVICTION:
-        raise ValueError(f"tl.{op}: eviction_policy must be one of {', '.join(_EVICTION[1:])}, not {eviction_policy!r}")
+        raise ValueError(_("tl.{op}: eviction_policy must be one of {allowed}, not "
+                           "{eviction_policy!r}").format(
+            op=op, allowed=', '.join(_EVICTION[1:]), eviction_policy=eviction_policy))
 
 
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
@@ -216,12 +226,12 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     ptr, offs, m = _offsets_and_mask(pointer, mask, "tl.load")
     fill = None
     if other is not None:
-        od, _, osh, olit = _operand(other)
+        od, _dt, osh, olit = _operand(other)
         if not olit:
             if osh:
-                raise TypeError("kernellab supports only a scalar `other` in tl.load")
+                raise TypeError(_("kernellab supports only a scalar `other` in tl.load"))
             if od.shape[0] != 1 and (od != od[0]).any():
-                raise TypeError("kernellab supports only an `other` that is the same in every program")
+                raise TypeError(_("kernellab supports only an `other` that is the same in every program"))
             od = od[0]
         fill = od
     elem = ptr.dtype.element_ty
@@ -249,7 +259,9 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     v = _to_tensor(value)
     shape = broadcast_shape(ptr._shape, v._shape)
     if shape != tuple(ptr._shape):
-        raise ValueError(f"Value argument of shape {v.shape} cannot be stored through pointers of shape {ptr.shape}")
+        raise ValueError(_("Value argument of shape {shape} cannot be stored through pointers of "
+                           "shape {shape2}").format(
+            shape=v.shape, shape2=ptr.shape))
     nd = len(shape)
     elem = ptr.dtype.element_ty
     vals = _align(v.data, v._shape, nd, False)
@@ -266,9 +278,13 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     """``acc + input @ other`` for 2-D (or batched 3-D) blocks, accumulating in fp32 (int32 for ints)."""
     a, b = _to_tensor(input), _to_tensor(other)
     if len(a._shape) not in (2, 3) or len(a._shape) != len(b._shape):
-        raise ValueError(f"tl.dot needs two 2-D (or two 3-D) blocks, got shapes {a.shape} and {b.shape}")
+        raise ValueError(_("tl.dot needs two 2-D (or two 3-D) blocks, got shapes {shape} and "
+                           "{shape2}").format(
+            shape=a.shape, shape2=b.shape))
     if a.dtype.is_floating() != b.dtype.is_floating():
-        raise TypeError(f"tl.dot operands must both be floating or both integer, got {a.dtype} and {b.dtype}")
+        raise TypeError(_("tl.dot operands must both be floating or both integer, got {dtype} "
+                          "and {dtype2}").format(
+            dtype=a.dtype, dtype2=b.dtype))
     if allow_tf32 is not None and input_precision is None:
         input_precision = "tf32" if allow_tf32 else "ieee"
     out_t = T.from_numpy(getattr(out_dtype, "value", out_dtype)) if a.dtype.is_floating() else T.int32
@@ -276,7 +292,9 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     if acc is not None:
         c = _to_tensor(acc)
         if c._shape != a._shape[:-1] + b._shape[-1:]:
-            raise ValueError(f"tl.dot accumulator of shape {c.shape} does not match {a.shape} @ {b.shape}")
+            raise ValueError(_("tl.dot accumulator of shape {shape} does not match {shape2} @ "
+                               "{shape3}").format(
+                shape=c.shape, shape2=a.shape, shape3=b.shape))
         out_t, acc_data = c.dtype, c.data
     prog = current()
     data = numerics.dot(a.data, b.data, acc_data, input_precision, out_t.np)
@@ -294,7 +312,8 @@ def where(condition, x, y, _semantic=None) -> tensor:
     yd, yt, ysh, ylit = _operand(y)
     ptr = next((v for v in (x, y) if isinstance(v, pointer)), None)
     if ptr is not None:
-        raise TypeError("kernellab's tl.where does not select between pointers; select the offsets instead")
+        raise TypeError(_("kernellab's tl.where does not select between pointers; select the "
+                          "offsets instead"))
     ct = T.computation_type(xt, not xsh, yt, not ysh)
     shape = broadcast_shape(broadcast_shape(c._shape, xsh), ysh)
     nd = len(shape)
@@ -310,7 +329,8 @@ def _axes(x: tensor, axis):
         return None
     nd = len(x._shape)
     if not -nd <= axis < nd:
-        raise ValueError(f"reduction axis {axis} out of range for a block of shape {x.shape}")
+        raise ValueError(_("reduction axis {axis} out of range for a block of shape {shape}").format(
+            axis=axis, shape=x.shape))
     return axis % nd
 
 
@@ -401,7 +421,8 @@ def reshape(input, *shape, can_reorder=False) -> tensor:
     x = _to_tensor(input)
     dims = _dims(shape)
     if int(np.prod(dims, dtype=np.int64)) != x.numel:
-        raise ValueError(f"cannot reshape a block of shape {x.shape} to {list(dims)}")
+        raise ValueError(_("cannot reshape a block of shape {shape} to {dims}").format(
+            shape=x.shape, dims=list(dims)))
     return x._like(x.data.reshape((x.data.shape[0], *dims)), dims)
 
 
@@ -410,7 +431,7 @@ def item(input, _semantic=None, _generator=None) -> tensor:
     """The single element of a one-element block, as a scalar (``x.item()``)."""
     x = _to_tensor(input)
     if x.numel != 1:
-        raise ValueError(f"item() needs a block of one element, got shape {x.shape}")
+        raise ValueError(_("item() needs a block of one element, got shape {shape}").format(shape=x.shape))
     return x._like(x.data.reshape(x.data.shape[0]), ())
 
 
@@ -446,7 +467,8 @@ def broadcast_to(input, *shape) -> tensor:
     x = _to_tensor(input)
     dims = _dims(shape)
     if broadcast_shape(x._shape, dims) != dims:
-        raise ValueError(f"cannot broadcast a block of shape {x.shape} to {list(dims)}")
+        raise ValueError(_("cannot broadcast a block of shape {shape} to {dims}").format(
+            shape=x.shape, dims=list(dims)))
     d = _align(x.data, x._shape, len(dims), False)
     return x._like(np.broadcast_to(d, (d.shape[0], *dims)), dims)
 

@@ -14,6 +14,8 @@ import itertools
 
 import numpy as np
 
+from kernellab.i18n import _
+
 from ..program import current
 from ..tensor import _align, tensor
 from .core import _to_tensor, broadcast_to
@@ -54,7 +56,8 @@ def device_assert(cond, msg="", mask=None, _semantic=None):
     row = int(np.argmax(bad.any(axis=1)))
     lane = int(np.argmax(bad[row]))
     where = prog.where(row if ok.shape[0] > 1 else 0)
-    raise AssertionError(f"{where}, lane {lane}: device_assert failed: {msg}")
+    raise AssertionError(_("{where}, lane {lane}: device_assert failed: {msg}").format(
+        where=where, lane=lane, msg=msg))
 
 
 def assume(cond, _semantic=None):
@@ -100,19 +103,28 @@ def map_elementwise(scalar_fn, *args, pack=1, _semantic=None, _generator=None):
     return res[0] if len(res) == 1 else tuple(res)
 
 
-def _cannot(name: str, why: str):
+def _cannot(name: str, why):
     def fn(*args, **kwargs):
-        raise NotImplementedError(f"tl.{name} is not supported by kernellab: {why}")
+        raise NotImplementedError(_("tl.{name} is not supported by kernellab: {why}").format(
+            name=name, why=why()))
 
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"Not supported: raises NotImplementedError ({why})."
+    fn.__doc__ = f"Not supported: raises NotImplementedError ({why.__doc__})."
     return fn
 
 
-inline_asm_elementwise = _cannot(
-    "inline_asm_elementwise", "it runs PTX or GCN assembly, and a CPU simulator has no GPU instruction set to run it on")
-dot_scaled = _cannot(
-    "dot_scaled", "block-scaled microscaling (mxfp4/mxfp8) matrix products are not emulated")
+def _asm():
+    """it runs PTX or GCN assembly, and a CPU simulator has no GPU instruction set to run it on"""
+    return _("it runs PTX or GCN assembly, and a CPU simulator has no GPU instruction set to run it on")
+
+
+def _scaled():
+    """block-scaled microscaling (mxfp4/mxfp8) matrix products are not emulated"""
+    return _("block-scaled microscaling (mxfp4/mxfp8) matrix products are not emulated")
+
+
+inline_asm_elementwise = _cannot("inline_asm_elementwise", _asm)
+dot_scaled = _cannot("dot_scaled", _scaled)
 
 __all__ = ["assume", "condition", "debug_barrier", "device_assert", "device_print", "dot_scaled", "expect_zero",
            "inline_asm_elementwise", "map_elementwise", "static_print"]

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kernellab.i18n import _
+
 from .. import dtypes as T
 from ..tensor import _tensor_member_fn, pointer, tensor
 from .core import load, store
@@ -28,7 +30,8 @@ def _ints(values, what: str) -> list[np.ndarray]:
         v = getattr(v, "value", v)
         if isinstance(v, tensor):
             if v._shape:
-                raise ValueError(f"{what} must be scalars, got a block of shape {v.shape}")
+                raise ValueError(_("{what} must be scalars, got a block of shape {shape}").format(
+                    what=what, shape=v.shape))
             out.append(v.data.astype(np.int64))
         else:
             out.append(np.array([int(v)], np.int64))
@@ -56,7 +59,7 @@ def _tile(base: pointer, shape, strides, offsets, block_shape, checked):
 def _fill(elem: T.dtype, padding: str):
     if padding == "nan":
         if not elem.is_floating():
-            raise ValueError("padding_option='nan' needs a floating-point tensor")
+            raise ValueError(_("padding_option='nan' needs a floating-point tensor"))
         return float("nan")
     return None
 
@@ -81,12 +84,15 @@ class block_ptr:
         checked = tuple(int(getattr(d, "value", d)) for d in (boundary_check or ()))
         for d in checked:
             if not 0 <= d < len(self.block_shape):
-                raise ValueError(f"boundary_check dimension {d} out of range for a block of rank {len(self.block_shape)}")
+                raise ValueError(_("boundary_check dimension {d} out of range for a block of "
+                                   "rank {n_block_shape}").format(
+                    d=d, n_block_shape=len(self.block_shape)))
         return checked
 
     def _load(self, boundary_check, padding_option, **kw):
         if padding_option not in _PADDINGS:
-            raise ValueError(f"padding_option must be 'zero' or 'nan', not {padding_option!r}")
+            raise ValueError(_("padding_option must be 'zero' or 'nan', not {padding_option!r}").format(
+                padding_option=padding_option))
         ptr, m = _tile(self.base, self.shape, self.strides, self.offsets, self.block_shape, self._checked(boundary_check))
         return load(ptr, m, _fill(ptr.dtype.element_ty, padding_option), **kw)
 
@@ -116,14 +122,16 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=
     ([[6.0, 7.0, 8.0, 0.0], [9.0, 10.0, 11.0, 0.0]], 36)
     """
     if not isinstance(base, pointer) or base._shape:
-        raise TypeError("make_block_ptr needs a scalar pointer (an array argument) as base")
+        raise TypeError(_("make_block_ptr needs a scalar pointer (an array argument) as base"))
     block_shape = tuple(int(getattr(b, "value", b)) for b in block_shape)
     lists = [_ints(v, n) for v, n in ((shape, "shape"), (strides, "strides"), (offsets, "offsets"))]
     if not len(lists[0]) == len(lists[1]) == len(lists[2]) == len(block_shape):
-        raise ValueError("make_block_ptr: shape, strides, offsets and block_shape must have the same length")
+        raise ValueError(_("make_block_ptr: shape, strides, offsets and block_shape must have "
+                           "the same length"))
     for b in block_shape:
         if b < 1 or b & (b - 1):
-            raise ValueError(f"make_block_ptr: block_shape {list(block_shape)} must be powers of two")
+            raise ValueError(_("make_block_ptr: block_shape {block_shape} must be powers of two").format(
+                block_shape=list(block_shape)))
     return block_ptr(base, *lists, block_shape, tuple(getattr(order, "value", order)))
 
 
@@ -131,10 +139,11 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=
 def advance(base, offsets, _semantic=None) -> block_ptr:
     """A block pointer moved by ``offsets`` (one per dimension)."""
     if not isinstance(base, block_ptr):
-        raise TypeError("tl.advance needs a block pointer from tl.make_block_ptr")
+        raise TypeError(_("tl.advance needs a block pointer from tl.make_block_ptr"))
     delta = _ints(offsets, "advance offsets")
     if len(delta) != len(base.offsets):
-        raise ValueError(f"tl.advance needs {len(base.offsets)} offsets, got {len(delta)}")
+        raise ValueError(_("tl.advance needs {n_offsets} offsets, got {n_delta}").format(
+            n_offsets=len(base.offsets), n_delta=len(delta)))
     return block_ptr(base.base, base.shape, base.strides, [o + d for o, d in zip(base.offsets, delta)],
                      base.block_shape, base.order)
 
@@ -166,11 +175,13 @@ class tensor_descriptor:
         offs = _ints(offsets, "descriptor offsets")
         width = self.base.dtype.element_ty.primitive_bitwidth // 8
         if (offs[-1] * width % 16 != 0).any():
-            raise ValueError(f"the last offset of a descriptor tile must be 16-byte aligned, got {int(offs[-1][0])} "
-                             f"elements of {width} bytes")
+            raise ValueError(_("the last offset of a descriptor tile must be 16-byte aligned, "
+                               "got {offs} elements of {width} bytes").format(
+                offs=int(offs[-1][0]), width=width))
         if len(offs) != len(self.block_shape):
-            raise ValueError(f"a rank-{len(self.block_shape)} descriptor needs {len(self.block_shape)} offsets, "
-                             f"got {len(offs)}")
+            raise ValueError(_("a rank-{n_block_shape} descriptor needs {n_block_shape} offsets, "
+                               "got {n_offs}").format(
+                n_block_shape=len(self.block_shape), n_offs=len(offs)))
         return _tile(self.base, self._shape_v, self._strides_v, offs, tuple(self.block_shape),
                      tuple(range(len(self.block_shape))))
 
@@ -209,22 +220,26 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
     40.0
     """
     if not isinstance(base, pointer) or base._shape:
-        raise TypeError("make_tensor_descriptor needs a scalar pointer (an array argument) as base")
+        raise TypeError(_("make_tensor_descriptor needs a scalar pointer (an array argument) as base"))
     block_shape = [int(getattr(b, "value", b)) for b in block_shape]
     sh, st = _ints(shape, "shape"), _ints(strides, "strides")
     if not len(sh) == len(st) == len(block_shape):
-        raise ValueError("make_tensor_descriptor: shape, strides and block_shape must have the same length")
+        raise ValueError(_("make_tensor_descriptor: shape, strides and block_shape must have the "
+                           "same length"))
     if (st[-1] != 1).any():
-        raise ValueError("make_tensor_descriptor: the last stride must be 1 (TMA reads rows of contiguous elements)")
+        raise ValueError(_("make_tensor_descriptor: the last stride must be 1 (TMA reads rows of "
+                           "contiguous elements)"))
     if padding_option not in ("zero", "nan"):
-        raise ValueError(f"padding_option must be 'zero' or 'nan', not {padding_option!r}")
+        raise ValueError(_("padding_option must be 'zero' or 'nan', not {padding_option!r}").format(
+            padding_option=padding_option))
     width = base.dtype.element_ty.primitive_bitwidth // 8
     if (base.data * width % 16 != 0).any():
-        raise ValueError("make_tensor_descriptor: the base must be 16-byte aligned (TMA's rule)")
+        raise ValueError(_("make_tensor_descriptor: the base must be 16-byte aligned (TMA's rule)"))
     for d, stride in enumerate(st[:-1]):
         if (stride * width % 16 != 0).any():
-            raise ValueError(f"make_tensor_descriptor: stride {d} is {int(stride[0])} elements = "
-                             f"{int(stride[0]) * width} bytes, not a multiple of 16 (TMA's rule)")
+            raise ValueError(_("make_tensor_descriptor: stride {d} is {stride} elements = "
+                               "{bytes} bytes, not a multiple of 16 (TMA's rule)").format(
+                d=d, stride=int(stride[0]), bytes=int(stride[0]) * width))
     return tensor_descriptor(base, sh, st, block_shape, padding_option)
 
 

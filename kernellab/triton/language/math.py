@@ -11,6 +11,8 @@ import math as _pymath
 
 import numpy as np
 
+from kernellab.i18n import _
+
 from ..tensor import _binary, _tensor_member_fn, tensor
 from .core import _to_tensor
 
@@ -18,8 +20,9 @@ from .core import _to_tensor
 def _checked(name: str, x, allowed: tuple) -> tensor:
     x = _to_tensor(x)
     if x.dtype.name not in allowed:
-        raise ValueError(f"Expected dtype {list(allowed)} but got {x.dtype.name} "
-                         f"(tl.{name}: convert with .to(tl.float32))")
+        raise ValueError(_("Expected dtype {allowed} but got {dtype} (tl.{fn}: convert with "
+                           ".to(tl.float32))").format(
+            allowed=list(allowed), dtype=x.dtype.name, fn=name))
     return x
 
 

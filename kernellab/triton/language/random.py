@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kernellab.i18n import _
+
 from .. import dtypes as T
 from ..tensor import tensor
 from .core import _to_tensor
@@ -57,10 +59,10 @@ def philox_np(c0, c1, c2, c3, k0, k1, n_rounds: int = N_ROUNDS_DEFAULT):
 def _seed_parts(seed, bits: int):
     s = _to_tensor(seed)
     if not s.dtype.is_int():
-        raise TypeError(f"the seed of tl.rand* must be an integer, got {s.dtype}")
+        raise TypeError(_("the seed of tl.rand* must be an integer, got {dtype}").format(dtype=s.dtype))
     d = s.data.astype(np.int64).view(np.uint64)
     if s._shape:
-        raise ValueError("the seed of tl.rand* must be a scalar")
+        raise ValueError(_("the seed of tl.rand* must be a scalar"))
     if bits == 32:
         return (d & np.uint64(0xFFFFFFFF)).astype(np.uint32), ((d >> np.uint64(32)) & np.uint64(0xFFFFFFFF)).astype(np.uint32)
     return d, np.zeros_like(d)
@@ -70,7 +72,7 @@ def randint4x(seed, offset, n_rounds=N_ROUNDS_DEFAULT) -> tuple[tensor, tensor, 
     """Four blocks of random uint32 (uint64 for 64-bit offsets) for ``seed`` and an ``offset`` block."""
     off = _to_tensor(offset)
     if not off.dtype.is_int():
-        raise TypeError(f"the offsets of tl.rand* must be integers, got {off.dtype}")
+        raise TypeError(_("the offsets of tl.rand* must be integers, got {dtype}").format(dtype=off.dtype))
     n_rounds = int(getattr(n_rounds, "value", n_rounds))
     bits = 64 if off.dtype.primitive_bitwidth > 32 else 32
     raw = off.data.astype(np.int64).view(np.uint64)
@@ -181,7 +183,7 @@ def philox(seed, c0, c1, c2, c3, n_rounds=N_ROUNDS_DEFAULT):
         outs = _philox_rows(*data, k0.reshape((-1, *pad)), k1.reshape((-1, *pad)), int(getattr(n_rounds, "value", n_rounds)))
     else:
         if k0.shape[0] != 1 and (k0 != k0[0]).any():
-            raise ValueError("kernellab's 64-bit tl.philox needs one seed for every program of a step")
+            raise ValueError(_("kernellab's 64-bit tl.philox needs one seed for every program of a step"))
         outs = philox_np(*data, k0[0], k1[0], int(getattr(n_rounds, "value", n_rounds)))
     return tuple(tensor(o, ut, cs[0]._shape) for o in outs)
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kernellab.i18n import _
+
 from .. import dtypes as T
 from ..tensor import _tensor_member_fn, tensor
 from .core import _axes, _reduce, _to_tensor
@@ -37,7 +39,8 @@ def _combine(fn, left: list[tensor], right: list[tensor]) -> list[tensor]:
     out = fn(*left, *right)
     out = list(out) if isinstance(out, tuple) else [out]
     if len(out) != len(left):
-        raise ValueError(f"the combine function returned {len(out)} values for {len(left)} inputs")
+        raise ValueError(_("the combine function returned {n_out} values for {n_left} inputs").format(
+            n_out=len(out), n_left=len(left)))
     res = []
     for o, ref in zip(out, left):
         o = _to_tensor(o)
@@ -85,7 +88,7 @@ def reduce(input, axis, combine_fn, keep_dims=False, _semantic=None, _generator=
     nd_in = len(input[0]._shape if isinstance(input, tuple) else _to_tensor(input)._shape)
     n = xs[0]._shape[ax]
     if n & (n - 1):
-        raise ValueError(f"tl.reduce needs a power-of-two length along the axis, got {n}")
+        raise ValueError(_("tl.reduce needs a power-of-two length along the axis, got {n}").format(n=n))
     while n > 1:
         xs = _combine(combine_fn, [_take(x, ax, slice(0, n, 2)) for x in xs], [_take(x, ax, slice(1, n, 2)) for x in xs])
         n //= 2
@@ -168,7 +171,7 @@ def cumprod(input, axis=0, reverse=False) -> tensor:
 def _int_reduce(name, input, axis, keep_dims, ufunc) -> tensor:
     x = _to_tensor(input)
     if not x.dtype.is_int():
-        raise ValueError(f"tl.{name} needs an integer block, got {x.dtype}")
+        raise ValueError(_("tl.{name} needs an integer block, got {dtype}").format(name=name, dtype=x.dtype))
     return _reduce(x, axis, keep_dims, lambda d, axis, keepdims=False: ufunc.reduce(d, axis=axis, keepdims=keepdims),
                    x.dtype)
 

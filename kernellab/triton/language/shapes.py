@@ -11,6 +11,8 @@ import builtins
 
 import numpy as np
 
+from kernellab.i18n import _
+
 from .. import dtypes as T
 from ..tensor import _align, _tensor_member_fn, broadcast_shape, tensor
 from .core import _to_tensor, broadcast_to
@@ -22,7 +24,8 @@ def _c(v):
 
 def _check_same_type(a: tensor, b: tensor, what: str):
     if a.dtype is not b.dtype:
-        raise TypeError(f"tl.{what} needs two blocks of one type, got {a.dtype} and {b.dtype}")
+        raise TypeError(_("tl.{what} needs two blocks of one type, got {dtype} and {dtype2}").format(
+            what=what, dtype=a.dtype, dtype2=b.dtype))
 
 
 def broadcast(input, other, _semantic=None) -> tuple[tensor, tensor]:
@@ -38,7 +41,9 @@ def cat(input, other, can_reorder=False, dim=0, _semantic=None) -> tensor:
     _check_same_type(a, b, "cat")
     dim = _c(dim)
     if len(a._shape) != len(b._shape) or a._shape[:dim] + a._shape[dim + 1:] != b._shape[:dim] + b._shape[dim + 1:]:
-        raise ValueError(f"tl.cat needs blocks that differ only along dim {dim}, got {a.shape} and {b.shape}")
+        raise ValueError(_("tl.cat needs blocks that differ only along dim {dim}, got {shape} "
+                           "and {shape2}").format(
+            dim=dim, shape=a.shape, shape2=b.shape))
     rows = builtins.max(a.data.shape[0], b.data.shape[0])
     ad = np.broadcast_to(a.data, (rows, *a.data.shape[1:]))
     bd = np.broadcast_to(b.data, (rows, *b.data.shape[1:]))
@@ -71,7 +76,8 @@ def split(a, _semantic=None, _generator=None) -> tuple[tensor, tensor]:
     """The two halves of a block whose last axis has size 2 (the inverse of ``join``)."""
     a = _to_tensor(a)
     if not a._shape or a._shape[-1] != 2:
-        raise ValueError(f"tl.split needs a block whose last dimension is 2, got shape {a.shape}")
+        raise ValueError(_("tl.split needs a block whose last dimension is 2, got shape {shape}").format(
+            shape=a.shape))
     return (tensor(a.data[..., 0], a.dtype, a._shape[:-1]), tensor(a.data[..., 1], a.dtype, a._shape[:-1]))
 
 
@@ -96,7 +102,7 @@ def squeeze(x, dim) -> tensor:
     x = _to_tensor(x)
     d = _c(dim) % len(x._shape)
     if x._shape[d] != 1:
-        raise ValueError(f"tl.squeeze: dimension {d} of shape {x.shape} is not 1")
+        raise ValueError(_("tl.squeeze: dimension {d} of shape {shape} is not 1").format(d=d, shape=x.shape))
     return tensor(np.squeeze(x.data, axis=d + 1), x.dtype, x._shape[:d] + x._shape[d + 1:])
 
 
@@ -113,10 +119,12 @@ def gather(src, index, axis, _semantic=None) -> tensor:
     s, idx = _to_tensor(src), _to_tensor(index)
     ax = _c(axis) % len(s._shape)
     if not idx.dtype.is_int() or len(idx._shape) != len(s._shape):
-        raise ValueError(f"tl.gather needs an integer index block of the source's rank, got {idx.dtype} {idx.shape}")
+        raise ValueError(_("tl.gather needs an integer index block of the source's rank, got "
+                           "{dtype} {shape}").format(
+            dtype=idx.dtype, shape=idx.shape))
     n = s._shape[ax]
     if idx.data.size and (idx.data.min() < 0 or idx.data.max() >= n):
-        raise IndexError(f"tl.gather: an index is outside [0, {n}) along axis {ax}")
+        raise IndexError(_("tl.gather: an index is outside [0, {n}) along axis {ax}").format(n=n, ax=ax))
     rows = builtins.max(s.data.shape[0], idx.data.shape[0])
     sd = np.broadcast_to(s.data, (rows, *s.data.shape[1:]))
     idd = np.broadcast_to(idx.data, (rows, *idx.data.shape[1:])).astype(np.int64)
@@ -130,7 +138,8 @@ def histogram(input, num_bins, mask=None, _semantic=None, _generator=None) -> te
     x = _to_tensor(input)
     nb = int(_c(num_bins))
     if len(x._shape) != 1 or not x.dtype.is_int():
-        raise ValueError(f"tl.histogram needs a 1-D integer block, got {x.dtype} of shape {x.shape}")
+        raise ValueError(_("tl.histogram needs a 1-D integer block, got {dtype} of shape {shape}").format(
+            dtype=x.dtype, shape=x.shape))
     vals = x.data.astype(np.int64)
     ok = (vals >= 0) & (vals < nb)
     if mask is not None:
@@ -145,7 +154,7 @@ def _sort_data(x: tensor, dim, descending: bool) -> tuple[np.ndarray, int]:
     nd = len(x._shape)
     d = nd - 1 if dim is None else _c(dim) % nd
     if d != nd - 1:
-        raise ValueError("tl.sort and tl.topk sort only along the last dimension, as Triton does")
+        raise ValueError(_("tl.sort and tl.topk sort only along the last dimension, as Triton does"))
     s = np.sort(x.data, axis=-1, kind="stable")
     return (np.flip(s, axis=-1) if descending else s), d
 
@@ -162,8 +171,9 @@ def topk(x, k, dim=None, descending=True) -> tensor:
     x = _to_tensor(x)
     k = int(_c(k))
     if k < 1 or k & (k - 1) or k > x._shape[-1]:
-        raise ValueError(f"tl.topk needs k a power of two at most {x._shape[-1]}, got {k}")
-    data, _ = _sort_data(x, dim, bool(_c(descending)))
+        raise ValueError(_("tl.topk needs k a power of two at most {shape}, got {k}").format(
+            shape=x._shape[-1], k=k))
+    data, _order = _sort_data(x, dim, bool(_c(descending)))
     return tensor(np.ascontiguousarray(data[..., :k]), x.dtype, (*x._shape[:-1], k))
 
 

@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kernellab.i18n import _
+
 
 @dataclass
 class TensorDescriptor:
@@ -39,9 +41,12 @@ class TensorDescriptor:
     def __post_init__(self):
         rank = len(self.shape)
         if not (len(self.strides) == rank == len(self.block_shape)) or not 0 < rank <= 5:
-            raise ValueError(f"a TensorDescriptor needs shape, strides and block_shape of one rank 1-5, got {self}")
+            raise ValueError(_("a TensorDescriptor needs shape, strides and block_shape of one "
+                               "rank 1-5, got {self}").format(
+                self=self))
         if self.padding not in ("zero", "nan"):
-            raise ValueError(f"padding must be 'zero' or 'nan', not {self.padding!r}")
+            raise ValueError(_("padding must be 'zero' or 'nan', not {padding!r}").format(
+                padding=self.padding))
 
     @staticmethod
     def from_tensor(tensor: Any, block_shape: list, padding: str = "zero", round_f32_to_tf32: bool = False):

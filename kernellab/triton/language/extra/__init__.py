@@ -9,6 +9,8 @@ the function and says to write it with ``tl`` functions instead (for example
 
 from __future__ import annotations
 
+from kernellab.i18n import _
+
 
 class _Library:
     """A vendor library whose every function raises NotImplementedError when called."""
@@ -24,8 +26,7 @@ class _Library:
 
         def unsupported(*args, **kwargs):
             raise NotImplementedError(
-                f"{self._path}.{name} is not supported by kernellab: it calls the GPU vendor's device library "
-                f"(libdevice), which a CPU simulator does not have; write it with triton.language functions instead")
+                _("{path}.{name} is not supported by kernellab: it calls the GPU vendor's device library (libdevice), which a CPU simulator does not have; write it with triton.language functions instead").format(path=self._path, name=name))
 
         unsupported.__name__ = name
         return unsupported
