@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from timing import best
 
 ROOT = Path(__file__).resolve().parents[1]
 OURS = "import kernellab.triton as triton\nimport kernellab.triton.language as tl\n"
@@ -44,18 +45,6 @@ def load(path: Path, theirs: bool):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
-
-
-def best(fn, repeat: int = 3, warmup: int = 1) -> float:
-    """Best wall time of ``repeat`` calls after ``warmup`` untimed ones, seconds."""
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def workloads(theirs: bool):

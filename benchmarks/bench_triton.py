@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
+from timing import best
 
 from kernellab import print_table
 
@@ -20,16 +20,6 @@ spec = importlib.util.spec_from_file_location("triton_kernels", Path(__file__).p
 K = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(K)
 cdiv = K.triton.cdiv
-
-
-def best(fn, repeat=5):
-    """Best wall time of ``repeat`` runs, seconds."""
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def cases():
@@ -83,8 +73,8 @@ def cases():
 def main() -> int:
     rows, missed = [], 0
     for name, interp, run, ref in cases():
-        t = best(run, 3)
-        t_np = best(ref, 3)
+        t = best(run, 3, warmup=0)
+        t_np = best(ref, 3, warmup=0)
         target = interp / 30
         missed += t > target
         rows.append([name, f"{t * 1e3:.1f} ms", f"{t_np * 1e3:.1f} ms", f"{t / t_np:.0f}×",

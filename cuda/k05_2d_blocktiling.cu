@@ -1,6 +1,8 @@
 // kernellab's CUDA twin of kernellab/sgemm/basic.py::sgemm2DBlocktiling (k5).
 // 128×128 tile of C per block of 256 threads; each thread computes an 8×8 outer product per dot
 // step from registers. A and B are staged with scalar loads and stores.
+#include "tiled.cuh"
+
 constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
 constexpr int THREADS = BM * BN / (TM * TN);
 
@@ -30,10 +32,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
       for (int i = 0; i < TM; ++i) rm[i] = As[(tr * TM + i) * BK + d];
 #pragma unroll
       for (int j = 0; j < TN; ++j) rn[j] = Bs[d * BN + tc * TN + j];
-#pragma unroll
-      for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] += rm[i] * rn[j];
+      fma_outer(acc, rm, rn);
     }
     __syncthreads();
   }

@@ -15,8 +15,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
   const float *b = B + blockIdx.x * BN;
   float acc[TM][TN] = {{0.0f}};
   for (int k0 = 0; k0 < K; k0 += BK) {
-    load_a_transposed<BM, BK, THREADS>(a, As, K);
-    load_b_rows<BN, BK, THREADS>(b, Bs, N);
+    load_tiles<BM, BN, BK, THREADS>(a, b, As, Bs, K, N);
     __syncthreads();
     a += BK;
     b += BK * N;

@@ -11,19 +11,16 @@ extern "C" __global__ void __launch_bounds__(THREADS)
   __shared__ float As[BK * BM];
   __shared__ float Bs[BK * BN];
   const unsigned tc = threadIdx.x % (BN / TN), tr = threadIdx.x / (BN / TN);
-  const unsigned br = threadIdx.x / (BN / 4), bc = threadIdx.x % (BN / 4);
   const float *a = A + blockIdx.y * BM * K;
   const float *b = B + blockIdx.x * BN;
   float acc[TM][TN] = {{0.0f}};
   float rm[TM], rn[TN];
   for (int k0 = 0; k0 < K; k0 += BK) {
     load_a_transposed<BM, BK, THREADS>(a, As, K);
-    const float4 bv = *reinterpret_cast<const float4 *>(&b[br * N + bc * 4]);
-    const unsigned base = (bc % 2) * 4 + br * 8;
-    Bs[(base + 0) * 16 + bc / 2] = bv.x;
-    Bs[(base + 1) * 16 + bc / 2] = bv.y;
-    Bs[(base + 2) * 16 + bc / 2] = bv.z;
-    Bs[(base + 3) * 16 + bc / 2] = bv.w;
+    load_b_scattered<BN, BK, THREADS>(b, Bs, N, [](unsigned br, unsigned bc, int j) {
+      const unsigned base = (bc % 2) * 4 + br * 8;
+      return (base + j) * 16 + bc / 2;
+    });
     __syncthreads();
     a += BK;
     b += BK * N;
@@ -33,10 +30,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
       for (int i = 0; i < TM; ++i) rm[i] = As[d * BM + tr * TM + i];
 #pragma unroll
       for (int j = 0; j < TN; ++j) rn[j] = Bs[(d * 8 + j) * 16 + tc];
-#pragma unroll
-      for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] += rm[i] * rn[j];
+      fma_outer(acc, rm, rn);
     }
     __syncthreads();
   }

@@ -12,17 +12,12 @@ extern "C" __global__ void __launch_bounds__(THREADS)
   __shared__ float As[BK * BM];
   __shared__ float Bs[BK * BNP];
   const unsigned tc = threadIdx.x % (BN / TN), tr = threadIdx.x / (BN / TN);
-  const unsigned br = threadIdx.x / (BN / 4), bc = threadIdx.x % (BN / 4);
   const float *a = A + blockIdx.y * BM * K;
   const float *b = B + blockIdx.x * BN;
   float acc[TM][TN] = {{0.0f}};
   for (int k0 = 0; k0 < K; k0 += BK) {
     load_a_transposed<BM, BK, THREADS>(a, As, K);
-    const float4 bv = *reinterpret_cast<const float4 *>(&b[br * N + bc * 4]);
-    Bs[br * BNP + bc * 4 + 0] = bv.x;
-    Bs[br * BNP + bc * 4 + 1] = bv.y;
-    Bs[br * BNP + bc * 4 + 2] = bv.z;
-    Bs[br * BNP + bc * 4 + 3] = bv.w;
+    load_b_scattered<BN, BK, THREADS>(b, Bs, N, [](unsigned br, unsigned bc, int j) { return br * BNP + bc * 4 + j; });
     __syncthreads();
     a += BK;
     b += BK * N;

@@ -18,8 +18,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
   float acc[WMITER * TM][WNITER * TN] = {{0.0f}};
   float rm[WMITER * TM], rn[WNITER * TN];
   for (int k0 = 0; k0 < K; k0 += BK) {
-    load_a_transposed<BM, BK, THREADS>(a, As, K);
-    load_b_rows<BN, BK, THREADS>(b, Bs, N);
+    load_tiles<BM, BN, BK, THREADS>(a, b, As, Bs, K, N);
     __syncthreads();
     a += BK;
     b += BK * N;
@@ -33,10 +32,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
       for (int ws = 0; ws < WNITER; ++ws)
 #pragma unroll
         for (int j = 0; j < TN; ++j) rn[ws * TN + j] = Bs[d * BN + wc * WN + ws * WSUBN + tc * TN + j];
-#pragma unroll
-      for (int i = 0; i < WMITER * TM; ++i)
-#pragma unroll
-        for (int j = 0; j < WNITER * TN; ++j) acc[i][j] += rm[i] * rn[j];
+      fma_outer(acc, rm, rn);
     }
     __syncthreads();
   }

@@ -1,4 +1,5 @@
-// Pieces shared by the CUDA twins of kernellab/sgemm/tiled.py (k6–k10), one per helper there.
+// Pieces shared by the CUDA twins of kernellab/sgemm/tiled.py (k6–k10), one per helper there, and
+// fma_outer, which k5 uses too.
 // All are inlined: each twin still compiles to one kernel with one K loop.
 #pragma once
 
@@ -27,6 +28,37 @@ __device__ __forceinline__ void load_b_rows(const float *b, float *Bs, int N) {
         *reinterpret_cast<const float4 *>(&b[(row + r) * N + col * 4]);
 }
 
+// _load_tiles: one K step's staging as kernel 6 does it, A transposed into As and B's rows into Bs.
+template <int BM, int BN, int BK, int THREADS>
+__device__ __forceinline__ void load_tiles(const float *a, const float *b, float *As, float *Bs, int K, int N) {
+  load_a_transposed<BM, BK, THREADS>(a, As, K);
+  load_b_rows<BN, BK, THREADS>(b, Bs, N);
+}
+
+// _load_b_rows, each float4 stored as four floats at Bs[at(row, col, j)] (row and float4 column of the
+// tile, j = 0..3): for the Bs layouts a float4 store cannot write (k7, k8).
+template <int BN, int BK, int THREADS, typename At>
+__device__ __forceinline__ void load_b_scattered(const float *b, float *Bs, int N, At at) {
+  const unsigned row = threadIdx.x / (BN / 4), col = threadIdx.x % (BN / 4);
+#pragma unroll
+  for (int r = 0; r < BK; r += THREADS * 4 / BN) {
+    const float4 v = *reinterpret_cast<const float4 *>(&b[(row + r) * N + col * 4]);
+    Bs[at(row + r, col, 0)] = v.x;
+    Bs[at(row + r, col, 1)] = v.y;
+    Bs[at(row + r, col, 2)] = v.z;
+    Bs[at(row + r, col, 3)] = v.w;
+  }
+}
+
+// The dot step's arithmetic: acc[i][j] += rm[i] * rn[j], an outer product from registers.
+template <int TM, int TN>
+__device__ __forceinline__ void fma_outer(float (&acc)[TM][TN], const float (&rm)[TM], const float (&rn)[TN]) {
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] += rm[i] * rn[j];
+}
+
 // _outer: TM values of As and TN of Bs (both rows of consecutive floats) and their outer product.
 template <int BM, int BN, int TM, int TN>
 __device__ __forceinline__ void outer(float (&acc)[TM][TN], const float *As, const float *Bs, int d, unsigned m0,
@@ -36,10 +68,7 @@ __device__ __forceinline__ void outer(float (&acc)[TM][TN], const float *As, con
   for (int i = 0; i < TM; ++i) rm[i] = As[d * BM + m0 + i];
 #pragma unroll
   for (int j = 0; j < TN; ++j) rn[j] = Bs[d * BN + n0 + j];
-#pragma unroll
-  for (int i = 0; i < TM; ++i)
-#pragma unroll
-    for (int j = 0; j < TN; ++j) acc[i][j] += rm[i] * rn[j];
+  fma_outer(acc, rm, rn);
 }
 
 // _store_c: float4 stores of a TM×TN result at rows row0 + i and columns col0 + j of C (rows N apart).

@@ -30,6 +30,21 @@ def run(op, flat, offs, mask, lineage, shift, value=None, programs=1):
     return out, prog.tally.result()
 
 
+def assert_paths_agree(op, size, dtype, offs, mask, value, programs, lineage, shift, reference_shift):
+    """The access on ``np.arange(size)`` without a lineage (the reference path) and with ``lineage``
+    and ``shift`` (the fast path) gives the same values, counts or error."""
+    results = []
+    for lin, sh in ((None, reference_shift), (lineage, shift)):
+        flat = np.arange(size).astype(dtype)
+        results.append(run(op, flat, offs, mask, lin, sh, value, programs=programs))
+    (a, ca), (b, cb) = results
+    assert ca == cb
+    if isinstance(a, str):
+        assert b == a
+    else:
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 3), st.sampled_from([1, 7, 32, 48, 64]), st.integers(-40, 300), st.integers(40, 400),
        st.sampled_from([np.float32, np.float16, np.int8, np.float64]), st.sampled_from(["prefix", "random", "none"]),
@@ -46,16 +61,7 @@ def test_consecutive_masked_access_equals_the_reference(rows, lanes, start, size
     else:
         mask = np.ones(offs.shape, bool)
     value = rng.integers(0, 100, offs.shape).astype(dtype)
-    results = []
-    for lineage in (None, Lineage(base)):
-        flat = np.arange(size).astype(dtype)
-        results.append(run(op, flat, offs, mask, lineage, start, value, programs=rows))
-    (a, ca), (b, cb) = results
-    assert ca == cb
-    if isinstance(a, str):
-        assert b == a
-    else:
-        assert a.dtype == b.dtype and np.array_equal(a, b)
+    assert_paths_agree(op, size, dtype, offs, mask, value, rows, Lineage(base), start, reference_shift=start)
 
 
 def test_a_masked_tail_counts_by_hand(monkeypatch):
@@ -87,13 +93,4 @@ def test_a_row_start_per_program_equals_the_reference(rows, lanes, size, dtype, 
     mask = {"prefix": np.broadcast_to(cols < rng.integers(0, lanes + 1), offs.shape) & (offs >= 0) & (offs < size),
             "random": rng.random(offs.shape) < 0.6, "none": np.ones(offs.shape, bool)}[kind]
     value = rng.integers(0, 100, offs.shape).astype(dtype)
-    results = []
-    for lineage, sh in ((None, 0), (Lineage(cols), shift)):
-        flat = np.arange(size).astype(dtype)
-        results.append(run(op, flat, offs, mask, lineage, sh, value, programs=rows))
-    (a, ca), (b, cb) = results
-    assert ca == cb
-    if isinstance(a, str):
-        assert b == a
-    else:
-        assert a.dtype == b.dtype and np.array_equal(a, b)
+    assert_paths_agree(op, size, dtype, offs, mask, value, rows, Lineage(cols), shift, reference_shift=0)

@@ -99,6 +99,32 @@ def bench(fn, quick: bool) -> tuple[float, float, float]:
     return tuple(float(v) for v in res)
 
 
+def checked_time(fn, error, limit: float, what: str, quick: bool) -> tuple[tuple[float, float, float], dict, dict]:
+    """Run ``fn`` once and stop unless ``error()``, its max error against torch, is below ``limit``; then time
+    it (:func:`bench`) between two clock readings. Returns the times in ms, the clocks before and after."""
+    import torch
+
+    fn()
+    torch.cuda.synchronize()
+    err = error()
+    if not err < limit:
+        raise SystemExit(f"{what} is wrong: max error {err:.3g}")
+    before = clocks()
+    ms = bench(fn, quick)
+    return ms, before, clocks()
+
+
+def memory_bound_result(label: str, kernel: str, ms, before: dict, after: dict, numel: int, bpe: float, gpu,
+                        **extra) -> tuple[list, dict]:
+    """The table row and the JSON record of a memory-bound kernel: its bandwidth against the DRAM-bound time."""
+    med, p20, p80 = ms
+    t_pred = numel * bpe / gpu.dram_bw * 1e3
+    row = [label, f"{med:.3f} [{p20:.3f}, {p80:.3f}]", f"{numel * bpe / (med * 1e-3) / 1e9:.0f} GB/s",
+           f"≥ {t_pred:.3f} ({bpe:g} B/element)", f"{t_pred / med:.2f}", after.get("sm_mhz", "?")]
+    return row, {"kernel": kernel, **extra, "ms": [med, p20, p80], "bytes_per_element": bpe, "predicted_ms": t_pred,
+                 "clocks_before": before, "clocks_after": after}
+
+
 def predict_matmul(gpu, group: int) -> dict:
     """Shortest time by the Tensor Core peak and by DRAM bytes (wave model; LRU), for one launch order."""
     m = MATMUL
@@ -160,14 +186,8 @@ def main() -> None:
         def run(group=group):
             real["matmul_kernel"][grid](a, b, c, n, n, n, BLOCK_M=m["BM"], BLOCK_N=m["BN"], BLOCK_K=m["BK"],
                                         GROUP_M=group, MASK_K=True, num_warps=m["warps"], num_stages=m["stages"])
-        run()
-        torch.cuda.synchronize()
-        err = float((c - ref).abs().max())
-        if not err < 1e-2 * math.sqrt(n):
-            raise SystemExit(f"matmul GROUP_M={group} is wrong: max error {err:.3g}")
-        before = clocks()
-        med, p20, p80 = bench(run, args.quick)
-        after = clocks()
+        (med, p20, p80), before, after = checked_time(run, lambda: float((c - ref).abs().max()), 1e-2 * math.sqrt(n),
+                                                      f"matmul GROUP_M={group}", args.quick)
         p = predict_matmul(gpu, group)
         tflops = 2 * n**3 / (med * 1e-3) / 1e12
         label = "row-major" if group == 1 else f"GROUP_M = {group}"
@@ -186,21 +206,11 @@ def main() -> None:
 
     def gelu():
         real["triton_gelu_kernel"][(triton.cdiv(numel, 1024),)](x, y, numel, BLOCK_SIZE=1024)
-    gelu()
-    torch.cuda.synchronize()
-    err = float((y - torch.nn.functional.gelu(x, approximate="tanh")).abs().max())
-    if not err < 1e-4:
-        raise SystemExit(f"GeLU is wrong: max error {err:.3g}")
-    before = clocks()
-    med, p20, p80 = bench(gelu, args.quick)
-    after = clocks()
-    bpe = bytes_per_element(kl, "gelu")
-    t_pred = numel * bpe / gpu.dram_bw * 1e3
-    rows.append(["GeLU 16384² FP32", f"{med:.3f} [{p20:.3f}, {p80:.3f}]",
-                 f"{numel * bpe / (med * 1e-3) / 1e9:.0f} GB/s", f"≥ {t_pred:.3f} ({bpe:g} B/element)",
-                 f"{t_pred / med:.2f}", after.get("sm_mhz", "?")])
-    record["results"].append({"kernel": "gelu", "ms": [med, p20, p80], "bytes_per_element": bpe,
-                              "predicted_ms": t_pred, "clocks_before": before, "clocks_after": after})
+    ms, before, after = checked_time(gelu, lambda: float((y - torch.nn.functional.gelu(x, approximate="tanh")).abs().max()),
+                                     1e-4, "GeLU", args.quick)
+    row, rec = memory_bound_result("GeLU 16384² FP32", "gelu", ms, before, after, numel, bytes_per_element(kl, "gelu"), gpu)
+    rows.append(row)
+    record["results"].append(rec)
 
     # --- fused softmax, 4096 rows of 1024 and 4096 FP32 columns
     for cols in (1024, 4096):
@@ -210,21 +220,12 @@ def main() -> None:
 
         def softmax(x=x, y=y, cols=cols, block=block):
             real["triton_softmax_kernel"][(x.shape[0],)](x, y, x.stride(0), y.stride(0), cols, BLOCK_SIZE=block)
-        softmax()
-        torch.cuda.synchronize()
-        err = float((y - torch.softmax(x, dim=1)).abs().max())
-        if not err < 1e-5:
-            raise SystemExit(f"softmax is wrong: max error {err:.3g}")
-        before = clocks()
-        med, p20, p80 = bench(softmax, args.quick)
-        after = clocks()
-        bpe = bytes_per_element(kl, "softmax")
-        t_pred = x.numel() * bpe / gpu.dram_bw * 1e3
-        rows.append([f"softmax 4096 × {cols} FP32", f"{med:.3f} [{p20:.3f}, {p80:.3f}]",
-                     f"{x.numel() * bpe / (med * 1e-3) / 1e9:.0f} GB/s", f"≥ {t_pred:.3f} ({bpe:g} B/element)",
-                     f"{t_pred / med:.2f}", after.get("sm_mhz", "?")])
-        record["results"].append({"kernel": "softmax", "cols": cols, "ms": [med, p20, p80], "bytes_per_element": bpe,
-                                  "predicted_ms": t_pred, "clocks_before": before, "clocks_after": after})
+        ms, before, after = checked_time(softmax, lambda x=x, y=y: float((y - torch.softmax(x, dim=1)).abs().max()),
+                                         1e-5, "softmax", args.quick)
+        row, rec = memory_bound_result(f"softmax 4096 × {cols} FP32", "softmax", ms, before, after, x.numel(),
+                                       bytes_per_element(kl, "softmax"), gpu, cols=cols)
+        rows.append(row)
+        record["results"].append(rec)
 
     from kernellab import print_table
 

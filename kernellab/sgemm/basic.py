@@ -17,6 +17,27 @@ from __future__ import annotations
 import numpy as np
 
 
+def _block_tiles(blk, BM, BN, BK, K, bs_row=None):
+    """The prologue of Boehm's tiled kernels (4–10): ``__shared__ float As[BM * BK], Bs[BK * BN]``,
+    ``cRow = blockIdx.y``, ``cCol = blockIdx.x``, ``A += cRow * BM * K``, ``B += cCol * BN``.
+
+    ``bs_row`` is the length of a Bs row where a kernel pads it (k8); BN otherwise.
+    Returns ``As, Bs, cRow, cCol`` and the block's first element of A and of B.
+    """
+    As = blk.shared(BM * BK, np.float32, name="As")
+    Bs = blk.shared(BK * (BN if bs_row is None else bs_row), np.float32, name="Bs")
+    c_row, c_col = blk.by, blk.bx
+    return As, Bs, c_row, c_col, c_row * BM * K, c_col * BN
+
+
+def _end_pass(blk, n_int, n_ctrl=1):
+    """Close a pass of the K loop: the ``n_int`` integer/address and ``n_ctrl`` branch instructions
+    nvcc emits for it (``sass_mix.json``), then the second ``__syncthreads()``."""
+    blk.count_instr("int", n_int)
+    blk.count_instr("ctrl", n_ctrl)
+    blk.syncthreads()
+
+
 # --- 1: naive ------------------------------------------------------------------------------------
 def sgemm_naive(blk, A, B, C, M, N, K):
     """One thread per C element; ``threadIdx.x`` walks down a column of C (rows of A, stride K)."""
@@ -69,20 +90,15 @@ def sgemm_shared_mem_block(blk, A, B, C, M, N, K, BLOCKSIZE=32):
         b = blk.load(Bs, b_col)  # 32 LDS
         for dot in range(S):
             acc = blk.fma(a[:, dot], b[:, dot], acc)
-        blk.count_instr("int", 7)  # SASS, cuda/k03: pointer bumps, loop test, 2 MOVs
-        blk.count_instr("ctrl")  # the branch back
-        blk.syncthreads()
+        _end_pass(blk, 7)  # SASS, cuda/k03: pointer bumps, loop test, 2 MOVs; the branch back
     blk.store(C, c_row * S * N + c_col * S + t_row * N + t_col, acc)
 
 
 # --- 4: 1-D blocktiling --------------------------------------------------------------------------
 def sgemm1DBlocktiling(blk, A, B, C, M, N, K, BM=64, BN=64, BK=8, TM=8):
     """Each thread computes TM = 8 results down a column; the Bs value is reused from a register."""
-    As = blk.shared(BM * BK, np.float32, name="As")
-    Bs = blk.shared(BK * BN, np.float32, name="Bs")
-    c_row, c_col = blk.by, blk.bx
+    As, Bs, c_row, c_col, a0, b0 = _block_tiles(blk, BM, BN, BK, K)
     t_col, t_row = blk.tx % BN, blk.tx // BN
-    a0, b0 = c_row * BM * K, c_col * BN
     row_a, col_a = blk.tx // BK, blk.tx % BK
     row_b, col_b = blk.tx // BN, blk.tx % BN
     res = np.zeros((blk.n_threads, TM), np.float32)
@@ -97,9 +113,7 @@ def sgemm1DBlocktiling(blk, A, B, C, M, N, K, BM=64, BN=64, BK=8, TM=8):
         b = blk.load(Bs, b_col)  # 8 LDS
         for dot in range(BK):
             res = blk.fma(a[:, :, dot], b[:, dot, None], res)
-        blk.count_instr("int", 5)  # SASS, cuda/k04
-        blk.count_instr("ctrl")
-        blk.syncthreads()
+        _end_pass(blk, 5)  # SASS, cuda/k04
     blk.store(C, (c_row * BM * N + c_col * BN)[:, None] + rows * N + t_col[:, None], res)
 
 
@@ -107,11 +121,8 @@ def sgemm1DBlocktiling(blk, A, B, C, M, N, K, BM=64, BN=64, BK=8, TM=8):
 def sgemm2DBlocktiling(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, TN=8):
     """Each thread computes a TM×TN = 8×8 outer product per dot step from registers."""
     n_thr = BM * BN // (TM * TN)
-    As = blk.shared(BM * BK, np.float32, name="As")
-    Bs = blk.shared(BK * BN, np.float32, name="Bs")
-    c_row, c_col = blk.by, blk.bx
+    As, Bs, c_row, c_col, a0, b0 = _block_tiles(blk, BM, BN, BK, K)
     t_col, t_row = blk.tx % (BN // TN), blk.tx // (BN // TN)
-    a0, b0 = c_row * BM * K, c_col * BN
     row_a, col_a, stride_a = blk.tx // BK, blk.tx % BK, n_thr // BK
     row_b, col_b, stride_b = blk.tx // BN, blk.tx % BN, n_thr // BN
     offs_a = row_a[:, None] + np.arange(0, BM, stride_a)  # the loadOffset loop, one instruction per column
@@ -128,9 +139,7 @@ def sgemm2DBlocktiling(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, TN=8):
         b = blk.load(Bs, b_runs.reshape(blk.n_threads, -1), vec=4).reshape(blk.n_threads, BK, TN)  # 16 LDS.128
         for dot in range(BK):
             res = blk.fma(a[:, :, dot, None], b[:, dot, None, :], res)
-        blk.count_instr("int", 44)  # SASS, cuda/k05: the scalar staging's addresses
-        blk.count_instr("ctrl", 2)  # the loop's exit test and its branch back
-        blk.syncthreads()
+        _end_pass(blk, 44, 2)  # SASS, cuda/k05: the scalar staging's addresses; exit test and branch back
     c_idx = c_row * BM * N + c_col * BN
     c_off = c_idx[:, None, None] + m_rows[:, :, None] * N + (t_col * TN)[:, None, None] + np.arange(TN)
     blk.store(C, c_off.reshape(blk.n_threads, TM * TN), res.reshape(blk.n_threads, TM * TN))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..grid import cdiv
+from .basic import _block_tiles, _end_pass
 
 
 def _load_a_transposed(blk, A, As, a0, bk, K, BM, BK, n_thr):
@@ -34,9 +35,21 @@ def _load_b_rows(blk, B, b0, bk, N, BN, BK, n_thr):
     return blk.load(B, b0[:, None] + bk * N + rows * N + (col_b * 4)[:, None], vec=4), rows, col_b
 
 
+def _load_tiles(blk, A, B, As, Bs, a0, b0, bk, K, N, BM, BN, BK, n_thr):
+    """Kernel 6's loads of one K step: A transposed into As, and B's rows into Bs as they are (float4 stores)."""
+    _load_a_transposed(blk, A, As, a0, bk, K, BM, BK, n_thr)
+    tmp, rows, col_b = _load_b_rows(blk, B, b0, bk, N, BN, BK, n_thr)
+    blk.store(Bs, rows * BN + (col_b * 4)[:, None], tmp, vec=4)
+
+
+def _load_as(blk, As, dot, m_start, BM, TM):
+    """A thread's TM values of As row ``dot`` from column ``m_start`` (contiguous: float4 shared loads)."""
+    return blk.load(As, dot * BM + m_start[:, None] + np.arange(0, TM, 4), vec=4).reshape(blk.n_threads, TM)
+
+
 def _outer(blk, As, Bs, m_start, n_start, dot, BM, BN, TM, TN, res):
     """Load TM values of As and TN of Bs (contiguous: float4 shared loads) and add their outer product."""
-    reg_m = blk.load(As, dot * BM + m_start[:, None] + np.arange(0, TM, 4), vec=4).reshape(blk.n_threads, TM)
+    reg_m = _load_as(blk, As, dot, m_start, BM, TM)
     reg_n = blk.load(Bs, dot * BN + n_start[:, None] + np.arange(0, TN, 4), vec=4).reshape(blk.n_threads, TN)
     return blk.fma(reg_m[:, :, None], reg_n[:, None, :], res)
 
@@ -72,33 +85,23 @@ def _store_c(blk, C, c0, row0, col0, N, TM, TN, res):
 def sgemmVectorize(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, TN=8):
     """Kernel 6: kernel 5 with float4 global loads and stores, and As transposed."""
     n_thr = BM * BN // (TM * TN)
-    As = blk.shared(BM * BK, np.float32, name="As")
-    Bs = blk.shared(BK * BN, np.float32, name="Bs")
-    c_row, c_col = blk.by, blk.bx
+    As, Bs, c_row, c_col, a0, b0 = _block_tiles(blk, BM, BN, BK, K)
     t_col, t_row = blk.tx % (BN // TN), blk.tx // (BN // TN)
-    a0, b0 = c_row * BM * K, c_col * BN
     res = np.zeros((blk.n_threads, TM, TN), np.float32)
     for bk in range(0, K, BK):
-        _load_a_transposed(blk, A, As, a0, bk, K, BM, BK, n_thr)
-        tmp, rows, col_b = _load_b_rows(blk, B, b0, bk, N, BN, BK, n_thr)
-        blk.store(Bs, rows * BN + (col_b * 4)[:, None], tmp, vec=4)
+        _load_tiles(blk, A, B, As, Bs, a0, b0, bk, K, N, BM, BN, BK, n_thr)
         blk.syncthreads()
         for dot in range(BK):
             res = _outer(blk, As, Bs, t_row * TM, t_col * TN, dot, BM, BN, TM, TN, res)
-        blk.count_instr("int", 10)  # SASS, cuda/k06
-        blk.count_instr("ctrl", 2)  # exit test and branch back
-        blk.syncthreads()
+        _end_pass(blk, 10, 2)  # SASS, cuda/k06; the exit test and the branch back
     _store_c(blk, C, c_row * BM * N + c_col * BN, t_row * TM, t_col * TN, N, TM, TN, res)
 
 
 def sgemmResolveBankConflicts(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, TN=8):
     """Kernel 7: kernel 6 with Bs "linearized": the 8 values a thread reads per dot step sit 16 floats apart."""
     n_thr = BM * BN // (TM * TN)
-    As = blk.shared(BM * BK, np.float32, name="As")
-    Bs = blk.shared(BK * BN, np.float32, name="Bs")
-    c_row, c_col = blk.by, blk.bx
+    As, Bs, c_row, c_col, a0, b0 = _block_tiles(blk, BM, BN, BK, K)
     t_col, t_row = blk.tx % (BN // TN), blk.tx // (BN // TN)
-    a0, b0 = c_row * BM * K, c_col * BN
     res = np.zeros((blk.n_threads, TM, TN), np.float32)
     for bk in range(0, K, BK):
         _load_a_transposed(blk, A, As, a0, bk, K, BM, BK, n_thr)
@@ -108,12 +111,10 @@ def sgemmResolveBankConflicts(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8,
         blk.store(Bs, idx, tmp[:, 0])
         blk.syncthreads()
         for dot in range(BK):
-            reg_m = blk.load(As, dot * BM + (t_row * TM)[:, None] + np.arange(0, TM, 4), vec=4)
+            reg_m = _load_as(blk, As, dot, t_row * TM, BM, TM)
             reg_n = blk.load(Bs, ((dot * 8 + np.arange(TN)) * 16)[None, :] + t_col[:, None])  # 16 apart: scalar
-            res = blk.fma(reg_m.reshape(blk.n_threads, TM)[:, :, None], reg_n[:, None, :], res)
-        blk.count_instr("int", 10)  # SASS, cuda/k07
-        blk.count_instr("ctrl", 2)
-        blk.syncthreads()
+            res = blk.fma(reg_m[:, :, None], reg_n[:, None, :], res)
+        _end_pass(blk, 10, 2)  # SASS, cuda/k07
     _store_c(blk, C, c_row * BM * N + c_col * BN, t_row * TM, t_col * TN, N, TM, TN, res)
 
 
@@ -121,11 +122,8 @@ def sgemmResolveBankExtraCol(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, 
     """Kernel 8: kernel 6 with each Bs row padded by ``extraCols = 5`` floats (Bs is BK × (BN + 5))."""
     n_thr = BM * BN // (TM * TN)
     BNp = BN + extraCols
-    As = blk.shared(BM * BK, np.float32, name="As")
-    Bs = blk.shared(BK * BNp, np.float32, name="Bs")
-    c_row, c_col = blk.by, blk.bx
+    As, Bs, c_row, c_col, a0, b0 = _block_tiles(blk, BM, BN, BK, K, bs_row=BNp)
     t_col, t_row = blk.tx % (BN // TN), blk.tx // (BN // TN)
-    a0, b0 = c_row * BM * K, c_col * BN
     res = np.zeros((blk.n_threads, TM, TN), np.float32)
     for bk in range(0, K, BK):
         _load_a_transposed(blk, A, As, a0, bk, K, BM, BK, n_thr)
@@ -133,12 +131,10 @@ def sgemmResolveBankExtraCol(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, 
         blk.store(Bs, rows[:, :1] * BNp + (col_b * 4)[:, None] + np.arange(4), tmp[:, 0])  # row 133 floats: scalar
         blk.syncthreads()
         for dot in range(BK):
-            reg_m = blk.load(As, dot * BM + (t_row * TM)[:, None] + np.arange(0, TM, 4), vec=4)
+            reg_m = _load_as(blk, As, dot, t_row * TM, BM, TM)
             reg_n = _load_run(blk, Bs, dot * BNp + t_col * TN, TN)  # rows of 133 floats: mixed widths
-            res = blk.fma(reg_m.reshape(blk.n_threads, TM)[:, :, None], reg_n[:, None, :], res)
-        blk.count_instr("int", 10)  # SASS, cuda/k08
-        blk.count_instr("ctrl", 2)
-        blk.syncthreads()
+            res = blk.fma(reg_m[:, :, None], reg_n[:, None, :], res)
+        _end_pass(blk, 10, 2)  # SASS, cuda/k08
     _store_c(blk, C, c_row * BM * N + c_col * BN, t_row * TM, t_col * TN, N, TM, TN, res)
 
 
@@ -146,25 +142,18 @@ def sgemmAutotuned(blk, A, B, C, M, N, K, BM=128, BN=128, BK=16, TM=8, TN=8, NUM
     """Kernel 9: kernel 6 generalised to a warp-sized iteration structure, with the A6000's autotuned tiles."""
     WM, WN = TM * 16, TN * 16
     WMITER, WNITER = cdiv(BM, WM), cdiv(BN, WN)
-    As = blk.shared(BM * BK, np.float32, name="As")
-    Bs = blk.shared(BK * BN, np.float32, name="Bs")
-    c_row, c_col = blk.by, blk.bx
+    As, Bs, c_row, c_col, a0, b0 = _block_tiles(blk, BM, BN, BK, K)
     t_col, t_row = blk.tx % (WN // TN), blk.tx // (WN // TN)
-    a0, b0 = c_row * BM * K, c_col * BN
     res = np.zeros((blk.n_threads, WMITER, WNITER, TM, TN), np.float32)
     for bk in range(0, K, BK):
-        _load_a_transposed(blk, A, As, a0, bk, K, BM, BK, NUM_THREADS)
-        tmp, rows, col_b = _load_b_rows(blk, B, b0, bk, N, BN, BK, NUM_THREADS)
-        blk.store(Bs, rows * BN + (col_b * 4)[:, None], tmp, vec=4)
+        _load_tiles(blk, A, B, As, Bs, a0, b0, bk, K, N, BM, BN, BK, NUM_THREADS)
         blk.syncthreads()
         for wm in range(WMITER):
             for wn in range(WNITER):
                 for dot in range(BK):
                     res[:, wm, wn] = _outer(blk, As, Bs, wm * WM + t_row * TM, wn * WN + t_col * TN, dot,
                                             BM, BN, TM, TN, res[:, wm, wn])
-        blk.count_instr("int", 14)  # SASS, cuda/k09
-        blk.count_instr("ctrl", 2)
-        blk.syncthreads()
+        _end_pass(blk, 14, 2)  # SASS, cuda/k09
     for wm in range(WMITER):
         for wn in range(WNITER):
             _store_c(blk, C, c_row * BM * N + c_col * BN + wm * WM * N + wn * WN, t_row * TM, t_col * TN,
@@ -176,21 +165,16 @@ def sgemmWarptiling(blk, A, B, C, M, N, K, BM=128, BN=128, BK=16, WM=64, WN=64, 
     """Kernel 10: each warp computes a WM×WN warp tile in WMITER×WNITER sub-tiles of 8×4 per thread."""
     WMITER = (WM * WN) // (32 * TM * TN * WNITER)
     WSUBM, WSUBN = WM // WMITER, WN // WNITER
-    As = blk.shared(BM * BK, np.float32, name="As")
-    Bs = blk.shared(BK * BN, np.float32, name="Bs")
-    c_row, c_col = blk.by, blk.bx
+    As, Bs, c_row, c_col, a0, b0 = _block_tiles(blk, BM, BN, BK, K)
     warp = blk.tx // 32
     warp_col, warp_row = warp % (BN // WN), warp // (BN // WN)
     lane = blk.tx % 32
     t_col, t_row = lane % (WSUBN // TN), lane // (WSUBN // TN)
-    a0, b0 = c_row * BM * K, c_col * BN
     res = np.zeros((blk.n_threads, WMITER * TM, WNITER * TN), np.float32)
     m_start = warp_row * WM + t_row * TM  # + wsub·WSUBM
     n_start = warp_col * WN + t_col * TN  # + wsub·WSUBN
     for bk in range(0, K, BK):
-        _load_a_transposed(blk, A, As, a0, bk, K, BM, BK, NUM_THREADS)
-        tmp, rows, col_b = _load_b_rows(blk, B, b0, bk, N, BN, BK, NUM_THREADS)
-        blk.store(Bs, rows * BN + (col_b * 4)[:, None], tmp, vec=4)
+        _load_tiles(blk, A, B, As, Bs, a0, b0, bk, K, N, BM, BN, BK, NUM_THREADS)
         blk.syncthreads()
         for dot in range(BK):
             m_idx = (m_start[:, None, None] + (np.arange(WMITER) * WSUBM)[:, None] + np.arange(0, TM, 4))
@@ -198,9 +182,7 @@ def sgemmWarptiling(blk, A, B, C, M, N, K, BM=128, BN=128, BK=16, WM=64, WN=64, 
             reg_m = blk.load(As, dot * BM + m_idx.reshape(blk.n_threads, -1), vec=4).reshape(blk.n_threads, -1)
             reg_n = blk.load(Bs, dot * BN + n_idx.reshape(blk.n_threads, -1), vec=4).reshape(blk.n_threads, -1)
             res = blk.fma(reg_m[:, :, None], reg_n[:, None, :], res)
-        blk.count_instr("int", 37)  # SASS, cuda/k10
-        blk.count_instr("ctrl", 2)
-        blk.syncthreads()
+        _end_pass(blk, 37, 2)  # SASS, cuda/k10
     c0 = (c_row * BM + warp_row * WM) * N + c_col * BN + warp_col * WN
     for wm in range(WMITER):
         for wn in range(WNITER):

@@ -8,7 +8,6 @@ site publishes kernellab's wheel and sdist beside the two languages.
 
 import ast
 import json
-import os
 import re
 import subprocess
 import sys
@@ -16,17 +15,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from check_downloads import english_paragraphs  # tools/, on the path by conftest.py
+from site_common import CJK, LANGS, SITE
+from site_publish import site_url
 
 import kernellab
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-from check_downloads import english_paragraphs  # noqa: E402
-from site_publish import site_url  # noqa: E402
-
-SITE = Path(os.environ["KERNELLAB_SITE"])
-LANGS = ("en", "zh_CN")
-CJK = re.compile(r"[\u4e00-\u9fff]")
 LETTERS = re.compile(r"[A-Za-z]{3,}")
 WHEEL = f"kernellab-{kernellab.__version__}-py3-none-any.whl"
 

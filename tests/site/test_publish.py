@@ -6,22 +6,14 @@ pages to the source, and a 404 page.
 """
 
 import json
-import os
 import re
-import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from site_common import CJK, LANGS, SITE
+from site_publish import pages, site_url, sitemap  # tools/, on the path by conftest.py
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-from site_publish import pages, site_url, sitemap  # noqa: E402
-
-SITE = Path(os.environ["KERNELLAB_SITE"])
-LANGS = ("en", "zh_CN")
-CJK = re.compile(r"[\u4e00-\u9fff]")
 ALTERNATE = re.compile(r'<link rel="alternate" hreflang="([^"]+)" href="([^"]+)">')
 
 
