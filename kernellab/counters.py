@@ -63,8 +63,39 @@ def instr_mix(counts: Counts) -> dict[str, int]:
     return dict(sorted(out.items()))
 
 
+def _loads_and_stores(name: str, what: str) -> property:
+    """The property ``load_<name> + store_<name>``: ``what`` of global loads and stores together."""
+
+    def total(self) -> int:
+        return getattr(self, f"load_{name}") + getattr(self, f"store_{name}")
+
+    return property(total, doc=f"{what} of global loads and stores together (``load_{name} + store_{name}``).")
+
+
+class LoadStoreTotals:
+    """The totals :class:`Counts` and :class:`~kernellab.TritonCounts` share, from their ``load_*`` and
+    ``store_*`` names and ``dram_sectors``.
+
+    Examples
+    --------
+    >>> c = Counts(gld_instr=2, gld_sectors=8, gst_instr=1, gst_sectors=4, dram_sectors={"x": 5})
+    >>> c.requests, c.sectors, c.dram_bytes                  # 2 + 1; 8 + 4; 5 sectors × 32 B
+    (3, 12, 160)
+    """
+
+    requests = _loads_and_stores("requests", "Requests (warp-level)")
+    sectors = _loads_and_stores("sectors", "32-byte sectors, per request,")
+    lines = _loads_and_stores("lines", "128-byte lines, per request,")
+    bytes = _loads_and_stores("bytes", "Bytes requested (every re-read counted again)")
+
+    @property
+    def dram_bytes(self) -> int:
+        """The compulsory DRAM traffic in bytes: every distinct sector touched (``dram_sectors``) once × 32 B."""
+        return SECTOR_BYTES * sum(self.dram_sectors.values())
+
+
 @dataclass(frozen=True)
-class Counts:
+class Counts(LoadStoreTotals):
     """What a profiler would report for one SIMT launch.
 
     Global-memory fields follow ``l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_{ld,st}.sum``;
@@ -128,11 +159,6 @@ class Counts:
         return self.gst_instr
 
     @property
-    def requests(self) -> int:
-        """Global load and store requests together."""
-        return self.gld_instr + self.gst_instr
-
-    @property
     def load_sectors(self) -> int:
         """32-byte sectors global loads touch, per request (``gld_sectors``); ``l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum``."""
         return self.gld_sectors
@@ -141,11 +167,6 @@ class Counts:
     def store_sectors(self) -> int:
         """32-byte sectors global stores touch, per request (``gst_sectors``); ``l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum``."""
         return self.gst_sectors
-
-    @property
-    def sectors(self) -> int:
-        """Global load and store sectors together."""
-        return self.gld_sectors + self.gst_sectors
 
     @property
     def load_lines(self) -> int:
@@ -158,11 +179,6 @@ class Counts:
         return self.gst_lines
 
     @property
-    def lines(self) -> int:
-        """Global load and store lines together."""
-        return self.gld_lines + self.gst_lines
-
-    @property
     def load_bytes(self) -> int:
         """Bytes the active lanes load from global memory (``gld_bytes``)."""
         return self.gld_bytes
@@ -171,11 +187,6 @@ class Counts:
     def store_bytes(self) -> int:
         """Bytes the active lanes store to global memory (``gst_bytes``)."""
         return self.gst_bytes
-
-    @property
-    def bytes(self) -> int:
-        """Bytes requested from global memory, loads and stores together (every re-read counted again)."""
-        return self.gld_bytes + self.gst_bytes
 
     @property
     def flops(self) -> int:
@@ -210,11 +221,6 @@ class Counts:
     def overhead_instr(self) -> int:
         """Integer/address, control and other warp instructions (kinds ``OVERHEAD_KINDS``)."""
         return sum(self.instr_by_kind.get(k, 0) for k in OVERHEAD_KINDS)
-
-    @property
-    def dram_bytes(self) -> int:
-        """Compulsory DRAM traffic in bytes, every distinct sector touched counted once × 32 B."""
-        return SECTOR_BYTES * sum(self.dram_sectors.values())
 
     def simt_efficiency(self) -> float:
         """Average fraction of the 32 lanes active per issued warp instruction (0–1).
