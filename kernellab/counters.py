@@ -7,6 +7,7 @@ Every field counts active lanes only. The memory fields are sums of the pure fun
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
+from operator import attrgetter
 
 from kernellab.i18n import _
 
@@ -63,6 +64,14 @@ def instr_mix(counts: Counts) -> dict[str, int]:
     return dict(sorted(out.items()))
 
 
+def _alias(name: str, doc: str) -> property:
+    """A read-only property that returns the field ``name``, documented as ``name``: ``doc``.
+
+    For the names both engines share (``load_requests`` is ``gld_instr``, …).
+    """
+    return property(attrgetter(name), doc=f"``{name}``: {doc}")
+
+
 def _loads_and_stores(name: str, what: str) -> property:
     """The property ``load_<name> + store_<name>``: ``what`` of global loads and stores together."""
 
@@ -83,15 +92,15 @@ class LoadStoreTotals:
     (3, 12, 160)
     """
 
-    requests = _loads_and_stores("requests", "Requests (warp-level)")
-    sectors = _loads_and_stores("sectors", "32-byte sectors, per request,")
-    lines = _loads_and_stores("lines", "128-byte lines, per request,")
-    bytes = _loads_and_stores("bytes", "Bytes requested (every re-read counted again)")
-
     @property
     def dram_bytes(self) -> int:
         """The compulsory DRAM traffic in bytes: every distinct sector touched (``dram_sectors``) once × 32 B."""
         return SECTOR_BYTES * sum(self.dram_sectors.values())
+
+    requests = _loads_and_stores("requests", "Requests (warp-level)")
+    sectors = _loads_and_stores("sectors", "32-byte sectors, per request,")
+    lines = _loads_and_stores("lines", "128-byte lines, per request,")
+    bytes = _loads_and_stores("bytes", "Bytes requested (every re-read counted again)")
 
 
 @dataclass(frozen=True)
@@ -148,45 +157,14 @@ class Counts(LoadStoreTotals):
     fmul: int = 0  # FP32 multiplies executed by active lanes: blk.fmul, or count_instr("fmul")
 
     # --- the names both engines share (TritonCounts has the same) ------------------------------
-    @property
-    def load_requests(self) -> int:
-        """Global load requests, warp-level (``gld_instr``); ``l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum``."""
-        return self.gld_instr
-
-    @property
-    def store_requests(self) -> int:
-        """Global store requests, warp-level (``gst_instr``); ``l1tex__t_requests_pipe_lsu_mem_global_op_st.sum``."""
-        return self.gst_instr
-
-    @property
-    def load_sectors(self) -> int:
-        """32-byte sectors global loads touch, per request (``gld_sectors``); ``l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum``."""
-        return self.gld_sectors
-
-    @property
-    def store_sectors(self) -> int:
-        """32-byte sectors global stores touch, per request (``gst_sectors``); ``l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum``."""
-        return self.gst_sectors
-
-    @property
-    def load_lines(self) -> int:
-        """128-byte lines (tags) global loads touch, per request (``gld_lines``)."""
-        return self.gld_lines
-
-    @property
-    def store_lines(self) -> int:
-        """128-byte lines global stores touch, per request (``gst_lines``)."""
-        return self.gst_lines
-
-    @property
-    def load_bytes(self) -> int:
-        """Bytes the active lanes load from global memory (``gld_bytes``)."""
-        return self.gld_bytes
-
-    @property
-    def store_bytes(self) -> int:
-        """Bytes the active lanes store to global memory (``gst_bytes``)."""
-        return self.gst_bytes
+    load_requests = _alias("gld_instr", "Global load requests, warp-level; ``l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum``.")
+    store_requests = _alias("gst_instr", "Global store requests, warp-level; ``l1tex__t_requests_pipe_lsu_mem_global_op_st.sum``.")
+    load_sectors = _alias("gld_sectors", "32-byte sectors global loads touch, per request; ``l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum``.")
+    store_sectors = _alias("gst_sectors", "32-byte sectors global stores touch, per request; ``l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum``.")
+    load_lines = _alias("gld_lines", "128-byte lines (tags) global loads touch, per request.")
+    store_lines = _alias("gst_lines", "128-byte lines global stores touch, per request.")
+    load_bytes = _alias("gld_bytes", "Bytes the active lanes load from global memory.")
+    store_bytes = _alias("gst_bytes", "Bytes the active lanes store to global memory.")
 
     @property
     def flops(self) -> int:
