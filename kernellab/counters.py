@@ -82,8 +82,8 @@ def _loads_and_stores(name: str, what: str) -> property:
 
 
 class LoadStoreTotals:
-    """The totals :class:`Counts` and :class:`~kernellab.TritonCounts` share, from their ``load_*`` and
-    ``store_*`` names and ``dram_sectors``.
+    """The totals :class:`~kernellab.Counts` and :class:`~kernellab.TritonCounts` share (both inherit
+    them), from their ``load_*`` and ``store_*`` names and ``dram_sectors``.
 
     Examples
     --------
@@ -122,7 +122,8 @@ class Counts(LoadStoreTotals):
     properties here: ``load_requests`` is ``gld_instr``, ``load_sectors`` is ``gld_sectors``, and so on
     for ``*_lines`` and ``*_bytes`` and for stores; ``requests``, ``sectors``, ``lines`` and ``bytes``
     add loads and stores; ``flops`` is 2 × ``fma`` + ``fadd`` + ``fmul``; ``dram_bytes`` is the
-    compulsory DRAM traffic. The table of every field, with its unit and Nsight Compute metric, is
+    compulsory DRAM traffic (the totals and ``dram_bytes`` from
+    :class:`~kernellab.counters.LoadStoreTotals`). The table of every field, with its unit and Nsight Compute metric, is
     the documentation's "What each count means" page.
 
     Examples

@@ -23,7 +23,8 @@ class TritonCounts(LoadStoreTotals):
     Read them as attributes (``cnt.load_bytes``); ``cnt["load_bytes"]`` works too, for the lecture
     scripts that index counts like a dict. The names both engines share are ``load_requests``,
     ``load_sectors``, ``load_lines``, ``load_bytes`` (and ``store_*``), ``requests``, ``sectors``,
-    ``lines``, ``bytes`` (loads and stores together), ``flops``, ``dram_sectors`` and ``dram_bytes``.
+    ``lines``, ``bytes`` (loads and stores together), ``flops``, ``dram_sectors`` and ``dram_bytes`` (the
+    totals and ``dram_bytes`` from :class:`~kernellab.counters.LoadStoreTotals`).
     A program's block is split into warps of 32 lanes, row-major, for the requests, sectors and lines.
 
     ``flops`` counts every floating-point operation of a ``@triton.jit`` kernel, once per element of
