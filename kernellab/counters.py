@@ -65,11 +65,11 @@ def instr_mix(counts: Counts) -> dict[str, int]:
 
 
 def _alias(name: str, doc: str) -> property:
-    """A read-only property that returns the field ``name``, documented as ``name``: ``doc``.
+    """A read-only property that returns the field ``name``, with docstring ``doc`` and "Same as ``name``."
 
     For the names both engines share (``load_requests`` is ``gld_instr``, …).
     """
-    return property(attrgetter(name), doc=f"``{name}``: {doc}")
+    return property(attrgetter(name), doc=f"{doc} Same as ``{name}``.")
 
 
 def _loads_and_stores(name: str, what: str) -> property:
@@ -94,7 +94,7 @@ class LoadStoreTotals:
 
     @property
     def dram_bytes(self) -> int:
-        """The compulsory DRAM traffic in bytes: every distinct sector touched (``dram_sectors``) once × 32 B."""
+        """The compulsory DRAM traffic in bytes, every distinct sector touched (``dram_sectors``) once × 32 B."""
         return SECTOR_BYTES * sum(self.dram_sectors.values())
 
     requests = _loads_and_stores("requests", "Requests (warp-level)")
