@@ -3,40 +3,35 @@
 // step from registers. A and B are staged with scalar loads and stores.
 #include "tiled.cuh"
 
-constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
-constexpr int THREADS = BM * BN / (TM * TN);
+constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, THREADS = BM * BN / (TM * TN);
 
 extern "C" __global__ void __launch_bounds__(THREADS)
     sgemm2DBlocktiling(const float *A, const float *B, float *C, int M, int N, int K) {
-  __shared__ float As[BM * BK];
-  __shared__ float Bs[BK * BN];
   const unsigned tc = threadIdx.x % (BN / TN), tr = threadIdx.x / (BN / TN);
   const unsigned ar = threadIdx.x / BK, ac = threadIdx.x % BK;
   const unsigned br = threadIdx.x / BN, bc = threadIdx.x % BN;
   constexpr int A_STRIDE = THREADS / BK, B_STRIDE = THREADS / BN;
-  const float *a = A + blockIdx.y * BM * K;
-  const float *b = B + blockIdx.x * BN;
   float acc[TM][TN] = {{0.0f}};
   float rm[TM], rn[TN];
-  for (int k0 = 0; k0 < K; k0 += BK) {
+  block_k_loop<BM, BN, BK>(
+      A, B, N, K,
+      [&](const float *a, const float *b, float *As, float *Bs) {
 #pragma unroll
-    for (int r = 0; r < BM; r += A_STRIDE) As[(ar + r) * BK + ac] = a[(ar + r) * K + ac];
+        for (int r = 0; r < BM; r += A_STRIDE) As[(ar + r) * BK + ac] = a[(ar + r) * K + ac];
 #pragma unroll
-    for (int r = 0; r < BK; r += B_STRIDE) Bs[(br + r) * BN + bc] = b[(br + r) * N + bc];
-    __syncthreads();
-    a += BK;
-    b += BK * N;
+        for (int r = 0; r < BK; r += B_STRIDE) Bs[(br + r) * BN + bc] = b[(br + r) * N + bc];
+      },
+      [&](const float *As, const float *Bs) {
 #pragma unroll
-    for (int d = 0; d < BK; ++d) {
+        for (int d = 0; d < BK; ++d) {
 #pragma unroll
-      for (int i = 0; i < TM; ++i) rm[i] = As[(tr * TM + i) * BK + d];
+          for (int i = 0; i < TM; ++i) rm[i] = As[(tr * TM + i) * BK + d];
 #pragma unroll
-      for (int j = 0; j < TN; ++j) rn[j] = Bs[d * BN + tc * TN + j];
-      fma_outer(acc, rm, rn);
-    }
-    __syncthreads();
-  }
-  float *c = C + blockIdx.y * BM * N + blockIdx.x * BN;
+          for (int j = 0; j < TN; ++j) rn[j] = Bs[d * BN + tc * TN + j];
+          fma_outer(acc, rm, rn);
+        }
+      });
+  float *c = block_c<BM, BN>(C, N);
 #pragma unroll
   for (int i = 0; i < TM; ++i)
 #pragma unroll

@@ -9,21 +9,17 @@ constexpr int THREADS = BM * BN / (TM * TN);
 
 extern "C" __global__ void __launch_bounds__(THREADS)
     sgemmResolveBankExtraCol(const float *A, const float *B, float *C, int M, int N, int K) {
-  __shared__ float As[BK * BM];
-  __shared__ float Bs[BK * BNP];
   const unsigned tc = threadIdx.x % (BN / TN), tr = threadIdx.x / (BN / TN);
-  const float *a = A + blockIdx.y * BM * K;
-  const float *b = B + blockIdx.x * BN;
   float acc[TM][TN] = {{0.0f}};
-  for (int k0 = 0; k0 < K; k0 += BK) {
-    load_a_transposed<BM, BK, THREADS>(a, As, K);
-    load_b_scattered<BN, BK, THREADS>(b, Bs, N, [](unsigned br, unsigned bc, int j) { return br * BNP + bc * 4 + j; });
-    __syncthreads();
-    a += BK;
-    b += BK * N;
+  block_k_loop<BM, BN, BK, BNP>(
+      A, B, N, K,
+      [&](const float *a, const float *b, float *As, float *Bs) {
+        load_a_transposed<BM, BK, THREADS>(a, As, K);
+        load_b_scattered<BN, BK, THREADS>(b, Bs, N, [](unsigned br, unsigned bc, int j) { return br * BNP + bc * 4 + j; });
+      },
+      [&](const float *As, const float *Bs) {
 #pragma unroll
-    for (int d = 0; d < BK; ++d) outer<BM, BNP>(acc, As, Bs, d, tr * TM, tc * TN);
-    __syncthreads();
-  }
-  store_c(C + blockIdx.y * BM * N + blockIdx.x * BN, N, tr * TM, tc * TN, acc);
+        for (int d = 0; d < BK; ++d) outer<BM, BNP>(acc, As, Bs, d, tr * TM, tc * TN);
+      });
+  store_c(block_c<BM, BN>(C, N), N, tr * TM, tc * TN, acc);
 }

@@ -9,26 +9,21 @@ constexpr int WMITER = (BM + WM - 1) / WM, WNITER = (BN + WN - 1) / WN;
 
 extern "C" __global__ void __launch_bounds__(THREADS)
     sgemmAutotuned(const float *A, const float *B, float *C, int M, int N, int K) {
-  __shared__ float As[BK * BM];
-  __shared__ float Bs[BK * BN];
   const unsigned tc = threadIdx.x % (WN / TN), tr = threadIdx.x / (WN / TN);
-  const float *a = A + blockIdx.y * BM * K;
-  const float *b = B + blockIdx.x * BN;
   float acc[WMITER][WNITER][TM][TN] = {{{{0.0f}}}};
-  for (int k0 = 0; k0 < K; k0 += BK) {
-    load_tiles<BM, BN, BK, THREADS>(a, b, As, Bs, K, N);
-    __syncthreads();
-    a += BK;
-    b += BK * N;
+  block_k_loop<BM, BN, BK>(
+      A, B, N, K,
+      [&](const float *a, const float *b, float *As, float *Bs) { load_tiles<BM, BN, BK, THREADS>(a, b, As, Bs, K, N); },
+      [&](const float *As, const float *Bs) {
 #pragma unroll
-    for (int wm = 0; wm < WMITER; ++wm)
+        for (int wm = 0; wm < WMITER; ++wm)
 #pragma unroll
-      for (int wn = 0; wn < WNITER; ++wn)
+          for (int wn = 0; wn < WNITER; ++wn)
 #pragma unroll
-        for (int d = 0; d < BK; ++d) outer<BM, BN>(acc[wm][wn], As, Bs, d, wm * WM + tr * TM, wn * WN + tc * TN);
-    __syncthreads();
-  }
-  float *c = C + blockIdx.y * BM * N + blockIdx.x * BN;
+            for (int d = 0; d < BK; ++d)
+              outer<BM, BN>(acc[wm][wn], As, Bs, d, wm * WM + tr * TM, wn * WN + tc * TN);
+      });
+  float *c = block_c<BM, BN>(C, N);
 #pragma unroll
   for (int wm = 0; wm < WMITER; ++wm)
 #pragma unroll

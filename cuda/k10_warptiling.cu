@@ -8,35 +8,29 @@ constexpr int WSUBM = WM / WMITER, WSUBN = WN / WNITER;
 
 extern "C" __global__ void __launch_bounds__(THREADS)
     sgemmWarptiling(const float *A, const float *B, float *C, int M, int N, int K) {
-  __shared__ float As[BK * BM];
-  __shared__ float Bs[BK * BN];
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const unsigned wc = warp % (BN / WN), wr = warp / (BN / WN);
   const unsigned tc = lane % (WSUBN / TN), tr = lane / (WSUBN / TN);
-  const float *a = A + blockIdx.y * BM * K;
-  const float *b = B + blockIdx.x * BN;
   float acc[WMITER * TM][WNITER * TN] = {{0.0f}};
   float rm[WMITER * TM], rn[WNITER * TN];
-  for (int k0 = 0; k0 < K; k0 += BK) {
-    load_tiles<BM, BN, BK, THREADS>(a, b, As, Bs, K, N);
-    __syncthreads();
-    a += BK;
-    b += BK * N;
+  block_k_loop<BM, BN, BK>(
+      A, B, N, K,
+      [&](const float *a, const float *b, float *As, float *Bs) { load_tiles<BM, BN, BK, THREADS>(a, b, As, Bs, K, N); },
+      [&](const float *As, const float *Bs) {
 #pragma unroll
-    for (int d = 0; d < BK; ++d) {
+        for (int d = 0; d < BK; ++d) {
 #pragma unroll
-      for (int ws = 0; ws < WMITER; ++ws)
+          for (int ws = 0; ws < WMITER; ++ws)
 #pragma unroll
-        for (int i = 0; i < TM; ++i) rm[ws * TM + i] = As[d * BM + wr * WM + ws * WSUBM + tr * TM + i];
+            for (int i = 0; i < TM; ++i) rm[ws * TM + i] = As[d * BM + wr * WM + ws * WSUBM + tr * TM + i];
 #pragma unroll
-      for (int ws = 0; ws < WNITER; ++ws)
+          for (int ws = 0; ws < WNITER; ++ws)
 #pragma unroll
-        for (int j = 0; j < TN; ++j) rn[ws * TN + j] = Bs[d * BN + wc * WN + ws * WSUBN + tc * TN + j];
-      fma_outer(acc, rm, rn);
-    }
-    __syncthreads();
-  }
-  float *c = C + (blockIdx.y * BM + wr * WM) * N + blockIdx.x * BN + wc * WN;
+            for (int j = 0; j < TN; ++j) rn[ws * TN + j] = Bs[d * BN + wc * WN + ws * WSUBN + tc * TN + j];
+          fma_outer(acc, rm, rn);
+        }
+      });
+  float *c = block_c<BM, BN>(C, N) + wr * WM * N + wc * WN;
 #pragma unroll
   for (int wm = 0; wm < WMITER; ++wm)
 #pragma unroll

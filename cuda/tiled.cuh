@@ -1,7 +1,38 @@
-// Pieces shared by the CUDA twins of kernellab/sgemm/tiled.py (k6–k10), one per helper there, and
-// fma_outer, which k5 uses too.
+// Pieces shared by the CUDA twins of kernellab/sgemm/tiled.py (k6–k10), one per helper there, the K loop
+// of the shared-memory twins (k3–k10) and fma_outer, which k5 uses too.
 // All are inlined: each twin still compiles to one kernel with one K loop.
 #pragma once
+
+// The K loop of the shared-memory twins, with the block's A tile at a and its B tile at b: per K step,
+// stage(a, b) copies the tiles into shared memory, a barrier, a moves BK columns and b BK rows on,
+// dot() computes out of shared memory, a barrier.
+template <int BK, typename Stage, typename Dot>
+__device__ __forceinline__ void k_loop(const float *a, const float *b, int N, int K, Stage stage, Dot dot) {
+  for (int k0 = 0; k0 < K; k0 += BK) {
+    stage(a, b);
+    __syncthreads();
+    a += BK;
+    b += BK * N;
+    dot();
+    __syncthreads();
+  }
+}
+
+// k_loop for the tile of C at block row blockIdx.y and block column blockIdx.x (k4–k10): As (BK×BM
+// floats) and Bs (BK rows of BNS floats) in shared memory, stage(a, b, As, Bs) and dot(As, Bs).
+template <int BM, int BN, int BK, int BNS = BN, typename Stage, typename Dot>
+__device__ __forceinline__ void block_k_loop(const float *A, const float *B, int N, int K, Stage stage, Dot dot) {
+  __shared__ float As[BK * BM], Bs[BK * BNS];
+  k_loop<BK>(
+      A + blockIdx.y * BM * K, B + blockIdx.x * BN, N, K, [&](const float *a, const float *b) { stage(a, b, As, Bs); },
+      [&] { dot(As, Bs); });
+}
+
+// The block's BM×BN tile of C (block row blockIdx.y, block column blockIdx.x; rows N apart).
+template <int BM, int BN>
+__device__ __forceinline__ float *block_c(float *C, int N) {
+  return C + blockIdx.y * BM * N + blockIdx.x * BN;
+}
 
 // _load_a_transposed: float4 loads of the BM×BK tile of A (rows K apart), each stored as four floats
 // down a column of As, which is BK×BM.

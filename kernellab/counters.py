@@ -7,6 +7,7 @@ Every field counts active lanes only. The memory fields are sums of the pure fun
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
+from operator import attrgetter
 
 from kernellab.i18n import _
 
@@ -63,8 +64,47 @@ def instr_mix(counts: Counts) -> dict[str, int]:
     return dict(sorted(out.items()))
 
 
+def _alias(name: str, doc: str) -> property:
+    """A read-only property that returns the field ``name``, with docstring ``doc`` and "Same as ``name``."
+
+    For the names both engines share (``load_requests`` is ``gld_instr``, …).
+    """
+    return property(attrgetter(name), doc=f"{doc} Same as ``{name}``.")
+
+
+def _loads_and_stores(name: str, what: str) -> property:
+    """The property ``load_<name> + store_<name>``: ``what`` of global loads and stores together."""
+
+    def total(self) -> int:
+        return getattr(self, f"load_{name}") + getattr(self, f"store_{name}")
+
+    return property(total, doc=f"{what} of global loads and stores together (``load_{name} + store_{name}``).")
+
+
+class LoadStoreTotals:
+    """The totals :class:`~kernellab.Counts` and :class:`~kernellab.TritonCounts` share (both inherit
+    them), from their ``load_*`` and ``store_*`` names and ``dram_sectors``.
+
+    Examples
+    --------
+    >>> c = Counts(gld_instr=2, gld_sectors=8, gst_instr=1, gst_sectors=4, dram_sectors={"x": 5})
+    >>> c.requests, c.sectors, c.dram_bytes                  # 2 + 1; 8 + 4; 5 sectors × 32 B
+    (3, 12, 160)
+    """
+
+    @property
+    def dram_bytes(self) -> int:
+        """The compulsory DRAM traffic in bytes, every distinct sector touched (``dram_sectors``) once × 32 B."""
+        return SECTOR_BYTES * sum(self.dram_sectors.values())
+
+    requests = _loads_and_stores("requests", "Requests (warp-level)")
+    sectors = _loads_and_stores("sectors", "32-byte sectors, per request,")
+    lines = _loads_and_stores("lines", "128-byte lines, per request,")
+    bytes = _loads_and_stores("bytes", "Bytes requested (every re-read counted again)")
+
+
 @dataclass(frozen=True)
-class Counts:
+class Counts(LoadStoreTotals):
     """What a profiler would report for one SIMT launch.
 
     Global-memory fields follow ``l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_{ld,st}.sum``;
@@ -82,7 +122,8 @@ class Counts:
     properties here: ``load_requests`` is ``gld_instr``, ``load_sectors`` is ``gld_sectors``, and so on
     for ``*_lines`` and ``*_bytes`` and for stores; ``requests``, ``sectors``, ``lines`` and ``bytes``
     add loads and stores; ``flops`` is 2 × ``fma`` + ``fadd`` + ``fmul``; ``dram_bytes`` is the
-    compulsory DRAM traffic. The table of every field, with its unit and Nsight Compute metric, is
+    compulsory DRAM traffic (the totals and ``dram_bytes`` from
+    :class:`~kernellab.counters.LoadStoreTotals`). The table of every field, with its unit and Nsight Compute metric, is
     the documentation's "What each count means" page.
 
     Examples
@@ -117,65 +158,14 @@ class Counts:
     fmul: int = 0  # FP32 multiplies executed by active lanes: blk.fmul, or count_instr("fmul")
 
     # --- the names both engines share (TritonCounts has the same) ------------------------------
-    @property
-    def load_requests(self) -> int:
-        """Global load requests, warp-level (``gld_instr``); ``l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum``."""
-        return self.gld_instr
-
-    @property
-    def store_requests(self) -> int:
-        """Global store requests, warp-level (``gst_instr``); ``l1tex__t_requests_pipe_lsu_mem_global_op_st.sum``."""
-        return self.gst_instr
-
-    @property
-    def requests(self) -> int:
-        """Global load and store requests together."""
-        return self.gld_instr + self.gst_instr
-
-    @property
-    def load_sectors(self) -> int:
-        """32-byte sectors global loads touch, per request (``gld_sectors``); ``l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum``."""
-        return self.gld_sectors
-
-    @property
-    def store_sectors(self) -> int:
-        """32-byte sectors global stores touch, per request (``gst_sectors``); ``l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum``."""
-        return self.gst_sectors
-
-    @property
-    def sectors(self) -> int:
-        """Global load and store sectors together."""
-        return self.gld_sectors + self.gst_sectors
-
-    @property
-    def load_lines(self) -> int:
-        """128-byte lines (tags) global loads touch, per request (``gld_lines``)."""
-        return self.gld_lines
-
-    @property
-    def store_lines(self) -> int:
-        """128-byte lines global stores touch, per request (``gst_lines``)."""
-        return self.gst_lines
-
-    @property
-    def lines(self) -> int:
-        """Global load and store lines together."""
-        return self.gld_lines + self.gst_lines
-
-    @property
-    def load_bytes(self) -> int:
-        """Bytes the active lanes load from global memory (``gld_bytes``)."""
-        return self.gld_bytes
-
-    @property
-    def store_bytes(self) -> int:
-        """Bytes the active lanes store to global memory (``gst_bytes``)."""
-        return self.gst_bytes
-
-    @property
-    def bytes(self) -> int:
-        """Bytes requested from global memory, loads and stores together (every re-read counted again)."""
-        return self.gld_bytes + self.gst_bytes
+    load_requests = _alias("gld_instr", "Global load requests, warp-level; ``l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum``.")
+    store_requests = _alias("gst_instr", "Global store requests, warp-level; ``l1tex__t_requests_pipe_lsu_mem_global_op_st.sum``.")
+    load_sectors = _alias("gld_sectors", "32-byte sectors global loads touch, per request; ``l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum``.")
+    store_sectors = _alias("gst_sectors", "32-byte sectors global stores touch, per request; ``l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum``.")
+    load_lines = _alias("gld_lines", "128-byte lines (tags) global loads touch, per request.")
+    store_lines = _alias("gst_lines", "128-byte lines global stores touch, per request.")
+    load_bytes = _alias("gld_bytes", "Bytes the active lanes load from global memory.")
+    store_bytes = _alias("gst_bytes", "Bytes the active lanes store to global memory.")
 
     @property
     def flops(self) -> int:
@@ -210,11 +200,6 @@ class Counts:
     def overhead_instr(self) -> int:
         """Integer/address, control and other warp instructions (kinds ``OVERHEAD_KINDS``)."""
         return sum(self.instr_by_kind.get(k, 0) for k in OVERHEAD_KINDS)
-
-    @property
-    def dram_bytes(self) -> int:
-        """Compulsory DRAM traffic in bytes, every distinct sector touched counted once × 32 B."""
-        return SECTOR_BYTES * sum(self.dram_sectors.values())
 
     def simt_efficiency(self) -> float:
         """Average fraction of the 32 lanes active per issued warp instruction (0–1).

@@ -82,27 +82,36 @@ def _store_c(blk, C, c0, row0, col0, N, TM, TN, res):
     blk.store(C, idx.reshape(blk.n_threads, -1), res.reshape(blk.n_threads, -1, 4), vec=4)
 
 
+def _thread_tiles(blk, N, K, BM, BN, BK, TM, TN, bs_row=None):
+    """The prologue of kernels 6–8: :func:`~kernellab.sgemm.basic._block_tiles`, the block's first
+    element of C, the thread's tile row and column (its TM×TN results start at row ``t_row·TM`` and
+    column ``t_col·TN`` of the block's tile) and the results, zero.
+
+    Returns ``As, Bs, a0, b0, c0, t_row, t_col, res``.
+    """
+    As, Bs, c_row, c_col, a0, b0 = _block_tiles(blk, BM, BN, BK, K, bs_row)
+    t_col, t_row = blk.tx % (BN // TN), blk.tx // (BN // TN)
+    res = np.zeros((blk.n_threads, TM, TN), np.float32)
+    return As, Bs, a0, b0, c_row * BM * N + c_col * BN, t_row, t_col, res
+
+
 def sgemmVectorize(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, TN=8):
     """Kernel 6: kernel 5 with float4 global loads and stores, and As transposed."""
     n_thr = BM * BN // (TM * TN)
-    As, Bs, c_row, c_col, a0, b0 = _block_tiles(blk, BM, BN, BK, K)
-    t_col, t_row = blk.tx % (BN // TN), blk.tx // (BN // TN)
-    res = np.zeros((blk.n_threads, TM, TN), np.float32)
+    As, Bs, a0, b0, c0, t_row, t_col, res = _thread_tiles(blk, N, K, BM, BN, BK, TM, TN)
     for bk in range(0, K, BK):
         _load_tiles(blk, A, B, As, Bs, a0, b0, bk, K, N, BM, BN, BK, n_thr)
         blk.syncthreads()
         for dot in range(BK):
             res = _outer(blk, As, Bs, t_row * TM, t_col * TN, dot, BM, BN, TM, TN, res)
         _end_pass(blk, 10, 2)  # SASS, cuda/k06; the exit test and the branch back
-    _store_c(blk, C, c_row * BM * N + c_col * BN, t_row * TM, t_col * TN, N, TM, TN, res)
+    _store_c(blk, C, c0, t_row * TM, t_col * TN, N, TM, TN, res)
 
 
 def sgemmResolveBankConflicts(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, TN=8):
     """Kernel 7: kernel 6 with Bs "linearized": the 8 values a thread reads per dot step sit 16 floats apart."""
     n_thr = BM * BN // (TM * TN)
-    As, Bs, c_row, c_col, a0, b0 = _block_tiles(blk, BM, BN, BK, K)
-    t_col, t_row = blk.tx % (BN // TN), blk.tx // (BN // TN)
-    res = np.zeros((blk.n_threads, TM, TN), np.float32)
+    As, Bs, a0, b0, c0, t_row, t_col, res = _thread_tiles(blk, N, K, BM, BN, BK, TM, TN)
     for bk in range(0, K, BK):
         _load_a_transposed(blk, A, As, a0, bk, K, BM, BK, n_thr)
         tmp, rows, col_b = _load_b_rows(blk, B, b0, bk, N, BN, BK, n_thr)
@@ -115,16 +124,14 @@ def sgemmResolveBankConflicts(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8,
             reg_n = blk.load(Bs, ((dot * 8 + np.arange(TN)) * 16)[None, :] + t_col[:, None])  # 16 apart: scalar
             res = blk.fma(reg_m[:, :, None], reg_n[:, None, :], res)
         _end_pass(blk, 10, 2)  # SASS, cuda/k07
-    _store_c(blk, C, c_row * BM * N + c_col * BN, t_row * TM, t_col * TN, N, TM, TN, res)
+    _store_c(blk, C, c0, t_row * TM, t_col * TN, N, TM, TN, res)
 
 
 def sgemmResolveBankExtraCol(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, TN=8, extraCols=5):
     """Kernel 8: kernel 6 with each Bs row padded by ``extraCols = 5`` floats (Bs is BK × (BN + 5))."""
     n_thr = BM * BN // (TM * TN)
     BNp = BN + extraCols
-    As, Bs, c_row, c_col, a0, b0 = _block_tiles(blk, BM, BN, BK, K, bs_row=BNp)
-    t_col, t_row = blk.tx % (BN // TN), blk.tx // (BN // TN)
-    res = np.zeros((blk.n_threads, TM, TN), np.float32)
+    As, Bs, a0, b0, c0, t_row, t_col, res = _thread_tiles(blk, N, K, BM, BN, BK, TM, TN, bs_row=BNp)
     for bk in range(0, K, BK):
         _load_a_transposed(blk, A, As, a0, bk, K, BM, BK, n_thr)
         tmp, rows, col_b = _load_b_rows(blk, B, b0, bk, N, BN, BK, n_thr)
@@ -135,7 +142,7 @@ def sgemmResolveBankExtraCol(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, 
             reg_n = _load_run(blk, Bs, dot * BNp + t_col * TN, TN)  # rows of 133 floats: mixed widths
             res = blk.fma(reg_m[:, :, None], reg_n[:, None, :], res)
         _end_pass(blk, 10, 2)  # SASS, cuda/k08
-    _store_c(blk, C, c_row * BM * N + c_col * BN, t_row * TM, t_col * TN, N, TM, TN, res)
+    _store_c(blk, C, c0, t_row * TM, t_col * TN, N, TM, TN, res)
 
 
 def sgemmAutotuned(blk, A, B, C, M, N, K, BM=128, BN=128, BK=16, TM=8, TN=8, NUM_THREADS=256):

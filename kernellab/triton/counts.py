@@ -13,16 +13,18 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from ..access import SECTOR_BYTES, WARP_SIZE, Access, bytes_requested, lines, requests, sectors
+from ..counters import LoadStoreTotals
 
 
 @dataclass(frozen=True)
-class TritonCounts:
+class TritonCounts(LoadStoreTotals):
     """Counts of one launch (or a sum of launches), named as :class:`~kernellab.Counts` names them.
 
     Read them as attributes (``cnt.load_bytes``); ``cnt["load_bytes"]`` works too, for the lecture
     scripts that index counts like a dict. The names both engines share are ``load_requests``,
     ``load_sectors``, ``load_lines``, ``load_bytes`` (and ``store_*``), ``requests``, ``sectors``,
-    ``lines``, ``bytes`` (loads and stores together), ``flops``, ``dram_sectors`` and ``dram_bytes``.
+    ``lines``, ``bytes`` (loads and stores together), ``flops``, ``dram_sectors`` and ``dram_bytes`` (the
+    totals and ``dram_bytes`` from :class:`~kernellab.counters.LoadStoreTotals`).
     A program's block is split into warps of 32 lanes, row-major, for the requests, sectors and lines.
 
     ``flops`` counts every floating-point operation of a ``@triton.jit`` kernel, once per element of
@@ -61,31 +63,6 @@ class TritonCounts:
     store_lines: int = 0  # 128-byte lines store requests touch
     atomic_lines: int = 0  # 128-byte lines atomic requests touch
     dram_sectors: dict = field(default_factory=dict)  # array name → distinct 32-byte sectors loaded or stored
-
-    @property
-    def requests(self) -> int:
-        """Load and store requests together."""
-        return self.load_requests + self.store_requests
-
-    @property
-    def sectors(self) -> int:
-        """Load and store sectors together."""
-        return self.load_sectors + self.store_sectors
-
-    @property
-    def lines(self) -> int:
-        """Load and store lines together."""
-        return self.load_lines + self.store_lines
-
-    @property
-    def bytes(self) -> int:
-        """Bytes requested, loads and stores together (every re-read counted again)."""
-        return self.load_bytes + self.store_bytes
-
-    @property
-    def dram_bytes(self) -> int:
-        """The compulsory DRAM traffic in bytes, every distinct sector loaded or stored once × 32 B."""
-        return SECTOR_BYTES * sum(self.dram_sectors.values())
 
     def __getitem__(self, key: str):
         if key in self.keys():
