@@ -24,13 +24,6 @@ def mods(load_pair):
     return load_pair(SOURCE)
 
 
-def run_both(mods, name, grid, arrays, scalars=(), **meta):
-    ours, theirs = (getattr(m, name) for m in mods)
-    a1 = [a.copy() for a in arrays]
-    a2 = [torch.from_numpy(a.copy()) for a in arrays]
-    ours[grid](*a1, *scalars, **meta)
-    theirs[grid](*a2, *scalars, **meta)
-    return a1, [t.numpy() for t in a2]
 
 
 DTYPES = [np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8]
@@ -42,7 +35,7 @@ def test_masked_strided_loads(mods, dtype, n, stride, seed):
     rng = np.random.default_rng(seed)
     x = (rng.standard_normal(n * stride) * 50).astype(dtype)
     m = (rng.random(n) < 0.6).astype(np.int32)
-    ours, theirs = run_both(mods, "masked_strided_copy", ((n + 63) // 64,), [x, m, np.zeros(n, dtype)],
+    ours, theirs = mods.run("masked_strided_copy", ((n + 63) // 64,), [x, m, np.zeros(n, dtype)],
                             (stride, n), BLOCK=64)
     np.testing.assert_array_equal(ours[2], theirs[2])
 
@@ -54,7 +47,7 @@ def test_reductions_every_axis(mods, axis, R, C, dtype, seed):
     x = (np.random.default_rng(seed).standard_normal((R, C)) * 20).astype(dtype)
     n = C if axis % 2 == 0 else R
     arrays = [x] + [np.zeros(n, dtype) for _ in range(3)]
-    ours, theirs = run_both(mods, "reduce_axis", (1,), arrays, R=R, C=C, AXIS=axis)
+    ours, theirs = mods.run("reduce_axis", (1,), arrays, R=R, C=C, AXIS=axis)
     for o, t in zip(ours[1:], theirs[1:]):
         if dtype == np.int32:
             np.testing.assert_array_equal(o, t)
@@ -71,7 +64,7 @@ def test_broadcasting_and_mixed_precision_scalars(mods, R, C, da, db, s, t, seed
     rng = np.random.default_rng(seed)
     a = (rng.standard_normal(R) * 3).astype(da)
     b = (rng.standard_normal(C) * 3).astype(db)
-    ours, theirs = run_both(mods, "broadcast_mixed", (1,), [a, b, np.zeros((R, C), np.float32)], (s, t), R=R, C=C)
+    ours, theirs = mods.run("broadcast_mixed", (1,), [a, b, np.zeros((R, C), np.float32)], (s, t), R=R, C=C)
     np.testing.assert_allclose(ours[2], theirs[2], rtol=2e-3, atol=2e-3)
 
 
@@ -82,5 +75,5 @@ def test_dot(mods, M, N, K, dtype, seed):
     rng = np.random.default_rng(seed)
     a = rng.standard_normal((M, K)).astype(dtype)
     b = rng.standard_normal((K, N)).astype(dtype)
-    ours, theirs = run_both(mods, "dot_kernel", (1,), [a, b, np.zeros((M, N), np.float32)], M=M, N=N, K=K)
+    ours, theirs = mods.run("dot_kernel", (1,), [a, b, np.zeros((M, N), np.float32)], M=M, N=N, K=K)
     np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-4, atol=1e-4)

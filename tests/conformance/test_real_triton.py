@@ -19,8 +19,6 @@ torch = pytest.importorskip("torch", reason="the conformance session installs to
 pytest.importorskip("triton", reason="the conformance session installs triton; run `nox -s conformance`")
 
 SOURCE = Path(__file__).parents[1] / "triton_kernels.py"
-OURS = "import kernellab.triton as triton\nimport kernellab.triton.language as tl\n"
-THEIRS = "import triton\nimport triton.language as tl\n"
 
 
 @pytest.fixture(scope="module")
@@ -34,12 +32,7 @@ COMPARED: set[str] = set()  # the kernels some test below ran in both
 def both(kernels, name, grid, arrays, scalars=(), **meta):
     """Launch kernel ``name`` in kernellab and in real Triton on copies of ``arrays``; return both outputs."""
     COMPARED.add(name)
-    ours, theirs = (getattr(m, name) for m in kernels)
-    a1 = [a.copy() for a in arrays]
-    a2 = [torch.from_numpy(a.copy()) for a in arrays]
-    ours[grid](*a1, *scalars, **meta)
-    theirs[grid](*a2, *scalars, **meta)
-    return a1, [t.numpy() for t in a2]
+    return kernels.run(name, grid, arrays, scalars, **meta)
 
 
 def test_vector_add(kernels):
@@ -227,13 +220,14 @@ def test_swizzle(kernels):
     np.testing.assert_array_equal(ours[0], theirs[0])
 
 
-def test_gallery_flash_attention(tmp_path, source_loader):
+def test_gallery_flash_attention(tmp_path, source_loader, import_lines):
     """Page 06's FlashAttention-2 kernel, dropout included, in both."""
     spec = importlib.util.spec_from_file_location("compiled_helper", Path(__file__).with_name("compiled.py"))
     helper = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(helper)
     theirs_src = helper.kernel_source("06_flash_attention.py", "flash_attention_fwd")
-    ours_src = theirs_src.replace(THEIRS, OURS)
+    ours_lines, theirs_lines = import_lines
+    ours_src = theirs_src.replace(theirs_lines, ours_lines)
     ours = source_loader("kl_flash", ours_src, tmp_path).flash_attention_fwd
     theirs = source_loader("real_flash", theirs_src, tmp_path).flash_attention_fwd
     rng = np.random.default_rng(15)
