@@ -97,7 +97,7 @@ def run_variant(name, **switches):
         launch(kernel, grid, 1024, args=(A, B, C, N_SIM, N_SIM, N_SIM), name=name)
         report = None
     except RaceError as exc:
-        report = str(exc)
+        report = exc.details  # the error's fields, the same in every language
     C = np.zeros((N_SIM, N_SIM), np.float32)
     launch(kernel, grid, 1024, args=(A, B, C, N_SIM, N_SIM, N_SIM), name=name, racecheck=False)
     return report, C
@@ -108,21 +108,13 @@ def run_variant(name, **switches):
 # -----------------
 # The simulator tracks, between two barriers, which thread last wrote and which threads read each
 # shared element, as ``compute-sanitizer --tool racecheck`` does, and raises a ``RaceError`` at the
-# first access that another thread's access conflicts with. We catch it and take its message apart.
+# first access that another thread's access conflicts with. We catch it and read its ``details``, the
+# fields of its message (kernel, block, threads, kind, element), which are the same in every language.
 
-import re
-
-DIM3 = re.compile(r"\(\d+,\d+,\d+\)")  # block, thread; then the two threads of the hazard
-KIND = re.compile(r"read-after-write|write-after-read|write-after-write")  # in the message in either language
-ELEMENT = re.compile(r"(?P<element>\w+\[\d+\])\D*(?P<byte>\d+)")  # As[0], then its byte address
-
-
-def take_apart(name, report):
-    """The parts of a ``RaceError`` message, in English or in Chinese."""
-    block, _, thread, other = DIM3.findall(report)
-    element = ELEMENT.search(report)
-    return {"kernel": name, "kind": KIND.search(report)[0], "block": block, "t1": thread, "t2": other,
-            "element": element["element"], "byte": element["byte"]}
+def take_apart(name, details):
+    """The columns of the table from a ``RaceError``'s ``details``."""
+    return {"kernel": name, "kind": details["kind"], "block": details["block"], "t1": details["thread"],
+            "t2": details["other"], "element": f"{details['array']}[{details['index']}]", "byte": details["byte"]}
 
 
 variants = {
