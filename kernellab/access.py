@@ -572,3 +572,83 @@ def _shared_affine(acc: Access) -> tuple[int, int]:
 def _shared_class(width: int, first: int, stride: int) -> tuple[int, int]:
     """Wavefronts and ideal wavefronts of the full warp ``first + lane·stride``, by the exact path."""
     return _shared_exact(Access.from_lanes(first + _LANES * stride, width=width, aligned=True))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Optimisation for mini-Triton's commonest access: rows of consecutive elements, a prefix of each row
+# active (``offs = pid * BLOCK + tl.arange(0, BLOCK)`` under ``offs < n``). Counted from each row's first
+# byte and its number of active lanes, in closed form; equal to the exact path by construction and by
+# tests/test_fastpath_rows.py.
+# ---------------------------------------------------------------------------------------------------
+
+
+def _row_counts(a: int, k: int, width: int) -> tuple[int, int, int, int]:
+    """Requests, sectors, lines and bytes of one row: lanes ``0 … k−1`` at bytes ``a + l·width``.
+
+    The row's lanes fill warps of 32 (lane ``l`` in warp ``l // 32``); ``f = k // 32`` warps are full
+    and one more holds the last ``m = k mod 32`` lanes. A full warp spans ``32·width`` bytes from a
+    first byte that stays ``≡ a`` (mod 32), so it touches ``width`` sectors, plus one when ``a`` is
+    not sector-aligned. Its lines sum, over ``j < f``, ``⌊(b_j + L − 1)/128⌋ − ⌊b_j/128⌋ + 1`` with
+    ``b_j = a + jL``, ``L = 32·width``; the sum telescopes to ``f + ⌊b_f/128⌋ − ⌊a/128⌋`` minus the
+    warps ``j`` in ``1 … f`` whose first byte ``b_j`` starts a line (those lines are not straddled).
+
+    Examples
+    --------
+    >>> _row_counts(0, 70, 4)        # 70 floats from byte 0: 3 warps; 4 + 4 + 1 sectors, 3 lines
+    (3, 9, 3, 280)
+    >>> _row_counts(4, 32, 4)        # one warp of floats starting 4 bytes into a line: 5 sectors, 2 lines
+    (1, 5, 2, 128)
+    """
+    if k <= 0:
+        return 0, 0, 0, 0
+    f, m = divmod(k, WARP_SIZE)
+    span = WARP_SIZE * width
+    sec = f * (width + (a % SECTOR_BYTES != 0))
+    if span >= LINE_BYTES:  # a multiple of 128: every b_j starts a line, or none does
+        starts_line = f if a % LINE_BYTES == 0 else 0
+    elif a % span:  # b_j ≡ a (mod span) never ≡ 0 (mod 128)
+        starts_line = 0
+    else:  # b_j starts a line when j ≡ j0 (mod q): q = 128 / span warps per line
+        q = LINE_BYTES // span
+        j0 = -(a // span) % q
+        starts_line = f // q if j0 == 0 else (f - j0) // q + 1 if f >= j0 else 0
+    lin = f + (a + f * span) // LINE_BYTES - a // LINE_BYTES - starts_line if f else 0
+    if m:
+        b, e = a + f * span, a + f * span + m * width - 1
+        sec += e // SECTOR_BYTES - b // SECTOR_BYTES + 1
+        lin += e // LINE_BYTES - b // LINE_BYTES + 1
+    return -(-k // WARP_SIZE), sec, lin, k * width
+
+
+def prefix_counts(starts, active, width: int) -> tuple[int, int, int, int]:
+    """Requests, sectors, lines and bytes of rows of consecutive elements, each with a prefix of its lanes active.
+
+    Row ``r`` has its lanes ``l < active[r]`` at byte ``starts[r] + l·width`` (``starts`` are byte
+    addresses, multiples of ``width``); its lanes start a warp of their own, as one program's block
+    does. The same numbers as :func:`requests`, :func:`sectors`, :func:`lines` and
+    :func:`bytes_requested` of that record, computed per row in closed form (:func:`_row_counts`),
+    once per distinct (first byte mod 128, active lanes): rows that differ by whole lines count alike.
+
+    Examples
+    --------
+    >>> prefix_counts([0, 4096, 8192], [1024, 1024, 17], 4)   # 2^11+17 floats in blocks of 1024
+    (65, 259, 65, 8260)
+
+    (32 + 32 + 1 requests and lines; 2 × 32 warps × 4 sectors, and 17 floats = 68 bytes in 3 sectors.)
+    """
+    a = np.asarray(starts, np.int64).reshape(-1)
+    k = np.asarray(active, np.int64).reshape(-1)
+    a, k = np.broadcast_arrays(a, k)
+    key = a % LINE_BYTES * (int(k.max(initial=0)) + 1) + k
+    if key.size and (key == key[0]).all():
+        groups = [(int(a[0]), int(k[0]), key.size)]
+    elif key.size > 1 and (key[:-1] == key[0]).all():  # every row alike but the last (a masked tail)
+        groups = [(int(a[0]), int(k[0]), key.size - 1), (int(a[-1]), int(k[-1]), 1)]
+    else:
+        _, first, n = np.unique(key, return_index=True, return_counts=True)
+        groups = [(int(a[i]), int(k[i]), int(c)) for i, c in zip(first, n)]
+    total = [0, 0, 0, 0]
+    for ai, ki, count in groups:
+        for i, v in enumerate(_row_counts(ai, ki, width)):
+            total[i] += v * count
+    return tuple(total)

@@ -179,7 +179,9 @@ class Tally:
 class Touched:
     """The distinct 32-byte sectors of each array a launch loads or stores: its compulsory DRAM traffic.
 
-    One per launch, shared by every step, so a sector read by many programs counts once.
+    One per launch, shared by every step, so a sector read by many programs counts once. Sectors are
+    kept as a bitmap per array, and runs of consecutive elements (:meth:`mark_rows`) as intervals of
+    sectors, merged with the bitmap once, when :meth:`sectors` is asked.
 
     Examples
     --------
@@ -191,12 +193,23 @@ class Touched:
     >>> rows = np.array([[32, 33], [48, 49]]); keep = np.array([[False, False], [True, False]])
     >>> t.mark("x", x, rows, keep, starts=[32, 48]); t.sectors()    # float 48: bytes 192–195, sector 6
     {'x': 4}
+    >>> t.mark_rows("x", x, [40, 90], [8, 2]); t.sectors()          # floats 40–47 (sector 5), 90–91 (11)
+    {'x': 6}
     """
 
-    __slots__ = ("_maps",)
+    __slots__ = ("_maps", "_runs")
 
     def __init__(self):
-        self._maps: dict[int, tuple[str, np.ndarray]] = {}
+        self._maps: dict[int, tuple[str, np.ndarray | None, int]] = {}  # address → (name, bitmap, sectors)
+        self._runs: dict[int, list] = {}  # address → [(first sectors, ends), …] of mark_rows
+
+    def _bitmap(self, name: str, flat: np.ndarray) -> np.ndarray:
+        key = flat.__array_interface__["data"][0]
+        entry = self._maps.get(key)
+        if entry is None or entry[1] is None:
+            n = -(-max(flat.nbytes, 1) // SECTOR_BYTES)
+            entry = self._maps[key] = (name, np.zeros(n, bool), n)
+        return entry[1]
 
     def mark(self, name: str, flat: np.ndarray, offs: np.ndarray, mask, starts: np.ndarray | None = None):
         """Mark the sectors element offsets ``offs`` of ``flat`` touch where ``mask`` holds.
@@ -204,11 +217,7 @@ class Touched:
         ``starts`` (optional) says the offsets are consecutive: row ``p`` of the ``len(starts)`` rows
         holds ``starts[p], starts[p]+1, …``; the sectors then follow from the starts and the mask alone.
         """
-        key = flat.__array_interface__["data"][0]
-        entry = self._maps.get(key)
-        if entry is None:
-            entry = self._maps[key] = (name, np.zeros(-(-max(flat.nbytes, 1) // SECTOR_BYTES), bool))
-        bitmap, w = entry[1], flat.itemsize
+        bitmap, w = self._bitmap(name, flat), flat.itemsize
         if starts is not None and offs.size:
             starts = np.asarray(starts, np.int64).reshape(-1)
             rows, lanes = starts.size, offs.size // starts.size
@@ -226,11 +235,52 @@ class Touched:
         o = offs if mask is None else offs[mask]
         bitmap[np.asarray(o, np.int64).reshape(-1) * w // SECTOR_BYTES] = True
 
+    def mark_rows(self, name: str, flat: np.ndarray, starts, active):
+        """Mark the sectors of rows of consecutive elements: row ``r`` is ``flat[starts[r]:starts[r] + active[r]]``."""
+        key = flat.__array_interface__["data"][0]
+        if key not in self._maps:
+            self._maps[key] = (name, None, -(-max(flat.nbytes, 1) // SECTOR_BYTES))
+        s, k = np.broadcast_arrays(np.asarray(starts, np.int64).reshape(-1), np.asarray(active, np.int64).reshape(-1))
+        keep = k > 0
+        if not keep.all():
+            s, k = s[keep], k[keep]
+        w = flat.itemsize
+        self._runs.setdefault(key, []).append((s * w // SECTOR_BYTES, ((s + k) * w - 1) // SECTOR_BYTES + 1))
+
     def sectors(self) -> dict[str, int]:
         """Distinct sectors touched per array name (arrays never touched left out)."""
         out: dict[str, int] = {}
-        for name, bitmap in self._maps.values():
-            n = int(np.count_nonzero(bitmap))
+        for key, (name, bitmap, size) in self._maps.items():
+            runs = self._runs.get(key)
+            if runs:
+                lo = np.concatenate([r[0] for r in runs])
+                hi = np.concatenate([r[1] for r in runs])
+            if not runs:
+                n = int(np.count_nonzero(bitmap))
+            elif bitmap is None:  # intervals only: the length of their union
+                n = _union_length(lo, hi)
+            else:  # paint the intervals into the bitmap (+1 where one opens, −1 where it closes)
+                edges = np.zeros(size + 1, np.int64)
+                np.add.at(edges, lo, 1)
+                np.add.at(edges, hi, -1)
+                n = int(np.count_nonzero(bitmap | (np.cumsum(edges[:-1]) > 0)))
             if n:
                 out[name] = out.get(name, 0) + n
         return out
+
+
+def _union_length(lo: np.ndarray, hi: np.ndarray) -> int:
+    """The number of integers in the union of the half-open intervals ``[lo[i], hi[i])``.
+
+    >>> _union_length(np.array([0, 5, 2, 20]), np.array([4, 8, 6, 21]))    # [0, 8) and [20, 21)
+    9
+    """
+    if lo.size == 0:
+        return 0
+    if lo.size > 1 and (lo[1:] < lo[:-1]).any():
+        order = np.argsort(lo, kind="stable")
+        lo, hi = lo[order], hi[order]
+    reach = np.maximum.accumulate(hi)  # the furthest end of the intervals so far
+    begin = lo.copy()
+    begin[1:] = np.maximum(lo[1:], reach[:-1])
+    return int(np.maximum(hi - begin, 0).sum())

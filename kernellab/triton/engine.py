@@ -18,7 +18,7 @@ import numpy as np
 from ..grid import dim3
 from ..tracebacks import user_traceback
 from .counts import Tally, Touched, TritonCounts
-from .program import _CURRENT, Program, pid_table
+from .program import _CURRENT, Program, Reorder, pid_table
 
 BATCH = 4096  # programs per vectorised step: bounds memory to ~BATCH × block elements per value
 
@@ -41,13 +41,30 @@ def _one_by_one(body, kernel, grid, pids, names, tally, per_program, touched):
             tally.merge(own)
 
 
+def _batch(body, kernel, g, chunk, names, touched, defer: bool) -> Program | None:
+    """Run ``chunk`` as one vectorised step; the step's Program when it ran, None when it failed (undone)."""
+    batch = Program(kernel, g, chunk, Tally(), names, journal={}, touched=touched, defer=defer)
+    try:
+        _step(body, batch)
+    except Reorder:
+        batch.undo()
+        return _batch(body, kernel, g, chunk, names, touched, defer=False)
+    except Exception:  # rerun by the caller, outside this handler: no chained second traceback
+        batch.undo()
+        return None
+    batch.flush()
+    return batch
+
+
 def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vectorize: bool,
-        per_program: bool = False) -> TritonCounts:
+        per_program: bool = False, defer: bool = True) -> TritonCounts:
     """Run ``body`` for every program of ``grid`` and return the launch's counts.
 
     ``body(prog)`` runs the kernel for the programs of ``prog`` (a batch when ``vectorize``).
     ``per_program`` adds a ``(x, y, z) → TritonCounts`` breakdown (programs then run one by one; its
     entries leave ``dram_sectors`` empty: compulsory traffic is a union over the launch).
+    ``defer`` lets a vectorised step defer its stores and its loads lend views (an optimisation; a step
+    that would see the difference reruns without, see :class:`~kernellab.triton.program.Reorder`).
     """
     g = dim3(grid)
     pids = pid_table(g)
@@ -60,14 +77,8 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
             else:
                 for lo in range(0, len(pids), BATCH):
                     chunk = pids[lo:lo + BATCH]
-                    batch = Program(kernel, g, chunk, Tally(), names, journal={}, touched=touched)
-                    failed = False
-                    try:
-                        _step(body, batch)
-                    except Exception:  # rerun below, outside this handler: no chained second traceback
-                        failed = True
-                    if failed:
-                        batch.undo()
+                    batch = _batch(body, kernel, g, chunk, names, touched, defer)
+                    if batch is None:
                         _one_by_one(body, kernel, g, chunk, names, tally, None, touched)
                     else:
                         batch.tally.n["programs"] += len(chunk)

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..access import WARP_SIZE, affine_counts
+from ..access import WARP_SIZE, affine_counts, prefix_counts
 from ..errors import LaunchError, OutOfBoundsError, fmt_dim3
 from ..i18n import _
 from .counts import count_access
@@ -242,9 +242,16 @@ def load(prog: Program, flat: np.ndarray, offs: np.ndarray, mask=None, other=Non
     shape and ``flat``'s dtype.
     """
     offs, mask = _prepare(offs, mask)
+    prog.before_load(flat)
     _check_and_count(prog, "load", flat, offs, mask, lineage, shift)
     start = _contiguous_block(offs, lineage, shift)
     _touch(prog, flat, offs, mask, lineage, shift, start)
+    return _gather(flat, offs, mask, other, start)
+
+
+def _gather(flat: np.ndarray, offs: np.ndarray, mask, other, start):
+    """The values of an access already checked: ``flat[offs]`` where ``mask`` holds, ``other`` elsewhere
+    (``start``: the first offset when ``offs`` is consecutive, else None)."""
     if start is not None and mask is None:  # a contiguous block: a slice, not a gather
         return flat[start:start + offs.size].reshape(offs.shape).copy()
     if mask is None:
@@ -280,19 +287,139 @@ def store(prog: Program, flat: np.ndarray, offs: np.ndarray, value: np.ndarray, 
         value = np.broadcast_to(value, shape)
         lineage = None
     _check_and_count(prog, "store", flat, offs, mask, lineage, shift)
-    prog.before_store(flat)
     start = _contiguous_block(offs, lineage, shift)
     _touch(prog, flat, offs, mask, lineage, shift, start)
+    prog.write(flat, *_scatter(flat, offs, value, mask, start))
+
+
+def _scatter(flat: np.ndarray, offs: np.ndarray, value: np.ndarray, mask, start):
+    """``(apply, source)``: ``apply()`` writes ``value`` to ``flat[offs]`` where ``mask`` holds, reading
+    ``source`` (``start``: the first offset when ``offs`` is consecutive, else None)."""
     if start is not None and mask is None:
-        flat[start:start + offs.size] = value.reshape(-1)
-    elif mask is None:
-        flat[offs] = value
-    elif start is not None:  # consecutive and masked: write the slice inside the array where the mask holds
+        return _assign(flat[start:start + offs.size], value.reshape(-1)), value
+    if mask is None:
+        return (lambda: flat.__setitem__(offs, value)), value
+    if start is not None:  # consecutive and masked: write the slice inside the array where the mask holds
         lo = max(start, 0)  # lanes outside the array are masked off (checked)
         hi = max(lo, min(start + offs.size, flat.size))
-        if hi > lo and _exactly_inside(mask, start, lo, hi):
-            flat[lo:hi] = value.reshape(-1)[lo - start:hi - start]
-        elif hi > lo:
-            np.copyto(flat[lo:hi], value.reshape(-1)[lo - start:hi - start], where=mask.reshape(-1)[lo - start:hi - start])
-    else:
-        flat[offs[mask]] = value[mask]
+        if hi <= lo:
+            return (lambda: None), value
+        src = value.reshape(-1)[lo - start:hi - start]
+        if _exactly_inside(mask, start, lo, hi):
+            return _assign(flat[lo:hi], src), src
+        keep = mask.reshape(-1)[lo - start:hi - start]
+        return (lambda: np.copyto(flat[lo:hi], src, where=keep)), src
+    return (lambda: flat.__setitem__(offs[mask], value[mask])), value
+
+
+def _assign(dst: np.ndarray, src: np.ndarray):
+    """``apply()`` for ``dst[...] = src``."""
+    return lambda: np.copyto(dst, src.reshape(dst.shape))
+
+
+# --- an optimisation: rows of consecutive elements under a prefix mask ------------------------------
+# ``tl.load(x_ptr + offs, mask=offs < n)`` with ``offs = pid * BLOCK + tl.arange(0, BLOCK)``: program
+# row ``r`` reads ``flat[starts[r] : starts[r] + active[r]]``. Checked, counted (kernellab.access.
+# prefix_counts) and touched from the starts and active counts alone, and moved as slices; any other
+# shape of rows falls back to the reference path with the same numbers.
+
+
+def _rows(shape: tuple, starts, active):
+    """``(rows, lanes, starts, active)``, int64 and broadcast to one length (``active`` None: every lane)."""
+    lanes = 1
+    for d in shape:
+        lanes *= d
+    s = np.asarray(starts, np.int64).reshape(-1)
+    k = np.full(1, lanes, np.int64) if active is None else np.asarray(active, np.int64).reshape(-1)
+    s, k = np.broadcast_arrays(s, k)
+    return s.size, lanes, s, k
+
+
+def _row_offsets(shape: tuple, starts: np.ndarray, active: np.ndarray, lanes: int):
+    """The offsets and mask of rows, built: for the reference path."""
+    lane = np.arange(lanes, dtype=np.int64)
+    offs = (starts[:, None] + lane).reshape((-1, *shape))
+    mask = None if (active == lanes).all() else (lane < active[:, None]).reshape((-1, *shape))
+    return offs, mask
+
+
+def _check_count_touch_rows(prog: Program, kind: str, flat: np.ndarray, shape: tuple, starts, active):
+    rows, lanes, s, k = _rows(shape, starts, active)
+    live = k > 0
+    if ((s < 0) & live).any() or ((s + k > flat.size) & live).any():
+        _check(prog, kind, flat, *_row_offsets(shape, s, k, lanes))  # raises, naming the program and lane
+    w = flat.itemsize
+    req, sec, lin, nbytes = prefix_counts(s * w, k, w)
+    copies = prog.P if rows == 1 else 1  # one row shared by every program of the step
+    prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies)
+    prog.touch_rows(flat, s, k)
+    return rows, lanes, s, k
+
+
+def _strided_rows(flat: np.ndarray, s: np.ndarray, width: int):
+    """The first ``width`` elements of every row as one (possibly strided) view, or None when the rows'
+    starts are not evenly spaced (``s`` non-decreasing; every row's first ``width`` elements in bounds)."""
+    rows = s.size
+    step = int(s[1] - s[0]) if rows > 1 else 0
+    if step < 0 or (rows > 2 and (np.diff(s) != step).any()):
+        return None
+    base = flat[int(s[0]):]
+    return np.lib.stride_tricks.as_strided(base, (rows, width), (step * flat.itemsize, flat.itemsize),
+                                           writeable=True)
+
+
+def load_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, active=None, other=None,
+              view: bool = False) -> np.ndarray:
+    """:func:`load` of rows of consecutive offsets: row ``r`` reads ``flat[starts[r] + l]`` for lanes
+    ``l < active[r]`` (``active`` None: every lane) and ``other`` (0 when None) elsewhere.
+
+    Returns ``(rows, *shape)``; ``view=True`` allows a view of ``flat`` instead of a copy where no lane is
+    masked off (the launcher then defers stores, see :meth:`~kernellab.triton.program.Program.write`).
+    """
+    prog.before_load(flat)
+    rows, lanes, s, k = _check_count_touch_rows(prog, "load", flat, shape, starts, active)
+    k0 = int(k.min())
+    full = k0 == lanes and int(k.max()) == lanes
+    if full and rows > 1 and _chained(s, lanes):
+        block = flat[int(s[0]):int(s[0]) + rows * lanes].reshape((rows, *shape))
+        return block if view and prog.lend(flat) else block.copy()
+    part = _strided_rows(flat, s, k0) if rows == 1 or k0 > 0 else None
+    if part is not None and (full or int(k.max()) == k0):
+        if full:
+            return part.reshape((rows, *shape)) if view and prog.lend(flat) else part.copy().reshape((rows, *shape))
+        out = np.empty((rows, lanes), flat.dtype)
+        out[:, :k0] = part
+        out[:, k0:] = np.asarray(0 if other is None else other).astype(flat.dtype)
+        return out.reshape((rows, *shape))
+    if rows > 1 and _chained(s, lanes) and (k[:-1] == lanes).all():  # full rows, then a shorter last one
+        n = (rows - 1) * lanes + int(k[-1])
+        out = np.empty(rows * lanes, flat.dtype)
+        out[:n] = flat[int(s[0]):int(s[0]) + n]
+        out[n:] = np.asarray(0 if other is None else other).astype(flat.dtype)
+        return out.reshape((rows, *shape))
+    offs, mask = _row_offsets(shape, s, k, lanes)
+    return _gather(flat, offs, mask, other, None)
+
+
+def store_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, value: np.ndarray, active=None):
+    """:func:`store` of rows of consecutive offsets (see :func:`load_rows`); ``value`` is ``(rows or 1,
+    *shape)`` in ``flat``'s dtype."""
+    rows, lanes, s, k = _check_count_touch_rows(prog, "store", flat, shape, starts, active)
+    if value.shape != (rows, *shape):
+        value = np.broadcast_to(value, (rows, *shape))
+    src = value.reshape(rows, lanes)
+    if (rows == 1 or _chained(s, lanes)) and (k[:-1] == lanes).all():  # one run: full rows, then a prefix
+        s0, n = int(s[0]), (rows - 1) * lanes + int(k[-1])
+        return prog.write(flat, _assign(flat[s0:s0 + n], src.reshape(-1)[:n]), value)
+    k0 = int(k.min())
+    if k0 > 0 and int(k.max()) == k0 and int(s[1] - s[0]) >= k0:  # evenly spaced rows that do not overlap
+        dst = _strided_rows(flat, s, k0)
+        if dst is not None:
+            return prog.write(flat, _assign(dst, src[:, :k0]), value)
+    offs, mask = _row_offsets(shape, s, k, lanes)
+    prog.write(flat, *_scatter(flat, offs, value, mask, None))
+
+
+def _chained(s: np.ndarray, lanes: int) -> bool:
+    """Whether row ``r`` starts right after row ``r − 1``'s last lane: the rows form one run."""
+    return bool((s[1:] - s[:-1] == lanes).all())

@@ -24,6 +24,11 @@ class Divergence(Exception):
     """Raised when programs of a batch would take different Python paths; the batch reruns one by one."""
 
 
+class Reorder(Exception):
+    """Raised when a batch that defers its stores reads what a deferred store would change (or changes
+    what it lent as a view); the batch reruns storing at once (see :meth:`Program.write`)."""
+
+
 class Program:
     """One step of a launch: the program ids it runs (``P`` of them), and where its effects go.
 
@@ -44,12 +49,16 @@ class Program:
         that cannot run vectorised is undone and rerun program by program.
     touched : kernellab.triton.counts.Touched or None
         the launch's record of distinct sectors touched (compulsory DRAM traffic), shared by its steps.
+    deferred : list or None
+        when not None, the stores of this step, kept to be applied in order by :meth:`flush` once the
+        step has run (an optimisation: loads may then lend views of arrays instead of copies).
     """
 
-    __slots__ = ("kernel", "grid", "pids", "P", "tally", "names", "journal", "_pid_cols", "failed_cas", "touched")
+    __slots__ = ("kernel", "grid", "pids", "P", "tally", "names", "journal", "_pid_cols", "failed_cas", "touched",
+                 "deferred", "_lent", "_stored")
 
     def __init__(self, kernel: str, grid, pids: np.ndarray, tally: Tally, names: dict, journal=None,
-                 touched: Touched | None = None):
+                 touched: Touched | None = None, defer: bool = False):
         self.kernel = kernel
         self.grid = tuple(grid)
         self.pids = pids
@@ -60,6 +69,9 @@ class Program:
         self.touched = touched
         self.failed_cas = 0  # consecutive tl.atomic_cas calls that changed nothing (a spinning lock)
         self._pid_cols = [np.ascontiguousarray(pids[:, a]) for a in range(3)]
+        self.deferred = [] if defer else None
+        self._lent: set[int] = set()  # addresses of arrays a load lent a view of (when deferring)
+        self._stored: set[int] = set()  # addresses of arrays with a deferred store
 
     def program_id(self, axis: int) -> np.ndarray:
         """int32 ``(P,)``: each program's id along ``axis``."""
@@ -76,9 +88,57 @@ class Program:
         return self.names.get(flat.__array_interface__["data"][0], "array")
 
     def before_store(self, flat: np.ndarray):
-        """Keep a copy of ``flat`` the first time this step stores to it (when journaling)."""
+        """Keep a copy of ``flat`` the first time this step changes it at once (when journaling).
+
+        A step that defers its stores cannot change at once an array it lent or has a store pending
+        for (an atomic): :class:`Reorder`.
+        """
+        if self.deferred is not None:
+            key = flat.__array_interface__["data"][0]
+            if key in self._stored or key in self._lent:
+                raise Reorder
         if self.journal is not None and id(flat) not in self.journal:
             self.journal[id(flat)] = (flat, flat.copy())
+
+    def before_load(self, flat: np.ndarray):
+        """A step that defers its stores cannot read an array it has a store pending for: :class:`Reorder`."""
+        if self.deferred is not None and flat.__array_interface__["data"][0] in self._stored:
+            raise Reorder
+
+    def lend(self, flat: np.ndarray) -> bool:
+        """Whether a load may return a view of ``flat`` (the step defers its stores); remembers it did."""
+        if self.deferred is None:
+            return False
+        self._lent.add(flat.__array_interface__["data"][0])
+        return True
+
+    def write(self, flat: np.ndarray, apply, source: np.ndarray):
+        """Store to ``flat``: ``apply()`` writes, reading ``source``.
+
+        At once (journaled first, when journaling), or deferred to :meth:`flush` when this step defers
+        its stores. Deferred stores run in program order after the step, so a store whose ``source``
+        may share memory with an array an earlier deferred store changes is a :class:`Reorder`.
+        """
+        if self.deferred is None:
+            self.before_store(flat)
+            apply()
+            return
+        for earlier, _apply, _src in self.deferred:
+            if np.may_share_memory(source, earlier):
+                raise Reorder
+        self.deferred.append((flat, apply, source))
+        self._stored.add(flat.__array_interface__["data"][0])
+
+    def flush(self):
+        """Apply the deferred stores, in program order."""
+        for _flat, apply, _src in self.deferred or ():
+            apply()
+        self.deferred = [] if self.deferred is not None else None
+
+    def touch_rows(self, flat: np.ndarray, starts: np.ndarray, active: np.ndarray):
+        """Record the sectors of rows of consecutive elements (see :meth:`~kernellab.triton.counts.Touched.mark_rows`)."""
+        if self.touched is not None:
+            self.touched.mark_rows(self.name_of(flat), flat, starts, active)
 
     def touch(self, flat: np.ndarray, offs: np.ndarray, mask=None, starts=None):
         """Record the sectors an access touches, for the launch's ``dram_sectors`` (see

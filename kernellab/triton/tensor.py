@@ -33,10 +33,11 @@ class constexpr:
         return f"constexpr[{self.value!r}]"
 
 
-def _operand(x):
-    """``(data, dtype, shape, is_literal)`` of a block or a Python/numpy number."""
+def _operand(x, values: bool = True):
+    """``(data, dtype, shape, is_literal)`` of a block or a Python/numpy number (a block's data None
+    unless ``values``)."""
     if isinstance(x, tensor):
-        return x.data, x.dtype, x._shape, False
+        return (x.data if values else None), x.dtype, x._shape, False
     if isinstance(x, constexpr):
         x = x.value
     if isinstance(x, (bool, int, float, np.generic)):
@@ -70,8 +71,8 @@ def broadcast_shape(a: tuple, b: tuple) -> tuple:
 
 
 def _binary(a, b, fn, op: str, *, div=False, result=None, ints_only=False, compute=None):
-    ad, at, ash, alit = _operand(a)
-    bd, bt, bsh, blit = _operand(b)
+    ad, at, ash, alit = _operand(a, values=False)
+    bd, bt, bsh, blit = _operand(b, values=False)
     if isinstance(at, T.pointer_type) or isinstance(bt, T.pointer_type):
         raise TypeError(_("unsupported operand types for {op}: {at} and {bt}").format(op=op, at=at, bt=bt))
     ct = T.computation_type(at, not ash, bt, not bsh, div)
@@ -81,6 +82,12 @@ def _binary(a, b, fn, op: str, *, div=False, result=None, ints_only=False, compu
         raise TypeError(_("unexpected type {ct} for {op}: it needs integers").format(ct=ct, op=op))
     shape = broadcast_shape(ash, bsh)
     nd = len(shape)
+    if op in _STRUCTURED and ct.is_int():  # an optimisation: see _affine_sum and _prefix_mask
+        out = (_affine_sum if op == "+" else _prefix_mask)(a, b, op, ct, shape)
+        if out is not None:
+            return out
+    ad = a.data if ad is None else ad
+    bd = b.data if bd is None else bd
     x = _align(_cast(ad, at, ct, alit), ash, nd, alit)
     y = _align(_cast(bd, bt, ct, blit), bsh, nd, blit)
     out = fn(x, y)
@@ -93,6 +100,76 @@ def _binary(a, b, fn, op: str, *, div=False, result=None, ints_only=False, compu
 
 
 _FLOP_OPS = frozenset(("+", "-", "*", "/", "fdiv", "div_rn", "fma"))  # one FLOP per element (tl.fma: two ops)
+_STRUCTURED = frozenset(("+", "<", "<="))
+
+
+# --- an optimisation: offsets and masks kept by their structure, their values built only when read ----
+# ``pid * BLOCK + tl.arange(0, BLOCK)`` is a row start per program plus a block every program shares,
+# and ``offs < n`` keeps a prefix of each program's lanes. Kept that way (``_affine``, ``_prefix``), the
+# memory layer loads and stores such blocks as slices and counts them in closed form; anything else that
+# reads ``.data`` gets exactly the values the plain path would have computed.
+
+
+def _int_range(dt: T.dtype) -> tuple[int, int]:
+    info = np.iinfo(dt.np)
+    return int(info.min), int(info.max)
+
+
+def _affine_sum(a, b, op: str, ct: T.dtype, shape: tuple):
+    """``a + b`` as a lazy block when one operand is a scalar per program and the other a block every
+    program shares (``pid * BLOCK + tl.arange(0, BLOCK)``); None otherwise."""
+    if not (isinstance(a, tensor) and isinstance(b, tensor)):
+        return None
+    row, block = (a, b) if not a._shape else (b, a)
+    if row._shape or not block._shape or block._affine is not None or block.data.shape[0] != 1:
+        return None
+    rows = row.data
+    if rows.shape[0] == 1 or not row.dtype.is_int() or not block.dtype.is_int():
+        return None
+    lin = _lineage_of(block)
+    lo, hi = (lin.start, lin.start + lin.data.size - 1) if lin.start is not None else (
+        int(lin.data.min()), int(lin.data.max()))
+    r = rows.astype(np.int64)
+    tmin, tmax = _int_range(ct)
+    if int(r.min()) + lo < tmin or int(r.max()) + hi > tmax:  # it may wrap around: compute it plainly
+        return None
+    nd = len(shape)
+    x = _align(_cast(a.data, a.dtype, ct, False), a._shape, nd, False)
+    y = _align(_cast(b.data, b.dtype, ct, False), b._shape, nd, False)
+    out = tensor(None, ct, shape)
+    out._lazy = lambda: np.add(x, y)
+    out._affine = (r, block)
+    return out
+
+
+def _prefix_mask(a, b, op: str, ct: T.dtype, shape: tuple):
+    """``offs < n`` (or ``<=``) as a lazy mask that keeps the first ``k`` lanes of each program's block,
+    when ``offs`` is consecutive in every program (row-major) and ``n`` a scalar; None otherwise."""
+    if not isinstance(a, tensor) or not a._shape or a.dtype.__class__ is T.pointer_type:
+        return None
+    if isinstance(b, tensor):
+        if b._shape or not b.dtype.is_int():
+            return None
+        bound = b.data.astype(np.int64)
+    elif isinstance(b, (int, np.integer)) and not isinstance(b, bool):
+        bound = np.array([int(b)], np.int64)
+    else:
+        return None
+    if a._affine is not None:
+        rows, block = a._affine
+    elif a.data.shape[0] == 1:
+        rows, block = np.zeros(1, np.int64), a
+    else:
+        return None
+    start = _lineage_of(block).start
+    if start is None:
+        return None
+    lanes = block.numel
+    k = np.clip(bound - (rows + start) + (op == "<="), 0, lanes)
+    out = tensor(None, T.int1, shape)
+    out._lazy = lambda: np.arange(lanes).reshape((1, *shape)) < k.reshape((-1,) + (1,) * len(shape))
+    out._prefix = k
+    return out
 
 
 def count_flops(shape: tuple, per_element: int = 1):
@@ -132,15 +209,30 @@ class tensor:
     (triton.language.fp32, triton.language.int1)
     """
 
-    __slots__ = ("data", "dtype", "_shape", "_lineage")
+    __slots__ = ("_data", "dtype", "_shape", "_lineage", "_lazy", "_affine", "_prefix")
     __array_ufunc__ = None  # numpy defers to the reflected operators; np.exp(block) is a TypeError, as in Triton
     __hash__ = object.__hash__
 
-    def __init__(self, data: np.ndarray, dtype: T.dtype, shape: tuple):
-        self.data = data
+    def __init__(self, data: np.ndarray | None, dtype: T.dtype, shape: tuple):
+        self._data = data
         self.dtype = dtype
         self._shape = tuple(shape)
         self._lineage = None
+        self._lazy = None  # makes ``data`` when it is None (a block kept by its structure, see _affine_sum)
+        self._affine = None  # (row start per program, shared block): data[p] == row[p] + block.data[0]
+        self._prefix = None  # int64 per program: a mask whose first k[p] lanes (row-major) are true
+
+    @property
+    def data(self) -> np.ndarray:
+        """The values, ``(rows, *shape)``: built on first use for a block kept by its structure."""
+        d = self._data
+        if d is None:
+            d = self._data = self._lazy()
+        return d
+
+    @data.setter
+    def data(self, value: np.ndarray):
+        self._data = value
 
     def _like(self, data, shape):
         return tensor(data, self.dtype, shape)
@@ -459,26 +551,38 @@ class pointer(tensor):
     def _like(self, data, shape):
         return pointer(self.flat, data, shape, elem=self.dtype.element_ty)
 
+    def _lazy_moved(self, lineage: Lineage, shift, shape: tuple) -> pointer:
+        """The pointers ``lineage.data + shift``, their values built only when read."""
+        out = pointer(self.flat, None, shape, lineage, shift, self.dtype.element_ty)
+        out._lazy = lambda: lineage.data + shift
+        return out
+
     def _move(self, other, sign: int):
+        if sign > 0 and not self._shape and isinstance(other, tensor) and other._affine is not None:
+            # base pointer(s) + a row start per program + a block every program shares: the lineage is
+            # the block's, the shift one int per program (shape (P, 1, …), broadcasting)
+            rows, block = other._affine
+            base = self.data.astype(np.int64).reshape(-1)
+            return self._lazy_moved(_lineage_of(block), (base + rows).reshape(-1, *(1,) * len(block._shape)),
+                                    other._shape)
         od, ot, osh, olit = _operand(other)
         if not ot.is_int() or isinstance(ot, T.pointer_type):
             raise TypeError(_("a pointer can be offset only by integers, not by {ot}").format(ot=ot))
         if not osh and (olit or od.shape[0] == 1):  # a shift every program shares
             s = sign * int(od if olit else od[0])
-            lineage = self.lineage if self.lineage is not None else Lineage(self.data)
-            return pointer(self.flat, self.data + s, self._shape, lineage, self.shift + s if self.lineage else s,
-                           self.dtype.element_ty)
+            if self.lineage is not None:
+                return self._lazy_moved(self.lineage, self.shift + s, self._shape)
+            return pointer(self.flat, self.data + s, self._shape, Lineage(self.data), s, self.dtype.element_ty)
         if sign > 0 and not self._shape and self.data.shape[0] == 1 and osh:  # base pointer + a block of offsets
             lineage = _lineage_of(other)
             base = int(self.data[0])
-            data = lineage.data if base == 0 else lineage.data + base
-            return pointer(self.flat, data, osh, lineage, base, self.dtype.element_ty)
+            if base == 0:
+                return pointer(self.flat, lineage.data, osh, lineage, 0, self.dtype.element_ty)
+            return self._lazy_moved(lineage, base, osh)
         if sign > 0 and not self._shape and osh and od.shape[0] == 1 and not olit:
-            # a base pointer per program (a row start) + a block of offsets every program shares: the
-            # lineage is the block's, the shift one int per program (shape (P, 1, …), broadcasting)
-            lineage = _lineage_of(other)
+            # a base pointer per program (a row start) + a block of offsets every program shares
             base = self.data.astype(np.int64).reshape(-1, *(1,) * len(osh))
-            return pointer(self.flat, lineage.data + base, osh, lineage, base, self.dtype.element_ty)
+            return self._lazy_moved(_lineage_of(other), base, osh)
         shape = broadcast_shape(self._shape, osh)
         nd = len(shape)
         off = np.int64(od) if olit else od.astype(np.int64, copy=False)

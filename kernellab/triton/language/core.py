@@ -173,6 +173,20 @@ def mul(x, y, sanitize_overflow=True, _semantic=None) -> tensor:
 
 
 # --- memory --------------------------------------------------------------------------------------
+def _row_starts(ptr, mask):
+    """``(starts, active)`` when every program's pointers are consecutive (row-major) and ``mask`` keeps a
+    prefix of them (or is None): the memory layer's fast path (:func:`~kernellab.triton.memory.load_rows`);
+    None otherwise."""
+    lin = getattr(ptr, "lineage", None)
+    if lin is None or (mask is not None and (getattr(mask, "_prefix", None) is None or mask._shape != ptr._shape)):
+        return None
+    if lin.data.shape != (1, *ptr._shape) or lin.start is None:
+        return None
+    shift = ptr.shift
+    starts = lin.start + (shift.reshape(-1) if isinstance(shift, np.ndarray) else np.array([shift], np.int64))
+    return starts, None if mask is None else mask._prefix
+
+
 def _offsets_and_mask(ptr, mask, what: str):
     if not isinstance(ptr, pointer):
         raise TypeError(_("{what} needs a pointer (an array argument plus offsets), got {type}").format(
@@ -223,7 +237,11 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     _check_cache("load", cache_modifier, _LOAD_CACHE, eviction_policy)
     if hasattr(pointer, "_load"):
         return pointer._load(boundary_check, padding_option)
-    ptr, offs, m = _offsets_and_mask(pointer, mask, "tl.load")
+    rows = _row_starts(pointer, mask)
+    if rows is None:
+        ptr, offs, m = _offsets_and_mask(pointer, mask, "tl.load")
+    else:
+        ptr = pointer
     fill = None
     if other is not None:
         od, _dt, osh, olit = _operand(other)
@@ -235,12 +253,14 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
             od = od[0]
         fill = od
     elem = ptr.dtype.element_ty
-    if elem.__class__ is T.float_format:  # bfloat16 / float8: memory holds the bits
-        fill = None if fill is None else elem.encode(np.float32(fill))
-        raw = memory.load(current(), ptr.flat, offs, m, fill, ptr.lineage, ptr.shift)
-        return tensor(elem.decode(raw), elem, ptr._shape)
-    data = memory.load(current(), ptr.flat, offs, m, fill, ptr.lineage, ptr.shift)
-    return tensor(data, elem, ptr._shape)
+    bits = elem.__class__ is T.float_format  # bfloat16 / float8: memory holds the bits
+    if bits and fill is not None:
+        fill = elem.encode(np.float32(fill))
+    if rows is None:
+        data = memory.load(current(), ptr.flat, offs, m, fill, ptr.lineage, ptr.shift)
+    else:
+        data = memory.load_rows(current(), ptr.flat, ptr._shape, *rows, fill, view=not bits)
+    return tensor(elem.decode(data) if bits else data, elem, ptr._shape)
 
 
 @_tensor_member_fn
@@ -255,7 +275,11 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     _check_cache("store", cache_modifier, _STORE_CACHE, eviction_policy)
     if hasattr(pointer, "_store"):
         return pointer._store(value, boundary_check)
-    ptr, offs, m = _offsets_and_mask(pointer, mask, "tl.store")
+    rows = _row_starts(pointer, mask)
+    if rows is None:
+        ptr, offs, m = _offsets_and_mask(pointer, mask, "tl.store")
+    else:
+        ptr = pointer
     v = _to_tensor(value)
     shape = broadcast_shape(ptr._shape, v._shape)
     if shape != tuple(ptr._shape):
@@ -269,7 +293,10 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
         vals = elem.encode(convert(vals, v.dtype, elem))
     else:
         vals = vals.astype(ptr.flat.dtype, copy=False)
-    memory.store(current(), ptr.flat, offs, vals, m, ptr.lineage, ptr.shift)
+    if rows is None:
+        memory.store(current(), ptr.flat, offs, vals, m, ptr.lineage, ptr.shift)
+    else:
+        memory.store_rows(current(), ptr.flat, ptr._shape, rows[0], vals, rows[1])
 
 
 # --- dot -----------------------------------------------------------------------------------------
