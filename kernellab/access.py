@@ -638,7 +638,8 @@ def prefix_counts(starts, active, width: int) -> tuple[int, int, int, int]:
     """
     a = np.asarray(starts, np.int64).reshape(-1)
     k = np.asarray(active, np.int64).reshape(-1)
-    a, k = np.broadcast_arrays(a, k)
+    if a.size != k.size:
+        a, k = np.broadcast_arrays(a, k)
     key = a % LINE_BYTES * (int(k.max(initial=0)) + 1) + k
     if key.size and (key == key[0]).all():
         groups = [(int(a[0]), int(k[0]), key.size)]

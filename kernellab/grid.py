@@ -26,8 +26,10 @@ def dim3(shape, what: str = "grid") -> tuple[int, int, int]:
     >>> dim3(4), dim3((4, 3)), dim3((2, 2, 2))
     ((4, 1, 1), (4, 3, 1), (2, 2, 2))
     """
-    what = {"grid": _("grid"), "block": _("block")}.get(what, what)
     dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    if 1 <= len(dims) <= 3 and all(type(d) is int and d >= 1 for d in dims):  # the usual case, checked fast
+        return (*dims, 1, 1)[:3]
+    what = {"grid": _("grid"), "block": _("block")}.get(what, what)
     if not 1 <= len(dims) <= 3:
         raise LaunchError(_("{what} must have 1 to 3 dimensions, got {n_dims}: {shape!r}").format(
             what=what, n_dims=len(dims), shape=shape))

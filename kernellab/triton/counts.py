@@ -247,19 +247,34 @@ class Touched:
         w = flat.itemsize
         self._runs.setdefault(key, []).append((s * w // SECTOR_BYTES, ((s + k) * w - 1) // SECTOR_BYTES + 1))
 
+    def mark_run(self, name: str, flat: np.ndarray, start: int, n: int, key: int | None = None):
+        """Mark the sectors of ``flat[start:start + n]`` (``n`` > 0; ``key``: the address of ``flat``'s data)."""
+        key = flat.__array_interface__["data"][0] if key is None else key
+        if key not in self._maps:
+            self._maps[key] = (name, None, -(-max(flat.nbytes, 1) // SECTOR_BYTES))
+        w = flat.itemsize
+        self._runs.setdefault(key, []).append((start * w // SECTOR_BYTES, ((start + n) * w - 1) // SECTOR_BYTES + 1))
+
     def sectors(self) -> dict[str, int]:
         """Distinct sectors touched per array name (arrays never touched left out)."""
         out: dict[str, int] = {}
         for key, (name, bitmap, size) in self._maps.items():
             runs = self._runs.get(key)
-            if runs:
-                lo = np.concatenate([r[0] for r in runs])
-                hi = np.concatenate([r[1] for r in runs])
             if not runs:
                 n = int(np.count_nonzero(bitmap))
+            elif bitmap is None and all(type(r[0]) is int for r in runs):  # a few runs (mark_run): in Python
+                n, reach = 0, None
+                for lo, hi in sorted(runs):
+                    begin = lo if reach is None else max(lo, reach)
+                    n += max(hi - begin, 0)
+                    reach = hi if reach is None else max(reach, hi)
             elif bitmap is None:  # intervals only: the length of their union
+                lo = np.concatenate([np.atleast_1d(r[0]) for r in runs])
+                hi = np.concatenate([np.atleast_1d(r[1]) for r in runs])
                 n = _union_length(lo, hi)
             else:  # paint the intervals into the bitmap (+1 where one opens, −1 where it closes)
+                lo = np.concatenate([np.atleast_1d(r[0]) for r in runs])
+                hi = np.concatenate([np.atleast_1d(r[1]) for r in runs])
                 edges = np.zeros(size + 1, np.int64)
                 np.add.at(edges, lo, 1)
                 np.add.at(edges, hi, -1)

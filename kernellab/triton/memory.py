@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..access import WARP_SIZE, affine_counts, prefix_counts
+from ..access import LINE_BYTES, WARP_SIZE, _row_counts, affine_counts, prefix_counts
 from ..errors import LaunchError, OutOfBoundsError, fmt_dim3
 from ..i18n import _
 from .counts import count_access
@@ -331,7 +331,11 @@ def _rows(shape: tuple, starts, active):
         lanes *= d
     s = np.asarray(starts, np.int64).reshape(-1)
     k = np.full(1, lanes, np.int64) if active is None else np.asarray(active, np.int64).reshape(-1)
-    s, k = np.broadcast_arrays(s, k)
+    if s.size != k.size:
+        if s.size == 1:
+            s = np.full(k.size, s[0])
+        else:
+            k = np.full(s.size, k[0])
     return s.size, lanes, s, k
 
 
@@ -344,16 +348,35 @@ def _row_offsets(shape: tuple, starts: np.ndarray, active: np.ndarray, lanes: in
 
 
 def _check_count_touch_rows(prog: Program, kind: str, flat: np.ndarray, shape: tuple, starts, active):
+    """Bounds-check, count and record the sectors of rows of consecutive offsets (see :func:`load_rows`).
+
+    Returns ``(rows, lanes, starts, active, run)``: ``run`` is the number of elements from ``starts[0]``
+    when the active lanes of all rows form one run (full rows one after another, the last a prefix),
+    else None.
+    """
     rows, lanes, s, k = _rows(shape, starts, active)
-    live = k > 0
-    if ((s < 0) & live).any() or ((s + k > flat.size) & live).any():
-        _check(prog, kind, flat, *_row_offsets(shape, s, k, lanes))  # raises, naming the program and lane
     w = flat.itemsize
-    req, sec, lin, nbytes = prefix_counts(s * w, k, w)
     copies = prog.P if rows == 1 else 1  # one row shared by every program of the step
+    s0 = int(s[0])
+    if rows == 1 or (s[1:] - s[:-1] == lanes).all() and (k[:-1] == lanes).all():  # one run of elements
+        run = (rows - 1) * lanes + int(k[-1])
+        if run and (s0 < 0 or s0 + run > flat.size):
+            _check(prog, kind, flat, *_row_offsets(shape, s, k, lanes))  # raises, naming the program and lane
+        if rows > 2 and lanes * w % LINE_BYTES == 0:  # the full rows all count alike
+            full, last = _row_counts(s0 * w, lanes, w), _row_counts(int(s[-1]) * w, int(k[-1]), w)
+            req, sec, lin, nbytes = (f * (rows - 1) + e for f, e in zip(full, last))
+        else:
+            req, sec, lin, nbytes = prefix_counts(s * w, k, w)
+        prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies)
+        prog.touch_run(flat, s0, run)
+        return rows, lanes, s, k, run
+    if (int(s.min()) < 0 or int((s + k).max()) > flat.size) and \
+            (((s < 0) & (k > 0)).any() or ((s + k > flat.size) & (k > 0)).any()):
+        _check(prog, kind, flat, *_row_offsets(shape, s, k, lanes))  # raises, naming the program and lane
+    req, sec, lin, nbytes = prefix_counts(s * w, k, w)
     prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies)
     prog.touch_rows(flat, s, k)
-    return rows, lanes, s, k
+    return rows, lanes, s, k, None
 
 
 def _strided_rows(flat: np.ndarray, s: np.ndarray, width: int):
@@ -368,6 +391,11 @@ def _strided_rows(flat: np.ndarray, s: np.ndarray, width: int):
                                            writeable=True)
 
 
+def _filled(rows: int, lanes: int, flat: np.ndarray, other) -> np.ndarray:
+    out = np.empty(rows * lanes, flat.dtype)
+    return out, np.asarray(0 if other is None else other).astype(flat.dtype)
+
+
 def load_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, active=None, other=None,
               view: bool = False) -> np.ndarray:
     """:func:`load` of rows of consecutive offsets: row ``r`` reads ``flat[starts[r] + l]`` for lanes
@@ -377,40 +405,49 @@ def load_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, active=None
     masked off (the launcher then defers stores, see :meth:`~kernellab.triton.program.Program.write`).
     """
     prog.before_load(flat)
-    rows, lanes, s, k = _check_count_touch_rows(prog, "load", flat, shape, starts, active)
+    rows, lanes, s, k, run = _check_count_touch_rows(prog, "load", flat, shape, starts, active)
+    s0 = int(s[0])
+    if run is not None:  # one run of elements, then masked-off lanes
+        if run == rows * lanes:
+            block = flat[s0:s0 + run].reshape((rows, *shape))
+            return block if view and prog.lend(flat) else block.copy()
+        out, fill = _filled(rows, lanes, flat, other)
+        out[:run] = flat[s0:s0 + run]
+        out[run:] = fill
+        return out.reshape((rows, *shape))
     k0 = int(k.min())
-    full = k0 == lanes and int(k.max()) == lanes
-    if full and rows > 1 and _chained(s, lanes):
-        block = flat[int(s[0]):int(s[0]) + rows * lanes].reshape((rows, *shape))
-        return block if view and prog.lend(flat) else block.copy()
-    part = _strided_rows(flat, s, k0) if rows == 1 or k0 > 0 else None
-    if part is not None and (full or int(k.max()) == k0):
-        if full:
-            return part.reshape((rows, *shape)) if view and prog.lend(flat) else part.copy().reshape((rows, *shape))
-        out = np.empty((rows, lanes), flat.dtype)
-        out[:, :k0] = part
-        out[:, k0:] = np.asarray(0 if other is None else other).astype(flat.dtype)
-        return out.reshape((rows, *shape))
-    if rows > 1 and _chained(s, lanes) and (k[:-1] == lanes).all():  # full rows, then a shorter last one
-        n = (rows - 1) * lanes + int(k[-1])
-        out = np.empty(rows * lanes, flat.dtype)
-        out[:n] = flat[int(s[0]):int(s[0]) + n]
-        out[n:] = np.asarray(0 if other is None else other).astype(flat.dtype)
-        return out.reshape((rows, *shape))
+    if k0 > 0 and int(k.max()) == k0:  # the same prefix of every row: evenly spaced rows are a strided view
+        part = _strided_rows(flat, s, k0)
+        if part is not None:
+            if k0 == lanes:
+                return part.reshape((rows, *shape)) if view and prog.lend(flat) else part.copy().reshape((rows, *shape))
+            out, fill = _filled(rows, lanes, flat, other)
+            out = out.reshape(rows, lanes)
+            out[:, :k0] = part
+            out[:, k0:] = fill
+            return out.reshape((rows, *shape))
     offs, mask = _row_offsets(shape, s, k, lanes)
     return _gather(flat, offs, mask, other, None)
 
 
 def store_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, value: np.ndarray, active=None):
     """:func:`store` of rows of consecutive offsets (see :func:`load_rows`); ``value`` is ``(rows or 1,
-    *shape)`` in ``flat``'s dtype."""
-    rows, lanes, s, k = _check_count_touch_rows(prog, "store", flat, shape, starts, active)
+    *shape)`` in ``flat``'s dtype, or a block not yet computed whose ``_into`` writes it (then computed
+    straight into ``flat`` when every lane is stored, else computed here)."""
+    rows, lanes, s, k, run = _check_count_touch_rows(prog, "store", flat, shape, starts, active)
+    if not isinstance(value, np.ndarray):
+        if run is not None and run == rows * lanes:
+            write, operands = value._into
+            s0 = int(s[0])
+            dst = flat[s0:s0 + run].reshape((rows, *shape))
+            return prog.write(flat, lambda: write(dst), *operands)
+        value = value.data
     if value.shape != (rows, *shape):
         value = np.broadcast_to(value, (rows, *shape))
     src = value.reshape(rows, lanes)
-    if (rows == 1 or _chained(s, lanes)) and (k[:-1] == lanes).all():  # one run: full rows, then a prefix
-        s0, n = int(s[0]), (rows - 1) * lanes + int(k[-1])
-        return prog.write(flat, _assign(flat[s0:s0 + n], src.reshape(-1)[:n]), value)
+    if run is not None:  # one run: full rows, then a prefix
+        s0 = int(s[0])
+        return prog.write(flat, _assign(flat[s0:s0 + run], src.reshape(-1)[:run]), value)
     k0 = int(k.min())
     if k0 > 0 and int(k.max()) == k0 and int(s[1] - s[0]) >= k0:  # evenly spaced rows that do not overlap
         dst = _strided_rows(flat, s, k0)

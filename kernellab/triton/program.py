@@ -12,6 +12,7 @@ then carries a leading axis over the batch (see :mod:`kernellab.triton.tensor`).
 from __future__ import annotations
 
 from contextvars import ContextVar
+from functools import lru_cache
 
 import numpy as np
 
@@ -55,7 +56,7 @@ class Program:
     """
 
     __slots__ = ("kernel", "grid", "pids", "P", "tally", "names", "journal", "_pid_cols", "failed_cas", "touched",
-                 "deferred", "_lent", "_stored")
+                 "deferred", "_lent", "_stored", "_addresses")
 
     def __init__(self, kernel: str, grid, pids: np.ndarray, tally: Tally, names: dict, journal=None,
                  touched: Touched | None = None, defer: bool = False):
@@ -72,6 +73,14 @@ class Program:
         self.deferred = [] if defer else None
         self._lent: set[int] = set()  # addresses of arrays a load lent a view of (when deferring)
         self._stored: set[int] = set()  # addresses of arrays with a deferred store
+        self._addresses: dict[int, tuple] = {}  # id(array) → (array, address of its data)
+
+    def address(self, flat: np.ndarray) -> int:
+        """The address of ``flat``'s data (looked up once per array object and step)."""
+        entry = self._addresses.get(id(flat))
+        if entry is None or entry[0] is not flat:
+            entry = self._addresses[id(flat)] = (flat, flat.__array_interface__["data"][0])
+        return entry[1]
 
     def program_id(self, axis: int) -> np.ndarray:
         """int32 ``(P,)``: each program's id along ``axis``."""
@@ -85,7 +94,7 @@ class Program:
 
     def name_of(self, flat: np.ndarray) -> str:
         """The parameter name of an array, or ``array`` when it was not a launch argument."""
-        return self.names.get(flat.__array_interface__["data"][0], "array")
+        return self.names.get(self.address(flat), "array")
 
     def before_store(self, flat: np.ndarray):
         """Keep a copy of ``flat`` the first time this step changes it at once (when journaling).
@@ -94,7 +103,7 @@ class Program:
         for (an atomic): :class:`Reorder`.
         """
         if self.deferred is not None:
-            key = flat.__array_interface__["data"][0]
+            key = self.address(flat)
             if key in self._stored or key in self._lent:
                 raise Reorder
         if self.journal is not None and id(flat) not in self.journal:
@@ -102,18 +111,18 @@ class Program:
 
     def before_load(self, flat: np.ndarray):
         """A step that defers its stores cannot read an array it has a store pending for: :class:`Reorder`."""
-        if self.deferred is not None and flat.__array_interface__["data"][0] in self._stored:
+        if self.deferred is not None and self.address(flat) in self._stored:
             raise Reorder
 
     def lend(self, flat: np.ndarray) -> bool:
         """Whether a load may return a view of ``flat`` (the step defers its stores); remembers it did."""
         if self.deferred is None:
             return False
-        self._lent.add(flat.__array_interface__["data"][0])
+        self._lent.add(self.address(flat))
         return True
 
-    def write(self, flat: np.ndarray, apply, source: np.ndarray):
-        """Store to ``flat``: ``apply()`` writes, reading ``source``.
+    def write(self, flat: np.ndarray, apply, *sources: np.ndarray):
+        """Store to ``flat``: ``apply()`` writes, reading the arrays ``sources``.
 
         At once (journaled first, when journaling), or deferred to :meth:`flush` when this step defers
         its stores. Deferred stores run in program order after the step, so a store whose ``source``
@@ -123,17 +132,23 @@ class Program:
             self.before_store(flat)
             apply()
             return
-        for earlier, _apply, _src in self.deferred:
-            if np.may_share_memory(source, earlier):
+        for earlier, _apply in self.deferred:
+            if any(np.may_share_memory(source, earlier) for source in sources):
                 raise Reorder
-        self.deferred.append((flat, apply, source))
-        self._stored.add(flat.__array_interface__["data"][0])
+        self.deferred.append((flat, apply))
+        self._stored.add(self.address(flat))
 
     def flush(self):
         """Apply the deferred stores, in program order."""
-        for _flat, apply, _src in self.deferred or ():
+        for _flat, apply in self.deferred or ():
             apply()
         self.deferred = [] if self.deferred is not None else None
+
+    def touch_run(self, flat: np.ndarray, start: int, n: int):
+        """Record the sectors of the ``n`` elements of ``flat`` from ``start``."""
+        if self.touched is not None and n > 0:
+            key = self.address(flat)
+            self.touched.mark_run(self.names.get(key, "array"), flat, start, n, key)
 
     def touch_rows(self, flat: np.ndarray, starts: np.ndarray, active: np.ndarray):
         """Record the sectors of rows of consecutive elements (see :meth:`~kernellab.triton.counts.Touched.mark_rows`)."""
@@ -165,8 +180,10 @@ def current() -> Program:
     return prog
 
 
+@lru_cache(maxsize=32)
 def pid_table(grid) -> np.ndarray:
-    """int32 ``(X·Y·Z, 3)``: every program id of a grid, x fastest (the launch order).
+    """int32 ``(X·Y·Z, 3)``: every program id of a grid, x fastest (the launch order); read-only, made
+    once per grid.
 
     Examples
     --------
@@ -175,4 +192,6 @@ def pid_table(grid) -> np.ndarray:
     """
     gx, gy, gz = grid
     lin = np.arange(gx * gy * gz, dtype=np.int64)
-    return np.stack([lin % gx, (lin // gx) % gy, lin // (gx * gy)], axis=1).astype(np.int32)
+    table = np.stack([lin % gx, (lin // gx) % gy, lin // (gx * gy)], axis=1).astype(np.int32)
+    table.flags.writeable = False
+    return table

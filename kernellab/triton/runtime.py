@@ -43,12 +43,18 @@ _TORCH_BITS = {"bfloat16": ("int16", T.bfloat16), "float8_e5m2": ("uint8", T.flo
                "float8_e5m2fnuz": ("uint8", T.float8e5b16)}
 
 
+@functools.cache
+def _special_dtype(dt: np.dtype):
+    """The Triton type of an ml_dtypes dtype (bfloat16, float8_*), else None (looked up once per dtype)."""
+    return T._BY_NAME.get(dt.name)
+
+
 def _as_array(v, name: str = "array"):
     """``(array, element type or None)`` of an array argument: a numpy array, or a CPU torch tensor
     (sharing its memory; bfloat16 and float8 tensors as their raw bits); ``(None, None)`` otherwise."""
     if isinstance(v, np.ndarray):
-        if v.dtype.name in T._BY_NAME:  # an ml_dtypes array (bfloat16, float8_*): its bits
-            elem = T._BY_NAME[v.dtype.name]
+        elem = _special_dtype(v.dtype)
+        if elem is not None:  # an ml_dtypes array (bfloat16, float8_*): its bits
             return v.view(elem.storage), elem
         return v, None
     if type(v).__module__.startswith("torch") and hasattr(v, "data_ptr"):
@@ -120,6 +126,10 @@ class JITFunction:
         self.signature = inspect.signature(fn)
         self.arg_names = list(self.signature.parameters)
         self.constexprs = {n for n, p in self.signature.parameters.items() if _is_constexpr(p.annotation)}
+        params = self.signature.parameters.values()
+        # plain parameters only: arguments bind by name and position without inspect (see _arguments)
+        self._defaults = {p.name: p.default for p in params if p.default is not p.empty} \
+            if all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params) else None
         self._prints = None
 
     def __getitem__(self, grid):
@@ -160,16 +170,40 @@ class JITFunction:
         except Exception as exc:  # one traceback, ending at the kernel's line
             raise user_traceback(exc) from exc.__cause__
 
+    def _arguments(self, args, kwargs) -> dict | None:
+        """``name → value`` in parameter order, as ``signature.bind`` + ``apply_defaults`` give it, for a
+        kernel of plain parameters; None when that needs inspect (other kinds of parameter, or a call
+        ``bind`` rejects, whose error it then words)."""
+        names = self.arg_names
+        if self._defaults is None or len(args) > len(names):
+            return None
+        given = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k in given or k not in self.signature.parameters:
+                return None
+            given[k] = v
+        meta = {}
+        for n in names:
+            if n in given:
+                meta[n] = given[n]
+            elif n in self._defaults:
+                meta[n] = self._defaults[n]
+            else:
+                return None
+        return meta
+
     def _bind(self, args, kwargs, grid):
         """The grid, the values the kernel body receives, and ``address → parameter name``; LaunchError
         naming a bad argument."""
-        try:
-            bound = self.signature.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise LaunchError(_("kernel {kernel}: {error}").format(kernel=self.__name__, error=exc),
-                              kernel=self.__name__) from None
-        bound.apply_defaults()
-        meta = dict(bound.arguments)
+        meta = self._arguments(args, kwargs)
+        if meta is None:
+            try:
+                bound = self.signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise LaunchError(_("kernel {kernel}: {error}").format(kernel=self.__name__, error=exc),
+                                  kernel=self.__name__) from None
+            bound.apply_defaults()
+            meta = dict(bound.arguments)
         if callable(grid):
             grid = grid(meta)
         values, names = [], {}

@@ -61,8 +61,10 @@ def _align(data, shape: tuple, nd: int, literal: bool):
 
 def broadcast_shape(a: tuple, b: tuple) -> tuple:
     """The block shape two operands broadcast to (numpy's rule, which Triton follows)."""
-    if a == b:
+    if a == b or not b:
         return a
+    if not a:
+        return b
     try:
         return np.broadcast_shapes(a, b)
     except ValueError:
@@ -90,13 +92,17 @@ def _binary(a, b, fn, op: str, *, div=False, result=None, ints_only=False, compu
     bd = b.data if bd is None else bd
     x = _align(_cast(ad, at, ct, alit), ash, nd, alit)
     y = _align(_cast(bd, bt, ct, blit), bsh, nd, blit)
-    out = fn(x, y)
     rt = result or ct
-    if rt.__class__ is T.float_format:  # bfloat16 / float8 arithmetic rounds its fp32 result
-        out = rt.round(out)
     if op in _FLOP_OPS and rt.is_floating():
         count_flops(shape)
-    return tensor(out, rt, shape)
+    if rt.__class__ is T.float_format:  # bfloat16 / float8 arithmetic rounds its fp32 result
+        return tensor(rt.round(fn(x, y)), rt, shape)
+    # computed when read; tl.store of it writes it straight into the array (an optimisation: see _into)
+    out = tensor(None, rt, shape)
+    out._lazy = lambda: fn(x, y)
+    if isinstance(fn, np.ufunc):
+        out._into = (lambda dst: fn(x, y, out=dst)), (x, y)
+    return out
 
 
 _FLOP_OPS = frozenset(("+", "-", "*", "/", "fdiv", "div_rn", "fma"))  # one FLOP per element (tl.fma: two ops)
@@ -110,6 +116,7 @@ _STRUCTURED = frozenset(("+", "<", "<="))
 # reads ``.data`` gets exactly the values the plain path would have computed.
 
 
+@cache
 def _int_range(dt: T.dtype) -> tuple[int, int]:
     info = np.iinfo(dt.np)
     return int(info.min), int(info.max)
@@ -127,8 +134,8 @@ def _affine_sum(a, b, op: str, ct: T.dtype, shape: tuple):
     if rows.shape[0] == 1 or not row.dtype.is_int() or not block.dtype.is_int():
         return None
     lin = _lineage_of(block)
-    lo, hi = (lin.start, lin.start + lin.data.size - 1) if lin.start is not None else (
-        int(lin.data.min()), int(lin.data.max()))
+    start = lin.start
+    lo, hi = (start, start + lin.data.size - 1) if start is not None else (int(lin.data.min()), int(lin.data.max()))
     r = rows.astype(np.int64)
     tmin, tmax = _int_range(ct)
     if int(r.min()) + lo < tmin or int(r.max()) + hi > tmax:  # it may wrap around: compute it plainly
@@ -150,7 +157,7 @@ def _prefix_mask(a, b, op: str, ct: T.dtype, shape: tuple):
     if isinstance(b, tensor):
         if b._shape or not b.dtype.is_int():
             return None
-        bound = b.data.astype(np.int64)
+        bound = b.data if b.data.dtype == np.int64 else b.data.astype(np.int64)
     elif isinstance(b, (int, np.integer)) and not isinstance(b, bool):
         bound = np.array([int(b)], np.int64)
     else:
@@ -164,8 +171,11 @@ def _prefix_mask(a, b, op: str, ct: T.dtype, shape: tuple):
     start = _lineage_of(block).start
     if start is None:
         return None
-    lanes = block.numel
-    k = np.clip(bound - (rows + start) + (op == "<="), 0, lanes)
+    lanes = 1
+    for d in block._shape:
+        lanes *= d
+    k = bound - (rows + start) if op == "<" else bound - (rows + start) + 1
+    k = np.minimum(np.maximum(k, 0, out=k), lanes, out=k)
     out = tensor(None, T.int1, shape)
     out._lazy = lambda: np.arange(lanes).reshape((1, *shape)) < k.reshape((-1,) + (1,) * len(shape))
     out._prefix = k
@@ -209,7 +219,7 @@ class tensor:
     (triton.language.fp32, triton.language.int1)
     """
 
-    __slots__ = ("_data", "dtype", "_shape", "_lineage", "_lazy", "_affine", "_prefix")
+    __slots__ = ("_data", "dtype", "_shape", "_lineage", "_lazy", "_affine", "_prefix", "_into")
     __array_ufunc__ = None  # numpy defers to the reflected operators; np.exp(block) is a TypeError, as in Triton
     __hash__ = object.__hash__
 
@@ -221,6 +231,9 @@ class tensor:
         self._lazy = None  # makes ``data`` when it is None (a block kept by its structure, see _affine_sum)
         self._affine = None  # (row start per program, shared block): data[p] == row[p] + block.data[0]
         self._prefix = None  # int64 per program: a mask whose first k[p] lanes (row-major) are true
+        # (write, operands): ``write(dst)`` computes the values into ``dst`` (of the full broadcast shape,
+        # dtype ``dtype.np``) reading only the arrays ``operands``; for a value not yet computed
+        self._into = None
 
     @property
     def data(self) -> np.ndarray:
@@ -500,9 +513,9 @@ class Lineage:
 
     __slots__ = ("data", "_start", "counted")
 
-    def __init__(self, data: np.ndarray):
+    def __init__(self, data: np.ndarray, start: int | None | bool = False):
         self.data = data
-        self._start: int | None | bool = False  # not yet checked (see start)
+        self._start: int | None | bool = start  # False: not yet checked (see start)
         # what the memory layer found for one unmasked access of this lineage, by (element bytes, shift's
         # offset within a sector in bytes, block shape): see kernellab.triton.memory.LineageCounts
         self.counted: dict = {}

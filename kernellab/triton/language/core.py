@@ -17,6 +17,7 @@ from .. import dtypes as T
 from .. import memory, numerics
 from ..program import current
 from ..tensor import (
+    Lineage,
     _align,
     _operand,
     _tensor_member_fn,
@@ -71,7 +72,9 @@ def arange(start, end, _semantic=None) -> tensor:
     """
     start, end = getattr(start, "value", start), getattr(end, "value", end)
     n = numerics.check_arange(start, end)
-    return tensor(np.arange(start, end, dtype=np.int32)[None], T.int32, (n,))
+    out = tensor(np.arange(start, end, dtype=np.int32)[None], T.int32, (n,))
+    out._lineage = Lineage(np.arange(start, end, dtype=np.int64)[None], start=int(start))  # consecutive
+    return out
 
 
 def full(shape, value, dtype, _semantic=None) -> tensor:
@@ -288,6 +291,9 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
             shape=v.shape, shape2=ptr.shape))
     nd = len(shape)
     elem = ptr.dtype.element_ty
+    if rows is not None and v._data is None and v._into is not None and v._shape == ptr._shape \
+            and v.dtype.np == ptr.flat.dtype:  # computed straight into the array where it can be
+        return memory.store_rows(current(), ptr.flat, ptr._shape, rows[0], v, rows[1])
     vals = _align(v.data, v._shape, nd, False)
     if elem.__class__ is T.float_format:
         vals = elem.encode(convert(vals, v.dtype, elem))
