@@ -21,6 +21,7 @@ from .counts import Tally, Touched, TritonCounts
 from .program import _CURRENT, Program, Reorder, pid_table
 
 BATCH = 4096  # programs per vectorised step: bounds memory to ~BATCH × block elements per value
+DEFER = True  # vectorised steps defer their stores and lend views (tests switch it off to compare)
 
 
 def _step(body: Callable[[Program], None], prog: Program):
@@ -57,7 +58,7 @@ def _batch(body, kernel, g, chunk, names, touched, defer: bool) -> Program | Non
 
 
 def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vectorize: bool,
-        per_program: bool = False, defer: bool = True) -> TritonCounts:
+        per_program: bool = False, defer: bool | None = None) -> TritonCounts:
     """Run ``body`` for every program of ``grid`` and return the launch's counts.
 
     ``body(prog)`` runs the kernel for the programs of ``prog`` (a batch when ``vectorize``).
@@ -67,6 +68,7 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     that would see the difference reruns without, see :class:`~kernellab.triton.program.Reorder`).
     """
     g = dim3(grid)
+    defer = DEFER if defer is None else defer
     pids = pid_table(g)
     tally, touched = Tally(), Touched()
     breakdown = {} if per_program else None
