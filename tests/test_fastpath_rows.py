@@ -207,3 +207,18 @@ def test_a_store_reading_memory_an_earlier_store_changed_sees_the_old_values(hal
     res = both(lambda x: swap_halves[(triton.cdiv(half, 32),)](x, half, BLOCK=32), x)
     assert_same(res)
     np.testing.assert_array_equal(res[0][1][0], np.concatenate([x[half:], x[:half]]))  # the halves swapped
+
+
+@triton.jit
+def same_address_kernel(out_ptr, BLOCK: tl.constexpr):
+    # every program stores its id to the same block: a race on a GPU; here the last program's values stay
+    cols = tl.arange(0, BLOCK)
+    tl.store(out_ptr + cols, tl.program_id(0) + cols * 0)
+
+
+@pytest.mark.parametrize("programs", [1, 2, 7])
+def test_programs_storing_to_one_block_keep_the_last_programs_values(programs):
+    results = both(lambda o: same_address_kernel[(programs,)](o, BLOCK=32), np.zeros(32, np.int32))
+    assert_same(results)
+    np.testing.assert_array_equal(results[0][1][0], programs - 1)  # launch order: the last program wins
+    assert results[0][0].store_requests == programs  # 32 ints per program: one request each

@@ -391,7 +391,8 @@ def _strided_rows(flat: np.ndarray, s: np.ndarray, width: int):
                                            writeable=True)
 
 
-def _filled(rows: int, lanes: int, flat: np.ndarray, other) -> np.ndarray:
+def _filled(rows: int, lanes: int, flat: np.ndarray, other) -> tuple[np.ndarray, np.ndarray]:
+    """A new flat buffer for ``rows × lanes`` values of ``flat``'s dtype, and the fill of masked-off lanes."""
     out = np.empty(rows * lanes, flat.dtype)
     return out, np.asarray(0 if other is None else other).astype(flat.dtype)
 
@@ -434,10 +435,14 @@ def store_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, value: np.
     """:func:`store` of rows of consecutive offsets (see :func:`load_rows`); ``value`` is ``(rows or 1,
     *shape)`` in ``flat``'s dtype, or a block not yet computed whose ``_into`` writes it (then computed
     straight into ``flat`` when every lane is stored, else computed here)."""
+    operands = value._into[1] if not isinstance(value, np.ndarray) else (value,)
+    programs = max((o.shape[0] for o in operands if o.ndim), default=1)  # rows of the values stored
+    if programs > 1 and np.size(starts) == 1 and (active is None or np.size(active) == 1):
+        starts = np.full(programs, np.asarray(starts).reshape(-1)[0])  # one address, a value per program
     rows, lanes, s, k, run = _check_count_touch_rows(prog, "store", flat, shape, starts, active)
     if not isinstance(value, np.ndarray):
         if run is not None and run == rows * lanes:
-            write, operands = value._into
+            write = value._into[0]
             s0 = int(s[0])
             dst = flat[s0:s0 + run].reshape((rows, *shape))
             return prog.write(flat, lambda: write(dst), *operands)
