@@ -241,6 +241,7 @@ class tensor:
         d = self._data
         if d is None:
             d = self._data = self._lazy()
+            self._lazy = self._into = None  # let go of the operands
         return d
 
     @data.setter
