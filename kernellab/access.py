@@ -626,7 +626,7 @@ def prefix_counts(starts, active, width: int) -> tuple[int, int, int, int]:
     Row ``r`` has its lanes ``l < active[r]`` at byte ``starts[r] + l·width`` (``starts`` are byte
     addresses, multiples of ``width``); its lanes start a warp of their own, as one program's block
     does. The same numbers as :func:`requests`, :func:`sectors`, :func:`lines` and
-    :func:`bytes_requested` of that record, computed per row in closed form (:func:`_row_counts`),
+    :func:`bytes_requested` of that record, computed per row in closed form (``_row_counts``),
     once per distinct (first byte mod 128, active lanes): rows that differ by whole lines count alike.
 
     Examples
