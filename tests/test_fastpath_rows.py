@@ -222,3 +222,13 @@ def test_programs_storing_to_one_block_keep_the_last_programs_values(programs):
     assert_same(results)
     np.testing.assert_array_equal(results[0][1][0], programs - 1)  # launch order: the last program wins
     assert results[0][0].store_requests == programs  # 32 ints per program: one request each
+
+
+def test_a_kernel_that_reorders_stops_deferring_for_its_later_launches():
+    x = np.arange(100, dtype=np.float32)
+    out = np.zeros_like(x)
+    store_then_load._hints.clear()
+    store_then_load[(2,)](x, out, 100, BLOCK=64)
+    assert store_then_load._hints == {"defer": False}  # learnt on the first launch: it loads what it stored
+    store_then_load[(2,)](x, out, 100, BLOCK=64)
+    np.testing.assert_array_equal(out, 4 * np.arange(100) + 1)  # x doubled twice, then + 1

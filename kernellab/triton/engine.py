@@ -42,14 +42,19 @@ def _one_by_one(body, kernel, grid, pids, names, tally, per_program, touched):
             tally.merge(own)
 
 
-def _batch(body, kernel, g, chunk, names, touched, defer: bool) -> Program | None:
-    """Run ``chunk`` as one vectorised step; the step's Program when it ran, None when it failed (undone)."""
-    batch = Program(kernel, g, chunk, Tally(), names, journal={}, touched=touched, defer=defer)
+def _batch(body, kernel, g, chunk, names, touched, hints: dict) -> Program | None:
+    """Run ``chunk`` as one vectorised step; the step's Program when it ran, None when it failed (undone).
+
+    The step defers its stores unless ``hints["defer"]`` is false; a step that cannot (:class:`Reorder`)
+    reruns storing at once, and sets that hint for the launch's later steps and the kernel's later launches.
+    """
+    batch = Program(kernel, g, chunk, Tally(), names, journal={}, touched=touched, defer=hints["defer"])
     try:
         _step(body, batch)
     except Reorder:
         batch.undo()
-        return _batch(body, kernel, g, chunk, names, touched, defer=False)
+        hints["defer"] = False
+        return _batch(body, kernel, g, chunk, names, touched, hints)
     except Exception:  # rerun by the caller, outside this handler: no chained second traceback
         batch.undo()
         return None
@@ -58,17 +63,21 @@ def _batch(body, kernel, g, chunk, names, touched, defer: bool) -> Program | Non
 
 
 def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vectorize: bool,
-        per_program: bool = False, defer: bool | None = None) -> TritonCounts:
+        per_program: bool = False, hints: dict | None = None) -> TritonCounts:
     """Run ``body`` for every program of ``grid`` and return the launch's counts.
 
     ``body(prog)`` runs the kernel for the programs of ``prog`` (a batch when ``vectorize``).
     ``per_program`` adds a ``(x, y, z) → TritonCounts`` breakdown (programs then run one by one; its
     entries leave ``dram_sectors`` empty: compulsory traffic is a union over the launch).
-    ``defer`` lets a vectorised step defer its stores and its loads lend views (an optimisation; a step
-    that would see the difference reruns without, see :class:`~kernellab.triton.program.Reorder`).
+    ``hints`` is what an earlier launch of the kernel learnt (kept by the caller, updated here): whether
+    a vectorised step may defer its stores and let its loads lend views (an optimisation; a step that
+    would see the difference reruns without, see :class:`~kernellab.triton.program.Reorder`).
     """
     g = dim3(grid)
-    defer = DEFER if defer is None else defer
+    hints = {} if hints is None else hints
+    hints.setdefault("defer", True)
+    if not DEFER:
+        hints = {**hints, "defer": False}
     pids = pid_table(g)
     tally, touched = Tally(), Touched()
     breakdown = {} if per_program else None
@@ -79,7 +88,7 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
             else:
                 for lo in range(0, len(pids), BATCH):
                     chunk = pids[lo:lo + BATCH]
-                    batch = _batch(body, kernel, g, chunk, names, touched, defer)
+                    batch = _batch(body, kernel, g, chunk, names, touched, hints)
                     if batch is None:
                         _one_by_one(body, kernel, g, chunk, names, tally, None, touched)
                     else:

@@ -131,6 +131,7 @@ class JITFunction:
         self._defaults = {p.name: p.default for p in params if p.default is not p.empty} \
             if all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params) else None
         self._prints = None
+        self._hints: dict = {}  # what launches learnt about running it vectorised (see engine.run)
 
     def __getitem__(self, grid):
         return functools.partial(self.run, grid=grid)  # no launcher frame in a kernel error's traceback
@@ -166,7 +167,7 @@ class JITFunction:
 
         try:
             return run(self.__name__, body, grid, names, vectorize=vectorize and not self.prints,
-                       per_program=per_program)
+                       per_program=per_program, hints=self._hints)
         except Exception as exc:  # one traceback, ending at the kernel's line
             raise user_traceback(exc) from exc.__cause__
 

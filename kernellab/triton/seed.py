@@ -230,4 +230,6 @@ def triton_launch(kernel, grid, *args, per_program: bool = False, vectorize: boo
             many(SeedBatchLanguage(prog), *args, **meta)
 
     vectorize = vectorize and many is not None and not _prints(kernel, set())  # a kernel that prints: in launch order
-    return run(getattr(kernel, "__name__", "kernel"), body, grid, names, vectorize=vectorize, per_program=per_program)
+    # stores at once: the values a lecture-form kernel stores are its own numpy arrays, which it may change later
+    return run(getattr(kernel, "__name__", "kernel"), body, grid, names, vectorize=vectorize, per_program=per_program,
+               hints={"defer": False})
