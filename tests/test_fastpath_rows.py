@@ -229,6 +229,28 @@ def test_a_kernel_that_reorders_stops_deferring_for_its_later_launches():
     out = np.zeros_like(x)
     store_then_load._hints.clear()
     store_then_load[(2,)](x, out, 100, BLOCK=64)
-    assert store_then_load._hints == {"defer": False}  # learnt on the first launch: it loads what it stored
+    assert store_then_load._hints["defer"] is False  # learnt on the first launch: it loads what it stored
     store_then_load[(2,)](x, out, 100, BLOCK=64)
     np.testing.assert_array_equal(out, 4 * np.arange(100) + 1)  # x doubled twice, then + 1
+
+
+def test_a_short_last_program_runs_on_its_own_and_the_kernel_remembers_it():
+    seen = []
+
+    @triton.jit
+    def rows_seen(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        v = tl.load(x_ptr + offs, mask=mask)
+        seen.append(v.data.shape[0])  # programs in this step
+        tl.store(out_ptr + offs, v + 1, mask=mask)
+
+    x = np.arange(4 * 64 + 5, dtype=np.float32)  # 4 full blocks of 64 and a block with 5 lanes kept
+    out = np.zeros_like(x)
+    cnt = rows_seen[(5,)](x, out, x.size, BLOCK=64)
+    # the step of 5 stopped at its load and ran again as 4 + 1; the next launch splits at once
+    assert seen == [4, 1] and rows_seen._hints["split"]
+    seen.clear()
+    assert rows_seen[(5,)](x, out, x.size, BLOCK=64) == cnt and seen == [4, 1]
+    np.testing.assert_array_equal(out, x + 1)
+    assert cnt.programs == 5 and cnt.load_bytes == x.size * 4  # 261 floats, each loaded once

@@ -155,14 +155,21 @@ def test_a_uniform_batch_runs_the_kernel_body_once():
         offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
         tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
 
-    x, y = np.arange(30, dtype=np.float32), np.zeros(30, np.float32)
-    cnt = double[(8,)](x, y, 30, BLOCK=4)
+    x, y = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)  # 8 full blocks of 4
+    cnt = double[(8,)](x, y, 32, BLOCK=4)
     np.testing.assert_array_equal(y, 2 * x)
     assert len(calls) == 1 and cnt["programs"] == 8
     # one by one, and the same counts: the batch changed only how the programs ran
     calls.clear()
-    one_by_one = double.run(x, y, 30, grid=(8,), BLOCK=4, vectorize=False)
+    one_by_one = double.run(x, y, 32, grid=(8,), BLOCK=4, vectorize=False)
     assert len(calls) == 8 and one_by_one == cnt
+    # 30 elements: the last block keeps 2 lanes, so the 7 full programs run as one step and the last
+    # alone: 3 calls the first time (the step of 8 stops at its first load), 2 once the kernel knows
+    calls.clear()
+    tail = double[(8,)](x[:30], y[:30], 30, BLOCK=4)
+    assert len(calls) == 3 and tail == double.run(x[:30], y[:30], 30, grid=(8,), BLOCK=4, vectorize=False)
+    calls.clear()
+    assert double[(8,)](x[:30], y[:30], 30, BLOCK=4) == tail and len(calls) == 2
 
 
 def test_a_divergent_batch_reruns_program_by_program():

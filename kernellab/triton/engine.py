@@ -18,7 +18,7 @@ import numpy as np
 from ..grid import dim3
 from ..tracebacks import user_traceback
 from .counts import Tally, Touched, TritonCounts
-from .program import _CURRENT, Program, Reorder, pid_table
+from .program import _CURRENT, Program, Reorder, SplitTail, pid_table
 
 BATCH = 4096  # programs per vectorised step: bounds memory to ~BATCH × block elements per value
 DEFER = True  # vectorised steps defer their stores and lend views (tests switch it off to compare)
@@ -42,8 +42,9 @@ def _one_by_one(body, kernel, grid, pids, names, tally, per_program, touched):
             tally.merge(own)
 
 
-def _batch(body, kernel, g, chunk, names, touched, hints: dict) -> Program | None:
-    """Run ``chunk`` as one vectorised step; the step's Program when it ran, None when it failed (undone).
+def _batch(body, kernel, g, chunk, names, touched, hints: dict) -> Program | SplitTail | None:
+    """Run ``chunk`` as one vectorised step: the step's Program when it ran, None when it failed (undone),
+    :class:`SplitTail` when it should run as two steps (undone).
 
     The step defers its stores unless ``hints["defer"]`` is false; a step that cannot (:class:`Reorder`)
     reruns storing at once, and sets that hint for the launch's later steps and the kernel's later launches.
@@ -55,11 +56,24 @@ def _batch(body, kernel, g, chunk, names, touched, hints: dict) -> Program | Non
         batch.undo()
         hints["defer"] = False
         return _batch(body, kernel, g, chunk, names, touched, hints)
+    except SplitTail as split:
+        batch.undo()
+        return split
     except Exception:  # rerun by the caller, outside this handler: no chained second traceback
         batch.undo()
         return None
     batch.flush()
     return batch
+
+
+def _chunks(pids: np.ndarray, hints: dict) -> list[np.ndarray]:
+    """The launch's vectorised steps: ``BATCH`` programs each, the last program alone when an earlier step
+    of the kernel had to split its tail (``hints["split"]``)."""
+    chunks = [pids[lo:lo + BATCH] for lo in range(0, len(pids), BATCH)]
+    if hints.get("split") and len(chunks[-1]) > 1:
+        last = chunks.pop()
+        chunks += [last[:-1], last[-1:]]
+    return chunks
 
 
 def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vectorize: bool,
@@ -86,10 +100,14 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
             if per_program or not vectorize:
                 _one_by_one(body, kernel, g, pids, names, tally, breakdown, touched)
             else:
-                for lo in range(0, len(pids), BATCH):
-                    chunk = pids[lo:lo + BATCH]
+                chunks = _chunks(pids, hints)
+                while chunks:
+                    chunk = chunks.pop(0)
                     batch = _batch(body, kernel, g, chunk, names, touched, hints)
-                    if batch is None:
+                    if isinstance(batch, SplitTail):  # the others first, then the last program alone
+                        hints["split"] = True
+                        chunks[:0] = [chunk[:-1], chunk[-1:]]
+                    elif batch is None:
                         _one_by_one(body, kernel, g, chunk, names, tally, None, touched)
                     else:
                         batch.tally.n["programs"] += len(chunk)

@@ -412,6 +412,8 @@ def load_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, active=None
         if run == rows * lanes:
             block = flat[s0:s0 + run].reshape((rows, *shape))
             return block if view and prog.lend(flat) else block.copy()
+        if view:
+            prog.split_tail(rows)  # only the last program is short: run the others as views
         out, fill = _filled(rows, lanes, flat, other)
         out[:run] = flat[s0:s0 + run]
         out[run:] = fill
@@ -451,6 +453,8 @@ def store_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, value: np.
         value = np.broadcast_to(value, (rows, *shape))
     src = value.reshape(rows, lanes)
     if run is not None:  # one run: full rows, then a prefix
+        if run < rows * lanes:
+            prog.split_tail(rows)  # only the last program is short: run the others on their own
         s0 = int(s[0])
         return prog.write(flat, _assign(flat[s0:s0 + run], src.reshape(-1)[:run]), value)
     k0 = int(k.min())

@@ -25,6 +25,12 @@ class Divergence(Exception):
     """Raised when programs of a batch would take different Python paths; the batch reruns one by one."""
 
 
+class SplitTail(Exception):
+    """Raised when only the last program of a vectorised step masks off part of a block of consecutive
+    offsets (the grid's tail): the step reruns as two, the others (whose blocks then move as views and
+    slices) and the last one alone."""
+
+
 class Reorder(Exception):
     """Raised when a batch that defers its stores reads what a deferred store would change (or changes
     what it lent as a view); the batch reruns storing at once (see :meth:`Program.write`)."""
@@ -113,6 +119,11 @@ class Program:
         """A step that defers its stores cannot read an array it has a store pending for: :class:`Reorder`."""
         if self.deferred is not None and self.address(flat) in self._stored:
             raise Reorder
+
+    def split_tail(self, rows: int):
+        """Raise :class:`SplitTail` when this step defers its stores and ``rows`` is its programs (more than one)."""
+        if self.deferred is not None and rows == self.P > 1:
+            raise SplitTail
 
     def lend(self, flat: np.ndarray) -> bool:
         """Whether a load may return a view of ``flat`` (the step defers its stores); remembers it did."""
