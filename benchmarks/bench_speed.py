@@ -1,6 +1,7 @@
 """The speed table of issue 14: every figure a ratio of two times measured side by side in this run.
 
     python benchmarks/bench_speed.py            # or: python3 -m nox -s bench
+    python benchmarks/bench_speed.py --system-allocator   # glibc's defaults (see steady_allocator)
 
 Rows: mini-Triton against plain numpy and against Triton's own interpreter (``TRITON_INTERPRET=1``)
 on the same real-syntax kernels (as issue 14 words them: against numpy over 2^20 elements, against
@@ -132,7 +133,8 @@ def numba_k1(n: int = 128) -> float:
 def reference_times() -> dict:
     """Run inside the conformance venv: Triton's interpreter per workload, numba's simulator on k1."""
     out = {}
-    steady_allocator()  # as for kernellab's side
+    if "--system-allocator" not in sys.argv:
+        steady_allocator()  # as for kernellab's side
     try:
         os.environ["TRITON_INTERPRET"] = "1"
         for name, run, _ in workloads(theirs=True):
@@ -186,14 +188,18 @@ def main() -> int:
     from kernellab import print_table
 
     os.environ.setdefault("KERNELLAB_DISPLAY", "text")
-    steady = steady_allocator()
+    steady = "--system-allocator" not in sys.argv and steady_allocator()
     conf = conformance_python()
     ref = {}
     if conf:
-        done = subprocess.run([conf, __file__, "--reference"], capture_output=True, text=True, cwd=ROOT,
-                              env={**os.environ, "PYTHONPATH": str(ROOT)})
-        ref = json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else {
-            "triton": f"failed: {done.stderr.strip().splitlines()[-1:]}"}
+        try:
+            done = subprocess.run([conf, __file__, "--reference", *sys.argv[1:]], capture_output=True, text=True,
+                                  cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        except OSError as exc:
+            ref = {"triton": f"failed to start {conf}: {exc}"}
+        else:
+            ref = json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else {
+                "triton": f"failed: {done.stderr.strip().splitlines()[-1:]}"}
     rows = []
     at_2_20 = [w for w in workloads(theirs=False, n=N_NUMPY) if "2^20" in w[0]]  # the 1-D kernels, numpy's size
     for name, run, np_ref in [*at_2_20, *workloads(theirs=False)]:
@@ -228,7 +234,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--reference"]:
+    if "--reference" in sys.argv[1:]:
         print(json.dumps(reference_times()))
         sys.exit(0)
     sys.exit(main())
