@@ -442,12 +442,16 @@ def store_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, value: np.
     if programs > 1 and np.size(starts) == 1 and (active is None or np.size(active) == 1):
         starts = np.full(programs, np.asarray(starts).reshape(-1)[0])  # one address, a value per program
     rows, lanes, s, k, run = _check_count_touch_rows(prog, "store", flat, shape, starts, active)
-    if not isinstance(value, np.ndarray):
+    k0 = int(k.min())
+    if not isinstance(value, np.ndarray):  # computed straight into the array where that is a slice
+        write = value._into[0]
         if run is not None and run == rows * lanes:
-            write = value._into[0]
             s0 = int(s[0])
             dst = flat[s0:s0 + run].reshape((rows, *shape))
             return prog.write(flat, lambda: write(dst), *operands)
+        dst = _strided_rows(flat, s, k0) if run is None and len(shape) == 1 and _disjoint(s, k) else None
+        if dst is not None:  # the same first k0 lanes of each row (a 1-D block), rows apart
+            return prog.write(flat, lambda: write(dst, k0), *operands)
         value = value.data
     if value.shape != (rows, *shape):
         value = np.broadcast_to(value, (rows, *shape))
@@ -457,8 +461,7 @@ def store_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, value: np.
             prog.split_tail(rows)  # only the last program is short: run the others on their own
         s0 = int(s[0])
         return prog.write(flat, _assign(flat[s0:s0 + run], src.reshape(-1)[:run]), value)
-    k0 = int(k.min())
-    if k0 > 0 and int(k.max()) == k0 and int(s[1] - s[0]) >= k0:  # evenly spaced rows that do not overlap
+    if _disjoint(s, k):  # the same prefix of each row, evenly spaced rows that do not overlap
         dst = _strided_rows(flat, s, k0)
         if dst is not None:
             return prog.write(flat, _assign(dst, src[:, :k0]), value)
@@ -466,6 +469,8 @@ def store_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, value: np.
     prog.write(flat, *_scatter(flat, offs, value, mask, None))
 
 
-def _chained(s: np.ndarray, lanes: int) -> bool:
-    """Whether row ``r`` starts right after row ``r − 1``'s last lane: the rows form one run."""
-    return bool((s[1:] - s[:-1] == lanes).all())
+def _disjoint(s: np.ndarray, k: np.ndarray) -> bool:
+    """Whether every row keeps the same first ``k0 > 0`` lanes and the rows start at least ``k0`` apart
+    (increasing): writing them through a strided view changes each element once, as the programs would."""
+    k0 = int(k[0])
+    return s.size > 1 and k0 > 0 and int(k.min()) == k0 == int(k.max()) and int(s[1] - s[0]) >= k0

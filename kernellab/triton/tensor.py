@@ -101,7 +101,7 @@ def _binary(a, b, fn, op: str, *, div=False, result=None, ints_only=False, compu
     out = tensor(None, rt, shape)
     out._lazy = lambda: fn(x, y)
     if isinstance(fn, np.ufunc):
-        out._into = (lambda dst: fn(x, y, out=dst)), (x, y)
+        out._into = (lambda dst, k=None: fn(_lanes(x, k), _lanes(y, k), out=dst)), (x, y)
     return out
 
 
@@ -182,6 +182,11 @@ def _prefix_mask(a, b, op: str, ct: T.dtype, shape: tuple):
     return out
 
 
+def _lanes(a, k: int | None):
+    """An operand of a 1-D block (``(rows, lanes)``, or broadcasting) cut to its first ``k`` lanes (None: all)."""
+    return a if k is None or a.ndim < 2 or a.shape[-1] == 1 else a[..., :k]
+
+
 def count_flops(shape: tuple, per_element: int = 1):
     """Count ``per_element`` FLOPs for every element of a ``shape`` block, in every program of the step."""
     prog = _CURRENT.get()
@@ -232,7 +237,8 @@ class tensor:
         self._affine = None  # (row start per program, shared block): data[p] == row[p] + block.data[0]
         self._prefix = None  # int64 per program: a mask whose first k[p] lanes (row-major) are true
         # (write, operands): ``write(dst)`` computes the values into ``dst`` (of the full broadcast shape,
-        # dtype ``dtype.np``) reading only the arrays ``operands``; for a value not yet computed
+        # dtype ``dtype.np``) reading only the arrays ``operands``, ``write(dst, k)`` the first k lanes of
+        # a 1-D block into ``dst`` of shape (rows, k); for a value not yet computed
         self._into = None
 
     @property
