@@ -9,6 +9,11 @@ int64 element offsets into one array. Arithmetic follows Triton's promotion rule
 Python control flow on a scalar (``if``, ``range``, ``min``) asks for its single value: when the
 programs of a batch disagree, :class:`~kernellab.triton.program.Divergence` makes the launcher rerun
 them one by one.
+
+A value's ``data`` may be computed only when first read (``_lazy``): elementwise results, so that a
+store can compute them straight into its array, and — an optimisation of the memory layer — offsets
+``pid * BLOCK + tl.arange(0, BLOCK)`` and masks ``offs < n``, kept by their structure (``_affine``,
+``_prefix``). Whatever reads ``data`` gets exactly the values the plain computation gives.
 """
 
 from __future__ import annotations
