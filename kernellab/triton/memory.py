@@ -6,10 +6,10 @@ when every program uses the same offsets). Masked-off lanes read nothing, write 
 nothing; an unmasked lane outside its array raises :class:`~kernellab.OutOfBoundsError`.
 Every array is taken to start 256-byte aligned, as ``cudaMalloc`` and PyTorch's allocator give.
 
-Reading order: :func:`_check` and :func:`_count` are the reference path (every lane's offset and
+Reading order: ``_check`` and ``_count`` are the reference path (every lane's offset and
 address); :func:`load` and :func:`store` take it unless one of two optimisations applies, each giving
 the same values, counts and errors with less work — a pointer *lineage* (offsets shared up to a shift,
-:func:`_check_and_count`), and *rows* of consecutive offsets under a prefix mask (:func:`load_rows`,
+``_check_and_count``), and *rows* of consecutive offsets under a prefix mask (:func:`load_rows`,
 :func:`store_rows`, reached from ``tl.load``/``tl.store`` when the offsets kept their structure). Stores
 go through :meth:`Program.write <kernellab.triton.program.Program.write>`, which applies them at once
 or, in a vectorised step, when the step ends.
