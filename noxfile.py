@@ -29,15 +29,16 @@ PYPROJECT = nox.project.load_toml("pyproject.toml")
 # The engines multiply many tiny matrices: OpenBLAS threads only add overhead there, and on a busy
 # machine their spin-waiting made a 0.05 s launch take 7 s. One BLAS thread keeps timings honest.
 ENV = {"MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1"}
-# uv installs without compiling bytecode (pip compiles), so where PYTHONDONTWRITEBYTECODE is set every
-# Python process recompiled numpy, matplotlib and sphinx from source: about 0.5 s a process, and the
-# site's downloads alone start about a hundred. Compiled once at install time instead.
-COMPILE = {"UV_COMPILE_BYTECODE": "1"}
+# Where PYTHONDONTWRITEBYTECODE is set, every Python process nox starts compiled numpy, matplotlib,
+# sphinx and kernellab from source again (about 0.5 s a process; the downloads alone start about a
+# hundred). Their bytecode goes to build/pycache instead, out of the source tree.
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
+    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(BUILD / "pycache"))
 
 
 def _install(session: nox.Session, *groups: str) -> None:
     deps = [d for g in groups for d in nox.project.dependency_groups(PYPROJECT, g)]
-    session.install("-e", ".", *deps, env=COMPILE)
+    session.install("-e", ".", *deps)
 
 
 def _stage(name: str) -> Path:
@@ -206,8 +207,7 @@ def _fresh_venv(session: nox.Session, path: Path, *requirements: str) -> Path:
     if uv_bin:
         session.run(uv_bin, "venv", "--quiet", "--python", shutil.which("python3") or "python3", str(path),
                     external=True)
-        session.run(uv_bin, "pip", "install", "--quiet", "--compile-bytecode", "--python", str(python), *requirements,
-                    external=True)
+        session.run(uv_bin, "pip", "install", "--quiet", "--python", str(python), *requirements, external=True)
     else:
         session.run("python3", "-m", "venv", str(path), external=True)
         session.run(str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
