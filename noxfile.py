@@ -126,11 +126,21 @@ def _html_in_parallel(session: nox.Session, site: Path, *extra: str) -> None:
         session.error(f"sphinx-build failed for {', '.join(failed)} (logs in {logs})")
 
 
+# pytest-xdist's workers, one a core, where there are two cores or more
+XDIST = ("-n", "auto") if (os.cpu_count() or 1) >= 2 else ()
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the unit tests and the doctests in kernellab's docstrings (pytest; pass pytest options after --)."""
+    """Run the unit tests and the doctests in kernellab's docstrings (pytest; pass pytest options after --).
+
+    Without arguments, one worker a core (pytest-xdist), and the gallery scripts left out
+    (``-m "not gallery"``): the default run executes each in the strict docs build and runs its English
+    download as a plain script with warnings as errors (the downloads session), which is what
+    tests/test_gallery.py checks. ``nox -s tests -- -m gallery`` runs them here.
+    """
     _install(session, "test")
-    session.run("pytest", *session.posargs, env={**ENV, "KERNELLAB_LANG": "en"})
+    session.run("pytest", *(session.posargs or (*XDIST, "-m", "not gallery")), env={**ENV, "KERNELLAB_LANG": "en"})
 
 
 @nox.session
