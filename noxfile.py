@@ -166,8 +166,32 @@ def docs(session: nox.Session) -> None:
     _dist(session, site / "dist", isolated=False)  # kernellab's wheel and sdist, beside the languages
     _html_in_parallel(session, site, *session.posargs)  # the languages at once: ~1.8× on two cores
     session.run("python", "tools/site_publish.py", str(site))  # index, 404, sitemap (with a site URL)
-    session.run("pytest", "-p", "no:cacheprovider", "tests/site", "-q", env={"KERNELLAB_SITE": str(site)})
+    _check_site(session, site)
     session.log(f"site: {site / 'index.html'}")
+
+
+# What the built-site checks read besides the site: their code, kernellab, tools/, pytest's settings
+SITE_CHECK_INPUTS = ("tests/conftest.py", "tests/site", "kernellab", "tools", "pyproject.toml", "noxfile.py")
+SITE_CHECK_ENV = ("KERNELLAB_", "READTHEDOCS", "LANG", "LC_", "PYTHON")
+
+
+def _check_site(session: nox.Session, site: Path) -> None:
+    """Run tests/site on the built site, unless they passed on exactly these inputs: the site's files,
+    SITE_CHECK_INPUTS, the session's installed packages and the environment variables they read."""
+    from tools.stamps import fingerprint, passed_on
+
+    env = {"KERNELLAB_SITE": str(site)}
+    venv = Path(session.virtualenv.location)
+    packages = [venv / "pyvenv.cfg", *sorted(venv.glob("lib/python*/site-packages/*.dist-info/RECORD"))]
+    key = fingerprint(ROOT, [site, *(ROOT / p for p in SITE_CHECK_INPUTS), *packages],
+                      {k: v for k, v in {**os.environ, **env}.items() if k.startswith(SITE_CHECK_ENV)})
+    stamp = BUILD / "site-checks.stamp"
+    if passed_on(stamp, key):
+        session.log(f"the built-site checks passed on exactly this site and its inputs ({stamp})")
+        return
+    stamp.unlink(missing_ok=True)
+    session.run("pytest", "-p", "no:cacheprovider", "tests/site", "-q", env=env)
+    stamp.write_text(key, encoding="utf-8")
 
 
 DIST_INPUTS = ("kernellab", "tests", "tools", "pyproject.toml", "README.md", "CHANGELOG.md", "LICENSE")
