@@ -126,8 +126,10 @@ def _html_in_parallel(session: nox.Session, site: Path, *extra: str) -> None:
         session.error(f"sphinx-build failed for {', '.join(failed)} (logs in {logs})")
 
 
-# pytest-xdist's workers, one a core, where there are two cores or more
+# pytest-xdist's workers, and sphinx-build's reading processes (the builds without the gallery), one a
+# core, where there are two cores or more
 XDIST = ("-n", "auto") if (os.cpu_count() or 1) >= 2 else ()
+JOBS = ("-j", "auto") if (os.cpu_count() or 1) >= 2 else ()
 
 
 @nox.session
@@ -147,7 +149,7 @@ def tests(session: nox.Session) -> None:
 def doctests(session: nox.Session) -> None:
     """Run the testable examples in the prose pages with Sphinx's doctest builder (English, no gallery)."""
     _install(session, "docs")
-    _sphinx(session, "doctest", "doctest", "en", BUILD / "doctest", "-D", "plot_gallery=0", *session.posargs)
+    _sphinx(session, "doctest", "doctest", "en", BUILD / "doctest", "-D", "plot_gallery=0", *JOBS, *session.posargs)
 
 
 @nox.session
@@ -284,7 +286,7 @@ def _gettext(session: nox.Session, name: str = "gettext") -> Path:
     """Extract the English messages of every page (gallery not executed; API pages left out)."""
     out = BUILD / name
     shutil.rmtree(out, ignore_errors=True)
-    _sphinx(session, "gettext", name, "en", out, "-D", "plot_gallery=0", "-q")
+    _sphinx(session, "gettext", name, "en", out, "-D", "plot_gallery=0", "-q", *JOBS)
     shutil.rmtree(out / "generated", ignore_errors=True)  # the API reference stays English
     return out
 
