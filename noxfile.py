@@ -2,7 +2,9 @@
 
 A bare ``nox`` runs the default set: lint, tests, doctests, docs (which checks the built site),
 downloads (which runs the built site's downloads in a fresh environment) and the translations check —
-everything CI runs.
+everything CI runs. In that run the gallery scripts run in docs (executed by the strict build) and in
+downloads (each English download, which is the script under a header, run with warnings as errors), so
+the tests session leaves them out; ``nox -s tests -- -m gallery`` runs them there.
 """
 
 from __future__ import annotations
