@@ -2,7 +2,9 @@
 
 A bare ``nox`` runs the default set: lint, tests, doctests, docs (which checks the built site),
 downloads (which runs the built site's downloads in a fresh environment) and the translations check —
-everything CI runs.
+everything CI runs. In that run the gallery scripts run in docs (executed by the strict build) and in
+downloads (each English download, which is the script under a header, run with warnings as errors), so
+the tests session leaves them out; ``nox -s tests -- -m gallery`` runs them there.
 """
 
 from __future__ import annotations
@@ -29,6 +31,11 @@ PYPROJECT = nox.project.load_toml("pyproject.toml")
 # The engines multiply many tiny matrices: OpenBLAS threads only add overhead there, and on a busy
 # machine their spin-waiting made a 0.05 s launch take 7 s. One BLAS thread keeps timings honest.
 ENV = {"MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1"}
+# Where PYTHONDONTWRITEBYTECODE is set, every Python process nox starts compiled numpy, matplotlib,
+# sphinx and kernellab from source again (about 0.5 s a process; the downloads alone start about a
+# hundred). Their bytecode goes to build/pycache instead, out of the source tree.
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
+    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(BUILD / "pycache"))
 
 
 def _install(session: nox.Session, *groups: str) -> None:
@@ -121,18 +128,30 @@ def _html_in_parallel(session: nox.Session, site: Path, *extra: str) -> None:
         session.error(f"sphinx-build failed for {', '.join(failed)} (logs in {logs})")
 
 
+# pytest-xdist's workers, and sphinx-build's reading processes (the builds without the gallery), one a
+# core, where there are two cores or more
+XDIST = ("-n", "auto") if (os.cpu_count() or 1) >= 2 else ()
+JOBS = ("-j", "auto") if (os.cpu_count() or 1) >= 2 else ()
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the unit tests and the doctests in kernellab's docstrings (pytest; pass pytest options after --)."""
+    """Run the unit tests and the doctests in kernellab's docstrings (pytest; pass pytest options after --).
+
+    Without arguments, one worker a core (pytest-xdist), and the gallery scripts left out
+    (``-m "not gallery"``): the default run executes each in the strict docs build and runs its English
+    download as a plain script with warnings as errors (the downloads session), which is what
+    tests/test_gallery.py checks. ``nox -s tests -- -m gallery`` runs them here.
+    """
     _install(session, "test")
-    session.run("pytest", *session.posargs, env={**ENV, "KERNELLAB_LANG": "en"})
+    session.run("pytest", *(session.posargs or (*XDIST, "-m", "not gallery")), env={**ENV, "KERNELLAB_LANG": "en"})
 
 
 @nox.session
 def doctests(session: nox.Session) -> None:
     """Run the testable examples in the prose pages with Sphinx's doctest builder (English, no gallery)."""
     _install(session, "docs")
-    _sphinx(session, "doctest", "doctest", "en", BUILD / "doctest", "-D", "plot_gallery=0", *session.posargs)
+    _sphinx(session, "doctest", "doctest", "en", BUILD / "doctest", "-D", "plot_gallery=0", *JOBS, *session.posargs)
 
 
 @nox.session
@@ -151,8 +170,32 @@ def docs(session: nox.Session) -> None:
     _dist(session, site / "dist", isolated=False)  # kernellab's wheel and sdist, beside the languages
     _html_in_parallel(session, site, *session.posargs)  # the languages at once: ~1.8× on two cores
     session.run("python", "tools/site_publish.py", str(site))  # index, 404, sitemap (with a site URL)
-    session.run("pytest", "-p", "no:cacheprovider", "tests/site", "-q", env={"KERNELLAB_SITE": str(site)})
+    _check_site(session, site)
     session.log(f"site: {site / 'index.html'}")
+
+
+# What the built-site checks read besides the site: their code, kernellab, tools/, pytest's settings
+SITE_CHECK_INPUTS = ("tests/conftest.py", "tests/site", "kernellab", "tools", "pyproject.toml", "noxfile.py")
+SITE_CHECK_ENV = ("KERNELLAB_", "READTHEDOCS", "LANG", "LC_", "PYTHON")
+
+
+def _check_site(session: nox.Session, site: Path) -> None:
+    """Run tests/site on the built site, unless they passed on exactly these inputs: the site's files,
+    SITE_CHECK_INPUTS, the session's installed packages and the environment variables they read."""
+    from tools.stamps import fingerprint, passed_on
+
+    env = {"KERNELLAB_SITE": str(site)}
+    venv = Path(session.virtualenv.location)
+    packages = [venv / "pyvenv.cfg", *sorted(venv.glob("lib/python*/site-packages/*.dist-info/RECORD"))]
+    key = fingerprint(ROOT, [site, *(ROOT / p for p in SITE_CHECK_INPUTS), *packages],
+                      {k: v for k, v in {**os.environ, **env}.items() if k.startswith(SITE_CHECK_ENV)})
+    stamp = BUILD / "site-checks.stamp"
+    if passed_on(stamp, key):
+        session.log(f"the built-site checks passed on exactly this site and its inputs ({stamp})")
+        return
+    stamp.unlink(missing_ok=True)
+    session.run("pytest", "-p", "no:cacheprovider", "tests/site", "-q", env=env)
+    stamp.write_text(key, encoding="utf-8")
 
 
 DIST_INPUTS = ("kernellab", "tests", "tools", "pyproject.toml", "README.md", "CHANGELOG.md", "LICENSE")
@@ -245,7 +288,7 @@ def _gettext(session: nox.Session, name: str = "gettext") -> Path:
     """Extract the English messages of every page (gallery not executed; API pages left out)."""
     out = BUILD / name
     shutil.rmtree(out, ignore_errors=True)
-    _sphinx(session, "gettext", name, "en", out, "-D", "plot_gallery=0", "-q")
+    _sphinx(session, "gettext", name, "en", out, "-D", "plot_gallery=0", "-q", *JOBS)
     shutil.rmtree(out / "generated", ignore_errors=True)  # the API reference stays English
     return out
 

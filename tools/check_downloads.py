@@ -6,7 +6,7 @@ Run it with the Python of a fresh environment holding only the site's wheel and 
 (nbclient + ipykernel). For each language it unpacks the gallery's two download-all zips from the
 built site into an empty folder, then executes every notebook (nbclient) and every script
 (``python x.py`` in the script's folder, with no ``KERNELLAB_LANG`` and a C locale: a download must
-choose its language itself). It checks that on the Chinese site the notebooks' text cells and
+choose its language itself; with warnings as errors). It checks that on the Chinese site the notebooks' text cells and
 printed tables are Chinese, and on the English site that they are English. Exits 1 on any failure.
 """
 
@@ -20,7 +20,8 @@ import subprocess
 import sys
 import time
 import zipfile
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 
 LANGS = ("en", "zh_CN")
@@ -109,6 +110,9 @@ def run_notebook(path: Path, lang: str) -> list[str]:
             env=reader_env())
     except Exception as error:  # nbclient's CellExecutionError carries the traceback
         return [f"{path.name} ({lang}) failed:\n{str(error)[-3000:]}"]
+    finally:  # nbclient leaves a kernel it was given running: it idled until this process exited
+        if km.has_kernel:
+            km.shutdown_kernel(now=True)
     nbformat.write(nb, path)  # executed, to look at
     markdown = [c.source for c in nb.cells if c.cell_type == "markdown"]
     first = nb.cells[0]
@@ -130,7 +134,9 @@ def run_notebook(path: Path, lang: str) -> list[str]:
 
 
 def run_script(path: Path, lang: str) -> list[str]:
-    done = subprocess.run([sys.executable, path.name], cwd=path.parent, env=reader_env(),
+    # Warnings are errors, as in tests/test_gallery.py: the default nox run leaves that test to this check
+    # (an English download is the gallery script under a header) and to the strict docs build.
+    done = subprocess.run([sys.executable, path.name], cwd=path.parent, env={**reader_env(), "PYTHONWARNINGS": "error"},
                           capture_output=True, text=True, encoding="utf-8", timeout=900)
     if done.returncode:
         return [f"{path.name} ({lang}) exited {done.returncode}:\n{done.stderr[-3000:]}"]
@@ -138,6 +144,14 @@ def run_script(path: Path, lang: str) -> list[str]:
     problems = [] if "pip install" in head else [f"{path.name}: no install instructions in its header"]
     COUNTS[path] = f"{len(CJK.findall(done.stdout))} Chinese characters printed"
     return problems + check_language(lang, [], [], done.stdout, f"{lang}/{path.name} (script)")
+
+
+def _timed(job) -> tuple[float, list[str], str]:
+    """Run one download: its seconds, its problems, and what its checks looked at."""
+    func, path, lang = job
+    start = time.perf_counter()
+    problems = func(path, lang)
+    return time.perf_counter() - start, problems, COUNTS.get(path, "")
 
 
 def main(argv: list[str]) -> int:
@@ -157,16 +171,12 @@ def main(argv: list[str]) -> int:
             return 1
         jobs += [(run_notebook, p, lang) for p in notebooks] + [(run_script, p, lang) for p in scripts]
 
-    def timed(job):
-        func, path, lang = job
-        start = time.perf_counter()
-        problems = func(path, lang)
-        name = f"{lang}/{path.relative_to(work / lang)} ({COUNTS.get(path, '')})"
-        return name, time.perf_counter() - start, problems
-
     start = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        results = list(pool.map(timed, jobs))
+    # Processes, not threads: the notebook runner's own work (messages, validation) held the GIL, and
+    # two threads ran at little more than one core. Spawned, as forking a process with threads is unsafe.
+    with ProcessPoolExecutor(max_workers=max(2, os.cpu_count() or 2), mp_context=get_context("spawn")) as pool:
+        results = [(f"{lang}/{path.relative_to(work / lang)} ({counts})", seconds, problems)
+                   for (_, path, lang), (seconds, problems, counts) in zip(jobs, pool.map(_timed, jobs))]
     problems = [p for _, _, ps in results for p in ps]
     for name, seconds, ps in results:
         print(f"{'FAIL' if ps else 'ok  '} {seconds:6.1f} s  {name}")

@@ -268,10 +268,11 @@ def localize_downloads(app) -> None:
             page = f"{base}{docname}.html" if base else f"{docname}.html"
             header = script_header(lang, target.name, page, wheel, wheel_url)
             target.write_text(_with_header(text, header, lang), encoding="utf-8")
-            zip_files([str(target), str(notebook)], target.with_suffix(".zip"), str(target.parent))
             stamp = source.stat().st_mtime
-            for path in (target, notebook, target.with_suffix(".zip")):
-                os.utime(path, (stamp, stamp))
+            for path in (target, notebook):  # before zipping: the zip entries carry these times, so an
+                os.utime(path, (stamp, stamp))  # unchanged example zips to the same bytes, build after build
+            zip_files([str(target), str(notebook)], target.with_suffix(".zip"), str(target.parent))
+            os.utime(target.with_suffix(".zip"), (stamp, stamp))
         if conf.get("download_all_examples", True):
             generate_zipfiles(str(out_dir), str(srcdir), conf)
             newest = max(p.stat().st_mtime for p in examples_dir.rglob("*.py"))

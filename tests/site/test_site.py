@@ -5,6 +5,7 @@ other language; every internal link and image resolves; gallery pages hold real 
 on the Chinese site, Chinese runtime output; Chinese full-text search has Chinese terms.
 """
 
+import functools
 import html
 import json
 import os
@@ -52,6 +53,7 @@ def _pages(lang):
     return sorted(p.relative_to(root) for p in root.rglob("*.html") if "_static" not in p.parts)
 
 
+@functools.cache  # two tests read every page: parsed once
 def _parse(path):
     parser = _Links()
     parser.feed(path.read_text(encoding="utf-8"))
