@@ -16,6 +16,7 @@ import subprocess
 from pathlib import Path
 
 import nox
+import nox.command
 
 nox.options.sessions = ["lint", "tests", "doctests", "docs", "downloads", "translations-check"]
 nox.options.reuse_venv = "yes"
@@ -38,9 +39,25 @@ if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
     os.environ.setdefault("PYTHONPYCACHEPREFIX", str(BUILD / "pycache"))
 
 
+def _offline_first(install) -> None:
+    """Run ``install(env)`` with uv's cache alone (``UV_OFFLINE=1``), then, if that failed, online.
+
+    With a warm cache uv then installs in under a second instead of re-reading every package's index
+    page (about 3 s an environment, six environments a run); on a machine whose cache lacks a package
+    the offline try fails at once and the online install runs as before.
+    """
+    try:
+        install({"UV_OFFLINE": "1"})
+    except nox.command.CommandFailed:
+        install({})
+
+
 def _install(session: nox.Session, *groups: str) -> None:
     deps = [d for g in groups for d in nox.project.dependency_groups(PYPROJECT, g)]
-    session.install("-e", ".", *deps)
+    if getattr(session.virtualenv, "venv_backend", None) != "uv":
+        session.install("-e", ".", *deps)
+        return
+    _offline_first(lambda env: session.install("-e", ".", *deps, env=env))
 
 
 def _stage(name: str) -> Path:
@@ -245,7 +262,8 @@ def _fresh_venv(session: nox.Session, path: Path, *requirements: str) -> Path:
     if uv_bin:
         session.run(uv_bin, "venv", "--quiet", "--python", shutil.which("python3") or "python3", str(path),
                     external=True)
-        session.run(uv_bin, "pip", "install", "--quiet", "--python", str(python), *requirements, external=True)
+        _offline_first(lambda env: session.run(uv_bin, "pip", "install", "--quiet", "--python", str(python),
+                                               *requirements, external=True, env=env))
     else:
         session.run("python3", "-m", "venv", str(path), external=True)
         session.run(str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
