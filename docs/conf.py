@@ -53,6 +53,9 @@ doctest_test_doctest_blocks = ""
 
 # --- API reference ---
 autosummary_generate = True
+if os.environ.get("KERNELLAB_DOCS_WITHOUT_API"):  # message extraction: the API reference stays English
+    autosummary_generate = False
+    exclude_patterns.append("generated")
 autodoc_typehints = "none"
 # A default of True replaces an explicit ``:members: a, b`` list (Sphinx 9), so the module template
 # documents its members one directive each.
