@@ -254,3 +254,27 @@ def test_a_short_last_program_runs_on_its_own_and_the_kernel_remembers_it():
     assert rows_seen[(5,)](x, out, x.size, BLOCK=64) == cnt and seen == [4, 1]
     np.testing.assert_array_equal(out, x + 1)
     assert cnt.programs == 5 and cnt.load_bytes == x.size * 4  # 261 floats, each loaded once
+
+
+@triton.jit
+def bounded_rows_kernel(x_ptr, out_ptr, n_ptr, stride, BLOCK: tl.constexpr, WIDE: tl.constexpr):
+    row = tl.program_id(1)
+    n = tl.load(n_ptr + row)  # a bound per program, loaded from memory
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if WIDE:
+        offs = offs.to(tl.int64)
+    mask = offs < n
+    v = tl.load(x_ptr + row * stride + offs, mask=mask, other=7)  # masked-off lanes hold 7, and count in the sum
+    tl.store(out_ptr + row * stride + offs, v * 3 + tl.sum(v, axis=0), mask=mask)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([1, 2, 32, 64]), st.integers(1, 5), st.integers(1, 300), st.integers(1, 5), st.booleans(),
+       st.integers(0, 2**32 - 1))
+def test_two_dimensional_grids_and_loaded_bounds_equal_the_plain_path(block, rows, stride, gx, wide, seed):
+    # a 2-D grid, a row start per program from program_id(1), a bound per row read from memory, int64 offsets
+    rng = np.random.default_rng(seed)
+    bounds = rng.integers(0, stride + 1, rows).astype(np.int32)
+    x = rng.integers(0, 100, rows * stride).astype(np.float32)
+    assert_same(both(lambda x, o, nn: bounded_rows_kernel[(gx, rows)](x, o, nn, stride, BLOCK=block, WIDE=wide),
+                     x, np.zeros_like(x), bounds))
