@@ -176,7 +176,7 @@ def mul(x, y, sanitize_overflow=True, _semantic=None) -> tensor:
 
 
 # --- memory --------------------------------------------------------------------------------------
-def _row_starts(ptr, mask):
+def _consecutive_rows(ptr, mask):
     """``(starts, active)`` when every program's pointers are consecutive (row-major) and ``mask`` keeps a
     prefix of them (or is None): the memory layer's fast path (:func:`~kernellab.triton.memory.load_rows`);
     None otherwise."""
@@ -190,13 +190,22 @@ def _row_starts(ptr, mask):
     return starts, None if mask is None else mask._prefix
 
 
+def _access(ptr, mask, what: str):
+    """``(rows, offsets, mask)`` of a ``tl.load``/``tl.store``: ``rows`` from :func:`_consecutive_rows` when its
+    fast path applies (offsets and mask then None, never built), else None and the built offsets and mask."""
+    rows = _consecutive_rows(ptr, mask)
+    if rows is not None:
+        return rows, None, None
+    return (None, *_offsets_and_mask(ptr, mask, what))
+
+
 def _offsets_and_mask(ptr, mask, what: str):
     if not isinstance(ptr, pointer):
         raise TypeError(_("{what} needs a pointer (an array argument plus offsets), got {type}").format(
             what=what, type=type(ptr).__name__))
     offs = ptr.data
     if mask is None:
-        return ptr, offs, None
+        return offs, None
     m = _to_tensor(mask)
     if m.dtype is not T.int1:
         m = m.to(T.int1)
@@ -206,7 +215,7 @@ def _offsets_and_mask(ptr, mask, what: str):
                            "{shape2}").format(
             shape=m.shape, shape2=ptr.shape))
     nd = len(shape)
-    return ptr, _align(offs, ptr._shape, nd, False), _align(m.data, m._shape, nd, False)
+    return _align(offs, ptr._shape, nd, False), _align(m.data, m._shape, nd, False)
 
 
 _LOAD_CACHE = ("", ".ca", ".cg", ".cv")
@@ -240,11 +249,8 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     _check_cache("load", cache_modifier, _LOAD_CACHE, eviction_policy)
     if hasattr(pointer, "_load"):
         return pointer._load(boundary_check, padding_option)
-    rows = _row_starts(pointer, mask)
-    if rows is None:
-        ptr, offs, m = _offsets_and_mask(pointer, mask, "tl.load")
-    else:
-        ptr = pointer
+    ptr = pointer
+    rows, offs, m = _access(ptr, mask, "tl.load")
     fill = None
     if other is not None:
         od, _dt, osh, olit = _operand(other)
@@ -278,11 +284,8 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     _check_cache("store", cache_modifier, _STORE_CACHE, eviction_policy)
     if hasattr(pointer, "_store"):
         return pointer._store(value, boundary_check)
-    rows = _row_starts(pointer, mask)
-    if rows is None:
-        ptr, offs, m = _offsets_and_mask(pointer, mask, "tl.store")
-    else:
-        ptr = pointer
+    ptr = pointer
+    rows, offs, m = _access(ptr, mask, "tl.store")
     v = _to_tensor(value)
     shape = broadcast_shape(ptr._shape, v._shape)
     if shape != tuple(ptr._shape):
