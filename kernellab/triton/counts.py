@@ -237,23 +237,23 @@ class Touched:
 
     def mark_rows(self, name: str, flat: np.ndarray, starts, active):
         """Mark the sectors of rows of consecutive elements: row ``r`` is ``flat[starts[r]:starts[r] + active[r]]``."""
-        key = flat.__array_interface__["data"][0]
-        if key not in self._maps:
-            self._maps[key] = (name, None, -(-max(flat.nbytes, 1) // SECTOR_BYTES))
         s, k = np.broadcast_arrays(np.asarray(starts, np.int64).reshape(-1), np.asarray(active, np.int64).reshape(-1))
         keep = k > 0
         if not keep.all():
             s, k = s[keep], k[keep]
-        w = flat.itemsize
-        self._runs.setdefault(key, []).append((s * w // SECTOR_BYTES, ((s + k) * w - 1) // SECTOR_BYTES + 1))
+        self._add_run(name, flat, s, s + k)
 
     def mark_run(self, name: str, flat: np.ndarray, start: int, n: int, key: int | None = None):
         """Mark the sectors of ``flat[start:start + n]`` (``n`` > 0; ``key``: the address of ``flat``'s data)."""
+        self._add_run(name, flat, start, start + n, key)
+
+    def _add_run(self, name: str, flat: np.ndarray, start, end, key: int | None = None):
+        """Keep the sectors of elements ``start … end−1`` (ints, or arrays of as many runs) as an interval."""
         key = flat.__array_interface__["data"][0] if key is None else key
         if key not in self._maps:
             self._maps[key] = (name, None, -(-max(flat.nbytes, 1) // SECTOR_BYTES))
         w = flat.itemsize
-        self._runs.setdefault(key, []).append((start * w // SECTOR_BYTES, ((start + n) * w - 1) // SECTOR_BYTES + 1))
+        self._runs.setdefault(key, []).append((start * w // SECTOR_BYTES, (end * w - 1) // SECTOR_BYTES + 1))
 
     def sectors(self) -> dict[str, int]:
         """Distinct sectors touched per array name (arrays never touched left out)."""
@@ -262,19 +262,10 @@ class Touched:
             runs = self._runs.get(key)
             if not runs:
                 n = int(np.count_nonzero(bitmap))
-            elif bitmap is None and all(type(r[0]) is int for r in runs):  # a few runs (mark_run): in Python
-                n, reach = 0, None
-                for lo, hi in sorted(runs):
-                    begin = lo if reach is None else max(lo, reach)
-                    n += max(hi - begin, 0)
-                    reach = hi if reach is None else max(reach, hi)
             elif bitmap is None:  # intervals only: the length of their union
-                lo = np.concatenate([np.atleast_1d(r[0]) for r in runs])
-                hi = np.concatenate([np.atleast_1d(r[1]) for r in runs])
-                n = _union_length(lo, hi)
+                n = _union_length(runs)
             else:  # paint the intervals into the bitmap (+1 where one opens, −1 where it closes)
-                lo = np.concatenate([np.atleast_1d(r[0]) for r in runs])
-                hi = np.concatenate([np.atleast_1d(r[1]) for r in runs])
+                lo, hi = _intervals(runs)
                 edges = np.zeros(size + 1, np.int64)
                 np.add.at(edges, lo, 1)
                 np.add.at(edges, hi, -1)
@@ -284,12 +275,29 @@ class Touched:
         return out
 
 
-def _union_length(lo: np.ndarray, hi: np.ndarray) -> int:
-    """The number of integers in the union of the half-open intervals ``[lo[i], hi[i])``.
+def _intervals(runs: list) -> tuple[np.ndarray, np.ndarray]:
+    """The ``(lo, hi)`` arrays of all the runs (each a pair of ints or of arrays)."""
+    return (np.concatenate([np.atleast_1d(r[0]) for r in runs]),
+            np.concatenate([np.atleast_1d(r[1]) for r in runs]))
 
-    >>> _union_length(np.array([0, 5, 2, 20]), np.array([4, 8, 6, 21]))    # [0, 8) and [20, 21)
+
+def _union_length(runs: list) -> int:
+    """The number of integers in the union of the half-open intervals ``[lo, hi)`` of ``runs``.
+
+    A few single runs (ints) are merged in Python, more through numpy.
+
+    >>> _union_length([(0, 4), (5, 8), (2, 6), (20, 21)])                        # [0, 8) and [20, 21)
+    9
+    >>> _union_length([(np.array([0, 5]), np.array([4, 8])), (2, 6), (20, 21)])  # the same, as arrays
     9
     """
+    if all(type(r[0]) is int for r in runs):
+        n, reach = 0, None
+        for lo, hi in sorted(runs):
+            n += max(hi - (lo if reach is None else max(lo, reach)), 0)
+            reach = hi if reach is None else max(reach, hi)
+        return n
+    lo, hi = _intervals(runs)
     if lo.size == 0:
         return 0
     if lo.size > 1 and (lo[1:] < lo[:-1]).any():
