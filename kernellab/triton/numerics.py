@@ -3,7 +3,17 @@
 ``dot`` multiplies blocks with a leading axis over programs, accumulating in fp32 for floating inputs
 (fp16 products are exact in fp32) and int32 for integer inputs, as ``tl.dot`` does by default. It
 computes IEEE fp32; on a GPU an fp32 ``tl.dot`` defaults to TF32 inputs unless
-``input_precision="ieee"`` — pass ``input_precision="tf32"`` to round the inputs the same way.
+``input_precision="ieee"`` — pass ``input_precision="tf32"`` to read the inputs the same way.
+
+**TF32.** Triton passes the fp32 registers to the tensor cores unchanged (no ``cvt`` in the PTX it
+compiles for sm_80 and sm_90), and the tensor cores drop the low 13 mantissa bits: "``wgmma.mma_async``
+involving type ``.tf32`` will truncate lower 13 bits of the 32-bit input data" (PTX ISA), and
+``tl.dot``'s own docstring warns that fp32 inputs "may be truncated to TF32 format … without rounding".
+So ``input_precision="tf32"`` truncates here (:func:`tf32_truncate`). Rounding is what a kernel asks for
+explicitly: ``cvt.rn.tf32.f32`` (to nearest, ties to even — what a TMA descriptor made with
+``round_f32_to_tf32=True`` does on Hopper) or ``cvt.rna.tf32.f32`` (ties away from zero), both
+:func:`tf32_round`. ``"tf32x3"`` splits each input into a TF32 high part and a TF32 remainder and adds
+three products (``hi·hi + hi·lo + lo·hi``), as Triton's F32DotTC pass does, recovering about fp32 accuracy.
 """
 
 from __future__ import annotations
@@ -65,10 +75,57 @@ def check_shape(shape) -> tuple[int, ...]:
     return dims
 
 
-def _tf32(x: np.ndarray) -> np.ndarray:
-    """Round fp32 values to TF32 (10 mantissa bits), to nearest, ties away, as the tensor cores read them."""
-    bits = np.ascontiguousarray(x, np.float32).view(np.uint32)
-    return ((bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000)).view(np.float32)
+TF32_DROPPED_BITS = 13  # fp32 has 23 mantissa bits, TF32 keeps 10
+_TF32_KEEP = np.uint32(0xFFFFFFFF << TF32_DROPPED_BITS & 0xFFFFFFFF)
+
+
+def tf32_truncate(x: np.ndarray) -> np.ndarray:
+    """fp32 values as the tensor cores read them for a TF32 MMA: the low 13 mantissa bits dropped.
+
+    Truncation is toward zero in magnitude; infinities and NaNs keep their class.
+
+    Examples
+    --------
+    >>> float(tf32_truncate(np.float32(1 + 2**-11))), float(tf32_truncate(np.float32(-(1 + 3 * 2**-11))))
+    (1.0, -1.0009765625)
+    """
+    x = np.asarray(x, np.float32)
+    out = (x.view(np.uint32) & _TF32_KEEP).view(np.float32)
+    return np.where(np.isnan(x), x, out)  # a NaN whose payload lies in the low bits stays a NaN
+
+
+def tf32_round(x: np.ndarray, rounding: str = "rn") -> np.ndarray:
+    """Round fp32 to TF32 (10 mantissa bits), as ``cvt.rn.tf32.f32`` (``"rn"``: to nearest, ties to even)
+    or ``cvt.rna.tf32.f32`` (``"rna"``: to nearest, ties away from zero) do.
+
+    A finite value that rounds past the largest TF32 becomes infinity; infinities and NaNs stay.
+
+    Examples
+    --------
+    >>> tie, odd_tie = np.float32(1 + 2**-11), np.float32(1 + 3 * 2**-11)   # halfway between TF32 neighbours
+    >>> float(tf32_round(tie)), float(tf32_round(odd_tie))                  # ties to the even mantissa
+    (1.0, 1.001953125)
+    >>> float(tf32_round(tie, "rna"))                                       # ties away from zero
+    1.0009765625
+    """
+    if rounding not in ("rn", "rna"):
+        raise ValueError(_("rounding must be 'rn' or 'rna', not {rounding!r}").format(rounding=rounding))
+    x = np.asarray(x, np.float32)
+    bits = x.view(np.uint32)
+    half = np.uint32(1 << (TF32_DROPPED_BITS - 1))
+    if rounding == "rn":  # add half an ulp, minus one unless the kept last bit is odd: ties go to even
+        bias = half - np.uint32(1) + ((bits >> np.uint32(TF32_DROPPED_BITS)) & np.uint32(1))
+    else:
+        bias = half
+    rounded = ((bits + bias) & _TF32_KEEP).view(np.float32)
+    return np.where(np.isfinite(x), rounded, x)
+
+
+def _tf32x3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` from TF32 pieces: ``hi = tf32(x)``, ``lo = tf32(x − hi)``; ``hi·hi + hi·lo + lo·hi``."""
+    a_hi, b_hi = tf32_truncate(a), tf32_truncate(b)
+    a_lo, b_lo = tf32_truncate(a - a_hi), tf32_truncate(b - b_hi)
+    return np.matmul(a_lo, b_hi) + np.matmul(a_hi, b_lo) + np.matmul(a_hi, b_hi)
 
 
 def dot(a: np.ndarray, b: np.ndarray, acc=None, input_precision=None, out_dtype=np.float32) -> np.ndarray:
@@ -94,9 +151,12 @@ def dot(a: np.ndarray, b: np.ndarray, acc=None, input_precision=None, out_dtype=
                 shape=list(a.shape[-2:]), shape2=list(b.shape[-2:])))
     if a.dtype.kind == "f" or b.dtype.kind == "f":
         a32, b32 = a.astype(np.float32, copy=False), b.astype(np.float32, copy=False)
-        if input_precision in ("tf32", "tf32x3") and a.dtype == np.float32:
-            a32, b32 = _tf32(a32), _tf32(b32)
-        out = np.matmul(a32, b32)
+        if input_precision == "tf32x3" and a.dtype == np.float32:
+            out = _tf32x3(a32, b32)
+        else:
+            if input_precision == "tf32" and a.dtype == np.float32:
+                a32, b32 = tf32_truncate(a32), tf32_truncate(b32)
+            out = np.matmul(a32, b32)
     else:
         out = np.matmul(a.astype(np.int32, copy=False), b.astype(np.int32, copy=False))
     if acc is not None:

@@ -87,7 +87,7 @@ def _argument(name: str, v):
     if isinstance(v, TensorDescriptor):  # a host-side descriptor: the kernel sees tl.make_tensor_descriptor's
         base = _argument(name, v.base)
         return make_tensor_descriptor(base, [int(d) for d in v.shape], [int(d) for d in v.strides],
-                                      [int(d) for d in v.block_shape], v.padding)
+                                      [int(d) for d in v.block_shape], v.padding, v.round_f32_to_tf32)
     arr, elem = _as_array(v, name)
     if arr is not None:
         return pointer(memory.flat_view(arr, name), np.zeros(1, np.int64), (), elem=elem)

@@ -17,6 +17,7 @@ import numpy as np
 from kernellab.i18n import _
 
 from .. import dtypes as T
+from .. import numerics
 from ..tensor import _tensor_member_fn, pointer, tensor
 from .core import load, store
 
@@ -154,10 +155,11 @@ block_ptr.advance = advance  # both tl.advance(ptr, …) and ptr.advance(…)
 class tensor_descriptor:
     """A tensor descriptor from ``tl.make_tensor_descriptor``: ``desc.load(offsets)``, ``desc.store(offsets, v)``."""
 
-    def __init__(self, base, shape, strides, block_shape, padding_option):
+    def __init__(self, base, shape, strides, block_shape, padding_option, round_f32_to_tf32=False):
         self.base, self._shape_v, self._strides_v = base, shape, strides
         self.block_shape = list(block_shape)
         self.padding_option = padding_option
+        self.round_f32_to_tf32 = bool(round_f32_to_tf32)
 
     @property
     def dtype(self):
@@ -186,9 +188,16 @@ class tensor_descriptor:
                      tuple(range(len(self.block_shape))))
 
     def load(self, offsets) -> tensor:
-        """The tile at ``offsets``; elements outside the tensor read as the padding (zero or NaN)."""
+        """The tile at ``offsets``; elements outside the tensor read as the padding (zero or NaN).
+
+        With ``round_f32_to_tf32``, fp32 elements arrive rounded to TF32, to nearest with ties to even,
+        as Hopper's TMA rounds them (:func:`~kernellab.triton.numerics.tf32_round`).
+        """
         ptr, m = self._tile(offsets)
-        return load(ptr, m, _fill(ptr.dtype.element_ty, self.padding_option))
+        t = load(ptr, m, _fill(ptr.dtype.element_ty, self.padding_option))
+        if self.round_f32_to_tf32 and t.dtype == T.float32:
+            return tensor(numerics.tf32_round(t.data, "rn"), t.dtype, t._shape)
+        return t
 
     def store(self, offsets, value) -> None:
         """Write the tile at ``offsets``; elements outside the tensor are not written."""
@@ -203,7 +212,8 @@ class tensor_descriptor:
         return atomic_add(ptr, value, m)
 
 
-def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero", _semantic=None):
+def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero", round_f32_to_tf32=False,
+                           _semantic=None):
     """A descriptor of the array ``base`` (``shape``, ``strides`` in elements, the last stride 1) read in
     tiles of ``block_shape``, as Triton 3.9's TMA descriptors.
 
@@ -240,7 +250,8 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
             raise ValueError(_("make_tensor_descriptor: stride {d} is {stride} elements = "
                                "{bytes} bytes, not a multiple of 16 (TMA's rule)").format(
                 d=d, stride=int(stride[0]), bytes=int(stride[0]) * width))
-    return tensor_descriptor(base, sh, st, block_shape, padding_option)
+    return tensor_descriptor(base, sh, st, block_shape, padding_option, getattr(round_f32_to_tf32, "value",
+                                                                                round_f32_to_tf32))
 
 
 def load_tensor_descriptor(desc, offsets, _semantic=None) -> tensor:
