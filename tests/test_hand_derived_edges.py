@@ -9,6 +9,8 @@ the roofline, the wave model, write-after-write in one instruction).
 import numpy as np
 import pytest
 
+import kernellab.triton as triton
+import kernellab.triton.language as tl
 from kernellab import OutOfBoundsError, RaceError
 from kernellab.access import (
     Access,
@@ -28,8 +30,6 @@ from kernellab.sgemm import KERNELS
 from kernellab.sgemm.kernels import run_kernel
 from kernellab.simt import launch
 from kernellab.specs import A6000, H100, PERF_A6000
-import kernellab.triton as triton
-import kernellab.triton.language as tl
 from kernellab.triton.counts import Touched
 
 LANES = np.arange(32)
@@ -375,10 +375,10 @@ def _naive_shared(addresses, active, width):
     """Wavefronts and ideal wavefronts by the documented rule, lane by lane in plain Python."""
     wave = ideal = 0
     for a_row, m_row in zip(addresses.reshape(-1, 32).tolist(), active.reshape(-1, 32).tolist()):
-        def pairs_share(x):
-            return all(a_row[n] == a_row[n ^ x] or not m_row[n] or not m_row[n ^ x] for n in range(32))
+        share = {x: all(a_row[n] == a_row[n ^ x] or not m_row[n] or not m_row[n ^ x] for n in range(32))
+                 for x in (1, 2)}
         lanes = 32 if width <= 4 else 128 // width
-        if width == 8 and pairs_share(1) or width == 16 and (pairs_share(1) or pairs_share(2)):
+        if width == 8 and share[1] or width == 16 and (share[1] or share[2]):
             lanes *= 2
         for p in range(0, 32, lanes):
             banks: dict[int, set] = {}
