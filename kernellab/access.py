@@ -225,6 +225,26 @@ def lines(acc: Access) -> int:
     return _chunks(acc, LINE_BYTES)
 
 
+def ideal_sectors(acc: Access) -> int:
+    """Ideal sectors: what each request would touch were its distinct bytes contiguous and aligned, summed.
+
+    Per request, ⌈distinct active addresses × width / 32⌉: CUPTI's ``theoreticalL2Transactions``,
+    Nsight Compute's Source-page "L2 Theoretical Sectors Global"; ``sectors − ideal sectors`` is its
+    "L2 Theoretical Sectors Global Excessive", the excess an uncoalesced access pays.
+
+    Examples
+    --------
+    >>> ideal_sectors(Access.from_lanes(np.arange(32) * 4))          # 32 floats in a row: 128 B, 4 sectors
+    4
+    >>> ideal_sectors(Access.from_lanes(np.arange(32) * 4096))       # a row each: still 128 distinct B
+    4
+    >>> ideal_sectors(Access.from_lanes(np.zeros(32, np.int64)))     # one float for the warp: 1
+    1
+    """
+    distinct = _distinct_per_row(acc.addresses, acc.active)
+    return int((-(-distinct * acc.width // SECTOR_BYTES)).sum())
+
+
 def bytes_requested(acc: Access) -> int:
     """Bytes the active lanes ask for: active lanes × width (``l1tex__t_bytes`` requested, not moved)."""
     return int(np.count_nonzero(acc.active)) * acc.width

@@ -156,6 +156,9 @@ class Counts(LoadStoreTotals):
     shape: tuple = ()  # the problem size simulated, e.g. (M, N, K) for an SGEMM; () if unknown
     fadd: int = 0  # FP32 adds (and subtracts) executed by active lanes: blk.fadd, or count_instr("fadd")
     fmul: int = 0  # FP32 multiplies executed by active lanes: blk.fmul, or count_instr("fmul")
+    gld_ideal_sectors: int = 0  # sectors the load requests would touch fully coalesced (access.ideal_sectors)
+    gst_ideal_sectors: int = 0  # sectors the store requests would touch fully coalesced
+    by_line: object = field(default=None, compare=False, repr=False)  # launch(lines=True): ByLine rows
 
     # --- the names both engines share (TritonCounts has the same) ------------------------------
     load_requests = _alias("gld_instr", "Global load requests, warp-level; ``l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum``.")
@@ -166,6 +169,9 @@ class Counts(LoadStoreTotals):
     store_lines = _alias("gst_lines", "128-byte lines global stores touch, per request.")
     load_bytes = _alias("gld_bytes", "Bytes the active lanes load from global memory.")
     store_bytes = _alias("gst_bytes", "Bytes the active lanes store to global memory.")
+    load_ideal_sectors = _alias("gld_ideal_sectors", "Sectors global loads would touch fully coalesced; Nsight's "
+                                "Source-page \"L2 Theoretical Sectors Global\" (see ``access.ideal_sectors``).")
+    store_ideal_sectors = _alias("gst_ideal_sectors", "Sectors global stores would touch fully coalesced.")
 
     @property
     def flops(self) -> int:
@@ -218,7 +224,9 @@ class Counts(LoadStoreTotals):
         merged = {}
         for f in fields(self):
             a, b = getattr(self, f.name), getattr(other, f.name)
-            if isinstance(a, dict):
+            if f.name == "by_line":
+                merged[f.name] = None
+            elif isinstance(a, dict):
                 merged[f.name] = {k: a.get(k, 0) + b.get(k, 0) for k in a.keys() | b.keys()}
             elif f.name == "shape":
                 merged[f.name] = a or b
@@ -227,7 +235,7 @@ class Counts(LoadStoreTotals):
         return replace(self, **merged)
 
 #: Counts that grow with M·N only — the epilogue's global stores (C is written once).
-N2_FIELDS = ("gst_instr", "gst_sectors", "gst_lines", "gst_bytes")
+N2_FIELDS = ("gst_instr", "gst_sectors", "gst_lines", "gst_bytes", "gst_ideal_sectors")
 #: Instruction kinds that grow with M·N only (a kind is one of these or one of them with a vector suffix).
 N2_KINDS = ("st.global", "st.global.v2", "st.global.v4")
 #: The operand each DRAM array name stands for, for :func:`~kernellab.scale_counts` (A is M×K, B is K×N, C is M×N).
@@ -293,4 +301,4 @@ def scale_counts(counts: Counts, n) -> Counts:
     for name, s in counts.dram_sectors.items():
         i, j = OPERAND_DIMS.get(name, (0, 1))
         dram[name] = round(s * r[i] * r[j])
-    return replace(counts, **out, instr_by_kind=kinds, dram_sectors=dram, shape=new)
+    return replace(counts, **out, instr_by_kind=kinds, dram_sectors=dram, shape=new, by_line=None)

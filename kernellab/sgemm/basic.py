@@ -47,7 +47,9 @@ def sgemm_naive(blk, A, B, C, M, N, K):
         acc = np.zeros(blk.n_threads, np.float32)
         a_row = x * K  # hoisted out of the loop, as nvcc does
         for i in range(K):
-            acc = blk.fma(blk.load(A, a_row + i), blk.load(B, y + i * N), acc)
+            a = blk.load(A, a_row + i)  # a warp's 32 lanes read 32 rows of A: 32 sectors a request
+            b = blk.load(B, y + i * N)  # the same element of B for the whole warp: 1 sector
+            acc = blk.fma(a, b, acc)
             if i % 4 == 3:  # nvcc unrolls the loop by 4; a pass issues 20 IMAD/IADD3/LEA/ISETP and a BRA
                 blk.count_instr("int", 20)
                 blk.count_instr("ctrl")
@@ -63,7 +65,9 @@ def sgemm_global_mem_coalesce(blk, A, B, C, M, N, K, BLOCKSIZE=32):
         acc = np.zeros(blk.n_threads, np.float32)
         a_row = row * K
         for i in range(K):
-            acc = blk.fma(blk.load(A, a_row + i), blk.load(B, col + i * N), acc)
+            a = blk.load(A, a_row + i)  # one element of A for the whole warp: 1 sector
+            b = blk.load(B, col + i * N)  # 32 consecutive floats of a row of B: 4 sectors
+            acc = blk.fma(a, b, acc)
             if i % 16 == 15:  # signed indices: nvcc unrolls by 16; a pass issues 25 integer/address and a BRA
                 blk.count_instr("int", 25)
                 blk.count_instr("ctrl")

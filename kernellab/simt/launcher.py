@@ -11,6 +11,8 @@ from ..counters import Counts
 from ..errors import LaunchError, fmt_dim3
 from ..grid import cdiv, dim3
 from ..i18n import _
+from ..lines import LineFinder, line_tally
+from ..record import launched, wants_lines
 from ..specs import A6000, GPU, as_gpu
 from ..tracebacks import user_traceback
 from .block import Block
@@ -24,7 +26,7 @@ MAX_LANES_PER_BATCH = 1 << 20  # blocks run together until a batch would exceed 
 
 
 def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = True,
-           hazards: list | None = None, name: str | None = None, shape: tuple = ()) -> Counts:
+           hazards: list | None = None, name: str | None = None, shape: tuple = (), lines: bool = False) -> Counts:
     """Run ``kernel(blk, *args)`` on a ``grid`` of ``block``-shaped thread blocks; return its counts.
 
     Parameters
@@ -46,6 +48,10 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
         the kernel's name in messages (default ``kernel.__name__``).
     shape : tuple
         the problem size, recorded in ``Counts.shape`` for :func:`~kernellab.scale_counts`.
+    lines : bool
+        also count per source line of the kernel, in ``counts.by_line`` (see :mod:`kernellab.lines`;
+        ``counts.source()`` shows them beside the source). Each line's ``dram_sectors`` are the sectors
+        it touched first in the launch, so the lines' DRAM sectors add up to the launch's.
 
     Raises
     ------
@@ -93,7 +99,12 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
                                   .format(kernel=name, axis=axis, size=d, limit=lim),
                                   kernel=name, dimension=f"{what}.{axis}", size=d, limit=lim)
     named = _named_arrays(kernel, name, tuple(args))
-    memory, tally = GlobalMemory(named), Tally()
+    memory = GlobalMemory(named)
+    if wants_lines(lines):
+        tally = line_tally(Tally, LineFinder(kernel, name=name))
+        memory.first_touch = tally.first_touch
+    else:
+        tally = Tally()
     args = guard_arguments(kernel, name, tuple(args), memory)
     n_blocks = g[0] * g[1] * g[2]
     lanes_per_block = cdiv(threads, WARP_SIZE) * WARP_SIZE
@@ -105,7 +116,7 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
             kernel(blk, *args)
     except Exception as exc:  # one traceback, ending at the kernel's line; a hint for a Python `if` on lanes
         raise user_traceback(lane_hint(exc, name)) from exc.__cause__
-    return tally.counts(memory.dram_sectors(), shape)
+    return launched(name, "simt", tally.counts(memory.dram_sectors(), shape), g, b)
 
 
 def _named_arrays(kernel, name: str, args: tuple) -> dict[str, np.ndarray]:

@@ -44,6 +44,7 @@ class GlobalMemory:
         self._next = 0
         end = sum(cdiv(max(a.nbytes, 1), ALLOC_ALIGN) * ALLOC_ALIGN for a in named.values())
         self._touched = np.zeros(end // SECTOR_BYTES, bool)  # one flag per sector of the address space
+        self.first_touch = None  # launch(lines=True): called (array name, sectors) with the sectors an access touches first
         for name, arr in named.items():
             self.add(name, arr)
 
@@ -67,8 +68,24 @@ class GlobalMemory:
         self._alias[id(view)] = self._by_id[id(arr)]
 
     def mark(self, acc: Access) -> None:
-        """Add the sectors ``acc`` touches to the compulsory DRAM traffic (a union over the launch)."""
-        self._touched[lane_sector_ids(acc)] = True
+        """Add the sectors ``acc`` touches to the compulsory DRAM traffic (a union over the launch).
+
+        When :attr:`first_touch` is set, it is told how many of them no earlier access touched, and in
+        which array: what :mod:`kernellab.lines` charges to the access's line.
+        """
+        ids = lane_sector_ids(acc)
+        if self.first_touch is not None and ids.size:
+            new = np.unique(ids[~self._touched[ids]])
+            if new.size:
+                self.first_touch(self._name_of_sector(int(new[0])), int(new.size))
+        self._touched[ids] = True
+
+    def _name_of_sector(self, sector: int) -> str:
+        """The name of the array holding sector ``sector`` of the address space."""
+        for g in self._by_id.values():
+            if g.base // SECTOR_BYTES <= sector < g.base // SECTOR_BYTES + g.touched.size:
+                return g.name
+        return "global"
 
     def lookup(self, arr) -> GlobalArray:
         """The :class:`GlobalArray` for ``arr``."""

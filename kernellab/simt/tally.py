@@ -14,6 +14,7 @@ from dataclasses import fields
 from ..access import (
     Access,
     bytes_requested,
+    ideal_sectors,
     lines,
     requests,
     sectors,
@@ -41,6 +42,7 @@ class Tally:
     def __init__(self):
         self.n = dict.fromkeys(_INT_FIELDS, 0)
         self.kinds: dict[str, int] = {}
+        self.dram: dict[str, int] = {}  # array name → sectors first touched by what this tally recorded
 
     def instr(self, kind: str, warps: int, lanes: int) -> None:
         """Count ``warps`` warp instructions of ``kind`` executed by ``lanes`` active lanes in all."""
@@ -67,8 +69,14 @@ class Tally:
         self.instr(memory_kind(op, "global", acc.width), warps, lanes)
         self.n[pre + "_instr"] += requests(acc)
         self.n[pre + "_sectors"] += sectors(acc)
+        self.n[pre + "_ideal_sectors"] += ideal_sectors(acc)
         self.n[pre + "_lines"] += lines(acc)
         self.n[pre + "_bytes"] += bytes_requested(acc)
+
+    def first_touch(self, name: str, sectors: int) -> None:
+        """Count ``sectors`` sectors of array ``name`` touched for the first time in the launch (per line only:
+        the launch's ``dram_sectors`` is the union :class:`~kernellab.simt.memory.GlobalMemory` keeps)."""
+        self.dram[name] = self.dram.get(name, 0) + sectors
 
     def shared_access(self, op: str, acc: Access, warps: int, lanes: int) -> None:
         """Count shared-memory load or store instructions: requests, wavefronts, ideal wavefronts."""
@@ -78,7 +86,20 @@ class Tally:
         self.n[pre + "_wavefronts"] += shared_wavefronts(acc)
         self.n[pre + "_ideal"] += shared_ideal_wavefronts(acc)
 
+    def merge(self, other: Tally) -> None:
+        """Add another tally's counts into this one."""
+        for k, v in other.n.items():
+            self.n[k] += v
+        for k, v in other.kinds.items():
+            self.kinds[k] = self.kinds.get(k, 0) + v
+        for k, v in other.dram.items():
+            self.dram[k] = self.dram.get(k, 0) + v
+
     def counts(self, dram_sectors: dict | None = None, shape: tuple = ()) -> Counts:
         """Freeze into :class:`~kernellab.Counts`."""
         return Counts(**self.n, dram_sectors=dict(dram_sectors or {}), instr_by_kind=dict(self.kinds),
                       shape=tuple(shape))
+
+    def _row_counts(self, dram_sectors: dict | None = None, shape: tuple = ()) -> Counts:
+        """A line's counts (:mod:`kernellab.lines`): its DRAM sectors are those it touched first."""
+        return self.counts(self.dram, shape)

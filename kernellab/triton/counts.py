@@ -63,6 +63,7 @@ class TritonCounts(LoadStoreTotals):
     store_lines: int = 0  # 128-byte lines store requests touch
     atomic_lines: int = 0  # 128-byte lines atomic requests touch
     dram_sectors: dict = field(default_factory=dict)  # array name → distinct 32-byte sectors loaded or stored
+    by_line: object = field(default=None, compare=False, repr=False)  # lines=True: ByLine rows (kernellab.lines)
 
     def __getitem__(self, key: str):
         if key in self.keys():
@@ -102,13 +103,18 @@ def count_access(addresses: np.ndarray, active: np.ndarray | None, width: int) -
     return requests(acc), sectors(acc), bytes_requested(acc), lines(acc)
 
 
-_NAMES = tuple(f.name for f in fields(TritonCounts) if f.name not in ("per_program", "dram_sectors"))
+_NAMES = tuple(f.name for f in fields(TritonCounts) if f.name not in ("per_program", "dram_sectors", "by_line"))
 _SHARED = ("requests", "sectors", "lines", "bytes", "dram_bytes")
 _FLUSH_LANES = 1 << 20  # count pending small accesses once this many lanes have gathered
 
 
 class Tally:
-    """Mutable accumulator for one launch (or one batch of its programs); :meth:`result` freezes it."""
+    """Mutable accumulator for one launch (or one batch of its programs); :meth:`result` freezes it.
+
+    Record through its public methods: with ``lines=True`` each call is charged to the kernel's line
+    that made it (:mod:`kernellab.lines` wraps every public method but ``result``, ``merge`` and
+    ``flush``); what is added to :attr:`n` directly is launch-level (``programs``).
+    """
 
     __slots__ = ("n", "_pending", "_pending_lanes")
 
@@ -174,6 +180,10 @@ class Tally:
         """The frozen counts."""
         self.flush()
         return TritonCounts(**self.n, per_program=per_program, dram_sectors=dict(dram_sectors or {}))
+
+    def _row_counts(self, per_program: dict | None = None, dram_sectors: dict | None = None) -> TritonCounts:
+        """A line's counts (:mod:`kernellab.lines`): no per-program breakdown; DRAM sectors are launch-level."""
+        return self.result()
 
 
 class Touched:

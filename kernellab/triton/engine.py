@@ -16,6 +16,8 @@ from collections.abc import Callable
 import numpy as np
 
 from ..grid import dim3
+from ..lines import LineFinder, tally_factory
+from ..record import launched
 from ..tracebacks import user_traceback
 from .counts import Tally, Touched, TritonCounts
 from .program import _CURRENT, Program, Reorder, SplitTail, pid_table
@@ -32,9 +34,9 @@ def _step(body: Callable[[Program], None], prog: Program):
         _CURRENT.reset(token)
 
 
-def _one_by_one(body, kernel, grid, pids, names, tally, per_program, touched):
+def _one_by_one(body, kernel, grid, pids, names, tally, per_program, touched, new_tally=Tally):
     for row in range(len(pids)):
-        own = Tally() if per_program is not None else tally
+        own = new_tally() if per_program is not None else tally
         _step(body, Program(kernel, grid, pids[row:row + 1], own, names, touched=touched))
         own.n["programs"] += 1
         if per_program is not None:
@@ -42,20 +44,20 @@ def _one_by_one(body, kernel, grid, pids, names, tally, per_program, touched):
             tally.merge(own)
 
 
-def _batch(body, kernel, g, chunk, names, touched, hints: dict) -> Program | SplitTail | None:
+def _batch(body, kernel, g, chunk, names, touched, hints: dict, new_tally=Tally) -> Program | SplitTail | None:
     """Run ``chunk`` as one vectorised step: the step's Program when it ran, None when it failed (undone),
     :class:`SplitTail` when it should run as two steps (undone).
 
     The step defers its stores unless ``hints["defer"]`` is false; a step that cannot (:class:`Reorder`)
     reruns storing at once, and sets that hint for the launch's later steps and the kernel's later launches.
     """
-    batch = Program(kernel, g, chunk, Tally(), names, journal={}, touched=touched, defer=hints["defer"])
+    batch = Program(kernel, g, chunk, new_tally(), names, journal={}, touched=touched, defer=hints["defer"])
     try:
         _step(body, batch)
     except Reorder:
         batch.undo()
         hints["defer"] = False
-        return _batch(body, kernel, g, chunk, names, touched, hints)
+        return _batch(body, kernel, g, chunk, names, touched, hints, new_tally)
     except SplitTail as split:
         batch.undo()
         return split
@@ -77,7 +79,7 @@ def _chunks(pids: np.ndarray, hints: dict) -> list[np.ndarray]:
 
 
 def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vectorize: bool,
-        per_program: bool = False, hints: dict | None = None) -> TritonCounts:
+        per_program: bool = False, hints: dict | None = None, lines: LineFinder | None = None) -> TritonCounts:
     """Run ``body`` for every program of ``grid`` and return the launch's counts.
 
     ``body(prog)`` runs the kernel for the programs of ``prog`` (a batch when ``vectorize``).
@@ -86,6 +88,8 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     ``hints`` is what an earlier launch of the kernel learnt (kept by the caller, updated here): whether
     a vectorised step may defer its stores and let its loads lend views (an optimisation; a step that
     would see the difference reruns without, see :class:`~kernellab.triton.program.Reorder`).
+    ``lines`` (a :class:`~kernellab.lines.LineFinder`) adds counts per source line (``by_line``): every
+    step's tally keeps rows, and a step undone is dropped with its rows.
     """
     g = dim3(grid)
     hints = {} if hints is None else hints
@@ -93,17 +97,18 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     if not DEFER:
         hints = {**hints, "defer": False}
     pids = pid_table(g)
-    tally, touched = Tally(), Touched()
+    new_tally = tally_factory(Tally, lines)
+    tally, touched = new_tally(), Touched()
     breakdown = {} if per_program else None
     try:
         with np.errstate(all="ignore"):  # GPU arithmetic: overflow gives inf, 0/0 NaN, silently
             if per_program or not vectorize:
-                _one_by_one(body, kernel, g, pids, names, tally, breakdown, touched)
+                _one_by_one(body, kernel, g, pids, names, tally, breakdown, touched, new_tally)
             else:
                 chunks = _chunks(pids, hints)
                 while chunks:
                     chunk = chunks.pop(0)
-                    batch = _batch(body, kernel, g, chunk, names, touched, hints)
+                    batch = _batch(body, kernel, g, chunk, names, touched, hints, new_tally)
                     if isinstance(batch, SplitTail):  # the others first, then the last program alone
                         hints["split"] = True
                         chunks[:0] = [chunk[:-1], chunk[-1:]]
@@ -114,4 +119,4 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
                         tally.merge(batch.tally)
     except Exception as exc:
         raise user_traceback(exc) from exc.__cause__
-    return tally.result(breakdown, touched.sectors())
+    return launched(kernel, "triton", tally.result(breakdown, touched.sectors()), g)

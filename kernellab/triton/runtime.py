@@ -19,6 +19,8 @@ import numpy as np
 
 from ..errors import LaunchError
 from ..i18n import _
+from ..lines import LineFinder
+from ..record import wants_lines
 from ..tracebacks import user_traceback
 from . import dtypes as T
 from . import memory
@@ -151,8 +153,11 @@ class JITFunction:
                 kernel=self.__name__))
         return self.fn(*args, **kwargs)
 
-    def run(self, *args, grid, per_program: bool = False, vectorize: bool = True, **kwargs) -> TritonCounts:
-        """Launch on ``grid``; returns the counts. ``vectorize=False`` runs the programs one by one."""
+    def run(self, *args, grid, per_program: bool = False, vectorize: bool = True, lines: bool = False,
+            **kwargs) -> TritonCounts:
+        """Launch on ``grid``; returns the counts. ``vectorize=False`` runs the programs one by one;
+        ``lines=True`` adds counts per source line, a ``@triton.jit`` helper's lines with their call
+        sites (``counts.by_line``, see :mod:`kernellab.lines`)."""
         for opt in _LAUNCH_OPTIONS:
             if opt not in self.signature.parameters:
                 kwargs.pop(opt, None)
@@ -167,7 +172,8 @@ class JITFunction:
 
         try:
             return run(self.__name__, body, grid, names, vectorize=vectorize and not self.prints,
-                       per_program=per_program, hints=self._hints)
+                       per_program=per_program, hints=self._hints,
+                       lines=LineFinder(self.fn, (JITFunction.__call__.__code__,), self.__name__) if wants_lines(lines) else None)
         except Exception as exc:  # one traceback, ending at the kernel's line
             raise user_traceback(exc) from exc.__cause__
 

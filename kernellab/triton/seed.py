@@ -15,6 +15,8 @@ import numpy as np
 from kernellab.i18n import _
 
 from ..grid import cdiv
+from ..lines import LineFinder
+from ..record import wants_lines
 from . import memory, numerics
 from .counts import TritonCounts
 from .engine import run
@@ -196,7 +198,8 @@ def _names(kernel, args, meta) -> dict:
     return out
 
 
-def triton_launch(kernel, grid, *args, per_program: bool = False, vectorize: bool = True, **meta) -> TritonCounts:
+def triton_launch(kernel, grid, *args, per_program: bool = False, vectorize: bool = True, lines: bool = False,
+                  **meta) -> TritonCounts:
     """Run ``kernel(tl, *args, **meta)`` once per program of ``grid`` and return what they moved.
 
     Programs run in batches, all of a batch at once, when the kernel allows (see
@@ -214,6 +217,8 @@ def triton_launch(kernel, grid, *args, per_program: bool = False, vectorize: boo
         also return a per-program breakdown in ``counts.per_program``, keyed by ``(x, y, z)``.
     vectorize : bool
         run batches of programs at once (the default) or every program on its own.
+    lines : bool
+        also count per source line of the kernel, in ``counts.by_line`` (see :mod:`kernellab.lines`).
 
     Returns
     -------
@@ -231,5 +236,6 @@ def triton_launch(kernel, grid, *args, per_program: bool = False, vectorize: boo
 
     vectorize = vectorize and many is not None and not _prints(kernel, set())  # a kernel that prints: in launch order
     # stores at once: the values a lecture-form kernel stores are its own numpy arrays, which it may change later
-    return run(getattr(kernel, "__name__", "kernel"), body, grid, names, vectorize=vectorize, per_program=per_program,
-               hints={"defer": False})
+    name = getattr(kernel, "__name__", "kernel")
+    return run(name, body, grid, names, vectorize=vectorize, per_program=per_program,
+               hints={"defer": False}, lines=LineFinder(kernel, name=name) if wants_lines(lines) else None)

@@ -1,0 +1,251 @@
+"""Counts per source line (``lines=True``): hand-derived rows, and rows that sum to the launch's totals."""
+
+import linecache
+from dataclasses import fields
+
+import numpy as np
+import pytest
+
+import kernellab as kl
+import kernellab.record
+import kernellab.triton as triton
+import kernellab.triton.language as tl
+from kernellab import KERNELS, Counts, TritonCounts, launch, run_kernel, triton_launch
+from kernellab.lines import LineFinder
+
+from . import triton_kernels as K
+
+
+def row_of(by_line, text):
+    """The one row whose source line starts with ``text``."""
+    keys = [k for k in by_line if linecache.getline(*k).strip().startswith(text)]
+    assert len(keys) == 1, (text, [linecache.getline(*k).strip() for k in by_line])
+    return by_line[keys[0]]
+
+
+def assert_rows_sum(on, off):
+    """``on`` (lines=True) equals ``off`` (lines=False), and its rows add up to it on every line field."""
+    assert on == off
+    if isinstance(off, Counts):
+        total = on.by_line.total(Counts(shape=off.shape))
+        assert total == off  # every field, instr_by_kind and dram_sectors included
+    else:
+        total = on.by_line.total(TritonCounts())
+        for f in fields(TritonCounts):
+            if f.name not in ("programs", "dram_sectors", "per_program", "by_line"):  # launch-level
+                assert getattr(total, f.name) == getattr(off, f.name), f.name
+    assert len(on.by_line) >= 1
+
+
+# --- SIMT ------------------------------------------------------------------------------------------
+
+def test_naive_sgemm_a_line_32_sectors_a_request_b_line_1():
+    M = N = 32
+    Kd = 8
+    A = np.random.default_rng(0).standard_normal((M, Kd)).astype(np.float32)
+    B = np.random.default_rng(1).standard_normal((Kd, N)).astype(np.float32)
+    C, c = run_kernel(KERNELS[0], A, B, lines=True)
+    np.testing.assert_allclose(C, A.astype(np.float64) @ B, rtol=1e-5, atol=1e-5)
+    a, b = row_of(c.by_line, "a = blk.load(A"), row_of(c.by_line, "b = blk.load(B")
+    # block (32, 32): 32 warps, a warp is 32 values of x (threadIdx.x) at one y; K = 8 passes.
+    # A[x·K + i]: lanes 8 floats = 32 B apart, one sector each: 32 sectors a request, ideal 32·4 B = 4.
+    assert (a.gld_instr, a.gld_sectors, a.gld_ideal_sectors) == (32 * 8, 32 * 8 * 32, 32 * 8 * 4)
+    # B[y + i·N]: the same float for the whole warp: 1 sector a request, ideally 1.
+    assert (b.gld_instr, b.gld_sectors, b.gld_ideal_sectors) == (32 * 8, 32 * 8, 32 * 8)
+    # DRAM: all of A (32·8·4 B = 32 sectors) and all of B (32 sectors), each charged to its line
+    assert a.dram_sectors == {"A": 32} and b.dram_sectors == {"B": 32}
+    # the FMA line: 1024 threads × 8 FMAs; the store line: 32 warps, 1 request each, 32 × 32 floats of C
+    fma = row_of(c.by_line, "acc = blk.fma(a, b, acc)")
+    assert fma.fma == 1024 * 8 and fma.gld_instr == 0
+    st = row_of(c.by_line, "blk.store(C")
+    assert (st.gst_instr, st.gst_sectors, st.dram_sectors) == (32, 32 * 32, {"C": 32 * 32 * 4 // 32})
+
+
+def test_coalesced_sgemm_b_line_4_sectors_a_request():
+    M = N = 32
+    Kd = 4
+    A, B = np.ones((M, Kd), np.float32), np.ones((Kd, N), np.float32)
+    _, c = run_kernel(KERNELS[1], A, B, lines=True)
+    # block 1024 threads, one block: 32 warps × 4 passes; a warp is one row, 32 consecutive columns
+    a, b = row_of(c.by_line, "a = blk.load(A"), row_of(c.by_line, "b = blk.load(B")
+    assert (a.gld_instr, a.gld_sectors) == (128, 128)  # A[row·K + i]: one float for the warp
+    assert (b.gld_instr, b.gld_sectors, b.gld_ideal_sectors) == (128, 4 * 128, 4 * 128)  # 128 B: 4 sectors
+
+
+@pytest.mark.parametrize("k", range(10))
+def test_sgemm_k1_to_k10_rows_sum_to_totals(k):
+    spec = KERNELS[k]
+    M, N, Kd = (64, 64, 64) if k < 3 else (128, 128, 64) if k < 5 else (128, 128, 32)
+    rng = np.random.default_rng(k)
+    A = rng.standard_normal((M, Kd)).astype(np.float32)
+    B = rng.standard_normal((Kd, N)).astype(np.float32)
+    C0, off = run_kernel(spec, A, B)
+    C1, on = run_kernel(spec, A, B, lines=True)
+    np.testing.assert_array_equal(C0, C1)
+    assert_rows_sum(on, off)
+    # the loads sit on lines of the kernel's own source (or its helpers' in the same file)
+    assert all(file == spec.kernel.__code__.co_filename for file, _ in on.by_line)
+
+
+def axpy(blk, x, y, out, a, n):  # the quick start's first kernel
+    i = blk.bx * blk.bdx + blk.tx
+    with blk.where(i < n):
+        blk.store(out, i, blk.fma(a, blk.load(x, i), blk.load(y, i)))
+
+
+def _helper_sum(blk, s, v):
+    blk.store(s, blk.tx, v)  # a device function in the kernel's file: its own row
+
+
+def shared_kernel(blk, x, out):
+    s = blk.shared(64, np.float32, name="s")
+    v = blk.load(x, blk.tx)
+    _helper_sum(blk, s, v)
+    blk.syncthreads()
+    out_v = blk.load(s, (blk.tx * 2) % 64)  # 2-way conflicts
+    blk.store(out, blk.tx, out_v)
+
+
+def test_quickstart_axpy_and_a_helper_rows():
+    n = 1000
+    x, y = np.ones(n, np.float32), np.arange(n, dtype=np.float32)
+    off = launch(axpy, 4, 256, args=(x, y, np.zeros(n, np.float32), 2.0, n))
+    on = launch(axpy, 4, 256, args=(x, y, np.zeros(n, np.float32), 2.0, n), lines=True)
+    assert_rows_sum(on, off)
+    row = row_of(on.by_line, "blk.store(out, i, blk.fma")
+    # 1000 active lanes over 32 warps (the last block: 232 of 256): 2 loads, 1 store, 1 FMA each
+    assert (row.gld_instr, row.gst_instr, row.fma, row.thread_instr) == (2 * 32, 32, 1000, 4 * 1000)
+    assert row.dram_sectors == {"x": 125, "y": 125, "out": 125}  # 4000 B each = 125 sectors
+    x = np.arange(64, dtype=np.float32)
+    off = launch(shared_kernel, 1, 64, args=(x, np.zeros(64, np.float32)))
+    on = launch(shared_kernel, 1, 64, args=(x, np.zeros(64, np.float32)), lines=True)
+    assert_rows_sum(on, off)
+    helper = row_of(on.by_line, "blk.store(s, blk.tx, v)")
+    assert helper.shst_instr == 2 and helper.shst_wavefronts == 2  # 2 warps, 32 banks each: 1 wavefront
+    site = [k for k in on.by_line.sites[next(k for k in on.by_line if on.by_line[k] is helper)]]
+    assert [linecache.getline(*s).strip() for s in site] == ["_helper_sum(blk, s, v)"]
+    conflict = row_of(on.by_line, "out_v = blk.load(s,")
+    # lanes 0–15 hit banks 0, 2, …, 30 and lanes 16–31 the same banks again: 2 wavefronts a warp, ideal 1
+    assert (conflict.shld_wavefronts, conflict.shld_ideal, conflict.shld_conflicts) == (4, 2, 2)
+    assert row_of(on.by_line, "blk.syncthreads()").barriers == 1
+
+
+def test_a_loop_adds_up_per_line():
+    def loop(blk, x, out):
+        acc = np.zeros(blk.n_threads, np.float32)
+        for k in range(5):
+            acc = blk.fadd(acc, blk.load(x, blk.tx + 32 * k))
+        blk.store(out, blk.tx, acc)
+
+    x = np.ones(160, np.float32)
+    c = launch(loop, 1, 32, args=(x, np.zeros(32, np.float32)), lines=True)
+    row = row_of(c.by_line, "acc = blk.fadd(acc, blk.load(x")
+    assert (row.gld_instr, row.fadd, row.dram_sectors) == (5, 5 * 32, {"x": 20})  # 5 × 128 B = 20 sectors
+
+
+def test_unreadable_source_one_row_with_a_note():
+    x = np.ones(32, np.float32)
+    c = launch(lambda blk, x: blk.load(x, blk.tx), 1, 32, args=(x,), lines=True)
+    assert len(c.by_line) == 1 and "lambda" in c.by_line.note
+    scope = {}
+    exec("def gen(blk, x):\n    blk.load(x, blk.tx)\n    blk.load(x, blk.tx)\n", scope)
+    c = launch(scope["gen"], 1, 32, args=(x,), lines=True)
+    assert len(c.by_line) == 1 and c.by_line.note and next(iter(c.by_line.values())).gld_instr == 2
+    assert LineFinder(object()).note  # no Python code at all
+
+
+def test_lines_off_is_the_default():
+    x = np.ones(32, np.float32)
+    assert launch(axpy, 1, 32, args=(x, x, np.zeros(32, np.float32), 1.0, 32)).by_line is None
+
+
+# --- mini-Triton ------------------------------------------------------------------------------------
+
+@triton.jit
+def _twice(p, offs, mask):
+    return tl.load(p + offs, mask=mask) * 2.0
+
+
+@triton.jit
+def helper_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = _twice(x_ptr, offs, mask)
+    b = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, a + b, mask=mask)
+
+
+@pytest.mark.parametrize("vectorize", [True, False])
+def test_triton_helper_lines_with_call_site(vectorize):
+    n = 1000
+    x = np.arange(n, dtype=np.float32)
+    out = np.empty_like(x)
+    c = helper_kernel[(16,)](x, x, out, n, BLOCK=64, lines=True, vectorize=vectorize)
+    assert_rows_sum(c, helper_kernel[(16,)](x, x, out, n, BLOCK=64, vectorize=vectorize))
+    inner = row_of(c.by_line, "return tl.load(p + offs")
+    # 16 programs × 64 lanes: 1000 active floats = 4000 B; 2 warps a program; 1024 multiplies
+    assert (inner.loads, inner.load_bytes, inner.load_requests, inner.flops) == (16, 4000, 32, 1024)
+    key = next(k for k in c.by_line if c.by_line[k] is inner)
+    assert [linecache.getline(*s).strip() for s in c.by_line.sites[key]] == ["a = _twice(x_ptr, offs, mask)"]
+    assert row_of(c.by_line, "tl.store(out_ptr").flops == 1024  # a + b
+
+
+def test_triton_gallery_and_tutorial_kernels_rows_sum():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((7, 100)).astype(np.float32)
+    y = np.empty_like(x)
+    soft = [K.softmax_kernel[(7,)](y, x, 100, 100, 100, BLOCK_SIZE=128, lines=lines) for lines in (False, True)]
+    assert_rows_sum(soft[1], soft[0])
+    a = rng.standard_normal((40, 33)).astype(np.float16)
+    b = rng.standard_normal((33, 50)).astype(np.float16)
+    cs = []
+    for lines in (False, True):
+        cc = np.empty((40, 50), np.float16)
+        cs.append(K.matmul_kernel[(4,)](a, b, cc, 40, 50, 33, 33, 1, 50, 1, 50, 1, BLOCK_SIZE_M=32, BLOCK_SIZE_N=32,
+                                        BLOCK_SIZE_K=32, GROUP_SIZE_M=4, ACTIVATION="leaky_relu", lines=lines))
+    assert_rows_sum(cs[1], cs[0])
+    assert row_of(cs[1].by_line, "accumulator = tl.dot(").dot_flops == cs[0].dot_flops
+    xi = rng.integers(0, 16, 1000).astype(np.int32)
+    res = []
+    for lines in (False, True):
+        bins = np.zeros(32, np.int32)
+        res.append(K.histogram_kernel[(8,)](xi, bins, 1000, NUM_BINS=16, BLOCK=128, lines=lines))
+    assert_rows_sum(res[1], res[0])
+    assert sum(r.atomics for r in res[1].by_line.values()) == res[0].atomics > 0
+
+
+def test_undone_batch_keeps_only_the_rerun_rows():
+    # branchy_kernel's programs take different Python paths: the vectorised step is undone and rerun
+    # program by program; the rows must be those of the rerun alone (as the totals are)
+    x = np.arange(100, dtype=np.float32)
+    on = K.branchy_kernel[(4,)](x, np.zeros_like(x), 100, BLOCK=32, lines=True)
+    one = K.branchy_kernel[(4,)](x, np.zeros_like(x), 100, BLOCK=32, vectorize=False, lines=True)
+    assert_rows_sum(on, K.branchy_kernel[(4,)](x, np.zeros_like(x), 100, BLOCK=32))
+    assert dict(on.by_line) == dict(one.by_line)
+
+
+def copy_seed(tl, x, y, n, BLOCK):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x, offs, mask=offs < n)
+    tl.store(y, offs, v, mask=offs < n)
+
+
+@pytest.mark.parametrize("per_program", [False, True])
+def test_lecture_form_rows(per_program):
+    x = np.arange(1000, dtype=np.float32)
+    on = triton_launch(copy_seed, 16, x, np.zeros_like(x), 1000, BLOCK=64, lines=True, per_program=per_program)
+    assert_rows_sum(on, triton_launch(copy_seed, 16, x, np.zeros_like(x), 1000, BLOCK=64))
+    load = row_of(on.by_line, "v = tl.load(x")
+    assert (load.loads, load.load_bytes, load.stores) == (16, 4000, 0)  # 1000 floats
+    assert row_of(on.by_line, "tl.store(y").store_bytes == 4000
+
+
+def test_recording_lines_and_launches():
+    x = np.ones(64, np.float32)
+    with kl.record.recording(lines=True) as launches:
+        launch(axpy, 1, 64, args=(x, x, np.zeros(64, np.float32), 1.0, 64))
+        triton_launch(copy_seed, 1, x, np.zeros_like(x), 64, BLOCK=64)
+    assert [(r.name, r.engine, r.grid) for r in launches] == [("axpy", "simt", (1, 1, 1)),
+                                                               ("copy_seed", "triton", (1, 1, 1))]
+    assert all(r.counts.by_line is not None for r in launches)
+    assert launch(axpy, 1, 64, args=(x, x, np.zeros(64, np.float32), 1.0, 64)).by_line is None  # recording over
