@@ -8,11 +8,49 @@ block values (:mod:`.tensor`) → loads and stores (:mod:`.memory`) → access r
 """
 
 from ..grid import cdiv
-from . import language, testing, tools
+from . import language, profiler, runtime, testing, tools
 from .autotuner import Config, autotune, heuristics
 from .counts import TritonCounts
-from .runtime import JITFunction, jit
+from .driver import set_allocator, set_gpu
+from .runtime import (
+    InterpreterError,
+    JITFunction,
+    KernelInterface,
+    MockTensor,
+    OutOfResources,
+    TensorWrapper,
+    jit,
+    reinterpret,
+)
 from .seed import SeedLanguage, triton_launch
+
+runtime._alias_submodules()
+
+#: The Triton release whose API and semantics the engine follows (kernellab's own version is
+#: ``kernellab.__version__``).
+__version__ = "3.9.0"
+
+
+class TritonError(Exception):
+    """Base of Triton's own errors (``triton.TritonError``); kernellab raises :mod:`kernellab.errors` classes."""
+
+
+class CompilationError(TritonError):
+    """``triton.CompilationError``: kernellab compiles nothing, so it never raises it; kept for ``except`` clauses."""
+
+
+compile = runtime._unsupported("triton.compile", "kernellab runs kernels in Python and builds no GPU binary")
+
+
+def constexpr_function(fn):
+    """``@triton.constexpr_function``: a host function a kernel may call on constexpr values; here it is the
+    function itself (kernels are Python)."""
+    return fn
+
+
+def must_use_result(fn):
+    """``@triton.must_use_result``: a hint for Triton's compiler; here the function itself."""
+    return fn
 
 
 def next_power_of_2(n: int) -> int:
@@ -26,5 +64,8 @@ def next_power_of_2(n: int) -> int:
     return 1 << (int(n) - 1).bit_length() if n > 1 else 1
 
 
-__all__ = ["Config", "JITFunction", "SeedLanguage", "TritonCounts", "autotune", "cdiv", "heuristics", "jit", "language",
-           "next_power_of_2", "testing", "tools", "triton_launch"]
+__all__ = ["CompilationError", "Config", "InterpreterError", "JITFunction", "KernelInterface", "MockTensor",
+           "OutOfResources", "SeedLanguage", "TensorWrapper", "TritonCounts", "TritonError", "__version__", "autotune",
+           "cdiv", "compile", "constexpr_function", "heuristics", "jit", "language", "must_use_result",
+           "next_power_of_2", "profiler", "reinterpret", "runtime", "set_allocator", "set_gpu", "testing", "tools",
+           "triton_launch"]

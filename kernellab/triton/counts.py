@@ -284,6 +284,13 @@ class Touched:
                 out[name] = out.get(name, 0) + n
         return out
 
+    def sizes(self) -> dict[str, int]:
+        """The size in sectors of each array touched, by name (the most its ``sectors()`` entry can be)."""
+        out: dict[str, int] = {}
+        for name, _bitmap, size in self._maps.values():
+            out[name] = out.get(name, 0) + size
+        return out
+
 
 def _intervals(runs: list) -> tuple[np.ndarray, np.ndarray]:
     """The ``(lo, hi)`` arrays of all the runs (each a pair of ints or of arrays)."""

@@ -19,6 +19,7 @@ from ..grid import dim3
 from ..lines import LineFinder, tally_factory
 from ..record import launched
 from ..tracebacks import user_traceback
+from . import record, sampling
 from .counts import Tally, Touched, TritonCounts
 from .program import _CURRENT, Program, Reorder, SplitTail, pid_table
 
@@ -97,6 +98,9 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     if not DEFER:
         hints = {**hints, "defer": False}
     pids = pid_table(g)
+    sample = None if per_program else sampling.plan(len(pids))  # inside sampling.sampled: a benchmark's sample
+    if sample is not None:
+        n_programs, pids = len(pids), pids[sample[0]]
     new_tally = tally_factory(Tally, lines)
     tally, touched = new_tally(), Touched()
     breakdown = {} if per_program else None
@@ -119,4 +123,8 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
                         tally.merge(batch.tally)
     except Exception as exc:
         raise user_traceback(exc) from exc.__cause__
-    return launched(kernel, "triton", tally.result(breakdown, touched.sectors()), g)
+    counts = tally.result(breakdown, touched.sectors())
+    if sample is not None:
+        counts = sampling.scale(counts, sample[1], n_programs, touched.sizes())
+    record.note(kernel, g, counts, sampled=sample is not None)
+    return launched(kernel, "triton", counts, g)

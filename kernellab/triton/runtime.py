@@ -253,3 +253,51 @@ def jit(fn=None, **options):
     if fn is None:
         return lambda f: JITFunction(f)
     return JITFunction(fn)
+
+
+# --- the rest of ``triton.runtime`` -------------------------------------------------------------------------
+
+from .driver import driver  # noqa: E402, F401  (``triton.runtime.driver``: the modelled GPU's driver)
+
+KernelInterface = JITFunction  # what ``kernel[grid]`` is defined on
+
+
+class OutOfResources(LaunchError):
+    """A launch needing more of a resource (shared memory, registers) than the modelled GPU has, as Triton's."""
+
+
+class InterpreterError(RuntimeError):
+    """Raised by Triton's interpreter; kernellab reports a kernel's errors as :mod:`kernellab.errors` classes."""
+
+
+def _unsupported(feature: str, why: str):
+    def call(*args, **kwargs):
+        raise NotImplementedError(_("{feature} is not supported by kernellab: {why}").format(feature=feature, why=why))
+
+    call.__name__ = feature.rsplit(".", 1)[-1]
+    call.__doc__ = f"Not supported: {why}."
+    return call
+
+
+reinterpret = _unsupported("triton.reinterpret", "pass the array viewed as the type instead "
+                                                 "(numpy .view, torch .view(dtype))")
+TensorWrapper = reinterpret
+MockTensor = _unsupported("triton.MockTensor", "kernellab launches take the real arrays")
+
+
+def _alias_submodules():
+    """``triton.runtime.jit`` and ``triton.runtime.autotuner``, the submodules published kernels import from."""
+    import sys
+
+    from . import autotuner
+
+    sys.modules.setdefault(__name__ + ".jit", sys.modules[__name__])
+    sys.modules.setdefault(__name__ + ".autotuner", autotuner)
+
+
+def __getattr__(name):  # the autotuner module imports this one, so its names are looked up when asked for
+    if name in ("Autotuner", "Config", "Heuristics", "autotune", "heuristics"):
+        from . import autotuner
+
+        return getattr(autotuner, name)
+    raise AttributeError(_("module {module!r} has no attribute {name!r}").format(module=__name__, name=name))

@@ -1,47 +1,178 @@
-"""``triton.testing`` for mini-Triton: ``do_bench`` with Triton's signature, and ``assert_close``.
+"""``triton.testing`` for mini-Triton: ``do_bench``, ``do_bench_cudagraph``, ``perf_report``, ``Benchmark``,
+``Mark`` and ``assert_close``, with Triton's signatures.
 
-``do_bench`` times on the CPU clock (what a mini-Triton launch costs to *simulate*, not what the kernel
-would take on a GPU: use the counts and :mod:`kernellab.model` for that). Like Triton's, ``warmup``
-and ``rep`` are budgets in milliseconds, and it returns milliseconds. It is built on
-``kernellab.bench.do_bench``, which counts calls instead.
+**What a benchmark measures here.** By default, the GPU time kernellab's performance model predicts,
+on the modelled GPU (:mod:`kernellab.triton.driver`, the H100 unless ``KERNELLAB_GPU`` says otherwise),
+for the kernellab launches the benchmarked function makes: ``fn`` is called once inside
+:func:`~kernellab.triton.record.recording`, its launches run as a stratified sample of their programs
+(:mod:`kernellab.triton.sampling`: counted, not computed, so never check what a benchmarked call
+returns), and ``do_bench`` returns the sum of their predicted times in milliseconds. The prediction is
+deterministic, so every quantile is that one number.
+
+A function that launches no kernellab kernel (torch's own ``x + y``, ``torch.matmul``) cannot be
+predicted: ``do_bench`` returns :data:`NOT_PREDICTED`, a NaN that stays NaN through arithmetic, and
+the benchmark table's cell says so. A function whose code provably reaches no kernellab kernel (its
+names, globals and closures lead to none) is not even called, to save CPU time. No CPU time is ever
+put in a table of predicted GPU times.
+
+CPU timing (how long the *simulation* takes on this machine) is there on request:
+``set_measure("cpu")``, ``KERNELLAB_BENCH=cpu``, or ``do_bench(..., measure="cpu")``. It runs every
+program, like any launch outside a benchmark. Each table and plot states which of the two it shows.
+
+Examples
+--------
+>>> import numpy as np
+>>> import kernellab.triton as triton
+>>> import kernellab.triton.language as tl
+>>> @triton.jit
+... def copy(x_ptr, y_ptr, BLOCK: tl.constexpr):
+...     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+...     tl.store(y_ptr + offs, tl.load(x_ptr + offs))
+>>> x = np.ones(1 << 16, np.float32); y = np.empty_like(x)
+>>> ms = do_bench(lambda: copy[(64,)](x, y, BLOCK=1024))
+>>> f"{ms * 1e3:.2f} µs"                       # 2 × 256 KiB of DRAM traffic ÷ 3.35 TB/s
+'0.16 µs'
+>>> do_bench(lambda: x + 1)                     # numpy's own op: no kernellab launch
+not predicted
 """
 
 from __future__ import annotations
 
+import dis
+import inspect
+import math
+import os
 import time
+import types
+from functools import partial
 
 import numpy as np
 
 from kernellab.i18n import _
 
 from ..bench import do_bench as _bench
+from . import driver, record, sampling
+
+MEASURES = ("predicted", "cpu")
+_STATE = {"measure": os.environ.get("KERNELLAB_BENCH", "predicted").strip().lower() or "predicted"}
 
 
-def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
-    """Milliseconds per call of ``fn()``: warm up for about ``warmup`` ms, then time calls for about ``rep`` ms.
+def set_measure(measure: str) -> str:
+    """Choose what ``do_bench`` reports: ``"predicted"`` (the model's GPU time, the default) or ``"cpu"``
+    (the CPU time of the simulation). Returns the previous choice."""
+    if measure not in MEASURES:
+        raise ValueError(_("measure must be 'predicted' or 'cpu', not {measure!r}").format(measure=measure))
+    previous, _STATE["measure"] = _STATE["measure"], measure
+    return previous
 
-    ``return_mode`` is ``"min"``, ``"max"``, ``"mean"``, ``"median"`` or ``"all"`` (every sample); with
-    ``quantiles`` the quantiles of the samples are returned instead, as Triton's.
 
-    Examples
-    --------
-    >>> ms = do_bench(lambda: sum(range(1000)), warmup=1, rep=5)
-    >>> isinstance(ms, float) and ms > 0
-    True
-    >>> len(do_bench(lambda: None, warmup=0, rep=1, quantiles=[0.2, 0.5, 0.8]))
-    3
+def current_measure() -> str:
+    """What ``do_bench`` reports now: ``"predicted"`` or ``"cpu"``."""
+    m = _STATE["measure"]
+    if m not in MEASURES:
+        raise ValueError(_("KERNELLAB_BENCH must be 'predicted' or 'cpu', not {measure!r}").format(measure=m))
+    return m
+
+
+def measure_label(which: str | None = None) -> str:
+    """What a table's or plot's numbers come from, in the reader's language."""
+    if (which or current_measure()) == "cpu":
+        return _("CPU time of kernellab's simulation on this machine, not GPU time")
+    return _("GPU time predicted by kernellab's model on the {gpu} (not measured)").format(gpu=driver.gpu().name)
+
+
+class NotPredicted(float):
+    """The result of benchmarking code that launches no kernellab kernel: a NaN that says why.
+
+    Arithmetic keeps it (``gbps(ms)`` of it is itself), so a benchmark's cell shows it, never a number.
+
+    >>> v = NOT_PREDICTED * 1e-3; w = 2.0 / v; (w, math.isnan(w), str(w))
+    (not predicted, True, 'not predicted')
     """
+
+    def __new__(cls):
+        return super().__new__(cls, math.nan)
+
+    def __repr__(self):
+        return "not predicted"
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        return str(self)
+
+    def _same(self, *args):
+        return self
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _same
+    __floordiv__ = __rfloordiv__ = __pow__ = __rpow__ = __neg__ = __pos__ = __abs__ = _same
+
+
+#: What ``do_bench`` returns for a function that launches no kernellab kernel.
+NOT_PREDICTED = NotPredicted()
+
+
+def _may_launch(obj, seen: set, depth: int = 0) -> bool:
+    """Whether calling ``obj`` could make a kernellab launch, as far as its code shows; True when unsure."""
+    from .autotuner import _Wrapped
+    from .runtime import JITFunction
+
+    if isinstance(obj, (JITFunction, _Wrapped)):
+        return True
+    if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes, np.ndarray, np.generic, type(...))):
+        return False
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__.split(".")[0] == "kernellab"
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return any(_may_launch(v, seen, depth + 1) for v in obj)
+    if type(obj).__module__.startswith("torch") and hasattr(obj, "grad_fn") and obj.grad_fn is None:
+        return False  # a tensor outside autograd: its methods are torch's own
+    if isinstance(obj, types.BuiltinFunctionType) or type(obj).__module__.startswith("torch._C"):
+        return False  # numpy, torch and Python builtins
+    if isinstance(obj, partial):
+        return _may_launch(obj.func, seen, depth) or _may_launch(obj.args, seen, depth)
+    fn = getattr(obj, "__func__", obj)
+    code = getattr(fn, "__code__", None)
+    if code is None or depth > 20:
+        return True  # some other object: unsure
+    if id(code) in seen:
+        return False
+    seen.add(id(code))
+    scope = getattr(fn, "__globals__", {})
+    for name in _global_names(code):
+        if name in scope and _may_launch(scope[name], seen, depth + 1):
+            return True
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if _may_launch(value, seen, depth + 1):
+            return True
+    return getattr(obj, "__self__", None) is not None and _may_launch(obj.__self__, seen, depth + 1)
+
+
+def _global_names(code) -> set:
+    """The global names ``code`` (and the code nested in it) loads: not the attribute names (``torch.matmul``
+    loads ``torch``, and looks up ``matmul`` on it)."""
+    names, stack = set(), [code]
+    while stack:
+        c = stack.pop()
+        names.update(i.argval for i in dis.get_instructions(c) if i.opname in ("LOAD_GLOBAL", "LOAD_NAME"))
+        stack.extend(k for k in c.co_consts if inspect.iscode(k))
+    return names
+
+
+def _clear_grads(grad_to_none):
+    for x in grad_to_none or ():
+        x.grad = None
+
+
+def _summary(samples_ms, quantiles, return_mode):
     if return_mode not in ("min", "max", "mean", "median", "all"):
         raise ValueError(_("return_mode must be min, max, mean, median or all, not "
-                           "{return_mode!r}").format(
-            return_mode=return_mode))
-    start = time.perf_counter()
-    fn()
-    estimate_ms = max((time.perf_counter() - start) * 1e3, 1e-6)
-    n_warmup = max(1, int(warmup / estimate_ms)) if warmup > 0 else 0
-    n_rep = max(1, int(rep / estimate_ms))
-    t = _bench(fn, warmup=n_warmup, repeat=n_rep)
-    samples = np.asarray(t.samples) * 1e3
+                           "{return_mode!r}").format(return_mode=return_mode))
+    samples = np.asarray(samples_ms, float)
     if quantiles is not None:
         return [float(v) for v in np.quantile(samples, list(quantiles))]
     if return_mode == "all":
@@ -49,10 +180,77 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
     return float(getattr(np, return_mode)(samples))
 
 
+def predict_ms(fn, grad_to_none=None) -> float:
+    """The model's GPU time, ms, of the kernellab launches ``fn()`` makes (sampled); :data:`NOT_PREDICTED`
+    when it makes none."""
+    if not _may_launch(fn, set()):
+        return NOT_PREDICTED
+    _clear_grads(grad_to_none)
+    with sampling.sampled(), record.recording() as launches:
+        fn()
+    if not launches:
+        return NOT_PREDICTED
+    return record.predicted_seconds(launches) * 1e3
+
+
+def _cpu_ms(fn, warmup, rep, grad_to_none):
+    with sampling.full():
+        start = time.perf_counter()
+        fn()
+        estimate_ms = max((time.perf_counter() - start) * 1e3, 1e-6)
+        n_warmup = max(1, int(warmup / estimate_ms)) if warmup > 0 else 0
+        n_rep = max(1, int(rep / estimate_ms))
+
+        def call():
+            _clear_grads(grad_to_none)
+            return fn()
+
+        return np.asarray(_bench(call, warmup=n_warmup, repeat=n_rep).samples) * 1e3
+
+
+def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean", measure=None):
+    """Milliseconds per call of ``fn()``: the model's predicted GPU time (default), or CPU time on request.
+
+    Predicted: ``fn`` runs once and the result is deterministic (every quantile equal); ``warmup`` and
+    ``rep`` are unused. CPU (``measure="cpu"`` or :func:`set_measure`): warm up for about ``warmup`` ms,
+    then time calls for about ``rep`` ms. ``return_mode`` is ``"min"``, ``"max"``, ``"mean"``, ``"median"``
+    or ``"all"``; with ``quantiles`` the quantiles are returned instead, as Triton's. ``grad_to_none``:
+    tensors whose ``.grad`` is cleared before each call.
+
+    >>> len(do_bench(lambda: None, warmup=0, rep=1, quantiles=[0.2, 0.5, 0.8], measure="cpu"))
+    3
+    """
+    which = measure or current_measure()
+    if which not in MEASURES:
+        raise ValueError(_("measure must be 'predicted' or 'cpu', not {measure!r}").format(measure=which))
+    if which == "cpu":
+        return _summary(_cpu_ms(fn, warmup, rep, grad_to_none), quantiles, return_mode)
+    _summary([0.0], quantiles, return_mode)  # the same argument errors either way
+    ms = predict_ms(fn, grad_to_none)
+    if quantiles is not None:
+        return [ms for _q in quantiles]
+    return [ms] if return_mode == "all" else ms
+
+
+def do_bench_cudagraph(fn, rep=20, grad_to_none=None, quantiles=None, return_mode="mean", measure=None):
+    """``do_bench`` for code Triton would replay as a CUDA graph: here the same measurement (no launch
+    overhead is modelled either way)."""
+    return do_bench(fn, warmup=0, rep=rep, grad_to_none=grad_to_none, quantiles=quantiles,
+                    return_mode=return_mode, measure=measure)
+
+
 def assert_close(x, y, atol=None, rtol=None, err_msg=""):
     """``numpy.testing.assert_allclose`` with Triton's defaults (atol 1e-2, rtol 0)."""
-    np.testing.assert_allclose(np.asarray(x), np.asarray(y), atol=1e-2 if atol is None else atol,
+    def host(v):
+        if type(v).__module__.startswith("torch"):
+            v = v.detach().cpu().float().numpy() if hasattr(v, "detach") else v
+        return np.asarray(v)
+
+    np.testing.assert_allclose(host(x), host(y), atol=1e-2 if atol is None else atol,
                                rtol=0 if rtol is None else rtol, err_msg=err_msg)
 
 
-__all__ = ["assert_close", "do_bench"]
+from .benchmark import Benchmark, Mark, perf_report  # noqa: E402  (they call do_bench's module)
+
+__all__ = ["NOT_PREDICTED", "Benchmark", "Mark", "NotPredicted", "assert_close", "do_bench", "do_bench_cudagraph",
+           "current_measure", "measure_label", "perf_report", "predict_ms", "set_measure"]

@@ -14,7 +14,7 @@ import numpy as np
 from kernellab.i18n import _
 
 from .. import dtypes as T
-from .. import memory, numerics
+from .. import memory, numerics, sampling
 from ..program import current
 from ..tensor import (
     Lineage,
@@ -333,9 +333,20 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
                 shape=c.shape, shape2=a.shape, shape3=b.shape))
         out_t, acc_data = c.dtype, c.data
     prog = current()
-    data = numerics.dot(a.data, b.data, acc_data, input_precision, out_t.np)
+    if sampling.active():  # a benchmark's sampled launch: counted, not computed (see kernellab.triton.sampling)
+        data = _uncomputed_dot(a.data, b.data, acc_data, out_t.np)
+    else:
+        data = numerics.dot(a.data, b.data, acc_data, input_precision, out_t.np)
     prog.tally.flops(numerics.dot_flops((1, *a._shape), (1, *b._shape), prog.P))
     return tensor(data, out_t, a._shape[:-1] + b._shape[-1:])
+
+
+def _uncomputed_dot(a: np.ndarray, b: np.ndarray, acc, out_dtype) -> np.ndarray:
+    """The accumulator (or zeros) in the shape of ``a @ b``: what a sampled launch's ``tl.dot`` returns."""
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+    if acc is not None:
+        return np.broadcast_to(acc, np.broadcast_shapes(shape, np.shape(acc))).astype(out_dtype)
+    return np.zeros(shape, out_dtype)
 
 
 # --- selection -----------------------------------------------------------------------------------

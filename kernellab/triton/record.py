@@ -1,0 +1,89 @@
+"""The launches a piece of host code makes, and the GPU time the model predicts for them.
+
+``triton.testing.do_bench``, the autotuner and proton's scopes all ask the same question: which
+kernellab launches ran while this code ran, and how long would they take on the modelled GPU? Every
+launch (both front ends) reports itself to the recorders that are open in its thread or task
+(:func:`recording`, a :class:`contextvars.ContextVar`, so nested and concurrent recordings each see
+their own launches).
+
+Examples
+--------
+>>> import numpy as np
+>>> import kernellab.triton as triton
+>>> import kernellab.triton.language as tl
+>>> @triton.jit
+... def fill(out_ptr, BLOCK: tl.constexpr):
+...     tl.store(out_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK), 1.0)
+>>> out = np.zeros(4096, np.float32)
+>>> with recording() as launches:
+...     _ = fill[(4,)](out, BLOCK=1024)
+>>> [(l.kernel, l.grid, l.counts.store_bytes, l.sampled) for l in launches]
+[('fill', (4, 1, 1), 16384, False)]
+>>> f"{predicted_seconds(launches) * 1e9:.2f} ns"     # 16384 DRAM bytes ÷ 3.35e12 B/s (the H100's)
+'4.89 ns'
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from ..model.bounds import predict
+from . import driver
+
+_RECORDERS: ContextVar[tuple] = ContextVar("kernellab_triton_recorders", default=())
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One launch: the kernel's name, its grid, its counts, and whether they were estimated from a sample
+    of its programs (:mod:`kernellab.triton.sampling`)."""
+
+    kernel: str
+    grid: tuple
+    counts: object
+    sampled: bool = False
+
+    def seconds(self, gpu=None) -> float:
+        """The model's estimate of this launch's time on ``gpu`` (default: the driver's modelled GPU), in
+        seconds: ``kernellab.model.predict(counts, gpu)["estimate_time"]``; 0 for a launch that charges no
+        resource (no memory access, no arithmetic)."""
+        return launch_seconds(self.counts, gpu)
+
+
+def launch_seconds(counts, gpu=None) -> float:
+    """``predict(counts, gpu)["estimate_time"]`` in seconds (0 when the counts charge nothing)."""
+    gpu = driver.gpu() if gpu is None else gpu
+    try:
+        return float(predict(counts, gpu)["estimate_time"])
+    except ValueError:  # all counts zero: nothing to charge
+        return 0.0
+
+
+@contextmanager
+def recording():
+    """Collect, in a list, every launch made in this thread or task while the block runs."""
+    launches: list[Launch] = []
+    token = _RECORDERS.set(_RECORDERS.get() + (launches,))
+    try:
+        yield launches
+    finally:
+        _RECORDERS.reset(token)
+
+
+def note(kernel: str, grid, counts, sampled: bool = False) -> None:
+    """Tell every open recorder about a launch (called by the engine at the end of each launch)."""
+    recorders = _RECORDERS.get()
+    if recorders:
+        launch = Launch(kernel, tuple(grid), counts, sampled)
+        for r in recorders:
+            r.append(launch)
+
+
+def predicted_seconds(launches, gpu=None) -> float:
+    """The model's estimate of the launches' total time, seconds: one after another, each on the whole GPU."""
+    return sum(launch.seconds(gpu) for launch in launches)
+
+
+__all__ = ["Launch", "launch_seconds", "note", "predicted_seconds", "recording"]

@@ -1,0 +1,209 @@
+"""triton.testing: do_bench reports the model's predicted GPU time of the kernellab launches, never an invented
+number; perf_report / Benchmark / Mark.run print, plot and save as Triton's; proton scopes; sampled launches."""
+
+import csv
+import math
+
+import numpy as np
+import pytest
+
+import kernellab.triton as triton
+import kernellab.triton.language as tl
+from kernellab import H100, predict
+from kernellab.triton import profiler as proton
+from kernellab.triton import record, sampling
+from kernellab.triton import testing as T
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+def add(x, y):
+    out = np.empty_like(x)
+    add_kernel[(triton.cdiv(x.size, 1024),)](x, y, out, x.size, BLOCK=1024)
+    return out
+
+
+def test_do_bench_is_the_predicted_time_of_the_launches():
+    n = 1 << 20
+    x = np.ones(n, np.float32)
+    y = np.ones(n, np.float32)
+    ms = T.do_bench(lambda: add(x, y))
+    # three arrays of 4 MiB once each through DRAM: 12 MiB ÷ 3.35e12 B/s, the H100's bandwidth
+    assert ms == pytest.approx(3 * 4 * n / 3.35e12 * 1e3, rel=1e-9)
+    counts = add_kernel[(n // 1024,)](x, y, np.empty_like(x), n, BLOCK=1024)
+    assert ms == pytest.approx(predict(counts, H100)["estimate_time"] * 1e3, rel=1e-9)
+    assert T.do_bench(lambda: add(x, y), quantiles=[0.5, 0.2, 0.8]) == [ms] * 3
+    assert T.do_bench_cudagraph(lambda: add(x, y)) == ms
+
+
+def test_two_launches_add_up():
+    x = np.ones(1 << 16, np.float32)
+    one = T.do_bench(lambda: add(x, x))
+    assert T.do_bench(lambda: (add(x, x), add(x, x))) == pytest.approx(2 * one)
+
+
+def test_code_without_a_kernellab_launch_is_not_predicted_and_never_a_number():
+    x = np.ones(1000, np.float32)
+    ms = T.do_bench(lambda: x + x)
+    assert isinstance(ms, T.NotPredicted) and math.isnan(ms)
+    gbps = 3 * x.nbytes * 1e-9 / (ms * 1e-3)
+    assert isinstance(gbps, T.NotPredicted) and str(gbps) == "not predicted"
+    assert all(isinstance(v, T.NotPredicted) for v in T.do_bench(lambda: x + x, quantiles=[0.5, 0.2]))
+
+
+def test_a_function_that_cannot_launch_is_not_called():
+    calls = []
+    ms = T.do_bench(lambda: np.copyto(np.empty(3), np.ones(3)))  # numpy only: provably no launch
+    assert isinstance(ms, T.NotPredicted)
+
+    def maybe():  # reaches add(), which launches: called (once, with the launches sampled)
+        calls.append(1)
+        return add(np.ones(4096, np.float32), np.ones(4096, np.float32))
+    assert T.do_bench(maybe) > 0 and calls == [1]
+
+
+def test_cpu_timing_on_request_runs_in_full():
+    x = np.ones(1 << 14, np.float32)
+    out = []
+    ms = T.do_bench(lambda: out.append(add(x, x)), warmup=0, rep=1, measure="cpu")
+    assert ms > 0 and (out[-1] == 2).all()  # every program ran: the result is complete
+    previous = T.set_measure("cpu")
+    try:
+        assert "CPU time" in T.measure_label()
+    finally:
+        T.set_measure(previous)
+    with pytest.raises(ValueError, match="measure must be 'predicted' or 'cpu'"):
+        T.do_bench(lambda: None, measure="gpu")
+
+
+def test_perf_report_table_labels_the_measure_and_the_unpredicted_cells(capsys, tmp_path):
+    @T.perf_report([T.Benchmark(x_names=["n"], x_vals=[1 << 12, 1 << 16], line_arg="provider",
+                                line_vals=["triton", "numpy"], line_names=["Triton", "NumPy"],
+                                styles=[("blue", "-"), ("green", "-")], ylabel="GB/s", plot_name="add-bench",
+                                args={})])
+    def bench(n, provider):
+        x, y = np.ones(n, np.float32), np.ones(n, np.float32)
+        fn = (lambda: add(x, y)) if provider == "triton" else (lambda: x + y)
+        ms, lo, hi = T.do_bench(fn, quantiles=[0.5, 0.2, 0.8])
+        gbps = lambda ms: 3 * x.nbytes * 1e-9 / (ms * 1e-3)  # noqa: E731
+        return gbps(ms), gbps(hi), gbps(lo)
+
+    frames = bench.run(print_data=True, show_plots=True, save_path=str(tmp_path), return_df=True)
+    out = capsys.readouterr().out
+    assert out.startswith("add-bench:\n(GB/s from the GPU time predicted by kernellab's model on the H100 SXM")
+    assert "Triton (GB/s)" in out and "NumPy (GB/s)" in out
+    lines = out.splitlines()
+    assert lines[-1].split()[:2] == ["65536", "3350"]  # 3·n·4 B at 3.35 TB/s: the bandwidth itself
+    assert out.count("not predicted: no kernellab launch") == 2
+    assert len(frames) == 1
+    rows = list(csv.reader((tmp_path / "add-bench.csv").read_text().splitlines()))
+    assert rows[0][0].startswith("# (GB/s from the GPU time predicted") and rows[1] == ["n", "Triton (GB/s)", "NumPy (GB/s)"]
+    assert (tmp_path / "add-bench.png").stat().st_size > 0 and "add-bench.png" in (tmp_path / "results.html").read_text()
+
+
+def test_benchmark_rejects_x_values_of_the_wrong_length():
+    mark = T.perf_report(T.Benchmark(x_names=["M", "N"], x_vals=[(1, 2, 3)], line_arg="p", line_vals=[1],
+                                     line_names=["a"], plot_name="", args={}))(lambda M, N, p: 1.0)
+    with pytest.raises(ValueError, match="has 3 entries for the 2 x_names"):
+        mark.run()
+
+
+def test_recording_sees_each_launch_and_nested_recordings_each_see_theirs():
+    x = np.ones(2048, np.float32)
+    with record.recording() as outer:
+        add(x, x)
+        with record.recording() as inner:
+            add(x, x)
+    assert [r.kernel for r in outer] == ["add_kernel"] * 2 and len(inner) == 1
+    assert [r.grid for r in inner] == [(2, 1, 1)]
+
+
+def test_proton_scopes_sum_counts_and_predicted_times(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    x = np.ones(1 << 16, np.float32)
+    sid = proton.start("t")
+    with proton.scope("outer"):
+        add(x, x)
+        with proton.scope("inner"):
+            add(x, x)
+    proton.deactivate(sid)
+    add(x, x)  # not recorded
+    proton.activate(sid)
+    add(x, x)  # recorded, outside any scope
+    rows = {r[0]: r for r in proton.table(sid).rows}
+    one = record.launch_seconds(add_kernel[(64,)](x, x, np.empty_like(x), x.size, BLOCK=1024)) * 1e6
+    assert rows["outer"][1] == "2" and float(rows["outer"][4]) == pytest.approx(2 * one, rel=1e-3)
+    assert rows["outer/inner/add_kernel"][1] == "1" and rows["add_kernel"][1] == "1"
+    assert rows["outer"][3] == str(2 * 2 * x.nbytes)  # per launch: x read once (it is both operands), out written
+    proton.finalize()
+    out = capsys.readouterr().out
+    assert "proton session t: GPU time predicted by kernellab's model" in out
+    assert (tmp_path / "t.hatchet").exists()
+    with pytest.raises(ValueError, match="does not match the open scope"):
+        proton.exit_scope("nothing open")
+
+
+@triton.jit
+def softmax_rows(out_ptr, in_ptr, n_rows, n_cols, BLOCK: tl.constexpr):
+    for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0)):
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(in_ptr + row * n_cols + offs, mask=offs < n_cols, other=-float("inf"))
+        e = tl.exp(x - tl.max(x, axis=0))
+        tl.store(out_ptr + row * n_cols + offs, e / tl.sum(e, axis=0), mask=offs < n_cols)
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid = tl.program_id(0)
+    pid_m, pid_n = pid // tl.cdiv(N, BN), pid % tl.cdiv(N, BN)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :], mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.)
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :], mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.)
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16), mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def _launches():
+    rng = np.random.default_rng(0)
+    n = 3 * 1024 * 1024 + 517
+    x = rng.random(n, dtype=np.float32)
+    s = rng.standard_normal((3000, 700)).astype(np.float32)
+    a = rng.standard_normal((1000, 600)).astype(np.float16)
+    b = rng.standard_normal((600, 900)).astype(np.float16)
+    yield "vector add", lambda: add_kernel[(triton.cdiv(n, 1024),)](x, x, np.empty_like(x), n, BLOCK=1024)
+    yield "persistent softmax", lambda: softmax_rows[(264,)](np.empty_like(s), s, 3000, 700, BLOCK=1024)
+    yield "matmul", lambda: matmul_kernel[(triton.cdiv(1000, 64) * triton.cdiv(900, 64),)](
+        a, b, np.empty((1000, 900), np.float16), 1000, 900, 600, BM=64, BN=64, BK=32)
+
+
+@pytest.mark.parametrize(("name", "launch"), list(_launches()), ids=[n for n, _f in _launches()])
+def test_sampled_prediction_within_its_stated_bound_of_the_full_simulation(name, launch):
+    full = launch()
+    with sampling.sampled():
+        est = launch()
+    assert est.programs == full.programs
+    t_full, t_est = record.launch_seconds(full), record.launch_seconds(est)
+    assert abs(t_est - t_full) <= sampling.ERROR_BOUND * t_full, (name, t_est / t_full)
+    # the sums over programs of equal work are exact to within the sample's share of the unequal ones
+    assert abs(est.flops - full.flops) <= 0.05 * full.flops + 1
+
+
+def test_sampled_launch_runs_only_its_sample_and_dot_is_not_computed():
+    a = np.ones((64, 64), np.float16)
+    c = np.full((64, 64), 7, np.float16)
+    with sampling.sampled(programs=1):
+        cnt = matmul_kernel[(4,)](a, a, c, 64, 64, 64, BM=32, BN=32, BK=32)
+    assert cnt.programs == 4 and cnt.dot_flops == 4 * 2 * 32 * 32 * 64  # counted as if all four ran
+    assert (c == 0).sum() == 32 * 32 and (c == 7).sum() == 3 * 32 * 32  # one tile stored, of zeros
+    with pytest.raises(ValueError, match="positive number of programs"):
+        with sampling.sampled(programs=0):
+            pass
