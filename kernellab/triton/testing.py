@@ -16,7 +16,7 @@ names, globals and closures lead to none) is not even called, to save CPU time. 
 put in a table of predicted GPU times.
 
 CPU timing (how long the *simulation* takes on this machine) is there on request:
-``set_measure("cpu")``, ``KERNELLAB_BENCH=cpu``, or ``do_bench(..., measure="cpu")``. It runs every
+``set_measure("cpu")`` or ``KERNELLAB_BENCH=cpu``. It runs every
 program, like any launch outside a benchmark. Each table and plot states which of the two it shows.
 
 Examples
@@ -208,22 +208,21 @@ def _cpu_ms(fn, warmup, rep, grad_to_none):
         return np.asarray(_bench(call, warmup=n_warmup, repeat=n_rep).samples) * 1e3
 
 
-def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean", measure=None):
+def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
     """Milliseconds per call of ``fn()``: the model's predicted GPU time (default), or CPU time on request.
 
     Predicted: ``fn`` runs once and the result is deterministic (every quantile equal); ``warmup`` and
-    ``rep`` are unused. CPU (``measure="cpu"`` or :func:`set_measure`): warm up for about ``warmup`` ms,
+    ``rep`` are unused. CPU (:func:`set_measure` ``("cpu")`` or ``KERNELLAB_BENCH=cpu``): warm up for about ``warmup`` ms,
     then time calls for about ``rep`` ms. ``return_mode`` is ``"min"``, ``"max"``, ``"mean"``, ``"median"``
     or ``"all"``; with ``quantiles`` the quantiles are returned instead, as Triton's. ``grad_to_none``:
     tensors whose ``.grad`` is cleared before each call.
 
-    >>> len(do_bench(lambda: None, warmup=0, rep=1, quantiles=[0.2, 0.5, 0.8], measure="cpu"))
+    >>> previous = set_measure("cpu")
+    >>> len(do_bench(lambda: None, warmup=0, rep=1, quantiles=[0.2, 0.5, 0.8]))
     3
+    >>> _ = set_measure(previous)
     """
-    which = measure or current_measure()
-    if which not in MEASURES:
-        raise ValueError(_("measure must be 'predicted' or 'cpu', not {measure!r}").format(measure=which))
-    if which == "cpu":
+    if current_measure() == "cpu":
         return _summary(_cpu_ms(fn, warmup, rep, grad_to_none), quantiles, return_mode)
     _summary([0.0], quantiles, return_mode)  # the same argument errors either way
     ms = predict_ms(fn, grad_to_none)
@@ -232,11 +231,10 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
     return [ms] if return_mode == "all" else ms
 
 
-def do_bench_cudagraph(fn, rep=20, grad_to_none=None, quantiles=None, return_mode="mean", measure=None):
+def do_bench_cudagraph(fn, rep=20, grad_to_none=None, quantiles=None, return_mode="mean"):
     """``do_bench`` for code Triton would replay as a CUDA graph: here the same measurement (no launch
     overhead is modelled either way)."""
-    return do_bench(fn, warmup=0, rep=rep, grad_to_none=grad_to_none, quantiles=quantiles,
-                    return_mode=return_mode, measure=measure)
+    return do_bench(fn, warmup=0, rep=rep, grad_to_none=grad_to_none, quantiles=quantiles, return_mode=return_mode)
 
 
 def assert_close(x, y, atol=None, rtol=None, err_msg=""):
