@@ -159,6 +159,12 @@ class Counts(LoadStoreTotals):
     gld_ideal_sectors: int = 0  # sectors the load requests would touch fully coalesced (access.ideal_sectors)
     gst_ideal_sectors: int = 0  # sectors the store requests would touch fully coalesced
     by_line: object = field(default=None, compare=False, repr=False)  # launch(lines=True): ByLine rows
+    atomic_requests: int = 0  # global atomic requests, warp-level (l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum)
+    atomic_sectors: int = 0  # 32-byte sectors those requests touch
+    atomic_lines: int = 0  # 128-byte lines those requests touch
+    atomic_bytes: int = 0  # bytes the active lanes' atomics send (the old values come back alike)
+    atomic_same_address: int = 0  # the most atomic updates any one address receives (the L2 serialises them);
+    #                               counts of several launches add theirs
 
     # --- the names both engines share (TritonCounts has the same) ------------------------------
     load_requests = _alias("gld_instr", "Global load requests, warp-level; ``l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum``.")

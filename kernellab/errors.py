@@ -66,3 +66,8 @@ def fmt_dim3(v) -> str:
     """
     v = tuple(v) if hasattr(v, "__len__") else (v,)
     return "(" + ",".join(str(int(x)) for x in (*v, 0, 0)[:3]) + ")"
+
+
+class ModelWarning(UserWarning):
+    """The performance model's prediction may mislead: a launch shorter than its launch overhead, or a
+    cost the model left out that could change which resource binds (see :func:`kernellab.predict`)."""

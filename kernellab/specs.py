@@ -12,6 +12,16 @@ Source keys used below: [SYS-A6000] sysrqmts.com A6000 spec page; [LLMPERF] llmp
 https://chipsandcheese.com/2023/07/02/nvidias-h100-funny-l2-and-tons-of-bandwidth/ (A100 SXM "went to
 1410 MHz under load and stays there"); [NVF-273699] https://forums.developer.nvidia.com/t/how-does-the-lsu-load-store-unit-execute-load-store-instructions-in-the-ampere-architecture/273699/8
 (MIO: "1 IPC per SM").
+
+Atomics and launches (``Perf.atomic_same_address_per_cycle``, ``Perf.launch_s``): [GK110] NVIDIA's Kepler
+GK110 whitepaper (2012), "atomic operation throughput to a common global memory address is improved by 9x
+to one operation per clock"; [NSVSE] NVIDIA Nsight Visual Studio Edition, "Memory Statistics - Atomics"
+(https://docs.nvidia.com/gameworks/content/developertools/desktop/analysis/report/cudaexperiments/kernellevel/memorystatisticsatomics.htm):
+updates of one location by several threads of a warp "are all serialized", and since CC 3.x "many atomics
+can be performed … nearly as quickly as memory loads"; [TB-1017] https://github.com/meta-pytorch/tritonbench/pull/1017
+(a raw ``cuLaunchKernel`` of an empty kernel costs 3.0 µs, measured on a GB200 host); [HTA] Meta's
+Holistic Trace Analysis, "CUDA kernel launch stats" (``facebookresearch/HolisticTraceAnalysis``): "the
+launch time on the CPU side is between 5-20 microseconds" through a framework.
 """
 
 from __future__ import annotations
@@ -145,6 +155,12 @@ class Perf:
     smem_wavefronts_per_sm_cycle: int = 1  # shared-memory wavefronts per SM per cycle: 32 banks × 4 B [CCtab]
     latency_s: float = 175e-9  # ASSUMED round trip of a K step's global loads, s: between L2 hit (>100 ns) and
     #                            DRAM latency [Chips and Cheese, fidelity.md §5]; only loops that cannot hide it pay it
+    atomic_same_address_per_cycle: float = 1.0  # atomic updates of ONE address the L2 completes per cycle: they
+    #   serialise there, one per clock [GK110, NVIDIA, Kepler; ASSUMED unchanged since, and at the SM clock].
+    #   Updates of distinct addresses are charged as their lines at L1, "nearly as quickly as memory loads" [NSVSE]
+    launch_s: float = 3.0e-6  # seconds one kernel launch costs beyond its own run: the driver's host-side
+    #   cuLaunchKernel, 3.0 µs measured for an empty kernel [TB-1017]; ASSUMED for every GPU here (it is the
+    #   driver's cost, not the chip's); a framework adds more (5–20 µs [HTA]), CUDA Graphs less
 
     @property
     def name(self) -> str:

@@ -8,6 +8,9 @@ from kernellab.model import peak_flops, predict
 from kernellab.simt import KERNELS, KernelSpec, run_kernel, scale_counts
 from kernellab.specs import A6000, PERF_A6000, PERF_H100
 
+# these tests predict small counts on purpose: the launch-overhead warning is checked in test_model_terms.py
+pytestmark = pytest.mark.filterwarnings("ignore::kernellab.errors.ModelWarning")
+
 N_SIM, N_BIG = 128, 4096
 SM_CYCLES = 84 * 1.8e9  # A6000 SM-cycles per second
 RESOURCE_NAMES = {"FMA", "issue", "L1", "shared", "MIO", "DRAM"}

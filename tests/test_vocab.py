@@ -24,6 +24,9 @@ from kernellab import (
     roofline,
 )
 
+# these tests predict small counts on purpose: the launch-overhead warning is checked in test_model_terms.py
+pytestmark = pytest.mark.filterwarnings("ignore::kernellab.errors.ModelWarning")
+
 SHARED = ("load_requests", "load_sectors", "load_lines", "load_bytes", "store_requests", "store_sectors",
           "store_lines", "store_bytes", "requests", "sectors", "lines", "bytes", "flops", "dram_sectors",
           "dram_bytes")

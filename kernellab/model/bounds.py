@@ -9,9 +9,11 @@ efficiency η, and a K loop that cannot cover its loads pays the exposed latency
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral
 
 from ..counters import Counts
+from ..errors import ModelWarning
 from ..i18n import _
 from ..specs import GPU, Perf, as_gpu, as_perf
 from .latency import LoopShape, dram_bytes_waves, exposed_latency, latency_units
@@ -27,7 +29,11 @@ RESOURCES = {
     "shared": ("t_smem", "shared-memory wavefronts, loads and stores", "smem_wavefronts_per_sm_cycle"),
     "MIO": ("t_mio", "load and store instructions, global and shared (LSU)", "mio_per_sm_cycle"),
     "DRAM": ("t_dram", "DRAM bytes (compulsory, or the wave model's with a LoopShape)", "dram_bw"),
+    "atomic": ("t_atomic", "atomic updates of the most-updated address (the L2 serialises them)",
+               "atomic_same_address_per_cycle"),
 }
+#: The resources the whole device shares (their rate is per cycle, not per SM per cycle).
+DEVICE_WIDE = ("DRAM", "atomic")
 #: The pipes the warp schedulers feed, whose rates the estimate scales by η. L1's rate is not scaled, as
 #: it is itself measured (k1 reaches 0.98–1.05 of it on three GPUs); DRAM is not an SM resource.
 SCHEDULER_FED = ("FMA", "issue", "shared", "MIO")
@@ -42,7 +48,8 @@ def resource_label(bound: str) -> str:
     ('shared memory', 'L1', 'load/store issue (MIO)')
     """
     labels = {"FMA": _("FP32 arithmetic"), "issue": _("instruction issue"), "L1": _("L1"),
-              "shared": _("shared memory"), "MIO": _("load/store issue (MIO)"), "DRAM": _("DRAM")}
+              "shared": _("shared memory"), "MIO": _("load/store issue (MIO)"), "DRAM": _("DRAM"),
+              "atomic": _("same-address atomics")}
     if bound not in labels:
         raise ValueError(_("unknown resource {bound!r}; expected one of {labels}").format(
             bound=bound, labels=list(labels)))
@@ -53,28 +60,34 @@ def resource_events(counts) -> dict[str, int]:
     """What each resource must process, by bound name (the numerators of ``predict``), from either engine.
 
     SIMT :class:`~kernellab.Counts`: FP32 thread instructions (FFMA + FADD + FMUL), warp instructions,
-    global lines, shared wavefronts, LSU instructions, compulsory DRAM bytes.
+    global lines (loads, stores and atomics), shared wavefronts, LSU instructions (atomics included),
+    compulsory DRAM bytes, and ``atomic_same_address``.
 
     Mini-Triton :class:`~kernellab.TritonCounts` count no instructions or shared memory, so: FP32
     thread instructions = elementwise FLOPs + ``dot_flops`` ÷ 2 (``tl.dot`` as FFMAs on the CUDA cores;
     Tensor Cores would be faster); warp instructions = those ÷ 32 + the memory requests (a lower bound:
-    address arithmetic is not counted); L1 = lines; shared = 0; MIO = requests; DRAM = compulsory bytes.
+    address arithmetic is not counted); L1 = lines (loads, stores, atomics); shared = 0; MIO = requests
+    (atomics included); DRAM = compulsory bytes; atomic = ``atomic_same_address``.
+
+    An atomic request is charged like a load at L1 and MIO (its lines and its instruction) and, at the
+    L2, by the serial chain of updates to its most-updated address (``atomic``; see ``predict``).
 
     Examples
     --------
     >>> c = Counts(fma=64, warp_instr=6, gld_instr=2, gld_lines=66, gst_lines=1, shld_wavefronts=3,
-    ...            dram_sectors={"A": 2})
+    ...            dram_sectors={"A": 2}, atomic_requests=1, atomic_lines=1, atomic_same_address=5)
     >>> resource_events(c)
-    {'FMA': 64, 'issue': 6, 'L1': 67, 'shared': 3, 'MIO': 2, 'DRAM': 64}
+    {'FMA': 64, 'issue': 6, 'L1': 68, 'shared': 3, 'MIO': 3, 'DRAM': 64, 'atomic': 5}
     """
     if isinstance(counts, Counts):
         return {
             "FMA": counts.fma + counts.fadd + counts.fmul,
             "issue": counts.warp_instr,
-            "L1": counts.gld_lines + counts.gst_lines,
+            "L1": counts.gld_lines + counts.gst_lines + counts.atomic_lines,
             "shared": counts.shld_wavefronts + counts.shst_wavefronts,
-            "MIO": counts.gld_instr + counts.gst_instr + counts.shld_instr + counts.shst_instr,
+            "MIO": counts.gld_instr + counts.gst_instr + counts.shld_instr + counts.shst_instr + counts.atomic_requests,
             "DRAM": counts.dram_bytes,
+            "atomic": counts.atomic_same_address,
         }
     if all(hasattr(counts, a) for a in ("dot_flops", "load_lines", "atomic_requests", "dram_bytes")):
         fp = counts.flops - counts.dot_flops + counts.dot_flops // 2
@@ -86,6 +99,7 @@ def resource_events(counts) -> dict[str, int]:
             "shared": 0,
             "MIO": requests,
             "DRAM": counts.dram_bytes,
+            "atomic": getattr(counts, "atomic_same_address", 0),
         }
     raise TypeError(_("counts must be what a launch returns (kernellab.Counts or "
                       "kernellab.triton.TritonCounts), got a {type}").format(
@@ -93,11 +107,17 @@ def resource_events(counts) -> dict[str, int]:
 
 
 def _times(events: dict, perf: Perf, clock_hz: float, dram_bytes: int) -> dict:
-    """Seconds on each resource at ``clock_hz``: events ÷ (rate × SMs × clock); DRAM bytes ÷ bandwidth."""
+    """Seconds on each resource at ``clock_hz``: events ÷ (rate × SMs × clock); DRAM bytes ÷ bandwidth;
+    same-address atomics ÷ (rate × clock), the L2 being one for the whole device."""
     per_second = perf.gpu.sms * clock_hz  # SM-cycles per second
     out = {}
     for bound, (key, _what, rate) in RESOURCES.items():
-        out[key] = dram_bytes / perf.dram_bw if bound == "DRAM" else events[bound] / (getattr(perf, rate) * per_second)
+        if bound == "DRAM":
+            out[key] = dram_bytes / perf.dram_bw
+        elif bound == "atomic":
+            out[key] = events[bound] / (getattr(perf, rate) * clock_hz)
+        else:
+            out[key] = events[bound] / (getattr(perf, rate) * per_second)
     return out
 
 
@@ -160,7 +180,7 @@ def _parse(args, kwargs):
     return spec, vals["counts"], vals["n"], as_perf(vals["perf"]), None if gpu is None else as_gpu(gpu)
 
 
-def predict(*args, shape: LoopShape | None = None, **kwargs) -> dict:
+def predict(*args, shape: LoopShape | None = None, launches: int = 1, **kwargs) -> dict:
     """Predict a kernel's time from its counts: a bound (the slowest resource), a clock band, an estimate.
 
     Call it as ``predict(counts, gpu)`` for any kernel, with the counts of either engine (SIMT
@@ -182,6 +202,10 @@ def predict(*args, shape: LoopShape | None = None, **kwargs) -> dict:
     * ``t_smem``  = shared wavefronts, loads + stores ÷ (``smem_wavefronts_per_sm_cycle`` × SMs × clock)
     * ``t_dram``  = DRAM bytes ÷ bandwidth: the wave model's bytes when ``shape`` is given (blocks per SM
       from occupancy), else the compulsory bytes of ``counts``.
+    * ``t_atomic`` = the atomic updates of the most-updated address (``atomic_same_address``) ÷
+      (``atomic_same_address_per_cycle`` × clock): the L2 completes one update of an address per clock, so
+      a histogram into few bins waits on its busiest bin; updates of distinct addresses cost their lines at
+      L1 and their instructions at MIO, as loads do (``Perf``'s sources).
 
     ``time`` = the largest at the rated boost clock, ``bound`` = its resource, ``flops`` = the kernel's
     FLOPs (``counts.flops``; 2·M·N·K when ``n`` is given), ``gflops`` = flops ÷ time. ``gflops_band`` = (GFLOP/s at the base clock, at the highest clock the card
@@ -190,6 +214,18 @@ def predict(*args, shape: LoopShape | None = None, **kwargs) -> dict:
     **The estimate** (``estimate_gflops``, ``estimate_band``) is *calibrated*, not a bound: each
     scheduler-fed time (FMA, issue, shared, MIO) is divided by the fitted ``eta`` (``estimate_eta``), and,
     with a ``shape``, the latency a K loop without prefetch leaves uncovered (``t_latency``) is added.
+
+    **Launches.** ``time`` is the kernel's own run. ``t_launch`` = ``launches`` × ``perf.launch_s`` (the
+    counts may stand for several launches) is what launching costs besides, and ``total_time`` =
+    ``time + t_launch`` (``estimate_total_time`` likewise). For a pipeline of kernels pass a list of their
+    counts, ``predict([c1, c2], gpu)``: each is predicted alone (in ``launches``, a list of results),
+    ``time``, ``flops``, ``t_launch`` and ``total_time`` are sums, ``bound`` is the bound of the longest.
+
+    **Warnings** (:class:`~kernellab.errors.ModelWarning`): when a launch's ``time`` is below the launch
+    overhead (a measurement would see mostly the launch: read ``total_time``); and when something the
+    model leaves out would change which resource binds: a kernel that touches memory waits for it at
+    least once, ``perf.latency_s``, which the bound (without a ``shape``) does not charge; when that round
+    trip is longer than ``time``, latency and not the binding resource sets the time.
 
     Examples
     --------
@@ -203,7 +239,69 @@ def predict(*args, shape: LoopShape | None = None, **kwargs) -> dict:
     >>> p = predict(naive, n, PERF_A6000)
     >>> p["bound"], f"{p['t_l1']:.3f} s", round(p["gflops"]), [round(g) for g in p["gflops_band"]]
     ('L1', '0.469 s', 293, [230, 315])
+
+    A histogram of 10⁶ atomics into 256 bins of random values (``tl.atomic_add(h + v, 1)``,
+    1024 values a program): its busiest bin gets 4069 updates, which the L2 serialises, 4069 ÷ 1.98 GHz =
+    2.06 µs on the H100; L1 sees 31 250 load lines and 246 533 atomic lines (each warp's 32 bins fall in
+    about 8 of the 8 lines of the bins), 277 783 ÷ (132 SMs × 1.98 GHz) = 1.06 µs; DRAM 4 001 024 B ÷
+    3.35 TB/s = 1.19 µs. The atomics bind, and the run is shorter than a launch (3 µs), which warns:
+
+    >>> import warnings
+    >>> from kernellab.specs import PERF_H100
+    >>> hist = Counts(gld_instr=31250, gld_lines=31250, dram_sectors={"x": 125_000, "bins": 32},
+    ...               atomic_requests=31250, atomic_lines=246_533, atomic_same_address=4069)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     p = predict(hist, PERF_H100)
+    >>> p["bound"], f"{p['t_atomic'] * 1e6:.2f} µs", f"{p['t_l1'] * 1e6:.2f} µs", f"{p['total_time'] * 1e6:.2f} µs"
+    ('atomic', '2.06 µs', '1.06 µs', '5.06 µs')
+    >>> [type(w.message).__name__ for w in caught]
+    ['ModelWarning']
     """
+    if args and isinstance(args[0], (list, tuple)) and args[0] and all(_is_counts(c) for c in args[0]):
+        return _pipeline(args[0], args[1:], kwargs, shape, launches)
+    if not isinstance(launches, Integral) or launches < 1:
+        raise ValueError(_("launches must be a positive int, got {launches!r}").format(launches=launches))
+    p = _predict_one(args, kwargs, shape, launches)
+    _warn(p, launches)
+    return p
+
+
+def _pipeline(counts_list, rest, kwargs, shape, launches) -> dict:
+    """``predict`` of several launches in a row, one result each, and their sums."""
+    if shape is not None or launches != 1:
+        raise TypeError(_("predict of a list of counts takes no shape or launches: each item is one launch"))
+    parts = [_predict_one((c, *rest), dict(kwargs), None, 1) for c in counts_list]
+    for p in parts:
+        _warn(p, 1)
+    longest = max(parts, key=lambda p: p["time"])
+    time = sum(p["time"] for p in parts)
+    flops = sum(p["flops"] for p in parts)
+    t_launch = sum(p["t_launch"] for p in parts)
+    est = sum(p["estimate_time"] for p in parts)
+    return {"name": None, "launches": parts, "time": time, "bound": longest["bound"], "flops": flops,
+            "gflops": flops / time / 1e9, "t_launch": t_launch, "total_time": time + t_launch,
+            "estimate_time": est, "estimate_total_time": est + t_launch}
+
+
+def _warn(p: dict, launches: int) -> None:
+    """Warn when the launch overhead exceeds the predicted run, or when an uncharged cost would bind."""
+    per_launch = p["t_launch"] / launches
+    if p["time"] < per_launch:
+        warnings.warn(_("the predicted time {time:.2f} µs{name} is below the launch overhead of "
+                        "{launch:.1f} µs: a measurement sees mostly the launch; read 'total_time' "
+                        "({total:.2f} µs)").format(
+            time=p["time"] * 1e6, launch=per_launch * 1e6, total=p["total_time"] * 1e6,
+            name=f" ({p['name']})" if p.get("name") else ""), ModelWarning, stacklevel=3)
+    if p["time"] < p.get("t_round_trip", 0.0):
+        warnings.warn(_("the predicted time {time:.3f} µs{name} is shorter than one global-memory round "
+                        "trip ({lat:.3f} µs), which the bound leaves out: latency, not {bound}, sets this "
+                        "kernel's time").format(
+            time=p["time"] * 1e6, lat=p["t_round_trip"] * 1e6, bound=resource_label(p["bound"]),
+            name=f" ({p['name']})" if p.get("name") else ""), ModelWarning, stacklevel=3)
+
+
+def _predict_one(args, kwargs, shape, launches) -> dict:
     spec, counts, n, perf, gpu = _parse(args, kwargs)
     if gpu is not None and gpu != perf.gpu:
         raise ValueError(_("the rates are for the {rates_gpu}, but the GPU given is the {gpu}").format(
@@ -225,7 +323,7 @@ def predict(*args, shape: LoopShape | None = None, **kwargs) -> dict:
         times = _times(events, perf, clock_hz, dram)
         bound, t = _binding(times)
         t_est_pipes = _binding(times, scale)[1]
-        sm_only = _binding({**times, "t_dram": 0.0})[1]
+        sm_only = _binding({**times, "t_dram": 0.0, "t_atomic": 0.0})[1]
         t_lat = exposed_latency(shape, mnk, perf, sm_only, times["t_dram"]) if shape is not None else 0.0
         return times, bound, t, t_est_pipes + t_lat, t_lat
 
@@ -233,10 +331,15 @@ def predict(*args, shape: LoopShape | None = None, **kwargs) -> dict:
     if t <= 0:
         raise ValueError(_("the counts charge no resource (all zero): nothing to predict"))
     lo, hi = (at(f) for f in gpu.clock_band)
-    return {
+    t_launch = launches * perf.launch_s
+    out = {
         "name": getattr(spec, "name", None), **times, "time": t, "bound": bound, "flops": flops,
         "gflops": flops / t / 1e9,
         "gflops_band": (flops / lo[2] / 1e9, flops / hi[2] / 1e9),
         "eta": eta, "t_latency": t_lat, "estimate_time": t_est, "estimate_gflops": flops / t_est / 1e9,
         "estimate_band": (flops / lo[3] / 1e9, flops / hi[3] / 1e9), "dram_bytes": dram,
+        "t_launch": t_launch, "total_time": t + t_launch, "estimate_total_time": t_est + t_launch,
     }
+    if shape is None and events["MIO"]:  # a kernel that touches memory waits for it at least once
+        out["t_round_trip"] = perf.latency_s
+    return out

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import fields
 
+import numpy as np
+
 from ..access import (
     Access,
     bytes_requested,
@@ -43,6 +45,7 @@ class Tally:
         self.n = dict.fromkeys(_INT_FIELDS, 0)
         self.kinds: dict[str, int] = {}
         self.dram: dict[str, int] = {}  # array name → sectors first touched by what this tally recorded
+        self.updates: dict[int, np.ndarray] = {}  # global array base address → atomic updates per element
 
     def instr(self, kind: str, warps: int, lanes: int) -> None:
         """Count ``warps`` warp instructions of ``kind`` executed by ``lanes`` active lanes in all."""
@@ -78,6 +81,20 @@ class Tally:
         the launch's ``dram_sectors`` is the union :class:`~kernellab.simt.memory.GlobalMemory` keeps)."""
         self.dram[name] = self.dram.get(name, 0) + sectors
 
+    def atomic_access(self, acc: Access, warps: int, lanes: int, base: int, size: int, elements) -> None:
+        """Count global atomic instructions described by ``acc``: requests, sectors, lines, bytes, and the
+        updates of each element (``elements``: the active lanes' element indices into the array at ``base``,
+        of ``size`` elements), whose largest total is ``atomic_same_address``."""
+        self.instr("atom.global", warps, lanes)
+        self.n["atomic_requests"] += requests(acc)
+        self.n["atomic_sectors"] += sectors(acc)
+        self.n["atomic_lines"] += lines(acc)
+        self.n["atomic_bytes"] += bytes_requested(acc)
+        per_element = self.updates.get(base)
+        if per_element is None:
+            per_element = self.updates[base] = np.zeros(max(size, 1), np.int64)
+        np.add.at(per_element, elements, 1)
+
     def shared_access(self, op: str, acc: Access, warps: int, lanes: int) -> None:
         """Count shared-memory load or store instructions: requests, wavefronts, ideal wavefronts."""
         pre = "shld" if op == "load" else "shst"
@@ -94,11 +111,15 @@ class Tally:
             self.kinds[k] = self.kinds.get(k, 0) + v
         for k, v in other.dram.items():
             self.dram[k] = self.dram.get(k, 0) + v
+        for k, v in other.updates.items():
+            mine = self.updates.get(k)
+            self.updates[k] = v.copy() if mine is None else mine + v
 
     def counts(self, dram_sectors: dict | None = None, shape: tuple = ()) -> Counts:
         """Freeze into :class:`~kernellab.Counts`."""
-        return Counts(**self.n, dram_sectors=dict(dram_sectors or {}), instr_by_kind=dict(self.kinds),
-                      shape=tuple(shape))
+        n = dict(self.n)
+        n["atomic_same_address"] += max((int(u.max()) for u in self.updates.values()), default=0)
+        return Counts(**n, dram_sectors=dict(dram_sectors or {}), instr_by_kind=dict(self.kinds), shape=tuple(shape))
 
     def _row_counts(self, dram_sectors: dict | None = None, shape: tuple = ()) -> Counts:
         """A line's counts (:mod:`kernellab.lines`): its DRAM sectors are those it touched first."""

@@ -62,6 +62,8 @@ class TritonCounts(LoadStoreTotals):
     load_lines: int = 0  # 128-byte lines (tags) load requests touch
     store_lines: int = 0  # 128-byte lines store requests touch
     atomic_lines: int = 0  # 128-byte lines atomic requests touch
+    atomic_same_address: int = 0  # the most atomic updates any one address receives (they serialise at L2);
+    #                               a sum of launches adds theirs
     dram_sectors: dict = field(default_factory=dict)  # array name → distinct 32-byte sectors loaded or stored
     by_line: object = field(default=None, compare=False, repr=False)  # lines=True: ByLine rows (kernellab.lines)
 
@@ -116,12 +118,29 @@ class Tally:
     ``flush``); what is added to :attr:`n` directly is launch-level (``programs``).
     """
 
-    __slots__ = ("n", "_pending", "_pending_lanes")
+    __slots__ = ("n", "_pending", "_pending_lanes", "_updates")
 
     def __init__(self):
         self.n = dict.fromkeys(_NAMES, 0)
         self._pending: dict[tuple, list] = {}
         self._pending_lanes = 0
+        self._updates: dict[int, np.ndarray] = {}  # array data address → atomic updates per element
+
+    def atomic_targets(self, flat: np.ndarray, offs: np.ndarray, copies: int = 1):
+        """Record which elements of ``flat`` atomics update (``offs``: the active lanes' element offsets).
+
+        ``atomic_same_address`` of the result is the largest number of updates one element receives.
+
+        >>> t = Tally(); h = np.zeros(4, np.int32)
+        >>> t.atomic_targets(h, np.array([0, 1, 1, 3])); t.atomic_targets(h, np.array([1]))
+        >>> t.result().atomic_same_address          # element 1: 2 + 1 updates
+        3
+        """
+        key = flat.__array_interface__["data"][0]
+        counts = self._updates.get(key)
+        if counts is None:
+            counts = self._updates[key] = np.zeros(max(flat.size, 1), np.int64)
+        np.add.at(counts, np.asarray(offs, np.int64).reshape(-1), copies)
 
     def access(self, kind: str, addresses: np.ndarray, active: np.ndarray | None, width: int, copies: int = 1):
         """Record one ``tl.load`` / ``tl.store`` executed by ``copies`` programs alike per row of ``addresses``.
@@ -175,11 +194,16 @@ class Tally:
         other.flush()
         for k, v in other.n.items():
             self.n[k] += v
+        for key, counts in other._updates.items():
+            mine = self._updates.get(key)
+            self._updates[key] = counts.copy() if mine is None else mine + counts
 
     def result(self, per_program: dict | None = None, dram_sectors: dict | None = None) -> TritonCounts:
         """The frozen counts."""
         self.flush()
-        return TritonCounts(**self.n, per_program=per_program, dram_sectors=dict(dram_sectors or {}))
+        n = dict(self.n)
+        n["atomic_same_address"] += max((int(c.max()) for c in self._updates.values()), default=0)
+        return TritonCounts(**n, per_program=per_program, dram_sectors=dict(dram_sectors or {}))
 
     def _row_counts(self, per_program: dict | None = None, dram_sectors: dict | None = None) -> TritonCounts:
         """A line's counts (:mod:`kernellab.lines`): no per-program breakdown; DRAM sectors are launch-level."""

@@ -13,7 +13,8 @@ sequential run; for integer operations and exchanges any order gives the same fi
 ``atomic_sectors`` are the warp requests and 32-byte sectors of its active lanes (as the ``atom`` /
 ``red`` instructions of Nsight Compute's ``l1tex__t_requests_pipe_lsu_mem_global_op_atom``), and
 ``atomic_bytes`` is active lanes × element size — the operand each lane sends; the old value it gets
-back is the same size again and is not counted twice.
+back is the same size again and is not counted twice. ``atomic_same_address`` is the most updates any
+one element receives in the launch: the L2 serialises them, and the performance model charges them.
 """
 
 from __future__ import annotations
@@ -131,6 +132,7 @@ def _atomic(op: str, ptr, others, mask, sem, scope, fn, returns=True):
     prog.touch(flat, offs, act)
     sel = np.ones(offs.shape, bool) if act is None else act
     addr = offs[sel]
+    prog.tally.atomic_targets(flat, addr)
     old_act = _sequential(flat, elem, addr, [v[sel] for v in vals], fn)
     old = np.zeros(offs.shape, elem.np)
     old[sel] = old_act

@@ -1,0 +1,223 @@
+"""The model's atomics and launch terms and its warnings (issue 25), each on a pattern derived by hand.
+
+Rates (``kernellab.specs``): one update of one address per cycle at the L2 (NVIDIA, GK110 whitepaper;
+assumed since), 3.0 µs per launch (a raw ``cuLaunchKernel``, tritonbench PR 1017; assumed for every GPU).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import kernellab.triton as triton
+import kernellab.triton.language as tl
+from kernellab import H100, launch, predict
+from kernellab.counters import Counts
+from kernellab.errors import ModelWarning
+from kernellab.model import resource_events
+from kernellab.specs import PERF_A100, PERF_H100
+
+
+def quiet(*args, **kwargs):
+    """predict without its warnings (the tests of the warnings are below)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)
+        return predict(*args, **kwargs)
+
+
+# --- atomics: SIMT ------------------------------------------------------------------------------
+
+def simt_hist(blk, x, bins, n):
+    i = blk.bx * blk.bdx + blk.tx
+    with blk.where(i < n):
+        blk.atomic_add(bins, blk.load(x, i), 1)
+
+
+def test_simt_atomics_counts_by_hand():
+    # 64 threads, one block: lane t adds 1 to bin t % 4. 2 warps → 2 requests; bins 0–3 are 16 B, one
+    # sector and one line per request; 4 bytes a lane → 256 B; each bin gets 64 / 4 = 16 updates
+    x, bins = np.arange(64, dtype=np.int32) % 4, np.zeros(4, np.int32)
+    c = launch(simt_hist, 1, 64, args=(x, bins, 64))
+    assert bins.tolist() == [16, 16, 16, 16]
+    assert (c.atomic_requests, c.atomic_sectors, c.atomic_lines, c.atomic_bytes, c.atomic_same_address) == (2, 2, 2, 256, 16)
+    assert c.instr_by_kind["atom.global"] == 2
+    ev = resource_events(c)
+    # L1: 2 load lines (64 ints = 256 B = 2 lines) + 2 atomic lines; MIO: 2 loads + 2 atomics
+    assert (ev["L1"], ev["MIO"], ev["atomic"]) == (4, 4, 16)
+    p = quiet(c, H100)
+    assert p["t_atomic"] == pytest.approx(16 / 1.98e9)  # 16 serial updates at one per clock
+
+
+def test_simt_colliding_integer_atomics_return_the_running_sum():
+    # lanes in order: lane t on bin t % 2 sees the adds of the lanes before it on that bin, 3 each
+    def k(blk, bins, out):
+        blk.store(out, blk.tx, blk.atomic_add(bins, blk.tx % 2, 3))
+    bins, out = np.array([10, 20], np.int64), np.zeros(8, np.int64)
+    launch(k, 1, 8, args=(bins, out))
+    assert out.tolist() == [10, 20, 13, 23, 16, 26, 19, 29]
+    assert bins.tolist() == [22, 32]
+
+
+def test_simt_float_atomics_round_as_a_sequential_loop():
+    # 1e8 in float32 has a spacing of 8: each + 1.0 rounds back to 1e8, as 32 adds one after another do
+    # (a sum of the 32 ones first would give 1e8 + 32)
+    def k(blk, acc):
+        blk.atomic_add(acc, 0, 1.0)
+    acc = np.array([1e8], np.float32)
+    c = launch(k, 1, 32, args=(acc,))
+    assert acc[0] == np.float32(1e8) and c.atomic_same_address == 32
+
+
+def test_simt_atomics_reject_shared_and_masked_off_lanes_do_nothing():
+    def shared(blk):
+        s = blk.shared(4, np.int32, name="s")
+        blk.atomic_add(s, 0, 1)
+    with pytest.raises(TypeError, match="shared s"):
+        launch(shared, 1, 32)
+    x, bins = np.zeros(40, np.int32), np.zeros(1, np.int32)
+    c = launch(simt_hist, 2, 32, args=(x, bins, 40))  # lanes 40–63 are masked off
+    assert bins[0] == 40 and c.atomic_same_address == 40 and c.atomic_requests == 2
+
+
+# --- atomics: mini-Triton (issue 27, item 5) -----------------------------------------------------
+
+@triton.jit
+def hist_atomic(x_ptr, h_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.atomic_add(h_ptr + tl.load(x_ptr + offs, mask=m, other=0), 1, mask=m)
+
+
+@triton.jit
+def hist_private(x_ptr, h_ptr, n, BLOCK: tl.constexpr, BINS: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    h = tl.histogram(tl.load(x_ptr + offs, mask=m, other=0), BINS, mask=m)
+    tl.atomic_add(h_ptr + tl.arange(0, BINS), h)
+
+
+N, BLOCK = 65536, 1024  # 64 programs
+
+
+def _hists():
+    x = (np.arange(N) % 256).astype(np.int32)  # every bin gets N / 256 = 256 values
+    out = {}
+    for name, k, extra in (("atomic", hist_atomic, {}), ("private", hist_private, {"BINS": 256})):
+        h = np.zeros(256, np.int32)
+        out[name] = k[(N // BLOCK,)](x, h, N, BLOCK=BLOCK, **extra)
+        assert (h == 256).all()
+    return out
+
+
+def test_triton_atomics_reach_l1_mio_and_the_atomic_term():
+    c = _hists()
+    a, p = c["atomic"], c["private"]
+    # hist_atomic: 2048 warps of 32 consecutive values → 32 consecutive bins, 128 B aligned: 1 line each;
+    # the busiest bin gets 256 updates. hist_private: 64 programs × 256 bins = 8 warps each → 512
+    # requests of 1 line; each bin gets one update a program, 64
+    assert (a.atomic_requests, a.atomic_lines, a.atomic_same_address) == (2048, 2048, 256)
+    assert (p.atomic_requests, p.atomic_lines, p.atomic_same_address) == (512, 512, 64)
+    ev = resource_events(a)
+    # L1 = 2048 load lines (256 KB of x) + 2048 atomic lines; MIO = 2048 load + 2048 atomic requests
+    assert (ev["L1"], ev["MIO"], ev["atomic"]) == (4096, 4096, 256)
+
+
+def test_contended_histogram_is_predicted_slower_than_privatised():
+    c = _hists()
+    a, p = quiet(c["atomic"], H100), quiet(c["private"], H100)
+    # atomic: 256 serial updates ÷ 1.98 GHz = 129 ns; DRAM (65536 × 4 B + 1 KB of bins) ÷ 3.35 TB/s = 78.6 ns
+    assert a["bound"] == "atomic" and a["time"] == pytest.approx(256 / 1.98e9)
+    # private: 64 ÷ 1.98 GHz = 32 ns of atomics; DRAM binds at 78.6 ns
+    assert p["bound"] == "DRAM" and p["time"] == pytest.approx((65536 * 4 + 1024) / 3.35e12)
+    assert a["time"] / p["time"] == pytest.approx((256 / 1.98e9) / ((65536 * 4 + 1024) / 3.35e12))
+
+
+# --- launches --------------------------------------------------------------------------------------
+
+def _axpy_counts(n):
+    return Counts(gld_instr=n // 16, gld_lines=n // 16, gst_instr=n // 32, gst_lines=n // 32, fma=n,
+                  warp_instr=n // 8, dram_sectors={"x": n // 8, "y": n // 8, "out": n // 8})
+
+
+def test_launch_overhead_is_added_per_launch():
+    c = _axpy_counts(1 << 20)  # 12 MiB at 3.35 TB/s = 3.76 µs, longer than a launch: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ModelWarning)
+        p = predict(c, H100)
+        p2 = predict(c, H100, launches=2)
+    assert p["t_launch"] == PERF_H100.launch_s == 3.0e-6
+    assert p["total_time"] == pytest.approx(p["time"] + 3.0e-6)
+    assert p2["t_launch"] == pytest.approx(6.0e-6) and p2["time"] == p["time"]
+    with pytest.raises(ValueError, match="launches"):
+        predict(c, H100, launches=0)
+
+
+def reduce_pass(blk, x, out, n):
+    """Harris's kernel 3 (sequential addressing), each thread first adds a grid-stride run of x."""
+    s = blk.shared(blk.bdx, np.float32, name="sdata")
+    tid = blk.tx
+    stride = blk.bdx * blk.gdx
+    acc = np.zeros(blk.n_threads, np.float32)
+    for base in range(0, n, stride):
+        i = base + blk.bx * blk.bdx + tid
+        with blk.where(i < n):
+            acc = blk.fadd(acc, blk.load(x, i))
+    blk.store(s, tid, acc)
+    blk.syncthreads()
+    h = blk.bdx // 2
+    while h > 0:
+        with blk.where(tid < h):
+            blk.store(s, tid, blk.fadd(blk.load(s, tid), blk.load(s, tid + h)))
+        blk.syncthreads()
+        h //= 2
+    with blk.where(tid == 0):
+        blk.store(out, blk.bx, blk.load(s, 0))
+
+
+def test_a_4mb_reduction_and_its_second_pass():
+    n = 1 << 20  # 4 MiB of floats
+    x = np.random.default_rng(1).standard_normal(n).astype(np.float32)
+    part, total = np.zeros(4096, np.float32), np.zeros(1, np.float32)
+    c1 = launch(reduce_pass, 4096, 256, args=(x, part, n))
+    c2 = launch(reduce_pass, 1, 1024, args=(part, total, 4096))
+    assert total[0] == pytest.approx(float(x.astype(np.float64).sum()), abs=1e-2)
+    with pytest.warns(ModelWarning) as caught:
+        p = predict([c1, c2], H100)
+    # both passes run shorter than a launch: one warning each. Pass 1 is DRAM-bound: 4 MiB + 16 KiB of
+    # partials = 4210688 B ÷ 3.35 TB/s = 1.257 µs; pass 2 reads 16 KiB in nanoseconds, shorter than a
+    # memory round trip too
+    messages = [str(w.message) for w in caught]
+    assert sum("launch overhead" in m for m in messages) == 2 and sum("round trip" in m for m in messages) == 1
+    t1, t2 = (q["time"] for q in p["launches"])
+    assert p["launches"][0]["bound"] == "DRAM" and t1 == pytest.approx(4210688 / 3.35e12)
+    assert t2 < t1 / 10
+    assert p["time"] == pytest.approx(t1 + t2)
+    assert p["t_launch"] == pytest.approx(6e-6) and p["total_time"] == pytest.approx(t1 + t2 + 6e-6)
+    assert p["bound"] == "DRAM" and p["flops"] == c1.flops + c2.flops
+
+
+def test_predict_list_rejects_shape_and_launches():
+    c = _axpy_counts(1 << 20)
+    with pytest.raises(TypeError, match="list of counts"):
+        predict([c, c], H100, launches=2)
+
+
+# --- warnings ----------------------------------------------------------------------------------------
+
+def test_round_trip_warning_when_latency_would_set_the_time():
+    # 8 sectors = 256 B; on the A100 t_dram = 256 B ÷ 2.039 TB/s = 0.13 ns,
+    # far below one 175 ns round trip: latency, not DRAM, sets the time (and the launch warns too)
+    c = Counts(gld_instr=1, gld_lines=1, warp_instr=1, dram_sectors={"x": 8})
+    with pytest.warns(ModelWarning) as caught:
+        p = predict(c, PERF_A100)
+    messages = [str(w.message) for w in caught]
+    assert any("round trip" in m and "0.175" in m for m in messages)
+    assert any("launch overhead" in m for m in messages)
+    assert p["bound"] == "DRAM"
+
+
+def test_no_round_trip_warning_without_memory_or_for_long_kernels():
+    big = _axpy_counts(1 << 24)  # 192 MiB: 60 µs
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ModelWarning)
+        predict(big, H100)
