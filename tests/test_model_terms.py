@@ -221,3 +221,12 @@ def test_no_round_trip_warning_without_memory_or_for_long_kernels():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ModelWarning)
         predict(big, H100)
+
+
+def test_atomics_per_source_line_add_up():
+    # lines=True: the atomic line's row holds the launch's atomic counts; its busiest bin is the launch's
+    x, bins = np.arange(64, dtype=np.int32) % 4, np.zeros(4, np.int32)
+    c = launch(simt_hist, 1, 64, args=(x, bins, 64), lines=True)
+    rows = [row for row in c.by_line.values() if row.atomic_requests]
+    assert len(rows) == 1 and rows[0].atomic_requests == c.atomic_requests == 2
+    assert rows[0].atomic_same_address == c.atomic_same_address == 16
