@@ -49,7 +49,7 @@ def inline_asm(x_ptr):
 
 @triton.jit
 def vendor_library(x_ptr):
-    libdevice.tanh(tl.load(x_ptr))
+    libdevice.j0(tl.load(x_ptr))  # numpy has no Bessel J0; tanh and the rest are computed
 
 
 def test_mini_triton_language_checks_in_chinese(zh):
@@ -70,7 +70,7 @@ def test_mini_triton_unsupported_features_in_chinese(zh):
     with pytest.raises(NotImplementedError, match=r"^kernellab 不支持 tl\.inline_asm_elementwise：它运行 PTX 或 GCN 汇编"):
         inline_asm[(1,)](x)
     with pytest.raises(NotImplementedError,
-                       match=r"^kernellab 不支持 tl\.extra\.libdevice\.tanh：它调用 GPU 厂商的设备函数库（libdevice）"):
+                       match=r"^kernellab 不支持 libdevice\.j0：numpy 没有第一类和第二类贝塞尔函数"):
         vendor_library[(1,)](x)
 
 

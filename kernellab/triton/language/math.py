@@ -3,6 +3,16 @@
 Transcendental functions accept fp32 and fp64 only, as Triton's (libdevice's) do: convert fp16 with
 ``.to(tl.float32)`` first. ``maximum``/``minimum`` promote like arithmetic. Results are numpy's,
 correctly rounded where numpy's are; a GPU's ``ex2.approx``-based ``exp`` may differ in the last bits.
+
+Before Triton 3.0 this module was libdevice, and libraries still fall back to it
+(``from triton.language.math import tanh``): every libdevice function this module does not define
+itself is found here too, as :mod:`kernellab.triton.language.extra.libdevice` computes it.
+
+Examples
+--------
+>>> from kernellab.triton.language.math import tanh        # the pre-3.0 path
+>>> tanh(np.float32([0.5])).tolist()
+[0.46211716532707214]
 """
 
 from __future__ import annotations
@@ -169,6 +179,15 @@ def softmax(x, dim=None, keep_dims=False, ieee_rounding=False) -> tensor:
     z = x - _max(x, d, keep_dims=True)
     num = exp(z)
     return num / _sum(num, d, keep_dims=True)
+
+
+def __getattr__(name: str):
+    """The libdevice functions this module does not define (``tl.math.tanh``, the pre-3.0 path)."""
+    from .extra import libdevice
+
+    if not name.startswith("_") and name in libdevice.SIGNATURES:
+        return getattr(libdevice, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["abs", "ceil", "clamp", "cos", "div_rn", "erf", "exp", "exp2", "fdiv", "floor", "fma", "log", "log2",

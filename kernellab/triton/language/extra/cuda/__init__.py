@@ -1,9 +1,64 @@
-"""``tl.extra.cuda``: ``from triton.language.extra.cuda import libdevice`` imports, and every call raises
-NotImplementedError (see :mod:`kernellab.triton.language.extra`)."""
+"""``tl.extra.cuda``: ``libdevice``, the grid-dependency calls of programmatic dependent launch
+(``gdc_wait``, ``gdc_launch_dependents``) and the device queries of ``utils``.
 
-from .. import _Library
+Programmatic dependent launch (PDL, Hopper and later) lets the next kernel start while this one
+finishes; ``gdc_wait`` makes a program wait until the previous kernel's writes are visible, and
+``gdc_launch_dependents`` says the next kernel may start. kernellab runs launches one after another
+and every program of a launch before the next launch starts, so both calls have nothing to do and
+return None, as on a GPU launched without ``launch_pdl=True``.
 
-libdevice = _Library("tl.extra.cuda.libdevice")
+Examples
+--------
+>>> gdc_wait(), gdc_launch_dependents()
+(None, None)
+"""
+
+from kernellab.i18n import _
+
+from . import libdevice
 
 
-__all__ = ["libdevice"]
+def gdc_wait(_semantic=None):
+    """Wait until the previous kernel's memory operations are visible: a no-op (launches run in order)."""
+    return None
+
+
+def gdc_launch_dependents(_semantic=None):
+    """Let the next kernel of a programmatic dependent launch start: a no-op (launches run in order)."""
+    return None
+
+
+def _no_device(name: str, why):
+    def fn(*args, _semantic=None, **kwargs):
+        raise NotImplementedError(_("tl.extra.cuda.{name} is not supported by kernellab: {why}").format(
+            name=name, why=why()))
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Not supported: raises NotImplementedError ({why.__doc__})."
+    return fn
+
+
+def _clock():
+    """a simulated program has no GPU clock to read"""
+    return _("a simulated program has no GPU clock to read")
+
+
+def _placement():
+    """kernellab does not place programs on SMs or split them into warps"""
+    return _("kernellab does not place programs on SMs or split them into warps")
+
+
+def _fp8():
+    """use .to() with kernellab's float8 types instead"""
+    return _("use .to() with kernellab's float8 types instead")
+
+
+globaltimer = _no_device("globaltimer", _clock)
+smid = _no_device("smid", _placement)
+num_threads = _no_device("num_threads", _placement)
+num_warps = _no_device("num_warps", _placement)
+convert_custom_float8_sm70 = _no_device("convert_custom_float8_sm70", _fp8)
+convert_custom_float8_sm80 = _no_device("convert_custom_float8_sm80", _fp8)
+
+__all__ = ["convert_custom_float8_sm70", "convert_custom_float8_sm80", "gdc_launch_dependents", "gdc_wait",
+           "globaltimer", "libdevice", "num_threads", "num_warps", "smid"]

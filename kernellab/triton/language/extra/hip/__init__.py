@@ -1,9 +1,6 @@
-"""``tl.extra.hip``: ``from triton.language.extra.hip import libdevice`` imports, and every call raises
-NotImplementedError (see :mod:`kernellab.triton.language.extra`)."""
+"""``tl.extra.hip``: AMD's device library, for the names it shares with CUDA's libdevice, computed
+as :mod:`kernellab.triton.language.extra.libdevice` computes them (``fast_tanhf`` is ``tanh`` in fp32)."""
 
-from .. import _Library
-
-libdevice = _Library("tl.extra.hip.libdevice")
-
+from . import libdevice
 
 __all__ = ["libdevice"]
