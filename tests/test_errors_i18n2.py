@@ -70,7 +70,7 @@ def test_mini_triton_unsupported_features_in_chinese(zh):
     with pytest.raises(NotImplementedError, match=r"^kernellab 不支持 tl\.inline_asm_elementwise：它运行 PTX 或 GCN 汇编"):
         inline_asm[(1,)](x)
     with pytest.raises(NotImplementedError,
-                       match=r"^kernellab 不支持 libdevice\.j0：numpy 没有第一类和第二类贝塞尔函数"):
+                       match=r"^kernellab 不支持 libdevice\.j0：numpy 没有第一类和第二类 Bessel 函数"):
         vendor_library[(1,)](x)
 
 
