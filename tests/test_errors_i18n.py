@@ -44,7 +44,7 @@ def test_sanitizer_errors_in_chinese(zh):
         blk.load(s, (blk.tx + 1) % 32)
 
     with pytest.raises(RaceError, match=r"^内核 race，线程块 \(0,0,0\)，线程 \(0,0,0\)：共享内存 s\[1\]（字节 4）上的写后读"
-                                        r"（read-after-write）冒险：线程 \(0,0,0\) 读取了 线程 \(1,0,0\) 写入的值"):
+                                        r"（RAW）冒险：线程 \(0,0,0\) 读取了线程 \(1,0,0\) 写入的值"):
         launch(race, 1, 32)
 
     def barrier(blk):

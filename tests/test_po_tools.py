@@ -48,6 +48,15 @@ def _po(path: Path, entries: dict[str, str], fuzzy: tuple[str, ...] = ()) -> Pat
     ("conflict 数", "bank conflict", "conflict"),
     ("屋顶线模型", "roofline", "屋顶线"),
     ("Roofline 图", "roofline", "Roofline"),
+    # issue 26: the terms the zh review found rendered two ways
+    ("没有 bank 冲突时", "bank conflict", "bank 冲突"),
+    ("一条 128 字节缓存 line", "line", "缓存 line"),
+    ("一次加载 tile", "load / store", "加载"),
+    ("这次存储浪费了流量", "load / store", "存储"),
+    ("给 tile 加 padding", "padding", "padding"),
+    ("每个 phase 两个 wavefront", "phase", "phase"),
+    ("性能模型计费的 L1 查找", "charge (the model charges a resource)", "计费"),
+    ("更新运行最大值", "running max / sum", "运行最大值"),
 ])
 def test_a_rejected_rendering_fails(msgstr, term, found):
     problems = glossary_problems("(English)", msgstr)
@@ -58,9 +67,12 @@ def test_a_rejected_rendering_fails(msgstr, term, found):
     "每个程序实例算一个 tile，超出的 lane 被 mask 掉",           # the kept terms, in English
     "内核 10 的线程块在网格里按波次（wave）执行",                  # the translated terms, with a gloss
     "用 ``BLOCK_SIZE`` 和 ``grid`` 调用 ``kernel[grid](x)``",     # code is not prose
-    "网格有 {blocks} 个块，见 :ref:`sphx_glr_grid` 与 {doc}`kernel`",  # placeholders and references
+    "网格有 {blocks} 个块，见\\ :ref:`sphx_glr_grid`\\ 与《{doc}`kernel`》",  # placeholders and references
     "共有 8 个 bank conflict，冲突数为 8",                          # "bank conflict" stays English
     "*临界强度*\\ （ridge point）",                               # markup, and an English gloss
+    "存储层次和片上存储，保存的 mask",                              # 存储 as storage is no store
+    "参数 padding 必须是 'zero'，一个阶段（phase）",                 # a parameter's name, a gloss
+    "写后读（RAW）冒险",
 ])
 def test_the_glossary_renderings_and_code_pass(msgstr):
     assert glossary_problems("(English)", msgstr) == []
@@ -93,7 +105,7 @@ def test_a_gloss_in_full_width_parentheses_is_allowed():
     ("只达到峰值的 60 %", "a space before %", "0 %"),
     ("效率是 12.5 %", "a space before %", "5 %"),
     ("流量少 4.0 倍", "a reduction as '少 N 倍'", "少 4.0 倍"),
-    ("全局加载少了 32 倍", "a reduction as '少 N 倍'", "少了 32 倍"),
+    ("全局 load 少了 32 倍", "a reduction as '少 N 倍'", "少了 32 倍"),
     ("访存减少了四倍", "a reduction as '少 N 倍'", "减少了四倍"),
     ("按列读取慢 32 倍", "a reduction as '少 N 倍'", "慢 32 倍"),
     ("块 (行,列)", "a half-width comma or semicolon between Chinese", "行,列"),
@@ -107,11 +119,35 @@ def test_a_typography_slip_fails(msgstr, rule, found):
 @pytest.mark.parametrize("msgstr", [
     "相对“每个数读一遍”",
     "只达到峰值的 60%，占 69%–77%",
-    "全局加载减少到 1/32，快了 6 倍",
+    "全局 load 减少到 1/32，快了 6 倍",
     "块 (行, 列) 与 (bx, by)",
     "每次 128 字节 line，``x = \"a\"`` 是代码",
 ])
 def test_chinese_typography_passes(msgstr):
+    assert glossary_problems("(English)", msgstr) == []
+
+
+@pytest.mark.parametrize("msgstr,rule,found", [
+    ("上的写后读（read-after-write）冒险", "rejected gloss of 'read-after-write'", "（read-after-write）"),
+    ("就写入 *下一个* tile", "a space around an emphasised Chinese word", "入 *下一个*"),
+    ("一个线程会\\ *读* 另一个", "a space around an emphasised Chinese word", "*读* 另"),
+    ("见 {doc}`counts`。", "a space around a Chinese cross-reference title", "见 {doc}`counts`"),
+    ("{doc}`model` 解释了", "a space around a Chinese cross-reference title", "{doc}`model` 解"),
+    (":ref:`跳到页末 <x>` 下载完整示例代码", "a space around a Chinese cross-reference title", ":ref:`跳到页末 <x>` 下"),
+])
+def test_a_spacing_or_gloss_slip_fails(msgstr, rule, found):
+    # zh review §2 T10 and §4: the slips a reader sees as stray spaces or English in a gloss
+    problems = glossary_problems("(English)", msgstr)
+    assert len(problems) == 1 and problems[0].startswith(f"{rule}: {found!r}"), problems
+
+
+@pytest.mark.parametrize("msgstr", [
+    "就写入\\ *下一个* tile，SM 上的\\ *所有* warp",
+    "见《{doc}`counts`》，{doc}`API <api>` 和 `x`",
+    ":ref:`跳到页末 <x>`\\ 下载完整示例代码",
+    "see {doc}`counts` for each",
+])
+def test_chinese_spacing_passes(msgstr):
     assert glossary_problems("(English)", msgstr) == []
 
 

@@ -28,7 +28,7 @@ RUNTIME_CATALOGS = Path(__file__).resolve().parent.parent / "kernellab" / "local
 # sphinx-gallery's boilerplate, English pattern → Chinese template
 BOILERPLATE = [
     (re.compile(r"^:ref:`Go to the end <(?P<ref>[^>]+)>` to download the full example code\.?(?P<rest>.*)$", re.S),
-     ":ref:`跳到页末 <{ref}>` 下载完整示例代码。{rest}"),
+     ":ref:`跳到页末 <{ref}>`\\ 下载完整示例代码。{rest}"),
     (re.compile(r"^:download:`Download Jupyter notebook: (?P<f>\S+) <(?P<t>[^>]+)>`$"),
      ":download:`下载 Jupyter 笔记本：{f} <{t}>`"),
     (re.compile(r"^:download:`Download Python source code: (?P<f>\S+) <(?P<t>[^>]+)>`$"),
@@ -146,13 +146,15 @@ GLOSSARY: dict[str, tuple[str, tuple[str, ...]]] = {
     "warp": ("warp", ("线程束",)),
     "lane": ("lane", ("线程通道",)),
     "bank": ("bank", ("存储体", "内存库", "存储库")),
-    "bank conflict": ("bank conflict（简称冲突，表头写冲突数）", (r"(?i)(?<!bank )\bconflicts?\b",)),
+    "bank conflict": ("bank conflict（简称冲突，表头写冲突数）", (r"(?i)(?<!bank )\bconflicts?\b", r"bank\s*冲突")),
     "sector": ("sector", ("扇区",)),
-    "line": ("line（首次出现写 cache line）", ("缓存行",)),
+    "line": ("line（首次出现写 cache line）", ("缓存行", r"缓存\s*line")),
     "wavefront": ("wavefront", ("波前",)),
     "tile": ("tile", ("分片", "瓦片")),
     "mask": ("mask", ("掩码", "掩膜")),
     "roofline": ("roofline", ("屋顶线", "屋顶模型", "Roofline")),
+    # the instructions (blk.load, tl.store, Nsight's Load/Store rows); 存储 stays for storage (存储层次)
+    "load / store": ("load / store", ("加载", r"(?<!片上)(?<!各级)存储(?!层次|体|器)")),
     # translated
     "kernel": ("内核", (r"(?i)\bkernels?\b", "核函数")),
     "thread block": ("线程块 / 块", (r"(?i)\bblocks?\b",)),
@@ -167,6 +169,17 @@ GLOSSARY: dict[str, tuple[str, tuple[str, ...]]] = {
     "program instance": ("程序实例", (r"(?i)\bprogram instances?\b",)),
     "wave": ("波次（wave）", (r"(?i)\bwaves?\b",)),
     "tiling": ("分块", (r"(?i)\btiling\b",)),
+    "padding": ("填充", (r"(?i)(?<!参数 )\bpadd(ing|ed)\b",)),  # 参数 padding: tl.load's parameter
+    "phase": ("阶段（phase）", (r"(?i)\bphases?\b",)),
+    "charge (the model charges a resource)": ("计入 / 记账", ("计费",)),
+    "running max / sum": ("当前最大值 / 累加和", ("运行中的最大值", "运行最大值", "运行中的和", r"运行和(?!下载)")),
+}
+# an English gloss in full-width parentheses is allowed (波次（wave）), but not these: the pages gloss
+# a hazard with the abbreviation compute-sanitizer and the course use
+GLOSSES: dict[str, tuple[str, str]] = {
+    "read-after-write": ("写后读（RAW）", r"（read-after-write）"),
+    "write-after-read": ("读后写（WAR）", r"（write-after-read）"),
+    "write-after-write": ("写后写（WAW）", r"（write-after-write）"),
 }
 # Chinese typography: what fails, and what to write instead
 TYPOGRAPHY: dict[str, tuple[str, str]] = {
@@ -177,7 +190,14 @@ TYPOGRAPHY: dict[str, tuple[str, str]] = {
     "a half-width comma or semicolon between Chinese": (r"[\u4e00-\u9fff][,;][\u4e00-\u9fff]",
                                                         "full-width ，； or, in coordinates, (行, 列)"),
     "a unit glued to its number": (r"(?<![\w.])\d+B\b", "128 字节"),
+    "a space around an emphasised Chinese word": (
+        r"[\u4e00-\u9fff] \*{1,2}[\u4e00-\u9fff][^*]*\*{1,2}|\*{1,2}[^*\s]*[\u4e00-\u9fff]\*{1,2} [\u4e00-\u9fff]",
+        "写入\\ *下一个*\\ tile (reST) or 写入*下一个* tile (MyST)"),
 }
+# a cross-reference shows the Chinese title of its target (or its own Chinese text): no space between it
+# and Chinese text, as between two Chinese words (reST needs an escaped space, ``\ ``, to end a role)
+_XREF = r"(\{(?:doc|ref)\}|:(?:doc|ref):)`(?:[\u4e00-\u9fff][^`]*|[^`<\s]+)`"
+SPACED_XREF = re.compile(rf"[\u4e00-\u9fff，。：；、] {_XREF}|{_XREF} [\u4e00-\u9fff，。：；、]")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _CODE = re.compile(
     r"``.+?``"                                   # reST inline literal
@@ -236,6 +256,11 @@ def glossary_problems(msgid: str, msgstr: str) -> list[str]:
     for rule, (pattern, use) in TYPOGRAPHY.items():
         if m := re.search(pattern, text):
             problems.append(f"{rule}: {m.group(0)!r} (use {use})")
+    for term, (use, pattern) in GLOSSES.items():
+        if m := re.search(pattern, _CODE.sub(" ", msgstr)):
+            problems.append(f"rejected gloss of {term!r}: {m.group(0)!r} (use {use})")
+    if m := SPACED_XREF.search(msgstr):
+        problems.append(f"a space around a Chinese cross-reference title: {m.group(0)!r} (use 见《{{doc}}`counts`》, or \\ around a reST role)")
     return problems
 
 

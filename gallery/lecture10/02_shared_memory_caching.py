@@ -141,8 +141,10 @@ print_table(
 
 # %%
 Claims().add(tr("Kernel 3 with both barriers: no report"), variants["sgemm_shared_mem_block"][0] is None, True) \
-    .add(tr("Without the first barrier"), reports["k3_no_first_sync"]["kind"], "read-after-write") \
-    .add(tr("Without the second barrier"), reports["k3_no_second_sync"]["kind"], "write-after-read") \
+    .add(tr("Without the first barrier"), hazard_label(reports["k3_no_first_sync"]["kind"]),
+         hazard_label("read-after-write")) \
+    .add(tr("Without the second barrier"), hazard_label(reports["k3_no_second_sync"]["kind"]),
+         hazard_label("write-after-read")) \
     .add(tr("Same C as kernel 3, all three"), all(np.array_equal(C, C3) for _, C in variants.values()), True).show()
 
 # %%
@@ -255,8 +257,11 @@ print_table(
 # %%
 wv = waves(K3.grid(N_BIG, N_BIG, N_BIG), occ.blocks_per_sm, A6000.sms)
 claims = Claims()
-claims.add(tr("Blocks per SM, and what limits them"), f"{occ.blocks_per_sm}: {', '.join(occ.limiters)}",
-           "1: threads, registers")
+LIMITER = {"threads": tr("threads"), "registers": tr("registers"), "shared": tr("shared memory"),
+           "blocks": tr("block limit")}
+claims.add(tr("Blocks per SM, and what limits them"),
+           f"{occ.blocks_per_sm}: {' + '.join(LIMITER[k] for k in occ.limiters)}",
+           f"1: {LIMITER['threads']} + {LIMITER['registers']}")
 claims.add(tr("Blocks shared memory would allow"), occ.by_shared, 11)
 claims.add(tr("Warp slots of the SM"), A6000.max_warps_per_sm, 48)
 claims.add(tr("Registers per warp, per block, per SM"), f"{regs_per_warp}, {regs_per_block}, {A6000.regs_per_sm}",
@@ -329,12 +334,12 @@ Claims().add(tr("Bound of k2: L1 and load/store issue tie"), m2["t_l1"] == m2["t
 #   computes, waits again: while the tiles of the next step travel from memory, no warp on the SM has
 #   anything to do. Every one of the 25088 K steps an SM runs pays a round trip, which the model
 #   *assumes* to be 175 ns, plus the time DRAM needs to deliver the step's tiles for all 84 SMs (with a
-#   6 MB L2, nothing survives from one wave of blocks to the next). Added to the work, that estimate
-#   lands at 0.83 of the measurement.
+#   6 MB L2, nothing survives from one wave of blocks to the next). With that added to the work, the
+#   measurement lands at 0.83 of the estimate.
 # * **Kernel 2 waits too, but alone.** Its 32 warps have no barrier: each issues 32 loads and then 16
 #   multiply-adds that depend on them, so every warp waits for memory once per 16 steps, and the other
 #   warps can only partly fill that time. Its bound is L1 and the load/store queue at once (two
-#   instructions and two lines per FFMA). The calibrated estimate reaches 0.66; the rest, most likely
+#   instructions and two lines per FFMA). The measurement reaches 0.66 of the calibrated estimate; the rest, most likely
 #   loads that miss the A6000's small L2 and wait for DRAM, needs miss rates the model does not have.
 #   Kernel 2 is the kernel the model explains worst.
 #

@@ -216,7 +216,7 @@ claims.show()
 # %%
 # Every bound holds on the A6000: the highest ratio is kernel 1's, 0.98 of the bound at 1.935 GHz (at
 # the rated 1.8 GHz it would be 1.05: the card ran above its rated boost clock under this light load).
-# With the fitted η the estimate lands within 0.8–1.25 of every measurement except kernel 2's, at 0.66.
+# With the fitted η every measurement lands within 0.8–1.25 of its estimate, except kernel 2's, at 0.66.
 
 # %%
 # Three GPUs in one picture
@@ -266,8 +266,8 @@ Claims().add(tr("Kernel-GPU pairs with a measurement"), len(everything), 28) \
 
 # %%
 # No measurement on any of the three GPUs beats its bound (the highest is kernel 1 on the A100, 0.99),
-# and the estimate lands within 0.8–1.25 of all 28 measurements, with kernel 2 allowed down to 0.5. On
-# the H100, whose kernels never entered the fit, the estimate spans 0.88–1.22.
+# and all 28 measurements land within 0.8–1.25 of their estimates, with kernel 2 allowed down to 0.5.
+# On the H100, whose kernels never entered the fit, measured ÷ estimate spans 0.88–1.22.
 
 # %%
 # Where the model was off, and what it counts now
@@ -289,7 +289,7 @@ Claims().add(tr("Kernel-GPU pairs with a measurement"), len(everything), 28) \
 # * **Kernel 3** exposes latency. One block of 32 warps fills the SM, its K loop has two barriers and
 #   no prefetch, so while the block waits for a tile nothing else runs: each of its 25088 K steps per
 #   SM pays the round trip (an *assumed* 175 ns) and its share of the DRAM transfer on top of the
-#   work. That term takes the estimate from 0.48 of the bound to 0.83.
+#   work. With that term, the measurement goes from 0.48 of the bound to 0.83 of the estimate.
 # * **Kernel 4 is not on target.** An earlier count gave it measured / model 1.01, because the
 #   simulator issued 576 shared loads per 512 FFMAs where nvcc emits 192 (``LDS.128`` for ``As``).
 #   Against the compiled counts it reaches 0.57 of its bound, the same shortfall as kernels 5–10; on

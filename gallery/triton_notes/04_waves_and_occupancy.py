@@ -33,6 +33,12 @@ from kernellab.i18n import _ as tr
 LIMITER = {"threads": tr("threads"), "registers": tr("registers"), "shared": tr("shared memory"),
            "blocks": tr("block limit")}
 
+
+def limited_by(o) -> str:
+    """The resources that limit ``o`` (an Occupancy), in the reader's language."""
+    return " + ".join(LIMITER[k] for k in o.limiters)
+
+
 launches = [
     (tr("CS336 example"), H100, 128, 160, 0),
     (tr("Boehm's kernel 3"), A6000, 1024, 37, 8192),
@@ -45,7 +51,7 @@ for label, gpu, threads, regs, smem in launches:
     columns.append([
         gpu.name, threads, "–" if regs is None else regs, smem,
         o.by_threads, "–" if o.by_registers is None else o.by_registers, o.by_shared, o.by_blocks,
-        o.blocks_per_sm, " + ".join(LIMITER[k] for k in o.limiters), o.warps_per_sm, f"{o.occupancy:.4g}",
+        o.blocks_per_sm, limited_by(o), o.warps_per_sm, f"{o.occupancy:.4g}",
     ])
 quantities = [
     tr("GPU"), tr("Threads per block"), tr("Registers per thread"), tr("Shared memory per block (B)"),
@@ -74,15 +80,15 @@ claims.add(tr("Shared memory per SM, A6000 (KB)"), A6000.max_smem_per_sm / 1024,
 claims.add(tr("CS336: registers per warp, warps, blocks"),
            f"{cs336_regs_per_warp}, {cs336_warps}, {cs336_warps // (launches[0][2] // WARP_SIZE)}", "5120, 12, 3")
 claims.add(tr("CS336: blocks per SM, limited by, blocks by threads"),
-           f"{cs336.blocks_per_sm}, {', '.join(cs336.limiters)}, {cs336.by_threads}", "3, registers, 16")
+           f"{cs336.blocks_per_sm}, {limited_by(cs336)}, {cs336.by_threads}", f"3, {LIMITER['registers']}, 16")
 claims.add(tr("CS336: resident warps, occupancy"), f"{cs336.warps_per_sm}, {cs336.occupancy:g}", "12, 0.1875")
 claims.add(tr("Kernel 3: blocks per SM, limited by, blocks by shared memory"),
-           f"{k3.blocks_per_sm}, {', '.join(k3.limiters)}, {k3.by_shared}", "1, threads, registers, 11")
+           f"{k3.blocks_per_sm}, {limited_by(k3)}, {k3.by_shared}", f"1, {LIMITER['threads']} + {LIMITER['registers']}, 11")
 claims.add(tr("Kernel 3: resident warps, occupancy"), f"{k3.warps_per_sm}, {k3.occupancy:.2f}", "32, 0.67")
 claims.add(tr("Kernel 11: shared memory per block (KB)"), launches[2][4] / 1024, 48)
-claims.add(tr("Kernel 11: blocks per SM, limited by"), f"{k11.blocks_per_sm}, {', '.join(k11.limiters)}", "2, shared")
+claims.add(tr("Kernel 11: blocks per SM, limited by"), f"{k11.blocks_per_sm}, {limited_by(k11)}", f"2, {LIMITER['shared']}")
 claims.add(tr("One-warp blocks: blocks per SM, limited by, occupancy"),
-           f"{tiny.blocks_per_sm}, {', '.join(tiny.limiters)}, {tiny.occupancy:g}", "32, blocks, 0.5")
+           f"{tiny.blocks_per_sm}, {limited_by(tiny)}, {tiny.occupancy:g}", f"32, {LIMITER['blocks']}, 0.5")
 claims.show()
 
 # %%
