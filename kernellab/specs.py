@@ -134,7 +134,8 @@ class Perf:
 
     Each rate is a resource; a kernel's time on it is its count divided by the rate × SMs × clock.
     ``eta`` is **fitted**, not a hardware rate (see ``kernellab.sgemm.study.fit_eta``); ``latency_s`` is
-    **assumed** (fidelity.md §5). This class is the one home of the FP32 peak and the ridge point
+    **calibrated**: chosen within the range kernel 3's three measurements allow (fidelity.md §5,
+    ``kernellab.sgemm.sensitivity.latency_window``). This class is the one home of the FP32 peak and the ridge point
     (``GPU.peak_flops`` and ``GPU.ridge`` ask it); :func:`as_perf` gives the ``Perf`` of a ``GPU``.
 
     Examples
@@ -150,11 +151,14 @@ class Perf:
     eta: float  # FITTED scheduling efficiency of the SM type: share of its pipe rates a tiled kernel reaches
     issue_per_sm_cycle: int = 4  # warp instructions per SM per cycle: 4 schedulers × 1 [CCarch]
     mio_per_sm_cycle: int = 1  # load/store (LSU) warp instructions the MIO queue issues per SM per cycle [NVF-273699]
-    l1_lines_per_sm_cycle: int = 1  # 128-byte lines (tags) L1 processes per SM per cycle [NVIDIA forum: 128 B/cycle;
-    #                                 k1 runs at 0.98–1.05 of it on three GPUs, fidelity.md §3]
+    l1_lines_per_sm_cycle: int = 1  # 128-byte lines (tag lookups) L1 processes per SM per cycle: MEASURED, not
+    #                                 published: k1 runs at 0.98–1.05 of it on three GPUs (fidelity.md §3); NVIDIA's
+    #                                 128 B/cycle [NVIDIA forum 77228] is L1's data bandwidth, which does not bind k1
     smem_wavefronts_per_sm_cycle: int = 1  # shared-memory wavefronts per SM per cycle: 32 banks × 4 B [CCtab]
-    latency_s: float = 175e-9  # ASSUMED round trip of a K step's global loads, s: between L2 hit (>100 ns) and
-    #                            DRAM latency [Chips and Cheese, fidelity.md §5]; only loops that cannot hide it pay it
+    latency_s: float = 175e-9  # CALIBRATED round trip of a K step's global loads, s: between L2 hit (>100 ns) and
+    #                            DRAM latency [Chips and Cheese, fidelity.md §5], and inside the 130–205 ns that keep
+    #                            k3 in band on all three GPUs (sgemm.sensitivity.latency_window); only loops that
+    #                            cannot hide it pay it
     atomic_same_address_per_cycle: float = 1.0  # atomic updates of ONE address the L2 completes per cycle: they
     #   serialise there, one per clock [GK110, NVIDIA, Kepler; ASSUMED unchanged since, and at the SM clock].
     #   Updates of distinct addresses are charged as their lines at L1, "nearly as quickly as memory loads" [NSVSE]

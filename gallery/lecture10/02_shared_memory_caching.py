@@ -332,10 +332,11 @@ Claims().add(tr("Bound of k2: L1 and load/store issue tie"), m2["t_l1"] == m2["t
 #
 # * **Kernel 3 exposes it.** One block fills the SM, and its K loop loads a tile, waits at a barrier,
 #   computes, waits again: while the tiles of the next step travel from memory, no warp on the SM has
-#   anything to do. Every one of the 25088 K steps an SM runs pays a round trip, which the model
-#   *assumes* to be 175 ns, plus the time DRAM needs to deliver the step's tiles for all 84 SMs (with a
-#   6 MB L2, nothing survives from one wave of blocks to the next). With that added to the work, the
-#   measurement lands at 0.83 of the estimate.
+#   anything to do. Every one of the 25088 K steps an SM runs pays a round trip, which the model sets
+#   to 175 ns, plus the time DRAM needs to deliver the step's tiles for all 84 SMs (with a 6 MB L2,
+#   nothing survives from one wave of blocks to the next). With that added to the work, the
+#   measurement lands at 0.83 of the estimate. The 175 ns is a *calibrated* constant: page 5 shows
+#   that only a narrow range of round trips keeps kernel 3 in agreement on all three GPUs.
 # * **Kernel 2 waits too, but alone.** Its 32 warps have no barrier: each issues 32 loads and then 16
 #   multiply-adds that depend on them, so every warp waits for memory once per 16 steps, and the other
 #   warps can only partly fill that time. Its bound is L1 and the load/store queue at once (two
@@ -343,10 +344,12 @@ Claims().add(tr("Bound of k2: L1 and load/store issue tie"), m2["t_l1"] == m2["t
 #   loads that miss the A6000's small L2 and wait for DRAM, needs miss rates the model does not have.
 #   Kernel 2 is the kernel the model explains worst.
 #
-# Boehm's profile of kernel 3 shows its warps stalled mostly on the queue of shared-memory
-# instructions, consistent with a kernel that is shared-memory bound and waits for its loads. The cure
-# is the same as before, one level further in: keep values in registers and reuse them, which is what
-# blocktiling does, and let several blocks share an SM so that one computes while another waits.
+# Boehm's profile of kernel 3 (known here only through notes on his post) shows its warps stalled
+# mostly on *MIO throttle*: the queue that feeds shared-memory instructions to the memory pipeline is
+# full, as 32 warps leave each barrier together and burst their shared loads. That is a second cost of
+# the single block per SM, beside the exposed round trips, and the model charges only the round trips.
+# The cure is the same as before, one level further in: keep values in registers and reuse them, which
+# is what blocktiling does, and let several blocks share an SM so that one computes while another waits.
 
 # %%
 # What one block per SM means over time

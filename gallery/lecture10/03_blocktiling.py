@@ -207,12 +207,15 @@ check(tr("Shared floats per FMA in kernel 5's register tile"), (TM + TN) / (TM *
 # %%
 # The model against the measurement
 # ---------------------------------
-# The model takes the counts at 4096³ of Boehm's own binary, the one that was measured, as an audit
-# of its ``sm_86`` SASS found them (``kernellab.sgemm.study``). nvcc merges the loads of ``As`` that
-# kernels 3 and 4 make along the unrolled dot loop into ``LDS.128``; the simulator does the same for
-# our CUDA twin of each kernel, and differs from Boehm's binary only for kernel 5, whose loads of
-# ``As`` nvcc merged in our twin but not all in his (32 against 40 shared loads per 512 warp FFMAs). Beside the bound, the calibrated estimate of page 5 (fitted η, and for
-# kernel 3 the latency its single block per SM cannot hide); Boehm's measurements on the A6000.
+# The model takes the counts at 4096³ of the SASS that nvcc 13.0 emits for Boehm's *sources* at
+# ``sm_86``, as an audit found them (``kernellab.sgemm.study``). That is a recompilation, not the
+# binary Boehm measured, which he built with CUDA 12; the one excerpt of his SASS in his post,
+# kernel 4's, agrees with it. nvcc merges the loads of ``As`` that kernels 3 and 4 make along the
+# unrolled dot loop into ``LDS.128``; the simulator does the same for our CUDA twin of each kernel,
+# and differs from that recompilation only for kernel 5, whose loads of ``As`` nvcc merged in our
+# twin but not all in Boehm's source (32 against 40 shared loads per 512 warp FFMAs). Beside the
+# bound, the calibrated estimate of page 5 (fitted η, and for kernel 3 the latency its single block
+# per SM cannot hide); Boehm's measurements on the A6000.
 
 from kernellab import PERF_A6000, fmt_time
 from kernellab.model import resource_label
@@ -228,7 +231,7 @@ for number, r in study_rows.items():
                  f"{p['estimate_gflops']:.0f}", f"{r['measured']:.1f}", f"{r['ratio_boost']:.2f}",
                  f"{r['estimate_ratio']:.2f}"])
 print_table(
-    [tr("Kernel"), tr("Shared loads per 512 warp FFMAs, simulator"), tr("Shared loads per 512 warp FFMAs, Boehm's binary"),
+    [tr("Kernel"), tr("Shared loads per 512 warp FFMAs, simulator"), tr("Shared loads per 512 warp FFMAs, Boehm's source (nvcc 13, sm_86)"),
      tr("Instruction issue"), tr("Shared memory"), tr("Bound"), tr("Bound GFLOP/s"), tr("Estimate GFLOP/s (fitted η)"),
      tr("Boehm's GFLOP/s"), tr("Measured / bound"), tr("Measured / estimate")],
     rows,
@@ -264,14 +267,16 @@ Claims().add(tr("Binding resource, k3 / k4 / k5"), " / ".join(resource_label(stu
 #
 # * **Kernel 3** reaches 0.48. One block of 32 warps fills the SM, and its K loop has no prefetch:
 #   at each of its barriers the whole SM waits for the next tiles to arrive from memory, and nothing
-#   else can run meanwhile. The estimate adds that exposed latency step by step, and the measurement lands at 0.83 of it.
+#   else can run meanwhile. The estimate adds that exposed latency step by step, and the measurement
+#   lands at 0.83 of it, with a round trip that kernel 3's own measurements constrain (page 5).
 # * **Kernel 4 is not on target.** Earlier versions of this page counted its shared loads as
 #   written, 576 per 512 warp FFMAs, which put the bound at 8369 GFLOP/s, and the measured 8474.7
 #   looked like a perfect match. The binary issues 192 (``LDS.128`` for ``As``), and against that the
 #   kernel reaches 0.57. On the A100 and the H100 the same kernel even runs *faster* than the
 #   as-written count allowed, which proves that count wrong.
-# * **Kernel 5** reaches 0.58, the same shortfall as kernel 4: two blocks share each SM, latency is
-#   hidden, and what remains is how often the schedulers find an instruction to issue (η, page 5).
+# * **Kernel 5** reaches 0.58, the same shortfall as kernel 4: two blocks share each SM, and the
+#   fitted η of page 5 absorbs what the throughput terms miss, stalls at barriers and on dependent
+#   loads, and the gap between the rated and the real clock.
 #
 # Kernel 5's shared-load wavefronts are 5/3 of the ideal (20 where 12 would do, per warp and dot
 # step). Were its loads conflict-free, shared memory would need 38 % less time, and the bound would

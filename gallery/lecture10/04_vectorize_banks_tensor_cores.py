@@ -85,8 +85,8 @@ Claims().add(tr("Load / store instructions, kernel 5 ÷ kernel 6"), f"{g5['ld'] 
 # thread needs per dot step are 8 consecutive floats, two 128-bit shared loads. In kernel 5 they are 8
 # floats of a column, 8 rows apart; only the compiler can merge them, along the unrolled dot loop
 # (4 consecutive values of k in one row). It does in our CUDA twin of kernel 5, whose counts the
-# simulator follows, and only in part in Boehm's binary (page 5 lists 5 shared loads per dot step
-# for it).
+# simulator follows, and only in part when nvcc 13 compiles Boehm's source (page 5 lists 5 shared
+# loads per dot step for it).
 
 # %%
 # Shared-memory wavefronts and bank conflicts
@@ -94,10 +94,12 @@ Claims().add(tr("Load / store instructions, kernel 5 ÷ kernel 6"), f"{g5['ld'] 
 # Shared memory has 32 banks of 4-byte words and serves one word per bank per cycle, a *wavefront*.
 # Lanes reading the same word share it; distinct words in one bank take one wavefront each. A 128-bit
 # access is served a quarter-warp (8 lanes, 128 bytes) at a time, so its ideal is 4 wavefronts, with one
-# measured exception: when lanes pair up on one address (lanes n and n+1, or n and n+2, read the same
-# 16 bytes), a half-warp is served at a time and the ideal is 2. Nsight Compute shows exactly that on
-# an A10 and an H100 (NVIDIA forum thread 373160), and NVIDIA's engineers describe the rule for
-# ``LDS.128`` (thread 77228). The simulator counts per warp, with the load widths nvcc emits; below,
+# exception: when lanes pair up on one address (lanes n and n+1, or n and n+2, read the same
+# 16 bytes), a half-warp is served at a time and the ideal is 2. NVIDIA's engineers stated that rule
+# for compute capability 7.x (forum thread 77228); one Nsight Compute measurement on an A10 and an
+# H100 (CC 8.6 and 9.0, thread 373160, lanes 0–15 on one address and 16–31 on another) agrees with
+# it. The simulator applies it to the other patterns as well, an extrapolation that no measurement
+# here confirms. It counts per warp, with the load widths nvcc emits; below,
 # loads per dot step (64 FMAs per thread) and stores per K step (8 dot steps).
 
 rows = []
@@ -242,11 +244,13 @@ claims.show()
 # %%
 # The model against the measurement
 # ---------------------------------
-# The measured kernels are Boehm's binaries. An audit of their SASS (``sm_86``) gives, per 512 warp
+# An audit compiled Boehm's sources with nvcc 13.0 for ``sm_86`` and counted their SASS: per 512 warp
 # FFMAs (8 dot steps of a warp), the instructions (integer, address and loop control included), the
-# shared loads and the shared wavefronts they really issue; ``kernellab.sgemm.study.compiled_counts``
-# puts those into the counts. Their shared loads match the simulator's for kernels 6–8 and differ for
-# kernel 5, whose loads of ``As`` nvcc merged in our twin but not all in Boehm's. The model then gives a *bound*
+# shared loads and the shared wavefronts; ``kernellab.sgemm.study.compiled_counts`` puts those into
+# the counts. This is a recompilation, not the binary Boehm measured (built with CUDA 12), although
+# the one excerpt of his SASS agrees with it. Its shared loads match the simulator's for kernels 6–8
+# and differ for kernel 5, whose loads of ``As`` nvcc merged in our twin but not all in Boehm's
+# source. The model then gives a *bound*
 # (no latency, no scheduling loss, here at the rated 1.8 GHz) and an *estimate* calibrated with the
 # fitted scheduling efficiency η (page 5).
 
@@ -264,7 +268,7 @@ def compiled(k, key, rate):
 
 
 print_table(
-    [tr("Kernel"), tr("Shared loads per dot step, simulator"), tr("Shared loads per dot step, Boehm's binary"),
+    [tr("Kernel"), tr("Shared loads per dot step, simulator"), tr("Shared loads per dot step, Boehm's source (nvcc 13, sm_86)"),
      tr("Warp instructions"), tr("Shared wavefronts"), tr("Bound"), tr("Bound GFLOP/s"),
      tr("Estimate GFLOP/s (fitted η)"), tr("Boehm's GFLOP/s"), tr("Measured / bound"), tr("Measured / estimate")],
     [[spec.name, f"{shared[k]['ld']:g}", f"{SASS_SM86[k][1] / 8:g}", f"{compiled(k, 't_issue', 4):.0f}",
@@ -276,7 +280,7 @@ print_table(
 
 # %%
 slow = [SPECS[k].boehm for k in (5, 7, 8)]
-Claims().add(tr("Shared loads per dot step in Boehm's binaries, k5 / k6 / k7 / k8"),
+Claims().add(tr("Shared loads per dot step, Boehm's source (nvcc 13, sm_86), k5 / k6 / k7 / k8"),
              " / ".join(f"{SASS_SM86[k][1] / 8:g}" for k in SPECS), "5 / 4 / 10 / 4.75") \
     .add(tr("Binding resource, k5 / k6 / k7 / k8"),
          " / ".join(resource_label(rows[k]["prediction"]["bound"]) for k in SPECS),
@@ -285,7 +289,8 @@ Claims().add(tr("Shared loads per dot step in Boehm's binaries, k5 / k6 / k7 / k
     .add(tr("k6 faster than the best of k5, k7, k8 (%)"), round(100 * (SPECS[6].boehm / max(slow) - 1)), 11) \
     .add(tr("MIO bound of k7, FFMAs per SM-cycle"), round(512 / compiled(7, "t_mio", 1), 1), 5.7) \
     .add(tr("k7 measured, FFMAs per SM-cycle"), round(SPECS[7].boehm * 1e9 / 64 / (PERF_A6000.sms * PERF_A6000.clock_hz), 2),
-         1.68).show()
+         1.68) \
+    .add(tr("k7 measured / its issue bound (rated 1.8 GHz)"), round(rows[7]["ratio_boost"], 2), 0.53).show()
 
 # %%
 # Kernels 5, 7 and 8 run within 3 % of one another, about 11 % behind kernel 6, and each for its own
@@ -295,7 +300,10 @@ Claims().add(tr("Shared loads per dot step in Boehm's binaries, k5 / k6 / k7 / k
 #   per K step where kernel 6 needs 2 and 5), and its 128-bit loads of B conflict: 180 shared wavefronts
 #   per 512 FFMAs against kernel 6's 172;
 # * **kernel 7** reads B with eight 32-bit loads per dot step, which nvcc cannot merge: 10 shared loads
-#   per dot step and 652 instructions per 512 FFMAs. Conflict-free, it is bound by instruction issue;
+#   per dot step and 652 instructions per 512 FFMAs. Conflict-free, its tightest bound in the model is
+#   instruction issue, but it reaches only 0.53 of that bound: what holds it back is not a throughput
+#   the model counts. Its 64 dependent scalar shared loads per K step are the likely cause, each
+#   FFMA waiting on a load (short-scoreboard stalls, in Nsight Compute's terms);
 # * **kernel 8** pays for its padding: 216 wavefronts per 512 FFMAs, the most of the four, although
 #   nvcc merges most of its loads of B (4.75 shared loads per dot step).
 #
@@ -358,6 +366,8 @@ claims.show()
 #
 # That is why Tensor-Core GEMMs take FP16 or BF16 *inputs* but keep an FP32 *accumulator*: the product
 # of two FP16 numbers is exact in FP32, and the long sum, where the error grows with K, stays in FP32.
-# cuBLAS's FP16 GEMMs compute in FP32 by default, and Triton's ``tl.dot`` returns FP32 unless told
-# otherwise. The inputs are cheap to halve; the sum is not. On the A6000 the FP16 Tensor Cores peak at
-# 4 times the FP32 rate of the CUDA cores our kernels use, which is why production GEMMs use them.
+# PyTorch's FP16 matrix products (``cublasGemmEx`` with FP32 compute) and Triton's ``tl.dot`` accumulate
+# in FP32; cuBLAS's own ``cublasHgemm`` accumulates in FP16, which is faster on some GPUs and as
+# inaccurate as the table shows. The inputs are cheap to halve; the sum is not. On the A6000 the FP16
+# Tensor Cores peak at 4 times the FP32 rate of the CUDA cores our kernels use, which is why production
+# GEMMs use them.

@@ -317,8 +317,12 @@ plt.show()
 #
 # * **Programs per SM.** A wave is as many programs as all SMs hold at once. Triton's 128×128×32
 #   configuration with 4 stages keeps 4 × (128×32 + 32×128) × 2 B = 64 KB of tiles in shared memory,
-#   so an A100 SM (164 KB) holds 2 programs and an H100 SM (228 KB) 3; the 128×256×64 configuration with
-#   3 stages needs 144 KB and gets 1. (Registers could lower the count; only the compiler knows them.)
+#   so shared memory lets an A100 SM (164 KB) hold 2 programs and an H100 SM (228 KB) 3; the 128×256×64
+#   configuration with 3 stages needs 144 KB and gets 1. The H100's 3 is unverified: registers may
+#   lower it. The 128×128 FP32 accumulator alone, spread over 4 warps, is 128 registers per thread, and
+#   3 programs per SM allow at most 168 (registers go to warps in units of 256), so 2 per SM is at
+#   least as likely. Only the compiled kernel's register count settles it; the tables below use the
+#   count shared memory allows.
 # * **Nothing survives in L2.** The A100 has 40 MB of L2 and the H100 50 MB, against 64 MB of FP16
 #   inputs: much of A and B can stay in L2 from one wave to the next.
 #
@@ -329,6 +333,7 @@ plt.show()
 
 from kernellab import occupancy
 from kernellab.model import dram_bytes_lru
+from kernellab.model.l2waves import wave_footprints
 
 TRITON_CONFIGS = ((128, 128, 32, 4, 4), (128, 256, 64, 3, 8))  # BM, BN, BK, stages, warps (tutorial 03)
 rows = []
@@ -356,8 +361,19 @@ print_table([tr("GPU"), tr("Block"), tr("Shared memory per program"), tr("Progra
 compulsory = 3 * 4096**2 * 2  # read A and B once, write C once
 Claims().add(tr("Programs per SM, 128×128×32 on the A100 / H100"), f"{l2[108, 128, None][0]} / {l2[132, 128, None][0]}",
              "2 / 3") \
+    .add(tr("H100, 128×128 FP32 accumulator over 4 warps: registers per thread"), 128 * 128 // (4 * 32), 128) \
+    .add(tr("H100: most registers per thread that still fit 3 programs per SM"),
+         max(r for r in range(128, 256) if occupancy(H100, 128, r, 4 * (128 * 32 + 32 * 128) * 2).blocks_per_sm >= 3), 168) \
     .add(tr("Wave model, GROUP_M = 8 vs row-major, A100 (2 per SM)"), round(100 * l2[108, 128, 8][1]), 99) \
     .add(tr("Wave model, GROUP_M = 8 vs row-major, H100 (3 per SM)"), round(100 * l2[132, 128, 8][1]), 107) \
+    .add(tr("Programs per wave, A100 / H100; programs per group of 8 block-rows"),
+         f"{l2[108, 128, None][0] * A100.sms} / {l2[132, 128, None][0] * H100.sms}; {8 * 32}", "216 / 396; 256") \
+    .add(tr("H100, full waves of 396: block-rows of A touched, row-major / GROUP_M = 8"),
+         "{} / {}–{}".format(*{r for r, _ in wave_footprints(32, 32, 396)[:-1]},
+                             *(f(r for r, _ in wave_footprints(32, 32, 396, 8)[:-1]) for f in (min, max))),
+         "13 / 16–24") \
+    .add(tr("H100, every wave reads all 32 block-columns of B, both orders"),
+         all(c == 32 for g in (None, 8) for _, c in wave_footprints(32, 32, 396, g)[:-1]), True) \
     .add(tr("LRU with the whole L2, row-major: bytes ÷ compulsory"),
          round(l2[108, 128, None][4] / compulsory, 2), 1.0) \
     .add(tr("LRU with the whole L2, GROUP_M = 8 vs row-major, A100"), round(100 * l2[108, 128, 8][3]), 195) \
@@ -370,11 +386,16 @@ Claims().add(tr("Programs per SM, 128×128×32 on the A100 / H100"), f"{l2[108, 
 
 # %%
 # With the programs per SM these configurations really get, ``GROUP_M = 8`` no longer saves DRAM
-# traffic in the wave model: 99 % of row-major on the A100, 107 % on the H100. And an L2 that keeps
+# traffic in the wave model: 99 % of row-major on the A100, 107 % on the H100. Above 100 % means that
+# grouping reads *more*. A wave now holds 216 programs (A100) or 396 (H100), more than one group of
+# 8 × 32 = 256, so every wave reads all 32 block-columns of B in either order; a grouped wave straddles
+# two or three groups and touches 16–24 block-rows of A, against 13 in row-major order on the H100
+# (table above). Grouping pays only while a wave is smaller than a group. And an L2 that keeps
 # what the last wave read changes the picture again: with the whole L2, row-major order reads each
 # block of A and B about once (the compulsory traffic), while a grouped order, which sweeps all of B
 # for every group, can read *more* (195 % on the A100). With half the L2 the toy cache behaves much
-# like the wave model. The real GPUs lie between the two.
+# like the wave model. Neither toy bounds a real, set-associative and partitioned L2; where a GPU
+# lies, only a profile says.
 #
 # So the wave model is a bound, not a prediction, for large-L2 GPUs at this size. It fits where L2 is
 # small against the operands: on the RTX A6000 (6 MB of L2), page 1's coalesced kernel 2 needs, by the

@@ -8,7 +8,7 @@ again. The notes' Triton kernel gives each row to one program instance, which re
 keeps it on chip, and writes the result once.
 
 You will run that kernel, see why it stops working when a row is longer than one block, and count
-the HBM traffic of the two ways out: a loop that reads the row three times, and the *online*
+the bytes the two ways out request: a loop that reads the row three times, and the *online*
 softmax, which gets both statistics in a single pass and reads the row twice.
 """
 
@@ -126,8 +126,10 @@ Claims().add(tr("The launch fails"), outcome[0], "AssertionError").show()
 # Looping over the row: three passes
 # ----------------------------------
 # The direct translation computes the maximum in a first sweep over the row, the sum of exponentials
-# in a second, and the normalised values in a third, which also writes them. Each sweep reloads the
-# row from HBM (a long row does not stay in cache), so the row is read three times and written once.
+# in a second, and the normalised values in a third, which also writes them. Each sweep requests the
+# row again, so the program reads the row three times and writes it once. Whether the two re-reads
+# cost HBM bandwidth depends on whether the row is still in L1 or L2 when the next sweep comes; the
+# counts below are bytes *requested*, not DRAM bytes.
 
 
 @triton.jit
@@ -357,9 +359,22 @@ claims.show()
 # * the looped version reads the row three times and writes it once: twice the fused kernel's traffic;
 # * the online version reads the row twice and writes it once, a quarter less than the looped one.
 #
-# Softmax does a few operations per element and is bound by HBM bandwidth, so its time follows this
-# traffic. The cost of a row that does not fit is one extra read of the row with the online softmax,
-# two with the direct loop.
+# Softmax does a few operations per element, so memory traffic sets its time. Which memory, the counts
+# do not say: they are bytes *requested*. The eager version's kernels each read a whole matrix that an
+# earlier kernel wrote, which at large sizes comes from HBM. The extra sweeps of the looped and online
+# versions re-read a row that one program read microseconds before: this page's rows are 4000 bytes,
+# far less than an SM's L1, so the re-reads hit on chip and cost L1/L2 bandwidth and latency, not HBM.
+# They reach HBM only once the rows of all programs in flight overflow L2: on an H100, with 50 MB of L2,
+# 132 SMs and, say, 4 programs per SM, rows of about 97 KB. Below that, the cost of a row that does not
+# fit is one extra on-chip read of the row with the online softmax, two with the direct loop; above it,
+# as many extra HBM reads.
+
+from kernellab import H100
+
+row_bytes = N * 4
+overflow_kb = H100.l2_bytes / (H100.sms * 4) / 1024
+Claims().add(tr("Bytes of one row of this page"), row_bytes, 4000) \
+    .add(tr("H100: row size at which 4 programs per SM overflow the L2 (KB)"), round(overflow_kb), 97).show()
 
 # %%
 # The traffic in a picture
@@ -381,8 +396,8 @@ for p, r, w in zip(pos, reads, writes):
     ax.annotate(f"{r + w:.2g}", (p, r + w), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=9)
 ax.set_xticks(pos, [tr("Eager\n5 kernels"), tr("One row\nper program"), tr("Looped\nmax, sum, write"),
                    tr("Online\nmax and sum, write")], fontsize=9)
-ax.set_ylabel(tr("HBM traffic per row (× N·4 bytes)"))
-ax.set_title(tr("Softmax: HBM traffic per row"))
+ax.set_ylabel(tr("Bytes requested per row (× N·4 bytes)"))
+ax.set_title(tr("Softmax: bytes requested per row"))
 ax.set_ylim(0, 9.5)
 ax.legend(loc="upper right")
 plt.show()

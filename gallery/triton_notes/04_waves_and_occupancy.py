@@ -280,9 +280,11 @@ claims.show()
 # -------------------------
 # The same counting for a real launch: Triton's matmul tutorial at 4096² with 128×128 output blocks is
 # a grid of 32 × 32 = 1024 programs. Its 128×128×32 configuration with 4 stages keeps 64 KB of tiles in
-# shared memory per program, so an A100 SM holds 2 programs and an H100 SM 3 (shared memory is the
-# limit here; the registers, which only the compiler knows, could lower it). The picture shows every
-# program slot of the H100 over time, one row per slot, assuming every program takes the same time.
+# shared memory per program, so shared memory lets an A100 SM hold 2 programs and an H100 SM 3. The
+# H100's 3 is unverified: the 128×128 FP32 accumulator alone, over 4 warps, is 128 registers per
+# thread, and 3 programs per SM allow at most 168, so the compiler's register count may well make it 2.
+# The picture uses the count shared memory allows. It shows every program slot of the H100 over time,
+# one row per slot, assuming every program takes the same time.
 
 from kernellab.figures import use_cjk_font
 
@@ -309,6 +311,9 @@ ax.set_ylabel(tr("Program slots ({sms} SMs × {b})").format(sms=H100.sms, b=per_
 ax.set_title(tr("1024 programs on the H100, {b} per SM: the last wave leaves slots idle").format(b=per_sm))
 plt.show()
 Claims().add(tr("Programs per SM, A100 / H100"), f"{tails[A100.sms][0]} / {tails[H100.sms][0]}", "2 / 3") \
+    .add(tr("H100, 128×128 FP32 accumulator over 4 warps: registers per thread"), 128 * 128 // (4 * 32), 128) \
+    .add(tr("H100: most registers per thread that still fit 3 programs per SM"),
+         max(r for r in range(128, 256) if occupancy(H100, 4 * 32, r, SMEM).blocks_per_sm >= 3), 168) \
     .add(tr("Waves and last wave, A100"), f"{tails[A100.sms][1].waves}, {tails[A100.sms][1].tail}", "5, 160") \
     .add(tr("Waves and last wave, H100"), f"{w.waves}, {w.tail}", "3, 232") \
     .add(tr("Wave efficiency, A100 / H100"),

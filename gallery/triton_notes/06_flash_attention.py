@@ -171,8 +171,8 @@ Claims().add(tr("Naive attention: largest error below 10⁻⁵"),
              bool(np.abs(naive_out - attention_reference(q, k, v)).max() < 1e-5), True).show()
 
 # %%
-# HBM bytes as N grows
-# --------------------
+# Bytes as N grows
+# ----------------
 # Both versions, counted by kernellab, for one head of dimension 64 in fp32. Two measures:
 #
 # - **requested**: the bytes the loads and stores of all programs ask global memory for, as
@@ -184,7 +184,7 @@ Claims().add(tr("Naive attention: largest error below 10⁻⁵"),
 
 SIZES = [128, 256, 512, 1024, 2048]
 traffic = []
-formula_holds = []
+formula_holds, naive_holds = [], []
 for n in SIZES:
     q, k, v = rng.standard_normal((3, 1, n, D)).astype(np.float32)
     flash_counts = flash_attention(q, k, v)[1]
@@ -192,6 +192,10 @@ for n in SIZES:
     flash_req = flash_counts.load_bytes + flash_counts.store_bytes
     naive_req = naive_counts.load_bytes + naive_counts.store_bytes
     formula_holds.append(flash_req == 4 * n * D * (2 + 2 * n // 64))  # the formula above, exactly
+    # naive, blocks of 64: scores load a Q and a K block per (i, j), 8·N²·d/64, and store S, 4·N²; the
+    # softmax loads S and stores P, 8·N²; P·V loads P, 4·N², and V once per block-row, 4·N²·d/64, and
+    # stores O, 4·N·d
+    naive_holds.append(naive_req == 16 * n * n + 12 * n * n * D // 64 + 4 * n * D)
     flash_min = 4 * q.nbytes  # Q, K, V read and O written, once each
     naive_min = flash_min + 4 * (n * n * 4)  # … and S, P written and read back
     traffic.append((n, naive_req, flash_req, naive_min, flash_min))
@@ -202,6 +206,8 @@ print_table([tr("Sequence length N"), tr("Naive, requested"), tr("Flash, request
              for n, a, b, c, d in traffic])
 
 # %%
+from kernellab import A100, H100
+
 requested = [a / b for _, a, b, _, _ in traffic]
 compulsory = [c / d for _, _, _, c, d in traffic]
 n_last = SIZES[-1]
@@ -212,14 +218,28 @@ claims.add(tr("Requested ratio at N = {n}").format(n=n_last), round(requested[-1
 claims.add(tr("One N×N fp32 matrix at N = {n} (MiB)").format(n=n_last), (traffic[-1][3] - traffic[-1][4]) / 4 / 2**20, 16)
 claims.add(tr("Compulsory ratio at N = {n}").format(n=n_last), compulsory[-1], 33)
 claims.add(tr("Compulsory ratio = 1 + N/d"), compulsory[-1], 1 + n_last / D)  # (16·N·d + 16·N²) / (16·N·d)
+claims.add(tr("Naive, requested = 16·N² + 12·N²·d/64 + 4·N·d, every N"), all(naive_holds), True)
+# as N grows, (16 + 12·d/64)·N² over 8·N²·d/64: the requested ratio tends to a constant
+claims.add(tr("Requested ratio as N → ∞"), (16 + 12 * D / 64) / (8 * D / 64), 3.5)
+claims.add(tr("K and V of one head at N = {n} (MiB)").format(n=n_last), 2 * n_last * D * 4 / 2**20, 1)
+claims.add(tr("One N×N matrix fits the L2 of an A100 and an H100"),
+           all(n_last * n_last * 4 < g.l2_bytes for g in (A100, H100)), True)
 claims.show()
 
 # %%
 # Counted request by request, FlashAttention moves about 3.4 times fewer bytes at N = 2048: with
 # 64-query blocks it re-reads K and V once per block, 2·N/64 times over, which is also quadratic in N.
-# Those re-reads are of the same 2·N·d·4 bytes again and again, so on a GPU most of them hit in L2. The
-# scores and probabilities of the naive version cannot: at N = 2048 they are 16 MiB each. Counting
-# every array once, the ratio is 1 + N/d, 33 at N = 2048, and it keeps growing with N.
+# Both counts grow as N², so their ratio does not grow without bound: it tends to 3.5. That is the
+# FlashAttention paper's own IO analysis (its Theorem 2): with an on-chip memory of M bytes, standard
+# attention makes Θ(N·d + N²) HBM accesses and FlashAttention Θ(N²·d²/M), a saving that tends to a
+# constant of about M/d².
+#
+# The compulsory columns assume more: that L2 catches every re-read. Then the ratio is 1 + N/d, 33 at
+# N = 2048, and it keeps growing with N. Whether a GPU is in that regime depends on what is in flight.
+# For this page's single head it may well be: K and V are 1 MiB at N = 2048, and even one 16 MiB
+# matrix of scores fits the 40–50 MB L2 of an A100 or an H100. With many heads and batches in flight,
+# the long-sequence case FlashAttention is built for, neither fits, and the requested bytes are the
+# better guide. Only a profile (Nsight Compute's ``dram__bytes_read.sum``) tells which applies.
 
 use_cjk_font()
 fig, ax = plt.subplots(figsize=(6.5, 3.8), layout="constrained")
@@ -231,7 +251,7 @@ ax.loglog(ns, [t[4] for t in traffic], "s--", color="C1", label=tr("Flash, compu
 ax.xaxis.set_minor_locator(plt.NullLocator())  # only the five sizes are labelled
 ax.set_xticks(ns, [str(n) for n in ns])
 ax.set_xlabel(tr("Sequence length N"))
-ax.set_ylabel(tr("HBM bytes (one head, d = 64, fp32)"))
+ax.set_ylabel(tr("Bytes (one head, d = 64, fp32)"))
 ax.set_title(tr("Attention traffic: naive vs FlashAttention-2"))
 ax.legend()
 plt.show()
