@@ -9,6 +9,7 @@ block values (:mod:`.tensor`) → loads and stores (:mod:`.memory`) → access r
 
 from ..grid import cdiv
 from . import language, profiler, runtime, testing, tools
+from .addresses import register_array
 from .autotuner import Config, autotune, heuristics
 from .counts import TritonCounts
 from .driver import set_allocator, set_gpu
@@ -67,5 +68,5 @@ def next_power_of_2(n: int) -> int:
 __all__ = ["CompilationError", "Config", "InterpreterError", "JITFunction", "KernelInterface", "MockTensor",
            "OutOfResources", "SeedLanguage", "TensorWrapper", "TritonCounts", "TritonError", "__version__", "autotune",
            "cdiv", "compile", "constexpr_function", "heuristics", "jit", "language", "must_use_result",
-           "next_power_of_2", "profiler", "reinterpret", "runtime", "set_allocator", "set_gpu", "testing", "tools",
+           "next_power_of_2", "profiler", "register_array", "reinterpret", "runtime", "set_allocator", "set_gpu", "testing", "tools",
            "triton_launch"]

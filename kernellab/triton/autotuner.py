@@ -1,18 +1,35 @@
 """``@triton.autotune``, ``@triton.heuristics`` and ``triton.Config`` for mini-Triton kernels.
 
-kernellab has no GPU clock, so the autotuner ranks its configs by what it can count exactly: it runs
-each config once on copies of the array arguments (so the trial leaves the real outputs alone, as
-``restore_value`` would) and keeps the one that moves the fewest 32-byte sectors, then the one with
-the fewest programs, then the first listed. Choices are cached per value of ``key``, as Triton's.
-``kernel.best_config`` is the last choice and ``kernel.trials`` maps each config to its counts.
+The autotuner chooses the config the performance model predicts fastest on the modelled GPU
+(:mod:`kernellab.triton.driver`, the H100 unless ``KERNELLAB_GPU`` says otherwise): each config runs
+once, as a sampled launch (:mod:`kernellab.triton.sampling`: counted, not computed) on copies of the
+array arguments, so a trial never changes the real outputs, and is charged
+``kernellab.model.predict(counts, gpu)["estimate_time"]``. Ties (the model charges no launch overhead,
+so two configs moving the same bytes tie) go to the config with fewer programs, then to the one
+listed first. As in
+Triton 3.9, ``key``, ``reset_to_zero`` and ``restore_value`` must name kernel arguments (a
+``ValueError`` at decoration otherwise); ``prune_configs_by`` (``early_config_prune``, ``perf_model``,
+``top_k``), ``reset_to_zero``, ``restore_value``, ``pre_hook``, ``post_hook`` and ``Config.pre_hook``
+are called as Triton calls them, around each trial and before the chosen launch. Choices are cached
+per value of ``key`` (and the dtypes of the array arguments).
+
+After tuning, ``kernel.best_config`` is the choice, ``kernel.configs_timings`` maps each config to its
+predicted ``[median, p20, p80]`` milliseconds (one deterministic number three times, as Triton's
+quantiles), ``kernel.trials`` to its counts, and ``kernel.config_table()`` is the table of them;
+``TRITON_PRINT_AUTOTUNING=1`` prints it after each tuning.
 """
 
 from __future__ import annotations
+
+import os
+import time
 
 import numpy as np
 
 from kernellab.i18n import _
 
+from ..report import Table
+from . import driver, record, sampling
 from .runtime import JITFunction
 
 
@@ -74,54 +91,168 @@ class _Wrapped:
 
 
 class Autotuner(_Wrapped):
-    """A kernel decorated with ``@triton.autotune``."""
+    """A kernel decorated with ``@triton.autotune`` (see the module)."""
 
     def __init__(self, fn, configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None,
                  pre_hook=None, post_hook=None, **unused):
         super().__init__(fn)
-        if not configs:
-            configs = [Config({})]
-        self.configs = list(configs)
-        self.key = list(key)
-        self.prune_configs_by = prune_configs_by or {}
+        self.configs = list(configs) if configs else [Config({})]
+        self.keys = self.key = list(key)
         self.reset_to_zero = list(reset_to_zero or [])
+        self.restore_value = list(restore_value or [])
+        for param, names in (("key", self.keys), ("reset_to_zero", self.reset_to_zero),
+                             ("restore_value", self.restore_value)):
+            unknown = [n for n in names if n not in self.arg_names]
+            if unknown:
+                raise ValueError(_("{param} contains names that are not kernel arguments: {unknown}. Valid argument "
+                                   "names are: {valid}.").format(param=param, unknown=", ".join(unknown),
+                                                                  valid=", ".join(self.arg_names)))
+        prune = prune_configs_by or {}
+        self.early_config_prune = prune.get("early_config_prune")
+        self.perf_model = prune.get("perf_model")
+        self.configs_top_k = prune.get("top_k", 1.0)
+        self.user_pre_hook, self.user_post_hook = pre_hook, post_hook
         self.cache: dict = {}
         self.best_config = None
+        self.configs_timings: dict = {}
         self.trials: dict = {}
+        self.bench_time = 0.0
+        self.nargs = None
 
-    def _bound(self, args, kwargs) -> dict:
-        names = self.arg_names
-        d = dict(zip(names, args))
-        d.update(kwargs)
-        return d
+    # --- the hooks, as Triton 3.9 calls them -----------------------------------------------------------
+    def pre_hook(self, nargs: dict, reset_only: bool = False):
+        """The user's ``pre_hook``, else zero the ``reset_to_zero`` arguments (and, unless ``reset_only``,
+        keep copies of the ``restore_value`` ones)."""
+        if self.user_pre_hook is not None:
+            return self.user_pre_hook(nargs, reset_only) if _takes_two(self.user_pre_hook) else self.user_pre_hook(nargs)
+        for name in self.reset_to_zero:
+            if nargs.get(name) is not None:
+                nargs[name][...] = 0
+        if not reset_only:
+            self._restore = {n: _copy(nargs[n]) for n in self.restore_value if nargs.get(n) is not None}
+        return None
+
+    def post_hook(self, nargs: dict, exception=None):
+        """The user's ``post_hook``, else put the ``restore_value`` arguments back."""
+        if self.user_post_hook is not None:
+            return self.user_post_hook(nargs, exception)
+        for name, saved in getattr(self, "_restore", {}).items():
+            nargs[name][...] = saved
+        self._restore = {}
+        return None
+
+    def prune_configs(self, kwargs: dict) -> list:
+        """``early_config_prune``, then the ``top_k`` configs ``perf_model`` ranks best, as Triton."""
+        configs = self.configs
+        if self.early_config_prune is not None:
+            configs = list(self.early_config_prune(self.configs, self.nargs, **kwargs))
+            if not configs:
+                raise ValueError(_("No valid autotuner configs after pruning. `early_config_prune` should return at "
+                                   "least one config."))
+        if self.perf_model is not None:
+            top_k = self.configs_top_k
+            if isinstance(top_k, float) and top_k <= 1.0:
+                top_k = max(1, int(len(configs) * top_k))
+            elif not isinstance(top_k, int):
+                raise TypeError(_("top_k must be either a float <= 1.0 or an int"))
+            if len(configs) > top_k:
+                est = {c: self.perf_model(**self.nargs, **kwargs, **c.all_kwargs()) for c in configs}
+                configs = sorted(configs, key=lambda c: est[c])[:top_k]
+        return configs
+
+    def _trial(self, args, kwargs, grid, cfg):
+        """One config's sampled launch on copies of the arrays: its counts (hooks around it, as Triton's)."""
+        conflicts = kwargs.keys() & cfg.kwargs.keys()
+        if conflicts:
+            raise ValueError(_("Conflicting meta-parameters: {names}. Make sure that you don't re-define auto-tuned "
+                               "symbols.").format(names=", ".join(sorted(conflicts))))
+        trial_args = [_copy(a) for a in args]
+        trial_kwargs = {k: _copy(v) for k, v in kwargs.items()}
+        nargs = {**dict(zip(self.arg_names, trial_args)), **trial_kwargs, **cfg.all_kwargs()}
+        if cfg.pre_hook is not None:
+            cfg.pre_hook(nargs)
+        self.pre_hook(nargs)
+        try:
+            try:
+                with sampling.sampled():
+                    cnt = self.fn.run(*trial_args, grid=grid, **trial_kwargs, **cfg.all_kwargs())
+            except Exception:  # a sample that cannot run alone (programs waiting on others): the whole launch
+                cnt = self.fn.run(*trial_args, grid=grid, **trial_kwargs, **cfg.all_kwargs())
+        except Exception as exc:
+            self.post_hook(nargs, exception=exc)
+            raise
+        self.post_hook(nargs, exception=None)
+        return cnt
 
     def run(self, *args, grid, **kwargs):
-        named = self._bound(args, kwargs)
-        key = tuple(_key_value(named.get(k)) for k in self.key)
-        if key not in self.cache:
-            configs = self.configs
-            prune = self.prune_configs_by.get("early_config_prune")
-            if prune is not None:
-                configs = list(prune(configs, named))
+        self.nargs = dict(zip(self.arg_names, args))
+        named = {**self.nargs, **kwargs}
+        key = tuple(_key_value(named.get(k)) for k in self.keys if k in named)
+        key += tuple(str(v.dtype) for v in named.values() if _is_array(v))
+        if len(self.configs) > 1 and key not in self.cache:
+            configs = self.prune_configs(kwargs)
             if len(configs) == 1:
                 self.cache[key] = configs[0]
             else:
-                self.trials = {}
+                start = time.perf_counter()
+                self.trials, self.configs_timings = {}, {}
                 for cfg in configs:
-                    trial_args = [_copy(a) for a in args]
-                    trial_kwargs = {k: _copy(v) for k, v in kwargs.items()}
-                    cnt = self.fn.run(*trial_args, grid=grid, **trial_kwargs, **cfg.all_kwargs())
-                    self.trials[cfg] = cnt
-                self.cache[key] = min(configs, key=lambda c: (self.trials[c].sectors + self.trials[c].atomic_sectors,
-                                                              self.trials[c].programs, configs.index(c)))
-        self.best_config = cfg = self.cache[key]
-        for name in self.reset_to_zero:
-            arr = named.get(name)
-            if arr is not None:
-                arr[...] = 0
+                    cnt = self.trials[cfg] = self._trial(args, kwargs, grid, cfg)
+                    self.configs_timings[cfg] = [record.launch_seconds(cnt) * 1e3] * 3
+                self.bench_time = time.perf_counter() - start
+                self.cache[key] = min(configs, key=lambda c: (self.configs_timings[c][0], self.trials[c].programs,
+                                                              configs.index(c)))
+                self.best_config = self.cache[key]
+                self.pre_hook({**named, **self.cache[key].all_kwargs()}, reset_only=True)
+                if os.environ.get("TRITON_PRINT_AUTOTUNING", "0").lower() in ("1", "true", "on", "yes"):
+                    print(_("Triton autotuning for function {name},\nwith key as {key},\nfinished after {s:.2f}s,\n"
+                            "best config selected: {best};").format(name=self.__name__, key=key, s=self.bench_time,
+                                                                    best=self.cache[key]))
+                    print(self.config_table().to_text())
+        cfg = self.best_config = self.cache[key] if len(self.configs) > 1 else self.configs[0]
         if cfg.pre_hook is not None:
             cfg.pre_hook({**named, **cfg.all_kwargs()})
-        return self.fn.run(*args, grid=grid, **kwargs, **cfg.all_kwargs())
+        out = self.fn.run(*args, grid=grid, **kwargs, **cfg.all_kwargs())
+        self.nargs = None
+        return out
+
+    def config_table(self) -> Table:
+        """The last tuning's configs, fastest first: predicted time on the modelled GPU, its binding resource,
+        FLOPs and DRAM bytes, and which was chosen."""
+        from ..model.bounds import predict, resource_label
+
+        gpu = driver.gpu()
+        rows = []
+        for cfg, cnt in sorted(self.trials.items(), key=lambda kv: self.configs_timings[kv[0]][0]):
+            try:
+                bound = resource_label(predict(cnt, gpu)["bound"])
+            except ValueError:
+                bound = "-"
+            rows.append([("→ " if cfg is self.best_config or cfg == self.best_config else "  ") + _config_text(cfg),
+                         f"{self.configs_timings[cfg][0] * 1e3:.4g}", bound, cnt.flops, cnt.dram_bytes])
+        return Table([_("config"), _("predicted time on the {gpu} (µs)").format(gpu=gpu.name), _("bound by"),
+                      _("FLOPs"), _("DRAM bytes")], rows)
+
+
+def _config_text(cfg) -> str:
+    parts = [f"{k}={v}" for k, v in cfg.kwargs.items()]
+    return ", ".join(parts + [f"num_warps={cfg.num_warps}", f"num_stages={cfg.num_stages}"])
+
+
+def _takes_two(fn) -> bool:
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) >= 2 or any(
+        p.kind is p.VAR_POSITIONAL for p in params)
+
+
+def _is_array(v) -> bool:
+    return isinstance(v, np.ndarray) or (type(v).__module__.startswith("torch") and hasattr(v, "dtype")
+                                         and hasattr(v, "shape"))
 
 
 def _key_value(v):
@@ -132,7 +263,7 @@ def _key_value(v):
 
 def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None, pre_hook=None,
              post_hook=None, warmup=None, rep=None, use_cuda_graph=False, do_bench=None, cache_results=False):
-    """Try each of ``configs`` and launch with the best (see the module: ranked by sectors moved).
+    """Try each of ``configs`` and launch with the one the model predicts fastest (see the module).
 
     Examples
     --------
@@ -145,8 +276,13 @@ def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_va
     ...     tl.store(out_ptr + offs, 1.0, mask=offs < n)
     >>> out = np.zeros(100, np.float32)
     >>> _ = fill[lambda meta: (triton.cdiv(100, meta["B"]),)](out, 100)
-    >>> fill.best_config.kwargs, float(out.sum())      # same sectors (13); 1 program beats 4
+    >>> fill.best_config.kwargs, float(out.sum())  # a tie (13 sectors, 416 B ÷ 3.35 TB/s): 1 program beats 4
     ({'B': 128}, 100.0)
+    >>> print(fill.config_table().to_text())
+    config                              predicted time on the H100 SXM (µs)  bound by  FLOPs  DRAM bytes
+    ----------------------------------  -----------------------------------  --------  -----  ----------
+      B=32, num_warps=4, num_stages=3                             0.0001242  DRAM          0         416
+    → B=128, num_warps=4, num_stages=3                            0.0001242  DRAM          0         416
     """
 
     def decorator(fn):

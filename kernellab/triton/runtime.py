@@ -24,10 +24,12 @@ from ..record import wants_lines
 from ..tracebacks import user_traceback
 from . import dtypes as T
 from . import memory
+from .addresses import register_array
 from .counts import TritonCounts
 from .engine import run
 from .language.descriptors import make_tensor_descriptor, tensor_descriptor
 from .program import _CURRENT
+from .pybuiltins import in_kernel_environment
 from .tensor import constexpr, pointer, tensor
 from .tools.tensor_descriptor import TensorDescriptor
 
@@ -92,6 +94,8 @@ def _argument(name: str, v):
                                       [int(d) for d in v.block_shape], v.padding, v.round_f32_to_tf32)
     arr, elem = _as_array(v, name)
     if arr is not None:
+        if arr is v:  # a numpy argument: kernels may reach it by address later (tl.pointer_type casts)
+            register_array(v)
         return pointer(memory.flat_view(arr, name), np.zeros(1, np.int64), (), elem=elem)
     if isinstance(v, tuple) or callable(v):  # tuples of arguments, functions passed to the kernel
         return v
@@ -122,6 +126,7 @@ class JITFunction:
 
     def __init__(self, fn):
         self.fn = fn
+        self._run_fn = in_kernel_environment(fn)  # min/max on blocks are tl.minimum/tl.maximum (pybuiltins)
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
@@ -151,7 +156,7 @@ class JITFunction:
             raise RuntimeError(_("{kernel} is a @triton.jit kernel: launch it as "
                                  "{kernel}[grid](...)").format(
                 kernel=self.__name__))
-        return self.fn(*args, **kwargs)
+        return self._run_fn(*args, **kwargs)
 
     def run(self, *args, grid, per_program: bool = False, vectorize: bool = True, lines: bool = False,
             **kwargs) -> TritonCounts:
@@ -165,7 +170,7 @@ class JITFunction:
             grid, values, names = self._bind(args, kwargs, grid)
         except LaunchError as exc:
             raise exc.with_traceback(None) from None  # a bad argument: the launch line is the user's line
-        fn = self.fn
+        fn = self._run_fn
 
         def body(prog):
             fn(*values)

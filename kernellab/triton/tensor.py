@@ -429,6 +429,11 @@ class tensor:
         ``bitcast=True`` reinterprets the bits; ``fp_downcast_rounding`` (``"rtne"``, the default, or
         ``"rtz"``) rounds a float converted to a narrower float.
         """
+        if isinstance(getattr(dtype, "value", dtype), T.pointer_type):  # int64 addresses → a pointer block
+            from .addresses import pointer_from_int
+            from .program import current
+
+            return pointer_from_int(self, getattr(dtype, "value", dtype), current())
         dst = T.from_numpy(getattr(dtype, "value", dtype))
         if bitcast:
             return bitcast_data(self, dst)

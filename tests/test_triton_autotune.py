@@ -1,0 +1,131 @@
+"""@triton.autotune: names validated at decoration as in 3.9, the model's fastest config chosen (from sampled
+trials, as the full simulation would choose), hooks, pruning, reset_to_zero / restore_value, the config table."""
+
+import numpy as np
+import pytest
+
+import kernellab.triton as triton
+import kernellab.triton.language as tl
+from kernellab.triton import record
+
+
+def _matmul(**autotune):
+    @triton.autotune(configs=[triton.Config({"BM": 16, "BN": 16}), triton.Config({"BM": 64, "BN": 64}),
+                              triton.Config({"BM": 32, "BN": 64})], key=["M", "N", "K"], **autotune)
+    @triton.jit
+    def mm(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr):
+        pid = tl.program_id(0)
+        rm = (pid // tl.cdiv(N, BN)) * BM + tl.arange(0, BM)
+        rn = (pid % tl.cdiv(N, BN)) * BN + tl.arange(0, BN)
+        rk = tl.arange(0, 16)
+        acc = tl.zeros((BM, BN), tl.float32)
+        for k in range(0, K, 16):
+            a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+            b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+            acc = tl.dot(a, b, acc)
+        tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+    return mm
+
+
+def grid(M, N):
+    return lambda meta: (triton.cdiv(M, meta["BM"]) * triton.cdiv(N, meta["BN"]),)
+
+
+@pytest.mark.parametrize("typo", [{"key": ["M", "NN"]}, {"reset_to_zero": ["cc"]}, {"restore_value": ["x"]}])
+def test_names_that_are_not_arguments_raise_at_decoration(typo):
+    kw = {"key": ["M"], **typo}
+    param = next(iter(typo))
+    with pytest.raises(ValueError, match=f"{param} contains names that are not kernel arguments: "
+                                         f"{typo[param][-1]}. Valid argument names are: a_ptr, b_ptr"):
+        triton.autotune(configs=[triton.Config({"BM": 16, "BN": 16})], **kw)(_matmul().fn)
+
+
+def test_chooses_the_config_the_model_predicts_fastest_as_the_full_simulation_would():
+    rng = np.random.default_rng(0)
+    M = N = K = 128
+    a, b = rng.standard_normal((M, K)).astype(np.float32), rng.standard_normal((K, N)).astype(np.float32)
+    c = np.zeros((M, N), np.float32)
+    mm = _matmul()
+    mm[grid(M, N)](a, b, c, M, N, K)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)  # the chosen launch ran in full
+    full = {}
+    for cfg in mm.configs:  # every config simulated in full, ranked by the same prediction
+        full[cfg] = record.launch_seconds(mm.fn.run(a, b, np.zeros_like(c), M, N, K, grid=grid(M, N)(cfg.kwargs),
+                                                    **cfg.kwargs))
+    assert mm.best_config is min(full, key=full.get)
+    assert mm.best_config.kwargs == {"BM": 64, "BN": 64}  # 16×16 tiles reload A and B 4× as often
+    for cfg, (median, p20, p80) in mm.configs_timings.items():
+        assert median == p20 == p80 == pytest.approx(full[cfg] * 1e3, rel=0.05)
+    table = mm.config_table()
+    assert len(table.rows) == 3 and table.rows[0][0].startswith("→ BM=64, BN=64")
+    assert "predicted time on the H100 SXM (µs)" in table.headers[1]
+    c2 = np.zeros_like(c)
+    mm[grid(M, N)](a, b, c2, M, N, K)  # cached per key: no new tuning
+    assert len(mm.cache) == 1 and (c2 == c).all()
+
+
+def test_prune_configs_by_early_prune_and_perf_model():
+    seen = []
+
+    def early(configs, nargs, **kw):
+        seen.append(sorted(nargs))
+        return [c for c in configs if c.kwargs["BM"] != 64]
+
+    mm = _matmul(prune_configs_by={"early_config_prune": early, "perf_model": lambda **kw: kw["BN"], "top_k": 1})
+    a = np.ones((64, 64), np.float32)
+    mm[grid(64, 64)](a, a, np.zeros_like(a), 64, 64, 64)
+    assert seen == [["K", "M", "N", "a_ptr", "b_ptr", "c_ptr"]]
+    assert mm.best_config.kwargs == {"BM": 16, "BN": 16}  # top_k=1 of the smallest BN after pruning: no trial
+
+
+@triton.jit
+def accumulate(x_ptr, out_ptr, n, B: tl.constexpr):
+    offs = tl.program_id(0) * B + tl.arange(0, B)
+    tl.atomic_add(out_ptr + offs % 4, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def test_reset_to_zero_and_hooks_around_each_trial():
+    calls = []
+    tuned = triton.autotune(configs=[triton.Config({"B": 32}, pre_hook=lambda nargs: calls.append(("cfg", nargs["B"]))),
+                                     triton.Config({"B": 64})], key=["n"], reset_to_zero=["out_ptr"])(accumulate)
+    x = np.ones(256, np.float32)
+    out = np.full(4, 1000, np.float32)  # garbage: reset before the chosen launch
+    tuned[lambda m: (triton.cdiv(256, m["B"]),)](x, out, 256)
+    assert out.tolist() == [64.0] * 4  # 256 ones into 4 slots, once
+    assert ("cfg", 32) in calls
+
+    hooks = []
+    tuned = triton.autotune(configs=[triton.Config({"B": 32}), triton.Config({"B": 64})], key=["n"],
+                            pre_hook=lambda nargs, reset_only=False: hooks.append(("pre", reset_only)),
+                            post_hook=lambda nargs, exception: hooks.append(("post", exception)))(accumulate)
+    tuned[lambda m: (triton.cdiv(256, m["B"]),)](x, np.zeros(4, np.float32), 256)
+    assert hooks == [("pre", False), ("post", None), ("pre", False), ("post", None), ("pre", True)]
+
+
+@triton.jit
+def bump(x_ptr, n, B: tl.constexpr):
+    offs = tl.program_id(0) * B + tl.arange(0, B)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1, mask=offs < n)
+
+
+def test_restore_value_and_trials_leave_the_arguments_alone():
+    tuned = triton.autotune(configs=[triton.Config({"B": 32}), triton.Config({"B": 128})], key=["n"],
+                            restore_value=["x_ptr"])(bump)
+    x = np.arange(100, dtype=np.float32)
+    tuned[lambda m: (triton.cdiv(100, m["B"]),)](x, 100)
+    np.testing.assert_array_equal(x, np.arange(100) + 1)  # incremented once: by the chosen launch only
+
+
+def test_conflicting_meta_parameters_are_an_error():
+    tuned = triton.autotune(configs=[triton.Config({"B": 32}), triton.Config({"B": 128})], key=["n"])(bump)
+    with pytest.raises(ValueError, match="Conflicting meta-parameters: B"):
+        tuned[(1,)](np.zeros(8, np.float32), 8, B=32)
+
+
+def test_print_autotuning_prints_the_table(monkeypatch, capsys):
+    monkeypatch.setenv("TRITON_PRINT_AUTOTUNING", "1")
+    tuned = triton.autotune(configs=[triton.Config({"B": 32}), triton.Config({"B": 128})], key=["n"])(bump)
+    tuned[lambda m: (triton.cdiv(100, m["B"]),)](np.zeros(100, np.float32), 100)
+    out = capsys.readouterr().out
+    assert "Triton autotuning for function bump" in out and "best config selected" in out
+    assert "→ B=128, num_warps=4, num_stages=3" in out

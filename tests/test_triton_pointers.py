@@ -1,0 +1,87 @@
+"""Pointers from int64 addresses (x.to(tl.pointer_type(...))) map back to the arrays they came from."""
+
+import numpy as np
+import pytest
+
+import kernellab.triton as triton
+import kernellab.triton.language as tl
+from kernellab import MisalignedError, OutOfBoundsError
+
+
+@triton.jit
+def gather_groups(addr_ptr, sizes_ptr, out_ptr, G, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for g in range(G):
+        p = tl.load(addr_ptr + g).to(tl.pointer_type(tl.float32))
+        n = tl.load(sizes_ptr + g)
+        offs = pid * BLOCK + tl.arange(0, BLOCK)
+        acc += tl.load(p + offs, mask=offs < n, other=0.0)
+    tl.store(out_ptr + pid * BLOCK + tl.arange(0, BLOCK), acc)
+
+
+def test_addresses_of_arrays_never_passed_to_the_launch():
+    rng = np.random.default_rng(3)
+    arrays = [rng.random(n, dtype=np.float32) for n in (100, 64, 250)]
+    for a in arrays:
+        triton.register_array(a)
+    addrs = np.array([a.ctypes.data for a in arrays], np.int64)
+    sizes = np.array([a.size for a in arrays], np.int32)
+    out = np.zeros(256, np.float32)
+    c = gather_groups[(4,)](addrs, sizes, out, 3, BLOCK=64)
+    ref = np.zeros(256)
+    for a in arrays:
+        ref[:a.size] += a
+    np.testing.assert_allclose(out, ref, rtol=1e-6)
+    # 4 programs × 3 groups × (an 8-byte address + a 4-byte size), and every element once
+    assert c.load_bytes == 4 * 3 * (8 + 4) + 4 * (100 + 64 + 250)
+
+
+@triton.jit
+def per_program_array(addr_ptr, out_ptr):
+    p = tl.load(addr_ptr + tl.program_id(0)).to(tl.pointer_type(tl.int32))
+    tl.store(out_ptr + tl.program_id(0), tl.load(p + 1))
+
+
+def test_programs_pointing_into_different_arrays_each_get_theirs():
+    arrays = [np.array([i, 10 * i], np.int32) for i in range(5)]
+    for a in arrays:
+        triton.register_array(a)
+    out = np.zeros(5, np.int32)
+    per_program_array[(5,)](np.array([a.ctypes.data for a in arrays], np.int64), out)
+    assert out.tolist() == [0, 10, 20, 30, 40]
+
+
+@triton.jit
+def first(x_ptr, out_ptr):
+    tl.store(out_ptr, tl.load(x_ptr))
+
+
+def test_an_address_inside_an_array_and_a_launch_argument_found_by_address():
+    big = np.arange(64, dtype=np.int32)
+    out = np.zeros(1, np.int32)
+    first[(1,)](big, out)  # an argument of an earlier launch: known by its address from then on
+    per_program_array[(1,)](np.array([big.ctypes.data + 4 * 10], np.int64), out)  # inside `big`, not its start
+    assert out.tolist() == [11]
+
+
+def test_an_address_inside_no_array_names_the_address():
+    out = np.zeros(1, np.int32)
+    with pytest.raises(OutOfBoundsError, match=r"program \(0,0,0\): address 0x10 is inside no array") as e:
+        per_program_array[(1,)](np.array([16], np.int64), out)
+    assert e.value.details["address"] == 16
+
+
+def test_an_address_between_elements_is_misaligned():
+    a = np.arange(8, dtype=np.int32)
+    triton.register_array(a)
+    with pytest.raises(MisalignedError, match="2 bytes into its array, not a multiple of the 4-byte int32"):
+        per_program_array[(1,)](np.array([a.ctypes.data + 2], np.int64), np.zeros(1, np.int32))
+
+
+def test_torch_tensors_found_by_their_data_ptr():
+    torch = pytest.importorskip("torch")
+    ts = [torch.arange(3, dtype=torch.int32) * (i + 1) for i in range(3)]
+    out = torch.zeros(3, dtype=torch.int32)
+    per_program_array[(3,)](torch.tensor([t.data_ptr() for t in ts]), out)
+    assert out.tolist() == [1, 2, 3]
