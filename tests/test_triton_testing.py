@@ -33,10 +33,10 @@ def test_do_bench_is_the_predicted_time_of_the_launches():
     x = np.ones(n, np.float32)
     y = np.ones(n, np.float32)
     ms = T.do_bench(lambda: add(x, y))
-    # three arrays of 4 MiB once each through DRAM: 12 MiB ÷ 3.35e12 B/s, the H100's bandwidth
-    assert ms == pytest.approx(3 * 4 * n / 3.35e12 * 1e3, rel=1e-9)
+    # three arrays of 4 MiB once each through DRAM: 12 MiB ÷ 3.35e12 B/s, the H100's bandwidth, + a 3 µs launch
+    assert ms == pytest.approx((3 * 4 * n / 3.35e12 + 3e-6) * 1e3, rel=1e-9)
     counts = add_kernel[(n // 1024,)](x, y, np.empty_like(x), n, BLOCK=1024)
-    assert ms == pytest.approx(predict(counts, H100)["estimate_time"] * 1e3, rel=1e-9)
+    assert ms == pytest.approx(predict(counts, H100)["estimate_total_time"] * 1e3, rel=1e-9)
     assert T.do_bench(lambda: add(x, y), quantiles=[0.5, 0.2, 0.8]) == [ms] * 3
     assert T.do_bench_cudagraph(lambda: add(x, y)) == ms
 
@@ -98,7 +98,8 @@ def test_perf_report_table_labels_the_measure_and_the_unpredicted_cells(capsys, 
     assert out.startswith("add-bench:\n(GB/s from the GPU time predicted by kernellab's model on the H100 SXM")
     assert "Triton (GB/s)" in out and "NumPy (GB/s)" in out
     lines = out.splitlines()
-    assert lines[-1].split()[:2] == ["65536", "3350"]  # 3·n·4 B at 3.35 TB/s: the bandwidth itself
+    # 3·n·4 B in (3·n·4 B ÷ 3.35 TB/s + 3 µs): 786432 B / 3.2348 µs = 243.119 GB/s
+    assert lines[-1].split()[:2] == ["65536", "243.119"]
     assert out.count("not predicted: no kernellab launch") == 2
     assert len(frames) == 1
     rows = list(csv.reader((tmp_path / "add-bench.csv").read_text().splitlines()))

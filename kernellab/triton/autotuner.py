@@ -4,9 +4,8 @@ The autotuner chooses the config the performance model predicts fastest on the m
 (:mod:`kernellab.triton.driver`, the H100 unless ``KERNELLAB_GPU`` says otherwise): each config runs
 once, as a sampled launch (:mod:`kernellab.triton.sampling`: counted, not computed) on copies of the
 array arguments, so a trial never changes the real outputs, and is charged
-``kernellab.model.predict(counts, gpu)["estimate_time"]``. Ties (the model charges no launch overhead,
-so two configs moving the same bytes tie) go to the config with fewer programs, then to the one
-listed first. As in
+``kernellab.model.predict(counts, gpu)["estimate_total_time"]`` (the run and its launch). Ties (two
+configs moving the same bytes) go to the config with fewer programs, then to the one listed first. As in
 Triton 3.9, ``key``, ``reset_to_zero`` and ``restore_value`` must name kernel arguments (a
 ``ValueError`` at decoration otherwise); ``prune_configs_by`` (``early_config_prune``, ``perf_model``,
 ``top_k``), ``reset_to_zero``, ``restore_value``, ``pre_hook``, ``post_hook`` and ``Config.pre_hook``
@@ -23,11 +22,13 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 
 import numpy as np
 
 from kernellab.i18n import _
 
+from ..errors import ModelWarning
 from ..report import Table
 from . import driver, record, sampling
 from .runtime import JITFunction
@@ -225,7 +226,9 @@ class Autotuner(_Wrapped):
         rows = []
         for cfg, cnt in sorted(self.trials.items(), key=lambda kv: self.configs_timings[kv[0]][0]):
             try:
-                bound = resource_label(predict(cnt, gpu)["bound"])
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ModelWarning)
+                    bound = resource_label(predict(cnt, gpu)["bound"])
             except ValueError:
                 bound = "-"
             rows.append([("→ " if cfg is self.best_config or cfg == self.best_config else "  ") + _config_text(cfg),
@@ -276,13 +279,13 @@ def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_va
     ...     tl.store(out_ptr + offs, 1.0, mask=offs < n)
     >>> out = np.zeros(100, np.float32)
     >>> _ = fill[lambda meta: (triton.cdiv(100, meta["B"]),)](out, 100)
-    >>> fill.best_config.kwargs, float(out.sum())  # a tie (13 sectors, 416 B ÷ 3.35 TB/s): 1 program beats 4
+    >>> fill.best_config.kwargs, float(out.sum())  # a tie (416 B ÷ 3.35 TB/s + a 3 µs launch): 1 program beats 4
     ({'B': 128}, 100.0)
     >>> print(fill.config_table().to_text())
     config                              predicted time on the H100 SXM (µs)  bound by  FLOPs  DRAM bytes
     ----------------------------------  -----------------------------------  --------  -----  ----------
-      B=32, num_warps=4, num_stages=3                             0.0001242  DRAM          0         416
-    → B=128, num_warps=4, num_stages=3                            0.0001242  DRAM          0         416
+      B=32, num_warps=4, num_stages=3                                     3  DRAM          0         416
+    → B=128, num_warps=4, num_stages=3                                    3  DRAM          0         416
     """
 
     def decorator(fn):

@@ -27,13 +27,13 @@ Examples
 ...     else:
 ...         ms = triton.testing.do_bench(lambda: np.copyto(y, x))
 ...     return 2 * x.nbytes * 1e-9 / (ms * 1e-3)
->>> table = bench.run(print_data=True, return_df=True)    # 2·n·4 B ÷ 3.35 TB/s: the H100's bandwidth
+>>> table = bench.run(print_data=True, return_df=True)  # 2·n·4 B ÷ (2·n·4 B ÷ 3.35 TB/s + 3 µs launch)
 copy:
 (GB/s from the GPU time predicted by kernellab's model on the H100 SXM (not measured))
       n  Triton (GB/s)  NumPy (GB/s)
 -------  -------------  ----------------------------------
-  65536           3350  not predicted: no kernellab launch
-1048576           3350  not predicted: no kernellab launch
+  65536        166.098  not predicted: no kernellab launch
+1048576        1524.08  not predicted: no kernellab launch
 """
 
 from __future__ import annotations

@@ -19,8 +19,8 @@ Examples
 ...     _ = fill[(4,)](out, BLOCK=1024)
 >>> [(l.kernel, l.grid, l.counts.store_bytes, l.sampled) for l in launches]
 [('fill', (4, 1, 1), 16384, False)]
->>> f"{predicted_seconds(launches) * 1e9:.2f} ns"     # 16384 DRAM bytes ÷ 3.35e12 B/s (the H100's)
-'4.89 ns'
+>>> f"{predicted_seconds(launches) * 1e6:.4f} µs"  # 16384 DRAM bytes ÷ 3.35e12 B/s (4.89 ns) + the 3 µs launch
+'3.0049 µs'
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from ..errors import ModelWarning
 from ..model.bounds import predict
+from ..specs import as_perf
 from . import driver
 
 _RECORDERS: ContextVar[tuple] = ContextVar("kernellab_triton_recorders", default=())
@@ -49,20 +50,22 @@ class Launch:
 
     def seconds(self, gpu=None) -> float:
         """The model's estimate of this launch's time on ``gpu`` (default: the driver's modelled GPU), in
-        seconds: ``kernellab.model.predict(counts, gpu)["estimate_time"]``; 0 for a launch that charges no
-        resource (no memory access, no arithmetic)."""
+        seconds: :func:`launch_seconds`, the calibrated estimate plus the launch overhead."""
         return launch_seconds(self.counts, gpu)
 
 
 def launch_seconds(counts, gpu=None) -> float:
-    """``predict(counts, gpu)["estimate_time"]`` in seconds (0 when the counts charge nothing)."""
+    """``predict(counts, gpu)["estimate_total_time"]`` in seconds: the calibrated estimate of the run plus
+    the launch overhead (``Perf.launch_s``), what a GPU timer around the launch would read. The model's
+    warnings (a run shorter than its launch) are not repeated here: the total already includes it.
+    Counts that charge nothing cost the launch alone."""
     gpu = driver.gpu() if gpu is None else gpu
-    try:
-        with warnings.catch_warnings():  # a benchmark of small kernels: predict's ModelWarning is noise here
-            warnings.simplefilter("ignore", ModelWarning)
-            return float(predict(counts, gpu)["estimate_time"])
-    except ValueError:  # all counts zero: nothing to charge
-        return 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)
+        try:
+            return float(predict(counts, gpu)["estimate_total_time"])
+        except ValueError:  # all counts zero: nothing but the launch
+            return float(as_perf(gpu).launch_s)
 
 
 @contextmanager
