@@ -61,4 +61,10 @@ from .sgemm.study import compare_kernels
 # --- benchmarking ---
 from .bench import Timing, do_bench
 
+# --- profiling: counts per line, the source view, the report (the module kernellab.report is callable:
+# kernellab.report(counts, gpu) is kernellab.profile.report) ---
+from . import record
+from .profile import Report
+from .source import SourceView
+
 __version__ = "0.1.0"  # the one place the version is written (pyproject reads it)

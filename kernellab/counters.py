@@ -97,6 +97,20 @@ class LoadStoreTotals:
         """The compulsory DRAM traffic in bytes, every distinct sector touched (``dram_sectors``) once × 32 B."""
         return SECTOR_BYTES * sum(self.dram_sectors.values())
 
+    def source(self, columns=None, top: int = 3):
+        """The kernel's source with these counts per line beside it (a launch made with ``lines=True``);
+        see :class:`kernellab.source.SourceView`."""
+        from .source import SourceView
+
+        return SourceView(self, columns, top)
+
+    def report(self, gpu=None):
+        """The profiler's report of these counts on ``gpu`` (default: the RTX A6000); see
+        :func:`kernellab.profile.report`."""
+        from .profile import report
+
+        return report(self, gpu)
+
     requests = _loads_and_stores("requests", "Requests (warp-level)")
     sectors = _loads_and_stores("sectors", "32-byte sectors, per request,")
     lines = _loads_and_stores("lines", "128-byte lines, per request,")
@@ -165,6 +179,7 @@ class Counts(LoadStoreTotals):
     atomic_bytes: int = 0  # bytes the active lanes' atomics send (the old values come back alike)
     atomic_same_address: int = 0  # the most atomic updates any one address receives (the L2 serialises them);
     #                               counts of several launches add theirs
+    launch: dict = field(default_factory=dict, compare=False, repr=False)  # grid, block, smem_per_block (B)
 
     # --- the names both engines share (TritonCounts has the same) ------------------------------
     load_requests = _alias("gld_instr", "Global load requests, warp-level; ``l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum``.")
@@ -232,6 +247,8 @@ class Counts(LoadStoreTotals):
             a, b = getattr(self, f.name), getattr(other, f.name)
             if f.name == "by_line":
                 merged[f.name] = None
+            elif f.name == "launch":
+                merged[f.name] = {}
             elif isinstance(a, dict):
                 merged[f.name] = {k: a.get(k, 0) + b.get(k, 0) for k in a.keys() | b.keys()}
             elif f.name == "shape":

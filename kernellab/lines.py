@@ -69,6 +69,7 @@ class LineFinder:
         self.root = getattr(fn, "__code__", None)
         self.file = self.root.co_filename if self.root else "<unknown>"
         self.first = self.root.co_firstlineno if self.root else 0
+        self.last = max([self.first] + [n for *_, n in self.root.co_lines() if n]) if self.root else 0
         self.callers = frozenset(helper_callers)
         self.note: str | None = None
         if self.root is None:
@@ -115,7 +116,7 @@ class ByLine(Mapping):
         self.note = finder.note
         self.kernel = finder.name
         self.file = finder.file
-        self.first = finder.first
+        self.first, self.last = finder.first, finder.last  # the kernel's first and last line in its file
 
     def __getitem__(self, key):
         if isinstance(key, int):  # a line of the kernel's own file

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from dataclasses import replace
 
 import numpy as np
 
@@ -116,7 +117,9 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
             kernel(blk, *args)
     except Exception as exc:  # one traceback, ending at the kernel's line; a hint for a Python `if` on lanes
         raise user_traceback(lane_hint(exc, name)) from exc.__cause__
-    return launched(name, "simt", tally.counts(memory.dram_sectors(), shape), g, b)
+    counts = replace(tally.counts(memory.dram_sectors(), shape),
+                     launch={"grid": g, "block": b, "smem_per_block": blk.smem_bytes})
+    return launched(name, "simt", counts, g, b)
 
 
 def _named_arrays(kernel, name: str, args: tuple) -> dict[str, np.ndarray]:

@@ -66,6 +66,7 @@ class TritonCounts(LoadStoreTotals):
     #                               a sum of launches adds theirs
     dram_sectors: dict = field(default_factory=dict)  # array name → distinct 32-byte sectors loaded or stored
     by_line: object = field(default=None, compare=False, repr=False)  # lines=True: ByLine rows (kernellab.lines)
+    launch: dict = field(default_factory=dict, compare=False, repr=False)  # the launch's grid
 
     def __getitem__(self, key: str):
         if key in self.keys():
@@ -105,7 +106,8 @@ def count_access(addresses: np.ndarray, active: np.ndarray | None, width: int) -
     return requests(acc), sectors(acc), bytes_requested(acc), lines(acc)
 
 
-_NAMES = tuple(f.name for f in fields(TritonCounts) if f.name not in ("per_program", "dram_sectors", "by_line"))
+_NAMES = tuple(f.name for f in fields(TritonCounts)
+               if f.name not in ("per_program", "dram_sectors", "by_line", "launch"))
 _SHARED = ("requests", "sectors", "lines", "bytes", "dram_bytes")
 _FLUSH_LANES = 1 << 20  # count pending small accesses once this many lanes have gathered
 

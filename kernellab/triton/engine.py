@@ -12,6 +12,7 @@ that raised it, with a traceback that ends at the kernel's line (``kernellab.tra
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
@@ -126,5 +127,6 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     counts = tally.result(breakdown, touched.sectors())
     if sample is not None:
         counts = sampling.scale(counts, sample[1], n_programs, touched.sizes())
+    counts = replace(counts, launch={"grid": g})
     record.note(kernel, g, counts, sampled=sample is not None)
     return launched(kernel, "triton", counts, g)

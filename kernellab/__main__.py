@@ -1,0 +1,8 @@
+"""``python -m kernellab profile SCRIPT.py …``: see :mod:`kernellab.cli`."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,290 @@
+"""The profiler's report of one launch: Nsight Compute's sections, and findings that name a line and a metric.
+
+``report(counts, gpu)`` (or ``counts.report(gpu)``) returns a :class:`Report`: aligned text in a terminal,
+HTML in the gallery or Jupyter. Its sections are named as Nsight Compute names them — GPU Speed Of
+Light, Memory Workload Analysis, Shared Memory, Warp State (divergence), Launch Statistics and
+Occupancy — and its findings (:func:`findings`) are written in the style of Nsight's rules, each
+naming the line (when the launch counted lines) and the metric behind it.
+
+Examples
+--------
+>>> import numpy as np
+>>> from kernellab import launch
+>>> def strided(blk, x, y):
+...     v = blk.load(x, blk.tx * 8)          # each lane its own sector
+...     blk.store(y, blk.tx, v)
+>>> c = launch(strided, 1, 32, args=(np.ones(256, np.float32), np.empty(32, np.float32)), lines=True)
+>>> for f in findings(c): print(f)       # 32 + 4 sectors, ideally 4 + 4: 28 excess, all on line 2
+uncoalesced global accesses: line 2 causes 100 % of the excess sectors (28 of 36 sectors; 32.0 sectors per request, ideally 4.0)
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+from . import metrics
+from .access import WARP_SIZE
+from .i18n import _
+from .report import Table, fmt_bytes, fmt_num, fmt_time
+from .specs import A6000, as_gpu, as_perf
+
+EXCESS_SECTORS = 0.10  # a finding when excess sectors are at least this share of all sectors
+CONFLICT_SHARE = 0.10  # a finding for each line with at least this share of the launch's bank conflicts
+DIVERGENCE = 0.80  # a finding for a line below this SIMT efficiency …
+DIVERGENCE_SHARE = 0.05  # … that issues at least this share of the warp instructions
+_RESOURCES = (  # the model's times (kernellab.model.bounds.predict) and the Nsight Compute metric each stands for
+    ("t_fma", "FMA pipe", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"),
+    ("t_issue", "Instruction issue", "sm__inst_issued.avg.pct_of_peak_sustained_active"),
+    ("t_mio", "MIO (load/store issue)", "sm__mio_inst_issued.avg.pct_of_peak_sustained_active"),
+    ("t_l1", "L1/TEX lines", "l1tex__throughput.avg.pct_of_peak_sustained_active"),
+    ("t_smem", "Shared memory", "l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed"),
+    ("t_dram", "DRAM", "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One of the report's conclusions: what it found, on which line (None: the whole kernel), by which metric."""
+
+    rule: str  # "uncoalesced", "bank conflicts" or "divergence"
+    line: int | None  # the line in the kernel's file, or None
+    metric: str  # the Nsight Compute metric it reads
+    value: float  # the metric's value behind the finding (share, ways or efficiency)
+    message: str  # the sentence, in the reader's language
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _excess(c) -> int:
+    return c.sectors - c.load_ideal_sectors - c.store_ideal_sectors
+
+
+def _uncoalesced(counts) -> list[Finding]:
+    if not hasattr(counts, "warp_instr") or not counts.sectors:
+        return []
+    excess = _excess(counts)
+    if excess < EXCESS_SECTORS * counts.sectors:
+        return []
+    ideal = counts.sectors - excess
+    metric = "memory_l2_theoretical_sectors_global_excessive"
+    if counts.by_line is None:
+        return [Finding("uncoalesced", None, metric, excess / counts.sectors, _(
+            "uncoalesced global accesses: {pct:.0f} % of the {sectors} sectors are excess, ideally {ideal} "
+            "(launch with lines=True to see the line)").format(pct=100 * excess / counts.sectors,
+                                                                sectors=counts.sectors, ideal=ideal))]
+    key, row = max(counts.by_line.items(), key=lambda kv: _excess(kv[1]))
+    share = _excess(row) / excess
+    ideal_row = row.load_ideal_sectors + row.store_ideal_sectors
+    return [Finding("uncoalesced", key[1], metric, share, _(
+        "uncoalesced global accesses: line {line} causes {pct:.0f} % of the excess sectors ({excess} of "
+        "{sectors} sectors; {per:.1f} sectors per request, ideally {ideal:.1f})").format(
+        line=key[1], pct=100 * share, excess=excess, sectors=counts.sectors,
+        per=row.sectors / row.requests, ideal=ideal_row / row.requests))]
+
+
+def _conflicts(counts) -> list[Finding]:
+    if not hasattr(counts, "warp_instr"):
+        return []
+    wave = counts.shld_wavefronts + counts.shst_wavefronts
+    total = wave - counts.shld_ideal - counts.shst_ideal
+    if total <= 0:
+        return []
+    metric = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"
+    if counts.by_line is None:
+        return [Finding("bank conflicts", None, metric, total / wave, _(
+            "bank conflicts: {conflicts} of the {wavefronts} shared wavefronts are extra ({pct:.0f} %; launch "
+            "with lines=True to see the line)").format(conflicts=total, wavefronts=wave, pct=100 * total / wave))]
+    out = []
+    for key, row in sorted(counts.by_line.items(), key=lambda kv: -(kv[1].shld_conflicts + kv[1].shst_conflicts)):
+        conflicts = row.shld_conflicts + row.shst_conflicts
+        if conflicts <= 0 or conflicts < CONFLICT_SHARE * total or len(out) == 3:
+            continue
+        ways = (row.shld_wavefronts + row.shst_wavefronts) / (row.shld_ideal + row.shst_ideal)
+        out.append(Finding("bank conflicts", key[1], metric, ways, _(
+            "{ways:.0f}-way bank conflicts on line {line}: {conflicts} extra wavefronts, {pct:.0f} % of the "
+            "kernel's bank conflicts").format(ways=ways, line=key[1], conflicts=conflicts, pct=100 * conflicts / total)))
+    return out
+
+
+def _divergence(counts) -> list[Finding]:
+    if not hasattr(counts, "warp_instr") or not counts.warp_instr:
+        return []
+    metric = "smsp__thread_inst_executed_per_inst_executed.pct"
+    if counts.by_line is None:
+        eff = counts.simt_efficiency()
+        if eff >= DIVERGENCE:
+            return []
+        return [Finding("divergence", None, metric, eff, _(
+            "divergent branches: {pct:.0f} % SIMT efficiency over the kernel (launch with lines=True to see "
+            "the line)").format(pct=100 * eff))]
+    worst = None
+    for key, row in counts.by_line.items():
+        if not row.warp_instr or row.warp_instr < DIVERGENCE_SHARE * counts.warp_instr:
+            continue
+        eff = row.simt_efficiency()
+        lost = row.warp_instr * WARP_SIZE - row.thread_instr
+        if eff < DIVERGENCE and (worst is None or lost > worst[0]):
+            worst = (lost, key, eff)
+    if worst is None:
+        return []
+    _lost, key, eff = worst
+    return [Finding("divergence", key[1], metric, eff, _(
+        "divergent branch at line {line}: {pct:.0f} % SIMT efficiency ({threads:.1f} of 32 threads active "
+        "per warp instruction)").format(line=key[1], pct=100 * eff, threads=32 * eff))]
+
+
+def findings(counts) -> list[Finding]:
+    """The report's findings: uncoalesced global accesses, bank conflicts, divergence (SIMT launches).
+
+    * **uncoalesced**: excess sectors (sectors − ideal sectors) are at least 10 % of the sectors; the
+      line with the most excess sectors is named with its share of them;
+    * **bank conflicts**: each line (up to 3) with at least 10 % of the bank conflicts, with its ways
+      (wavefronts ÷ ideal wavefronts; a line's conflicts are n-way when its requests take n times the
+      wavefronts they would take without conflict);
+    * **divergence**: the line that idles the most lanes among those below 80 % SIMT efficiency and
+      issuing at least 5 % of the warp instructions.
+    """
+    return _uncoalesced(counts) + _conflicts(counts) + _divergence(counts)
+
+
+@dataclass
+class Section:
+    """One section of the report: a title (Nsight Compute's) and a table of metrics."""
+
+    title: str
+    table: Table
+
+
+def _rows(counts, names) -> list[list[str]]:
+    out = []
+    for name in names:
+        m = metrics.BY_NAME[name]
+        v = m.value(counts)
+        if v is not None:
+            out.append([metrics.header(m), m.name, fmt_bytes(v) if m.unit == "B" else metrics.fmt(m, v)])
+    return out
+
+
+def _table(rows) -> Table:
+    return Table([_("Metric"), _("Nsight Compute name"), _("Value")], rows)
+
+
+class Report:
+    """The profiler's report of one launch (see the module's docstring)."""
+
+    def __init__(self, counts, gpu=None, name: str | None = None):
+        gpu = as_gpu(gpu or A6000)
+        self.counts, self.gpu = counts, gpu
+        self.name = name or (counts.by_line.kernel if counts.by_line is not None else None)
+        self.simt = hasattr(counts, "warp_instr")
+        self.sections = [s for s in (self._sol(), self._memory(), self._shared(), self._warps(), self._launch())
+                         if s is not None]
+        self.findings = findings(counts)
+
+    def _sol(self) -> Section | None:
+        from .model import predict
+
+        try:
+            p = predict(self.counts, as_perf(self.gpu))
+        except ValueError:
+            return None
+        rows = [[_(label), metric, fmt_time(p[key]), f"{100 * p[key] / p['time']:.1f} %"]
+                for key, label, metric in _RESOURCES if p.get(key)]
+        rows.append([_("Bound"), "", p["bound"], fmt_time(p["time"])])
+        return Section(_("GPU Speed Of Light"),
+                       Table([_("Resource"), _("Nsight Compute name"), _("Time"), _("Share of the bound")], rows))
+
+    def _memory(self) -> Section:
+        names = ["l1tex__t_requests_pipe_lsu_mem_global.sum", "l1tex__t_sectors_pipe_lsu_mem_global.sum",
+                 "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global.ratio",
+                 "memory_l2_theoretical_sectors_global", "memory_l2_theoretical_sectors_global_excessive",
+                 "lines", "l1tex__t_bytes_pipe_lsu_mem_global.sum", "dram__bytes.sum"]
+        if not self.simt:
+            names.insert(6, "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum")
+        rows = _rows(self.counts, names)
+        if self.simt and self.counts.sectors:
+            excess = self.counts.sectors - self.counts.load_ideal_sectors - self.counts.store_ideal_sectors
+            rows.insert(5, [_("Excess sectors %"), "", f"{100 * excess / self.counts.sectors:.1f} %"])
+        return Section(_("Memory Workload Analysis"), _table(rows))
+
+    def _shared(self) -> Section | None:
+        if not self.simt or not (self.counts.shld_instr + self.counts.shst_instr):
+            return None
+        c = self.counts
+        rows = [[_("Shared requests"), "smsp__inst_executed_op_shared_{ld,st}.sum", f"{c.shld_instr + c.shst_instr:,}"]]
+        rows += _rows(c, ["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "memory_l1_wavefronts_shared_ideal",
+                          "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"])
+        return Section(_("Shared Memory"), _table(rows))
+
+    def _warps(self) -> Section | None:
+        if not self.simt:
+            return None
+        c = self.counts
+        rows = _rows(c, ["smsp__inst_executed.sum", "smsp__thread_inst_executed.sum",
+                         "smsp__thread_inst_executed_per_inst_executed.pct"])
+        rows.append([_("Active threads per warp instruction"), "smsp__thread_inst_executed_per_inst_executed.ratio",
+                     f"{WARP_SIZE * c.simt_efficiency():.1f}"])
+        return Section(_("Warp State (divergence)"), _table(rows))
+
+    def _launch(self) -> Section:
+        from .model import occupancy
+
+        c, info = self.counts, self.counts.launch
+        rows = []
+        if "grid" in info:
+            rows.append([_("Grid size"), "launch__grid_size", "×".join(map(str, info["grid"]))])
+        if not self.simt:
+            rows.append([_("Programs"), "", fmt_num(c.programs)])
+            return Section(_("Launch Statistics and Occupancy"), _table(rows))
+        if "block" in info:
+            b = info["block"]
+            threads = b[0] * b[1] * b[2]
+            rows += [[_("Block size"), "launch__block_size", "×".join(map(str, b))],
+                     [_("Threads"), "launch__thread_count", fmt_num(threads * _prod(info["grid"]))],
+                     [_("Shared memory per block"), "launch__shared_mem_per_block_static",
+                      fmt_bytes(info["smem_per_block"])]]
+            occ = occupancy(self.gpu, threads, smem_per_block=info["smem_per_block"])
+            rows += [[_("Blocks per SM"), "launch__occupancy_limit_blocks", str(occ.blocks_per_sm)],
+                     [_("Theoretical occupancy"), "sm__maximum_warps_per_active_cycle_pct",
+                      f"{100 * occ.occupancy:.0f} %"]]
+        rows.append([_("Barriers"), "", fmt_num(c.barriers)])
+        return Section(_("Launch Statistics and Occupancy"), _table(rows))
+
+    def to_text(self) -> str:
+        """The sections as aligned text, then the findings."""
+        title = _("kernel {name} on the {gpu}").format(name=self.name or "?", gpu=self.gpu.name)
+        parts = [title, "=" * len(title)]
+        for s in self.sections:
+            parts += ["", f"{s.title}", "-" * len(s.title), s.table.to_text()]
+        parts += ["", _("Findings"), "-" * len(_("Findings"))]
+        parts += [f"  * {f}" for f in self.findings] or ["  " + _("none: no rule fired")]
+        return "\n".join(parts)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        title = _("kernel {name} on the {gpu}").format(name=self.name or "?", gpu=self.gpu.name)
+        out = [f'<div class="kernellab-report"><p><strong>{html.escape(title)}</strong></p>']
+        for s in self.sections:
+            out.append(f"<p><em>{html.escape(s.title)}</em></p>{s.table._repr_html_()}")
+        items = "".join(f"<li>{html.escape(str(f))}</li>" for f in self.findings) or \
+            f"<li>{html.escape(_('none: no rule fired'))}</li>"
+        out.append(f"<p><em>{html.escape(_('Findings'))}</em></p><ul>{items}</ul></div>")
+        return "".join(out)
+
+
+def _prod(dims) -> int:
+    out = 1
+    for d in dims:
+        out *= d
+    return out
+
+
+def report(counts, gpu=None, name: str | None = None) -> Report:
+    """The report of ``counts`` on ``gpu`` (a ``GPU`` or its ``Perf``; default the RTX A6000)."""
+    return Report(counts, gpu, name)

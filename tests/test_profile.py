@@ -1,0 +1,142 @@
+"""The source view, the report and its findings, each finding on a kernel built to trigger it."""
+
+import numpy as np
+import pytest
+
+import kernellab as kl
+from kernellab import H100, launch
+from kernellab.metrics import METRICS, values
+from kernellab.profile import findings
+
+
+def line_of(fn, text):
+    """The file line number of the line of ``fn`` that starts with ``text``."""
+    import inspect
+
+    lines, first = inspect.getsourcelines(fn)
+    hits = [first + i for i, s in enumerate(lines) if s.strip().startswith(text)]
+    assert len(hits) == 1
+    return hits[0]
+
+
+def strided(blk, x, y):
+    v = blk.load(x, blk.tx * 8)  # lane l reads float 8l: bytes 32l, its own sector
+    blk.store(y, blk.tx, v)
+
+
+def coalesced(blk, x, y):
+    v = blk.load(x, blk.tx)
+    blk.store(y, blk.tx, v)
+
+
+def test_uncoalesced_finding_names_the_line_and_its_share():
+    x, y = np.ones(256, np.float32), np.empty(32, np.float32)
+    c = launch(strided, 1, 32, args=(x, y), lines=True)
+    # load: 32 sectors, ideal 32·4 B / 32 = 4; store: 4 sectors, ideal 4; excess 28 of 36, all on the load line
+    (f,) = findings(c)
+    assert (f.rule, f.line, f.metric) == ("uncoalesced", line_of(strided, "v = blk.load"),
+                                          "memory_l2_theoretical_sectors_global_excessive")
+    assert f.value == 1.0 and f"line {f.line} causes 100 % of the excess sectors (28 of 36 sectors" in str(f)
+    assert "32.0 sectors per request, ideally 4.0" in str(f)
+    assert findings(launch(coalesced, 1, 32, args=(x, y), lines=True)) == []
+    (g,) = findings(launch(strided, 1, 32, args=(x, y)))  # no lines: the kernel as a whole
+    assert g.line is None and "78 % of the 36 sectors are excess" in str(g)  # 28 / 36 = 77.8 %
+
+
+def conflicted(blk, out, PAD):
+    s = blk.shared(32 * (8 + PAD), np.float32, name="s")
+    blk.store(s, blk.tx, blk.tx.astype(np.float32))
+    blk.syncthreads()
+    v = blk.load(s, blk.tx * (8 + PAD))  # stride 8 words: lanes l and l+4 share a bank
+    blk.store(out, blk.tx, v)
+
+
+def test_bank_conflict_finding_before_and_after_padding():
+    out = np.empty(32, np.float32)
+    c = launch(conflicted, 1, 32, args=(out, 0), lines=True)
+    # stride 8 words: bank (8l mod 32) takes 4 values, 8 lanes each: 8 wavefronts, ideal 1, 7 conflicts
+    (f,) = findings(c)
+    assert (f.rule, f.line, f.value) == ("bank conflicts", line_of(conflicted, "v = blk.load(s"), 8.0)
+    assert str(f).startswith(f"8-way bank conflicts on line {f.line}: 7 extra wavefronts, 100 %")
+    # stride 9 words: 9l mod 32 is a different bank for every lane (9 is odd): no conflict
+    assert findings(launch(conflicted, 1, 32, args=(out, 1), lines=True)) == []
+
+
+def divergent(blk, x, y):
+    i = blk.tx
+    with blk.where(i % 4 == 0):  # one lane in four
+        v = blk.load(x, i // 4)
+        for _ in range(8):
+            v = blk.fma(v, 2.0, 1.0)
+        blk.store(y, i // 4, v)
+
+
+def test_divergence_finding_names_the_line_with_the_most_idle_lanes():
+    x, y = np.ones(64, np.float32), np.empty(64, np.float32)
+    c = launch(divergent, 1, 64, args=(x, y), lines=True)
+    # 2 warps × 8 FMAs with 8 of 32 lanes each: 25 % on the FMA line, which idles 16 × 24 lanes
+    (f,) = [f for f in findings(c) if f.rule == "divergence"]
+    assert (f.line, f.value) == (line_of(divergent, "v = blk.fma"), 0.25)
+    assert str(f) == f"divergent branch at line {f.line}: 25 % SIMT efficiency (8.0 of 32 threads active per warp instruction)"
+    assert not [f for f in findings(launch(coalesced, 1, 32, args=(x[:32], y[:32]), lines=True)) if f.rule == "divergence"]
+
+
+def test_report_sections_and_metric_names():
+    x, y = np.ones(256, np.float32), np.empty(32, np.float32)
+    c = launch(strided, 1, 32, args=(x, y), lines=True)
+    r = kl.report(c, H100)
+    assert [s.title for s in r.sections] == ["GPU Speed Of Light", "Memory Workload Analysis", "Warp State (divergence)",
+                                             "Launch Statistics and Occupancy"]
+    text = r.to_text()
+    assert "l1tex__t_sectors_pipe_lsu_mem_global.sum" in text and "Findings" in text and "H100" in text
+    assert "77.8 %" in text  # excess sectors, 28 / 36
+    assert "<table" in r._repr_html_() and "uncoalesced" in r._repr_html_()
+    assert c.report(H100).to_text() == text
+    cs = launch(conflicted, 1, 32, args=(np.empty(32, np.float32), 0))
+    shared = next(s for s in cs.report().sections if s.title == "Shared Memory")
+    assert ["Bank conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", "7"] in shared.table.rows
+
+
+def test_report_and_source_in_chinese(monkeypatch):
+    monkeypatch.setenv("KERNELLAB_LANG", "zh_CN")
+    c = launch(strided, 1, 32, args=(np.ones(256, np.float32), np.empty(32, np.float32)), lines=True)
+    text = c.report().to_text()
+    assert "访存负载分析" in text and "结论" in text and "全局访存未合并" in text
+    view = c.source().to_text()
+    assert "行号" in view and "源码" in view and "多余 sector 数" in view
+
+
+def test_source_view_columns_marks_and_html():
+    c = launch(strided, 1, 32, args=(np.ones(256, np.float32), np.empty(32, np.float32)), lines=True)
+    view = c.source(columns=["Requests", "Sectors", "Ideal sectors"])
+    load = line_of(strided, "v = blk.load")
+    row = next(r for r in view.rows if r[1] == str(load))
+    assert row[0] == "●" and row[2] == ["1", "32", "4"]
+    lines = view.to_text().splitlines()
+    assert lines[0].split()[:4] == ["Line", "Requests", "Sectors", "Ideal"]
+    assert len(lines) == 2 + 3  # header, rule, the def line and two statements
+    html = view._repr_html_()
+    assert html.count('class="kernellab-hot"') == 2 and "&quot;" not in html.split("<tbody>")[0]
+    with pytest.raises(ValueError, match="lines=True"):
+        launch(strided, 1, 32, args=(np.ones(256, np.float32), np.empty(32, np.float32))).source()
+    with pytest.raises(ValueError, match="unknown column"):
+        c.source(columns=["Sectorz"])
+
+
+def test_every_metric_reads_both_engines():
+    import kernellab.triton as triton
+    import kernellab.triton.language as tl
+
+    @triton.jit
+    def k(x_ptr, n, B: tl.constexpr):
+        offs = tl.arange(0, B)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1.0, mask=offs < n)
+
+    x = np.zeros(64, np.float32)
+    ct = k[(1,)](x, 64, B=64, lines=True)
+    vt = values(ct)
+    assert vt["l1tex__t_requests_pipe_lsu_mem_global.sum"] == 4 and "smsp__inst_executed.sum" not in vt
+    assert "dram__bytes.sum" not in values(next(iter(ct.by_line.values())), row=True)  # launch-level in Triton
+    vs = values(launch(coalesced, 1, 32, args=(x[:32], x[32:])))
+    assert set(vs) == {m.name for m in METRICS}
+    assert ct.report().sections[0].title == "GPU Speed Of Light"
