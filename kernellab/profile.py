@@ -21,10 +21,12 @@ uncoalesced global accesses: line 2 causes 100 % of the excess sectors (28 of 36
 from __future__ import annotations
 
 import html
+import warnings
 from dataclasses import dataclass
 
 from . import metrics
 from .access import WARP_SIZE
+from .errors import ModelWarning
 from .i18n import _
 from .report import Table, fmt_bytes, fmt_num, fmt_time
 from .specs import A6000, as_gpu, as_perf
@@ -40,6 +42,7 @@ _RESOURCES = (  # the model's times (kernellab.model.bounds.predict) and the Nsi
     ("t_l1", "L1/TEX lines", "l1tex__throughput.avg.pct_of_peak_sustained_active"),
     ("t_smem", "Shared memory", "l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed"),
     ("t_dram", "DRAM", "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
+    ("t_atomic", "Atomics at L2", "lts__t_requests_op_atom.sum"),
 )
 
 
@@ -187,12 +190,16 @@ class Report:
         from .model import predict
 
         try:
-            p = predict(self.counts, as_perf(self.gpu))
+            with warnings.catch_warnings():  # a tiny launch: the report shows the launch overhead beside
+                warnings.simplefilter("ignore", ModelWarning)
+                p = predict(self.counts, as_perf(self.gpu))
         except ValueError:
             return None
         rows = [[_(label), metric, fmt_time(p[key]), f"{100 * p[key] / p['time']:.1f} %"]
                 for key, label, metric in _RESOURCES if p.get(key)]
         rows.append([_("Bound"), "", p["bound"], fmt_time(p["time"])])
+        if p.get("t_launch"):
+            rows.append([_("Launch overhead"), "", fmt_time(p["t_launch"]), ""])
         return Section(_("GPU Speed Of Light"),
                        Table([_("Resource"), _("Nsight Compute name"), _("Time"), _("Share of the bound")], rows))
 
