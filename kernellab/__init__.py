@@ -10,7 +10,16 @@ from .access import Access
 from .claims import Claims
 from .compiled import compiled_code
 from .counters import Counts, per_fma, scale_counts
-from .errors import BarrierError, ClaimError, LaunchError, MisalignedError, OutOfBoundsError, RaceError
+from .errors import (
+    BarrierError,
+    ClaimError,
+    KernelTypeError,
+    KernelValueError,
+    LaunchError,
+    MisalignedError,
+    OutOfBoundsError,
+    RaceError,
+)
 from .grid import cdiv
 from .i18n import current_language
 from .report import Table, fmt_bytes, fmt_num, fmt_time, print_header, print_observations, print_table, show

@@ -6,6 +6,8 @@ Each subclasses the built-in exception a user would catch (``IndexError``, ``Val
 
 from __future__ import annotations
 
+from .i18n import _
+
 
 class KernelError(Exception):
     """Base of every error a kernel or a launch raises in kernellab.
@@ -43,6 +45,42 @@ class BarrierError(KernelError, RuntimeError):
 
 class LaunchError(KernelError, ValueError):
     """A launch the hardware would refuse: too many threads, too much shared memory, bad arguments."""
+
+
+class KernelTypeError(KernelError, TypeError):
+    """A value of the wrong kind inside a kernel (a pointer offset by a float, an array indexed directly),
+    named at its place: the ``TypeError`` a front end raises, with the kernel and program (or block) prefixed."""
+
+
+class KernelValueError(KernelError, ValueError):
+    """A value out of the programming model's range inside a kernel (``tl.arange(0, 1000)``, a Python ``if``
+    on lane values), named at its place: the ``ValueError`` a front end raises, with the place prefixed."""
+
+
+def placed(exc: BaseException, place: str, **where) -> BaseException:
+    """``exc`` named at ``place``: a plain ``TypeError`` or ``ValueError`` raised inside a kernel becomes a
+    :class:`KernelTypeError` or :class:`KernelValueError` whose message starts with ``place`` (kept when it
+    already does) and whose ``details`` hold ``where`` and the original message; anything else is returned
+    as it is. The traceback stays the original's, so it still ends at the kernel's line.
+
+    Examples
+    --------
+    >>> e = placed(ValueError("arange's range must be a power of 2"), "kernel k, program (3,0,0)",
+    ...            kernel="k", program="(3,0,0)")
+    >>> type(e).__name__, isinstance(e, ValueError), str(e)
+    ('KernelValueError', True, "kernel k, program (3,0,0): arange's range must be a power of 2")
+    >>> e.details["program"], e.details["error"]
+    ('(3,0,0)', "arange's range must be a power of 2")
+    >>> type(placed(IndexError("x"), "kernel k")).__name__   # not a TypeError or ValueError: as it is
+    'IndexError'
+    """
+    if type(exc) not in (TypeError, ValueError):
+        return exc
+    text = str(exc)
+    message = text if text.startswith(place) else _("{place}: {error}").format(place=place, error=text)
+    new = (KernelTypeError if isinstance(exc, TypeError) else KernelValueError)(message, **where, error=text)
+    new.__cause__, new.__suppress_context__ = exc.__cause__, True
+    return new.with_traceback(exc.__traceback__)
 
 
 class ClaimError(AssertionError):

@@ -2,8 +2,14 @@
 
 A launch runs the kernel through several layers of kernellab (and numpy). When the kernel fails, the
 student needs the line of *their* code that failed, not the simulator's: :func:`user_traceback` keeps
-only the frames outside kernellab and numpy, so the traceback ends at the kernel's line. Set
-``KERNELLAB_TRACEBACK=full`` to keep every frame (to debug kernellab itself).
+only the frames outside kernellab and numpy, so the traceback ends at the kernel's line. A launch that
+fails before the kernel runs (a bad argument, too many threads) keeps no frame at all, and ends at
+the user's launch line.
+
+Each launch entry point (``launch``, ``kernel[grid](...)``, ``triton_launch``) catches what the launch
+raised, trims it with :func:`user_traceback` and re-raises it with a bare ``raise``, which adds no
+frame of its own: the traceback then holds the caller's frames and the kernel's, nothing of kernellab.
+Set ``KERNELLAB_TRACEBACK=full`` to keep every frame (to debug kernellab itself).
 """
 
 from __future__ import annotations
@@ -25,7 +31,10 @@ def _library(filename: str) -> bool:
 
 
 def user_traceback(exc: BaseException) -> BaseException:
-    """``exc`` with its traceback reduced to the frames outside kernellab and numpy (unchanged if none is).
+    """``exc`` with its traceback reduced to the frames outside kernellab and numpy (none when none is).
+
+    The exception is changed in place and returned, so that ``user_traceback(exc); raise`` re-raises it
+    with no frame of the function that re-raises.
 
     Examples
     --------
@@ -42,7 +51,7 @@ def user_traceback(exc: BaseException) -> BaseException:
         return exc
     keep = [tb for tb in _frames(exc.__traceback__) if not _library(tb.tb_frame.f_code.co_filename)]
     if not keep:
-        return exc
+        return exc.with_traceback(None)
     for a, b in zip(keep, keep[1:]):
         a.tb_next = b
     keep[-1].tb_next = None

@@ -54,14 +54,15 @@ def vendor_library(x_ptr):
 
 def test_mini_triton_language_checks_in_chinese(zh):
     x = np.zeros(16, np.float32)
+    # every error inside a kernel names its place first (内核 …，程序实例 …：), as the sanitizer's do
     # the length of tl.arange must be known at compile time: N is a runtime argument
-    with pytest.raises(TypeError, match=r"^arange 的参数必须是编译期整数，得到的是 arange\(0, "):
+    with pytest.raises(TypeError, match=r"^内核 arange_of_a_runtime_value，程序实例 \(0,0,0\)：arange 的参数必须是编译期整数，得到的是 arange\(0, "):
         arange_of_a_runtime_value[(1,)](x, 6)
     # [4, 8] + [4, 16]: the last dimensions differ and neither is 1
-    with pytest.raises(ValueError, match=r"^无法广播，块形状 \[4, 8\] 与 \[4, 16\] 不兼容$"):
+    with pytest.raises(ValueError, match=r"^内核 mismatched_blocks，程序实例 \(0,0,0\)：无法广播，块形状 \[4, 8\] 与 \[4, 16\] 不兼容$"):
         mismatched_blocks[(1,)](x, B=4)
     # an `if` needs one truth value; the block name ("truth value") is translated inside the sentence
-    with pytest.raises(TypeError, match=r"^形状为 \[4\] 的块没有单一的真值；请使用 tl\.where"):
+    with pytest.raises(TypeError, match=r"^内核 branch_on_a_block，程序实例 \(0,0,0\)：形状为 \[4\] 的块没有单一的真值；请使用 tl\.where"):
         branch_on_a_block[(1,)](x, B=4)
 
 
@@ -76,8 +77,12 @@ def test_mini_triton_unsupported_features_in_chinese(zh):
 
 def test_the_same_triton_errors_keep_their_english_wording(en):
     x = np.zeros(16, np.float32)
-    with pytest.raises(ValueError, match=r"^Cannot broadcast, the block shapes \[4, 8\] and \[4, 16\] are incompatible$"):
+    # after the place, Triton's own words; details["error"] holds them alone
+    with pytest.raises(ValueError, match=r"^kernel mismatched_blocks, program \(0,0,0\): Cannot broadcast, the block "
+                                         r"shapes \[4, 8\] and \[4, 16\] are incompatible$") as info:
         mismatched_blocks[(1,)](x, B=4)
+    assert info.value.details == {"kernel": "mismatched_blocks", "program": "(0,0,0)",
+                                  "error": "Cannot broadcast, the block shapes [4, 8] and [4, 16] are incompatible"}
     with pytest.raises(NotImplementedError, match=r"^tl\.inline_asm_elementwise is not supported by kernellab: it runs PTX"):
         inline_asm[(1,)](x)
 
@@ -115,7 +120,7 @@ def test_simt_index_errors_in_chinese(zh, monkeypatch):
     with pytest.raises(ValueError, match=r"^内核 wide：向量访问每个 lane 移动 1–16 字节；8 × 4 B 是 32$"):
         launch(wide, 1, 32, args=(np.zeros(256, np.float32),))
     monkeypatch.setenv("KERNELLAB_LANG", "en")
-    with pytest.raises(TypeError, match=r"^k: memory indices must be integers, got float64$"):
+    with pytest.raises(TypeError, match=r"^kernel k: memory indices must be integers, got float64$"):
         launch(k, 1, 32, args=(np.zeros(32, np.float32),))
 
 

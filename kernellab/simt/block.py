@@ -129,13 +129,13 @@ class Block:
     def _index(self, idx) -> np.ndarray:
         idx = np.asarray(idx)
         if idx.dtype.kind not in "iub":
-            raise TypeError(_("{kernel}: memory indices must be integers, got {dtype}").format(
+            raise TypeError(_("kernel {kernel}: memory indices must be integers, got {dtype}").format(
                 kernel=self._name, dtype=idx.dtype))
         idx = idx.astype(np.int64, copy=False)
         if idx.ndim == 0:
             return np.broadcast_to(idx, (self.n_threads,))
         if idx.shape[0] != self.n_threads or idx.ndim > 2:
-            raise ValueError(_("{kernel}: an index must be a scalar, a vector over the "
+            raise ValueError(_("kernel {kernel}: an index must be a scalar, a vector over the "
                                "{n_threads} lanes, or lanes × instructions; got shape {shape}").format(
                 kernel=self._name, n_threads=self.n_threads, shape=idx.shape))
         return idx
@@ -156,7 +156,7 @@ class Block:
     def _check_aligned(self, op, what, idx, act, offset, itemsize, vec, name=None):
         width = vec * itemsize
         if width not in (1, 2, 4, 8, 16):
-            raise ValueError(_("{kernel}: a vector access moves 1–16 bytes per lane; {vec} × "
+            raise ValueError(_("kernel {kernel}: a vector access moves 1–16 bytes per lane; {vec} × "
                                "{itemsize} B is {width}").format(
                 kernel=self._name, vec=vec, itemsize=itemsize, width=width))
         if vec == 1:
@@ -289,7 +289,7 @@ class Block:
     def _hazard(self, op, arr, flat_idx, act, vec):
         trackers = [t for s, t in self._shared if s is arr]
         if not trackers:
-            raise ValueError(_("{kernel}: shared array {array} was declared by another launch").format(
+            raise ValueError(_("kernel {kernel}: shared array {array} was declared by another launch").format(
                 kernel=self._name, array=arr.name))
         tracker = trackers[0]
         if tracker is None:

@@ -26,7 +26,7 @@ class KernelArray(np.ndarray):
     >>> launch(copy, 1, 32, args=(np.ones(32, np.float32), np.zeros(32, np.float32)))
     Traceback (most recent call last):
     ...
-    TypeError: kernel copy: A[...] indexes the kernel argument A directly, which skips blk.where, the bounds check and the counts: read with blk.load(A, i) and write with blk.store(A, i, value)
+    kernellab.errors.KernelTypeError: kernel copy: A[...] indexes the kernel argument A directly, which skips blk.where, the bounds check and the counts: read with blk.load(A, i) and write with blk.store(A, i, value)
     """
 
     def __array_finalize__(self, obj):

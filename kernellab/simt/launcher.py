@@ -9,7 +9,7 @@ import numpy as np
 
 from ..access import WARP_SIZE
 from ..counters import Counts
-from ..errors import LaunchError, fmt_dim3
+from ..errors import LaunchError, fmt_dim3, placed
 from ..grid import cdiv, dim3
 from ..i18n import _
 from ..lines import LineFinder, line_tally
@@ -78,13 +78,22 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
     >>> float(y[99]), c.fma, c.gld_instr, f"{c.simt_efficiency():.3f}"
     (101.0, 100, 8, '0.781')
     """
+    try:
+        return _launch(kernel, grid, block, tuple(args), gpu, racecheck, hazards, name, shape, lines)
+    except Exception as exc:  # the caller's lines alone: the launch line, then the kernel's (kernellab.tracebacks)
+        user_traceback(exc)
+        raise
+
+
+def _launch(kernel, grid, block, args: tuple, gpu, racecheck: bool, hazards, name, shape: tuple, lines) -> Counts:
+    """:func:`launch` itself: check the launch, run the blocks, gather the counts."""
     name = name or getattr(kernel, "__name__", "kernel")
     gpu = as_gpu(gpu)  # a GPU, or its Perf
     try:
         g, b = dim3(grid, "grid"), dim3(block, "block")
     except LaunchError as exc:
         raise LaunchError(_("kernel {kernel}: {error}").format(kernel=name, error=exc),
-                          **{**exc.details, "kernel": name}) from exc
+                          **{**exc.details, "kernel": name}) from None
     threads = b[0] * b[1] * b[2]
     if threads > gpu.max_threads_per_block:
         raise LaunchError(_("kernel {kernel}: block {block} has {threads} threads; {gpu} allows at most {limit} "
@@ -115,8 +124,11 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
             blk = Block(name, g, b, first, min(per_batch, n_blocks - first), memory, tally,
                         gpu.max_smem_per_block, racecheck, hazards)
             kernel(blk, *args)
-    except Exception as exc:  # one traceback, ending at the kernel's line; a hint for a Python `if` on lanes
-        raise user_traceback(lane_hint(exc, name)) from exc.__cause__
+    except Exception as exc:  # a hint for a Python `if` on lanes; a TypeError or ValueError named at the kernel
+        err = placed(lane_hint(exc, name), _("kernel {kernel}").format(kernel=name), kernel=name)
+        if err is exc:
+            raise
+        raise err from exc.__cause__
     counts = replace(tally.counts(memory.dram_sectors(), shape),
                      launch={"grid": g, "block": b, "smem_per_block": blk.smem_bytes})
     return launched(name, "simt", counts, g, b)

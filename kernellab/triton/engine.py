@@ -16,6 +16,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..errors import fmt_dim3, placed
 from ..grid import dim3
 from ..lines import LineFinder, tally_factory
 from ..record import launched
@@ -39,7 +40,14 @@ def _step(body: Callable[[Program], None], prog: Program):
 def _one_by_one(body, kernel, grid, pids, names, tally, per_program, touched, new_tally=Tally):
     for row in range(len(pids)):
         own = new_tally() if per_program is not None else tally
-        _step(body, Program(kernel, grid, pids[row:row + 1], own, names, touched=touched))
+        prog = Program(kernel, grid, pids[row:row + 1], own, names, touched=touched)
+        try:
+            _step(body, prog)
+        except (TypeError, ValueError) as exc:  # tl.arange(0, 1000), a pointer plus a float: name the place
+            err = placed(exc, prog.where(0), kernel=kernel, program=fmt_dim3(pids[row]))
+            if err is exc:
+                raise
+            raise err from exc.__cause__
         own.n["programs"] += 1
         if per_program is not None:
             per_program[tuple(int(v) for v in pids[row])] = own.result()
@@ -122,8 +130,9 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
                     else:
                         batch.tally.n["programs"] += len(chunk)
                         tally.merge(batch.tally)
-    except Exception as exc:
-        raise user_traceback(exc) from exc.__cause__
+    except Exception as exc:  # the kernel's lines alone; a bare raise adds no frame (kernellab.tracebacks)
+        user_traceback(exc)
+        raise
     counts = tally.result(breakdown, touched.sectors())
     if sample is not None:
         counts = sampling.scale(counts, sample[1], n_programs, touched.sizes())

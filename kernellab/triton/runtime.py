@@ -168,8 +168,9 @@ class JITFunction:
                 kwargs.pop(opt, None)
         try:
             grid, values, names = self._bind(args, kwargs, grid)
-        except LaunchError as exc:
-            raise exc.with_traceback(None) from None  # a bad argument: the launch line is the user's line
+        except LaunchError as exc:  # a bad argument: the traceback ends at the user's launch line
+            user_traceback(exc)
+            raise
         fn = self._run_fn
 
         def body(prog):
@@ -179,8 +180,9 @@ class JITFunction:
             return run(self.__name__, body, grid, names, vectorize=vectorize and not self.prints,
                        per_program=per_program, hints=self._hints,
                        lines=LineFinder(self.fn, (JITFunction.__call__.__code__,), self.__name__) if wants_lines(lines) else None)
-        except Exception as exc:  # one traceback, ending at the kernel's line
-            raise user_traceback(exc) from exc.__cause__
+        except Exception as exc:  # one traceback, ending at the kernel's line (or at the launch line)
+            user_traceback(exc)
+            raise
 
     def _arguments(self, args, kwargs) -> dict | None:
         """``name → value`` in parameter order, as ``signature.bind`` + ``apply_defaults`` give it, for a

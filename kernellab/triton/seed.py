@@ -17,6 +17,7 @@ from kernellab.i18n import _
 from ..grid import cdiv
 from ..lines import LineFinder
 from ..record import wants_lines
+from ..tracebacks import user_traceback
 from . import memory, numerics
 from .counts import TritonCounts
 from .engine import run
@@ -237,5 +238,9 @@ def triton_launch(kernel, grid, *args, per_program: bool = False, vectorize: boo
     vectorize = vectorize and many is not None and not _prints(kernel, set())  # a kernel that prints: in launch order
     # stores at once: the values a lecture-form kernel stores are its own numpy arrays, which it may change later
     name = getattr(kernel, "__name__", "kernel")
-    return run(name, body, grid, names, vectorize=vectorize, per_program=per_program,
-               hints={"defer": False}, lines=LineFinder(kernel, name=name) if wants_lines(lines) else None)
+    try:
+        return run(name, body, grid, names, vectorize=vectorize, per_program=per_program,
+                   hints={"defer": False}, lines=LineFinder(kernel, name=name) if wants_lines(lines) else None)
+    except Exception as exc:  # the caller's lines alone: the launch line, then the kernel's (kernellab.tracebacks)
+        user_traceback(exc)
+        raise
