@@ -420,3 +420,17 @@ def sass(session: nox.Session) -> None:
         session.error("no nvidia/cu*/bin folder in the session's site-packages")
     path = os.pathsep.join([str(bins[-1]), os.environ.get("PATH", "")])
     session.run("python", "cuda/sass_mix.py", "kernellab/sgemm/sass_mix.json", *session.posargs, env={"PATH": path})
+
+
+@nox.session(name="gpu-dry-run", venv_backend="virtualenv")
+def gpu_dry_run(session: nox.Session) -> None:
+    """Plan the GPU check and compile every CUDA twin for sm_90 with nvcc from PyPI; time nothing (optional).
+
+    ``benchmarks/gpu/gpu_check.py --dry-run``: the same plan, budgets and model as on a GPU, and the cubins
+    and registers nvcc gives, in ``build/gpu-dry-run.json`` and ``.md``. On a GPU machine run the script
+    itself (``python benchmarks/gpu/gpu_check.py --json … --table …``).
+    """
+    session.install("-e", ".", *CUDA_PACKAGES)
+    BUILD.mkdir(exist_ok=True)
+    session.run("python", "benchmarks/gpu/gpu_check.py", "--dry-run", "--json", str(BUILD / "gpu-dry-run.json"),
+                "--table", str(BUILD / "gpu-dry-run.md"), *session.posargs, env=ENV)
