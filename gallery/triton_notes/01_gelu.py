@@ -17,7 +17,8 @@ do the same arithmetic.
 # ---------------------------------
 # This is the notes' ``triton_gelu_kernel``, line for line. Triton's core language has no
 # ``tl.tanh`` (a tanh comes from libdevice, ``triton.language.extra.libdevice.tanh``, which is what
-# PyTorch's compiler emits), so the notes' kernel builds it from one exponential:
+# PyTorch's compiler emits and what kernellab's mini-Triton offers too), so the notes' kernel builds
+# it from one exponential:
 # tanh(a) = (e²ᵃ − 1) / (e²ᵃ + 1). The only lines that differ
 # from a GPU run are the two imports: on a GPU they read
 #

@@ -321,7 +321,9 @@ Claims().add(tr("Programs per SM, A100 / H100"), f"{tails[A100.sms][0]} / {tails
 
 # %%
 # On the H100 the 1024 programs take 3 waves of 396 slots, the last one with 232 programs: 86.2 % of
-# the slots do work. On the A100, 2 programs per SM make waves of 216, and 1024 programs take 5 of
+# the slots do work. As a fraction of the *time*, that overstates the loss a little: the picture
+# assumes that every program takes the same time, but the programs of a partly filled last wave share
+# their SMs with fewer others and run faster. On the A100, 2 programs per SM make waves of 216, and 1024 programs take 5 of
 # them (94.8 %). These are also the waves the L2 *wave model* of lecture 10 (page 6) should use: it
 # assumes one program per SM, which for these configurations overstates the number of waves, and it
 # assumes that nothing in L2 survives from one wave to the next, which makes its DRAM traffic an upper
