@@ -3,7 +3,7 @@
 Types (``tl.float16``, ``tl.bfloat16``, the float8 types, …), ``tl.constexpr``, ``tl.tensor``, and the
 functions of :mod:`.core` (programs, creation, memory, dot, reductions, shapes), :mod:`.math`
 (elementwise math), :mod:`.shapes` (cat, join, sort, gather, …), :mod:`.scan` (reduce and scan with
-a combine function), :mod:`.atomics`, :mod:`.random` (Philox), :mod:`.descriptors` (block pointers,
+a combine function), :mod:`.atomics`, :mod:`.scaled` (``dot_scaled``), :mod:`.random` (Philox), :mod:`.descriptors` (block pointers,
 tensor descriptors) and :mod:`.debug` (printing, assertions, hints). The coverage page of the docs
 lists every public name of ``triton.language`` and whether kernellab has it.
 """
@@ -93,7 +93,6 @@ from .debug import (
     debug_barrier,
     device_assert,
     device_print,
-    dot_scaled,
     expect_zero,
     inline_asm_elementwise,
     map_elementwise,
@@ -143,6 +142,7 @@ from .random import (
     randn4x,
     uint_to_uniform_float,
 )
+from .scaled import dot_scaled
 from .scan import associative_scan, cumprod, cumsum, reduce, reduce_or, xor_sum
 from .shapes import (
     bitonic_merge,

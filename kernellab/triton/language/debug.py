@@ -1,6 +1,6 @@
 """Debugging, hints and what a CPU simulator cannot run: ``static_print``, ``device_print``,
 ``device_assert``, ``assume``, ``debug_barrier``, ``condition``, ``map_elementwise``, and the
-``NotImplementedError`` of ``inline_asm_elementwise``, ``dot_scaled`` and libdevice externs.
+``NotImplementedError`` of ``inline_asm_elementwise``.
 
 ``device_print`` prints one line per program and element, as Triton's interpreter does (``pid (x, y,
 z) idx (i, j) prefix value``). ``device_assert`` raises :class:`AssertionError` naming the first
@@ -118,13 +118,7 @@ def _asm():
     return _("it runs PTX or GCN assembly, and a CPU simulator has no GPU instruction set to run it on")
 
 
-def _scaled():
-    """block-scaled microscaling (mxfp4/mxfp8) matrix products are not emulated"""
-    return _("block-scaled microscaling (mxfp4/mxfp8) matrix products are not emulated")
-
-
 inline_asm_elementwise = _cannot("inline_asm_elementwise", _asm)
-dot_scaled = _cannot("dot_scaled", _scaled)
 
-__all__ = ["assume", "condition", "debug_barrier", "device_assert", "device_print", "dot_scaled", "expect_zero",
+__all__ = ["assume", "condition", "debug_barrier", "device_assert", "device_print", "expect_zero",
            "inline_asm_elementwise", "map_elementwise", "static_print"]
