@@ -48,8 +48,6 @@ INTERNALS = {"math", "extra", "target_info", "block_type", "constexpr_type", "tu
 NOT_SUPPORTED = {
     "inline_asm_elementwise": "it runs PTX or GCN assembly; a CPU simulator has no GPU instruction set "
                               "(raises NotImplementedError)",
-    "dot_scaled": "block-scaled (mxfp4/mxfp8) products are not emulated (raises NotImplementedError)",
-    "extra": "libdevice and the other vendor libraries are GPU bitcode; every call raises NotImplementedError",
 }
 DIFFERENCES = {
     "atomic_poll": "programs run in launch order, so a wait that would never end raises RuntimeError",
@@ -60,6 +58,9 @@ DIFFERENCES = {
     "device_assert": "always checked (Triton checks only with TRITON_DEBUG=1)",
     "make_block_ptr": "removed in Triton 3.9; kernellab keeps it for course assignments written for ≤ 3.4",
     "range": "warp_specialize=True raises NotImplementedError: kernellab simulates programs, not warps",
+    "dot_scaled": "exact products of the dequantised values, summed in fp32; FLOPs counted as tl.dot's",
+    "extra": "libdevice computed with numpy within CUDA's ulp bounds; its Bessel functions (j0, j1, jn, y0, y1, "
+             "yn, cyl_bessel_i1) and rcp64h raise NotImplementedError",
 }
 
 
@@ -74,8 +75,9 @@ ZH_GROUPS = {
 }
 ZH_NOTES = {
     "inline_asm_elementwise": "它运行 PTX 或 GCN 汇编，而 CPU 模拟器没有可执行它的 GPU 指令集（抛出 NotImplementedError）",
-    "dot_scaled": "不模拟分块缩放（mxfp4/mxfp8）的矩阵乘（抛出 NotImplementedError）",
-    "extra": "libdevice 等厂商库是 GPU 位码；每次调用都抛出 NotImplementedError",
+    "dot_scaled": "对反量化后的值做精确乘积，以 fp32 累加；FLOP 按 tl.dot 的方式计入",
+    "extra": "libdevice 用 numpy 计算，误差在 CUDA 给出的 ulp 上界之内；其中的 Bessel 函数（j0、j1、jn、y0、y1、"
+             "yn、cyl_bessel_i1）和 rcp64h 抛出 NotImplementedError",
     "atomic_poll": "程序实例按启动顺序运行，因此永远等不到的等待会抛出 RuntimeError",
     "bitonic_merge": "对整个块排序（即合并两个已排序的半块的结果）",
     "cat": "保持输入的顺序（can_reorder=True 允许这样做）",
