@@ -1,7 +1,8 @@
-"""``tl.extra``: the vendor libraries, ``tl.extra.libdevice`` (also ``tl.extra.cuda.libdevice``) and
-``tl.extra.hip.libdevice``, computed with numpy (see :mod:`.libdevice`), and ``tl.extra.cuda``'s
-programmatic-dependent-launch calls ``gdc_wait``/``gdc_launch_dependents`` (no-ops here: programs
-and launches run in order).
+"""``tl.extra``: the vendor libraries, computed with numpy, and programmatic dependent launch.
+
+``tl.extra.libdevice`` (also ``tl.extra.cuda.libdevice``) and ``tl.extra.hip.libdevice`` are
+described in ``kernellab.triton.language.extra.libdevice``; ``tl.extra.cuda``'s
+``gdc_wait``/``gdc_launch_dependents`` are no-ops here, since programs and launches run in order.
 
 Each import a Triton program writes works with kernellab's prefix:
 ``from kernellab.triton.language.extra import libdevice``,
@@ -12,4 +13,4 @@ Each import a Triton program writes works with kernellab's prefix:
 
 from . import cuda, hip, libdevice
 
-__all__ = ["cuda", "hip", "libdevice"]
+__all__ = ["cuda", "hip"]  # and the submodule libdevice (left out: three modules share the name)

@@ -3,7 +3,7 @@
 ``from triton.language.extra import libdevice``, ``triton.language.extra.libdevice``,
 ``triton.language.extra.cuda.libdevice`` and ``triton.language.math`` (the pre-3.0 path) all reach
 these functions (with kernellab's prefix). Each accepts the argument types Triton's dispatch table
-gives it (:data:`SIGNATURES`) and returns the type it says: fp32 in, fp32 out; fp64 in, fp64 out;
+gives it (``SIGNATURES``) and returns the type it says: fp32 in, fp32 out; fp64 in, fp64 out;
 the integer variants where libdevice has them (``float_as_uint`` is typed int32, as in Triton).
 Python numbers are fp32 or int32, as ``tl.to_tensor`` makes them; any other type raises TypeError
 (Triton's dispatch refuses it too: convert fp16 with ``.to(tl.float32)``).
@@ -11,17 +11,17 @@ Python numbers are fp32 or int32, as ``tl.to_tensor`` makes them; any other type
 How they compute:
 
 - correctly rounded operations (``add_rn``…``fma_ru``, ``div_*``, ``rcp_*``, ``sqrt_*``, conversions
-  in the four modes) are exact: :mod:`.rounding`;
+  in the four modes) are exact: :mod:`kernellab.triton.language.extra.rounding`;
 - the integer intrinsics (``clz``, ``popc``, ``brev``, ``byte_perm``, ``mulhi``, ``mul24``, ``sad``, …)
-  are exact: :mod:`.bits`;
+  are exact: :mod:`kernellab.triton.language.extra.bits`;
 - fp32 functions compute in fp64 and round once; fp64 functions compute in numpy's longdouble and
-  round once (``erf``, ``erfc``, ``lgamma``, ``tgamma`` use Python's :mod:`math` in fp64), so results
+  round once (``erf``, ``erfc``, ``lgamma``, ``tgamma`` use Python's ``math`` in fp64), so results
   are within CUDA's documented ulp bounds and usually closer than the GPU's. The ``fast_*`` intrinsics
   (``__expf``…) are computed as accurately; a GPU's differ in the last bits.
 
 Not computed (they raise NotImplementedError saying why): the Bessel functions ``j0``, ``j1``,
 ``jn``, ``y0``, ``y1``, ``yn`` and ``cyl_bessel_i1`` (numpy has none of them), and ``rcp64h``
-(an undocumented hardware approximation). :data:`UNSUPPORTED` lists them.
+(an undocumented hardware approximation). ``UNSUPPORTED`` lists them.
 
 FLOPs count as for ``tl``'s own operations: ``add_*``, ``sub_*``, ``mul_*``, ``div_*``, ``rcp_*``
 and ``fast_dividef`` 1 per element, ``fma`` and ``fma_*`` 2, every other function 0 (special
@@ -104,7 +104,7 @@ def _parse(text: str) -> dict:
     return table
 
 
-SIGNATURES: dict = _parse(_TABLE)  #: name → {argument type names: result type}, Triton 3.9's table
+SIGNATURES: dict = _parse(_TABLE)  #: Triton 3.9's table, for each name the result type of each tuple of argument type names
 
 
 def _bessel():

@@ -4,7 +4,7 @@ Every result is the exact value rounded once in the mode asked for. numpy comput
 (``rn``); the other modes start from it and move one step (``np.nextafter``) when the sign of the
 rounding error ``exact − nearest`` says the nearest value lies on the wrong side. That sign is computed
 exactly: for fp32 in fp64 (products of two fp32 values are exact in fp64), for fp64 sums by Knuth's
-two-sum, and for other fp64 operations with :class:`fractions.Fraction` (exact rationals; slow, one
+two-sum, and for other fp64 operations with ``fractions.Fraction`` (exact rationals; slow, one
 element at a time, but these intrinsics are rare in kernels). Zeros keep IEEE's signs: an exact zero
 sum is ``+0`` except in ``rd``, where it is ``-0``.
 

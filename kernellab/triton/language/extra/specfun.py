@@ -1,4 +1,4 @@
-"""The special functions of libdevice that numpy lacks, computed from numpy and Python's :mod:`math`:
+"""The special functions of libdevice that numpy lacks, computed from numpy and Python's ``math``:
 ``erfcx``, ``erfinv``, ``erfcinv``, ``normcdf``, ``normcdfinv``, ``sinpi``, ``cospi``, ``remainder``,
 ``lgamma``, ``tgamma``, and ``erf``/``erfc`` on arrays, with the special values CUDA documents.
 

@@ -61,4 +61,4 @@ convert_custom_float8_sm70 = _no_device("convert_custom_float8_sm70", _fp8)
 convert_custom_float8_sm80 = _no_device("convert_custom_float8_sm80", _fp8)
 
 __all__ = ["convert_custom_float8_sm70", "convert_custom_float8_sm80", "gdc_launch_dependents", "gdc_wait",
-           "globaltimer", "libdevice", "num_threads", "num_warps", "smid"]
+           "globaltimer", "num_threads", "num_warps", "smid"]

@@ -3,4 +3,4 @@ as :mod:`kernellab.triton.language.extra.libdevice` computes them (``fast_tanhf`
 
 from . import libdevice
 
-__all__ = ["libdevice"]
+__all__: list[str] = []  # the submodule libdevice only (left out: three modules share the name)
