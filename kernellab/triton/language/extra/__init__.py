@@ -11,6 +11,6 @@ Each import a Triton program writes works with kernellab's prefix:
 ``from kernellab.triton.language.extra.cuda.libdevice import tanh``.
 """
 
-from . import cuda, hip, libdevice
+from . import cuda, hip, libdevice  # noqa: F401  (libdevice: a submodule, not in __all__)
 
 __all__ = ["cuda", "hip"]  # and the submodule libdevice (left out: three modules share the name)

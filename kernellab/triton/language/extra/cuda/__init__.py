@@ -15,7 +15,7 @@ Examples
 
 from kernellab.i18n import _
 
-from . import libdevice
+from . import libdevice  # noqa: F401  (a submodule, not in __all__: three modules share the name)
 
 
 def gdc_wait(_semantic=None):
