@@ -33,7 +33,10 @@ from .pybuiltins import in_kernel_environment
 from .tensor import constexpr, pointer, tensor
 from .tools.tensor_descriptor import TensorDescriptor
 
-_LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion")  # accepted, no effect
+# accepted, no effect: how Triton compiles and launches (launch_pdl: programmatic dependent launch, whose
+# gdc_wait / gdc_launch_dependents are no-ops here because launches run one after another, in order)
+_LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_pdl",
+                   "launch_cooperative_grid", "extern_libs", "debug", "sanitize_overflow")
 
 
 def _is_constexpr(annotation) -> bool:
@@ -184,6 +187,14 @@ class JITFunction:
             user_traceback(exc)
             raise
 
+    def warmup(self, *args, grid=None, **kwargs) -> CompiledKernel:
+        """``kernel.warmup(*args, grid=..., **meta)``: what Triton returns after compiling, without launching
+        (see :class:`CompiledKernel`); the arguments are checked as a launch would check them."""
+        launch = {k: v for k, v in kwargs.items() if k not in _LAUNCH_OPTIONS or k in self.signature.parameters}
+        self._bind(args, launch, grid if grid is not None else (1,))
+        return CompiledKernel(self, num_warps=int(kwargs.get("num_warps", 4)),
+                              num_stages=int(kwargs.get("num_stages", 3)))
+
     def _arguments(self, args, kwargs) -> dict | None:
         """``name → value`` in parameter order, as ``signature.bind`` + ``apply_defaults`` give it, for a
         kernel of plain parameters; None when that needs inspect (other kinds of parameter, or a call
@@ -236,6 +247,54 @@ class JITFunction:
                 names[memory.address(arg.base.flat)] = name
             values.append(arg)
         return grid, values, names
+
+
+class CompiledKernel:
+    """What ``kernel.warmup(...)`` returns: launch it with ``compiled[grid](*every argument)``.
+
+    kernellab compiles nothing and models no register allocation or shared-memory layout, so the
+    resources it reports are the modelled GPU's whole budgets for one program of ``num_warps`` warps:
+    ``n_regs`` = min(255, registers per SM ÷ (32 · num_warps)) and ``metadata.shared`` = the shared
+    memory one block may use. A tutorial's occupancy calculation from them gives one program per SM,
+    the conservative case, and never divides by zero. ``n_spills`` is 0.
+
+    Examples
+    --------
+    >>> import kernellab.triton as triton
+    >>> import kernellab.triton.language as tl
+    >>> @triton.jit
+    ... def one(out_ptr, B: tl.constexpr):
+    ...     tl.store(out_ptr + tl.arange(0, B), 1)
+    >>> k = one.warmup(np.zeros(8, np.int32), B=8, num_warps=8, grid=(1,))
+    >>> k._init_handles(); k.n_regs, k.metadata.shared, 65536 // (k.n_regs * 32 * 8)   # 65536 // 256, capped
+    (255, 232448, 1)
+    >>> out = np.zeros(8, np.int32); _ = k[(1, 1, 1)](out, 8); out.tolist()
+    [1, 1, 1, 1, 1, 1, 1, 1]
+    """
+
+    def __init__(self, fn: JITFunction, num_warps: int = 4, num_stages: int = 3):
+        import types
+
+        from .driver import gpu
+
+        g = gpu()
+        self.fn, self.name = fn, fn.__name__
+        self.n_regs = min(g.max_regs_per_thread, g.regs_per_sm // (g.warp_size * max(num_warps, 1)))
+        self.n_spills = 0
+        self.metadata = types.SimpleNamespace(shared=g.max_smem_per_block, num_warps=num_warps,
+                                              num_stages=num_stages, name=fn.__name__)
+        self._options = {"num_warps": num_warps, "num_stages": num_stages}
+
+    def _init_handles(self) -> None:
+        """Nothing to load: there is no GPU module."""
+
+    def __getitem__(self, grid):
+        options = {k: v for k, v in self._options.items() if k not in self.fn.signature.parameters}
+
+        def launch(*args, **kwargs):
+            return self.fn.run(*args, grid=grid, **{**options, **kwargs})
+
+        return launch
 
 
 def _prints(fn, seen: set) -> bool:

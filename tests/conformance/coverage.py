@@ -57,7 +57,6 @@ DIFFERENCES = {
     "map_elementwise": "runs element by element in Python: correct, slow",
     "device_assert": "always checked (Triton checks only with TRITON_DEBUG=1)",
     "make_block_ptr": "removed in Triton 3.9; kernellab keeps it for course assignments written for ≤ 3.4",
-    "range": "warp_specialize=True raises NotImplementedError: kernellab simulates programs, not warps",
     "dot_scaled": "exact products of the dequantised values, summed in fp32; FLOPs counted as tl.dot's",
     "extra": "libdevice computed with numpy within CUDA's ulp bounds; its Bessel functions (j0, j1, jn, y0, y1, "
              "yn, cyl_bessel_i1) and rcp64h raise NotImplementedError",
@@ -85,7 +84,6 @@ ZH_NOTES = {
     "map_elementwise": "在 Python 中逐元素运行：结果正确，但很慢",
     "device_assert": "总是检查（Triton 只在 TRITON_DEBUG=1 时检查）",
     "make_block_ptr": "Triton 3.9 已移除；kernellab 为针对 ≤ 3.4 编写的课程作业保留它",
-    "range": "warp_specialize=True 抛出 NotImplementedError：kernellab 模拟的是程序实例，而不是 warp",
 }
 
 

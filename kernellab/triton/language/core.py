@@ -141,16 +141,13 @@ def static_assert(cond, msg="", _semantic=None):
         raise AssertionError(_("Static assert failed: {msg}").format(msg=msg) if msg else _("Static assert failed"))
 
 
-def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, warp_specialize=False, **kwargs):
-    """``tl.range``: a Python range here (the pipelining hints only matter to the compiler).
-
-    ``warp_specialize=True`` raises NotImplementedError: programs here are whole blocks, not warps.
+def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, warp_specialize=False,
+          disallow_acc_multi_buffer=False, flatten=False, **kwargs):
+    """``tl.range``: a Python range here. Its other arguments (``num_stages``, ``loop_unroll_factor``,
+    ``warp_specialize``, ``flatten``, ``disallow_acc_multi_buffer``) tell Triton's compiler how to
+    schedule the loop; none changes what the loop computes or which bytes it moves, so kernellab, which
+    simulates programs as whole blocks, runs the same loop for every setting.
     """
-    if getattr(warp_specialize, "value", warp_specialize):
-        raise NotImplementedError(_("tl.range(warp_specialize=True) is not supported by "
-                                    "kernellab: it splits a program's warps into producer and "
-                                    "consumer groups, and kernellab simulates programs as whole "
-                                    "blocks with no warps to specialise"))
     args = (arg1,) if arg2 is None else (arg1, arg2) if step is None else (arg1, arg2, step)
     return builtins.range(*(int(a) for a in args))
 

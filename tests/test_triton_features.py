@@ -1,0 +1,69 @@
+"""The rest of what Triton's tutorials use: launch_pdl with gdc_wait/gdc_launch_dependents, warmup's compiled
+kernel, tl.range's scheduling hints, launch options that change nothing here."""
+
+import numpy as np
+import pytest
+
+import kernellab.triton as triton
+import kernellab.triton.language as tl
+from kernellab import specs
+from kernellab.triton import driver
+
+
+@triton.jit
+def pdl_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr, USE_GDC: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    if USE_GDC:
+        tl.extra.cuda.gdc_wait()
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    if USE_GDC:
+        tl.extra.cuda.gdc_launch_dependents()
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+@pytest.mark.parametrize("pdl", [True, False])
+def test_launch_pdl_is_accepted_and_counts_as_a_plain_launch(pdl):
+    x = np.arange(3000, dtype=np.float32)
+    out = np.zeros_like(x)
+    c = pdl_add[(3,)](x, x, out, 3000, BLOCK=1024, USE_GDC=pdl, launch_pdl=pdl)
+    np.testing.assert_array_equal(out, 2 * x)
+    plain = pdl_add[(3,)](x, x, np.zeros_like(x), 3000, BLOCK=1024, USE_GDC=False)
+    assert (c.load_bytes, c.store_bytes, c.flops) == (plain.load_bytes, plain.store_bytes, plain.flops)
+
+
+@triton.jit
+def persistent_rows(out_ptr, n_rows, BLOCK: tl.constexpr, num_stages: tl.constexpr):
+    for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0), num_stages=num_stages, flatten=True,
+                        warp_specialize=True):
+        tl.store(out_ptr + row * BLOCK + tl.arange(0, BLOCK), row)
+
+
+def test_warmup_returns_a_compiled_kernel_launched_with_every_argument():
+    out = np.full((10, 16), -1, np.int32)
+    k = persistent_rows.warmup(out, 10, BLOCK=16, num_stages=4, num_warps=8, grid=(1,))
+    k._init_handles()
+    # the tutorial's occupancy arithmetic: one program per SM by registers and by shared memory
+    g = specs.H100
+    assert k.n_regs == 255 and g.regs_per_sm // (k.n_regs * 32 * 8) == 1
+    assert k.metadata.shared == g.max_smem_per_block and g.max_smem_per_block // k.metadata.shared == 1
+    k[(3, 1, 1)](out, 10, 16, 4)
+    assert out[:, 0].tolist() == list(range(10)) and (out == np.arange(10)[:, None]).all()
+
+
+def test_warmup_follows_the_modelled_gpu():
+    previous = driver.set_gpu("A6000")
+    try:
+        k = persistent_rows.warmup(np.zeros((1, 16), np.int32), 1, BLOCK=16, num_stages=2, num_warps=2, grid=(1,))
+        assert k.metadata.shared == specs.A6000.max_smem_per_block and k.n_regs == 255
+    finally:
+        driver.set_gpu(previous)
+
+
+def test_launch_options_of_triton_change_nothing():
+    x = np.ones(64, np.float32)
+    out = np.zeros_like(x)
+    pdl_add[(1,)](x, x, out, 64, BLOCK=64, USE_GDC=False, num_warps=2, num_stages=1, num_ctas=1, maxnreg=128,
+                  extern_libs={"libdevice": "/nowhere/libdevice.10.bc"}, launch_cooperative_grid=False)
+    assert (out == 2).all()
