@@ -13,10 +13,12 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import nox
 import nox.command
+import nox.virtualenv
 
 nox.options.sessions = ["lint", "tests", "docs", "doctests", "downloads", "translations-check"]
 nox.options.reuse_venv = "yes"
@@ -24,6 +26,11 @@ nox.options.default_venv_backend = "uv|virtualenv"  # uv (``pip install "nox[uv]
 nox.options.error_on_missing_interpreters = True
 
 ROOT = Path(__file__).resolve().parent
+# tools/ by its path: ``python3 -m nox`` puts the working directory on sys.path, the ``nox`` console
+# script its own bin folder, so ``from tools.stamps import ...`` worked in one form only.
+sys.path.insert(0, str(ROOT / "tools"))
+from stamps import fingerprint, passed_on  # noqa: E402  (tools/stamps.py)
+
 DOCS = ROOT / "docs"
 BUILD = ROOT / os.environ.get("KERNELLAB_BUILD", "build")  # another folder for a private build
 LANGS = ("en", "zh_CN")
@@ -39,25 +46,37 @@ if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
     os.environ.setdefault("PYTHONPYCACHEPREFIX", str(BUILD / "pycache"))
 
 
-def _offline_first(install) -> None:
-    """Run ``install(env)`` with uv's cache alone (``UV_OFFLINE=1``), then, if that failed, online.
+def _uv_offline(session: nox.Session, uv: str, python: str, *requirements: str) -> bool:
+    """Try ``uv pip install`` from uv's cache alone (``--offline``), quietly; True when it installed.
 
     With a warm cache uv then installs in under a second instead of re-reading every package's index
-    page (about 3 s an environment, six environments a run); on a machine whose cache lacks a package
-    the offline try fails at once and the online install runs as before.
+    page (about 3 s an environment, six environments a run). On a fresh machine the cache lacks the
+    packages and uv says ``error: No solution found``: that try is expected to fail, so its output is
+    kept out of the log (it read as a failure) and the caller installs online.
     """
-    try:
-        install({"UV_OFFLINE": "1"})
-    except nox.command.CommandFailed:
-        install({})
+    done = subprocess.run([uv, "pip", "install", "--offline", "--quiet", "--python", python, *requirements],
+                          cwd=ROOT, capture_output=True, text=True)
+    if done.returncode == 0:
+        session.log("installed from uv's cache (offline)")
+        return True
+    session.log("uv's cache lacks some packages: installing online")
+    return False
+
+
+def _no_install(session: nox.Session) -> bool:
+    """Whether nox installs nothing in this session: ``-R``/``--no-install`` on a reused environment."""
+    config = getattr(getattr(session, "_runner", None), "global_config", None)
+    return bool(getattr(config, "no_install", False) and getattr(session.virtualenv, "_reused", False))
 
 
 def _install(session: nox.Session, *groups: str) -> None:
     deps = [d for g in groups for d in nox.project.dependency_groups(PYPROJECT, g)]
-    if getattr(session.virtualenv, "venv_backend", None) != "uv":
-        session.install("-e", ".", *deps)
+    if getattr(session.virtualenv, "venv_backend", None) != "uv" or _no_install(session):
+        session.install("-e", ".", *deps)  # pip; or nothing at all under ``-R`` (``--no-install``)
         return
-    _offline_first(lambda env: session.install("-e", ".", *deps, env=env))
+    python = str(Path(session.bin) / "python")
+    if not _uv_offline(session, nox.virtualenv.UV, python, "-e", ".", *deps):
+        session.install("-e", ".", *deps)
 
 
 def _stage(name: str) -> Path:
@@ -90,9 +109,11 @@ def _stage(name: str) -> Path:
 
 
 def _library_fingerprint() -> str:
-    """A hash of what gallery output depends on besides the scripts: kernellab's code and catalogs, conf.py."""
+    """A hash of what gallery output depends on besides the scripts: kernellab's code and catalogs, conf.py
+    and the extensions that take part in running the scripts (docs/_ext: the scraper, the claims' block)."""
     digest = hashlib.sha256()
-    for path in sorted([*(ROOT / "kernellab").rglob("*.py"), *(ROOT / "kernellab").rglob("*.po"), DOCS / "conf.py"]):
+    for path in sorted([*(ROOT / "kernellab").rglob("*.py"), *(ROOT / "kernellab").rglob("*.po"), DOCS / "conf.py",
+                        *(DOCS / "_ext").rglob("*.py")]):
         digest.update(str(path.relative_to(ROOT)).encode() + path.read_bytes())
     return digest.hexdigest()
 
@@ -207,8 +228,6 @@ SITE_CHECK_ENV = ("KERNELLAB_", "READTHEDOCS", "LANG", "LC_", "PYTHON")
 def _check_site(session: nox.Session, site: Path) -> None:
     """Run tests/site on the built site, unless they passed on exactly these inputs: the site's files,
     SITE_CHECK_INPUTS, the session's installed packages and the environment variables they read."""
-    from tools.stamps import fingerprint, passed_on
-
     env = {"KERNELLAB_SITE": str(site)}
     venv = Path(session.virtualenv.location)
     packages = [venv / "pyvenv.cfg", *sorted(venv.glob("lib/python*/site-packages/*.dist-info/RECORD"))]
@@ -270,8 +289,8 @@ def _fresh_venv(session: nox.Session, path: Path, *requirements: str) -> Path:
     if uv_bin:
         session.run(uv_bin, "venv", "--quiet", "--python", shutil.which("python3") or "python3", str(path),
                     external=True)
-        _offline_first(lambda env: session.run(uv_bin, "pip", "install", "--quiet", "--python", str(python),
-                                               *requirements, external=True, env=env))
+        if not _uv_offline(session, uv_bin, str(python), *requirements):
+            session.run(uv_bin, "pip", "install", "--quiet", "--python", str(python), *requirements, external=True)
     else:
         session.run("python3", "-m", "venv", str(path), external=True)
         session.run(str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
