@@ -1,13 +1,20 @@
-"""Claims a page makes, checked where they are made: a "claim / computed / stated" table that raises.
+"""Claims a page makes, checked where they are made: each raises the moment it does not hold.
 
 A gallery page states numbers in its prose ("4 sectors per request", "about 1.07 µs"). A
-:class:`Claims` records each one next to the value the page computed, raises :class:`~kernellab.ClaimError`
-naming the claim the moment the two disagree, and shows every row: an HTML table on a page or in a
-notebook, aligned text in a terminal, headers in the reader's language.
+:class:`Claims` records each one next to the value the page computed and raises
+:class:`~kernellab.ClaimError` naming the claim the moment the two disagree, so a page whose prose
+has gone stale fails the build.
+
+What a reader sees of them depends on where the script runs. In a terminal ``show()`` prints the
+rows as aligned text. In a notebook a cell ending on its claims shows one collapsed "What this cell
+checks" line. On the site nothing shows mid-page: the docs build collects every claim a page's
+script checks (:func:`begin_page`, :func:`end_page`) and shows them once, in a collapsed "What this
+page checks" block at the end of the page (:func:`checks_html`), in the reader's language.
 """
 
 from __future__ import annotations
 
+import html
 import math
 import numbers
 from dataclasses import dataclass
@@ -46,6 +53,27 @@ class Claim:
             return _round_sig(c, self.sig) == _round_sig(s, self.sig)
         return abs(c - s) <= self.atol + self.rtol * abs(s)
 
+    def shown(self) -> str:
+        """The claim as the end-of-page block reads it: the stated value, and the computed one and
+        the tolerance where the prose rounds (a true statement reads as the statement alone).
+
+        Examples
+        --------
+        >>> Claim("sectors per request", 4, 4).shown(), Claim("coalesced", True, True).shown()
+        ('sectors per request: 4', 'coalesced')
+        >>> Claim("time in µs", 1.0713, 1.07, sig=3).shown()
+        'time in µs: 1.07 (computed 1.0713, 3 significant digits)'
+        """
+        if self.stated is True and self.computed is True:
+            return self.claim
+        text = _("{claim}: {value}").format(claim=self.claim, value=_fmt(self.stated))
+        computed, tolerance = _fmt(self.computed), self.tolerance_text()
+        if computed != _fmt(self.stated):
+            detail = (_("computed {computed}, {tolerance}") if tolerance else _("computed {computed}")).format(
+                computed=computed, tolerance=tolerance)
+            text += _(" ({detail})").format(detail=detail)
+        return text
+
     def tolerance_text(self) -> str:
         """The tolerance as the table shows it: empty for an exact match."""
         if self.sig is not None:
@@ -69,11 +97,72 @@ def _fmt(value) -> str:
     return str(value)
 
 
+# The claims the gallery page being built has checked so far: a list between begin_page() and end_page()
+# (the docs build calls them around each script, docs/_ext/gallery_page.py), None otherwise.
+_page: list[Claim] | None = None
+
+
+def begin_page() -> None:
+    """Start collecting every claim checked from now on, for one page's "What this page checks" block.
+
+    While collecting, :meth:`kernellab.Claims.show` shows nothing: the claims appear once, at the end of the page.
+    """
+    global _page
+    _page = []
+
+
+def end_page() -> list[Claim]:
+    """Stop collecting; return the claims checked since :func:`begin_page` (none if it was not called).
+
+    Examples
+    --------
+    >>> begin_page(); _ = check("warps per block", 256 // 32, 8); [c.claim for c in end_page()]
+    ['warps per block']
+    >>> end_page()
+    []
+    """
+    global _page
+    rows, _page = _page or [], None
+    return rows
+
+
+def checks_html(rows, title: str | None = None) -> str:
+    """``rows`` (claims) as one collapsed block: the page's, unless ``title`` names another scope.
+
+    A ``<details>`` element whose summary line is the title and the number of claims; opened, it says
+    where they come from (for a page) and lists each claim as the prose states it
+    (:meth:`Claim.shown`), every text escaped. Empty when there are no rows.
+
+    Examples
+    --------
+    >>> block = checks_html([Claim("sectors per request", 4, 4), Claim("a < b", True, True)])
+    >>> block.startswith('<details class="kernellab-checks">') and "<li>sectors per request: 4</li>" in block
+    True
+    >>> "<li>a &lt; b</li>" in block, "(2)" in block
+    (True, True)
+    >>> checks_html([])
+    ''
+    """
+    rows = list(rows)
+    if not rows:
+        return ""
+    note = "" if title else "<p>" + html.escape(_(
+        "The numbers and statements of this page's prose, each computed by its script: the site's build "
+        "fails when one of them does not hold.")) + "</p>"
+    title = title or _("What this page checks")
+    items = "".join(f"<li>{html.escape(row.shown())}</li>" for row in rows)
+    count = _(" ({detail})").format(detail=len(rows))
+    return (f'<details class="kernellab-checks"><summary>{html.escape(title)}'
+            f'<span class="kernellab-checks-count">{html.escape(count)}</span></summary>{note}'
+            f"<ul>{items}</ul></details>")
+
+
 class Claims:
-    """The claims of one page or cell, each checked as it is added; shows itself as a table.
+    """The claims of one page or cell, each checked as it is added.
 
     ``add`` raises :class:`~kernellab.errors.ClaimError` (an ``AssertionError``) naming the claim
-    when the computed value does not match the stated one. Numbers match exactly unless a tolerance
+    when the computed value does not match the stated one. ``show()`` prints the rows in a terminal;
+    in a notebook the cell shows one collapsed line; on the site the page lists them at its end. Numbers match exactly unless a tolerance
     is given: ``rtol`` (relative), ``atol`` (absolute) or ``sig`` (equal once both are rounded to
     ``sig`` significant digits, for a number the prose rounds). Text and booleans match exactly.
 
@@ -114,6 +203,8 @@ class Claims:
                 claim=row.claim, computed=_fmt(computed), stated=_fmt(stated))
                 + (f" ({tolerance})" if tolerance else ""), claim=row.claim, computed=computed, stated=stated)
         self.rows.append(row)
+        if _page is not None:
+            _page.append(row)
         return self
 
     def __len__(self) -> int:
@@ -136,16 +227,20 @@ class Claims:
         return self.table().to_text()
 
     def _repr_html_(self) -> str:
-        return self.table()._repr_html_().replace('class="kernellab-table"', 'class="kernellab-table kernellab-claims"', 1)
+        """One collapsed "What this cell checks" line (a notebook); nothing while a page collects them."""
+        return "" if _page is not None else checks_html(self.rows, _("What this cell checks"))
 
     def __repr__(self) -> str:
         return self.to_text()
 
     def show(self) -> Claims | None:
-        """Print the table in a terminal; return ``self`` where a page or notebook renders HTML.
+        """Print the rows in a terminal; return ``self`` in a notebook (one collapsed line).
 
-        End a gallery cell on ``claims.show()`` so the page shows the table.
+        While the docs build collects a page's claims (:func:`~kernellab.claims.begin_page`) it returns None and shows
+        nothing: the page lists every claim once, at its end.
         """
+        if _page is not None:
+            return None
         if rich_display():
             return self
         print(self.to_text() + "\n")
@@ -163,4 +258,4 @@ def check(claim: str, computed, stated, **tolerance) -> Claims:
     return Claims().add(claim, computed, stated, **tolerance)
 
 
-__all__ = ["Claim", "ClaimError", "Claims", "check"]
+__all__ = ["Claim", "ClaimError", "Claims", "begin_page", "check", "checks_html", "end_page"]

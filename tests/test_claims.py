@@ -79,14 +79,43 @@ def test_tolerance_column_appears_when_a_row_has_one(monkeypatch):
     assert "3 significant digits" in text and "± 1%" in text
 
 
-def test_html_is_a_real_escaped_table_in_both_languages(monkeypatch):
-    claims = Claims().add("<b> & co", 2, 2)
+def test_html_is_one_collapsed_escaped_block_in_both_languages(monkeypatch):
+    claims = Claims().add("<b> & co", 2, 2).add("matches numpy", True, True).add("t", 1.0713, 1.07, sig=3)
     monkeypatch.setenv("KERNELLAB_LANG", "en")
     html = claims._repr_html_()
-    assert html.startswith("<table") and "<th>Claim</th><th>Computed</th><th>Stated</th>" in html
-    assert "&lt;b&gt; &amp; co" in html and "<b>" not in html
+    assert html.startswith('<details class="kernellab-checks"><summary>What this cell checks')
+    assert html.count("<details") == 1 and "open" not in html.split(">")[0]  # collapsed
+    assert " (3)</span></summary>" in html
+    # each claim as the prose states it, not as "computed / stated: yes / yes" columns
+    assert "<li>&lt;b&gt; &amp; co: 2</li>" in html and "<b>" not in html
+    assert "<li>matches numpy</li>" in html and "yes" not in html
+    assert "<li>t: 1.07 (computed 1.0713, 3 significant digits)</li>" in html
     monkeypatch.setenv("KERNELLAB_LANG", "zh_CN")
-    assert "<th>论断</th><th>计算值</th><th>文中所述</th>" in claims._repr_html_()
+    html = claims._repr_html_()
+    assert "本单元检查的论断" in html and "<li>t：1.07（计算值 1.0713，3 位有效数字）</li>" in html
+    assert "（3）</span>" in html  # full-width punctuation in Chinese text
+
+
+def test_a_page_collects_its_claims_and_shows_them_once_at_the_end(monkeypatch, capsys):
+    from kernellab.claims import begin_page, checks_html, end_page
+
+    monkeypatch.setenv("KERNELLAB_LANG", "en")
+    monkeypatch.setenv("KERNELLAB_DISPLAY", "html")
+    begin_page()
+    try:
+        first = Claims().add("warps", 256 // 32, 8)  # 256 threads / 32 lanes = 8 warps
+        assert first.show() is None and first._repr_html_() == ""  # nothing mid-page
+        check("sectors", 128 // 32, 4)  # 128 B / 32 B = 4 sectors
+        with pytest.raises(ClaimError):
+            check("conflicts", 31, 0)  # a failed claim still raises, and is not listed
+    finally:
+        rows = end_page()
+    assert [r.claim for r in rows] == ["warps", "sectors"]
+    block = checks_html(rows)
+    assert block.count("<details") == 1 and "What this page checks" in block and "(2)" in block
+    assert "the site&#x27;s build fails" in block
+    assert end_page() == [] and first.show() is first  # collection over: a notebook shows the cell's block
+    assert capsys.readouterr().out == ""
 
 
 def test_the_error_follows_the_language(monkeypatch):
