@@ -28,9 +28,11 @@ extensions = [
     "sphinx.ext.doctest",
     "sphinx.ext.napoleon",
     "sphinx.ext.viewcode",  # "[source]" links from the API pages to highlighted source pages
+    "viewcode_anchors",  # docs/_ext: the source pages' "[docs]" links land on the object's entry
     "myst_parser",
     "sphinx_gallery.gen_gallery",
     "gallery_cards",  # docs/_ext: gallery cards' titles and tooltips in the page's language
+    "gallery_page",  # docs/_ext: a gallery page ends on what it checks and its running time
     "sphinx_copybutton",
     "localized_downloads",
 ]
@@ -187,13 +189,22 @@ sphinx_gallery_conf = {
     "capture_repr": ("_repr_html_", "__repr__"),
     "abort_on_example_error": True,
     "only_warn_on_example_error": False,
-    "min_reported_time": 10**9,  # no "Total running time" line: it would change the catalogs every build
+    # sphinx-gallery's "Total running time" line would change the catalogs every build: gallery_page
+    # writes it instead, translated, out of gettext's reach
+    "min_reported_time": 10**9,
     "write_computation_times": False,
     "show_signature": False,
     "remove_config_comments": True,
     "backreferences_dir": "generated/backreferences",
     "doc_module": ("kernellab",),
-    "image_scrapers": ("matplotlib",),
+    "image_scrapers": ("figure_alt.matplotlib_scraper",),  # docs/_ext: alt texts joined with "；" in Chinese
+    # Before and after each script: matplotlib's defaults restored, and the claims it checks collected
+    # for the block at the end of its page (gallery_page); a cell ending on claims shows nothing mid-page.
+    "reset_modules": ("matplotlib", "gallery_page.collect"),
+    "reset_modules_order": "both",
+    "ignore_repr_types": r"kernellab\.claims\.Claims\b",
+    # "Related examples" at the end of each example (cards and heading translated by gallery_cards)
+    "recommender": {"enable": True, "n_examples": 3},
 }
 
 # --- publishing: the site's URL is known only where it is published ---
@@ -210,14 +221,21 @@ html_theme = "pydata_sphinx_theme"
 html_title = "kernellab"
 templates_path = ["_templates"]
 html_static_path = ["_static"]
+html_favicon = "_static/favicon.svg"
 html_css_files = ["custom.css"]
-html_js_files = ["sphinx9-zh-search-fix.js"]
+html_js_files = ["sphinx9-zh-search-fix.js", "kernellab.js"]
 html_context = {"languages": LANGUAGES, "site_url": SITE_URL, "wheel": WHEEL}
 html_theme_options = {
     "navbar_end": ["lang-switcher", "theme-switcher", "navbar-icon-links"],
     "secondary_sidebar_items": ["page-toc", "sg_download_links"],
     "show_toc_level": 2,
+    # one header row at desktop widths (five long titles wrapped it into three rows, 136 px): the rest
+    # of the pages are under "More"
+    "header_links_before_dropdown": 3,
 }
+# Gallery pages give their width to the code (the section's pages are one click away: the gallery's
+# index, and the previous/next links at the end of each page).
+html_sidebars = {"*": [], "auto_examples/*/*": []}  # "*": the top-level pages, whose section navigation is empty
 html_show_sourcelink = False
 
 # --- copy buttons: prompts and output are not copied; the labels follow the page's <html lang> ---
@@ -232,6 +250,8 @@ def _runtime_language(app, config):
     and the page its URL where the site's URL is known."""
     lang = config.language or "en"
     os.environ["KERNELLAB_LANG"] = lang
+    if lang == "zh_CN":  # the footer's "© Copyright 2026, the kernellab developers."
+        config.copyright = "2026，kernellab 开发者"
     if SITE_URL:
         config.html_baseurl = f"{SITE_URL}{lang}/"
     config.sphinx_gallery_conf["first_notebook_cell"] = localized_downloads.first_cell(

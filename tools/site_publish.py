@@ -4,7 +4,10 @@
 
 - ``index.html`` sends a reader to ``en/`` or ``zh_CN/`` by the browser's language;
 - ``404.html``, in both languages, for hosts that serve it for a missing page (GitHub Pages, Read the
-  Docs): its links are absolute once the site's URL is known;
+  Docs), at the missing page's URL: its links are absolute, so they lead to the site from any depth.
+  With the site's URL they are full URLs; without it they are root-absolute (``/en/index.html``),
+  and a script corrects them for a site served under a path (``/kernellab/``) by finding the
+  nearest folder above the missing page that holds ``en/index.html``;
 - ``.nojekyll``, so GitHub Pages serves the ``_static``/``_downloads`` folders as they are;
 - with the site's URL (the argument, else ``KERNELLAB_BASEURL``, else ``READTHEDOCS_CANONICAL_URL``):
   ``sitemap.xml``, every page in every language with its hreflang alternates, and ``robots.txt``
@@ -22,6 +25,7 @@ LANGS = (("en", "English"), ("zh_CN", "简体中文"))
 
 REDIRECT = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>kernellab</title>
+<link rel="icon" href="en/_static/favicon.svg" type="image/svg+xml">
 <script>
   var zh = (navigator.languages || [navigator.language || ""]).some(function (l) { return /^zh/i.test(l); });
   location.replace(zh ? "zh_CN/index.html" : "en/index.html");
@@ -35,6 +39,7 @@ REDIRECT = """<!DOCTYPE html>
 NOT_FOUND = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>Page not found · 页面不存在 — kernellab</title>
+<link rel="icon" href="{root}en/_static/favicon.svg" type="image/svg+xml">
 <style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;line-height:1.6}}
 h1{{font-size:1.6rem}} a{{color:#0a6ebd}}</style></head><body>
 <h1>Page not found</h1>
@@ -43,7 +48,27 @@ h1{{font-size:1.6rem}} a{{color:#0a6ebd}}</style></head><body>
 <h1 lang="zh-CN">页面不存在</h1>
 <p lang="zh-CN">这个页面不存在（或已被移走）。kernellab 文档从这里开始：
 <a href="{root}zh_CN/index.html" hreflang="zh-CN">简体中文</a>。</p>
-</body></html>
+{script}</body></html>
+"""
+
+# Without the site's URL: the links above are root-absolute; where the site lives under a path, the
+# nearest folder above this URL that holds en/index.html is its root.
+FIND_ROOT = """<script>
+(function () {{
+  var parts = location.pathname.split("/").slice(1, -1), tries = [];
+  for (var i = parts.length; i > 0; i--) tries.push("/" + parts.slice(0, i).join("/") + "/");
+  (function next() {{
+    var root = tries.shift();
+    if (!root) return;
+    fetch(root + "en/index.html", {{ method: "HEAD" }}).then(function (r) {{
+      if (!r.ok) return next();
+      document.querySelectorAll("a[hreflang]").forEach(function (a) {{
+        a.href = root + a.getAttribute("href").replace(/^\\//, "");
+      }});
+    }}, next);
+  }})();
+}})();
+</script>
 """
 
 SKIP = {"search.html", "genindex.html", "py-modindex.html"}
@@ -82,7 +107,7 @@ def publish(site: Path, url: str = "") -> list[Path]:
     """Write the root files; return their paths."""
     written = {
         site / "index.html": REDIRECT,
-        site / "404.html": NOT_FOUND.format(root=url or ""),
+        site / "404.html": NOT_FOUND.format(root=url or "/", script="" if url else FIND_ROOT.format()),
         site / ".nojekyll": "",
     }
     for name in ("sitemap.xml", "robots.txt"):

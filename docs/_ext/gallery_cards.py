@@ -6,6 +6,11 @@ gettext's reach. On a translated build this extension rewrites both in the index
 before Sphinx parses it, from the example's own catalog
 (``locale/<lang>/LC_MESSAGES/auto_examples/<example>.po``): the page's HTML then carries the
 translation, with or without JavaScript.
+
+The same goes for the cards sphinx-gallery includes into other pages: each example's "Related
+examples" (its recommender's ``<example>.recommendations``, whose heading this extension also
+translates) and each API page's "Examples using ..." (``generated/backreferences/*.examples``). The
+gettext build leaves the related examples out: they are links to other pages, not text to translate.
 """
 
 from __future__ import annotations
@@ -14,7 +19,12 @@ import html
 import re
 from pathlib import Path
 
+from sphinx.locale import get_translation
+
 from kernellab.i18n import parse_po
+
+_ = get_translation("sphinx")  # the theme's catalog: docs/locale/<lang>/LC_MESSAGES/sphinx.po
+RELATED = re.compile(r"^\.\. rubric:: Related examples$", re.M)
 
 CARD = re.compile(
     r'(?P<open><div class="sphx-glr-thumbcontainer" (?:[^\n>]*? )?tooltip=")(?P<intro>[^"]*)(?P<mid>".*?'
@@ -62,19 +72,37 @@ def translate_cards(source: str, catalog_of) -> str:
     return CARD.sub(card, source)
 
 
-def _source_read(app, docname, source):
-    lang = app.config.language or "en"
-    if lang == "en" or not docname.startswith("auto_examples/") or not docname.endswith("index"):
-        return
-    base = Path(app.srcdir, "locale", lang, "LC_MESSAGES")
+def _catalogs(app):
+    base = Path(app.srcdir, "locale", app.config.language or "en", "LC_MESSAGES")
 
     def catalog_of(doc):
         path = base / (doc.lstrip("/") + ".po")
         return parse_po(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
-    source[0] = translate_cards(source[0], catalog_of)
+    return catalog_of
+
+
+def _source_read(app, docname, source):
+    lang = app.config.language or "en"
+    if lang == "en" or not docname.startswith("auto_examples/") or not docname.endswith("index"):
+        return
+    source[0] = translate_cards(source[0], _catalogs(app))
+
+
+def _include_read(app, relative_path, parent_docname, content):
+    name = Path(relative_path).name
+    if name.endswith(".recommendations"):
+        if app.builder.name == "gettext":
+            content[0] = ""
+            return
+        content[0] = RELATED.sub(lambda m: ".. rubric:: " + _("Related examples"), content[0])
+    elif not name.endswith(".examples"):
+        return
+    if (app.config.language or "en") != "en":
+        content[0] = translate_cards(content[0], _catalogs(app))
 
 
 def setup(app):
     app.connect("source-read", _source_read)
+    app.connect("include-read", _include_read)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

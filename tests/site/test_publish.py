@@ -95,9 +95,18 @@ def test_api_pages_link_to_the_source(lang):
     assert fragment == "launch" and f'id="{fragment}"' in source and "viewcode-back" in source
 
 
-def test_404_page_leads_to_both_languages():
+def test_404_page_leads_to_both_languages_from_any_depth():
+    """Hosts serve 404.html at the missing page's URL (GitHub Pages, Read the Docs): its links must be
+    absolute, or /kernellab/en/auto_examples/x/missing.html would send a reader to .../x/en/index.html."""
     text = (SITE / "404.html").read_text(encoding="utf-8")
     url = site_url()
-    assert f'href="{url}en/index.html"' in text and f'href="{url}zh_CN/index.html"' in text
+    links = re.findall(r'<a href="([^"]+)" hreflang="([^"]+)"', text)
+    assert {lang for _, lang in links} == {"en", "zh-CN"}, links
+    for href, lang in links:
+        assert href.startswith(("https://", "http://", "/")) and not href.startswith("//"), f"relative link {href}"
+        assert href == f"{url or '/'}{lang.replace('-', '_')}/index.html"
+        assert (SITE / lang.replace("-", "_") / "index.html").is_file()
+    # without the site's URL, a script finds the site's root above the missing page for a site under a path
+    assert ("en/index.html\", { method: \"HEAD\" }" in text) == (not url)
     assert "Page not found" in text and "页面不存在" in text
     assert (SITE / ".nojekyll").exists()
