@@ -56,10 +56,13 @@ def _text(fragment: str) -> str:
 
 
 def _tables(page: str) -> list[list[list[str]]]:
-    """Each kernellab table of a page, claims tables included: rows of cell texts (headers included)."""
-    return [[[_text(c) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)]
-             for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S)]
-            for table in re.findall(r'<table class="kernellab-table[^"]*">(.*?)</table>', page, re.S)]
+    """Each kernellab table of a page: rows of cell texts (headers included); then the page's claims (the
+    "What this page checks" block at its end), one row of one cell a claim."""
+    tables = [[[_text(c) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)]
+               for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S)]
+              for table in re.findall(r'<table class="kernellab-table[^"]*">(.*?)</table>', page, re.S)]
+    return tables + [[[_text(item)] for item in re.findall(r"<li>(.*?)</li>", block, re.S)]
+                     for block in re.findall(r'<details class="kernellab-checks">(.*?)</details>', page, re.S)]
 
 
 def _figure_labels(page: str) -> list[str]:
