@@ -35,6 +35,7 @@ extensions = [
     "gallery_page",  # docs/_ext: a gallery page ends on what it checks and its running time
     "sphinx_copybutton",
     "localized_downloads",
+    "zh_search",  # docs/_ext: Chinese search finds the glossary's terms whole, and their synonyms
 ]
 sys.path.insert(0, str(HERE / "_ext"))
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
