@@ -23,8 +23,8 @@ from pathlib import Path
 GLOSSARY = Path(__file__).resolve().parents[1] / "glossary.md"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # Terms the pages use that the glossary does not list (the zh review's searches among them).
-EXTRA_TERMS = ("全局内存", "线程块", "竞争检测器", "寄存器", "访存", "内存带宽", "显存带宽", "流水线", "调度器",
-               "写后读", "读后写", "写后写", "性能模型", "指令发射", "波次", "分块", "向量化", "张量核心")
+EXTRA_TERMS = ("全局内存", "线程块", "竞争检测器", "寄存器", "访存", "显存带宽", "流水线", "调度器",
+               "写后读", "读后写", "写后写", "性能模型", "指令发射", "波次", "分块", "向量化")
 # What a student may type for a term (left) that the site spells otherwise (right: its terms, a query
 # of several words reading as all of them).
 EXTRA_SYNONYMS = {
@@ -33,7 +33,7 @@ EXTRA_SYNONYMS = {
     "线程束": ("warp",), "共享存储器": ("共享内存",), "全局存储器": ("全局内存",), "线程网格": ("网格",),
     "核函数": ("内核",), "屋顶模型": ("roofline",), "占有率": ("占用率",), "计算强度": ("算术强度",),
     "运算强度": ("算术强度",), "栅栏": ("屏障",), "同步屏障": ("屏障",), "算子融合": ("融合",), "内核融合": ("融合",),
-    "竞态条件": ("冒险",), "数据竞争": ("冒险",), "张量核": ("Tensor Core",), "流式多处理器": ("SM",),
+    "竞态条件": ("冒险",), "数据竞争": ("冒险",), "张量核": ("Tensor Core",), "张量核心": ("Tensor Core",), "内存带宽": ("显存带宽",), "流式多处理器": ("SM",),
 }
 
 
