@@ -78,10 +78,14 @@ class LineFinder:
             self.note = _("a lambda has no lines of its own: one row for the whole function")
         else:
             try:
-                inspect.getsourcelines(fn)
+                inspect.getsource(fn)
             except (OSError, TypeError):
                 self.note = _("its source cannot be read (exec'd or generated code): one row for the whole function")
         self.whole: Key | None = (self.file, self.first) if self.note else None
+        self.text: dict = {}  # (file, line) → the kernel's source lines, read now (a doctest's go when it ends)
+        if not self.note:
+            lines, start = inspect.getsourcelines(fn)
+            self.text = {(self.file, start + i): text for i, text in enumerate(lines)}
 
     def where(self) -> tuple[Key | None, Key | None]:
         """``(key, call site)`` of the record being made now: ``key`` None outside the kernel."""
@@ -117,6 +121,7 @@ class ByLine(Mapping):
         self.kernel = finder.name
         self.file = finder.file
         self.first, self.last = finder.first, finder.last  # the kernel's first and last line in its file
+        self._text = {**finder.text, **{k: linecache.getline(*k) for k in rows if k not in finder.text}}
 
     def __getitem__(self, key):
         if isinstance(key, int):  # a line of the kernel's own file
@@ -133,8 +138,14 @@ class ByLine(Mapping):
         return f"<ByLine {self.kernel}: {len(self)} lines>"
 
     def line(self, key: Key) -> str:
-        """The text of a row's source line (stripped), or '' when it cannot be read."""
-        return linecache.getline(key[0], key[1]).strip()
+        """The text of a source line (stripped), or '' when it cannot be read."""
+        return self.text(key).strip()
+
+    def text(self, key: Key) -> str:
+        """The text of a source line as written (read when the launch returned), or ''."""
+        if key not in self._text:
+            self._text[key] = linecache.getline(*key)
+        return self._text[key]
 
     def total(self, start):
         """The sum of the rows, starting from ``start`` (an empty counts of the launch's type)."""

@@ -64,7 +64,7 @@ def _efficiency(c) -> float:
 METRICS: tuple[Metric, ...] = (
     Metric("smsp__inst_executed.sum", "Warp instructions", lambda c: c.warp_instr, simt_only=True),
     Metric("smsp__thread_inst_executed.sum", "Thread instructions", lambda c: c.thread_instr, simt_only=True),
-    Metric("smsp__thread_inst_executed_per_inst_executed.pct", "SIMT efficiency", _efficiency, "%", simt_only=True),
+    Metric("warp_execution_efficiency", "SIMT efficiency", _efficiency, "%", simt_only=True),
     Metric("l1tex__t_requests_pipe_lsu_mem_global.sum", "Requests", lambda c: c.requests),
     Metric("l1tex__t_sectors_pipe_lsu_mem_global.sum", "Sectors", lambda c: c.sectors),
     Metric("l1tex__average_t_sectors_per_request_pipe_lsu_mem_global.ratio", "Sectors/request",

@@ -28,7 +28,7 @@ from . import metrics
 from .access import WARP_SIZE
 from .errors import ModelWarning
 from .i18n import _
-from .report import Table, fmt_bytes, fmt_num, fmt_time
+from .report import Table, fmt_bytes, fmt_time
 from .specs import A6000, as_gpu, as_perf
 
 EXCESS_SECTORS = 0.10  # a finding when excess sectors are at least this share of all sectors
@@ -114,7 +114,7 @@ def _conflicts(counts) -> list[Finding]:
 def _divergence(counts) -> list[Finding]:
     if not hasattr(counts, "warp_instr") or not counts.warp_instr:
         return []
-    metric = "smsp__thread_inst_executed_per_inst_executed.pct"
+    metric = "warp_execution_efficiency"
     if counts.by_line is None:
         eff = counts.simt_efficiency()
         if eff >= DIVERGENCE:
@@ -171,7 +171,7 @@ def _rows(counts, names) -> list[list[str]]:
 
 
 def _table(rows) -> Table:
-    return Table([_("Metric"), _("Nsight Compute name"), _("Value")], rows)
+    return Table([_("Metric"), _("Profiler metric"), _("Value")], rows)
 
 
 class Report:
@@ -197,11 +197,11 @@ class Report:
             return None
         rows = [[_(label), metric, fmt_time(p[key]), f"{100 * p[key] / p['time']:.1f} %"]
                 for key, label, metric in _RESOURCES if p.get(key)]
-        rows.append([_("Bound"), "", p["bound"], fmt_time(p["time"])])
-        if p.get("t_launch"):
-            rows.append([_("Launch overhead"), "", fmt_time(p["t_launch"]), ""])
+        rows.append([_("Bound: {resource}").format(resource=p["bound"]), "", fmt_time(p["time"]), "100.0 %"])
+        if p.get("t_launch"):  # what launching costs besides the run, as a share of the bound's time
+            rows.append([_("Launch overhead"), "", fmt_time(p["t_launch"]), f"{100 * p['t_launch'] / p['time']:.1f} %"])
         return Section(_("GPU Speed Of Light"),
-                       Table([_("Resource"), _("Nsight Compute name"), _("Time"), _("Share of the bound")], rows))
+                       Table([_("Resource"), _("Profiler metric"), _("Time"), _("Share of the bound")], rows))
 
     def _memory(self) -> Section:
         names = ["l1tex__t_requests_pipe_lsu_mem_global.sum", "l1tex__t_sectors_pipe_lsu_mem_global.sum",
@@ -230,8 +230,8 @@ class Report:
             return None
         c = self.counts
         rows = _rows(c, ["smsp__inst_executed.sum", "smsp__thread_inst_executed.sum",
-                         "smsp__thread_inst_executed_per_inst_executed.pct"])
-        rows.append([_("Active threads per warp instruction"), "smsp__thread_inst_executed_per_inst_executed.ratio",
+                         "warp_execution_efficiency"])
+        rows.append([_("Active threads per warp instruction"), "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio",
                      f"{WARP_SIZE * c.simt_efficiency():.1f}"])
         return Section(_("Warp State (divergence)"), _table(rows))
 
@@ -243,20 +243,20 @@ class Report:
         if "grid" in info:
             rows.append([_("Grid size"), "launch__grid_size", "×".join(map(str, info["grid"]))])
         if not self.simt:
-            rows.append([_("Programs"), "", fmt_num(c.programs)])
+            rows.append([_("Programs"), "", f"{c.programs:,}"])
             return Section(_("Launch Statistics and Occupancy"), _table(rows))
         if "block" in info:
             b = info["block"]
             threads = b[0] * b[1] * b[2]
             rows += [[_("Block size"), "launch__block_size", "×".join(map(str, b))],
-                     [_("Threads"), "launch__thread_count", fmt_num(threads * _prod(info["grid"]))],
+                     [_("Threads"), "launch__thread_count", f"{threads * _prod(info['grid']):,}"],
                      [_("Shared memory per block"), "launch__shared_mem_per_block_static",
                       fmt_bytes(info["smem_per_block"])]]
             occ = occupancy(self.gpu, threads, smem_per_block=info["smem_per_block"])
             rows += [[_("Blocks per SM"), "launch__occupancy_limit_blocks", str(occ.blocks_per_sm)],
                      [_("Theoretical occupancy"), "sm__maximum_warps_per_active_cycle_pct",
                       f"{100 * occ.occupancy:.0f} %"]]
-        rows.append([_("Barriers"), "", fmt_num(c.barriers)])
+        rows.append([_("Barriers"), "", f"{c.barriers:,}"])
         return Section(_("Launch Statistics and Occupancy"), _table(rows))
 
     def to_text(self) -> str:

@@ -23,7 +23,6 @@ Examples
 from __future__ import annotations
 
 import html
-import linecache
 import textwrap
 
 from . import metrics
@@ -96,15 +95,15 @@ class SourceView:
         """``(mark, line number, cells, source text)`` for the kernel's lines, then each helper's."""
         bl = self.by_line
         out = []
-        own = [(bl.file, n) for n in range(bl.first, bl.last + 1)]
-        texts = textwrap.dedent("".join(linecache.getline(*k) or "\n" for k in own)).splitlines()
+        own = [(bl.file, n) for n in range(bl.first, bl.last + 1)] if not bl.note else list(bl)
+        texts = textwrap.dedent("".join(bl.text(k) or "\n" for k in own)).splitlines()
         for k, text in zip(own, texts):
             out.append((MARK if k in self.hot else "", str(k[1]), self._cells(k), text.rstrip()))
         others = [k for k in bl if k not in set(own)]
         for k in others:
             sites = ", ".join(str(line) for _f, line in bl.sites.get(k, ()))
             where = _("called from line {lines}").format(lines=sites) if sites else ""
-            text = linecache.getline(*k).strip()
+            text = bl.line(k)
             out.append((MARK if k in self.hot else "", f"{k[1]}", self._cells(k),
                         f"{text}    # {where}" if where else text))
         return out

@@ -232,6 +232,69 @@ plt.show()
 # registers.
 
 # %%
+# A bank-conflict line, and its padding
+# -------------------------------------
+# Kernel 3's tiles are conflict-free because a warp writes and reads them along a row. Store the A
+# tile *transposed* instead (``AsT[t_col][t_row]``, so that a thread's row of A becomes a column), and
+# the 32 lanes of a warp, which share ``t_row`` and differ in ``t_col``, write words 32 apart: all in
+# one bank. A profiler's source view shows which line pays (``lines=True``, see :doc:`/profiling`);
+# one float of padding per row of the tile (33 instead of 32) fixes it.
+
+from kernellab import launch, show
+
+
+def k3_transposed(blk, A, B, C, M, N, K, PAD=0):
+    """Kernel 3 with the A tile stored transposed in shared memory, each of its rows ``32 + PAD`` floats."""
+    S, R = 32, 32 + PAD
+    AsT = blk.shared(S * R, np.float32, name="AsT")
+    Bs = blk.shared(S * S, np.float32, name="Bs")
+    t_row, t_col = blk.tx // S, blk.tx % S
+    a0, b0 = blk.bx * S * K, blk.by * S
+    acc = np.zeros(blk.n_threads, np.float32)
+    for bk in range(0, K, S):
+        blk.store(AsT, t_col * R + t_row, blk.load(A, a0 + bk + t_row * K + t_col))  # lanes R words apart
+        blk.store(Bs, t_row * S + t_col, blk.load(B, b0 + bk * N + t_row * N + t_col))
+        blk.syncthreads()
+        for dot in range(S):
+            a = blk.load(AsT, dot * R + t_row)  # the same word for the whole warp: a broadcast
+            acc = blk.fma(a, blk.load(Bs, dot * S + t_col), acc)
+        blk.syncthreads()
+    blk.store(C, blk.bx * S * N + blk.by * S + t_row * N + t_col, acc)
+
+
+transposed = {}
+for pad in (0, 1):
+    Ct = np.zeros((N_SIM, N_SIM), np.float32)
+    transposed[pad] = launch(k3_transposed, (2, 2), 1024, args=(A, B, Ct, N_SIM, N_SIM, N_SIM, pad), lines=True)
+    assert np.abs(Ct - ref).max() < 2e-5  # the same product, padded or not
+wave_columns = ["Shared wavefronts", "Ideal wavefronts", "Bank conflicts"]
+show(transposed[0].source(columns=wave_columns))
+
+# %%
+show(transposed[1].source(columns=wave_columns))
+
+# %%
+(conflict,) = transposed[0].report().findings
+print(conflict)
+store_line = next(k for k in transposed[0].by_line if transposed[0].by_line.line(k).startswith("blk.store(AsT"))
+stores = transposed[0].by_line[store_line]
+Claims() \
+    .add(tr("Transposed tile: the finding's line is the AsT store"), conflict.line, store_line[1]) \
+    .add(tr("Transposed tile: ways of the conflict"), conflict.value, 32) \
+    .add(tr("Transposed tile: AsT store requests (4 blocks × 32 warps × 2 K steps)"), stores.shst_instr, 256) \
+    .add(tr("Transposed tile: conflicts on the AsT store (256 × 31)"), stores.shst_conflicts, 7936) \
+    .add(tr("Transposed tile: conflicts in the whole kernel"),
+         transposed[0].shld_conflicts + transposed[0].shst_conflicts, 7936) \
+    .add(tr("Padded to 33 floats per row: bank conflicts"), transposed[1].shld_conflicts + transposed[1].shst_conflicts, 0) \
+    .show()
+
+# %%
+# The ``AsT`` store is the line that pays: each of its 256 requests takes 32 wavefronts instead of 1,
+# 7936 conflicts in all, every conflict of the kernel; the reads of ``AsT`` are broadcasts and cost
+# nothing extra. With 33 floats per row, lane ``t_col`` writes word ``33·t_col + t_row``, bank
+# ``(t_col + t_row) mod 32``: 32 different banks, and the same line takes its ideal wavefronts.
+
+# %%
 # Occupancy: one block per SM
 # ---------------------------
 # A 1024-thread block is 32 warps. Boehm reports 37 registers per thread for this kernel; with its

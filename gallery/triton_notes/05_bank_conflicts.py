@@ -143,6 +143,45 @@ claims.show()
 # Boehm's kernel 8 pads its shared tile too, with a different result; the last section shows why.
 
 # %%
+# The conflict line, before and after padding
+# ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+# A profiler shows *where* the conflicts are. Launched with ``lines=True``, the simulator counts each
+# line of the kernel on its own (see :doc:`/profiling`): here the column read of the unpadded tile, then
+# of the tile padded to 33 floats per row. The conflicts sit on the last line, the one that reads the
+# tile; the store that fills it takes its ideal wavefronts in both.
+
+from kernellab import show
+
+wave_columns = ["Shared wavefronts", "Ideal wavefronts", "Bank conflicts"]
+by_line = {}
+for key, stride in (("columns", 32), ("padded", 33)):
+    by_line[key] = launch(through_shared, 1, (32, 32), args=(A, np.zeros((32, 32), np.float32), COLUMNS, stride),
+                          lines=True)
+show(by_line["columns"].source(columns=wave_columns))
+
+# %%
+show(by_line["padded"].source(columns=wave_columns))
+
+# %%
+# The report's finding names that line and its ways, in Nsight Compute's words; with the padding, no
+# rule fires.
+
+(conflict,) = by_line["columns"].report().findings
+print(conflict)
+read_line = next(k for k in by_line["columns"].by_line if "blk.load(tile" in by_line["columns"].by_line.line(k))
+Claims() \
+    .add(tr("Unpadded: the finding's line is the tile read"), conflict.line, read_line[1]) \
+    .add(tr("Unpadded: ways of the conflict on that line"), conflict.value, 32) \
+    .add(tr("Unpadded: conflicts on that line"), by_line["columns"].by_line[read_line].shld_conflicts, 992) \
+    .add(tr("Padded: findings"), len(by_line["padded"].report().findings), 0) \
+    .show()
+
+# %%
+# Unpadded, the read line is a 32-way conflict: its 32 requests take 1024 wavefronts instead of 32, all
+# 992 conflicts of the kernel. Padded to 33 floats per row, the same line takes its 32 ideal wavefronts
+# and the report has nothing to say.
+
+# %%
 # Which lane hits which bank
 # --------------------------
 # Each panel is one warp (warp 5, the threads with ``threadIdx.y = 5``): a row per lane, a column per
