@@ -240,7 +240,7 @@ plt.show()
 # one bank. A profiler's source view shows which line pays (``lines=True``, see :doc:`/profiling`);
 # one float of padding per row of the tile (33 instead of 32) fixes it.
 
-from kernellab import launch, show
+from kernellab import show
 
 
 def k3_transposed(blk, A, B, C, M, N, K, PAD=0):
