@@ -49,7 +49,7 @@ class LineFinder:
     kernel's file, or a frame called from one of ``helper_callers`` (the code of ``JITFunction.__call__``:
     the frame it calls is a ``@triton.jit`` helper's). When that frame is not the kernel's, the kernel's
     line that led to it is the *call site*. A kernel whose source cannot be read (a lambda, ``exec``'d
-    code, a callable without Python code) gets one row for the whole function, and :attr:`note` says why.
+    code, a callable without Python code) gets one row for the whole function, and ``note`` says why.
 
     Examples
     --------
@@ -108,8 +108,8 @@ class LineFinder:
 class ByLine(Mapping):
     """A launch's counts per source line: ``(file, line) → counts`` of the launch's counts type.
 
-    Rows are in source order. :attr:`sites` maps a row inside a called helper to the kernel lines that
-    called it; :attr:`note` says why there is one row for the whole function, when there is.
+    Rows are in source order. ``sites`` maps a row inside a called helper to the kernel lines that
+    called it; ``note`` says why there is one row for the whole function, when there is.
     ``sum(by_line.values(), start)`` equals the launch's counts on every field a line records
     (``programs`` and, for mini-Triton, ``dram_sectors`` are launch-level).
     """

@@ -53,7 +53,7 @@ class SourceView:
         of a launch made with ``lines=True``.
     columns : list of str, optional
         the English headers of the metrics to show (:data:`kernellab.metrics.METRICS`); by default
-        :data:`SIMT_COLUMNS` or :data:`TRITON_COLUMNS`, less those zero everywhere.
+        ``SIMT_COLUMNS`` or ``TRITON_COLUMNS``, less those zero everywhere.
     top : int
         how many of the costliest lines to mark (those with at least 5 % of the launch's cost).
     """

@@ -70,7 +70,7 @@ class GlobalMemory:
     def mark(self, acc: Access) -> None:
         """Add the sectors ``acc`` touches to the compulsory DRAM traffic (a union over the launch).
 
-        When :attr:`first_touch` is set, it is told how many of them no earlier access touched, and in
+        When ``first_touch`` is set, it is told how many of them no earlier access touched, and in
         which array: what :mod:`kernellab.lines` charges to the access's line.
         """
         ids = lane_sector_ids(acc)

@@ -117,7 +117,7 @@ class Tally:
 
     Record through its public methods: with ``lines=True`` each call is charged to the kernel's line
     that made it (:mod:`kernellab.lines` wraps every public method but ``result``, ``merge`` and
-    ``flush``); what is added to :attr:`n` directly is launch-level (``programs``).
+    ``flush``); what is added to ``n`` directly is launch-level (``programs``).
     """
 
     __slots__ = ("n", "_pending", "_pending_lanes", "_updates")
