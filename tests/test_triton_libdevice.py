@@ -498,8 +498,9 @@ def _gelu_seed(tl, x, out, n, BLOCK):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     safe = np.minimum(offs, n - 1)
     v = tl.load(x, safe, mask=offs < n)
-    inner = LD.fma_rn(v * v * v, np.float32(0.044715), v) * np.float32(0.7978845608028654)
-    tl.store(out, safe, np.float32(0.5) * v * (np.float32(1) + LD.tanh(inner)), mask=offs < n)
+    libdevice = tl.extra.cuda.libdevice  # the seed language carries tl.extra too
+    inner = libdevice.fma_rn(v * v * v, np.float32(0.044715), v) * np.float32(0.7978845608028654)
+    tl.store(out, safe, np.float32(0.5) * v * (np.float32(1) + libdevice.tanh(inner)), mask=offs < n)
 
 
 def _gelu_ref(x):

@@ -19,6 +19,7 @@ from ..lines import LineFinder
 from ..record import wants_lines
 from ..tracebacks import user_traceback
 from . import memory, numerics
+from .language import extra as _extra
 from .counts import TritonCounts
 from .engine import run
 from .perprogram import NotBatchable, PerProgram, batched
@@ -75,6 +76,7 @@ class SeedLanguage:
     sqrt = staticmethod(np.sqrt)
     maximum = staticmethod(np.maximum)
     minimum = staticmethod(np.minimum)
+    extra = _extra  # tl.extra.cuda.libdevice.tanh(x): libdevice computes on this form's numpy arrays too
 
     def _flat(self, array, op: str) -> np.ndarray:
         if array is None:
