@@ -19,9 +19,9 @@ from ..lines import LineFinder
 from ..record import wants_lines
 from ..tracebacks import user_traceback
 from . import memory, numerics
-from .language import extra as _extra
 from .counts import TritonCounts
 from .engine import run
+from .language import extra as _extra
 from .perprogram import NotBatchable, PerProgram, batched
 from .program import Program
 from .runtime import _prints
