@@ -290,6 +290,12 @@ Claims().add(tr("Binding resource, k3 / k4 / k5"), " / ".join(resource_label(stu
 #
 # Kernel 5's shared-load wavefronts are 5/3 of the ideal (20 where 12 would do, per warp and dot
 # step). Were its loads conflict-free, shared memory would need 38 % less time, and the bound would
-# move to instruction issue. Its ``Bs`` loads are 128-bit, eight lanes per phase, and threads 8 floats apart collide in
-# the same banks. The next page counts those conflicts, and what 128-bit global accesses and two new
-# layouts of ``Bs`` do about them.
+# move to instruction issue. Its ``Bs`` loads are 128-bit, eight lanes per phase, each lane starting
+# 8 floats after the one before, so lanes 4 apart, 32 floats apart, start in the same bank and
+# collide. The next page counts those conflicts, and what 128-bit global accesses and two new layouts
+# of ``Bs`` do about them.
+
+phase_banks = [(8 * lane) % 32 for lane in range(8)]  # first bank of each lane's 128-bit load of Bs
+check(tr("k5, a 128-bit load of Bs: lanes 4 apart start in the same bank"),
+      all(phase_banks[lane] == phase_banks[lane + 4] for lane in range(4)) and len(set(phase_banks)) == 4,
+      True).show()
