@@ -406,7 +406,19 @@ def conformance(session: nox.Session) -> None:
     session.run("pytest", "tests/conformance", "tests/test_triton_language.py", *session.posargs, env=env)
     session.run("python", "tests/conformance/coverage.py", env=env)
     session.run("python", "tests/conformance/compiled.py", env={**ENV, "KERNELLAB_LANG": "en"})
+    session.run("python", "tests/conformance/compiled_counts.py", env={**ENV, "KERNELLAB_LANG": "en"})
 
+
+@nox.session(venv_backend="virtualenv")  # pip, as the conformance session
+def compiled(session: nox.Session) -> None:
+    """Compile every case of tests/compiled_cases.py with real Triton for sm_80 and sm_90 (no GPU) and
+    rewrite kernellab/compiled_counts.json (optional, not in CI; commit the JSON when it changes).
+
+    The unit test tests/test_compiled_counts.py holds kernellab's counts to that JSON without Triton.
+    """
+    _install(session, "test")
+    session.install("torch==2.13.0", "triton==3.9.0")
+    session.run("python", "tests/conformance/compiled_counts.py", env={**ENV, "KERNELLAB_LANG": "en"})
 
 
 @nox.session(default=False)

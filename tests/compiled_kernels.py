@@ -1,0 +1,68 @@
+"""Kernels in real Triton syntax for the compiled-code reference (tests/compiled_cases.py), beside
+tests/triton_kernels.py: the quickstart's kernel and the access patterns whose vector width and layout
+Triton's compiler chooses differently (a half-precision copy, a ``tl.multiple_of`` hint, a stride-2 load,
+a column of a row-major matrix, a scalar store). Keep every kernel valid Triton: only the two import
+lines tie this file to kernellab.
+"""
+
+import kernellab.triton as triton
+import kernellab.triton.language as tl
+
+
+# The quickstart's kernel (docs/quickstart.md)
+@triton.jit
+def axpy_kernel(x_ptr, y_ptr, out_ptr, a, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, a * x + y, mask=mask)
+
+
+# A copy with no mask: the block's pointers alone decide the vector width
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs))
+
+
+# A masked copy whose bound is promised a multiple of 16 by the kernel (tl.multiple_of)
+@triton.jit
+def hinted_copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    n = tl.multiple_of(n, 16)
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+# Every other element in, a contiguous block out
+@triton.jit
+def stride2_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + 2 * offs, mask=mask), mask=mask)
+
+
+# A 2-D tile copied through a row stride
+@triton.jit
+def tile_copy_kernel(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr):
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.arange(0, BN)
+    offs = rows[:, None] * stride + cols[None, :]
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs))
+
+
+# A column block of a row-major matrix: the block's fastest axis is its first
+@triton.jit
+def column_kernel(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr):
+    rows = tl.arange(0, BM)
+    cols = tl.program_id(0) * BN + tl.arange(0, BN)
+    x = tl.load(x_ptr + rows[:, None] + cols[None, :] * stride)
+    tl.store(out_ptr + rows[:, None] + cols[None, :] * stride, x * 2.0)
+
+
+# One value per program
+@triton.jit
+def scalar_kernel(x_ptr, out_ptr, scale):
+    pid = tl.program_id(0)
+    tl.store(out_ptr + pid, tl.load(x_ptr + pid) * scale)

@@ -1,0 +1,141 @@
+"""Compile every case of tests/compiled_cases.py with real Triton for sm_80 and sm_90, on a machine with
+no GPU, and write what the compiled code does per program to kernellab/compiled_counts.json.
+
+Each case is compiled twice: ``"none"`` (nothing known: every parameter in ``do_not_specialize`` and
+``do_not_specialize_on_alignment``) and ``"jit"`` (the specialisation ``triton.jit``'s launcher gives the
+case's arguments: pointers and ints divisible by 16 marked ``tt.divisibility = 16``, ints equal to 1
+made constants). The launcher's own binder computes that specialisation (from CPU torch tensors), and
+``triton.compile(ASTSource(...), target=GPUTarget("cuda", cc, 32))`` runs the whole pipeline to PTX and
+a cubin with the ptxas Triton ships. Counted from the PTX (static instructions: the cases' loops run
+once): global loads and stores by width and predication, ``cp.async`` copies, shared-memory loads and
+stores (``ld.shared``, ``st.shared``, ``ldmatrix``, ``stmatrix``), ``mma``/``wgmma`` instructions; from
+``cuobjdump -res-usage`` of the cubin: registers per thread; from the metadata: shared bytes,
+``num_warps``, ``num_stages``. Usage: ``python tests/conformance/compiled_counts.py`` (needs triton and
+torch; ``nox -s compiled`` installs them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+from compiled_cases import CASES, source  # noqa: E402
+from conftest import load_source  # noqa: E402  (tests/conformance/conftest.py)
+
+ROOT = HERE.parents[1]
+OUT = ROOT / "kernellab" / "compiled_counts.json"
+TARGETS = (80, 90)
+GLOBAL = re.compile(r"^\s*(@!?%p\d+\s+)?(ld|st)\.global((?:\.[a-z0-9]+)*)")
+CP_ASYNC = re.compile(r"^\s*(@!?%p\d+\s+)?cp\.async\.(ca|cg)\.shared\.global")
+SHARED = re.compile(r"^\s*(@!?%p\d+\s+)?(ld\.shared|st\.shared|ldmatrix|stmatrix)")
+MMA = re.compile(r"^\s*(@!?%p\d+\s+)?(mma\.sync|wgmma\.mma_async)")
+REGS = re.compile(r"REG:(\d+)")
+BITS = {"b8": 8, "b16": 16, "b32": 32, "b64": 64, "u8": 8, "u16": 16, "u32": 32, "u64": 64, "s8": 8, "s16": 16,
+        "s32": 32, "s64": 64, "f32": 32, "f16": 16, "f64": 64}
+
+
+def ptx_counts(ptx: str) -> dict:
+    """Global loads and stores by ``kind.width`` (bits a thread moves) and predication, and the others."""
+    ld, st, pred = Counter(), Counter(), Counter()
+    cp = shared_ld = shared_st = mma = 0
+    for line in ptx.splitlines():
+        m = GLOBAL.match(line)
+        if m:
+            mods = m.group(3).split(".")[1:]
+            vec = next((int(x[1:]) for x in mods if re.fullmatch(r"v\d", x)), 1)
+            bits = vec * next(BITS[x] for x in mods if x in BITS)
+            (ld if m.group(2) == "ld" else st)[str(bits)] += 1
+            pred[m.group(2) + (".predicated" if m.group(1) else ".always")] += 1
+            continue
+        if CP_ASYNC.match(line):
+            cp += 1
+        elif (s := SHARED.match(line)):
+            if s.group(2) in ("ld.shared", "ldmatrix"):
+                shared_ld += 1
+            else:
+                shared_st += 1
+        elif MMA.match(line):
+            mma += 1
+    return {"ld_global": dict(ld), "st_global": dict(st), "predication": dict(pred), "cp_async": cp,
+            "shared_ld": shared_ld, "shared_st": shared_st, "mma": mma}
+
+
+def registers(cubin: bytes) -> int | None:
+    import triton
+
+    tool = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+    tool = str(tool) if tool.exists() else shutil.which("cuobjdump")
+    if tool is None:
+        return None
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(cubin)
+        f.flush()
+        out = subprocess.run([tool, "-res-usage", f.name], capture_output=True, text=True, check=True).stdout
+    m = REGS.search(out)
+    return int(m.group(1)) if m else None
+
+
+def compile_case(jf, case, cc: int, spec: str) -> dict:
+    import torch
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    from triton.compiler.compiler import make_backend
+    from triton.runtime.jit import JITFunction, create_function_from_signature
+
+    if spec == "none":
+        plain = [p.name for p in jf.params if not p.is_constexpr]
+        jf = JITFunction(jf.fn, do_not_specialize=plain, do_not_specialize_on_alignment=plain)
+    target = GPUTarget("cuda", cc, 32)
+    backend = make_backend(target)
+    args = [torch.from_numpy(a) if hasattr(a, "dtype") and hasattr(a, "shape") else a for a in case.arrays()]
+    options = {"num_warps": case.num_warps}
+    if case.num_stages is not None:
+        options["num_stages"] = case.num_stages
+    binder = create_function_from_signature(jf.signature, jf.params, backend)
+    bound, specialization, opts = binder(*args, **case.meta, **options)
+    _opts, signature, constexprs, attrs = jf._pack_args(backend, {**case.meta, **options}, bound, specialization, opts)
+    k = triton.compile(ASTSource(jf, signature, constexprs, attrs), target=target, options=options)
+    layouts = sorted({line.split("=", 1)[1].strip() for line in k.asm["ttgir"].splitlines()
+                      if line.startswith(("#blocked", "#mma", "#shared", "#linear"))})
+    return {**ptx_counts(k.asm["ptx"]), "registers": registers(k.asm["cubin"]), "shared_bytes": k.metadata.shared,
+            "num_warps": k.metadata.num_warps, "num_stages": k.metadata.num_stages, "layouts": layouts,
+            "specialised": {n: v for n, v in zip(jf.arg_names, [s[1] for s in specialization]) if v}}
+
+
+def main() -> int:
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    import triton
+
+    result = {"triton": triton.__version__, "counted_from": "PTX (static instructions; every loop runs once)",
+              "registers_from": "cuobjdump -res-usage of the cubin", "cases": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        modules = {}
+        for case in CASES:
+            if case.source not in modules:
+                stem = Path(case.source).stem.lstrip("0123456789_") or "kernels"
+                modules[case.source] = load_source(f"compiled_{stem}", source(case, ours=False), Path(tmp))
+            jf = getattr(modules[case.source], case.kernel)
+            entry = {"source": case.source, "kernel": case.kernel}
+            for cc in TARGETS:
+                for spec in ("none", "jit"):
+                    entry[f"sm_{cc}/{spec}"] = compile_case(jf, case, cc, spec)
+            result["cases"][case.id] = entry
+            print(case.id, {k: (v["ld_global"], v["st_global"]) for k, v in entry.items() if "/" in k}, flush=True)
+    OUT.write_text(json.dumps(result, indent=1, sort_keys=False) + "\n")
+    print(f"wrote {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
