@@ -26,9 +26,22 @@ def test_vector_add(n, vectorize):
     grid = lambda meta: (triton.cdiv(n, meta["BLOCK_SIZE"]),)  # noqa: E731
     c = K.add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024, vectorize=vectorize)
     np.testing.assert_array_equal(out, x + y)
-    # two loads and a store of n floats; a program's 1024 lanes are 32 warps, inactive warps issue nothing
+    # two loads and a store of n floats; as compiled (compiled_counts.json: add, add_odd), each thread of the
+    # 4 warps holds 4 consecutive floats of a program's 1024 (a layout of 512, twice): 8 instructions a thread
     assert (c.programs, c.load_bytes, c.store_bytes) == (triton.cdiv(n, 1024), 8 * n, 4 * n)
-    assert c.load_requests == 2 * triton.cdiv(n, 32) and c.load_sectors == 2 * triton.cdiv(4 * n, 32)
+    programs = triton.cdiv(n, 1024)
+    if n % 16 == 0:  # n divisible by 16: the mask keeps runs of 16, one ld.v4 a lane reads 512 B of a run
+        assert c.load_instructions == 2 * programs * 2 * 4
+        assert c.load_requests == 2 * triton.cdiv(n, 128) and c.load_sectors == 2 * triton.cdiv(4 * n, 32)
+    else:  # the mask may change at any float: one float an instruction, instruction k of a warp reads float
+        # 4l + k of its 128 in lane l, 16 B apart; it issues when a lane is active
+        assert c.load_instructions == 2 * programs * 8 * 4
+        tail = n % 1024  # the last program's active floats; full programs: 32 instructions × 16 sectors
+        req = sum(1 for w in range(8) for k in range(4) if w * 128 + k < tail)
+        sec = sum(len({(16 * lane + 4 * k) // 32 for lane in range(32) if w * 128 + 4 * lane + k < tail})
+                  for w in range(8) for k in range(4))
+        assert c.load_requests == 2 * ((n // 1024) * 32 + req)
+        assert c.load_sectors == 2 * ((n // 1024) * 32 * 16 + sec)
 
 
 @pytest.mark.parametrize("vectorize", MODES)
@@ -191,8 +204,10 @@ def test_vectorised_and_one_by_one_counts_agree_per_program():
     # r=0: 4 + 3 (bytes 128..199 → sectors 4,5,6) = 7; r=1: bytes 200..327 → sectors 6..10 (5), 328..399 → 10..12 (3) = 8
     # r=2: 400..527 → 12..16 (5), 528..599 → 16..18 (3) = 8; r=3: 600..727 → 18..22 (5), 728..799 → 22..24 (3) = 8
     # r=4: 800..927 → 25..28 (4), 928..999 → 29..31 (3) = 7; r=5: 1000..1127 → 31..35 (5), 1128..1199 → 35..37 (3) = 8
+    # A block of 64 over 4 warps (compiled: softmax_rows, copy_small): warps 2 and 3 load copies of warps 0
+    # and 1's elements, so a load counts each of those sectors twice.
     sectors = [c2.per_program[(r, 0, 0)].load_sectors for r in range(6)]
-    assert sectors == [7, 8, 8, 8, 7, 8]
+    assert sectors == [2 * 7, 2 * 8, 2 * 8, 2 * 8, 2 * 7, 2 * 8]
     assert sum(sectors) == c2.load_sectors == c1.load_sectors
 
 

@@ -48,6 +48,10 @@ def triton_axpy(x_ptr, y_ptr, a, start, n, BLOCK: tl.constexpr):
     tl.store(y_ptr + start + offs, a * x + y, mask=m)
 
 
+_plain_axpy = triton.jit(triton_axpy.fn, do_not_specialize=["x_ptr", "y_ptr", "a", "start", "n"],
+                         do_not_specialize_on_alignment=["x_ptr", "y_ptr", "a", "start", "n"])
+
+
 def _both(n, start, block, dtype):
     rng = np.random.default_rng(n + start)
     x = rng.standard_normal(start + n).astype(dtype)
@@ -56,7 +60,9 @@ def _both(n, start, block, dtype):
     ref[:start] = y1[:start]
     y2 = y1.copy()
     c_simt = launch(simt_axpy, cdiv(n, block), block, args=(x, y1, 2.0, start, n))
-    c_tri = triton_axpy[(cdiv(n, block),)](x, y2, 2.0, start, n, BLOCK=block)
+    # the Triton kernel with nothing known of its arguments and one warp per 32 elements: its layout is
+    # then one element a thread, the block's elements row-major over the warps, as the SIMT block's threads
+    c_tri = _plain_axpy[(cdiv(n, block),)](x, y2, 2.0, start, n, BLOCK=block, num_warps=block // 32)
     tol = 2e-3 if dtype == np.float16 else 1e-6
     np.testing.assert_allclose(y1, ref, rtol=tol, atol=tol)
     np.testing.assert_allclose(y2, ref, rtol=tol, atol=tol)

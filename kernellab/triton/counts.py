@@ -1,19 +1,38 @@
 """What a mini-Triton launch counts, and the tally that gathers it while programs run.
 
-Every memory count goes through :mod:`kernellab.access`: a program's block of pointers, flattened
-row-major, is split into warps of 32 lanes (an approximation: real Triton chooses its own layout;
-bytes are exact whatever the layout). Counting is deferred and done in bulk, since the counters are
-pure functions of the access records.
+Every memory count goes through :mod:`kernellab.access`. A ``tl.load``/``tl.store`` of a
+``@triton.jit`` kernel runs under the blocked layout and vector width Triton's compiler gives it
+(:mod:`kernellab.triton.layout`, from the pointer's and mask's axis facts, :mod:`kernellab.triton.axis`):
+its warp instructions are those of the compiled code, and its requests, sectors and lines come from the
+addresses of the lanes of those instructions (:func:`count_planned`). Accesses with no layout (the
+lecture form's ``tl.load(array, offsets)``, block pointers, tensor descriptors, atomics) keep the
+simpler rule: the block flattened row-major, cut into warps of 32 lanes, one element a lane. Bytes are
+the same under either rule. Counting is deferred and done in bulk, since the counters are pure
+functions of the access records.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
-from ..access import SECTOR_BYTES, WARP_SIZE, Access, bytes_requested, lines, requests, sectors
+from ..access import (
+    LINE_BYTES,
+    SECTOR_BYTES,
+    WARP_SIZE,
+    Access,
+    affine_counts,
+    bytes_requested,
+    lines,
+    prefix_counts,
+    requests,
+    sectors,
+)
 from ..counters import LoadStoreTotals
+from . import layout
 
 
 @dataclass(frozen=True)
@@ -67,6 +86,14 @@ class TritonCounts(LoadStoreTotals):
     dram_sectors: dict = field(default_factory=dict)  # array name → distinct 32-byte sectors loaded or stored
     by_line: object = field(default=None, compare=False, repr=False)  # lines=True: ByLine rows (kernellab.lines)
     launch: dict = field(default_factory=dict, compare=False, repr=False)  # the launch's grid
+    # warp-level global load / store instructions executed, masked-off lanes or not (Nsight Compute's
+    # smsp__inst_executed_op_global_ld.sum / _st.sum): a @triton.jit access's instructions per thread
+    # under its layout × num_warps, per program; one per warp of 32 lanes for accesses with no layout
+    load_instructions: int = 0
+    store_instructions: int = 0
+    # how the launch specialised its arguments, as triton.jit does: name → "D" (divisible by 16: ints,
+    # and pointers whose data is 16-byte aligned) or 1 (an int equal to 1, made a constant)
+    specialization: dict = field(default_factory=dict, compare=False)
 
     def __getitem__(self, key: str):
         if key in self.keys():
@@ -75,13 +102,15 @@ class TritonCounts(LoadStoreTotals):
 
     def keys(self) -> tuple[str, ...]:
         """The names ``cnt[name]`` accepts (every field and shared name)."""
-        return (*_NAMES, "dram_sectors", *_SHARED)
+        return (*_NAMES, "dram_sectors", "specialization", *_SHARED)
 
     def __add__(self, other: TritonCounts) -> TritonCounts:
         """Counts of two launches together (per-program breakdowns are dropped; DRAM sectors add per array)."""
         a, b = self.dram_sectors, other.dram_sectors
         dram = {k: a.get(k, 0) + b.get(k, 0) for k in a.keys() | b.keys()}
-        return TritonCounts(**{n: getattr(self, n) + getattr(other, n) for n in _NAMES}, dram_sectors=dram)
+        spec = self.specialization if self.specialization == other.specialization else {}
+        return TritonCounts(**{n: getattr(self, n) + getattr(other, n) for n in _NAMES}, dram_sectors=dram,
+                            specialization=spec)
 
 
 def count_access(addresses: np.ndarray, active: np.ndarray | None, width: int) -> tuple[int, int, int, int]:
@@ -106,8 +135,140 @@ def count_access(addresses: np.ndarray, active: np.ndarray | None, width: int) -
     return requests(acc), sectors(acc), bytes_requested(acc), lines(acc)
 
 
+CLOSED_FORMS = True  # count_planned's closed forms (tests switch them off to compare with the lanes' addresses)
+
+
+class Geometry(NamedTuple):
+    """The element offsets of one access of a step, as the memory layer knows them.
+
+    ``rows`` programs' blocks of ``lanes`` elements of ``width`` bytes, each run by ``copies`` programs
+    alike. Either every row is consecutive (``starts``: each row's first offset), its active lanes a
+    prefix (``active``: how many) or given by ``mask``; or ``offs`` gives every offset. ``mask`` is bool
+    ``(rows, lanes)`` or None (all active).
+    """
+
+    rows: int
+    copies: int
+    lanes: int
+    width: int
+    starts: np.ndarray | None = None
+    active: np.ndarray | None = None
+    offs: np.ndarray | None = None
+    mask: np.ndarray | None = None
+    # where counts of unmasked ``offs`` may be kept and found again, and under what key: offsets that
+    # differ by a shift of whole 128-byte lines count alike (a pointer lineage's ``counted``)
+    cache: dict | None = None
+    key: tuple | None = None
+
+    def active_elements(self) -> int:
+        """Elements the active lanes move, over the rows (one copy)."""
+        if self.mask is not None:
+            return int(np.count_nonzero(self.mask))
+        if self.active is not None:
+            return int(np.broadcast_to(np.asarray(self.active, np.int64).reshape(-1), (self.rows,)).sum())
+        return self.rows * self.lanes
+
+    def offsets(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """``(offs, mask)``, ``(rows, lanes)``: built from the starts when the rows are consecutive."""
+        if self.offs is not None:
+            return self.offs.reshape(self.rows, self.lanes), None if self.mask is None else self.mask.reshape(self.rows, self.lanes)
+        lane = np.arange(self.lanes, dtype=np.int64)
+        offs = np.asarray(self.starts, np.int64).reshape(-1, 1) + lane
+        mask = self.mask
+        if mask is None and self.active is not None:
+            mask = lane < np.asarray(self.active, np.int64).reshape(-1, 1)
+        return np.broadcast_to(offs, (self.rows, self.lanes)), None if mask is None else mask.reshape(self.rows, self.lanes)
+
+
+def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, int, int]:
+    """Warp instructions, requests, sectors and lines of an access under its layout ``p``.
+
+    The reference: each warp instruction's lanes start at the elements :func:`kernellab.triton.layout.lanes`
+    gives; a lane moves ``vec`` consecutive elements, one ``vec × width``-byte access at the address of
+    the first; a lane is active where the mask keeps it (and, for a store, where it owns its elements).
+    Those addresses go to :func:`kernellab.access` (``count_access``). When the layout cuts the block
+    row-major into runs of ``32 × vec`` elements (``p.chunked``) and the rows are consecutive, the same
+    numbers follow in closed form from each row's start (``prefix_counts``, ``affine_counts``), each
+    lane's ``vec`` elements counted as one element ``vec`` times wider. Instructions count whether or
+    not their lanes are masked off; requests, as Nsight Compute counts them, only those with an active lane.
+
+    Examples
+    --------
+    >>> from kernellab.triton import axis
+    >>> ptr = axis.add(axis.splat(axis.argument(16), (1024,)), axis.arange(0, 1024), (1024,), elem_bytes=4)
+    >>> p = layout.plan(ptr, None, (1024,), 4, 4)                 # 2 × ld.global.v4 per thread, 4 warps
+    >>> count_planned(Geometry(1, 1, 1024, 4, starts=np.array([0])), p, False)   # 8 × 512 bytes
+    (8, 8, 128, 32)
+    >>> g = Geometry(1, 1, 1024, 4, offs=np.arange(1024)[None])   # the same lanes, built: the same numbers
+    >>> count_planned(g, p._replace(warps_per_cta=p.warps_per_cta), False)
+    (8, 8, 128, 32)
+    """
+    v, w = p.vec, g.width
+    instructions = p.instructions * g.rows * g.copies
+    starts = None if g.starts is None else np.asarray(g.starts, np.int64).reshape(-1)
+    if CLOSED_FORMS and starts is not None and p.chunked and not (starts % v).any():
+        lanes_v = g.lanes // v
+        if g.mask is None:
+            k = np.full(starts.size, lanes_v, np.int64) if g.active is None else -(-np.asarray(g.active, np.int64) // v)
+            req, sec, lin, _ = prefix_counts(starts * w, k, v * w)
+        else:
+            m = np.asarray(g.mask).reshape(g.rows, lanes_v, v)[:, :, 0].reshape(-1, WARP_SIZE)
+            first = np.add.outer(starts, np.arange(lanes_v // WARP_SIZE, dtype=np.int64) * (WARP_SIZE * v)).ravel() * w
+            req, sec, lin, _ = affine_counts(first, np.full(first.size, v * w, np.int64), m, v * w)
+    elif CLOSED_FORMS and starts is not None and (aff := layout.affine(p)) is not None:
+        bases, step = aff  # lane l of instruction i: element starts[r] + bases[i] + l·step of row r
+        if g.mask is not None:
+            req, sec, lin = _affine_rows(bases, step, starts, np.asarray(g.mask).reshape(g.rows, g.lanes), w, v)
+        else:  # rows alike up to whole 128-byte lines count alike: one row per (start mod 128 B, active)
+            k = np.broadcast_to(np.asarray(g.lanes if g.active is None else g.active, np.int64).reshape(-1),
+                                (starts.size,))
+            key = starts * w % LINE_BYTES * (g.lanes + 1) + k
+            _, first_row, n = np.unique(key, return_index=True, return_counts=True)
+            req = sec = lin = 0
+            for row, count in zip(first_row.tolist(), n.tolist()):
+                kr = int(k[row])
+                r, s_, li = _affine_row(p, int(starts[row]) * w % LINE_BYTES // w, None if kr == g.lanes else kr, w)
+                req, sec, lin = req + r * count, sec + s_ * count, lin + li * count
+    elif g.cache is not None and (g.key, p, store) in g.cache:
+        req, sec, lin = g.cache[g.key, p, store]
+    else:
+        first, owner = layout.lanes(p)
+        offs, mask = g.offsets()
+        idx = first.reshape(-1)
+        addr = offs[:, idx] * w
+        active = None if mask is None else mask[:, idx]
+        if store and owner is not None:
+            own = np.broadcast_to(owner.reshape(-1), addr.shape)
+            active = own if active is None else active & own
+        req, sec, _, lin = count_access(addr, active, v * w)
+        if g.cache is not None:
+            g.cache[g.key, p, store] = req, sec, lin
+    return instructions, req * g.copies, sec * g.copies, lin * g.copies
+
+
+@lru_cache(maxsize=4096)
+def _affine_row(p: layout.Plan, start: int, k: int | None, w: int) -> tuple[int, int, int]:
+    """:func:`_affine_rows` of one row from element ``start`` (< one line) with its first ``k`` lanes active."""
+    bases, step = layout.affine(p)
+    return _affine_rows(bases, step, np.array([start], np.int64), k, w, p.vec)
+
+
+def _affine_rows(bases, step: int, starts, mask, w: int, v: int) -> tuple[int, int, int]:
+    """Requests, sectors and lines of rows whose instruction ``i`` has lane ``l`` at element
+    ``starts[r] + bases[i] + l·step`` (``affine_counts``); ``mask``: bool ``(rows, lanes)``, an int (every
+    row's first that many elements active), or None."""
+    first = (starts[:, None] + bases[None, :]).ravel() * w
+    active = None
+    if mask is not None:
+        idx = (bases[:, None] + np.arange(WARP_SIZE) * step).ravel()
+        active = (idx[None, :] < mask) if isinstance(mask, int) else mask[:, idx]
+        active = np.broadcast_to(active, (starts.size, idx.size)).reshape(-1, WARP_SIZE)
+    req, sec, lin, _ = affine_counts(first, np.full(first.size, step * w, np.int64), active, v * w)
+    return req, sec, lin
+
+
 _NAMES = tuple(f.name for f in fields(TritonCounts)
-               if f.name not in ("per_program", "dram_sectors", "by_line", "launch"))
+               if f.name not in ("per_program", "dram_sectors", "by_line", "launch", "specialization"))
 _SHARED = ("requests", "sectors", "lines", "bytes", "dram_bytes")
 _FLUSH_LANES = 1 << 20  # count pending small accesses once this many lanes have gathered
 
@@ -120,13 +281,14 @@ class Tally:
     ``flush``); what is added to ``n`` directly is launch-level (``programs``).
     """
 
-    __slots__ = ("n", "_pending", "_pending_lanes", "_updates")
+    __slots__ = ("n", "_pending", "_pending_lanes", "_updates", "_planned")
 
     def __init__(self):
         self.n = dict.fromkeys(_NAMES, 0)
         self._pending: dict[tuple, list] = {}
         self._pending_lanes = 0
         self._updates: dict[int, np.ndarray] = {}  # array data address → atomic updates per element
+        self._planned: list = []  # loads whose layout waits for the kernel's other accesses (see planned)
 
     def atomic_targets(self, flat: np.ndarray, offs: np.ndarray, copies: int = 1):
         """Record which elements of ``flat`` atomics update (``offs``: the active lanes' element offsets).
@@ -144,6 +306,42 @@ class Tally:
             counts = self._updates[key] = np.zeros(max(flat.size, 1), np.int64)
         np.add.at(counts, np.asarray(offs, np.int64).reshape(-1), copies)
 
+    def planned(self, kind: str, g: Geometry, ptr, mask, shape: tuple, num_warps: int, wanted: dict):
+        """Record one ``tl.load``/``tl.store`` of a ``@triton.jit`` kernel, counted under the layout
+        Triton's coalescing pass gives it (:func:`kernellab.triton.layout.plan`).
+
+        ``ptr`` and ``mask`` are the axis facts of the pointer block and the mask (None: no mask).
+        ``wanted`` is the launch's ``(shape, order) → the most elements per thread an access of that
+        shape and order asks for`` (shared by every tally of the launch, line rows included). A store is
+        counted now; a load takes the largest width in ``wanted`` for its shape and order, so it is
+        counted when its tally is merged or read (``_settle``), once the kernel's accesses have run.
+        """
+        order, own = layout.own_width(ptr, shape, g.width)
+        key = (shape, order)
+        if own > wanted.get(key, 0):
+            wanted[key] = own
+        n = self.n
+        n[kind + "s"] += g.rows * g.copies
+        n[kind + "_bytes"] += g.active_elements() * g.width * g.copies
+        if kind == "store" or not shape:
+            self._count_planned(kind, g, layout.plan(ptr, mask, shape, g.width, num_warps))
+        else:
+            self._planned.append((g, ptr, mask, shape, num_warps, wanted, key))
+
+    def _count_planned(self, kind: str, g: Geometry, p):
+        ins, req, sec, lin = count_planned(g, p, kind == "store")
+        n = self.n
+        n[kind + "_instructions"] += ins
+        n[kind + "_requests"] += req
+        n[kind + "_sectors"] += sec
+        n[kind + "_lines"] += lin
+
+    def _settle(self):
+        """Count the loads recorded by :meth:`planned`, each under its final layout."""
+        for g, ptr, mask, shape, num_warps, wanted, key in self._planned:
+            self._count_planned("load", g, layout.plan(ptr, mask, shape, g.width, num_warps, wanted[key]))
+        self._planned.clear()
+
     def access(self, kind: str, addresses: np.ndarray, active: np.ndarray | None, width: int, copies: int = 1):
         """Record one ``tl.load`` / ``tl.store`` executed by ``copies`` programs alike per row of ``addresses``.
 
@@ -152,6 +350,8 @@ class Tally:
         """
         rows, lanes = addresses.shape
         self.n[kind + "s"] += rows * copies
+        if kind != "atomic":
+            self.n[kind + "_instructions"] += rows * copies * -(-lanes // WARP_SIZE)
         self._pending.setdefault((kind, width, copies, lanes), []).append((addresses, active))
         self._pending_lanes += addresses.size
         if self._pending_lanes >= _FLUSH_LANES:
@@ -166,10 +366,14 @@ class Tally:
         """Record ``n`` FLOPs of elementwise arithmetic or reductions."""
         self.n["flops"] += n
 
-    def counted(self, kind: str, instructions: int, requests: int, sectors: int, nbytes: int, nlines: int = 0):
-        """Add an access already counted by :func:`count_access` (``instructions`` programs ran it)."""
+    def counted(self, kind: str, instructions: int, requests: int, sectors: int, nbytes: int, nlines: int = 0,
+                lanes: int = 1):
+        """Add an access already counted by :func:`count_access` (``instructions`` programs ran it, each
+        on a block of ``lanes`` elements: one warp instruction per 32 of them)."""
         n = self.n
         n[kind + "s"] += instructions
+        if kind != "atomic":
+            n[kind + "_instructions"] += instructions * -(-lanes // WARP_SIZE)
         n[kind + "_requests"] += requests
         n[kind + "_sectors"] += sectors
         n[kind + "_bytes"] += nbytes
@@ -193,6 +397,7 @@ class Tally:
 
     def merge(self, other: Tally):
         """Add another tally's counts into this one."""
+        other._settle()
         other.flush()
         for k, v in other.n.items():
             self.n[k] += v
@@ -200,14 +405,18 @@ class Tally:
             mine = self._updates.get(key)
             self._updates[key] = counts.copy() if mine is None else mine + counts
 
-    def result(self, per_program: dict | None = None, dram_sectors: dict | None = None) -> TritonCounts:
+    def result(self, per_program: dict | None = None, dram_sectors: dict | None = None,
+               specialization: dict | None = None) -> TritonCounts:
         """The frozen counts."""
+        self._settle()
         self.flush()
         n = dict(self.n)
         n["atomic_same_address"] += max((int(c.max()) for c in self._updates.values()), default=0)
-        return TritonCounts(**n, per_program=per_program, dram_sectors=dict(dram_sectors or {}))
+        return TritonCounts(**n, per_program=per_program, dram_sectors=dict(dram_sectors or {}),
+                            specialization=dict(specialization or {}))
 
-    def _row_counts(self, per_program: dict | None = None, dram_sectors: dict | None = None) -> TritonCounts:
+    def _row_counts(self, per_program: dict | None = None, dram_sectors: dict | None = None,
+                    specialization: dict | None = None) -> TritonCounts:
         """A line's counts (:mod:`kernellab.lines`): no per-program breakdown; DRAM sectors are launch-level."""
         return self.result()
 

@@ -37,10 +37,11 @@ def _step(body: Callable[[Program], None], prog: Program):
         _CURRENT.reset(token)
 
 
-def _one_by_one(body, kernel, grid, pids, names, tally, per_program, touched, new_tally=Tally):
+def _one_by_one(body, kernel, grid, pids, names, tally, per_program, touched, new_tally=Tally, warps=(4, None)):
     for row in range(len(pids)):
         own = new_tally() if per_program is not None else tally
-        prog = Program(kernel, grid, pids[row:row + 1], own, names, touched=touched)
+        prog = Program(kernel, grid, pids[row:row + 1], own, names, touched=touched, num_warps=warps[0],
+                       wanted=warps[1])
         try:
             _step(body, prog)
         except (TypeError, ValueError) as exc:  # tl.arange(0, 1000), a pointer plus a float: name the place
@@ -49,25 +50,29 @@ def _one_by_one(body, kernel, grid, pids, names, tally, per_program, touched, ne
                 raise
             raise err from exc.__cause__
         own.n["programs"] += 1
+        if per_program is None and row % 64 == 63:
+            own._settle()  # the loads of a long launch, under the layouts the kernel's accesses settled on
         if per_program is not None:
             per_program[tuple(int(v) for v in pids[row])] = own.result()
             tally.merge(own)
 
 
-def _batch(body, kernel, g, chunk, names, touched, hints: dict, new_tally=Tally) -> Program | SplitTail | None:
+def _batch(body, kernel, g, chunk, names, touched, hints: dict, new_tally=Tally,
+           warps=(4, None)) -> Program | SplitTail | None:
     """Run ``chunk`` as one vectorised step: the step's Program when it ran, None when it failed (undone),
     :class:`SplitTail` when it should run as two steps (undone).
 
     The step defers its stores unless ``hints["defer"]`` is false; a step that cannot (:class:`Reorder`)
     reruns storing at once, and sets that hint for the launch's later steps and the kernel's later launches.
     """
-    batch = Program(kernel, g, chunk, new_tally(), names, journal={}, touched=touched, defer=hints["defer"])
+    batch = Program(kernel, g, chunk, new_tally(), names, journal={}, touched=touched, defer=hints["defer"],
+                    num_warps=warps[0], wanted=warps[1])
     try:
         _step(body, batch)
     except Reorder:
         batch.undo()
         hints["defer"] = False
-        return _batch(body, kernel, g, chunk, names, touched, hints, new_tally)
+        return _batch(body, kernel, g, chunk, names, touched, hints, new_tally, warps)
     except SplitTail as split:
         batch.undo()
         return split
@@ -89,7 +94,8 @@ def _chunks(pids: np.ndarray, hints: dict) -> list[np.ndarray]:
 
 
 def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vectorize: bool,
-        per_program: bool = False, hints: dict | None = None, lines: LineFinder | None = None) -> TritonCounts:
+        per_program: bool = False, hints: dict | None = None, lines: LineFinder | None = None,
+        num_warps: int = 4, specialization: dict | None = None) -> TritonCounts:
     """Run ``body`` for every program of ``grid`` and return the launch's counts.
 
     ``body(prog)`` runs the kernel for the programs of ``prog`` (a batch when ``vectorize``).
@@ -100,6 +106,8 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     would see the difference reruns without, see :class:`~kernellab.triton.program.Reorder`).
     ``lines`` (a :class:`~kernellab.lines.LineFinder`) adds counts per source line (``by_line``): every
     step's tally keeps rows, and a step undone is dropped with its rows.
+    ``num_warps`` sets the layouts of the kernel's loads and stores; ``specialization`` is shown on the
+    counts (see :mod:`kernellab.triton.specialize`).
     """
     g = dim3(grid)
     hints = {} if hints is None else hints
@@ -112,28 +120,29 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
         n_programs, pids = len(pids), pids[sample[0]]
     new_tally = tally_factory(Tally, lines)
     tally, touched = new_tally(), Touched()
+    warps = (num_warps, {})  # the launch's warps per program, and what its accesses ask of the layouts
     breakdown = {} if per_program else None
     try:
         with np.errstate(all="ignore"):  # GPU arithmetic: overflow gives inf, 0/0 NaN, silently
             if per_program or not vectorize:
-                _one_by_one(body, kernel, g, pids, names, tally, breakdown, touched, new_tally)
+                _one_by_one(body, kernel, g, pids, names, tally, breakdown, touched, new_tally, warps)
             else:
                 chunks = _chunks(pids, hints)
                 while chunks:
                     chunk = chunks.pop(0)
-                    batch = _batch(body, kernel, g, chunk, names, touched, hints, new_tally)
+                    batch = _batch(body, kernel, g, chunk, names, touched, hints, new_tally, warps)
                     if isinstance(batch, SplitTail):  # the others first, then the last program alone
                         hints["split"] = True
                         chunks[:0] = [chunk[:-1], chunk[-1:]]
                     elif batch is None:
-                        _one_by_one(body, kernel, g, chunk, names, tally, None, touched)
+                        _one_by_one(body, kernel, g, chunk, names, tally, None, touched, new_tally, warps)
                     else:
                         batch.tally.n["programs"] += len(chunk)
                         tally.merge(batch.tally)
     except Exception as exc:  # the kernel's lines alone; a bare raise adds no frame (kernellab.tracebacks)
         user_traceback(exc)
         raise
-    counts = tally.result(breakdown, touched.sectors())
+    counts = tally.result(breakdown, touched.sectors(), specialization)
     if sample is not None:
         counts = sampling.scale(counts, sample[1], n_programs, touched.sizes())
     counts = replace(counts, launch={"grid": g})

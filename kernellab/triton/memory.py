@@ -24,7 +24,7 @@ import numpy as np
 from ..access import LINE_BYTES, WARP_SIZE, _row_counts, affine_counts, prefix_counts
 from ..errors import LaunchError, OutOfBoundsError, fmt_dim3
 from ..i18n import _
-from .counts import count_access
+from .counts import Geometry, count_access
 from .program import Program
 
 
@@ -178,7 +178,53 @@ def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarra
         _check(prog, kind, flat, offs, None)
     copies = prog.P if offs.shape[0] == 1 else 1
     prog.tally.counted(kind, offs.shape[0] * copies, st.requests * copies, st.sectors * copies, st.bytes * copies,
-                       st.lines * copies)
+                       st.lines * copies, offs.size // offs.shape[0])
+
+
+def _check_planned(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarray, mask, lineage, shift, how):
+    """Bounds-check an access and record it for counting under its layout (``how``: see :func:`load`).
+
+    The bounds are checked lane by lane (:func:`_check`) unless the pointers' lineage says where the
+    block lies: consecutive rows (only rows reaching past an end of the array are looked at), or an
+    unmasked lineage whose extremes, kept once per lineage, are inside the array.
+    """
+    rows = offs.shape[0]
+    lanes = offs.size // rows
+    copies = prog.P if rows == 1 else 1
+    ptr, mfacts, shape = how
+    starts = None
+    if isinstance(shift, np.ndarray):
+        starts = _row_starts(offs, lineage, shift)
+    else:
+        start = _contiguous_block(offs, lineage, shift)
+        if start is not None:
+            starts = start + np.arange(rows, dtype=np.int64) * lanes
+    if starts is not None:
+        outside = (starts < 0) | (starts + lanes > flat.size)  # rows reaching past an end of the array
+        if outside.any():
+            lane = np.arange(lanes)
+            bad_rows = np.flatnonzero(outside)
+            bad = (lane < -starts[bad_rows, None]) | (lane >= flat.size - starts[bad_rows, None])
+            if mask is None or (bad & np.broadcast_to(mask.reshape(-1, lanes), (rows, lanes))[bad_rows]).any():
+                _check(prog, kind, flat, offs, mask)  # raises, naming the first offending program and lane
+    elif mask is None and lineage is not None and not isinstance(shift, np.ndarray):
+        ext = lineage.counted.get("extremes")
+        if ext is None:
+            ext = lineage.counted["extremes"] = (int(lineage.data.min()), int(lineage.data.max()))
+        if ext[0] + shift < 0 or ext[1] + shift >= flat.size:
+            _check(prog, kind, flat, offs, None)
+    else:
+        _check(prog, kind, flat, offs, mask)
+    m = None if mask is None else mask.reshape(rows, lanes)
+    if starts is not None:
+        g = Geometry(rows, copies, lanes, flat.itemsize, starts=starts, mask=m)
+    elif m is None and lineage is not None and not isinstance(shift, np.ndarray):
+        w = flat.itemsize  # an unmasked lineage: counted once per shift within a 128-byte line
+        g = Geometry(rows, copies, lanes, w, offs=offs.reshape(rows, lanes), cache=lineage.counted,
+                     key=("planned", shift * w % LINE_BYTES, offs.shape))
+    else:
+        g = Geometry(rows, copies, lanes, flat.itemsize, offs=offs.reshape(rows, lanes), mask=m)
+    prog.tally.planned(kind, g, ptr, mfacts, shape, prog.num_warps, prog.wanted)
 
 
 def _count_consecutive(prog: Program, kind: str, width: int, shape: tuple, starts: np.ndarray, mask):
@@ -202,7 +248,7 @@ def _count_consecutive(prog: Program, kind: str, width: int, shape: tuple, start
     first = np.add.outer(np.asarray(starts, np.int64), np.arange(warps, dtype=np.int64) * WARP_SIZE).ravel() * width
     req, sec, lin, nbytes = affine_counts(first, np.full(first.size, width, np.int64), active, width)
     copies = prog.P if rows == 1 else 1
-    prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies)
+    prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies, lanes)
 
 
 def _row_starts(offs: np.ndarray, lineage, shift: np.ndarray):
@@ -243,15 +289,19 @@ def _touch(prog: Program, flat: np.ndarray, offs: np.ndarray, mask, lineage, shi
 
 
 def load(prog: Program, flat: np.ndarray, offs: np.ndarray, mask=None, other=None, lineage=None,
-         shift: int = 0) -> np.ndarray:
+         shift: int = 0, how=None) -> np.ndarray:
     """Gather ``flat[offs]`` where ``mask`` holds, ``other`` (0 when None) elsewhere, and count it.
 
     ``offs`` is int64 ``(rows, *block)`` with ``rows`` 1 or the step's ``P``; the result has the same
-    shape and ``flat``'s dtype.
+    shape and ``flat``'s dtype. ``how``: ``(pointer facts, mask facts, block shape)`` for an access
+    counted under its layout (:meth:`~kernellab.triton.counts.Tally.planned`), None for the simpler rule.
     """
     offs, mask = _prepare(offs, mask)
     prog.before_load(flat)
-    _check_and_count(prog, "load", flat, offs, mask, lineage, shift)
+    if how is None:
+        _check_and_count(prog, "load", flat, offs, mask, lineage, shift)
+    else:
+        _check_planned(prog, "load", flat, offs, mask, lineage, shift, how)
     start = _contiguous_block(offs, lineage, shift)
     _touch(prog, flat, offs, mask, lineage, shift, start)
     return _gather(flat, offs, mask, other, start)
@@ -280,7 +330,7 @@ def _gather(flat: np.ndarray, offs: np.ndarray, mask, other, start):
 
 
 def store(prog: Program, flat: np.ndarray, offs: np.ndarray, value: np.ndarray, mask=None, lineage=None,
-          shift: int = 0):
+          shift: int = 0, how=None):
     """Scatter ``value`` (cast to ``flat``'s dtype) to ``flat[offs]`` where ``mask`` holds, and count it."""
     offs, mask = _prepare(offs, mask)
     value = np.asarray(value).astype(flat.dtype, copy=False)
@@ -294,7 +344,10 @@ def store(prog: Program, flat: np.ndarray, offs: np.ndarray, value: np.ndarray, 
         mask = None if mask is None else np.broadcast_to(mask, shape)
         value = np.broadcast_to(value, shape)
         lineage = None
-    _check_and_count(prog, "store", flat, offs, mask, lineage, shift)
+    if how is None:
+        _check_and_count(prog, "store", flat, offs, mask, lineage, shift)
+    else:
+        _check_planned(prog, "store", flat, offs, mask, lineage, shift, how)
     start = _contiguous_block(offs, lineage, shift)
     _touch(prog, flat, offs, mask, lineage, shift, start)
     prog.write(flat, *_scatter(flat, offs, value, mask, start))
@@ -355,8 +408,9 @@ def _row_offsets(shape: tuple, starts: np.ndarray, active: np.ndarray, lanes: in
     return offs, mask
 
 
-def _check_count_touch_rows(prog: Program, kind: str, flat: np.ndarray, shape: tuple, starts, active):
-    """Bounds-check, count and record the sectors of rows of consecutive offsets (see :func:`load_rows`).
+def _check_count_touch_rows(prog: Program, kind: str, flat: np.ndarray, shape: tuple, starts, active, how=None):
+    """Bounds-check, count and record the sectors of rows of consecutive offsets (see :func:`load_rows`;
+    ``how``: the axis facts of the pointers and mask, for an access counted under its layout).
 
     Returns ``(rows, lanes, starts, active, run)``: ``run`` is the number of elements from ``starts[0]``
     when the active lanes of all rows form one run (full rows one after another, the last a prefix),
@@ -366,23 +420,31 @@ def _check_count_touch_rows(prog: Program, kind: str, flat: np.ndarray, shape: t
     w = flat.itemsize
     copies = prog.P if rows == 1 else 1  # one row shared by every program of the step
     s0 = int(s[0])
+    if how is not None:
+        full = active is None or bool((k == lanes).all())
+        prog.tally.planned(kind, Geometry(rows, copies, lanes, w, starts=s, active=None if full else k), how[0], how[1],
+                           shape, prog.num_warps, prog.wanted)
     if rows == 1 or (s[1:] - s[:-1] == lanes).all() and (k[:-1] == lanes).all():  # one run of elements
         run = (rows - 1) * lanes + int(k[-1])
         if run and (s0 < 0 or s0 + run > flat.size):
             _check(prog, kind, flat, *_row_offsets(shape, s, k, lanes))  # raises, naming the program and lane
-        if rows > 2 and lanes * w % LINE_BYTES == 0:  # the full rows all count alike
+        if how is not None:
+            pass
+        elif rows > 2 and lanes * w % LINE_BYTES == 0:  # the full rows all count alike
             full, last = _row_counts(s0 * w, lanes, w), _row_counts(int(s[-1]) * w, int(k[-1]), w)
             req, sec, lin, nbytes = (f * (rows - 1) + e for f, e in zip(full, last))
         else:
             req, sec, lin, nbytes = prefix_counts(s * w, k, w)
-        prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies)
+        if how is None:
+            prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies, lanes)
         prog.touch_run(flat, s0, run)
         return rows, lanes, s, k, run
     if (int(s.min()) < 0 or int((s + k).max()) > flat.size) and \
             (((s < 0) & (k > 0)).any() or ((s + k > flat.size) & (k > 0)).any()):
         _check(prog, kind, flat, *_row_offsets(shape, s, k, lanes))  # raises, naming the program and lane
-    req, sec, lin, nbytes = prefix_counts(s * w, k, w)
-    prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies)
+    if how is None:
+        req, sec, lin, nbytes = prefix_counts(s * w, k, w)
+        prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies, lanes)
     prog.touch_rows(flat, s, k)
     return rows, lanes, s, k, None
 
@@ -406,7 +468,7 @@ def _filled(rows: int, lanes: int, flat: np.ndarray, other) -> tuple[np.ndarray,
 
 
 def load_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, active=None, other=None,
-              view: bool = False) -> np.ndarray:
+              view: bool = False, how=None) -> np.ndarray:
     """:func:`load` of rows of consecutive offsets: row ``r`` reads ``flat[starts[r] + l]`` for lanes
     ``l < active[r]`` (``active`` None: every lane) and ``other`` (0 when None) elsewhere.
 
@@ -414,7 +476,7 @@ def load_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, active=None
     masked off (the launcher then defers stores, see :meth:`~kernellab.triton.program.Program.write`).
     """
     prog.before_load(flat)
-    rows, lanes, s, k, run = _check_count_touch_rows(prog, "load", flat, shape, starts, active)
+    rows, lanes, s, k, run = _check_count_touch_rows(prog, "load", flat, shape, starts, active, how)
     s0 = int(s[0])
     if run is not None:  # one run of elements, then masked-off lanes
         if run == rows * lanes:
@@ -441,7 +503,7 @@ def load_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, active=None
     return _gather(flat, offs, mask, other, None)
 
 
-def store_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, value: np.ndarray, active=None):
+def store_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, value: np.ndarray, active=None, how=None):
     """:func:`store` of rows of consecutive offsets (see :func:`load_rows`); ``value`` is ``(rows or 1,
     *shape)`` in ``flat``'s dtype, or a block not yet computed whose ``_into`` writes it (then computed
     straight into ``flat`` when every lane is stored, else computed here)."""
@@ -449,7 +511,7 @@ def store_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, value: np.
     programs = max((o.shape[0] for o in operands if o.ndim), default=1)  # rows of the values stored
     if programs > 1 and np.size(starts) == 1 and (active is None or np.size(active) == 1):
         starts = np.full(programs, np.asarray(starts).reshape(-1)[0])  # one address, a value per program
-    rows, lanes, s, k, run = _check_count_touch_rows(prog, "store", flat, shape, starts, active)
+    rows, lanes, s, k, run = _check_count_touch_rows(prog, "store", flat, shape, starts, active, how)
     k0 = int(k.min())
     if not isinstance(value, np.ndarray):  # computed straight into the array where that is a slice
         write = value._into[0]

@@ -59,14 +59,21 @@ class Program:
     deferred : list or None
         when not None, the stores of this step, kept to be applied in order by :meth:`flush` once the
         step has run (an optimisation: loads may then lend views of arrays instead of copies).
+    num_warps : int
+        the launch's warps per program (``num_warps=``, default 4): the layouts of its loads and stores.
+    wanted : dict
+        the launch's ``(shape, order) → elements per thread`` its accesses ask for (see
+        :meth:`~kernellab.triton.counts.Tally.planned`), shared by its steps.
     """
 
     __slots__ = ("kernel", "grid", "pids", "P", "tally", "names", "journal", "_pid_cols", "failed_cas", "touched",
-                 "deferred", "_lent", "_stored", "_addresses")
+                 "deferred", "_lent", "_stored", "_addresses", "num_warps", "wanted")
 
     def __init__(self, kernel: str, grid, pids: np.ndarray, tally: Tally, names: dict, journal=None,
-                 touched: Touched | None = None, defer: bool = False):
+                 touched: Touched | None = None, defer: bool = False, num_warps: int = 4, wanted: dict | None = None):
         self.kernel = kernel
+        self.num_warps = num_warps
+        self.wanted = {} if wanted is None else wanted
         self.grid = tuple(grid)
         self.pids = pids
         self.P = len(pids)

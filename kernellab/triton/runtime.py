@@ -23,7 +23,7 @@ from ..lines import LineFinder
 from ..record import wants_lines
 from ..tracebacks import user_traceback
 from . import dtypes as T
-from . import memory
+from . import memory, specialize
 from .addresses import register_array
 from .counts import TritonCounts
 from .engine import run
@@ -33,7 +33,7 @@ from .pybuiltins import in_kernel_environment
 from .tensor import constexpr, pointer, tensor
 from .tools.tensor_descriptor import TensorDescriptor
 
-# accepted, no effect: how Triton compiles and launches (launch_pdl: programmatic dependent launch, whose
+# accepted (num_warps sets the layouts of loads and stores), else no effect: how Triton compiles and launches (launch_pdl: programmatic dependent launch, whose
 # gdc_wait / gdc_launch_dependents are no-ops here because launches run one after another, in order)
 _LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_pdl",
                    "launch_cooperative_grid", "extern_libs", "debug", "sanitize_overflow")
@@ -127,7 +127,7 @@ class JITFunction:
     (128, 832)
     """
 
-    def __init__(self, fn):
+    def __init__(self, fn, do_not_specialize=(), do_not_specialize_on_alignment=()):
         self.fn = fn
         self._run_fn = in_kernel_environment(fn)  # min/max on blocks are tl.minimum/tl.maximum (pybuiltins)
         self.__name__ = fn.__name__
@@ -136,6 +136,9 @@ class JITFunction:
         self.signature = inspect.signature(fn)
         self.arg_names = list(self.signature.parameters)
         self.constexprs = {n for n, p in self.signature.parameters.items() if _is_constexpr(p.annotation)}
+        # parameters (names or positions) the launch does not specialise (see kernellab.triton.specialize)
+        self.do_not_specialize = _names(self.arg_names, do_not_specialize)
+        self.do_not_specialize_on_alignment = _names(self.arg_names, do_not_specialize_on_alignment)
         params = self.signature.parameters.values()
         # plain parameters only: arguments bind by name and position without inspect (see _arguments)
         self._defaults = {p.name: p.default for p in params if p.default is not p.empty} \
@@ -165,12 +168,20 @@ class JITFunction:
             **kwargs) -> TritonCounts:
         """Launch on ``grid``; returns the counts. ``vectorize=False`` runs the programs one by one;
         ``lines=True`` adds counts per source line, a ``@triton.jit`` helper's lines with their call
-        sites (``counts.by_line``, see :mod:`kernellab.lines`)."""
+        sites (``counts.by_line``, see :mod:`kernellab.lines`).
+
+        ``num_warps=`` (default 4) sets the layouts of the kernel's loads and stores, as in Triton; the
+        other launch options (``num_stages``, …) are accepted and change nothing here.
+        """
+        num_warps = int(kwargs.get("num_warps", 4)) if "num_warps" not in self.signature.parameters else 4
+        if num_warps < 1 or num_warps & (num_warps - 1):
+            raise LaunchError(_("kernel {kernel}: num_warps must be a power of two, not {n}").format(
+                kernel=self.__name__, n=num_warps), kernel=self.__name__)
         for opt in _LAUNCH_OPTIONS:
             if opt not in self.signature.parameters:
                 kwargs.pop(opt, None)
         try:
-            grid, values, names = self._bind(args, kwargs, grid)
+            grid, values, names, marks = self._bind(args, kwargs, grid)
         except LaunchError as exc:  # a bad argument: the traceback ends at the user's launch line
             user_traceback(exc)
             raise
@@ -182,7 +193,8 @@ class JITFunction:
         try:
             return run(self.__name__, body, grid, names, vectorize=vectorize and not self.prints,
                        per_program=per_program, hints=self._hints,
-                       lines=LineFinder(self.fn, (JITFunction.__call__.__code__,), self.__name__) if wants_lines(lines) else None)
+                       lines=LineFinder(self.fn, (JITFunction.__call__.__code__,), self.__name__) if wants_lines(lines) else None,
+                       num_warps=num_warps, specialization=marks)
         except Exception as exc:  # one traceback, ending at the kernel's line (or at the launch line)
             user_traceback(exc)
             raise
@@ -231,7 +243,7 @@ class JITFunction:
             meta = dict(bound.arguments)
         if callable(grid):
             grid = grid(meta)
-        values, names = [], {}
+        values, names, marks = [], {}, {}
         for name, v in meta.items():
             if name in self.constexprs:
                 values.append(v.value if isinstance(v, constexpr) else v)
@@ -243,10 +255,20 @@ class JITFunction:
                                   kernel=self.__name__, **exc.details) from None
             if isinstance(arg, pointer):
                 names[memory.address(arg.flat)] = name
+                self._specialise(name, arg, ("pointer", memory.address(arg.flat)), marks)
             elif isinstance(arg, tensor_descriptor):
                 names[memory.address(arg.base.flat)] = name
+            elif isinstance(arg, tensor) and not arg._shape and arg is not v:
+                self._specialise(name, arg, v, marks)
             values.append(arg)
-        return grid, values, names
+        return grid, values, names, marks
+
+    def _specialise(self, name: str, arg, value, marks: dict):
+        """Give ``arg`` the facts the launch's specialisation of ``value`` says (and note the mark)."""
+        m = specialize.mark(value, name not in self.do_not_specialize, name not in self.do_not_specialize_on_alignment)
+        if m is not None:
+            marks[name] = m
+        arg._ax = specialize.facts_of(value, m)
 
 
 class CompiledKernel:
@@ -314,11 +336,21 @@ def _prints(fn, seen: set) -> bool:
     return any(_prints(scope[n].fn, seen) for n in names if isinstance(scope.get(n), JITFunction))
 
 
-def jit(fn=None, **options):
-    """Decorate a kernel written in Triton syntax (``@triton.jit`` or ``@triton.jit(...)``)."""
-    if fn is None:
-        return lambda f: JITFunction(f)
-    return JITFunction(fn)
+def _names(params: list, which) -> frozenset:
+    """Parameter names from names or positions (``do_not_specialize=[0, "n"]``)."""
+    return frozenset(params[w] if isinstance(w, int) else w for w in (which or ()))
+
+
+def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None, **options):
+    """Decorate a kernel written in Triton syntax (``@triton.jit`` or ``@triton.jit(...)``).
+
+    ``do_not_specialize`` and ``do_not_specialize_on_alignment`` (names or positions of parameters) are
+    honoured as in Triton (see :mod:`kernellab.triton.specialize`); other options are accepted.
+    """
+    def make(f):
+        return JITFunction(f, do_not_specialize or (), do_not_specialize_on_alignment or ())
+
+    return make if fn is None else make(fn)
 
 
 # --- the rest of ``triton.runtime`` -------------------------------------------------------------------------

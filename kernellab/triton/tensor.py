@@ -24,6 +24,7 @@ import numpy as np
 
 from kernellab.i18n import _
 
+from . import axis as A
 from . import dtypes as T
 from .program import _CURRENT, Divergence
 
@@ -77,7 +78,57 @@ def broadcast_shape(a: tuple, b: tuple) -> tuple:
             a=list(a), b=list(b))) from None
 
 
+def facts(x, shape: tuple | None = None) -> A.AxisInfo:
+    """What Triton's axis analysis knows of ``x`` (:mod:`kernellab.triton.axis`), made ``shape`` (a
+    block's own shape when None): a block's facts, a Python or numpy integer's constant, else nothing."""
+    if isinstance(x, tensor):
+        info = x._ax if x._ax is not None else A.unknown(len(x._shape))
+        own = x._shape
+    else:
+        v = getattr(x, "value", x)
+        if isinstance(v, (bool, int, np.integer)):
+            info = A.constant(int(v))
+        else:
+            info = A.UNKNOWN_SCALAR
+        own = ()
+    return info if shape is None else A.to_shape(info, own, tuple(shape))
+
+
+def _binary_facts(a, b, op: str, shape: tuple):
+    """The facts of ``a op b`` on integers (None when Triton's analysis does not follow ``op``)."""
+    if op == "maximum" or op == "minimum":
+        return A.minmax(op[:3], facts(a, shape), facts(b, shape))
+    if op not in _AXIS_OPS:
+        return None
+    return A.binary(op, facts(a, shape), facts(b, shape), shape)
+
+
+_AXIS_OPS = frozenset(("+", "-", "*", "//", "%", "<", "<=", ">", ">=", "==", "!=", "&", "|", "^", "<<", ">>"))
+
+
 def _binary(a, b, fn, op: str, *, div=False, result=None, ints_only=False, compute=None):
+    out = _binary_values(a, b, fn, op, div=div, result=result, ints_only=ints_only, compute=compute)
+    if out.dtype.is_int() and (op not in _CMP_OPS or _int_operands(a, b)):
+        out._ax = _binary_facts(a, b, op, out._shape)
+    return out
+
+
+_CMP_OPS = frozenset(("<", "<=", ">", ">=", "==", "!="))
+
+
+def _int_operands(a, b) -> bool:
+    """Whether both operands of a comparison are integers (Triton's ``arith.cmpi``; floats compare by
+    ``arith.cmpf``, which the analysis does not follow)."""
+    for x in (a, b):
+        if isinstance(x, tensor):
+            if not x.dtype.is_int():
+                return False
+        elif not isinstance(getattr(x, "value", x), (bool, int, np.integer)):
+            return False
+    return True
+
+
+def _binary_values(a, b, fn, op: str, *, div=False, result=None, ints_only=False, compute=None):
     ad, at, ash, alit = _operand(a, values=False)
     bd, bt, bsh, blit = _operand(b, values=False)
     if isinstance(at, T.pointer_type) or isinstance(bt, T.pointer_type):
@@ -229,7 +280,7 @@ class tensor:
     (triton.language.fp32, triton.language.int1)
     """
 
-    __slots__ = ("_data", "dtype", "_shape", "_lineage", "_lazy", "_affine", "_prefix", "_into")
+    __slots__ = ("_data", "dtype", "_shape", "_lineage", "_lazy", "_affine", "_prefix", "_into", "_ax")
     __array_ufunc__ = None  # numpy defers to the reflected operators; np.exp(block) is a TypeError, as in Triton
     __hash__ = object.__hash__
 
@@ -245,6 +296,7 @@ class tensor:
         # dtype ``dtype.np``) reading only the arrays ``operands``, ``write(dst, k)`` the first k lanes of
         # a 1-D block into ``dst`` of shape (rows, k); for a value not yet computed
         self._into = None
+        self._ax = None  # what Triton's axis analysis knows of it (kernellab.triton.axis); None: nothing
 
     @property
     def data(self) -> np.ndarray:
@@ -421,7 +473,14 @@ class tensor:
                 raise TypeError(_("Triton blocks are indexed only with None and ':', got {k!r} "
                                   "for a block of shape {shape}").format(
                     k=k, shape=list(self._shape)))
-        return self._like(self.data[tuple(idx)], (*shape, *dims))
+        out = self._like(self.data[tuple(idx)], (*shape, *dims))
+        if self._ax is not None:  # each None: tl.expand_dims at its place
+            info = self._ax
+            for i, k in enumerate(key):
+                if k is None:
+                    info = A.expand_dims(info, i)
+            out._ax = info
+        return out
 
     def to(self, dtype, fp_downcast_rounding=None, bitcast: bool = False):
         """Convert to another element type.
@@ -437,7 +496,10 @@ class tensor:
         dst = T.from_numpy(getattr(dtype, "value", dtype))
         if bitcast:
             return bitcast_data(self, dst)
-        return tensor(convert(self.data, self.dtype, dst, fp_downcast_rounding), dst, self._shape)
+        out = tensor(convert(self.data, self.dtype, dst, fp_downcast_rounding), dst, self._shape)
+        if self.dtype.is_int() and dst.is_int():  # extsi / trunci: the analysis passes the facts through
+            out._ax = self._ax
+        return out
 
     @property
     def T(self):
@@ -588,6 +650,15 @@ class pointer(tensor):
         return out
 
     def _move(self, other, sign: int):
+        out = self._moved(other, sign)
+        shape = out._shape
+        off = facts(other, shape)
+        if sign < 0:
+            off = A.add(A.constant(0, shape), off, shape, sub=True)
+        out._ax = A.add(facts(self, shape), off, shape, elem_bytes=self.flat.itemsize)
+        return out
+
+    def _moved(self, other, sign: int):
         if sign > 0 and not self._shape and isinstance(other, tensor) and other._affine is not None:
             # base pointer(s) + a row start per program + a block every program shares: the lineage is
             # the block's, the shift one int per program (shape (P, 1, …), broadcasting)
@@ -648,7 +719,9 @@ class pointer(tensor):
                               "differ").format(
                 dtype=self.dtype, dst=dst))
         flat = self.flat.view(elem.storage if elem.__class__ is T.float_format else elem.np)
-        return pointer(flat, self.data, self._shape, elem=elem)
+        out = pointer(flat, self.data, self._shape, elem=elem)
+        out._ax = self._ax  # a bitcast: the analysis passes the facts through
+        return out
 
 
 def _lineage_of(t: tensor) -> Lineage:

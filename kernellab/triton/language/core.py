@@ -8,11 +8,13 @@ context variable the launcher sets, see :mod:`kernellab.triton.program`) and fol
 from __future__ import annotations
 
 import builtins
+import copy
 
 import numpy as np
 
 from kernellab.i18n import _
 
+from .. import axis as A
 from .. import dtypes as T
 from .. import memory, numerics, sampling
 from ..program import current
@@ -26,6 +28,7 @@ from ..tensor import (
     constexpr,
     convert,
     count_flops,
+    facts,
     pointer,
     tensor,
 )
@@ -74,6 +77,7 @@ def arange(start, end, _semantic=None) -> tensor:
     n = numerics.check_arange(start, end)
     out = tensor(np.arange(start, end, dtype=np.int32)[None], T.int32, (n,))
     out._lineage = Lineage(np.arange(start, end, dtype=np.int64)[None], start=int(start))  # consecutive
+    out._ax = A.arange(int(start), int(end))
     return out
 
 
@@ -82,7 +86,10 @@ def full(shape, value, dtype, _semantic=None) -> tensor:
     dims = numerics.check_shape(_dims((shape,)))
     dt = T.from_numpy(getattr(dtype, "value", dtype))
     data = np.full((1, *dims), getattr(value, "value", value), np.float64 if dt.__class__ is T.float_format else dt.np)
-    return tensor(convert(data, T.float64, dt) if dt.__class__ is T.float_format else data, dt, dims)
+    out = tensor(convert(data, T.float64, dt) if dt.__class__ is T.float_format else data, dt, dims)
+    if dt.is_int() and isinstance(getattr(value, "value", value), (bool, int, np.integer)):
+        out._ax = A.constant(int(getattr(value, "value", value)), dims)
+    return out
 
 
 def zeros(shape, dtype, _semantic=None) -> tensor:
@@ -101,19 +108,41 @@ def cdiv(x, div):
     return (x + div - 1) // div
 
 
+def _hinted(input, values, kind: str):
+    """``input`` with one of its axis facts replaced by the hint ``values`` (see :mod:`kernellab.triton.axis`).
+
+    As in Triton, the hint is an attribute of the operation that made the value: a kernel parameter
+    used as it came (no operation made it) keeps what the launch's specialisation says.
+    """
+    if not isinstance(input, tensor) or (input._ax is not None and input._ax.param):
+        return input
+    vals = getattr(values, "value", values)
+    vals = tuple(int(getattr(v, "value", v)) for v in (vals if isinstance(vals, (tuple, list)) else (vals,)))
+    if len(vals) != max(1, len(input._shape)):
+        raise ValueError(_("Shape of input to {hint} does not match the length of values").format(
+            hint={"divisibility": "multiple_of", "contiguity": "max_contiguous", "constancy": "max_constancy"}[kind]))
+    out = copy.copy(input)  # the same value (and structure), with the hinted fact
+    out._ax = A.hint(facts(input), kind, vals)
+    return out
+
+
 def multiple_of(input, values, _semantic=None):
-    """Compiler hint that every value is a multiple of ``values``; no effect on results here."""
-    return input
+    """Compiler hint that the first value of every run along each axis is a multiple of ``values``.
+
+    No effect on results; it widens the vector width of the loads and stores it reaches, as in Triton
+    (see :mod:`kernellab.triton.axis`).
+    """
+    return _hinted(input, values, "divisibility")
 
 
 def max_contiguous(input, values, _semantic=None):
-    """Compiler hint that runs of ``values`` consecutive values are contiguous; no effect here."""
-    return input
+    """Compiler hint that the values come in runs of ``values`` consecutive integers (no effect on results)."""
+    return _hinted(input, values, "contiguity")
 
 
 def max_constancy(input, values, _semantic=None):
-    """Compiler hint that runs of ``values`` values are equal; no effect here."""
-    return input
+    """Compiler hint that the values come in runs of ``values`` equal values (no effect on results)."""
+    return _hinted(input, values, "constancy")
 
 
 @_tensor_member_fn
@@ -185,6 +214,13 @@ def _consecutive_rows(ptr, mask):
     shift = ptr.shift
     starts = lin.start + (shift.reshape(-1) if isinstance(shift, np.ndarray) else np.array([shift], np.int64))
     return starts, None if mask is None else mask._prefix
+
+
+def _how(ptr, mask):
+    """``(pointer facts, mask facts or None, block shape)``: what the memory layer needs to count an access
+    under the layout Triton gives it (:mod:`kernellab.triton.layout`)."""
+    shape = ptr._shape
+    return facts(ptr), None if mask is None else facts(_to_tensor(mask), shape), shape
 
 
 def _access(ptr, mask, what: str):
@@ -262,10 +298,11 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     bits = elem.__class__ is T.float_format  # bfloat16 / float8: memory holds the bits
     if bits and fill is not None:
         fill = elem.encode(np.float32(fill))
+    how = _how(ptr, mask)
     if rows is None:
-        data = memory.load(current(), ptr.flat, offs, m, fill, ptr.lineage, ptr.shift)
+        data = memory.load(current(), ptr.flat, offs, m, fill, ptr.lineage, ptr.shift, how)
     else:
-        data = memory.load_rows(current(), ptr.flat, ptr._shape, *rows, fill, view=not bits)
+        data = memory.load_rows(current(), ptr.flat, ptr._shape, *rows, fill, view=not bits, how=how)
     return tensor(elem.decode(data) if bits else data, elem, ptr._shape)
 
 
@@ -291,18 +328,19 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
             shape=v.shape, shape2=ptr.shape))
     nd = len(shape)
     elem = ptr.dtype.element_ty
+    how = _how(ptr, mask)
     if rows is not None and v._data is None and v._into is not None and v._shape == ptr._shape \
             and v.dtype.np == ptr.flat.dtype:  # computed straight into the array where it can be
-        return memory.store_rows(current(), ptr.flat, ptr._shape, rows[0], v, rows[1])
+        return memory.store_rows(current(), ptr.flat, ptr._shape, rows[0], v, rows[1], how)
     vals = _align(v.data, v._shape, nd, False)
     if elem.__class__ is T.float_format:
         vals = elem.encode(convert(vals, v.dtype, elem))
     else:
         vals = vals.astype(ptr.flat.dtype, copy=False)
     if rows is None:
-        memory.store(current(), ptr.flat, offs, vals, m, ptr.lineage, ptr.shift)
+        memory.store(current(), ptr.flat, offs, vals, m, ptr.lineage, ptr.shift, how)
     else:
-        memory.store_rows(current(), ptr.flat, ptr._shape, rows[0], vals, rows[1])
+        memory.store_rows(current(), ptr.flat, ptr._shape, rows[0], vals, rows[1], how)
 
 
 # --- dot -----------------------------------------------------------------------------------------
@@ -363,7 +401,10 @@ def where(condition, x, y, _semantic=None) -> tensor:
     nd = len(shape)
     xv = _align(np.asarray(xd, ct.np) if xlit else xd.astype(ct.np, copy=False), xsh, nd, xlit)
     yv = _align(np.asarray(yd, ct.np) if ylit else yd.astype(ct.np, copy=False), ysh, nd, ylit)
-    return tensor(np.where(_align(c.data, c._shape, nd, False), xv, yv), ct, shape)
+    out = tensor(np.where(_align(c.data, c._shape, nd, False), xv, yv), ct, shape)
+    if ct.is_int():
+        out._ax = A.select(facts(c, shape), facts(x, shape), facts(y, shape), scalar_cond=not c._shape)
+    return out
 
 
 # --- reductions ----------------------------------------------------------------------------------
@@ -514,7 +555,10 @@ def broadcast_to(input, *shape) -> tensor:
         raise ValueError(_("cannot broadcast a block of shape {shape} to {dims}").format(
             shape=x.shape, dims=list(dims)))
     d = _align(x.data, x._shape, len(dims), False)
-    return x._like(np.broadcast_to(d, (d.shape[0], *dims)), dims)
+    out = x._like(np.broadcast_to(d, (d.shape[0], *dims)), dims)
+    if x._ax is not None:
+        out._ax = facts(x, dims)
+    return out
 
 
 @_tensor_member_fn
@@ -525,7 +569,10 @@ def expand_dims(input, axis) -> tensor:
     nd = len(x._shape) + 1
     axis = axis % nd
     shape = x._shape[:axis] + (1,) + x._shape[axis:]
-    return x._like(np.expand_dims(x.data, axis + 1), shape)
+    out = x._like(np.expand_dims(x.data, axis + 1), shape)
+    if x._ax is not None:
+        out._ax = A.expand_dims(x._ax, axis)
+    return out
 
 
 __all__ = [
