@@ -538,3 +538,58 @@ def test_flops_per_function_match_tl_arithmetic():
 
     x, out = np.linspace(1, 2, 16, dtype=np.float32), np.zeros(16, np.float32)
     assert [k[(1,)](x, out, which=w).flops for w in range(4)] == [16, 32, 48, 16]
+
+
+def test_fp64_over_fp64s_own_range():
+    # the fp32 domains above, widened to where fp64 overflows or underflows
+    mp = pytest.importorskip("mpmath", reason="mpmath is the fp64 oracle (in the test dependency group)")
+    mp.mp.prec = 160
+    r = np.random.default_rng(17)
+    u = lambda lo, hi: r.uniform(lo, hi, 60)  # noqa: E731
+    cases = {
+        "exp": (u(-745, 709.7), mp.exp), "exp2": (u(-1074, 1023.9), lambda x: mp.power(2, x)),
+        "expm1": (u(-40, 709.7), mp.expm1), "log": (10.0 ** u(-323, 308), mp.log),
+        "log1p": (10.0 ** u(-300, 300), mp.log1p), "sinh": (u(-710, 710), mp.sinh), "cosh": (u(-710, 710), mp.cosh),
+        "tanh": (u(-30, 30), mp.tanh), "cbrt": (10.0 ** u(-320, 308), mp.cbrt), "erfc": (u(-6, 27.2), mp.erfc),
+        "tgamma": (u(0.001, 171.6), mp.gamma), "lgamma": (10.0 ** u(0, 305), mp.loggamma),
+        "rsqrt": (10.0 ** u(-323, 308), lambda x: 1 / mp.sqrt(x)), "asinh": (10.0 ** u(-300, 300), mp.asinh),
+        "sin": (10.0 ** u(-300, 300), mp.sin), "atan": (10.0 ** u(-300, 300), mp.atan),
+    }
+    for name, (x, ref) in cases.items():
+        want = np.array([float(ref(mp.mpf(float(v)))) for v in x])
+        ok = np.isfinite(want) & (want != 0)
+        err = ulps(call(name, x)[ok], want[ok], np.float64)
+        assert err.max() <= ULP[name][1], (name, err.max(), x[ok][err.argmax()])
+
+
+def _seed_mixed(tl, x, out, n, BLOCK):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    safe = np.minimum(offs, n - 1)
+    v = tl.load(x, safe, mask=offs < n)
+    row = tl.load(x, np.zeros(1, np.int32) + tl.program_id(0))  # one value per program, [1]
+    libdevice = tl.extra.cuda.libdevice
+    bits = libdevice.float_as_int(v)  # int32 block
+    y = libdevice.pow(libdevice.fdim(v, row), np.float32(2)) + libdevice.int_as_float(bits & 0x7FFFFFFF)
+    tl.store(out, safe, y + libdevice.popc(bits).astype(np.float32), mask=offs < n)
+
+
+def test_seed_batches_of_programs_equal_one_by_one(monkeypatch):
+    # vectorised, each libdevice call runs once for the whole batch (per-program values with a leading
+    # program axis); one by one, once a program: the same numbers either way
+    calls = []
+    compute = LD._compute
+    monkeypatch.setattr(LD, "_compute", lambda *a, **k: calls.append(a[0]) or compute(*a, **k))
+    x = np.random.default_rng(4).standard_normal(300).astype(np.float32)
+    outs, counts = [], []
+    for vectorize in (True, False):
+        out = np.zeros(300, np.float32)
+        calls.clear()
+        triton_launch(_seed_mixed, 5, x, out, 300, BLOCK=64, vectorize=vectorize)
+        outs.append(out)
+        counts.append(len(calls))
+    np.testing.assert_array_equal(outs[0], outs[1])
+    assert counts == [5, 25]  # 5 libdevice calls in the kernel: once for the batch, or once in each of 5 programs
+    d = x.astype(np.float64)
+    row = np.repeat(d[:5], 64)[:300]
+    want = np.maximum(d - row, 0) ** 2 + np.abs(d) + np.array([bin(int(b) & 0xFFFFFFFF).count("1") for b in x.view(np.int32)])
+    np.testing.assert_allclose(outs[0], want, rtol=1e-6)

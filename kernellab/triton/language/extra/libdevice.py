@@ -27,8 +27,9 @@ FLOPs count as for ``tl``'s own operations: ``add_*``, ``sub_*``, ``mul_*``, ``d
 and ``fast_dividef`` 1 per element, ``fma`` and ``fma_*`` 2, every other function 0 (special
 functions run on the SFU, or are not floating-point arithmetic).
 
-On numpy arrays (the lecture form's ``kernel(tl, ...)`` computes on them), the functions return
-numpy arrays, dispatched on the arrays' dtypes.
+On numpy arrays (the lecture form's ``kernel(tl, ...)`` computes on them, and its ``tl.extra`` is this
+package), the functions return numpy arrays, dispatched on the arrays' dtypes; a batch of lecture-form
+programs computes once for all of them (:mod:`kernellab.triton.perprogram`).
 
 Examples
 --------
@@ -48,6 +49,7 @@ import numpy as np
 from kernellab.i18n import _
 
 from ... import dtypes as T
+from ...perprogram import NotBatchable, PerProgram
 from ...tensor import _align, broadcast_shape, count_flops, tensor
 from ..core import _to_tensor
 from . import bits, rounding, specfun
@@ -286,7 +288,7 @@ def _call(name: str, args: tuple):
     if len(args) != len(next(iter(SIGNATURES[name]))):
         raise TypeError(_("libdevice.{name} takes {n} arguments, got {got}").format(
             name=name, n=len(next(iter(SIGNATURES[name]))), got=len(args)))
-    if any(isinstance(a, (np.ndarray, np.generic)) for a in args) and not any(isinstance(a, tensor) for a in args):
+    if any(isinstance(a, (np.ndarray, np.generic, PerProgram)) for a in args) and not any(isinstance(a, tensor) for a in args):
         return _call_numpy(name, args)
     ts = [_to_tensor(a) for a in args]
     key = tuple(t.dtype.name for t in ts)
@@ -307,17 +309,23 @@ def _call(name: str, args: tuple):
 
 def _call_numpy(name: str, args: tuple):
     """The lecture form: numpy arrays in, a numpy array out (Python numbers are fp32 or int32)."""
-    from ...perprogram import NotBatchable, PerProgram
-
-    if any(isinstance(a, PerProgram) for a in args):
-        raise NotBatchable(f"libdevice.{name}")
-    arrs = [np.asarray(a) if isinstance(a, (np.ndarray, np.generic))
+    per = [a for a in args if isinstance(a, PerProgram)]
+    if any(a.weak for a in per):  # a Python number in each program: run them one by one
+        raise NotBatchable(f"libdevice.{name} of Python numbers")
+    arrs = [a.data if isinstance(a, PerProgram) else np.asarray(a) if isinstance(a, (np.ndarray, np.generic))
             else np.asarray(a, T.of_python(a).np) for a in args]
     key = tuple(T.from_numpy(a.dtype).name for a in arrs)
     out_t = SIGNATURES[name].get(key)
     if out_t is None:
         raise _signature_error(name, key)
-    return _compute(name, np.broadcast_arrays(*arrs), out_t.np)
+    if not per:
+        return _compute(name, np.broadcast_arrays(*arrs), out_t.np)
+    # a batch of programs (kernellab.triton.perprogram): a leading program axis on every operand, and
+    # the blocks aligned on their last axes, so that each program computes what it would alone
+    nd = max(a.data.ndim - 1 if isinstance(a, PerProgram) else np.ndim(a) for a in args)
+    aligned = [d.reshape(d.shape[0], *(1,) * (nd - d.ndim + 1), *d.shape[1:]) if isinstance(a, PerProgram)
+               else d.reshape(1, *(1,) * (nd - d.ndim), *d.shape) for a, d in zip(args, arrs)]
+    return PerProgram(_compute(name, np.broadcast_arrays(*aligned), out_t.np), weak=False)
 
 
 def _compute(name: str, arrays: list, out) -> np.ndarray:
