@@ -41,6 +41,24 @@ def _function(kernel):
     return None
 
 
+@functools.lru_cache(maxsize=256)
+def _cached_source(code, fn) -> dict | None:
+    try:
+        lines, start = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return None
+    return {(code.co_filename, start + i): text for i, text in enumerate(lines)}
+
+
+def _source_lines(fn) -> dict | None:
+    """``(file, line) → text`` of ``fn``'s source, or None when it cannot be read; read once per code
+    object, except for code a doctest or a notebook cell defines (its lines are served while it runs)."""
+    code = fn.__code__
+    if code.co_filename.startswith("<"):
+        return _cached_source.__wrapped__(code, fn)
+    return _cached_source(code, fn)
+
+
 class LineFinder:
     """Finds the source line a record call comes from, for one kernel.
 
@@ -71,36 +89,39 @@ class LineFinder:
         self.first = self.root.co_firstlineno if self.root else 0
         self.last = max([self.first] + [n for *_, n in self.root.co_lines() if n]) if self.root else 0
         self.callers = frozenset(helper_callers)
+        self._own: dict = {}  # code object → whether it lies in the kernel's file
         self.note: str | None = None
+        self.text: dict = {}  # (file, line) → the kernel's source lines, read now (a doctest's go when it ends)
         if self.root is None:
             self.note = _("no Python source: one row for the whole kernel")
         elif fn.__name__ == "<lambda>":
             self.note = _("a lambda has no lines of its own: one row for the whole function")
         else:
-            try:
-                inspect.getsource(fn)
-            except (OSError, TypeError):
+            lines = _source_lines(fn)
+            if lines is None:
                 self.note = _("its source cannot be read (exec'd or generated code): one row for the whole function")
+            else:
+                self.text = lines
         self.whole: Key | None = (self.file, self.first) if self.note else None
-        self.text: dict = {}  # (file, line) → the kernel's source lines, read now (a doctest's go when it ends)
-        if not self.note:
-            lines, start = inspect.getsourcelines(fn)
-            self.text = {(self.file, start + i): text for i, text in enumerate(lines)}
 
     def where(self) -> tuple[Key | None, Key | None]:
         """``(key, call site)`` of the record being made now: ``key`` None outside the kernel."""
         if self.whole is not None:
             return self.whole, None
         f = sys._getframe(1)
-        root, file, callers = self.root, self.file, self.callers
+        root, file, callers, own = self.root, self.file, self.callers, self._own
         inner = None
         while f is not None:
             code = f.f_code
             if code is root:
                 here = (file, f.f_lineno)
                 return (here, None) if inner is None else (inner, here)
-            if inner is None and (code.co_filename == file or (f.f_back is not None and f.f_back.f_code in callers)):
-                inner = (code.co_filename, f.f_lineno)
+            if inner is None:
+                mine = own.get(code)
+                if mine is None:  # whether the code is in the kernel's file: once per code object
+                    mine = own[code] = code.co_filename == file
+                if mine or (callers and f.f_back is not None and f.f_back.f_code in callers):
+                    inner = (code.co_filename, f.f_lineno)
             f = f.f_back
         return None, None
 
