@@ -40,6 +40,9 @@ class CompilationError(TritonError):
     """``triton.CompilationError``: kernellab compiles nothing, so it never raises it; kept for ``except`` clauses."""
 
 
+aggregate = runtime._unsupported("triton.aggregate", "kernellab does not emulate aggregate classes of kernel values")
+AsyncCompileMode = runtime._unsupported("triton.AsyncCompileMode", "kernellab compiles nothing, asynchronously or not")
+FutureKernel = runtime._unsupported("triton.FutureKernel", "kernellab compiles nothing, asynchronously or not")
 compile = runtime._unsupported("triton.compile", "kernellab runs kernels in Python and builds no GPU binary")
 
 
@@ -65,7 +68,7 @@ def next_power_of_2(n: int) -> int:
     return 1 << (int(n) - 1).bit_length() if n > 1 else 1
 
 
-__all__ = ["CompilationError", "Config", "InterpreterError", "JITFunction", "KernelInterface", "MockTensor",
+__all__ = ["AsyncCompileMode", "CompilationError", "FutureKernel", "aggregate", "Config", "InterpreterError", "JITFunction", "KernelInterface", "MockTensor",
            "OutOfResources", "SeedLanguage", "TensorWrapper", "TritonCounts", "TritonError", "__version__", "autotune",
            "cdiv", "compile", "constexpr_function", "heuristics", "jit", "language", "must_use_result",
            "next_power_of_2", "profiler", "register_array", "reinterpret", "runtime", "set_allocator", "set_gpu", "testing", "tools",

@@ -380,6 +380,8 @@ def _unsupported(feature: str, why: str):
 reinterpret = _unsupported("triton.reinterpret", "pass the array viewed as the type instead "
                                                  "(numpy .view, torch .view(dtype))")
 TensorWrapper = reinterpret
+RemoteCacheBackend = _unsupported("triton.runtime.RemoteCacheBackend", "kernellab compiles nothing to cache")
+RedisRemoteCacheBackend = _unsupported("triton.runtime.RedisRemoteCacheBackend", "kernellab compiles nothing to cache")
 MockTensor = _unsupported("triton.MockTensor", "kernellab launches take the real arrays")
 
 

@@ -2,7 +2,7 @@
 
 A benchmark sweeping GPU-sized problems (4096³ matmuls, 2^27-element vectors) asks for one number per
 launch, the model's predicted time, which depends on the launch's counts alone. Inside
-:func:`sampled` a launch of ``P`` programs runs only ``S`` of them (``S`` = ``programs``, default 32),
+:func:`sampled` a launch of ``P`` programs runs only ``S`` of them (``S`` = ``programs``, default 8),
 one in the middle of each of ``S`` equal strata of the launch order, and reports estimated counts:
 
 * every count summed over programs (FLOPs, loads and stores, requests, sectors, lines, bytes, atomics)
@@ -51,7 +51,7 @@ import numpy as np
 from ..i18n import _
 
 #: Programs a sampled launch runs, unless :func:`sampled` is given another number.
-DEFAULT_PROGRAMS = 32
+DEFAULT_PROGRAMS = 8
 #: The largest relative error of a sampled launch's predicted time that the tests allow.
 ERROR_BOUND = 0.05
 

@@ -248,7 +248,55 @@ def assert_close(x, y, atol=None, rtol=None, err_msg=""):
                                rtol=0 if rtol is None else rtol, err_msg=err_msg)
 
 
+def get_dram_gbps(device=None) -> float:
+    """The modelled GPU's DRAM bandwidth in GB/s (``kernellab.specs``; Triton derives it from the memory clock).
+
+    >>> get_dram_gbps()      # the H100 SXM's 3.35 TB/s
+    3350.0
+    """
+    return driver.gpu().dram_bw / 1e9
+
+
+def get_max_tensorcore_tflops(dtype=None, clock_rate=None, device=None) -> float:
+    """The modelled GPU's dense FP16 Tensor Core peak in TFLOP/s (``GPU.fp16_tensor_peak``), whatever ``dtype``.
+
+    >>> get_max_tensorcore_tflops()
+    989.4
+    """
+    return driver.gpu().fp16_tensor_peak / 1e12
+
+
+def get_max_simd_tflops(dtype=None, clock_rate=None, device=None) -> float:
+    """The modelled GPU's FP32 peak on the CUDA cores in TFLOP/s (at ``clock_rate`` kHz, default the rated boost).
+
+    >>> round(get_max_simd_tflops(), 1)      # 2 FLOP × 128 lanes × 132 SMs × 1.98 GHz
+    66.9
+    """
+    return driver.gpu().peak_flops("fp32", None if clock_rate is None else clock_rate * 1e3) / 1e12
+
+
+def _no_gpu(name: str, why: str):
+    def call(*args, **kwargs):
+        raise NotImplementedError(_("{feature} is not supported by kernellab: {why}").format(feature=name, why=why))
+
+    call.__name__ = name.rsplit(".", 1)[-1]
+    call.__doc__ = f"Not supported: {why}."
+    return call
+
+
+nvsmi = _no_gpu("triton.testing.nvsmi", "it queries nvidia-smi, and kernellab has no GPU")
+set_gpu_clock = _no_gpu("triton.testing.set_gpu_clock", "it locks a real GPU's clocks; the model's clock band is "
+                                                         "kernellab.specs.GPU.clock_band")
+cuda_memcheck = _no_gpu("triton.testing.cuda_memcheck", "kernellab checks every access itself (OutOfBoundsError)")
+cublas = _no_gpu("triton.testing.cublas", "it opens a cuBLAS handle on a GPU")
+cuda_graph_without_gc = _no_gpu("triton.testing.cuda_graph_without_gc", "it captures a CUDA graph on a GPU")
+do_bench_proton = do_bench
+do_bench_cudagraph_proton = do_bench_cudagraph
+
+
 from .benchmark import Benchmark, Mark, perf_report  # noqa: E402  (they call do_bench's module)
 
-__all__ = ["NOT_PREDICTED", "Benchmark", "Mark", "NotPredicted", "assert_close", "do_bench", "do_bench_cudagraph",
-           "current_measure", "measure_label", "perf_report", "predict_ms", "set_measure"]
+__all__ = ["NOT_PREDICTED", "Benchmark", "Mark", "NotPredicted", "assert_close", "cublas", "cuda_graph_without_gc", "cuda_memcheck", "current_measure",
+           "do_bench", "do_bench_cudagraph", "do_bench_cudagraph_proton", "do_bench_proton", "get_dram_gbps",
+           "get_max_simd_tflops", "get_max_tensorcore_tflops", "measure_label", "nvsmi", "perf_report", "predict_ms",
+           "set_gpu_clock", "set_measure"]

@@ -63,6 +63,102 @@ DIFFERENCES = {
 }
 
 
+# The host-side modules of Triton 3.9 a user's script imports, and how to list their public names.
+HOST_MODULES = ("triton", "triton.runtime", "triton.testing", "triton.profiler", "triton.tools.tensor_descriptor")
+# Host-side names kernellab defines but does not run, and host-side names that behave differently.
+HOST_NOTES = {
+    "triton.compile": "kernellab runs kernels in Python and builds no GPU binary (raises NotImplementedError)",
+    "triton.aggregate": "aggregate classes of kernel values are not emulated (raises NotImplementedError)",
+    "triton.AsyncCompileMode": "kernellab compiles nothing, asynchronously or not (raises NotImplementedError)",
+    "triton.FutureKernel": "kernellab compiles nothing, asynchronously or not (raises NotImplementedError)",
+    "triton.runtime.RemoteCacheBackend": "kernellab compiles nothing to cache (raises NotImplementedError)",
+    "triton.runtime.RedisRemoteCacheBackend": "kernellab compiles nothing to cache (raises NotImplementedError)",
+    "triton.testing.cublas": "it opens a cuBLAS handle on a GPU (raises NotImplementedError)",
+    "triton.testing.cuda_graph_without_gc": "it captures a CUDA graph on a GPU (raises NotImplementedError)",
+    "triton.profiler.configure_runtime": "proton's ROCm runtime selection: kernellab loads no runtime; returns None",
+    "triton.reinterpret": "pass the array viewed as the type instead (raises NotImplementedError)",
+    "triton.TensorWrapper": "pass the array viewed as the type instead (raises NotImplementedError)",
+    "triton.MockTensor": "kernellab launches take the real arrays (raises NotImplementedError)",
+    "triton.runtime.reinterpret": "as triton.reinterpret (raises NotImplementedError)",
+    "triton.runtime.TensorWrapper": "as triton.TensorWrapper (raises NotImplementedError)",
+    "triton.runtime.MockTensor": "as triton.MockTensor (raises NotImplementedError)",
+    "triton.testing.nvsmi": "it queries nvidia-smi (raises NotImplementedError)",
+    "triton.testing.set_gpu_clock": "it locks a real GPU's clocks (raises NotImplementedError)",
+    "triton.testing.cuda_memcheck": "kernellab checks every access itself (raises NotImplementedError)",
+    "triton.autotune": "chooses the config the model predicts fastest on the modelled GPU, from sampled trials",
+    "triton.runtime.autotune": "as triton.autotune",
+    "triton.runtime.driver": "describes the modelled GPU (H100 unless KERNELLAB_GPU says otherwise)",
+    "triton.testing.do_bench": "the model's predicted GPU time of the kernellab launches (set_measure('cpu') for "
+                               "CPU time)",
+    "triton.testing.do_bench_cudagraph": "as do_bench",
+    "triton.testing.perf_report": "its tables and plots say they show predicted GPU time",
+    "triton.profiler.start": "records counts and predicted times, not measurements",
+    "triton.set_allocator": "kept and never called: kernellab's descriptors need no scratch memory",
+}
+ZH_HOST_NOTES = {
+    "triton.compile": "kernellab 用 Python 运行内核，不构建 GPU 二进制文件（抛出 NotImplementedError）",
+    "triton.aggregate": "不模拟由内核值组成的 aggregate 类（抛出 NotImplementedError）",
+    "triton.AsyncCompileMode": "kernellab 不编译任何东西，无论是否异步（抛出 NotImplementedError）",
+    "triton.FutureKernel": "kernellab 不编译任何东西，无论是否异步（抛出 NotImplementedError）",
+    "triton.runtime.RemoteCacheBackend": "kernellab 没有可缓存的编译结果（抛出 NotImplementedError）",
+    "triton.runtime.RedisRemoteCacheBackend": "kernellab 没有可缓存的编译结果（抛出 NotImplementedError）",
+    "triton.testing.cublas": "它在 GPU 上打开 cuBLAS 句柄（抛出 NotImplementedError）",
+    "triton.testing.cuda_graph_without_gc": "它在 GPU 上捕获 CUDA graph（抛出 NotImplementedError）",
+    "triton.profiler.configure_runtime": "proton 对 ROCm 运行时的选择：kernellab 不使用任何运行时，返回 None",
+    "triton.reinterpret": "请改为传入按该类型查看的数组（抛出 NotImplementedError）",
+    "triton.TensorWrapper": "请改为传入按该类型查看的数组（抛出 NotImplementedError）",
+    "triton.MockTensor": "kernellab 的启动使用真实数组（抛出 NotImplementedError）",
+    "triton.runtime.reinterpret": "同 triton.reinterpret（抛出 NotImplementedError）",
+    "triton.runtime.TensorWrapper": "同 triton.TensorWrapper（抛出 NotImplementedError）",
+    "triton.runtime.MockTensor": "同 triton.MockTensor（抛出 NotImplementedError）",
+    "triton.testing.nvsmi": "它查询 nvidia-smi（抛出 NotImplementedError）",
+    "triton.testing.set_gpu_clock": "它锁定真实 GPU 的时钟（抛出 NotImplementedError）",
+    "triton.testing.cuda_memcheck": "kernellab 自己检查每次访问（抛出 NotImplementedError）",
+    "triton.autotune": "根据抽样试运行，选择模型预测在被建模 GPU 上最快的配置",
+    "triton.runtime.autotune": "同 triton.autotune",
+    "triton.runtime.driver": "描述被建模的 GPU（默认 H100，可由 KERNELLAB_GPU 指定）",
+    "triton.testing.do_bench": "kernellab 内核启动的模型预测 GPU 时间（set_measure('cpu') 则为 CPU 时间）",
+    "triton.testing.do_bench_cudagraph": "同 do_bench",
+    "triton.testing.perf_report": "其表格和图注明显示的是预测的 GPU 时间",
+    "triton.profiler.start": "记录计数与预测时间，而非实测",
+    "triton.set_allocator": "会被保存但从不调用：kernellab 的描述符不需要临时内存",
+}
+
+
+def host_names(module) -> list[str]:
+    """The public names of one of Triton's host modules: ``__all__``, else what the module itself defines."""
+    import inspect
+
+    if hasattr(module, "__all__"):
+        return list(module.__all__)
+    return sorted(n for n, v in vars(module).items() if not n.startswith("_") and (inspect.isfunction(v) or
+                  inspect.isclass(v)) and getattr(v, "__module__", "").startswith(module.__name__))
+
+
+def render_host(real: dict, ours: dict) -> list[str]:
+    """The page's second part: every public name of Triton's host modules, and whether kernellab has it."""
+    total = sum(len(v) for v in real.values())
+    ok = sum(1 for m, names in real.items() for n in names if hasattr(ours[m], n) and f"{m}.{n}" not in
+             HOST_UNSUPPORTED)
+    lines = ["## Coverage of `triton`, `triton.runtime`, `triton.testing`, `triton.profiler`, `triton.tools`", "",
+             f"**{ok} of the {total} public names of Triton's host modules are supported.** `kernellab.triton."
+             "__version__` is the Triton release the engine follows (\"3.9.0\").", ""]
+    for m, names in real.items():
+        cells = ", ".join(f"`{n}`" + ("" if hasattr(ours[m], n) and f"{m}.{n}" not in HOST_UNSUPPORTED else " ✗")
+                          for n in sorted(names, key=str.lower))
+        lines += [f"- **`{m}`:** {cells}", ""]
+    lines += ["| name | supported | why, or what differs |", "|---|---|---|"]
+    for key, note in HOST_NOTES.items():
+        m, n = key.rsplit(".", 1)
+        if m in real and n in real[m]:
+            have = hasattr(ours[m], n) and key not in HOST_UNSUPPORTED
+            lines.append(f"| `{key}` | {'yes' if have else 'no'} | {note} |")
+    return lines
+
+
+HOST_UNSUPPORTED = {k for k, v in HOST_NOTES.items() if "NotImplementedError" in v}
+
+
 # Chinese for what this page generates (docs/locale/zh_CN/LC_MESSAGES/triton_coverage.po):
 # ``python tests/conformance/coverage.py --fill todo.json`` fills a ``po_tools.py export`` file.
 ZH_GROUPS = {
@@ -100,12 +196,24 @@ def chinese(msgid: str) -> str | None:
              "标有 ✗ 的名称不受支持；列表后的表格说明原因，并注明哪些受支持的名称与 Triton 的行为不同。"}
     if msgid in fixed:
         return fixed[msgid]
-    if re.fullmatch(r"`\w+`", msgid):
+    if re.fullmatch(r"`[\w.]+`", msgid):
         return msgid
+    if msgid == "Coverage of `triton`, `triton.runtime`, `triton.testing`, `triton.profiler`, `triton.tools`":
+        return "`triton`、`triton.runtime`、`triton.testing`、`triton.profiler`、`triton.tools` 的覆盖情况"
     notes = {**NOT_SUPPORTED, **DIFFERENCES}
     for name, note in notes.items():
         if msgid == note:
             return ZH_NOTES[name]
+    for name, note in HOST_NOTES.items():
+        if msgid == note:
+            return ZH_HOST_NOTES[name]
+    m = re.fullmatch(r"\*\*(\d+) of the (\d+) public names of Triton's host modules are supported\.\*\* (.*)", msgid, re.S)
+    if m:
+        return (f"**Triton 主机端模块的 {m.group(2)} 个公开名称中，{m.group(1)} 个受支持。** "
+                "`kernellab.triton.__version__` 是引擎所遵循的 Triton 版本（“3.9.0”）。")
+    m = re.fullmatch(r"\*\*`(triton[\w.]*)`:\*\* (.*)", msgid, re.S)
+    if m:
+        return f"**`{m.group(1)}`：** " + m.group(2).replace(", ", "、")
     m = re.fullmatch(r"\*\*(.+?):\*\* (.*)", msgid, re.S)
     if m and m.group(1) in ZH_GROUPS:
         return f"**{ZH_GROUPS[m.group(1)]}：** " + m.group(2).replace(", ", "、")
@@ -154,7 +262,7 @@ def rows(names: list[str], ours) -> list[tuple[str, str, bool, str]]:
     return out
 
 
-def render(version: str, names: list[str], ours) -> str:
+def render(version: str, names: list[str], ours, host=None) -> str:
     table = rows(names, ours)
     callable_ = [r for r in table if r[0] not in INTERNALS]
     internals = sorted(n for n in names if n in INTERNALS)
@@ -188,16 +296,22 @@ def render(version: str, names: list[str], ours) -> str:
     for n, _, have, note in table:
         if note:
             lines.append(f"| `{n}` | {'yes' if have else 'no'} | {note} |")
+    if host is not None:
+        lines += [""] + render_host(*host)
     return "\n".join(lines) + "\n"
 
 
 def main() -> int:
+    import importlib
+
     import triton
     import triton.language as real
 
     import kernellab.triton.language as ours
 
-    PAGE.write_text(render(triton.__version__, list(real.__all__), ours))
+    host_real = {m: host_names(importlib.import_module(m)) for m in HOST_MODULES}
+    host_ours = {m: importlib.import_module("kernellab." + m) for m in HOST_MODULES}
+    PAGE.write_text(render(triton.__version__, list(real.__all__), ours, (host_real, host_ours)))
     print(f"wrote {PAGE}")
     return 0
 
