@@ -593,3 +593,16 @@ def test_seed_batches_of_programs_equal_one_by_one(monkeypatch):
     row = np.repeat(d[:5], 64)[:300]
     want = np.maximum(d - row, 0) ** 2 + np.abs(d) + np.array([bin(int(b) & 0xFFFFFFFF).count("1") for b in x.view(np.int32)])
     np.testing.assert_allclose(outs[0], want, rtol=1e-6)
+
+
+def test_cuda_utils_num_warps_and_threads_follow_the_launch():
+    @triton.jit
+    def k(out_ptr):
+        tl.store(out_ptr + tl.arange(0, 2), tl.join(tl.extra.cuda.num_warps(), tl.extra.cuda.num_threads()))
+
+    for warps in (1, 4, 8):
+        out = np.zeros(2, np.int32)
+        k[(1,)](out, num_warps=warps)
+        assert out.tolist() == [warps, 32 * warps]  # 32 threads a warp
+    with pytest.raises(NotImplementedError, match=r"tl\.extra\.cuda\.smid is not supported by kernellab: kernellab does not place"):
+        tl.extra.cuda.smid()
