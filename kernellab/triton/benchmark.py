@@ -83,7 +83,7 @@ def _text(v) -> str:
 
 
 class Mark:
-    """A benchmark function and its sweeps (what ``@perf_report`` returns); :meth:`run` runs them."""
+    """A benchmark function and its sweeps (what ``@perf_report`` returns); :meth:`Mark.run` runs them."""
 
     def __init__(self, fn, benchmarks):
         self.fn = fn
@@ -197,7 +197,7 @@ class Mark:
 
 
 def perf_report(benchmarks):
-    """Mark a function for benchmarking: ``@perf_report(Benchmark(...))`` (or a list of them) returns a :class:`Mark`."""
+    """Mark a function for benchmarking: ``@perf_report(Benchmark(...))`` (or a list of them) returns a :class:`~kernellab.triton.benchmark.Mark`."""
     return lambda fn: Mark(fn, benchmarks)
 
 

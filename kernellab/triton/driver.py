@@ -32,9 +32,10 @@ from ..errors import LaunchError
 from ..i18n import _
 from ..specs import GPU, GPUS, as_gpu
 
-#: Compute capability of each SM type [CCtab]: GA102 (RTX A6000) 8.6, GA100 (A100) 8.0, GH100 (H100, H200) 9.0.
+#: The compute capability of each SM type, from the CUDA C Programming Guide's table (GA102, the RTX A6000,
+#: is 8.6; GA100, the A100, 8.0; GH100, the H100 and H200, 9.0).
 COMPUTE_CAPABILITY = {"GA102": (8, 6), "GA100": (8, 0), "GH100": (9, 0)}
-#: The names ``KERNELLAB_GPU`` and :func:`set_gpu` accept, each GPU of :data:`kernellab.specs.GPUS`.
+#: The names ``KERNELLAB_GPU`` and :func:`set_gpu` accept, each GPU of :data:`kernellab.GPUS`.
 GPU_NAMES = {"A6000": GPUS[0], "A100": GPUS[1], "H100": GPUS[2], "H200": GPUS[3]}
 
 
