@@ -439,10 +439,11 @@ CUDA_PACKAGES = ("nvidia-cuda-nvcc==13.5.37", "nvidia-cuda-cuobjdump==13.5.37", 
 
 @nox.session(venv_backend="virtualenv")  # pip, as this session was checked with
 def sass(session: nox.Session) -> None:
-    """Compile the CUDA twins in cuda/ for sm_86 and rewrite kernellab/sgemm/sass_mix.json (optional, not in CI).
+    """Compile the CUDA twins in cuda/ for sm_86 and rewrite kernellab/sgemm/sass_mix.json and cuda/twin_mix.json (optional, not in CI).
 
     Installs nvcc and cuobjdump from PyPI (needs a host C++ compiler, e.g. g++); no GPU. Writes each
-    kernel's K-loop instruction mix; ``tests/test_sass_mix.py`` then checks the simulator against it.
+    SGEMM kernel's K-loop instruction mix (``tests/test_sass_mix.py`` holds the simulator to it) and the
+    SASS regions of the reduction and axpy twins (``tests/test_sass_twins.py``: within 25 %).
     """
     session.install(*CUDA_PACKAGES)
     venv = Path(session.virtualenv.location)
@@ -451,6 +452,7 @@ def sass(session: nox.Session) -> None:
         session.error("no nvidia/cu*/bin folder in the session's site-packages")
     path = os.pathsep.join([str(bins[-1]), os.environ.get("PATH", "")])
     session.run("python", "cuda/sass_mix.py", "kernellab/sgemm/sass_mix.json", *session.posargs, env={"PATH": path})
+    session.run("python", "cuda/twin_mix.py", "cuda/twin_mix.json", env={"PATH": path})
 
 
 @nox.session(name="gpu-dry-run", venv_backend="virtualenv")

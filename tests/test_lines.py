@@ -118,8 +118,9 @@ def test_quickstart_axpy_and_a_helper_rows():
     on = launch(axpy, 4, 256, args=(x, y, np.zeros(n, np.float32), 2.0, n), lines=True)
     assert_rows_sum(on, off)
     row = row_of(on.by_line, "blk.store(out, i, blk.fma")
-    # 1000 active lanes over 32 warps (the last block: 232 of 256): 2 loads, 1 store, 1 FMA each
-    assert (row.gld_instr, row.gst_instr, row.fma, row.thread_instr) == (2 * 32, 32, 1000, 4 * 1000)
+    # 1000 active lanes over 32 warps (the last block: 232 of 256): 2 loads, 1 store, 1 FMA each, and the
+    # 64-bit address of each access (an IMAD.WIDE, counted automatically): 7 instructions a lane
+    assert (row.gld_instr, row.gst_instr, row.fma, row.thread_instr) == (2 * 32, 32, 1000, 7 * 1000)
     assert row.dram_sectors == {"x": 125, "y": 125, "out": 125}  # 4000 B each = 125 sectors
     x = np.arange(64, dtype=np.float32)
     off = launch(shared_kernel, 1, 64, args=(x, np.zeros(64, np.float32)))

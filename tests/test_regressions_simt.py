@@ -28,7 +28,7 @@ def nested_kernel(blk, x, y, z):
 
 def test_nested_where_regions_combine_with_and_and_restore_on_exit():
     x, y, z = _x(64), np.zeros(64, np.float32), np.zeros(128, np.float32)
-    c = launch(nested_kernel, 1, 64, args=(x, y, z))
+    c = launch(nested_kernel, 1, 64, args=(x, y, z), auto_instr=False)  # memory instructions alone
     t = np.arange(64)
     np.testing.assert_array_equal(y, np.where((t < 40) & (t % 2 == 0), x, 0))
     np.testing.assert_array_equal(z[:64], np.where(t < 40, 1.0, 0.0))

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..simt.launcher import declares_overhead
+
 
 def _block_tiles(blk, BM, BN, BK, K, bs_row=None):
     """The prologue of Boehm's tiled kernels (4–10): ``__shared__ float As[BM * BK], Bs[BK * BN]``,
@@ -39,6 +41,7 @@ def _end_pass(blk, n_int, n_ctrl=1):
 
 
 # --- 1: naive ------------------------------------------------------------------------------------
+@declares_overhead
 def sgemm_naive(blk, A, B, C, M, N, K):
     """One thread per C element; ``threadIdx.x`` walks down a column of C (rows of A, stride K)."""
     x = blk.bx * blk.bdx + blk.tx
@@ -57,6 +60,7 @@ def sgemm_naive(blk, A, B, C, M, N, K):
 
 
 # --- 2: global-memory coalescing -----------------------------------------------------------------
+@declares_overhead
 def sgemm_global_mem_coalesce(blk, A, B, C, M, N, K, BLOCKSIZE=32):
     """The same, but a warp takes 32 consecutive columns of one row: B and C accesses coalesce."""
     row = blk.bx * BLOCKSIZE + blk.tx // BLOCKSIZE
@@ -75,6 +79,7 @@ def sgemm_global_mem_coalesce(blk, A, B, C, M, N, K, BLOCKSIZE=32):
 
 
 # --- 3: shared-memory caching --------------------------------------------------------------------
+@declares_overhead
 def sgemm_shared_mem_block(blk, A, B, C, M, N, K, BLOCKSIZE=32):
     """A 32×32 tile of A and of B goes through shared memory per K step; two barriers per step."""
     S = BLOCKSIZE
@@ -99,6 +104,7 @@ def sgemm_shared_mem_block(blk, A, B, C, M, N, K, BLOCKSIZE=32):
 
 
 # --- 4: 1-D blocktiling --------------------------------------------------------------------------
+@declares_overhead
 def sgemm1DBlocktiling(blk, A, B, C, M, N, K, BM=64, BN=64, BK=8, TM=8):
     """Each thread computes TM = 8 results down a column; the Bs value is reused from a register."""
     As, Bs, c_row, c_col, a0, b0 = _block_tiles(blk, BM, BN, BK, K)
@@ -122,6 +128,7 @@ def sgemm1DBlocktiling(blk, A, B, C, M, N, K, BM=64, BN=64, BK=8, TM=8):
 
 
 # --- 5: 2-D blocktiling --------------------------------------------------------------------------
+@declares_overhead
 def sgemm2DBlocktiling(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, TN=8):
     """Each thread computes a TM×TN = 8×8 outer product per dot step from registers."""
     n_thr = BM * BN // (TM * TN)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..grid import cdiv
+from ..simt.launcher import declares_overhead
 from .basic import _block_tiles, _end_pass
 
 
@@ -95,6 +96,7 @@ def _thread_tiles(blk, N, K, BM, BN, BK, TM, TN, bs_row=None):
     return As, Bs, a0, b0, c_row * BM * N + c_col * BN, t_row, t_col, res
 
 
+@declares_overhead
 def sgemmVectorize(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, TN=8):
     """Kernel 6: kernel 5 with float4 global loads and stores, and As transposed."""
     n_thr = BM * BN // (TM * TN)
@@ -108,6 +110,7 @@ def sgemmVectorize(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, TN=8):
     _store_c(blk, C, c0, t_row * TM, t_col * TN, N, TM, TN, res)
 
 
+@declares_overhead
 def sgemmResolveBankConflicts(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, TN=8):
     """Kernel 7: kernel 6 with Bs "linearized": the 8 values a thread reads per dot step sit 16 floats apart."""
     n_thr = BM * BN // (TM * TN)
@@ -127,6 +130,7 @@ def sgemmResolveBankConflicts(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8,
     _store_c(blk, C, c0, t_row * TM, t_col * TN, N, TM, TN, res)
 
 
+@declares_overhead
 def sgemmResolveBankExtraCol(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, TN=8, extraCols=5):
     """Kernel 8: kernel 6 with each Bs row padded by ``extraCols = 5`` floats (Bs is BK × (BN + 5))."""
     n_thr = BM * BN // (TM * TN)
@@ -145,6 +149,7 @@ def sgemmResolveBankExtraCol(blk, A, B, C, M, N, K, BM=128, BN=128, BK=8, TM=8, 
     _store_c(blk, C, c0, t_row * TM, t_col * TN, N, TM, TN, res)
 
 
+@declares_overhead
 def sgemmAutotuned(blk, A, B, C, M, N, K, BM=128, BN=128, BK=16, TM=8, TN=8, NUM_THREADS=256):
     """Kernel 9: kernel 6 generalised to a warp-sized iteration structure, with the A6000's autotuned tiles."""
     WM, WN = TM * 16, TN * 16
@@ -167,6 +172,7 @@ def sgemmAutotuned(blk, A, B, C, M, N, K, BM=128, BN=128, BK=16, TM=8, TN=8, NUM
                      N, TM, TN, res[:, wm, wn])
 
 
+@declares_overhead
 def sgemmWarptiling(blk, A, B, C, M, N, K, BM=128, BN=128, BK=16, WM=64, WN=64, WNITER=4, TM=8, TN=4,
                     NUM_THREADS=128):
     """Kernel 10: each warp computes a WM×WN warp tile in WMITER×WNITER sub-tiles of 8×4 per thread."""

@@ -7,11 +7,11 @@ The launcher is :func:`~kernellab.launch` (module :mod:`kernellab.simt.launcher`
 
 from ..counters import per_fma, scale_counts
 from .block import Block
-from .launcher import launch
+from .launcher import declares_overhead, launch
 from .memory import SharedArray
 from .race import HazardTracker
 
-__all__ = ["Block", "HazardTracker", "SharedArray", "launch", "per_fma", "scale_counts"]
+__all__ = ["Block", "HazardTracker", "SharedArray", "declares_overhead", "launch", "per_fma", "scale_counts"]
 
 _MOVED_TO_SGEMM = ("KERNELS", "KernelSpec", "run_kernel")  # Boehm's kernels live in kernellab.sgemm now
 

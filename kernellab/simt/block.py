@@ -10,18 +10,36 @@ count. Python arithmetic on values runs on every lane; only ``blk`` operations h
 
 from __future__ import annotations
 
+import sys
 from contextlib import contextmanager
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 
 from ..access import WARP_SIZE, Access
+from ..counters import memory_kind
 from ..errors import BarrierError, LaunchError, MisalignedError, OutOfBoundsError, RaceError, fmt_dim3
 from ..grid import cdiv
 from ..i18n import _
+from .lanes import lanes as as_lanes
 from .memory import SHARED_ALIGN, GlobalMemory, SharedArray
 from .race import HazardTracker
 from .tally import Tally
+
+#: What nvcc emits for every kernel, per warp (sm_86 SASS of the twins in ``cuda/``): at entry a stack-pointer
+#: ``MOV`` and the ``ULDC`` of the global-memory descriptor (int), ``S2R`` of ``threadIdx`` and ``blockIdx``
+#: (other); at the end an ``EXIT`` (ctrl). Both are charged, for every warp, with the kernel's first counted
+#: instruction (so ``lines=True`` puts them on that line).
+ENTRY_COST = (("int", 2), ("other", 2))
+EXIT_COST = (("ctrl", 1),)
+#: A loop's back edge, per warp and pass: the induction update and compare (int) and the branch back (ctrl).
+LOOP_COST = (("int", 2), ("ctrl", 1))
+#: The longest ``blk.where`` body, in warp instructions per warp, that is predicated (if-converted): every
+#: warp reaching it issues it, lanes off. ASSUMED from the twins, whose 5–7-instruction bodies nvcc
+#: predicates; a longer body is a branch (one ``BRA`` per warp) that warps with no active lane skip.
+PREDICATE_MAX = 12
+_PACKAGE = str(Path(__file__).resolve().parents[1])  # kernellab's own frames are not the user's
 
 
 class Block:
@@ -56,7 +74,8 @@ class Block:
     """
 
     def __init__(self, name, grid, block, first_block, n_blocks, memory: GlobalMemory, tally: Tally,
-                 max_smem: int, racecheck: bool = True, hazards: list | None = None):
+                 max_smem: int, racecheck: bool = True, hazards: list | None = None, auto: bool = False,
+                 code=None):
         (self.gdx, self.gdy, self.gdz), (self.bdx, self.bdy, self.bdz) = grid, block
         self._name, self._mem, self._tally = name, memory, tally
         self._max_smem, self._racecheck, self._hazards = max_smem, racecheck, hazards
@@ -76,6 +95,15 @@ class Block:
         self.gridDim = SimpleNamespace(x=self.gdx, y=self.gdy, z=self.gdz)
         self._real = t < self._threads_per_block  # padding lanes are never active
         self._masks = [self._stats(self._real)]
+        self._auto, self._code = auto, code
+        self._frames: dict = {}  # code object → (its last frame, bytecode offset) of the user's frames
+        self._regions: list[dict] = []  # per open blk.where: warp instructions counted inside, by kind
+        if auto:  # indices count the integer work done on them (kernellab.simt.lanes)
+            for a in ("tx", "ty", "tz", "bx", "by", "bz"):
+                setattr(self, a, as_lanes(getattr(self, a), self))
+            self.threadIdx = SimpleNamespace(x=self.tx, y=self.ty, z=self.tz)
+            self.blockIdx = SimpleNamespace(x=self.bx, y=self.by, z=self.bz)
+        self._prologue = auto  # ENTRY_COST and EXIT_COST are charged with the first counted instruction
         self._shared: list[tuple[SharedArray, HazardTracker | None]] = []
         self._smem_bytes = 0
 
@@ -114,11 +142,94 @@ class Block:
         CUDA's ``if (cond) { … }``: inside, loads, stores, FMAs and barriers act on the active lanes
         only, and a warp with no active lane issues nothing.
         """
+        entry = self._masks[-1]
         self._masks.append(self._active(cond))
+        if self._auto:
+            self._regions.append({})
         try:
             yield self
         finally:
-            self._masks.pop()
+            inner = self._masks.pop()
+            if self._auto:
+                self._close_region(self._regions.pop(), entry, inner)
+
+    # --- automatic counting (launch(auto_instr=True)) ----------------------------------------
+    def _note(self, kind: str, warps: int, lanes: int) -> None:
+        """Count ``warps`` warp instructions of ``kind`` (``lanes`` active lanes) and remember them."""
+        self._tally.instr(kind, warps, lanes)
+        self._seen(kind, warps)
+
+    def _seen(self, kind: str, warps: int) -> None:
+        """Note an instruction the tally has counted: for the open ``blk.where`` regions, and to find loops.
+
+        Loops are found by :meth:`_position`, as each counting operation starts.
+        """
+        if not self._auto or not warps:
+            return
+        if self._prologue:  # every warp's prologue and EXIT, on the kernel's first counting line
+            self._prologue = False
+            _m, lanes_all, warps_all, _full = self._masks[0]
+            for k, n in (*ENTRY_COST, *EXIT_COST):
+                self._note(k, n * warps_all, n * lanes_all)
+        for region in self._regions:
+            region[kind] = region.get(kind, 0) + warps
+
+    def _position(self) -> None:
+        """Find loops: called once as each counting operation starts, with the user's frames on the stack.
+
+        A loop has gone round when the user's innermost frame (the kernel's, or a helper's it called)
+        comes back to the same or an earlier bytecode position (``f_lasti``) in the same call, or an outer
+        frame to an earlier one, or to the same call instruction with a new call below it. Each such back
+        edge charges :data:`LOOP_COST` to the warps active there.
+        """
+        if not self._auto or self._code is None:
+            return
+        f = sys._getframe(2)
+        while f is not None and f.f_code.co_filename.startswith(_PACKAGE):
+            f = f.f_back  # up to the user's innermost frame
+        jumped, below_new, innermost = False, False, True
+        while f is not None:  # the user's frames, innermost first, up to the kernel's
+            last = self._frames.get(f.f_code)
+            same = last is not None and last[0] is f
+            if same and (f.f_lasti < last[1] or (f.f_lasti == last[1] and (innermost or below_new))):
+                jumped = True
+            below_new, innermost = not same, False
+            self._frames[f.f_code] = (f, f.f_lasti)
+            if f.f_code is self._code:
+                break
+            f = f.f_back
+        if jumped:
+            _m, lanes_, warps_, _full = self._masks[-1]
+            for k, n in LOOP_COST:
+                self._note(k, n * warps_, n * lanes_)
+
+    def _lane_op(self, cost: tuple, per_lane: int) -> None:
+        """A ufunc on lane values (:mod:`kernellab.simt.lanes`): ``cost`` = ((kind, instructions per element),
+        …) for ``per_lane`` elements a lane, on the active warps."""
+        self._position()
+        _m, lanes_, warps_, _full = self._masks[-1]
+        for kind, n in cost:
+            self._note(kind, n * per_lane * warps_, n * per_lane * lanes_)
+
+    def _close_region(self, body: dict, entry: tuple, inner: tuple) -> None:
+        """End of a ``blk.where``: a short body is predicated, a long one is a branch (see PREDICATE_MAX).
+
+        Predicated, the warps that reached the region without an active lane inside issue the body too
+        (counted as warp instructions with no active lane); a branch costs each warp that reaches it a ``BRA``.
+        """
+        e_warps, a_warps = entry[2], inner[2]
+        total = sum(body.values())
+        if a_warps and total <= PREDICATE_MAX * a_warps:
+            extra = e_warps - a_warps
+            if extra:
+                for kind, n in body.items():
+                    k = round(n * extra / a_warps)
+                    self._tally.instr(kind, k, 0)
+                    for region in self._regions:
+                        region[kind] = region.get(kind, 0) + k
+        else:
+            self._note("ctrl", e_warps, entry[1])
+
 
     @property
     def active(self) -> np.ndarray:
@@ -198,6 +309,7 @@ class Block:
         self._access("store", arr, idx, value, mask, vec)
 
     def _access(self, op, arr, idx, value, mask, vec):
+        self._position()
         act, lanes, warps, all_active = self._active(mask)
         idx = self._index(idx)
         m = 1 if idx.ndim == 1 else idx.shape[1]
@@ -215,11 +327,15 @@ class Block:
         acc = self._record(addresses, act, vec * itemsize)
         if shared:
             self._tally.shared_access(op, acc, warps * m, lanes * m)
+            self._seen(memory_kind(op, "shared", vec * itemsize), warps * m)
             flat_idx = idx + (self._lane_block * arr.size if idx.ndim == 1 else (self._lane_block * arr.size)[:, None])
             self._hazard(op, arr, flat_idx, act, vec)
             storage = arr.data.reshape(-1)
         else:
             self._tally.global_access(op, acc, warps * m, lanes * m)
+            if self._auto:  # the 64-bit address (IMAD.WIDE), then the access
+                self._note("int", warps * m, lanes * m)
+                self._seen(memory_kind(op, "global", vec * itemsize), warps * m)
             self._mem.mark(acc)
             flat_idx, storage = idx, g.flat
         if vec > 1:
@@ -227,10 +343,11 @@ class Block:
         a = act.reshape(act.shape + (1,) * (flat_idx.ndim - 1))
         if op == "load":
             if all_active:
-                return storage[flat_idx]
-            out = storage[np.where(a, flat_idx, 0)] if storage.size else np.zeros(flat_idx.shape, storage.dtype)
-            out[~np.broadcast_to(a, out.shape)] = 0
-            return out
+                out = storage[flat_idx]
+            else:
+                out = storage[np.where(a, flat_idx, 0)] if storage.size else np.zeros(flat_idx.shape, storage.dtype)
+                out[~np.broadcast_to(a, out.shape)] = 0
+            return as_lanes(out, self) if self._auto and out.dtype.kind in "iub" else out
         value = np.broadcast_to(np.asarray(value, dtype=storage.dtype), flat_idx.shape)
         if all_active:
             storage[flat_idx] = value
@@ -263,6 +380,7 @@ class Block:
         if isinstance(arr, SharedArray):
             raise TypeError(_("{kernel}: blk.atomic_add works on global arrays; shared-memory atomics "
                               "are not simulated (shared {array})").format(kernel=self._name, array=arr.name))
+        self._position()
         act, lanes, warps, all_active = self._active(mask)
         idx = self._index(idx)
         if idx.ndim != 1:
@@ -275,6 +393,9 @@ class Block:
         acc = self._record(addresses, act, g.itemsize)
         targets = idx if all_active else idx[act]
         self._tally.atomic_access(acc, warps, lanes, g.base, g.size, targets)
+        if self._auto:
+            self._note("int", warps, lanes)
+            self._seen("atom.global", warps)
         self._mem.mark(acc)
         vals = np.broadcast_to(np.asarray(value, dtype=g.flat.dtype), idx.shape)
         vals = vals if all_active else vals[act]
@@ -349,6 +470,7 @@ class Block:
     # --- synchronisation and arithmetic --------------------------------------------------------
     def syncthreads(self) -> None:
         """``__syncthreads()``: a barrier for every thread of a block; must be reached by all or none."""
+        self._position()
         act, lanes, warps, _full = self._masks[-1]
         per_block = act.reshape(self._n_blocks, -1).sum(axis=1)
         partial = (per_block > 0) & (per_block < self._threads_per_block)
@@ -360,6 +482,7 @@ class Block:
                 place=self._place(lane), reached=int(per_block[b]), threads=self._threads_per_block),
                 **self._where(lane), reached=int(per_block[b]), threads=self._threads_per_block)
         self._tally.barrier(int(np.count_nonzero(per_block)), warps, lanes)
+        self._seen("bar.sync", warps)
         for _arr, tracker in self._shared:
             if tracker is not None:
                 tracker.barrier()
@@ -370,6 +493,7 @@ class Block:
         Operands broadcast; a result of shape (lanes, …) counts one FMA per element per active lane,
         and one warp instruction per element per active warp. Inactive lanes keep ``c``.
         """
+        self._position()
         act, lanes, warps, all_active = self._masks[-1]
         r = np.asarray(np.multiply(a, b, dtype=np.float64))
         r = np.add(r, c, out=r) if r.shape == np.broadcast_shapes(r.shape, np.shape(c)) else r + c
@@ -378,6 +502,7 @@ class Block:
             r = np.broadcast_to(r, (self.n_threads, *r.shape)).copy()
         per_lane = r.size // self.n_threads
         self._tally.fma(per_lane, warps, lanes)
+        self._seen("fma", warps * per_lane)
         if not all_active:
             keep = ~act.reshape(act.shape + (1,) * (r.ndim - 1))
             r = np.where(keep, np.broadcast_to(np.asarray(c, np.float32), r.shape), r)
@@ -410,12 +535,13 @@ class Block:
         return self._arith("fmul", np.multiply, a, b)
 
     def _arith(self, kind, fn, a, b) -> np.ndarray:
+        self._position()
         _m, lanes, warps, all_active = self._masks[-1]
         r = np.asarray(fn(np.asarray(a, np.float32), np.asarray(b, np.float32)), np.float32)
         if r.ndim == 0 or r.shape[0] != self.n_threads:
             r = np.broadcast_to(r, (self.n_threads, *r.shape)).copy()
         per_lane = r.size // self.n_threads
-        self._tally.instr(kind, warps * per_lane, lanes * per_lane)
+        self._note(kind, warps * per_lane, lanes * per_lane)
         if not all_active:
             keep = ~self.active.reshape(self.active.shape + (1,) * (r.ndim - 1))
             r = np.where(keep, np.broadcast_to(np.asarray(a, np.float32), r.shape), r)
@@ -438,12 +564,13 @@ class Block:
         >>> def k(blk):
         ...     blk.count_instr("int", 3)   # e.g. two IADD3 and an ISETP per loop pass
         ...     blk.count_instr("ctrl")     # and the branch back
-        >>> c = launch(k, 2, 48)            # 2 blocks × 2 warps (the second warp 16 lanes)
+        >>> c = launch(k, 2, 48, auto_instr=False)   # 2 blocks × 2 warps (the second 16 lanes); declared only
         >>> c.instr_by_kind, c.overhead_instr, c.thread_instr
         ({'int': 12, 'ctrl': 4}, 16, 384)
         """
+        self._position()
         _, lanes, warps, _ = self._masks[-1]
-        self._tally.instr(kind, warps * per_thread, lanes * per_thread)
+        self._note(kind, warps * per_thread, lanes * per_thread)
 
 
 def _sequential_add(flat: np.ndarray, targets: np.ndarray, vals: np.ndarray) -> np.ndarray:

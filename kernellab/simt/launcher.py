@@ -12,7 +12,7 @@ from ..counters import Counts
 from ..errors import LaunchError, fmt_dim3, placed
 from ..grid import cdiv, dim3
 from ..i18n import _
-from ..lines import LineFinder, line_tally
+from ..lines import LineFinder, _function, line_tally
 from ..record import launched, wants_lines
 from ..specs import A6000, GPU, as_gpu
 from ..tracebacks import user_traceback
@@ -27,7 +27,8 @@ MAX_LANES_PER_BATCH = 1 << 20  # blocks run together until a batch would exceed 
 
 
 def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = True,
-           hazards: list | None = None, name: str | None = None, shape: tuple = (), lines: bool = False) -> Counts:
+           hazards: list | None = None, name: str | None = None, shape: tuple = (), lines: bool = False,
+           auto_instr: bool | None = None) -> Counts:
     """Run ``kernel(blk, *args)`` on a ``grid`` of ``block``-shaped thread blocks; return its counts.
 
     Parameters
@@ -53,6 +54,11 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
         also count per source line of the kernel, in ``counts.by_line`` (see :mod:`kernellab.lines`;
         ``counts.source()`` shows them beside the source). Each line's ``dram_sectors`` are the sectors
         it touched first in the launch, so the lines' DRAM sectors add up to the launch's.
+    auto_instr : bool, optional
+        count the integer, comparison and branch instructions nvcc would emit, without the kernel's
+        help (:mod:`kernellab.simt.lanes`; loops, ``blk.where`` as predication or a branch, each kernel's
+        entry and exit; see ``Block``). Default: on, unless the kernel is marked with
+        :func:`declares_overhead` (it counts its own with ``blk.count_instr``, as Boehm's kernels do).
 
     Raises
     ------
@@ -76,16 +82,25 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
     >>> x, y = np.ones(100, np.float32), np.arange(100, dtype=np.float32)
     >>> c = launch(axpy, 4, 32, args=(x, y, 2.0, 100))
     >>> float(y[99]), c.fma, c.gld_instr, f"{c.simt_efficiency():.3f}"
-    (101.0, 100, 8, '0.781')
+    (101.0, 100, 8, '0.898')
+
+    Per warp: 5 instructions of prologue and EXIT and 3 of index arithmetic on all 32 lanes, then 7 in the
+    ``where`` (2 loads, an FMA, a store and their 3 addresses) on the 32, 32, 32 and 4 lanes below 100:
+    (4 × 8 × 32 + 7 × 100) / (4 × 15 × 32) = 1724 / 1920 = 0.898. Without the automatic counts:
+
+    >>> c = launch(axpy, 4, 32, args=(x, y, 2.0, 100), auto_instr=False)
+    >>> c.warp_instr, c.thread_instr, f"{c.simt_efficiency():.3f}"    # 4 × 4 instructions, 4 × 100 lanes
+    (16, 400, '0.781')
     """
     try:
-        return _launch(kernel, grid, block, tuple(args), gpu, racecheck, hazards, name, shape, lines)
+        return _launch(kernel, grid, block, tuple(args), gpu, racecheck, hazards, name, shape, lines, auto_instr)
     except Exception as exc:  # the caller's lines alone: the launch line, then the kernel's (kernellab.tracebacks)
         user_traceback(exc)
         raise
 
 
-def _launch(kernel, grid, block, args: tuple, gpu, racecheck: bool, hazards, name, shape: tuple, lines) -> Counts:
+def _launch(kernel, grid, block, args: tuple, gpu, racecheck: bool, hazards, name, shape: tuple, lines,
+            auto_instr) -> Counts:
     """:func:`launch` itself: check the launch, run the blocks, gather the counts."""
     name = name or getattr(kernel, "__name__", "kernel")
     gpu = as_gpu(gpu)  # a GPU, or its Perf
@@ -116,13 +131,17 @@ def _launch(kernel, grid, block, args: tuple, gpu, racecheck: bool, hazards, nam
     else:
         tally = Tally()
     args = guard_arguments(kernel, name, tuple(args), memory)
+    fn = _function(kernel)
+    declared = getattr(kernel, "__kernellab_declares_overhead__", False) or getattr(fn, "__kernellab_declares_overhead__", False)
+    auto = not declared if auto_instr is None else bool(auto_instr)
+    code = getattr(fn, "__code__", None)
     n_blocks = g[0] * g[1] * g[2]
     lanes_per_block = cdiv(threads, WARP_SIZE) * WARP_SIZE
     per_batch = max(1, MAX_LANES_PER_BATCH // lanes_per_block)
     try:
         for first in range(0, n_blocks, per_batch):
             blk = Block(name, g, b, first, min(per_batch, n_blocks - first), memory, tally,
-                        gpu.max_smem_per_block, racecheck, hazards)
+                        gpu.max_smem_per_block, racecheck, hazards, auto=auto, code=code)
             kernel(blk, *args)
     except Exception as exc:  # a hint for a Python `if` on lanes; a TypeError or ValueError named at the kernel
         err = placed(lane_hint(exc, name), _("kernel {kernel}").format(kernel=name), kernel=name)
@@ -132,6 +151,20 @@ def _launch(kernel, grid, block, args: tuple, gpu, racecheck: bool, hazards, nam
     counts = replace(tally.counts(memory.dram_sectors(), shape),
                      launch={"grid": g, "block": b, "smem_per_block": blk.smem_bytes})
     return launched(name, "simt", counts, g, b)
+
+
+def declares_overhead(kernel):
+    """Mark a SIMT kernel that counts its own integer and branch instructions (``blk.count_instr``, from
+    its SASS): ``launch`` then counts none automatically, so its counts stay exactly what it declares.
+
+    >>> @declares_overhead
+    ... def k(blk):
+    ...     blk.count_instr("int", 3)
+    >>> launch(k, 1, 32).instr_by_kind
+    {'int': 3}
+    """
+    kernel.__kernellab_declares_overhead__ = True
+    return kernel
 
 
 def _named_arrays(kernel, name: str, args: tuple) -> dict[str, np.ndarray]:

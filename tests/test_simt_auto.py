@@ -1,0 +1,111 @@
+"""Integer, comparison and branch instructions counted by the SIMT simulator without the kernel's help
+(``launch(auto_instr=True)``, the default): each count derived by hand, per warp.
+
+Fixed per warp (``block.ENTRY_COST``, ``EXIT_COST``): 2 int (MOV of the stack pointer, ULDC), 2 other
+(S2R of threadIdx and blockIdx), 1 ctrl (EXIT). A global access adds its 64-bit address (1 int).
+"""
+
+import numpy as np
+import pytest
+
+from kernellab import launch
+from kernellab.simt import declares_overhead
+from kernellab.simt.block import PREDICATE_MAX
+
+from . import sass_twins as T
+
+FIXED = {"int": 2, "other": 2, "ctrl": 1}
+
+
+def test_index_arithmetic_and_a_comparison():
+    def k(blk, out):
+        i = blk.bx * blk.bdx + blk.tx          # IMAD, IADD3 (2 int)
+        m = (i & 7) < 3                         # LOP3, ISETP (2 int)
+        with blk.where(m):
+            blk.store(out, i, 1.0)              # STG + its address (1 int), predicated: every warp issues it
+    out = np.zeros(64, np.float32)
+    c = launch(k, 2, 32, args=(out,))
+    assert out.reshape(-1, 8)[:, :3].all() and out.sum() == 24
+    assert c.instr_by_kind == {"int": 2 * (2 + 2 + 2 + 1), "other": 2 * 2, "ctrl": 2 * 1, "st.global": 2}
+
+
+def test_integer_division_costs_an_unsigned_division_sequence():
+    def k(blk, out):
+        blk.store(out, blk.tx, (blk.tx % 5).astype(np.float32))  # 15 int + 3 other, + the address
+    out = np.zeros(32, np.float32)
+    c = launch(k, 1, 32, args=(out,))
+    assert c.instr_by_kind == {"int": 2 + 15 + 1, "other": 2 + 3, "ctrl": 1, "st.global": 1}
+
+
+def test_float_arithmetic_is_not_counted_but_float_comparisons_are():
+    def k(blk, x, out):
+        v = blk.load(x, blk.tx)                 # LDG + address
+        w = v * np.float32(2.0)                 # numpy float arithmetic: not counted (use blk.fmul)
+        with blk.where(w > 1.0):                # on a loaded float: not Lanes, not counted
+            blk.store(out, blk.tx, w)
+        with blk.where(blk.tx.astype(np.float32) > 1.5):  # FSETP on lanes: 1 other
+            blk.store(out, blk.tx, w)
+    x, out = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
+    c = launch(k, 1, 32, args=(x, out))
+    assert c.instr_by_kind == {"int": 2 + 1 + 1 + 1, "other": 2 + 1, "ctrl": 1, "ld.global": 1, "st.global": 2}
+
+
+def test_a_loop_charges_its_back_edges():
+    def k(blk, out):
+        acc = blk.tx * 0                        # 1 int
+        for _ in range(4):
+            acc = acc + 1                       # 1 int a pass; passes 2–4 each jump back: 3 × (2 int + 1 ctrl)
+        blk.store(out, blk.tx, acc.astype(np.float32))
+    out = np.zeros(32, np.float32)
+    c = launch(k, 1, 32, args=(out,))
+    assert (out == 4).all()
+    assert c.instr_by_kind == {"int": 2 + 1 + 4 + 3 * 2 + 1, "other": 2, "ctrl": 1 + 3, "st.global": 1}
+
+
+def test_short_where_is_predicated_long_where_is_a_branch():
+    def short(blk, out):
+        with blk.where(blk.tx < 32):            # 1 int; warp 1 has no active lane but issues the body
+            blk.store(out, blk.tx, 1.0)         # 2 instructions a warp
+    def long(blk, out):
+        with blk.where(blk.tx < 32):
+            for _ in range(PREDICATE_MAX):      # 12 stores + 12 addresses + 11 back edges: a branch
+                blk.store(out, blk.tx, 1.0)
+    out = np.zeros(64, np.float32)
+    s = launch(short, 1, 64, args=(out,))
+    # 2 warps × (5 fixed + 1 compare) + warp 0's 2 + warp 1's predicated 2 (no active lane)
+    assert s.warp_instr == 2 * 6 + 2 + 2 and s.thread_instr == 2 * 6 * 32 + 2 * 32
+    lg = launch(long, 1, 64, args=(out,))
+    body = 12 + 12 + 11 * 3  # on warp 0 only
+    # 2 warps × 6, warp 0's body, one BRA for each of the 2 warps reaching the branch
+    assert lg.warp_instr == 2 * 6 + body + 2 and lg.instr_by_kind["ctrl"] == 2 * 1 + 11 + 2
+
+
+def test_harris_kernels_by_hand():
+    # per warp, kernel 1: prologue 5 fixed + 2 (i) + 1 (i < n) + LDG and its address + STS + BAR = 12;
+    # a pass: tid % (2s) 18, == 0 1, the predicated body LDS, tid + s, LDS, FADD, STS 5, BAR 1 = 25;
+    # 8 passes and 7 back edges (3 each) = 221; the result: tid == 0 1, LDS, STG, its address 3 = 4 → 237
+    # kernel 2: a pass is 2·s·tid 1, < blockDim 1, the body 5, BAR 1 = 8: 12 + 8 × 8 + 21 + 4 = 101
+    x = np.ones(4096, np.float32)
+    for kernel, per_warp in ((T.reduce1, 237), (T.reduce2, 101)):
+        out = np.zeros(16, np.float32)
+        c = launch(kernel, 16, 256, args=(x, out, 4096))
+        assert (out == 256).all() and c.warp_instr == 16 * 8 * per_warp
+
+
+def test_declared_kernels_and_auto_instr_false_count_nothing_automatically():
+    @declares_overhead
+    def k(blk, out):
+        blk.count_instr("int", 3)
+        blk.store(out, blk.tx * 2, 1.0)
+    out = np.zeros(64, np.float32)
+    assert launch(k, 1, 32, args=(out,)).instr_by_kind == {"int": 3, "st.global": 1}
+    assert launch(T.axpy, 1, 32, args=(out, out, out, 1.0, 32), auto_instr=False).warp_instr == 4
+    assert launch(k, 1, 32, args=(out,), auto_instr=True).instr_by_kind["int"] == 3 + 2 + 1 + 1
+
+
+def test_lanes_stay_usable_as_indices_and_refuse_python_if():
+    def k(blk, out):
+        if blk.tx < 3:
+            blk.store(out, blk.tx, 1.0)
+    with pytest.raises(ValueError, match="blk.where"):
+        launch(k, 1, 32, args=(np.zeros(32, np.float32),))
