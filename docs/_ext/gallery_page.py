@@ -66,7 +66,8 @@ def running_time(seconds: float) -> str:
     """
     minutes, rest = divmod(seconds, 60)
     when = _("({minutes} minutes {seconds} seconds)").format(minutes=f"{minutes:.0f}", seconds=f"{rest:.3f}")
-    return (f'<p class="sphx-glr-timing"><strong>{html.escape(_("Total running time of the script:"))}</strong> '
+    gap = "" if when.startswith("（") else " "  # a full-width parenthesis brings its own space
+    return (f'<p class="sphx-glr-timing"><strong>{html.escape(_("Total running time of the script:"))}</strong>{gap}'
             f"{html.escape(when)}</p>")
 
 

@@ -218,3 +218,20 @@ def test_the_language_switch_keeps_the_place():
     en_ids = set(re.findall(r'<section id="([^"]+)"', page))
     zh_ids = set(re.findall(r'<section id="([^"]+)"', _read("zh_CN", GALLERY[0])))
     assert en_ids and en_ids == zh_ids
+
+
+def _luminance(hex_color: str) -> float:
+    channels = [int(hex_color[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def test_dark_mode_download_buttons_have_aa_contrast():
+    """sphinx-gallery's dark buttons had cyan on olive, 3.9:1; WCAG AA asks 4.5:1 for text."""
+    css = (SITE / "en" / "_static" / "custom.css").read_text(encoding="utf-8")
+    rule = re.search(r'html\[data-theme="dark"\] div\.sphx-glr-download a \{([^}]*)\}', css)[1]
+    background = re.search(r"background-color:\s*(#[0-9a-f]{6})", rule)[1]
+    text = re.search(r"(?<!-)color:\s*(#[0-9a-f]{6})", rule)[1]
+    light, dark = sorted((_luminance(background), _luminance(text)), reverse=True)
+    assert (light + 0.05) / (dark + 0.05) >= 4.5, (text, background)
+    assert "background-image: none" in rule  # no light gradient under the dark colour
