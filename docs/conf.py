@@ -251,8 +251,9 @@ def _runtime_language(app, config):
     and the page its URL where the site's URL is known."""
     lang = config.language or "en"
     os.environ["KERNELLAB_LANG"] = lang
-    if lang == "zh_CN":  # the footer's "© Copyright 2026, the kernellab developers."
+    if lang == "zh_CN":  # the footer's "© Copyright 2026, the kernellab developers.", the search box's hint
         config.copyright = "2026，kernellab 开发者"
+        config.html_theme_options = {**config.html_theme_options, "search_bar_text": "搜索文档……"}
     if SITE_URL:
         config.html_baseurl = f"{SITE_URL}{lang}/"
     config.sphinx_gallery_conf["first_notebook_cell"] = localized_downloads.first_cell(

@@ -144,7 +144,9 @@ def test_the_theme_speaks_chinese_on_chinese_pages():
         if words:
             english[rel] = words
     assert not english, f"theme text in English on Chinese pages: {english}"
-    assert "更多" in _read("zh_CN", "index.html") and "版权所有" in _read("zh_CN", "index.html")
+    index = _read("zh_CN", "index.html")
+    assert "更多" in index and "版权所有" in index and 'aria-label="页面路径"' in _read("zh_CN", "quickstart.html")
+    assert 'placeholder="搜索文档……"' in index and "Search the docs" not in index
 
 
 def _ends(lang, rel):
