@@ -186,10 +186,10 @@ print_table(
 st1, st2 = stats[naive.name], stats[coalesced.name]
 steps = st1.fma / WARP_SIZE
 claims = Claims()
-claims.add(tr("Same FMAs and same bytes loaded in both"), st1.fma == st2.fma == N_SIM**3 and st1.gld_bytes == st2.gld_bytes,
-           True)
-claims.add(tr("Load instructions per warp step, naive / coalesced"), f"{st1.gld_instr / steps:g} / {st2.gld_instr / steps:g}",
-           "2 / 2")
+claims.add(tr("Same FMAs and same bytes loaded in both"),
+           st1.fma == st2.fma == N_SIM**3 and st1.gld_bytes == st2.gld_bytes, True)
+claims.add(tr("Load instructions per warp step, naive / coalesced"),
+           f"{st1.gld_instr / steps:g} / {st2.gld_instr / steps:g}", "2 / 2")
 claims.add(tr("128 B lines per warp step, naive / coalesced"), f"{st1.gld_lines / steps:g} / {st2.gld_lines / steps:g}",
            "33 / 2")
 claims.add(tr("Fewer lines in the coalesced kernel"), st1.gld_lines / st2.gld_lines, 16.5)
@@ -353,7 +353,8 @@ for ax, ((kernel, array), addresses) in zip(axes, patterns.items()):
     assert framed[kernel, array] == lines(acc)  # the frames are the simulator's line count
 plt.show()
 Claims().add(tr("Bytes between the naive kernel's lanes in A (K·4)"), K * 4, 512) \
-    .add(tr("Lines framed: naive A, naive B, coalesced A, coalesced B"), " / ".join(map(str, framed.values())), "32 / 1 / 1 / 1") \
+    .add(tr("Lines framed: naive A, naive B, coalesced A, coalesced B"), " / ".join(map(str, framed.values())),
+         "32 / 1 / 1 / 1") \
     .show()
 
 # %%

@@ -131,11 +131,11 @@ for name, (report, C) in variants.items():
         continue
     m = take_apart(name, report)
     reports[name] = m
-    rows.append([m["kernel"], tr("RaceError"), hazard_label(m["kind"]), m["block"], f"{m['t1']} / {m['t2']}", m["element"],
-                 m["byte"], f"{float(np.abs(C - ref).max()):.1e}", tr("yes") if same else tr("no")])
+    rows.append([m["kernel"], tr("RaceError"), hazard_label(m["kind"]), m["block"], f"{m['t1']} / {m['t2']}",
+                 m["element"], m["byte"], f"{float(np.abs(C - ref).max()):.1e}", tr("yes") if same else tr("no")])
 print_table(
-    [tr("Kernel"), tr("Report"), tr("Hazard"), tr("Block"), tr("Threads (this / other)"), tr("Shared element"), tr("Byte address"),
-     tr("Max |C − A·B|"), tr("Same C as kernel 3")],
+    [tr("Kernel"), tr("Report"), tr("Hazard"), tr("Block"), tr("Threads (this / other)"), tr("Shared element"),
+     tr("Byte address"), tr("Max |C − A·B|"), tr("Same C as kernel 3")],
     rows,
 )
 
@@ -285,7 +285,8 @@ Claims() \
     .add(tr("Transposed tile: conflicts on the AsT store (256 × 31)"), stores.shst_conflicts, 7936) \
     .add(tr("Transposed tile: conflicts in the whole kernel"),
          transposed[0].shld_conflicts + transposed[0].shst_conflicts, 7936) \
-    .add(tr("Padded to 33 floats per row: bank conflicts"), transposed[1].shld_conflicts + transposed[1].shst_conflicts, 0) \
+    .add(tr("Padded to 33 floats per row: bank conflicts"),
+         transposed[1].shld_conflicts + transposed[1].shst_conflicts, 0) \
     .show()
 
 # %%

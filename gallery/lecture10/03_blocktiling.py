@@ -241,7 +241,8 @@ for number, r in study_rows.items():
                  f"{p['estimate_gflops']:.0f}", f"{r['measured']:.1f}", f"{r['ratio_boost']:.2f}",
                  f"{r['estimate_ratio']:.2f}"])
 print_table(
-    [tr("Kernel"), tr("Shared loads per 512 warp FFMAs, simulator"), tr("Shared loads per 512 warp FFMAs, Boehm's source (nvcc 13, sm_86)"),
+    [tr("Kernel"), tr("Shared loads per 512 warp FFMAs, simulator"),
+     tr("Shared loads per 512 warp FFMAs, Boehm's source (nvcc 13, sm_86)"),
      tr("Instruction issue"), tr("Shared memory"), tr("Bound"), tr("Bound GFLOP/s"), tr("Estimate GFLOP/s (fitted η)"),
      tr("Boehm's GFLOP/s"), tr("Measured / bound"), tr("Measured / estimate")],
     rows,
@@ -255,7 +256,8 @@ from kernellab import predict, scale_counts
 c5 = runs[5]["counts"]
 as_written = predict(scale_counts(c5, N_BIG), N_BIG, PERF_A6000)
 no_conflicts = predict(scale_counts(replace(c5, shld_wavefronts=c5.shld_ideal), N_BIG), N_BIG, PERF_A6000)
-Claims().add(tr("Binding resource, k3 / k4 / k5"), " / ".join(resource_label(study_rows[k]["prediction"]["bound"]) for k in SIZES),
+Claims().add(tr("Binding resource, k3 / k4 / k5"),
+             " / ".join(resource_label(study_rows[k]["prediction"]["bound"]) for k in SIZES),
              " / ".join(map(resource_label, ["shared"] * 3))) \
     .add(tr("Bound GFLOP/s, k3 / k4 / k5"), " / ".join(f"{study_rows[k]['prediction']['gflops']:.0f}" for k in SIZES),
          "6193 / 14746 / 27525") \

@@ -225,9 +225,10 @@ print_table([tr("Kernel"), tr("A wavefronts"), tr("B loads × wavefronts"), tr("
 
 # %%
 claims = Claims()
-claims.add(tr("By hand = simulator, k5 / k6 / k7"), all(row[3] == shared[row_k]["ld_wf"] for row_k, row in zip(a_wave, rows)),
-           True)
-claims.add(tr("Wavefronts of the first B load, k6 / k7 / k8"), " / ".join(str(hand[k][0]) for k in (6, 7, 8)), "8 / 1 / 4")
+claims.add(tr("By hand = simulator, k5 / k6 / k7"),
+           all(row[3] == shared[row_k]["ld_wf"] for row_k, row in zip(a_wave, rows)), True)
+claims.add(tr("Wavefronts of the first B load, k6 / k7 / k8"), " / ".join(str(hand[k][0]) for k in (6, 7, 8)),
+           "8 / 1 / 4")
 claims.add(tr("The picture's count = the access record's"), all(mine == lib for mine, lib in hand.values()), True)
 claims.show()
 
@@ -268,7 +269,8 @@ def compiled(k, key, rate):
 
 
 print_table(
-    [tr("Kernel"), tr("Shared loads per dot step, simulator"), tr("Shared loads per dot step, Boehm's source (nvcc 13, sm_86)"),
+    [tr("Kernel"), tr("Shared loads per dot step, simulator"),
+     tr("Shared loads per dot step, Boehm's source (nvcc 13, sm_86)"),
      tr("Warp instructions"), tr("Shared wavefronts"), tr("Bound"), tr("Bound GFLOP/s"),
      tr("Estimate GFLOP/s (fitted η)"), tr("Boehm's GFLOP/s"), tr("Measured / bound"), tr("Measured / estimate")],
     [[spec.name, f"{shared[k]['ld']:g}", f"{SASS_SM86[k][1] / 8:g}", f"{compiled(k, 't_issue', 4):.0f}",
@@ -288,8 +290,8 @@ Claims().add(tr("Shared loads per dot step, Boehm's source (nvcc 13, sm_86), k5 
     .add(tr("Spread of the measured k5, k7, k8"), round(100 * (max(slow) / min(slow) - 1), 1), 3, sig=1) \
     .add(tr("k6 faster than the best of k5, k7, k8 (%)"), round(100 * (SPECS[6].boehm / max(slow) - 1)), 11) \
     .add(tr("MIO bound of k7, FFMAs per SM-cycle"), round(512 / compiled(7, "t_mio", 1), 1), 5.7) \
-    .add(tr("k7 measured, FFMAs per SM-cycle"), round(SPECS[7].boehm * 1e9 / 64 / (PERF_A6000.sms * PERF_A6000.clock_hz), 2),
-         1.68) \
+    .add(tr("k7 measured, FFMAs per SM-cycle"),
+         round(SPECS[7].boehm * 1e9 / 64 / (PERF_A6000.sms * PERF_A6000.clock_hz), 2), 1.68) \
     .add(tr("k7 measured / its issue bound (rated 1.8 GHz)"), round(rows[7]["ratio_boost"], 2), 0.53).show()
 
 # %%

@@ -363,7 +363,8 @@ Claims().add(tr("Programs per SM, 128×128×32 on the A100 / H100"), f"{l2[108, 
              "2 / 3") \
     .add(tr("H100, 128×128 FP32 accumulator over 4 warps: registers per thread"), 128 * 128 // (4 * 32), 128) \
     .add(tr("H100: most registers per thread that still fit 3 programs per SM"),
-         max(r for r in range(128, 256) if occupancy(H100, 128, r, 4 * (128 * 32 + 32 * 128) * 2).blocks_per_sm >= 3), 168) \
+         max(r for r in range(128, 256)
+             if occupancy(H100, 128, r, 4 * (128 * 32 + 32 * 128) * 2).blocks_per_sm >= 3), 168) \
     .add(tr("Wave model, GROUP_M = 8 vs row-major, A100 (2 per SM)"), round(100 * l2[108, 128, 8][1]), 99) \
     .add(tr("Wave model, GROUP_M = 8 vs row-major, H100 (3 per SM)"), round(100 * l2[132, 128, 8][1]), 107) \
     .add(tr("Programs per wave, A100 / H100; programs per group of 8 block-rows"),
@@ -490,7 +491,8 @@ fused_sim = softmax_kernel[(ROWS_SIM,)](x, y_fused, COLS, BLOCK=triton.next_powe
 eager_read_sim = sum(c["load_bytes"] for c in per_kernel_sim.values())
 eager_written_sim = sum(c["store_bytes"] for c in per_kernel_sim.values())
 # ... and the bytes scale with the rows to the lecture's M = 4096
-per_kernel = {op: {b: c[b] * ROWS // ROWS_SIM for b in ("load_bytes", "store_bytes")} for op, c in per_kernel_sim.items()}
+per_kernel = {op: {b: c[b] * ROWS // ROWS_SIM for b in ("load_bytes", "store_bytes")}
+              for op, c in per_kernel_sim.items()}
 fused = {b: fused_sim[b] * ROWS // ROWS_SIM for b in ("load_bytes", "store_bytes")}
 eager_read = sum(c["load_bytes"] for c in per_kernel.values())
 eager_written = sum(c["store_bytes"] for c in per_kernel.values())
@@ -500,10 +502,11 @@ for name, y, launches, read, written, formula in (
         (tr("op by op (5 kernels)"), y_eager, len(per_kernel), eager_read, eager_written,
          tr("read 5MN + 2M, write 3MN + 2M")),
         (tr("fused (1 kernel)"), y_fused, 1, fused["load_bytes"], fused["store_bytes"], tr("read MN, write MN"))):
-    rows.append([name, f"{np.abs(y - ref).max():.1e}", launches, f"{read / 4 / MN:.4f} MN", f"{written / 4 / MN:.4f} MN",
-                 formula, fmt_time((read + written) / PERF_H100.dram_bw)])
+    rows.append([name, f"{np.abs(y - ref).max():.1e}", launches, f"{read / 4 / MN:.4f} MN",
+                 f"{written / 4 / MN:.4f} MN", formula, fmt_time((read + written) / PERF_H100.dram_bw)])
 print_table([tr("Version"), tr("Max error"), tr("Kernels"), tr("Read (elements)"), tr("Written (elements)"),
-             tr("Tutorial's formula"), tr("Time on the H100 at {bandwidth} TB/s").format(bandwidth=PERF_H100.dram_bw / 1e12)],
+             tr("Tutorial's formula"),
+             tr("Time on the H100 at {bandwidth} TB/s").format(bandwidth=PERF_H100.dram_bw / 1e12)],
             rows)
 
 # %%
@@ -600,7 +603,8 @@ try:
     report = tr("no error")
 except OutOfBoundsError as e:
     report = f"{type(e).__name__}: {e}"
-print_table([tr("Kernel"), tr("Shape"), tr("kernellab reports")], [[tr("real syntax, MASK_K=False"), "17×33×65", report]])
+print_table([tr("Kernel"), tr("Shape"), tr("kernellab reports")],
+            [[tr("real syntax, MASK_K=False"), "17×33×65", report]])
 
 # %%
 multiples = [s for s in TEST_SHAPES if all(v % 32 == 0 for v in s)]

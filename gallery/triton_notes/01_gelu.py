@@ -117,7 +117,8 @@ y_safe = np.empty_like(probe)
 gelu_kernel_safe[(1,)](probe, y_safe, probe.size, BLOCK_SIZE=8)
 print_table(
     ["x", tr("Notes' kernel"), tr("With 1 − 2/(e²ᵃ + 1)"), tr("float64 reference")],
-    [[f"{v:g}", f"{a + 0:.6g}", f"{b + 0:.6g}", f"{r + 0:.6g}"] for v, a, b, r in zip(probe, y_notes, y_safe, gelu_reference(probe))],
+    [[f"{v:g}", f"{a + 0:.6g}", f"{b + 0:.6g}", f"{r + 0:.6g}"]
+     for v, a, b, r in zip(probe, y_notes, y_safe, gelu_reference(probe))],
 )
 
 # %%
@@ -281,9 +282,10 @@ claims.add(tr("Traffic, eager (GB)"), round(eager_bytes / 1e9, 1), 23.6)
 claims.add(tr("H100 ridge point (FLOP/byte)"), round(PERF_H100.ridge()), 20)
 claims.add(tr("Fused intensity more than ten times below the ridge"),
            FLOPS_PER_ELEMENT * N_BIG / fused_bytes < PERF_H100.ridge() / 10, True)
-claims.add(tr("Fused: predicted time = bytes ÷ bandwidth (ms)"), predicted[1] * 1e3, fused_bytes / PERF_H100.dram_bw * 1e3,
-           rtol=1e-12)
-claims.add(tr("Predicted time, fused / eager (ms)"), f"{predicted[1] * 1e3:.2f} / {predicted[9] * 1e3:.2f}", "0.64 / 7.05")
+claims.add(tr("Fused: predicted time = bytes ÷ bandwidth (ms)"), predicted[1] * 1e3,
+           fused_bytes / PERF_H100.dram_bw * 1e3, rtol=1e-12)
+claims.add(tr("Predicted time, fused / eager (ms)"), f"{predicted[1] * 1e3:.2f} / {predicted[9] * 1e3:.2f}",
+           "0.64 / 7.05")
 claims.add(tr("Eager / fused, predicted"), predicted[9] / predicted[1], 11)
 claims.show()
 

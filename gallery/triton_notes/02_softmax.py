@@ -87,7 +87,8 @@ print_table([tr("Rows × columns"), tr("Block size"), tr("Programs"), tr("Larges
 
 # %%
 claims = Claims()
-claims.add(tr("Largest error below 10⁻⁶, all finite"), errors["fused"] < 1e-6 and bool(np.isfinite(y_fused).all()), True)
+claims.add(tr("Largest error below 10⁻⁶, all finite"),
+           errors["fused"] < 1e-6 and bool(np.isfinite(y_fused).all()), True)
 claims.add(tr("Lanes masked off in the last block"), triton.next_power_of_2(N) - N, 24)
 claims.add(tr("Row 3 overflows float32 without the maximum"), bool(x[3].max() > np.log(np.finfo(np.float32).max)), True)
 claims.add(tr("Bytes read = bytes written = M·N·4"), fused.load_bytes == fused.store_bytes == M * N * 4, True)
@@ -220,7 +221,8 @@ def fmt_step(v):
 print_table(
     [tr("Chunk"), tr("Values"), tr("m before"), tr("d before"), tr("Chunk maximum"), "m′", "exp(m − m′)",
      tr("d after")],
-    [[c, ", ".join(f"{v:g}" for v in chunk), *(fmt_step(st[k]) for k in ("m", "d", "chunk_max", "m_new", "scale", "d_new"))]
+    [[c, ", ".join(f"{v:g}" for v in chunk),
+      *(fmt_step(st[k]) for k in ("m", "d", "chunk_max", "m_new", "scale", "d_new"))]
      for c, (chunk, st) in enumerate(zip((row8[:4], row8[4:]), steps), start=1)]
     + [[tr("two passes"), "", "", "", "", fmt_step(row8.max()), "", fmt_step(two_pass)]],
 )

@@ -83,10 +83,12 @@ claims.add(tr("CS336: blocks per SM, limited by, blocks by threads"),
            f"{cs336.blocks_per_sm}, {limited_by(cs336)}, {cs336.by_threads}", f"3, {LIMITER['registers']}, 16")
 claims.add(tr("CS336: resident warps, occupancy"), f"{cs336.warps_per_sm}, {cs336.occupancy:g}", "12, 0.1875")
 claims.add(tr("Kernel 3: blocks per SM, limited by, blocks by shared memory"),
-           f"{k3.blocks_per_sm}, {limited_by(k3)}, {k3.by_shared}", f"1, {LIMITER['threads']} + {LIMITER['registers']}, 11")
+           f"{k3.blocks_per_sm}, {limited_by(k3)}, {k3.by_shared}",
+           f"1, {LIMITER['threads']} + {LIMITER['registers']}, 11")
 claims.add(tr("Kernel 3: resident warps, occupancy"), f"{k3.warps_per_sm}, {k3.occupancy:.2f}", "32, 0.67")
 claims.add(tr("Kernel 11: shared memory per block (KB)"), launches[2][4] / 1024, 48)
-claims.add(tr("Kernel 11: blocks per SM, limited by"), f"{k11.blocks_per_sm}, {limited_by(k11)}", f"2, {LIMITER['shared']}")
+claims.add(tr("Kernel 11: blocks per SM, limited by"), f"{k11.blocks_per_sm}, {limited_by(k11)}",
+           f"2, {LIMITER['shared']}")
 claims.add(tr("One-warp blocks: blocks per SM, limited by, occupancy"),
            f"{tiny.blocks_per_sm}, {limited_by(tiny)}, {tiny.occupancy:g}", f"32, {LIMITER['blocks']}, 0.5")
 claims.show()
@@ -254,7 +256,8 @@ claims = Claims()
 claims.add(tr("H100, ≥ 1 × P: worst grid = 133 blocks"), worst_from[1, 132] == (133, result[132, 133].efficiency), True)
 claims.add(tr("H100, ≥ 4 × P: worst grid = 529 blocks"), worst_from[4, 132] == (529, result[132, 529].efficiency), True)
 claims.add(tr("≥ 4 × P: worst grid and efficiency, A100 / H100"),
-           f"{worst_from[4, 108][0]}, {worst_from[4, 108][1]:.1%} / {worst_from[4, 132][0]}, {worst_from[4, 132][1]:.1%}",
+           f"{worst_from[4, 108][0]}, {worst_from[4, 108][1]:.1%} / "
+           f"{worst_from[4, 132][0]}, {worst_from[4, 132][1]:.1%}",
            "433, 80.2% / 529, 80.2%")
 claims.add(tr("≥ 4 × P: above 80 %; ≥ 8 × P: above 8/9"),
            all(worst_from[4, P][1] > 0.8 and worst_from[8, P][1] > 8 / 9 for P in (108, 132)), True)

@@ -334,7 +334,8 @@ for row_floats in (128, 133):
                             for d in range(8) for i in range(8)]
 aligned_rows = {row_floats: [d for d in range(8) if row_floats * d % 4 == 0] for row_floats in (128, 133)}
 print_table(
-    [tr("Floats per row of Bs"), tr("Loads per K step"), tr("Wavefronts per load"), tr("Rows starting on a 16-byte boundary")],
+    [tr("Floats per row of Bs"), tr("Loads per K step"), tr("Wavefronts per load"),
+     tr("Rows starting on a 16-byte boundary")],
     [[n, len(per_load[n]), ", ".join(str(w) for w in sorted(set(per_load[n]))), ", ".join(map(str, aligned_rows[n]))]
      for n in (128, 133)],
 )

@@ -147,8 +147,8 @@ def pv_kernel(P, V, Out, N, HEAD_DIM: tl.constexpr, BLOCK: tl.constexpr):
     acc = tl.zeros([BLOCK, HEAD_DIM], dtype=tl.float32)
     for start in range(0, N, BLOCK):
         cols = start + tl.arange(0, BLOCK)
-        p = tl.load(P + head * N * N + rows[:, None] * N + cols[None, :], mask=(rows[:, None] < N) & (cols[None, :] < N),
-                    other=0.0)
+        p = tl.load(P + head * N * N + rows[:, None] * N + cols[None, :],
+                    mask=(rows[:, None] < N) & (cols[None, :] < N), other=0.0)
         v = tl.load(V + head * N * HEAD_DIM + cols[:, None] * HEAD_DIM + d[None, :], mask=cols[:, None] < N, other=0.0)
         acc += tl.dot(p, v, input_precision="ieee")
     tl.store(Out + head * N * HEAD_DIM + rows[:, None] * HEAD_DIM + d[None, :], acc, mask=rows[:, None] < N)
@@ -215,7 +215,8 @@ claims = Claims()
 claims.add(tr("Flash, requested = 4·N·d·(2 + 2·N/64), every N"), all(formula_holds), True)
 claims.add(tr("Requested ratio grows with N"), all(r2 > r1 for r1, r2 in zip(requested, requested[1:])), True)
 claims.add(tr("Requested ratio at N = {n}").format(n=n_last), round(requested[-1], 1), 3.4)
-claims.add(tr("One N×N fp32 matrix at N = {n} (MiB)").format(n=n_last), (traffic[-1][3] - traffic[-1][4]) / 4 / 2**20, 16)
+claims.add(tr("One N×N fp32 matrix at N = {n} (MiB)").format(n=n_last),
+           (traffic[-1][3] - traffic[-1][4]) / 4 / 2**20, 16)
 claims.add(tr("Compulsory ratio at N = {n}").format(n=n_last), compulsory[-1], 33)
 claims.add(tr("Compulsory ratio = 1 + N/d"), compulsory[-1], 1 + n_last / D)  # (16·N·d + 16·N²) / (16·N·d)
 claims.add(tr("Naive, requested = 16·N² + 12·N²·d/64 + 4·N·d, every N"), all(naive_holds), True)
