@@ -128,9 +128,9 @@ class Counts(LoadStoreTotals):
     ``instr_by_kind`` counts warp instructions (``smsp__inst_executed.sum`` split by kind) under
     PTX-like names: ``fma``; ``ld.global``, ``st.global``, ``ld.shared``, ``st.shared`` for 32-bit
     (and narrower) accesses, with ``.v2`` / ``.v4`` appended for 64- and 128-bit ones
-    (``ld.shared.v4`` is an ``LDS.128``); ``bar.sync``; and the overhead a compiled kernel issues
-    besides, which a kernel counts itself with :meth:`~kernellab.Block.count_instr` (kinds in
-    ``OVERHEAD_KINDS``). :func:`~kernellab.counters.instr_mix` groups the kinds as SASS opcodes.
+    (``ld.shared.v4`` is an ``LDS.128``); ``bar.sync``; ``atom.global``; and the overhead a compiled kernel
+    issues besides (kinds in ``OVERHEAD_KINDS``), counted automatically by the simulator
+    (:mod:`kernellab.simt.lanes`) or declared by the kernel with :meth:`~kernellab.Block.count_instr`. :func:`~kernellab.counters.instr_mix` groups the kinds as SASS opcodes.
 
     The names both engines share (:class:`~kernellab.TritonCounts` has the same ones) are
     properties here: ``load_requests`` is ``gld_instr``, ``load_sectors`` is ``gld_sectors``, and so on

@@ -5,7 +5,9 @@ A kernel runs once for a batch of blocks: every statement acts on all their thre
 ``32·w + l`` is lane ``l`` of warp ``w``; each block's threads are padded to whole warps (the
 padding lanes are never active), so a warp never spans two blocks, as on hardware. Divergence is
 a mask: ``with blk.where(cond):`` narrows the active lanes, and only active lanes load, store and
-count. Python arithmetic on values runs on every lane; only ``blk`` operations honour the mask.
+count. Python arithmetic on values runs on every lane; only ``blk`` operations honour the mask. Integer
+arithmetic and comparisons on lane values count the instructions nvcc would emit (:mod:`kernellab.simt.lanes`),
+as do loops and ``blk.where`` regions (``launch(auto_instr=...)``).
 """
 
 from __future__ import annotations
@@ -512,7 +514,7 @@ class Block:
         """``a + b`` in float32 (SASS ``FADD``), one FLOP per active lane and element; subtract with ``fadd(a, -b)``.
 
         Counted as :meth:`fma` is: one warp instruction per element per active warp. Inactive lanes
-        get ``a``. Python arithmetic on lane values computes the same numbers but is not counted.
+        get ``a``. Python float arithmetic on lane values computes the same numbers but is not counted.
         """
         return self._arith("fadd", np.add, a, b)
 
@@ -550,11 +552,12 @@ class Block:
     def count_instr(self, kind: str, per_thread: int = 1) -> None:
         """Count ``per_thread`` warp instructions of ``kind`` on the active lanes (each active warp issues them).
 
-        For the instructions a compiled kernel issues besides its loads, stores, FMAs and barriers,
-        which Python cannot see: ``"int"`` (integer and address arithmetic, moves, comparisons),
-        ``"ctrl"`` (branches) and ``"other"`` (``kernellab.counters.OVERHEAD_KINDS``). Take the
-        numbers from the kernel's SASS (``nox -s sass`` counts them for kernellab's kernels) and
-        say where they come from in a comment. ``"fadd"`` and ``"fmul"`` count FP32 adds and
+        For the instructions a compiled kernel issues besides its loads, stores, FMAs and barriers:
+        ``"int"`` (integer and address arithmetic, moves, comparisons), ``"ctrl"`` (branches) and
+        ``"other"`` (``kernellab.counters.OVERHEAD_KINDS``). These are counted automatically unless the
+        kernel is marked :func:`~kernellab.simt.declares_overhead` (or launched with ``auto_instr=False``);
+        a kernel that declares its own takes the numbers from its SASS (``nox -s sass`` counts them for
+        kernellab's kernels) and says where they come from in a comment. ``"fadd"`` and ``"fmul"`` count FP32 adds and
         multiplies done in numpy, FLOPs included (``Counts.fadd``, ``Counts.fmul``). Any other name
         is counted under that name.
 
