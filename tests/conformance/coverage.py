@@ -64,7 +64,8 @@ DIFFERENCES = {
 
 
 # The host-side modules of Triton 3.9 a user's script imports, and how to list their public names.
-HOST_MODULES = ("triton", "triton.runtime", "triton.testing", "triton.profiler", "triton.tools.tensor_descriptor")
+HOST_MODULES = ("triton", "triton.runtime", "triton.testing", "triton.profiler", "triton.tools.tensor_descriptor",
+                "triton.tools.mxfp")
 # Host-side names kernellab defines but does not run, and host-side names that behave differently.
 HOST_NOTES = {
     "triton.compile": "kernellab runs kernels in Python and builds no GPU binary (raises NotImplementedError)",
