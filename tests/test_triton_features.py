@@ -67,3 +67,15 @@ def test_launch_options_of_triton_change_nothing():
     pdl_add[(1,)](x, x, out, 64, BLOCK=64, USE_GDC=False, num_warps=2, num_stages=1, num_ctas=1, maxnreg=128,
                   extern_libs={"libdevice": "/nowhere/libdevice.10.bc"}, launch_cooperative_grid=False)
     assert (out == 2).all()
+
+
+@triton.jit
+def hinted_scalar(out_ptr, B: tl.constexpr):
+    lo = tl.multiple_of(tl.program_id(0) * B, B)  # a hint on a scalar, as tutorial 06's inner loop writes it
+    tl.store(out_ptr + lo + tl.arange(0, B), 1)
+
+
+def test_multiple_of_on_a_scalar():
+    out = np.zeros(64, np.int32)
+    hinted_scalar[(4,)](out, B=16)
+    assert out.sum() == 64

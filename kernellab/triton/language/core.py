@@ -118,7 +118,7 @@ def _hinted(input, values, kind: str):
         return input
     vals = getattr(values, "value", values)
     vals = tuple(int(getattr(v, "value", v)) for v in (vals if isinstance(vals, (tuple, list)) else (vals,)))
-    if len(vals) != max(1, len(input._shape)):
+    if len(vals) != builtins.max(1, len(input._shape)):  # the module's own max is tl.max
         raise ValueError(_("Shape of input to {hint} does not match the length of values").format(
             hint={"divisibility": "multiple_of", "contiguity": "max_contiguous", "constancy": "max_constancy"}[kind]))
     out = copy.copy(input)  # the same value (and structure), with the hinted fact
