@@ -129,3 +129,20 @@ def test_print_autotuning_prints_the_table(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "Triton autotuning for function bump" in out and "best config selected" in out
     assert "→ B=128, num_warps=4, num_stages=3" in out
+
+
+def test_a_config_failing_static_assert_is_skipped_as_triton_does():
+    @triton.autotune(configs=[triton.Config({"B": 256}), triton.Config({"B": 32})], key=["n"])
+    @triton.jit
+    def capped(x_ptr, n, B: tl.constexpr):
+        tl.static_assert(B <= 64)
+        offs = tl.program_id(0) * B + tl.arange(0, B)
+        tl.store(x_ptr + offs, 1.0, mask=offs < n)
+
+    x = np.zeros(100, np.float32)
+    capped[lambda m: (triton.cdiv(100, m["B"]),)](x, 100)
+    assert capped.best_config.kwargs == {"B": 32} and x.sum() == 100
+    assert capped.configs_timings[capped.configs[0]] == [float("inf")] * 3
+    with pytest.raises(AssertionError, match="Static assert failed"):
+        triton.autotune(configs=[triton.Config({"B": 256}), triton.Config({"B": 128})], key=["n"])(capped.fn)[
+            (1,)](x, 100)

@@ -9,7 +9,9 @@ configs moving the same bytes) go to the config with fewer programs, then to the
 Triton 3.9, ``key``, ``reset_to_zero`` and ``restore_value`` must name kernel arguments (a
 ``ValueError`` at decoration otherwise); ``prune_configs_by`` (``early_config_prune``, ``perf_model``,
 ``top_k``), ``reset_to_zero``, ``restore_value``, ``pre_hook``, ``post_hook`` and ``Config.pre_hook``
-are called as Triton calls them, around each trial and before the chosen launch. Choices are cached
+are called as Triton calls them, around each trial and before the chosen launch. A config whose trial
+fails ``tl.static_assert`` (or needs more than the GPU has, ``OutOfResources``) is skipped, as Triton
+skips a config that does not compile. Choices are cached
 per value of ``key`` (and the dtypes of the array arguments).
 
 After tuning, ``kernel.best_config`` is the choice, ``kernel.configs_timings`` maps each config to its
@@ -31,7 +33,8 @@ from kernellab.i18n import _
 from ..errors import ModelWarning
 from ..report import Table
 from . import driver, record, sampling
-from .runtime import JITFunction
+from .language.core import CompileTimeAssertionFailure
+from .runtime import JITFunction, OutOfResources
 
 
 class Config:
@@ -198,11 +201,18 @@ class Autotuner(_Wrapped):
                 start = time.perf_counter()
                 self.trials, self.configs_timings = {}, {}
                 for cfg in configs:
-                    cnt = self.trials[cfg] = self._trial(args, kwargs, grid, cfg)
+                    try:
+                        cnt = self.trials[cfg] = self._trial(args, kwargs, grid, cfg)
+                    except (CompileTimeAssertionFailure, OutOfResources):  # as Triton: the config cannot run
+                        self.configs_timings[cfg] = [float("inf")] * 3
+                        continue
                     self.configs_timings[cfg] = [record.launch_seconds(cnt) * 1e3] * 3
                 self.bench_time = time.perf_counter() - start
-                self.cache[key] = min(configs, key=lambda c: (self.configs_timings[c][0], self.trials[c].programs,
-                                                              configs.index(c)))
+                runnable = [c for c in configs if c in self.trials]
+                if not runnable:  # every config failed: rerun the first to raise its error
+                    self._trial(args, kwargs, grid, configs[0])
+                self.cache[key] = min(runnable, key=lambda c: (self.configs_timings[c][0], self.trials[c].programs,
+                                                               configs.index(c)))
                 self.best_config = self.cache[key]
                 self.pre_hook({**named, **self.cache[key].all_kwargs()}, reset_only=True)
                 if os.environ.get("TRITON_PRINT_AUTOTUNING", "0").lower() in ("1", "true", "on", "yes"):

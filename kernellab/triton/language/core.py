@@ -164,10 +164,14 @@ def bitcast(input, dtype) -> tensor:
     return bitcast_data(_to_tensor(input), T.from_numpy(getattr(dtype, "value", dtype)))
 
 
+class CompileTimeAssertionFailure(AssertionError):
+    """A failed ``tl.static_assert``: Triton's compiler raises it, and its autotuner skips the config."""
+
+
 def static_assert(cond, msg="", _semantic=None):
-    """Assert at 'compile' time (here: when the line runs)."""
+    """Assert at 'compile' time (here: when the line runs); raises :class:`CompileTimeAssertionFailure`."""
     if not cond:
-        raise AssertionError(_("Static assert failed: {msg}").format(msg=msg) if msg else _("Static assert failed"))
+        raise CompileTimeAssertionFailure(_("Static assert failed: {msg}").format(msg=msg) if msg else _("Static assert failed"))
 
 
 def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, warp_specialize=False,
