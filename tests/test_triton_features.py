@@ -6,6 +6,7 @@ import pytest
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
+from kernellab import LaunchError as kernellab_LaunchError
 from kernellab import specs
 from kernellab.triton import driver
 
@@ -79,3 +80,22 @@ def test_multiple_of_on_a_scalar():
     out = np.zeros(64, np.int32)
     hinted_scalar[(4,)](out, B=16)
     assert out.sum() == 64
+
+
+@triton.jit
+def read_strided(x_ptr, out_ptr, s0, s1, s2, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr):
+    i = tl.arange(0, A)[:, None, None]
+    j = tl.arange(0, B)[None, :, None]
+    k = tl.arange(0, C)[None, None, :]
+    tl.store(out_ptr + (i * B + j) * C + k, tl.load(x_ptr + i * s0 + j * s1 + k * s2))
+
+
+def test_an_array_with_permuted_axes_is_read_through_its_strides():
+    base = np.arange(2 * 16 * 32, dtype=np.float32).reshape(2, 16, 32)
+    v = base.transpose(0, 2, 1)  # as tutorial 06 lays out its fp8 V: .permute(0, 1, 3, 2) of a contiguous tensor
+    out = np.zeros(v.shape, np.float32)
+    st = [s // 4 for s in v.strides]
+    read_strided[(1,)](v, out, *st, A=2, B=32, C=16)
+    np.testing.assert_array_equal(out, v)
+    with pytest.raises(kernellab_LaunchError, match="not contiguous"):
+        read_strided[(1,)](base[:, ::2], out, 1, 1, 1, A=2, B=2, C=2)

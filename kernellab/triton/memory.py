@@ -36,6 +36,9 @@ def flat_view(array: np.ndarray, what: str = "array") -> np.ndarray:
     >>> a = np.arange(6.0).reshape(2, 3)
     >>> flat_view(a)[4], flat_view(a.T)[4]        # a.T is a view of the same memory
     (np.float64(4.0), np.float64(4.0))
+    >>> b = np.arange(24.0).reshape(2, 3, 4).transpose(0, 2, 1)   # axes permuted: still one dense block
+    >>> flat_view(b)[5], b.strides                  # strides in bytes: element (i, j, k) is at 12i + j + 4k
+    (np.float64(5.0), (96, 8, 32))
     """
     if not isinstance(array, np.ndarray):
         raise LaunchError(_("{what} must be a numpy array, not {type}").format(what=what, type=type(array).__name__),
@@ -44,6 +47,10 @@ def flat_view(array: np.ndarray, what: str = "array") -> np.ndarray:
         return array.reshape(-1)
     if array.flags.f_contiguous:
         return array.T.reshape(-1)
+    if array.ndim and all(st > 0 for st in array.strides):  # a dense block with its axes permuted (x.permute(…))
+        in_memory_order = array.transpose(np.argsort(array.strides, kind="stable")[::-1])
+        if in_memory_order.flags.c_contiguous:
+            return in_memory_order.reshape(-1)
     raise LaunchError(_("{what} is not contiguous in memory: pass np.ascontiguousarray({what})").format(what=what),
                       argument=what)
 
