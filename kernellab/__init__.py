@@ -13,6 +13,7 @@ from .counters import Counts, per_fma, scale_counts
 from .errors import (
     BarrierError,
     ClaimError,
+    Float64Warning,
     KernelTypeError,
     KernelValueError,
     LaunchError,
@@ -20,6 +21,7 @@ from .errors import (
     OutOfBoundsError,
     RaceError,
 )
+from .float64 import allow_float64
 from .grid import cdiv
 from .i18n import current_language
 from .report import Table, fmt_bytes, fmt_num, fmt_time, print_header, print_observations, print_table, show

@@ -106,6 +106,12 @@ def fmt_dim3(v) -> str:
     return "(" + ",".join(str(int(x)) for x in (*v, 0, 0)[:3]) + ")"
 
 
+class Float64Warning(UserWarning):
+    """A float64 array reached a kernel: numpy's default dtype, which doubles every byte count and predicted
+    time of a kernel meant for float32. Said once per launch; ``with kernellab.allow_float64():`` says
+    float64 is meant (:mod:`kernellab.float64`)."""
+
+
 class ModelWarning(UserWarning):
     """The performance model's prediction may mislead: a launch shorter than its launch overhead, or a
     cost the model left out that could change which resource binds (see :func:`kernellab.predict`)."""

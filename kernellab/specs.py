@@ -134,8 +134,8 @@ class Perf:
 
     Each rate is a resource; a kernel's time on it is its count divided by the rate × SMs × clock.
     ``eta`` is **fitted**, not a hardware rate (see ``kernellab.sgemm.study.fit_eta``); ``latency_s`` is
-    **calibrated**: chosen within the range kernel 3's three measurements allow (fidelity.md §5,
-    ``kernellab.sgemm.sensitivity.latency_window``). This class is the one home of the FP32 peak and the ridge point
+    **calibrated**: chosen within the range kernel 3's three measurements allow (the performance model
+    page, "The calibrated estimate"; ``kernellab.sgemm.sensitivity.latency_window`` computes the range). This class is the one home of the FP32 peak and the ridge point
     (``GPU.peak_flops`` and ``GPU.ridge`` ask it); :func:`as_perf` gives the ``Perf`` of a ``GPU``.
 
     Examples

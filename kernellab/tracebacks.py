@@ -15,6 +15,7 @@ Set ``KERNELLAB_TRACEBACK=full`` to keep every frame (to debug kernellab itself)
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -56,6 +57,21 @@ def user_traceback(exc: BaseException) -> BaseException:
         a.tb_next = b
     keep[-1].tb_next = None
     return exc.with_traceback(keep[0])
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that makes ``warnings.warn``, called by the function that calls this, point at the
+    first frame outside kernellab: the user's line that launched the kernel.
+
+    Examples
+    --------
+    >>> user_stacklevel() >= 1
+    True
+    """
+    frame, level = sys._getframe(1), 1
+    while frame is not None and _library(frame.f_code.co_filename):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _frames(tb):

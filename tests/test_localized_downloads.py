@@ -62,3 +62,19 @@ def test_first_cell_is_valid_python_in_both_languages():
             ast.parse(cell)
             assert f"KERNELLAB_WHEEL = {url!r}" in cell
             assert ("KERNELLAB_LANG" in cell) == (lang != "en")
+
+
+def test_the_quickstart_installs_the_wheel_the_site_publishes():
+    # issue 26: the quickstart opens with the site's wheel; its file name must follow the version
+    import re
+
+    import kernellab
+
+    wheel = ld.wheel_name(kernellab.__version__)
+    for page in (ROOT / "docs" / "quickstart.md", ROOT / "docs" / "locale" / "zh_CN" / "LC_MESSAGES" / "quickstart.po"):
+        text = page.read_text(encoding="utf-8")
+        named = set(re.findall(r"kernellab-[\w.]+?-py3-none-any\.whl", text))
+        assert named == {wheel}, f"{page.name}: {named}"
+        assert f"href=\\\"../dist/{wheel}" in text or f'href="../dist/{wheel}"' in text  # beside en/, zh_CN/
+    # the one-line install from the site's URL (a code block: the same on both sites)
+    assert f"pip install <site>/dist/{wheel}" in (ROOT / "docs" / "quickstart.md").read_text(encoding="utf-8")

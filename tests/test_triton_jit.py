@@ -8,7 +8,7 @@ import pytest
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
-from kernellab import LaunchError, OutOfBoundsError
+from kernellab import LaunchError, OutOfBoundsError, allow_float64
 
 _spec = importlib.util.spec_from_file_location("kl_triton_kernels", Path(__file__).with_name("triton_kernels.py"))
 K = importlib.util.module_from_spec(_spec)
@@ -264,7 +264,7 @@ def test_errors_inside_a_kernel(body, exc, msg):
 
 def test_launch_errors():
     with pytest.raises(LaunchError, match="positive"):
-        K.add_kernel[(0,)](np.zeros(4), np.zeros(4), np.zeros(4), 4, BLOCK_SIZE=4)
+        K.add_kernel[(0,)](*(np.zeros(4, np.float32) for _ in range(3)), 4, BLOCK_SIZE=4)
     with pytest.raises(LaunchError, match="kernel add_kernel"):
         K.add_kernel[(1,)](np.zeros(4), np.zeros(4), 4, BLOCK_SIZE=4)  # an argument missing
     with pytest.raises(LaunchError, match="not contiguous"):
@@ -281,5 +281,6 @@ def test_scalar_arguments_python_and_numpy():
         tl.store(out_ptr + tl.arange(0, 4), tl.where(tl.arange(0, 4) == 0, a * 2, b + c))
 
     out = np.zeros(4, np.float64)
-    k[(1,)](out, 3, np.float64(0.25), np.int64(2**40))
+    with allow_float64():  # fp64 on purpose: the promotion rules under test
+        k[(1,)](out, 3, np.float64(0.25), np.int64(2**40))
     assert out.tolist() == [6.0] + [0.25 + 2**40] * 3  # fp64 + int64 computes in fp64

@@ -154,4 +154,4 @@ def test_none_array_and_bad_arange_are_errors():
         tl.load(x, tl.arange(0, 12))
 
     with pytest.raises(ValueError, match="power of 2"):
-        triton_launch(k2, 1, np.zeros(12))
+        triton_launch(k2, 1, np.zeros(12, np.float32))

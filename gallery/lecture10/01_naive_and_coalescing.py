@@ -172,9 +172,9 @@ for spec in (naive, coalesced):
     C, st = run_kernel(spec, A, B)
     stats[spec.name] = st
     steps = st.fma / WARP_SIZE
-    rows.append([spec.name, f"{np.abs(C - ref).max():.1e}", f"{st.gld_instr / steps:.2f}",
-                 f"{st.gld_lines / steps:.2f}", f"{st.gld_sectors / steps:.2f}",
-                 f"{st.gld_sectors * SECTOR_BYTES / st.fma:.1f}", f"{per_fma(st)['warp_instr'] * 1000:.0f}"])
+    rows.append([spec.name, f"{np.abs(C - ref).max():.1e}", f"{st.load_requests / steps:.2f}",
+                 f"{st.load_lines / steps:.2f}", f"{st.load_sectors / steps:.2f}",
+                 f"{st.load_sectors * SECTOR_BYTES / st.fma:.1f}", f"{per_fma(st)['warp_instr'] * 1000:.0f}"])
 print_table(
     [tr("Kernel"), tr("Max error"), tr("Load instructions per warp step"), tr("128 B lines per warp step"),
      tr("32 B sectors per warp step"), tr("Bytes through L1 per FMA (sectors × 32)"),
@@ -187,14 +187,15 @@ st1, st2 = stats[naive.name], stats[coalesced.name]
 steps = st1.fma / WARP_SIZE
 claims = Claims()
 claims.add(tr("Same FMAs and same bytes loaded in both"),
-           st1.fma == st2.fma == N_SIM**3 and st1.gld_bytes == st2.gld_bytes, True)
+           st1.fma == st2.fma == N_SIM**3 and st1.load_bytes == st2.load_bytes, True)
 claims.add(tr("Load instructions per warp step, naive / coalesced"),
-           f"{st1.gld_instr / steps:g} / {st2.gld_instr / steps:g}", "2 / 2")
-claims.add(tr("128 B lines per warp step, naive / coalesced"), f"{st1.gld_lines / steps:g} / {st2.gld_lines / steps:g}",
+           f"{st1.load_requests / steps:g} / {st2.load_requests / steps:g}", "2 / 2")
+claims.add(tr("128 B lines per warp step, naive / coalesced"),
+           f"{st1.load_lines / steps:g} / {st2.load_lines / steps:g}",
            "33 / 2")
-claims.add(tr("Fewer lines in the coalesced kernel"), st1.gld_lines / st2.gld_lines, 16.5)
+claims.add(tr("Fewer lines in the coalesced kernel"), st1.load_lines / st2.load_lines, 16.5)
 claims.add(tr("Bytes through L1 per FMA, naive / coalesced"),
-           f"{st1.gld_sectors * SECTOR_BYTES / st1.fma:g} / {st2.gld_sectors * SECTOR_BYTES / st2.fma:g}", "33 / 5")
+           f"{st1.load_sectors * SECTOR_BYTES / st1.fma:g} / {st2.load_sectors * SECTOR_BYTES / st2.fma:g}", "33 / 5")
 # the page's opening claims: cuBLAS / naive ≈ 75, naive ≈ 0.3 TFLOP/s, coalesced ≈ 6× naive
 claims.add(tr("cuBLAS / naive, measured"), round(cublas / 1e9 / naive.boehm), 75)
 claims.add(tr("Naive, measured (TFLOP/s)"), round(naive.boehm / 1e3, 1), 0.3)

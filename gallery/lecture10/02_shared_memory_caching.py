@@ -171,7 +171,7 @@ per_warp_fma = {}
 for spec, c in ((K2, counts2), (K3, counts3)):
     w = c.instr_by_kind["fma"]
     per_warp_fma[spec.number] = {
-        "gld": c.gld_instr / w, "lines": c.gld_lines / w, "shld": c.shld_instr / w,
+        "gld": c.load_requests / w, "lines": c.load_lines / w, "shld": c.shld_instr / w,
         "wavefronts": c.shld_wavefronts / w, "shst": c.shst_instr / w, "bar": c.instr_by_kind.get("bar.sync", 0) / w,
     }
     p = per_warp_fma[spec.number]

@@ -73,7 +73,7 @@ rows = []
 level = {}
 for number, r in runs.items():
     c = r["counts"]
-    g = c.gld_bytes / 4 / c.fma
+    g = c.load_bytes / 4 / c.fma
     s = sum(c.instr_by_kind.get(kind, 0) * width for kind, width in SHARED_LOAD_BYTES.items()) * WARP_SIZE / 4 / c.fma
     level[number] = {"global": g, "shared": s, "reuse": 2 / s, "i_global": 2 / (4 * g), "i_shared": 2 / (4 * s)}
     lv = level[number]

@@ -57,9 +57,9 @@ rows = []
 glob = {}
 for k in (5, 6):
     c = counts[k]
-    glob[k] = {"ld": 1000 * c.gld_instr / c.fma, "ld_bytes": c.gld_bytes / c.gld_instr,
-               "sectors": 1000 * c.gld_sectors / c.fma, "st": 1000 * c.gst_instr / c.fma,
-               "st_bytes": c.gst_bytes / c.gst_instr}
+    glob[k] = {"ld": 1000 * c.load_requests / c.fma, "ld_bytes": c.load_bytes / c.load_requests,
+               "sectors": 1000 * c.load_sectors / c.fma, "st": 1000 * c.store_requests / c.fma,
+               "st_bytes": c.store_bytes / c.store_requests}
     g = glob[k]
     rows.append([SPECS[k].name, f"{g['ld']:.3g}", f"{g['ld_bytes']:.0f}", f"{g['sectors']:.3g}", f"{g['st']:.3g}",
                  f"{g['st_bytes']:.0f}"])

@@ -233,6 +233,7 @@ def predict(*args, shape: LoopShape | None = None, launches: int = 1, **kwargs) 
     L1 sees 4096³ × 33/32 lines; at 1 line per SM per cycle × 84 SMs × 1.8e9 Hz that takes 0.469 s,
     and 2 × 4096³ FLOP / 0.469 s ≈ 293 GFLOP/s; between 1.41 and 1.935 GHz, 230–315 GFLOP/s:
 
+    >>> from kernellab import Counts
     >>> from kernellab.specs import PERF_A6000
     >>> n = 4096
     >>> naive = Counts(fma=n**3, warp_instr=n**3 // 32 * 3, gld_instr=n**3 // 16, gld_lines=n**3 // 32 * 33)

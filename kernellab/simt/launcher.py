@@ -10,6 +10,7 @@ import numpy as np
 from ..access import WARP_SIZE
 from ..counters import Counts
 from ..errors import LaunchError, fmt_dim3, placed
+from ..float64 import warn_float64
 from ..grid import cdiv, dim3
 from ..i18n import _
 from ..lines import LineFinder, _function, line_tally
@@ -124,6 +125,7 @@ def _launch(kernel, grid, block, args: tuple, gpu, racecheck: bool, hazards, nam
                                   .format(kernel=name, axis=axis, size=d, limit=lim),
                                   kernel=name, dimension=f"{what}.{axis}", size=d, limit=lim)
     named = _named_arrays(kernel, name, tuple(args))
+    warn_float64(name, named.items())
     memory = GlobalMemory(named)
     if wants_lines(lines):
         tally = line_tally(Tally, LineFinder(kernel, name=name))

@@ -18,6 +18,7 @@ import inspect
 import numpy as np
 
 from ..errors import LaunchError
+from ..float64 import warn_float64
 from ..i18n import _
 from ..lines import LineFinder
 from ..record import wants_lines
@@ -185,6 +186,8 @@ class JITFunction:
         except LaunchError as exc:  # a bad argument: the traceback ends at the user's launch line
             user_traceback(exc)
             raise
+        warn_float64(self.__name__, [(names[memory.address(a.flat)], a.flat) for a in values
+                                     if isinstance(a, pointer)])
         fn = self._run_fn
 
         def body(prog):

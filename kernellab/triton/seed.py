@@ -14,6 +14,7 @@ import numpy as np
 
 from kernellab.i18n import _
 
+from ..float64 import warn_float64
 from ..grid import cdiv
 from ..lines import LineFinder
 from ..record import wants_lines
@@ -240,6 +241,8 @@ def triton_launch(kernel, grid, *args, per_program: bool = False, vectorize: boo
     vectorize = vectorize and many is not None and not _prints(kernel, set())  # a kernel that prints: in launch order
     # stores at once: the values a lecture-form kernel stores are its own numpy arrays, which it may change later
     name = getattr(kernel, "__name__", "kernel")
+    warn_float64(name, [(names.get(memory.address(v), "array"), v) for v in (*args, *meta.values())
+                        if isinstance(v, np.ndarray) and memory.address(v) in names])
     try:
         return run(name, body, grid, names, vectorize=vectorize, per_program=per_program,
                    hints={"defer": False}, lines=LineFinder(kernel, name=name) if wants_lines(lines) else None)
