@@ -109,7 +109,7 @@ def fmt_dim3(v) -> str:
 class Float64Warning(UserWarning):
     """A float64 array reached a kernel: numpy's default dtype, which doubles every byte count and predicted
     time of a kernel meant for float32. Said once per launch; ``with kernellab.allow_float64():`` says
-    float64 is meant (:mod:`kernellab.float64`)."""
+    float64 is meant (``kernellab.float64``)."""
 
 
 class ModelWarning(UserWarning):
