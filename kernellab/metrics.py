@@ -79,8 +79,6 @@ METRICS: tuple[Metric, ...] = (
            lambda c: _wavefronts(c) - _ideal_wavefronts(c), simt_only=True),
     Metric("flop_count_sp", "FLOPs", lambda c: c.flops),
     Metric("l1tex__t_bytes_pipe_lsu_mem_global.sum", "Bytes", lambda c: c.bytes, "B"),
-    Metric("smsp__sass_average_data_bytes_per_sector_mem_global.pct", "Bytes used per sector",
-           lambda c: 100.0 * c.bytes / (32 * c.sectors) if c.sectors else 0.0, "%"),
     Metric("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "Atomics", lambda c: getattr(c, "atomic_requests", 0)),
     Metric("dram__bytes.sum", "DRAM bytes", lambda c: c.dram_bytes, "B"),
 )

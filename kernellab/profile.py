@@ -32,7 +32,6 @@ from .report import Table, fmt_bytes, fmt_time
 from .specs import A6000, as_gpu, as_perf
 
 EXCESS_SECTORS = 0.10  # a finding when excess sectors are at least this share of all sectors
-SECTOR_USE = 0.5  # mini-Triton: a finding when less than this share of the bytes of the sectors moved is used
 CONFLICT_SHARE = 0.10  # a finding for each line with at least this share of the launch's bank conflicts
 DIVERGENCE = 0.80  # a finding for a line below this SIMT efficiency …
 DIVERGENCE_SHARE = 0.05  # … that issues at least this share of the warp instructions
@@ -86,29 +85,6 @@ def _uncoalesced(counts) -> list[Finding]:
         "{sectors} sectors; {per:.1f} sectors per request, ideally {ideal:.1f})").format(
         line=key[1], pct=100 * share, excess=excess, sectors=counts.sectors,
         per=row.sectors / row.requests, ideal=ideal_row / row.requests))]
-
-
-def _wasted(c) -> int:
-    return 32 * c.sectors - c.bytes
-
-
-def _access_pattern(counts) -> list[Finding]:
-    """mini-Triton (no ideal sectors): Nsight's access-pattern rule, on the bytes used per sector moved."""
-    if hasattr(counts, "warp_instr") or not counts.sectors:
-        return []
-    used = counts.bytes / (32 * counts.sectors)
-    if used >= SECTOR_USE:
-        return []
-    metric = "smsp__sass_average_data_bytes_per_sector_mem_global.pct"
-    if counts.by_line is None:
-        return [Finding("uncoalesced", None, metric, used, _(
-            "uncoalesced global accesses: only {used:.1f} of the 32 bytes of each sector moved are used "
-            "(launch with lines=True to see the line)").format(used=32 * used))]
-    key, row = max(counts.by_line.items(), key=lambda kv: _wasted(kv[1]))
-    return [Finding("uncoalesced", key[1], metric, used, _(
-        "uncoalesced global accesses: line {line} moves {pct:.0f} % of the unused sector bytes (it uses "
-        "{row_used:.1f} of the 32 bytes of each sector; the kernel {used:.1f})").format(
-        line=key[1], pct=100 * _wasted(row) / _wasted(counts), row_used=row.bytes / row.sectors, used=32 * used))]
 
 
 def _conflicts(counts) -> list[Finding]:
@@ -166,16 +142,14 @@ def findings(counts) -> list[Finding]:
     """The report's findings: uncoalesced global accesses, bank conflicts, divergence (SIMT launches).
 
     * **uncoalesced**: excess sectors (sectors − ideal sectors) are at least 10 % of the sectors; the
-      line with the most excess sectors is named with its share of them. mini-Triton counts no ideal
-      sectors: there the rule is Nsight's access-pattern one, less than half of the bytes of the sectors
-      moved are used (bytes ÷ 32 × sectors), and the line that leaves the most bytes unused is named;
+      line with the most excess sectors is named with its share of them;
     * **bank conflicts**: each line (up to 3) with at least 10 % of the bank conflicts, with its ways
       (wavefronts ÷ ideal wavefronts; a line's conflicts are n-way when its requests take n times the
       wavefronts they would take without conflict);
     * **divergence**: the line that idles the most lanes among those below 80 % SIMT efficiency and
       issuing at least 5 % of the warp instructions.
     """
-    return _uncoalesced(counts) + _access_pattern(counts) + _conflicts(counts) + _divergence(counts)
+    return _uncoalesced(counts) + _conflicts(counts) + _divergence(counts)
 
 
 @dataclass

@@ -142,28 +142,3 @@ def test_every_metric_reads_both_engines():
     vs = values(launch(coalesced, 1, 32, args=(x[:32], x[32:])))
     assert set(vs) == {m.name for m in METRICS}
     assert ct.report().sections[0].title == "GPU Speed Of Light"
-
-
-def test_triton_access_pattern_finding_names_the_strided_line():
-    import kernellab.triton as triton
-    import kernellab.triton.language as tl
-
-    @triton.jit
-    def gather(x_ptr, y_ptr, STRIDE: tl.constexpr, B: tl.constexpr):
-        offs = tl.program_id(0) * B + tl.arange(0, B)
-        v = tl.load(x_ptr + offs * STRIDE)
-        tl.store(y_ptr + offs, v)
-
-    x, y = np.arange(64 * 8, dtype=np.float32), np.zeros(64, np.float32)
-    c = gather[(2,)](x, y, STRIDE=8, B=32, num_warps=1, lines=True)  # one warp a program: no replicas
-    np.testing.assert_array_equal(y, x[::8])
-    (f,) = findings(c)
-    # load: 64 floats 32 B apart, a sector each: 64 sectors for 256 B; store: 8 sectors for 256 B.
-    # 512 B used of 72 × 32 = 2304 B moved: 7.1 of 32 bytes; the load leaves 2048 − 256 = 1792 of the
-    # 2304 − 512 = 1792 unused bytes: 100 %, using 256 / 64 = 4.0 bytes a sector
-    assert (f.rule, f.line, f.metric) == ("uncoalesced", line_of(gather.fn, "v = tl.load"),
-                                          "smsp__sass_average_data_bytes_per_sector_mem_global.pct")
-    assert "moves 100 % of the unused sector bytes (it uses 4.0 of the 32 bytes of each sector; the kernel 7.1)" in str(f)
-    assert findings(gather[(2,)](x, y, STRIDE=1, B=32, num_warps=1, lines=True)) == []
-    (g,) = findings(gather[(2,)](x, y, STRIDE=8, B=32, num_warps=1))
-    assert g.line is None and "only 7.1 of the 32 bytes" in str(g)
