@@ -256,3 +256,24 @@ def test_recording_lines_and_launches():
                                                                ("copy_seed", "triton", (1, 1, 1))]
     assert all(r.counts.by_line is not None for r in launches)
     assert launch(axpy, 1, 64, args=(x, x, np.zeros(64, np.float32), 1.0, 64)).by_line is None  # recording over
+
+
+@triton.jit
+def axpy_kernel(x_ptr, y_ptr, out_ptr, a, n, BLOCK: tl.constexpr):  # the quick start's Triton kernel
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, a * x + y, mask=mask)
+
+
+def test_quickstart_triton_axpy_rows_sum():
+    n = 10_000
+    x, y = np.ones(n, np.float32), np.arange(n, dtype=np.float32)
+    grid = (triton.cdiv(n, 1024),)
+    off = axpy_kernel[grid](x, y, np.zeros(n, np.float32), 2.0, n, BLOCK=1024)
+    on = axpy_kernel[grid](x, y, np.zeros(n, np.float32), 2.0, n, BLOCK=1024, lines=True)
+    assert_rows_sum(on, off)
+    # 10 programs × 1024 lanes compute a·x + y: 2 FLOPs each, masked lanes too; 10 000 floats loaded per line
+    assert row_of(on.by_line, "tl.store(out_ptr").flops == 10 * 1024 * 2
+    assert row_of(on.by_line, "x = tl.load").load_bytes == row_of(on.by_line, "y = tl.load").load_bytes == 4 * n
