@@ -241,6 +241,13 @@ def ideal_sectors(acc: Access) -> int:
     >>> ideal_sectors(Access.from_lanes(np.zeros(32, np.int64)))     # one float for the warp: 1
     1
     """
+    if acc.addresses.size >= _ORDERED_EXACT_LANES or "affine runs" in acc._memo:
+        return _ideal_affine(acc)  # the same number, from each warp's first address and stride
+    return _ideal_exact(acc)
+
+
+def _ideal_exact(acc: Access) -> int:
+    """:func:`ideal_sectors` by its definition: the distinct active addresses of each warp, looked at."""
     distinct = _distinct_per_row(acc.addresses, acc.active)
     return int((-(-distinct * acc.width // SECTOR_BYTES)).sum())
 
@@ -412,9 +419,7 @@ def _affine(acc: Access) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         np.subtract(flat[1:], flat[:-1], out=step[:-1])
         step = step.reshape(-1, WARP_SIZE)  # step[w, l]: lane l + 1 − lane l; column 31 is meaningless
         stride = step[:, 0]
-        same = step.ravel() == np.repeat(stride, WARP_SIZE)
-        same = same.reshape(-1, WARP_SIZE)
-        same[:, -1] = True
+        same = step[:, : WARP_SIZE - 1] == step[:, :1]  # every step of a warp equal to its first
         affine = np.ones(stride.size, bool) if same.all() else same.all(axis=1)
         return acc.addresses[:, 0], stride, affine
     return acc._derived("affine", compute)
@@ -500,6 +505,15 @@ def _chunks_affine(acc: Access, unit: int) -> int:
     rest = runs[-1]
     total = _run_chunks(runs, unit)
     return total if rest is None else total + _chunks_exact(acc.rows(rest), unit)
+
+
+def _ideal_affine(acc: Access) -> int:
+    """:func:`_ideal_exact`, with affine one-run warps counted analytically: their ``lanes`` active lanes sit
+    at ``first + l·stride``, so they hold ``lanes`` distinct addresses, or 1 for a broadcast (stride 0)."""
+    _lo, _hi, lanes, step, rest = _affine_runs(acc)
+    distinct = np.where(step == 0, 1, lanes)
+    total = int((-(-distinct * acc.width // SECTOR_BYTES)).sum())
+    return total if rest is None else total + _ideal_exact(acc.rows(rest))
 
 
 def affine_counts(first, stride, active, width: int) -> tuple[int, int, int, int]:

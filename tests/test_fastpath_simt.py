@@ -1,0 +1,164 @@
+"""The SIMT executor's fast paths give exactly the reference path's values, counts and errors.
+
+Each is switched off by monkeypatching it to its reference form, and the kernel is run both ways:
+- the record of a repeated access (``Block._seen_access``): a site whose index and mask equal its last
+  ones reuses their Access, skips the checks that passed and the DRAM marking of sectors already marked;
+- vector loads gathered as rows (``block._whole_vectors``);
+- fewer repeated sector ids before marking DRAM (``memory._fewer_repeats``);
+- ideal sectors from the warps' first address and stride (``access._ideal_affine``).
+"""
+
+import dataclasses
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import kernellab.access as access
+import kernellab.simt.block as block_mod
+import kernellab.simt.memory as memory_mod
+from kernellab import KERNELS, OutOfBoundsError, run_kernel
+from kernellab.simt import launch
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_fastpath import accesses
+
+
+def reference_paths(monkeypatch):
+    monkeypatch.setattr(block_mod.Block, "_seen_access", lambda self, key, idx, act: None)
+    monkeypatch.setattr(block_mod, "_whole_vectors", lambda *a: False)
+    monkeypatch.setattr(memory_mod, "_fewer_repeats", lambda ids: ids)
+    monkeypatch.setattr(access, "_ideal_affine", access._ideal_exact)
+
+
+def fields_of(c):
+    d = dataclasses.asdict(c)
+    d.pop("by_line")
+    return d
+
+
+def same_counts(fast, ref):
+    assert fields_of(fast) == fields_of(ref)
+    if ref.by_line is not None:
+        assert list(fast.by_line) == list(ref.by_line)
+        for k in ref.by_line:
+            assert fields_of(fast.by_line[k]) == fields_of(ref.by_line[k]), k
+
+
+@pytest.mark.parametrize("spec", KERNELS, ids=lambda s: f"k{s.number}")
+def test_sgemm_kernels_equal_with_and_without_fast_paths(spec, monkeypatch):
+    # 128 × 64 × 128: every kernel's tiles fit (k5–k10 need multiples of 128 and of BK), two K passes or more
+    rng = np.random.default_rng(spec.number)
+    A = rng.standard_normal((128, 128)).astype(np.float32)
+    B = rng.standard_normal((128, 128)).astype(np.float32)
+    fast_C, fast = run_kernel(spec, A, B, lines=True)
+    with monkeypatch.context() as m:
+        reference_paths(m)
+        ref_C, ref = run_kernel(spec, A, B, lines=True)
+    assert np.array_equal(fast_C, ref_C)
+    np.testing.assert_allclose(fast_C, A.astype(np.float64) @ B, rtol=1e-4, atol=1e-4)
+    same_counts(fast, ref)
+
+
+def _random_kernel(pattern):
+    """Loads and stores through the same and changing indices, masks and widths, global and shared."""
+    def kernel(blk, src, dst, vec_src, n, passes):
+        _body(blk, src, dst, pattern, vec_src, n, passes)
+    return kernel
+
+
+def _body(blk, src, dst, pattern, vec_src, n, passes):
+    sh = blk.shared(256, np.float32, name="sh")
+    t = blk.tx
+    blk.store(sh, t % 256, blk.load(src, (blk.bx * 7 + t) % n))
+    blk.syncthreads()
+    acc = np.zeros(blk.n_threads, np.float32)
+    for p in range(passes):
+        same = blk.load(src, pattern[t % pattern.size])           # the same every pass
+        moved = blk.load(src, (pattern[t % pattern.size] + 4 * (p // 2)) % n)  # the same two passes running
+        with blk.where((t + p) % 3 != 0):                          # a mask that changes every pass
+            masked = blk.load(src, pattern[t % pattern.size])
+        v = blk.load(vec_src, (t % 8)[:, None] * 8 + np.array([0, 4]), vec=4)  # (lanes, 2, 4), every pass
+        w = blk.load(sh, (t * 5 + p % 2) % 256)                    # shared, alternating
+        acc = acc + same + moved + masked + v.sum(axis=(1, 2)) + w
+    with blk.where(t < 40):
+        blk.store(dst, blk.bx * blk.bdx + t, acc)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_random_kernels_equal_with_and_without_fast_paths(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(64, 4000))
+    src = rng.standard_normal(n).astype(np.float32)
+    kind = rng.integers(3)  # random, affine with a random stride, or a broadcast
+    pattern = (rng.integers(0, n, 64) if kind == 0 else (np.arange(64) * rng.integers(0, 40)) % n if kind == 1
+               else np.full(64, rng.integers(n)))
+    vec_src = rng.standard_normal(64).astype(np.float32)
+    grid, threads, passes = int(rng.integers(1, 5)), int(rng.integers(1, 130)), int(rng.integers(1, 6))
+    runs = []
+    for fast in (True, False):
+        with pytest.MonkeyPatch.context() as m:
+            if not fast:
+                reference_paths(m)
+            dst = np.zeros(grid * threads, np.float32)
+            c = launch(_random_kernel(pattern), grid, threads, args=(src, dst, vec_src, n, passes), lines=True)
+            runs.append((dst, c))
+    assert np.array_equal(runs[0][0], runs[1][0], equal_nan=True)  # shared elements no thread wrote are NaN
+    same_counts(runs[0][1], runs[1][1])
+
+
+def test_a_repeated_site_sees_an_index_changed_in_place():
+    # the index array is mutated between two loads at the same site: the second must be checked again
+    idx = np.arange(32)
+
+    def k(blk, x):
+        blk.load(x, idx)
+        idx[5] = 1000  # lane 5 now reads past the end of x (32 elements)
+        blk.load(x, idx)
+    with pytest.raises(OutOfBoundsError, match="1000"):
+        launch(k, 1, 32, args=(np.zeros(32, np.float32),))
+
+
+def test_a_repeated_access_is_counted_and_reuses_its_record(monkeypatch):
+    # 2 warps read 64 consecutive floats 3 times: 2 requests, 8 sectors each time → 6 and 24; DRAM 8 sectors
+    def k(blk, x):
+        for _ in range(3):
+            blk.load(x, blk.tx)
+    built = []
+    real = block_mod.Block._record
+    monkeypatch.setattr(block_mod.Block, "_record", staticmethod(lambda *a: built.append(1) or real(*a)))
+    c = launch(k, 1, 64, args=(np.zeros(64, np.float32),), auto_instr=False)
+    assert (c.gld_instr, c.gld_sectors, c.gld_ideal_sectors, c.dram_sectors) == (6, 24, 24, {"x": 8})
+    assert len(built) == 1
+
+
+def test_fewer_repeats_keeps_the_set():
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        n = int(rng.integers(1, 20000))
+        ids = rng.integers(0, int(rng.integers(1, 3000)), n)
+        if rng.integers(2):
+            ids = np.sort(ids)
+        if rng.integers(2):  # warps repeating the warp before, as a block's rows of one A tile do
+            ids = np.tile(ids[: max(1, n // 8)], 8)
+        out = memory_mod._fewer_repeats(ids)
+        assert set(out.tolist()) == set(ids.tolist())
+    assert memory_mod._fewer_repeats(np.repeat(np.arange(5), 5000)).size == 5  # 25000 ids, 5 values
+
+
+@settings(max_examples=300, deadline=None)
+@given(accesses())
+def test_ideal_sectors_affine_equal_exact(acc):
+    assert access._ideal_affine(acc) == access._ideal_exact(acc)
+
+
+def test_ideal_sectors_by_hand():
+    # 3 warps: 32 consecutive floats (4 sectors ideal), a broadcast (1 float: 1 sector), stride 4096 B
+    # (32 distinct floats: 128 B, 4 sectors); 9 in all, whichever path counts
+    addr = np.concatenate([np.arange(32) * 4, np.zeros(32, np.int64), np.arange(32) * 4096])
+    acc = access.Access.from_lanes(addr, width=4)
+    assert access._ideal_affine(acc) == access._ideal_exact(acc) == 9
