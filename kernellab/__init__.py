@@ -8,7 +8,7 @@ performance model → reporting.
 # --- specs and reporting (platform) ---
 from .access import Access
 from .claims import Claims
-from .compiled import compiled_code
+from .compiled import compiled_code, compiled_metadata
 from .counters import Counts, per_fma, scale_counts
 from .errors import (
     BarrierError,

@@ -35,3 +35,36 @@ def compiled_code(kernel: str) -> dict:
         raise KeyError(_("no compiled code for kernel {kernel!r}; there is for: {known}").format(
             kernel=kernel, known=', '.join(sorted(record['kernels']))))
     return {**record["kernels"][kernel], **{k: record[k] for k in ("num_warps", "target", "triton")}}
+
+
+_COUNTS = Path(__file__).with_name("compiled_counts.json")
+
+
+@cache
+def _counts() -> dict:
+    return json.loads(_COUNTS.read_text(encoding="utf-8"))
+
+
+def compiled_metadata(name: str, target: str) -> dict:
+    """What real Triton 3.9 compiled a configuration into, for ``target`` (``"sm_80"``, ``"sm_90"``):
+    ``registers`` per thread, ``shared_bytes`` per program, ``num_warps``, ``num_stages`` and ``mma``
+    (MMA instructions per thread, one iteration of the K loop).
+
+    ``name`` is a configuration of ``kernellab/compiled_counts.json``'s ``metadata`` (the tutorial's
+    matmul, ``"tutorial03_128x128x32_s4_w4"``, …) or one of its ``cases`` (then the launch's jit
+    specialisation). ``tests/conformance/compiled_counts.py`` (``nox -s compiled``) writes the file.
+
+    >>> m = compiled_metadata("tutorial03_128x128x32_s4_w4", "sm_90")
+    >>> m["num_warps"], m["num_stages"], m["registers"] > 128                # the accumulator alone: 128
+    (4, 4, True)
+    """
+    record = _counts()
+    if name in record["metadata"]:
+        entry = record["metadata"][name]
+        if target not in entry:
+            raise KeyError(_("no {target} build of {name!r}").format(target=target, name=name))
+        return dict(entry[target])
+    if name in record["cases"]:
+        return dict(record["cases"][name][f"{target}/jit"])
+    raise KeyError(_("no compiled code for {name!r}; there is for: {known}").format(
+        name=name, known=", ".join(sorted(record["metadata"]))))

@@ -118,7 +118,28 @@ CASES = [
          {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8, "MASK_K": True}, num_stages=1),
     Case("scores", FLASH, "scores_kernel", (f32(1, 64, 32), f32(1, 64, 32), f32(1, 64, 64), 64, 0.125),
          {"HEAD_DIM": 32, "BLOCK": 64}, (1, 1, 1)),
+    Case("dot_fp16_64", CK, "dot_kernel", (f16(64, 32), f16(32, 64), f32(64, 64)), {"M": 64, "N": 64, "K": 32}),
+    Case("dot_fp16_128", CK, "dot_kernel", (f16(128, 32), f16(32, 128), f32(128, 128)),
+         {"M": 128, "N": 128, "K": 32}),
+    Case("dot_fp16_128_8warps", CK, "dot_kernel", (f16(128, 64), f16(64, 128), f32(128, 128)),
+         {"M": 128, "N": 128, "K": 64}, num_warps=8),
+    Case("dot_fp16_32", CK, "dot_kernel", (f16(32, 16), f16(16, 32), f32(32, 32)), {"M": 32, "N": 32, "K": 16}),
+    Case("dot_fp16_64x256", CK, "dot_kernel", (f16(64, 16), f16(16, 256), f32(64, 256)),
+         {"M": 64, "N": 256, "K": 16}),
+    Case("dot_tf32", CK, "dot_kernel", (f32(64, 32), f32(32, 64), f32(64, 64)), {"M": 64, "N": 64, "K": 32}),
+    Case("dot_ieee", CK, "dot_ieee_kernel", (f32(32, 32), f32(32, 32), f32(32, 32)), {"M": 32, "N": 32, "K": 32}),
     Case("softmax_rows", FLASH, "softmax_rows_kernel", (f32(64, 64), f32(64, 64), 64), {"BLOCK_N": 64}, (64,)),
+]
+
+# Configurations compiled for their metadata only (registers, shared memory, stages): the waves pages'
+# programs per SM. Their loops run many times and are software-pipelined, so their static instruction
+# counts are not a program's: they are not held to kernellab's counts.
+METADATA = [
+    Case(f"tutorial03_{bm}x{bn}x{bk}_s{stages}_w{warps}", TK, "matmul_kernel",
+         (f16(4096, 4096), f16(4096, 4096), f16(4096, 4096), 4096, 4096, 4096, 4096, 1, 4096, 1, 4096, 1),
+         {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": 8, "ACTIVATION": ""},
+         num_warps=warps, num_stages=stages)
+    for bm, bn, bk, stages, warps in ((128, 128, 32, 4, 4), (128, 256, 64, 3, 8))
 ]
 
 GALLERY_IMPORTS = "import triton\nimport triton.language as tl\n\n\n"

@@ -66,3 +66,21 @@ def column_kernel(x_ptr, out_ptr, stride, BM: tl.constexpr, BN: tl.constexpr):
 def scalar_kernel(x_ptr, out_ptr, scale):
     pid = tl.program_id(0)
     tl.store(out_ptr + pid, tl.load(x_ptr + pid) * scale)
+
+
+# One tl.dot of a whole M×K block by a K×N block (no loop): its MMA instructions per program
+@triton.jit
+def dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
+
+
+# The same in IEEE fp32 (no tensor cores): FMAs only
+@triton.jit
+def dot_ieee_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b, input_precision="ieee"))

@@ -4,8 +4,9 @@
 and stores of its PTX for sm_80 and sm_90, compiled with nothing known about the arguments and with
 the specialisation ``triton.jit`` gives them (``nox -s compiled`` rewrites it). A PTX instruction runs
 in every thread, so per program it is ``num_warps`` warp instructions. Each case is launched here the
-same two ways; its loads and stores per program must equal the compiled ones, and the launch must show
-the same specialisation.
+same two ways; its loads and stores per program must equal the compiled ones, so must its MMA
+instructions (``mma.sync`` on sm_80, ``wgmma`` on sm_90, per warp), and the launch must show the same
+specialisation.
 """
 
 import json
@@ -63,5 +64,7 @@ def test_instructions_equal_the_compiled_code(case, spec, modules):
     ours = (cnt.load_instructions / cnt.programs, cnt.store_instructions / cnt.programs)
     for target in TARGETS:
         assert ours == compiled(case, target, spec), target
+        r = REFERENCE[case.id][f"{target}/{spec}"]  # MMA instructions of the PTX, run by every warp
+        assert getattr(cnt, "mma_" + target.replace("_", "")) / cnt.programs == r["mma"] * r["num_warps"], target
     marks = REFERENCE[case.id][f"sm_90/{spec}"]["specialised"]
     assert cnt.specialization == {k: v for k, v in marks.items() if k not in kernel.constexprs}

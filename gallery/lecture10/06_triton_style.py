@@ -315,14 +315,14 @@ plt.show()
 # ------------------------------------------------------
 # Two assumptions above do not hold for Triton's own configurations on these GPUs.
 #
-# * **Programs per SM.** A wave is as many programs as all SMs hold at once. Triton's 128×128×32
-#   configuration with 4 stages keeps 4 × (128×32 + 32×128) × 2 B = 64 KB of tiles in shared memory,
-#   so shared memory lets an A100 SM (164 KB) hold 2 programs and an H100 SM (228 KB) 3; the 128×256×64
-#   configuration with 3 stages needs 144 KB and gets 1. The H100's 3 is unverified: registers may
-#   lower it. The 128×128 FP32 accumulator alone, spread over 4 warps, is 128 registers per thread, and
-#   3 programs per SM allow at most 168 (registers go to warps in units of 256), so 2 per SM is at
-#   least as likely. Only the compiled kernel's register count settles it; the tables below use the
-#   count shared memory allows.
+# * **Programs per SM.** A wave is as many programs as all SMs hold at once. Real Triton 3.9 compiled
+#   the tutorial's configurations for both GPUs (``nox -s compiled``; ``compiled_metadata`` reads what it
+#   wrote). The 128×128×32 configuration with 4 stages and 4 warps keeps 48 KB of tiles in shared memory
+#   on the A100 (sm_80) and 64 KB on the H100 (sm_90): shared memory alone would let an SM of either
+#   hold 3 programs. But a thread needs 250 registers on the A100 and 174 on the H100 (the 128×128 FP32
+#   accumulator alone, over 4 warps, is 128), more than the 168 that 3 programs per SM would leave, so
+#   both get 2 programs per SM. The 128×256×64 configuration with 3 stages and 8 warps needs 96 KB
+#   (A100) and 144 KB (H100) and gets 1. The tables below use these compiled counts.
 # * **Nothing survives in L2.** The A100 has 40 MB of L2 and the H100 50 MB, against 64 MB of FP16
 #   inputs: much of A and B can stay in L2 from one wave to the next.
 #
@@ -331,17 +331,19 @@ plt.show()
 # it: both GPUs split L2 into two partitions, and a line may be held in both, so the capacity a kernel
 # sees lies somewhere in between.
 
-from kernellab import occupancy
+from kernellab import compiled_metadata, occupancy
 from kernellab.model import dram_bytes_lru
 from kernellab.model.l2waves import wave_footprints
 
 TRITON_CONFIGS = ((128, 128, 32, 4, 4), (128, 256, 64, 3, 8))  # BM, BN, BK, stages, warps (tutorial 03)
+TARGET = {A100.sms: "sm_80", H100.sms: "sm_90"}
 rows = []
 l2 = {}
 for gpu in (A100, H100):
     for bm, bn, bk, stages, warps in TRITON_CONFIGS:
-        smem = stages * (bm * bk + bk * bn) * 2
-        ctas = occupancy(gpu, 32 * warps, None, smem).blocks_per_sm
+        meta = compiled_metadata(f"tutorial03_{bm}x{bn}x{bk}_s{stages}_w{warps}", TARGET[gpu.sms])
+        smem = meta["shared_bytes"]  # what real Triton 3.9 compiled (compiled_counts.json)
+        ctas = occupancy(gpu, 32 * warps, meta["registers"], smem).blocks_per_sm
         caches = (gpu.l2_bytes // 2, gpu.l2_bytes)
         base = dram_bytes_tiled(4096, bm, bn, ctas, gpu.sms, elem=2)
         lru_base = [dram_bytes_lru(4096, bm, bn, bk, ctas, gpu.sms, c, elem=2) for c in caches]
@@ -359,22 +361,33 @@ print_table([tr("GPU"), tr("Block"), tr("Shared memory per program"), tr("Progra
 
 # %%
 compulsory = 3 * 4096**2 * 2  # read A and B once, write C once
+meta128 = {t: compiled_metadata("tutorial03_128x128x32_s4_w4", t) for t in ("sm_80", "sm_90")}
+meta256 = {t: compiled_metadata("tutorial03_128x256x64_s3_w8", t) for t in ("sm_80", "sm_90")}
 Claims().add(tr("Programs per SM, 128×128×32 on the A100 / H100"), f"{l2[108, 128, None][0]} / {l2[132, 128, None][0]}",
-             "2 / 3") \
+             "2 / 2") \
+    .add(tr("Compiled 128×128×32: registers per thread, A100 / H100"),
+         f"{meta128['sm_80']['registers']} / {meta128['sm_90']['registers']}", "250 / 174") \
+    .add(tr("Compiled 128×128×32: shared memory per program, A100 / H100 (KB)"),
+         f"{meta128['sm_80']['shared_bytes'] // 1024} / {meta128['sm_90']['shared_bytes'] // 1024}", "48 / 64") \
+    .add(tr("128×128×32 by shared memory alone: programs per SM, A100 / H100"),
+         " / ".join(str(occupancy(g, 128, None, meta128[t]["shared_bytes"]).blocks_per_sm)
+                    for g, t in ((A100, "sm_80"), (H100, "sm_90"))), "3 / 3") \
+    .add(tr("Compiled 128×256×64: shared memory per program, A100 / H100 (KB); programs per SM"),
+         f"{meta256['sm_80']['shared_bytes'] // 1024} / {meta256['sm_90']['shared_bytes'] // 1024}; "
+         f"{l2[108, 256, None][0]} / {l2[132, 256, None][0]}", "96 / 144; 1 / 1") \
     .add(tr("H100, 128×128 FP32 accumulator over 4 warps: registers per thread"), 128 * 128 // (4 * 32), 128) \
     .add(tr("H100: most registers per thread that still fit 3 programs per SM"),
          max(r for r in range(128, 256)
              if occupancy(H100, 128, r, 4 * (128 * 32 + 32 * 128) * 2).blocks_per_sm >= 3), 168) \
     .add(tr("Wave model, GROUP_M = 8 vs row-major, A100 (2 per SM)"), round(100 * l2[108, 128, 8][1]), 99) \
-    .add(tr("Wave model, GROUP_M = 8 vs row-major, H100 (3 per SM)"), round(100 * l2[132, 128, 8][1]), 107) \
+    .add(tr("Wave model, GROUP_M = 8 vs row-major, H100 (2 per SM)"), round(100 * l2[132, 128, 8][1]), 109) \
     .add(tr("Programs per wave, A100 / H100; programs per group of 8 block-rows"),
-         f"{l2[108, 128, None][0] * A100.sms} / {l2[132, 128, None][0] * H100.sms}; {8 * 32}", "216 / 396; 256") \
-    .add(tr("H100, full waves of 396: block-rows of A touched, row-major / GROUP_M = 8"),
-         "{} / {}–{}".format(*{r for r, _ in wave_footprints(32, 32, 396)[:-1]},
-                             *(f(r for r, _ in wave_footprints(32, 32, 396, 8)[:-1]) for f in (min, max))),
-         "13 / 16–24") \
+         f"{l2[108, 128, None][0] * A100.sms} / {l2[132, 128, None][0] * H100.sms}; {8 * 32}", "216 / 264; 256") \
+    .add(tr("H100, full waves of 264: block-rows of A touched, row-major / GROUP_M = 8"),
+         " / ".join("–".join(map(str, sorted({r for r, _ in wave_footprints(32, 32, 264, g)[:-1]}))) for g in (None, 8)),
+         "9 / 16") \
     .add(tr("H100, every wave reads all 32 block-columns of B, both orders"),
-         all(c == 32 for g in (None, 8) for _, c in wave_footprints(32, 32, 396, g)[:-1]), True) \
+         all(c == 32 for g in (None, 8) for _, c in wave_footprints(32, 32, 264, g)[:-1]), True) \
     .add(tr("LRU with the whole L2, row-major: bytes ÷ compulsory"),
          round(l2[108, 128, None][4] / compulsory, 2), 1.0) \
     .add(tr("LRU with the whole L2, GROUP_M = 8 vs row-major, A100"), round(100 * l2[108, 128, 8][3]), 195) \
@@ -387,10 +400,10 @@ Claims().add(tr("Programs per SM, 128×128×32 on the A100 / H100"), f"{l2[108, 
 
 # %%
 # With the programs per SM these configurations really get, ``GROUP_M = 8`` no longer saves DRAM
-# traffic in the wave model: 99 % of row-major on the A100, 107 % on the H100. Above 100 % means that
-# grouping reads *more*. A wave now holds 216 programs (A100) or 396 (H100), more than one group of
-# 8 × 32 = 256, so every wave reads all 32 block-columns of B in either order; a grouped wave straddles
-# two or three groups and touches 16–24 block-rows of A, against 13 in row-major order on the H100
+# traffic in the wave model: 99 % of row-major on the A100, 109 % on the H100. Above 100 % means that
+# grouping reads *more*. A wave now holds 216 programs (A100) or 264 (H100). On the H100 that is more
+# than one group of 8 × 32 = 256: every wave reads all 32 block-columns of B in either order, and a
+# grouped wave straddles two groups and touches 16 block-rows of A, against 9 in row-major order
 # (table above). Grouping pays only while a wave is smaller than a group. And an L2 that keeps
 # what the last wave read changes the picture again: with the whole L2, row-major order reads each
 # block of A and B about once (the compulsory traffic), while a grouped order, which sweeps all of B

@@ -91,6 +91,10 @@ class TritonCounts(LoadStoreTotals):
     # under its layout × num_warps, per program; one per warp of 32 lanes for accesses with no layout
     load_instructions: int = 0
     store_instructions: int = 0
+    # warp-level tensor-core instructions of tl.dot as Triton 3.9 compiles it (kernellab.triton.mma):
+    # mma.sync on sm_80; wgmma (4 warps each, counted per warp) or mma.sync on sm_90
+    mma_sm80: int = 0
+    mma_sm90: int = 0
     # how the launch specialised its arguments, as triton.jit does: name → "D" (divisible by 16: ints,
     # and pointers whose data is 16-byte aligned) or 1 (an int equal to 1, made a constant)
     specialization: dict = field(default_factory=dict, compare=False)
@@ -361,6 +365,11 @@ class Tally:
         """Record ``n`` FLOPs of ``tl.dot`` (counted in ``flops`` and ``dot_flops``)."""
         self.n["dot_flops"] += n
         self.n["flops"] += n
+
+    def mma(self, sm80: int, sm90: int):
+        """Record the warp-level MMA instructions of a ``tl.dot`` (see :mod:`kernellab.triton.mma`)."""
+        self.n["mma_sm80"] += sm80
+        self.n["mma_sm90"] += sm90
 
     def arith(self, n: int):
         """Record ``n`` FLOPs of elementwise arithmetic or reductions."""

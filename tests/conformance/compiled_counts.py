@@ -29,7 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
-from compiled_cases import CASES, source  # noqa: E402
+from compiled_cases import CASES, METADATA, source  # noqa: E402
 from conftest import load_source  # noqa: E402  (tests/conformance/conftest.py)
 
 ROOT = HERE.parents[1]
@@ -132,6 +132,17 @@ def main() -> int:
                     entry[f"sm_{cc}/{spec}"] = compile_case(jf, case, cc, spec)
             result["cases"][case.id] = entry
             print(case.id, {k: (v["ld_global"], v["st_global"]) for k, v in entry.items() if "/" in k}, flush=True)
+        result["metadata"] = {}
+        for case in METADATA:
+            if case.source not in modules:
+                modules[case.source] = load_source("compiled_meta", source(case, ours=False), Path(tmp))
+            jf = getattr(modules[case.source], case.kernel)
+            entry = {"source": case.source, "kernel": case.kernel, "meta": case.meta}
+            for cc in TARGETS:
+                full = compile_case(jf, case, cc, "jit")
+                entry[f"sm_{cc}"] = {k: full[k] for k in ("registers", "shared_bytes", "num_warps", "num_stages", "mma")}
+            result["metadata"][case.id] = entry
+            print(case.id, {k: v for k, v in entry.items() if k.startswith("sm_")}, flush=True)
     OUT.write_text(json.dumps(result, indent=1, sort_keys=False) + "\n")
     print(f"wrote {OUT}")
     return 0

@@ -17,6 +17,7 @@ from kernellab.i18n import _
 from .. import axis as A
 from .. import dtypes as T
 from .. import memory, numerics, sampling
+from ..mma import mma_instructions
 from ..program import current
 from ..tensor import (
     Lineage,
@@ -377,6 +378,11 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     else:
         data = numerics.dot(a.data, b.data, acc_data, input_precision, out_t.np)
     prog.tally.flops(numerics.dot_flops((1, *a._shape), (1, *b._shape), prog.P))
+    m, k = a._shape[-2:]
+    operands = a.dtype.name if a.dtype.primitive_bitwidth > 8 else ("fp8" if a.dtype.is_floating() else "int8")
+    sm80, sm90 = mma_instructions(m, b._shape[-1], k, operands, getattr(input_precision, "value", input_precision),
+                                  prog.num_warps, a._shape[0] if len(a._shape) == 3 else 1)
+    prog.tally.mma(sm80 * prog.P, sm90 * prog.P)
     return tensor(data, out_t, a._shape[:-1] + b._shape[-1:])
 
 
