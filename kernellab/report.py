@@ -149,7 +149,7 @@ def print_header(title: str) -> None:
 
 def print_observations(items: Sequence[str]) -> None:
     """Print numbered observations under an "Observations" heading, in the current language."""
-    print(f"\n{_('Observations')}:")
+    print("\n" + _("Observations:"))  # the colon is the language's: 要点：
     for i, item in enumerate(items, 1):
         print(f"  {i}. {item}")
 

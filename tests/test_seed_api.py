@@ -55,6 +55,16 @@ def test_console_api_as_the_scripts_call_it(capsys):
         "137.4 G", "201.3 MB", "3.55 ms")
 
 
+def test_observations_heading_takes_the_languages_colon(capsys, monkeypatch):
+    # the newcomer's review: "Observations:" became 要点: with an ASCII colon
+    monkeypatch.setenv("KERNELLAB_LANG", "zh_CN")
+    print_observations(["第一条"])
+    assert capsys.readouterr().out.splitlines()[1:] == ["要点：", "  1. 第一条"]
+    monkeypatch.setenv("KERNELLAB_LANG", "en")
+    print_observations(["one"])
+    assert capsys.readouterr().out.splitlines()[1:] == ["Observations:", "  1. one"]
+
+
 def test_lecture_01_demo1_roofline():
     n = 4096
     # "强度上限 683 FLOP/字节远高于临界强度（A6000 约 50）"; cuBLAS "只跑到峰值的六成左右"

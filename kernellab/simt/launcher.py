@@ -42,7 +42,8 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
         numpy arrays (global memory, C-contiguous; written in place) and scalars. An array's name in
         messages and in ``Counts.dram_sectors`` is the kernel's parameter name.
     gpu : GPU
-        whose limits apply (threads and shared memory per block).
+        whose limits apply (threads and shared memory per block); the RTX A6000 unless given. Predict on
+        the same GPU you launch on: ``c = launch(..., gpu=H100)``, then ``predict(c, H100)``.
     racecheck : bool
         detect shared-memory hazards between barriers (compute-sanitizer's racecheck).
     hazards : list, optional
