@@ -233,3 +233,24 @@ def test_atomics_per_source_line_add_up():
     rows = [row for row in c.by_line.values() if row.atomic_requests]
     assert len(rows) == 1 and rows[0].atomic_requests == c.atomic_requests == 2
     assert rows[0].atomic_same_address == c.atomic_same_address == 16
+
+
+def test_tensor_core_warning_when_tl_dot_on_the_cuda_cores_decides_the_bound():
+    from kernellab.triton import TritonCounts
+    # a GEMM's 2³¹ dot FLOPs as FFMAs: 2³⁰ / (128 × 132 SMs × 1.98 GHz) = 32.1 µs of FMA, and issue binds at
+    # (2³⁰ / 32 + 4096 requests) / (4 × 132 × 1.98 GHz) ≈ 32.1 µs; on the Tensor Cores the dot takes
+    # 2³¹ / 989.4 TFLOP/s = 2.17 µs, and DRAM's 1 046 875 sectors (33.5 MB ÷ 3.35 TB/s = 10.0 µs) bind
+    c = TritonCounts(flops=2**31, dot_flops=2**31, load_requests=4096, load_lines=4096,
+                     dram_sectors={"a": 1_046_875})
+    with pytest.warns(ModelWarning, match="Tensor Cores") as caught:
+        p = predict(c, H100)
+    assert p["bound"] == "issue" and p["time"] == pytest.approx((2**30 / 32 + 4096) / (4 * 132 * 1.98e9))
+    assert p["tensor_core_bound"][0] == "DRAM"
+    assert p["tensor_core_bound"][1] == pytest.approx(1_046_875 * 32 / 3.35e12)
+    assert len(caught) == 1
+    # a dot small beside its traffic leaves DRAM binding either way: no warning
+    small = TritonCounts(flops=2**20, dot_flops=2**20, load_requests=4096, load_lines=4096,
+                         dram_sectors={"a": 1_046_875})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ModelWarning)
+        assert predict(small, H100)["bound"] == "DRAM"

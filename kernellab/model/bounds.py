@@ -225,7 +225,10 @@ def predict(*args, shape: LoopShape | None = None, launches: int = 1, **kwargs) 
     overhead (a measurement would see mostly the launch: read ``total_time``); and when something the
     model leaves out would change which resource binds: a kernel that touches memory waits for it at
     least once, ``perf.latency_s``, which the bound (without a ``shape``) does not charge; when that round
-    trip is longer than ``time``, latency and not the binding resource sets the time.
+    trip is longer than ``time``, latency and not the binding resource sets the time; and mini-Triton's
+    ``tl.dot`` is charged as FP32 FMAs on the CUDA cores, so when FMA or issue binds and the dot's FLOPs at
+    the Tensor Cores' dense FP16 peak (``fp16_tensor_peak``, a TF32 or FP8 dot differs) would leave another
+    resource binding, ``predict`` warns and names it (``tensor_core_bound``).
 
     Examples
     --------
@@ -294,6 +297,12 @@ def _warn(p: dict, launches: int) -> None:
                         "({total:.2f} µs)").format(
             time=p["time"] * 1e6, launch=per_launch * 1e6, total=p["total_time"] * 1e6,
             name=f" ({p['name']})" if p.get("name") else ""), ModelWarning, stacklevel=3)
+    if "tensor_core_bound" in p:
+        tc_bound, tc_time = p["tensor_core_bound"]
+        warnings.warn(_("tl.dot is charged as FP32 FMAs on the CUDA cores; on the Tensor Cores (dense FP16 "
+                        "peak) {tc} ({tc_time:.3g} µs) would bind instead of {bound} ({time:.3g} µs)").format(
+            tc=resource_label(tc_bound), tc_time=tc_time * 1e6, bound=resource_label(p["bound"]),
+            time=p["time"] * 1e6), ModelWarning, stacklevel=3)
     if p["time"] < p.get("t_round_trip", 0.0):
         warnings.warn(_("the predicted time {time:.3f} µs{name} is shorter than one global-memory round "
                         "trip ({lat:.3f} µs), which the bound leaves out: latency, not {bound}, sets this "
@@ -343,4 +352,12 @@ def _predict_one(args, kwargs, shape, launches) -> dict:
     }
     if shape is None and events["MIO"]:  # a kernel that touches memory waits for it at least once
         out["t_round_trip"] = perf.latency_s
+    dot = getattr(counts, "dot_flops", 0)
+    if dot and bound in ("FMA", "issue"):  # tl.dot charged as FFMAs: would Tensor Cores move the bound?
+        tc = {**events, "FMA": events["FMA"] - dot // 2, "issue": max(events["issue"] - -(-dot // 64), 0)}
+        t_tc = _times(tc, perf, gpu.clock_hz, dram)
+        t_tc["t_fma"] += dot / gpu.fp16_tensor_peak
+        tc_bound, tc_time = _binding(t_tc)
+        if tc_bound != bound:
+            out["tensor_core_bound"] = (tc_bound, tc_time)
     return out
