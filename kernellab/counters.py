@@ -132,8 +132,10 @@ class Counts(LoadStoreTotals):
     issues besides (kinds in ``OVERHEAD_KINDS``), counted automatically by the simulator
     (:mod:`kernellab.simt.lanes`) or declared by the kernel with :meth:`~kernellab.Block.count_instr`. :func:`~kernellab.counters.instr_mix` groups the kinds as SASS opcodes.
 
-    The names both engines share (:class:`~kernellab.TritonCounts` has the same ones) are
-    properties here: ``load_requests`` is ``gld_instr``, ``load_sectors`` is ``gld_sectors``, and so on
+    The names both engines share (:class:`~kernellab.TritonCounts` has the same ones) are the canonical
+    ones, which the documentation uses; here they are properties over the fields, which keep the lecture
+    scripts' names (in which ``_instr`` counts requests): ``load_requests`` is ``gld_instr``,
+    ``load_sectors`` is ``gld_sectors``, and so on
     for ``*_lines`` and ``*_bytes`` and for stores; ``requests``, ``sectors``, ``lines`` and ``bytes``
     add loads and stores; ``flops`` is 2 × ``fma`` + ``fadd`` + ``fmul``; ``dram_bytes`` is the
     compulsory DRAM traffic (the totals and ``dram_bytes`` from
