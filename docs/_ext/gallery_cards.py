@@ -25,6 +25,7 @@ from kernellab.i18n import parse_po
 
 _ = get_translation("sphinx")  # the theme's catalog: docs/locale/<lang>/LC_MESSAGES/sphinx.po
 RELATED = re.compile(r"^\.\. rubric:: Related examples$", re.M)
+EXAMPLES_USING = re.compile(r"^Examples using ``(?P<name>[^`]+)``\n(?P<line>[\^=~\-\"'`]+)$", re.M)
 
 CARD = re.compile(
     r'(?P<open><div class="sphx-glr-thumbcontainer" (?:[^\n>]*? )?tooltip=")(?P<intro>[^"]*)(?P<mid>".*?'
@@ -96,7 +97,12 @@ def _include_read(app, relative_path, parent_docname, content):
             content[0] = ""
             return
         content[0] = RELATED.sub(lambda m: ".. rubric:: " + _("Related examples"), content[0])
-    elif not name.endswith(".examples"):
+    elif name.endswith(".examples"):
+        def heading(m):
+            title = _("Examples using {name}").format(name=f"``{m['name']}``")
+            return title + "\n" + m["line"][0] * (2 * len(title))  # wide characters take two columns
+        content[0] = EXAMPLES_USING.sub(heading, content[0])
+    else:
         return
     if (app.config.language or "en") != "en":
         content[0] = translate_cards(content[0], _catalogs(app))

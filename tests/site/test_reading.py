@@ -137,6 +137,8 @@ def test_the_theme_speaks_chinese_on_chinese_pages():
     index = _read("zh_CN", "index.html")
     assert "更多" in index and "版权所有" in index and 'aria-label="页面路径"' in _read("zh_CN", "quickstart.html")
     assert 'placeholder="搜索文档……"' in index and "Search the docs" not in index
+    api = _read("zh_CN", "generated/kernellab.A6000.html")  # sphinx-gallery's mini-gallery on an API page
+    assert "使用 <code" in api and "Examples using" not in api
 
 
 def _ends(lang, rel):
@@ -216,6 +218,15 @@ def _luminance(hex_color: str) -> float:
     channels = [int(hex_color[i:i + 2], 16) / 255 for i in (1, 3, 5)]
     r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def test_anchor_jumps_clear_the_header_and_out_is_chinese():
+    """The heading of an anchor jump stops below the sticky header (kernellab.js measures it); the
+    output label sphinx-gallery's CSS writes is Chinese on the Chinese site."""
+    css = (SITE / "en" / "_static" / "custom.css").read_text(encoding="utf-8")
+    assert "scroll-padding-top: calc(var(--kl-header-height" in css
+    assert "--kl-header-height" in (SITE / "en" / "_static" / "kernellab.js").read_text(encoding="utf-8")
+    assert re.search(r':lang\(zh\) \.sphx-glr-script-out::before \{ content: "输出："; \}', css)
 
 
 def test_dark_mode_download_buttons_have_aa_contrast():
