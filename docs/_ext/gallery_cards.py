@@ -111,4 +111,4 @@ def _include_read(app, relative_path, parent_docname, content):
 def setup(app):
     app.connect("source-read", _source_read)
     app.connect("include-read", _include_read)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}  # 2: the included cards
