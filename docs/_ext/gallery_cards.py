@@ -7,10 +7,10 @@ before Sphinx parses it, from the example's own catalog
 (``locale/<lang>/LC_MESSAGES/auto_examples/<example>.po``): the page's HTML then carries the
 translation, with or without JavaScript.
 
-The same goes for the cards sphinx-gallery includes into other pages: each example's "Related
-examples" (its recommender's ``<example>.recommendations``, whose heading this extension also
-translates) and each API page's "Examples using ..." (``generated/backreferences/*.examples``). The
-gettext build leaves the related examples out: they are links to other pages, not text to translate.
+The same goes for the cards sphinx-gallery includes into each example: its "Related examples" (its
+recommender's ``<example>.recommendations``, whose heading this extension also translates). The
+gettext build leaves them out: they are links to other pages, not text to translate. On the API
+pages, the heading of sphinx-gallery's mini-gallery ("Examples using ``X``") is translated too.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ import html
 import re
 from pathlib import Path
 
+from docutils import nodes
 from sphinx.locale import get_translation
 
 from kernellab.i18n import parse_po
 
 _ = get_translation("sphinx")  # the theme's catalog: docs/locale/<lang>/LC_MESSAGES/sphinx.po
 RELATED = re.compile(r"^\.\. rubric:: Related examples$", re.M)
-EXAMPLES_USING = re.compile(r"^Examples using ``(?P<name>[^`]+)``\n(?P<line>[\^=~\-\"'`]+)$", re.M)
 
 CARD = re.compile(
     r'(?P<open><div class="sphx-glr-thumbcontainer" (?:[^\n>]*? )?tooltip=")(?P<intro>[^"]*)(?P<mid>".*?'
@@ -97,18 +97,24 @@ def _include_read(app, relative_path, parent_docname, content):
             content[0] = ""
             return
         content[0] = RELATED.sub(lambda m: ".. rubric:: " + _("Related examples"), content[0])
-    elif name.endswith(".examples"):
-        def heading(m):
-            title = _("Examples using {name}").format(name=f"``{m['name']}``")
-            return title + "\n" + m["line"][0] * (2 * len(title))  # wide characters take two columns
-        content[0] = EXAMPLES_USING.sub(heading, content[0])
-    else:
+        if (app.config.language or "en") != "en":
+            content[0] = translate_cards(content[0], _catalogs(app))
+
+
+def _doctree_read(app, doctree):
+    """The mini-gallery's heading on an API page, "Examples using ``X``", in the page's language."""
+    if (app.config.language or "en") == "en":
         return
-    if (app.config.language or "en") != "en":
-        content[0] = translate_cards(content[0], _catalogs(app))
+    before, sep, after = _("Examples using {name}").partition("{name}")
+    for title in doctree.findall(nodes.title):
+        first = title.children[0] if title.children else None
+        if isinstance(first, nodes.Text) and str(first) == "Examples using " and len(title.children) == 2:
+            title.replace(first, nodes.Text(before))
+            title.append(nodes.Text(after))
 
 
 def setup(app):
     app.connect("source-read", _source_read)
     app.connect("include-read", _include_read)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}  # 2: the included cards
+    app.connect("doctree-read", _doctree_read, priority=400)  # before the table of contents is collected
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 3}  # 3: the headings it translates
