@@ -241,7 +241,7 @@ def ideal_sectors(acc: Access) -> int:
     >>> ideal_sectors(Access.from_lanes(np.zeros(32, np.int64)))     # one float for the warp: 1
     1
     """
-    if acc.addresses.size >= _ORDERED_EXACT_LANES or "affine runs" in acc._memo:
+    if acc.addresses.size >= _IDEAL_AFFINE_LANES or "affine runs" in acc._memo:
         return _ideal_affine(acc)  # the same number, from each warp's first address and stride
     return _ideal_exact(acc)
 
@@ -497,6 +497,7 @@ def _chunks(acc: Access, unit: int) -> int:
 
 
 _ORDERED_EXACT_LANES = 1 << 16
+_IDEAL_AFFINE_LANES = 1 << 10  # from here the affine pass is cheaper than sorting out each warp's distinct addresses
 
 
 def _chunks_affine(acc: Access, unit: int) -> int:
