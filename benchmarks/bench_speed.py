@@ -1,4 +1,4 @@
-"""The speed table of issue 14: every figure a ratio of two times measured side by side in this run.
+"""The speed tables of issues 14 and 23: every figure a ratio of two times measured side by side in this run.
 
     python benchmarks/bench_speed.py            # or: python3 -m nox -s bench
     python benchmarks/bench_speed.py --system-allocator   # glibc's defaults (see steady_allocator)
@@ -7,8 +7,10 @@ Rows: mini-Triton against plain numpy and against Triton's own interpreter (``TR
 on the same real-syntax kernels (as issue 14 words them: against numpy over 2^20 elements, against
 the interpreter over 2^20+17, whose last program is masked; both sizes are printed for numpy);
 the lecture script ``06_triton_style`` (seed ``000_…``) end to end;
-the SIMT simulator on every SGEMM kernel at 128³ with every counter and the race check on, against
-numba's CUDA simulator on kernel 1. Triton's interpreter and numba run in the conformance venv
+tutorial 03's grouped fp16 matmul from 128³ to 2048³ against numpy's fp32 matmul and the interpreter
+(run up to ``INTERP_MAX``; beyond, its time is extrapolated by the work, 8× per doubling, and says so);
+the SIMT simulator on every SGEMM kernel at 256³ with every counter and the race check on, and kernel 1
+at 128³ against numba's CUDA simulator (issue 23: ≤ 0.2 s each, ≥ 200×). Triton's interpreter and numba run in the conformance venv
 (``.nox/conformance``, made by ``nox -s conformance``; numba is added to it by hand with
 ``.nox/conformance/bin/python -m pip install numba``) when it exists, or in the Python named by
 ``KERNELLAB_CONFORMANCE_PYTHON``; without one those columns say so. Each time is the best of a few
@@ -105,15 +107,27 @@ def workloads(theirs: bool, n: int = N_1D):
     yield ("strided softmax, 1823×781", lambda: kt.softmax_kernel[(M,)](tso, ts, S, N, N, BLOCK_SIZE=1024),
            np_softmax)
 
-    m = 512
-    a = rng.standard_normal((m, m)).astype(np.float16)
-    b = rng.standard_normal((m, m)).astype(np.float16)
-    ta, tb, tc = wrap(a), wrap(b), wrap(np.empty((m, m), np.float16))
-    grid = (cdiv(m, 64) * cdiv(m, 64),)
-    yield ("fp16 grouped matmul, 512³",
-           lambda: kt.matmul_kernel[grid](ta, tb, tc, m, m, m, m, 1, m, 1, m, 1, BLOCK_SIZE_M=64,
-                                          BLOCK_SIZE_N=64, BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION=""),
-           lambda: (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16))
+
+MATMUL_SIZES = (128, 256, 512, 1024, 2048)  # issue 23: grouped matmul from 128³ to 2048³
+INTERP_MAX = 1024  # Triton's interpreter is run up to here (14.7 s at 1024³); beyond, extrapolated by the work
+
+
+def matmul_workloads(theirs: bool, sizes=MATMUL_SIZES):
+    """(m, launch, numpy fp32 matmul) for tutorial 03's grouped fp16 matmul at m³ (64×64×32 tiles, GROUP_M 8)."""
+    kt = load(ROOT / "tests" / "triton_kernels.py", theirs)
+    wrap = (lambda a: __import__("torch").from_numpy(a)) if theirs else (lambda a: a)
+    rng = np.random.default_rng(0)
+    for m in sizes:
+        a = rng.standard_normal((m, m)).astype(np.float16)
+        b = rng.standard_normal((m, m)).astype(np.float16)
+        a32, b32 = a.astype(np.float32), b.astype(np.float32)
+        ta, tb, tc = wrap(a), wrap(b), wrap(np.empty((m, m), np.float16))
+        grid = ((m // 64) * (m // 64),)
+
+        def run(ta=ta, tb=tb, tc=tc, grid=grid, m=m):
+            kt.matmul_kernel[grid](ta, tb, tc, m, m, m, m, 1, m, 1, m, 1, BLOCK_SIZE_M=64, BLOCK_SIZE_N=64,
+                                   BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION="")
+        yield m, run, (lambda a32=a32, b32=b32: a32 @ b32)
 
 
 def numba_k1(n: int = 128) -> float:
@@ -139,6 +153,8 @@ def reference_times() -> dict:
         os.environ["TRITON_INTERPRET"] = "1"
         for name, run, _ in workloads(theirs=True):
             out[name] = best(run, repeat=2, warmup=1)
+        for m, run, _ in matmul_workloads(theirs=True, sizes=[m for m in MATMUL_SIZES if m <= INTERP_MAX]):
+            out[f"matmul {m}"] = best(run, repeat=1, warmup=1 if m <= 256 else 0)
     except Exception as exc:  # report whatever stopped it, and keep the other column
         out["triton"] = f"unavailable: {type(exc).__name__}: {exc}"
     try:
@@ -176,12 +192,14 @@ def seed_script_seconds() -> tuple[str, float] | None:
     return seeds[0].name, best(run, repeat=2, warmup=0)
 
 
-def simt_times() -> list[tuple[str, float]]:
+def simt_times(n: int = 256, only=None) -> list[tuple[str, float]]:
+    """Best of 3 seconds of every SGEMM kernel (or the numbers in ``only``) at n³, every counter and racecheck on."""
     from kernellab import KERNELS, run_kernel
 
     rng = np.random.default_rng(0)
-    A, B = (rng.standard_normal((128, 128)).astype(np.float32) for _ in range(2))
-    return [(f"k{spec.number}", best(lambda spec=spec: run_kernel(spec, A, B), repeat=3)) for spec in KERNELS]
+    A, B = (rng.standard_normal((n, n)).astype(np.float32) for _ in range(2))
+    return [(f"k{spec.number}", best(lambda spec=spec: run_kernel(spec, A, B), repeat=3)) for spec in KERNELS
+            if only is None or spec.number in only]
 
 
 def main() -> int:
@@ -194,7 +212,8 @@ def main() -> int:
     if conf:
         try:
             done = subprocess.run([conf, __file__, "--reference", *sys.argv[1:]], capture_output=True, text=True,
-                                  cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                                  cwd=ROOT, env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                                      [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])})
         except OSError as exc:
             ref = {"triton": f"failed to start {conf}: {exc}"}
         else:
@@ -217,11 +236,29 @@ def main() -> int:
     if seed:
         rows.append([f"lecture script 06_triton_style ({seed[0][:4]}…), end to end", f"{seed[1]:.2f} s", "", "",
                      "≤ 3 s", "ok" if seed[1] <= 3 else "MISSED"])
+    ours_mm = {}
+    for m, run, np_ref in matmul_workloads(theirs=False):
+        ours, plain = best(run, repeat=3 if m <= 512 else 1, warmup=1), best(np_ref, repeat=3)
+        ours_mm[m] = ours
+        interp, note = ref.get(f"matmul {m}"), ""
+        if interp is None and isinstance(ref.get(f"matmul {INTERP_MAX}"), float):  # issue 23: linear in the work
+            interp, note = ref[f"matmul {INTERP_MAX}"] * (m / INTERP_MAX) ** 3, ", extrapolated"
+        goal_np = "≤ 20×" if m >= 1024 else ""
+        vs_interp = f"{interp / ours:.0f}× (interp {interp:.2f} s{note}) ≥ 50×" if isinstance(interp, float) else "—"
+        met = (not isinstance(interp, float) or interp / ours >= 50) and (not goal_np or ours / plain <= 20)
+        rows.append([f"mini-Triton, grouped fp16 matmul {m}³", f"{ours * 1e3:.1f} ms", f"{plain * 1e3:.2f} ms",
+                     f"{ours / plain:.0f}× {goal_np}".strip(), vs_interp, "ok" if met else "MISSED"])
+    growth = ours_mm[2048] / ours_mm[512]
+    rows.append(["mini-Triton matmul, time 2048³ ÷ 512³ (64× the work)", f"{growth:.0f}×", "", "",
+                 f"≤ {1.3 * 64:.0f}×", "ok" if growth <= 1.3 * 64 else "MISSED"])
     numba = ref.get("numba k1")
-    for k, t in simt_times():
-        vs = f"numba's simulator {numba:.2f} s: {numba / t:.0f}×" if k == "k1" and isinstance(numba, float) else ""
-        rows.append([f"SIMT simulator {k}, 128³", f"{t * 1e3:.0f} ms", "", "", f"≤ 100 ms {vs}".strip(),
-                     "ok" if t <= 0.1 else "MISSED"])
+    (_, k1_128), = simt_times(128, only=(1,))
+    vs = f"{numba / k1_128:.0f}× (numba's simulator {numba:.2f} s) ≥ 200×" if isinstance(numba, float) else "—"
+    rows.append(["SIMT simulator k1, 128³", f"{k1_128 * 1e3:.0f} ms", "", "", vs,
+                 "ok" if not isinstance(numba, float) or numba / k1_128 >= 200 else "MISSED"])
+    for k, t in simt_times(256):
+        rows.append([f"SIMT simulator {k}, 256³", f"{t * 1e3:.0f} ms", "", "", "≤ 200 ms",
+                     "ok" if t <= 0.2 else "MISSED"])
     print_table(["what", "kernellab", "numpy", "÷ numpy", "goal (and reference)", ""], rows)
     print("allocator: freed blocks kept (glibc mallopt), for both sides" if steady else
           "allocator: system defaults (not glibc): times may include page faults")

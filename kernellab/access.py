@@ -508,6 +508,40 @@ def _chunks_affine(acc: Access, unit: int) -> int:
     return total if rest is None else total + _chunks_exact(acc.rows(rest), unit)
 
 
+def sector_set(acc: Access) -> np.ndarray:
+    """The sector ids the active lanes touch, each at least once (:func:`lane_sector_ids` as a set, faster).
+
+    For a union over a launch (compulsory DRAM traffic), only the set matters. When the record is aligned
+    and every active warp is affine with one run of active lanes (:func:`_affine_runs`), the set is built
+    per warp: a warp equal to the warp before it (same lowest address, stride and lanes) adds nothing; a
+    warp with ``|stride| < 32`` touches every sector from its lowest to its highest address (successive
+    lanes step at most one sector), one with a larger stride a sector per lane at ``lo + j·|stride|``.
+    Otherwise every lane's sector, as :func:`lane_sector_ids`.
+
+    >>> sorted(set(sector_set(Access.from_lanes(np.arange(64) * 4, width=4)).tolist()))   # 64 floats: 8 sectors
+    [0, 1, 2, 3, 4, 5, 6, 7]
+    """
+    if not acc.aligned or "affine runs" not in acc._memo:
+        return lane_sector_ids(acc)
+    lo, hi, lanes, step, rest = acc._memo["affine runs"]
+    if rest is not None or lo.size == 0:
+        return lane_sector_ids(acc)
+    lanes = np.broadcast_to(lanes, lo.shape)
+    new = np.ones(lo.size, bool)  # a warp equal to the one before it touches the same sectors
+    new[1:] = (lo[1:] != lo[:-1]) | (step[1:] != step[:-1]) | (lanes[1:] != lanes[:-1])
+    lo, hi, lanes, step = lo[new], hi[new], lanes[new], step[new]
+    shift = SECTOR_BYTES.bit_length() - 1
+    dense = step < SECTOR_BYTES
+    first, last = lo[dense] >> shift, hi[dense] >> shift
+    count = last - first + 1
+    ids = [np.repeat(first - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))]
+    if not dense.all():
+        sparse = ~dense
+        addr = lo[sparse, None] + _LANES * step[sparse, None]
+        ids.append((addr >> shift)[_LANES < lanes[sparse, None]])
+    return np.concatenate(ids)
+
+
 def _ideal_affine(acc: Access) -> int:
     """:func:`_ideal_exact`, with affine one-run warps counted analytically: their ``lanes`` active lanes sit
     at ``first + l·stride``, so they hold ``lanes`` distinct addresses, or 1 for a broadcast (stride 0)."""

@@ -4,7 +4,8 @@ Each is switched off by monkeypatching it to its reference form, and the kernel 
 - the record of a repeated access (``Block._seen_access``): a site whose index and mask equal its last
   ones reuses their Access, skips the checks that passed and the DRAM marking of sectors already marked;
 - vector loads gathered as rows (``block._whole_vectors``);
-- fewer repeated sector ids before marking DRAM (``memory._fewer_repeats``);
+- fewer repeated sector ids before marking DRAM (``memory._fewer_repeats``), and the set built per warp
+  (``access.sector_set``);
 - ideal sectors from the warps' first address and stride (``access._ideal_affine``).
 """
 
@@ -31,6 +32,7 @@ def reference_paths(monkeypatch):
     monkeypatch.setattr(block_mod.Block, "_seen_access", lambda self, key, idx, act: None)
     monkeypatch.setattr(block_mod, "_whole_vectors", lambda *a: False)
     monkeypatch.setattr(memory_mod, "_fewer_repeats", lambda ids: ids)
+    monkeypatch.setattr(memory_mod, "sector_set", access.lane_sector_ids)
     monkeypatch.setattr(access, "_ideal_affine", access._ideal_exact)
 
 
@@ -162,3 +164,21 @@ def test_ideal_sectors_by_hand():
     addr = np.concatenate([np.arange(32) * 4, np.zeros(32, np.int64), np.arange(32) * 4096])
     acc = access.Access.from_lanes(addr, width=4)
     assert access._ideal_affine(acc) == access._ideal_exact(acc) == 9
+
+
+@settings(max_examples=300, deadline=None)
+@given(accesses())
+def test_sector_set_equals_the_lanes_sectors(acc):
+    access._affine_runs(acc)  # as the counts leave it before the DRAM marking
+    assert set(access.sector_set(acc).tolist()) == set(access.lane_sector_ids(acc).tolist())
+
+
+def test_sector_set_by_hand():
+    # 4 warps: two alike reading 32 floats 1024 B apart (sectors 0, 32, …, 992: 32), a broadcast of byte
+    # 40000 (sector 1250), 32 consecutive floats from byte 50048 = 1564 · 32 (sectors 1564–1567):
+    # 32 + 1 + 4 = 37 distinct sectors, and the repeated warp adds no id
+    addr = np.concatenate([np.arange(32) * 1024, np.arange(32) * 1024, np.full(32, 40000), 50048 + np.arange(32) * 4])
+    acc = access.Access.from_lanes(addr, width=4, aligned=True)
+    access._affine_runs(acc)
+    got = access.sector_set(acc)
+    assert sorted(got.tolist()) == sorted(set((addr // 32).tolist())) and got.size == 37

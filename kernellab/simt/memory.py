@@ -11,7 +11,7 @@ import numpy as np
 
 from kernellab.i18n import _
 
-from ..access import SECTOR_BYTES, WARP_SIZE, Access, lane_sector_ids
+from ..access import SECTOR_BYTES, WARP_SIZE, Access, sector_set
 from ..errors import LaunchError
 from ..grid import cdiv
 
@@ -73,7 +73,7 @@ class GlobalMemory:
         When ``first_touch`` is set, it is told how many of them no earlier access touched, and in
         which array: what :mod:`kernellab.lines` charges to the access's line.
         """
-        ids = _fewer_repeats(lane_sector_ids(acc))
+        ids = _fewer_repeats(sector_set(acc))
         if self.first_touch is not None and ids.size:
             new = np.unique(ids[~self._touched[ids]])
             if new.size:
