@@ -220,8 +220,10 @@ def docs(session: nox.Session) -> None:
     session.log(f"site: {site / 'index.html'}")
 
 
-# What the built-site checks read besides the site: their code, kernellab, tools/, pytest's settings
-SITE_CHECK_INPUTS = ("tests/conftest.py", "tests/site", "kernellab", "tools", "pyproject.toml", "noxfile.py")
+# What the built-site checks read besides the site: their code, kernellab, tools/, pytest's settings, and
+# docs/_ext (zh_search's term lists), conf.py, the glossary and the theme's catalog
+SITE_CHECK_INPUTS = ("tests/conftest.py", "tests/site", "kernellab", "tools", "pyproject.toml", "noxfile.py",
+                     "docs/_ext", "docs/conf.py", "docs/glossary.md", "docs/locale/zh_CN/LC_MESSAGES/sphinx.po")
 SITE_CHECK_ENV = ("KERNELLAB_", "READTHEDOCS", "LANG", "LC_", "PYTHON")
 
 
