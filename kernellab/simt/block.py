@@ -35,7 +35,7 @@ from .tally import Tally
 #: instruction (so ``lines=True`` puts them on that line).
 ENTRY_COST = (("int", 2), ("other", 2))
 EXIT_COST = (("ctrl", 1),)
-#: A loop's back edge, per warp and pass: the induction update and compare (int) and the branch back (ctrl).
+#: The cost of a loop's back edge for each warp and pass (the induction update and compare, int, and the branch back, ctrl).
 LOOP_COST = (("int", 2), ("ctrl", 1))
 #: The longest ``blk.where`` body, in warp instructions per warp, that is predicated (if-converted): every
 #: warp reaching it issues it, lanes off. ASSUMED from the twins, whose 5–7-instruction bodies nvcc
@@ -606,7 +606,7 @@ class Block:
         For the instructions a compiled kernel issues besides its loads, stores, FMAs and barriers:
         ``"int"`` (integer and address arithmetic, moves, comparisons), ``"ctrl"`` (branches) and
         ``"other"`` (``kernellab.counters.OVERHEAD_KINDS``). These are counted automatically unless the
-        kernel is marked :func:`~kernellab.simt.declares_overhead` (or launched with ``auto_instr=False``);
+        kernel is marked :func:`~kernellab.simt.launcher.declares_overhead` (or launched with ``auto_instr=False``);
         a kernel that declares its own takes the numbers from its SASS (``nox -s sass`` counts them for
         kernellab's kernels) and says where they come from in a comment. ``"fadd"`` and ``"fmul"`` count FP32 adds and
         multiplies done in numpy, FLOPs included (``Counts.fadd``, ``Counts.fmul``). Any other name

@@ -60,7 +60,7 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
         count the integer, comparison and branch instructions nvcc would emit, without the kernel's
         help (:mod:`kernellab.simt.lanes`; loops, ``blk.where`` as predication or a branch, each kernel's
         entry and exit; see ``Block``). Default: on, unless the kernel is marked with
-        :func:`declares_overhead` (it counts its own with ``blk.count_instr``, as Boehm's kernels do).
+        :func:`~kernellab.simt.launcher.declares_overhead` (it counts its own with ``blk.count_instr``, as Boehm's kernels do).
 
     Raises
     ------

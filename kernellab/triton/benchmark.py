@@ -83,7 +83,7 @@ def _text(v) -> str:
 
 
 class Mark:
-    """A benchmark function and its sweeps (what ``@perf_report`` returns); :meth:`Mark.run` runs them."""
+    """A benchmark function and its sweeps (what ``@perf_report`` returns); :meth:`~kernellab.triton.benchmark.Mark.run` runs them."""
 
     def __init__(self, fn, benchmarks):
         self.fn = fn

@@ -170,7 +170,7 @@ class CompileTimeAssertionFailure(AssertionError):
 
 
 def static_assert(cond, msg="", _semantic=None):
-    """Assert at 'compile' time (here: when the line runs); raises :class:`CompileTimeAssertionFailure`."""
+    """Assert at 'compile' time (here: when the line runs); raises ``CompileTimeAssertionFailure`` (an ``AssertionError``)."""
     if not cond:
         raise CompileTimeAssertionFailure(_("Static assert failed: {msg}").format(msg=msg) if msg else _("Static assert failed"))
 
