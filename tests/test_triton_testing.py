@@ -173,6 +173,16 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constex
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16), mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
+@triton.jit
+def causal_rows(x_ptr, out_ptr, N: tl.constexpr, BLOCK: tl.constexpr):
+    start_m = tl.program_id(0)  # as causal attention: program x reads the x + 1 blocks up to its own
+    row = tl.program_id(1)
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for j in range(0, (start_m + 1) * BLOCK, BLOCK):
+        acc += tl.load(x_ptr + row * N + j + tl.arange(0, BLOCK))
+    tl.store(out_ptr + row * N + start_m * BLOCK + tl.arange(0, BLOCK), acc)
+
+
 def _launches():
     rng = np.random.default_rng(0)
     n = 3 * 1024 * 1024 + 517
@@ -180,6 +190,9 @@ def _launches():
     s = rng.standard_normal((3000, 700)).astype(np.float32)
     a = rng.standard_normal((1000, 600)).astype(np.float16)
     b = rng.standard_normal((600, 900)).astype(np.float16)
+    # 32 × 16 programs: every (P/S)-th program of the launch order would have x = 0 (one block read, not 16.5)
+    c = rng.random((16, 32 * 64), dtype=np.float32)
+    yield "causal rows", lambda: causal_rows[(32, 16)](c, np.empty_like(c), 32 * 64, BLOCK=64)
     yield "vector add", lambda: add_kernel[(triton.cdiv(n, 1024),)](x, x, np.empty_like(x), n, BLOCK=1024)
     yield "persistent softmax", lambda: softmax_rows[(264,)](np.empty_like(s), s, 3000, 700, BLOCK=1024)
     yield "matmul", lambda: matmul_kernel[(triton.cdiv(1000, 64) * triton.cdiv(900, 64),)](

@@ -3,7 +3,7 @@
 A benchmark sweeping GPU-sized problems (4096³ matmuls, 2^27-element vectors) asks for one number per
 launch, the model's predicted time, which depends on the launch's counts alone. Inside
 :func:`sampled` a launch of ``P`` programs runs only ``S`` of them (``S`` = ``programs``, default 8),
-one in the middle of each of ``S`` equal strata of the launch order, and reports estimated counts:
+spread evenly over every axis of the grid (:func:`plan`), and reports estimated counts:
 
 * every count summed over programs (FLOPs, loads and stores, requests, sectors, lines, bytes, atomics)
   is the sample's total × ``P / S``;
@@ -87,19 +87,34 @@ def active() -> bool:
     return _SAMPLE.get() is not None
 
 
-def plan(n_programs: int) -> tuple[np.ndarray, float] | None:
-    """``(rows of the launch order to run, scale)`` for a launch of ``n_programs``, or None to run them all.
+def plan(grid) -> tuple[np.ndarray, float] | None:
+    """``(rows of the launch order to run, scale)`` for a launch on ``grid`` (x, y, z), or None to run them all.
+
+    The sample is a Latin hypercube over the grid's axes: sample ``i`` takes the middle of stratum ``i``
+    along x, of stratum ``3i mod S`` along y and ``5i mod S`` along z, so that every axis is spread
+    evenly (a causal attention kernel's work grows with its x program id; a sample taken every ``P/S``
+    programs of the launch order would see one x only). Repeated picks on small axes are dropped.
 
     >>> with sampled(programs=4):
-    ...     rows, scale = plan(100)
+    ...     rows, scale = plan((100, 1, 1))
     >>> rows.tolist(), scale
     ([12, 37, 62, 87], 25.0)
+    >>> with sampled(programs=4):
+    ...     rows, scale = plan((8, 4, 1))          # x = 1, 3, 5, 7 on rows y = 0, 3, 2, 1: x + 8·y
+    >>> rows.tolist(), scale
+    ([1, 15, 21, 27], 8.0)
     """
     s = _SAMPLE.get()
+    gx, gy, gz = (tuple(int(v) for v in grid) + (1, 1))[:3]
+    n_programs = gx * gy * gz
     if s is None or n_programs <= s:
         return None
-    rows = ((np.arange(s) + 0.5) * n_programs / s).astype(np.int64)
-    return rows, n_programs / s
+    i = np.arange(s)
+    x = ((i + 0.5) * gx / s).astype(np.int64)
+    y = ((3 * i % s + 0.5) * gy / s).astype(np.int64)
+    z = ((5 * i % s + 0.5) * gz / s).astype(np.int64)
+    rows = np.unique(x + gx * (y + gy * z))
+    return rows, n_programs / len(rows)
 
 
 _NOT_SCALED = {"programs", "per_program", "dram_sectors"}
