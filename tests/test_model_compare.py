@@ -5,7 +5,8 @@ import pytest
 
 from kernellab import compare_kernels
 from kernellab.model import peak_flops, predict
-from kernellab.simt import KERNELS, KernelSpec, run_kernel, scale_counts
+from kernellab.counters import scale_counts
+from kernellab.sgemm import KERNELS, KernelSpec, run_kernel
 from kernellab.specs import A6000, PERF_A6000, PERF_H100
 
 # these tests predict small counts on purpose: the launch-overhead warning is checked in test_model_terms.py

@@ -23,7 +23,7 @@ from kernellab import (
     waves,
 )
 from kernellab.access import bytes_requested, lines, requests, sectors, shared_wavefronts
-from kernellab.simt import KERNELS, KernelSpec
+from kernellab.sgemm import KERNELS, KernelSpec
 
 # --- Counts.__add__ -------------------------------------------------------------------------------
 

@@ -12,17 +12,3 @@ from .memory import SharedArray
 from .race import HazardTracker
 
 __all__ = ["Block", "HazardTracker", "SharedArray", "declares_overhead", "launch", "per_fma", "scale_counts"]
-
-_MOVED_TO_SGEMM = ("KERNELS", "KernelSpec", "run_kernel")  # Boehm's kernels live in kernellab.sgemm now
-
-
-def __getattr__(name: str):
-    """``from kernellab.simt import KERNELS`` keeps working: the SGEMM study moved up to :mod:`kernellab.sgemm`.
-
-    Looked up on first use, so the simulator never imports the study that stands on it.
-    """
-    if name in _MOVED_TO_SGEMM:
-        from .. import sgemm
-
-        return getattr(sgemm, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
