@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from kernellab import compare_kernels
-from kernellab.model import peak_flops, predict
 from kernellab.counters import scale_counts
+from kernellab.model import peak_flops, predict
 from kernellab.sgemm import KERNELS, KernelSpec, run_kernel
 from kernellab.specs import A6000, PERF_A6000, PERF_H100
 
