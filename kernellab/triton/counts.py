@@ -227,9 +227,15 @@ def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, i
             k = np.broadcast_to(np.asarray(g.lanes if g.active is None else g.active, np.int64).reshape(-1),
                                 (starts.size,))
             key = starts * w % LINE_BYTES * (g.lanes + 1) + k
-            _, first_row, n = np.unique(key, return_index=True, return_counts=True)
+            if key.size == 1 or (key[1:] == key[0]).all():
+                groups = [(0, key.size)]
+            elif (key[1:-1] == key[0]).all():  # every row alike but the last (a masked tail)
+                groups = [(0, key.size - 1), (key.size - 1, 1)]
+            else:
+                _, first_row, n = np.unique(key, return_index=True, return_counts=True)
+                groups = zip(first_row.tolist(), n.tolist())
             req = sec = lin = 0
-            for row, count in zip(first_row.tolist(), n.tolist()):
+            for row, count in groups:
                 kr = int(k[row])
                 r, s_, li = _affine_row(p, int(starts[row]) * w % LINE_BYTES // w, None if kr == g.lanes else kr, w)
                 req, sec, lin = req + r * count, sec + s_ * count, lin + li * count
