@@ -238,3 +238,13 @@ def test_dark_mode_download_buttons_have_aa_contrast():
     light, dark = sorted((_luminance(background), _luminance(text)), reverse=True)
     assert (light + 0.05) / (dark + 0.05) >= 4.5, (text, background)
     assert "background-image: none" in rule  # no light gradient under the dark colour
+
+
+def test_chinese_cells_break_between_words_and_emphasis_is_upright():
+    """共享内存 broke as 共/享/内/存 in narrow cells, and browsers slant CJK glyphs for italics."""
+    css = (SITE / "zh_CN" / "_static" / "custom.css").read_text(encoding="utf-8")
+    keep_all = re.search(r":lang\(zh\) table\.kernellab-table th, :lang\(zh\) table\.kernellab-table td,[^{]*\{([^}]*)\}", css)
+    assert keep_all and "word-break: keep-all" in keep_all[1] and "anywhere" not in keep_all[1]
+    assert re.search(r":lang\(zh\) \.bd-article em \{ font-style: normal;", css)
+    assert re.search(r"table\.kernellab-table td\.num \{ white-space: nowrap; \}", css)
+    assert '<html lang="zh-CN"' in _read("zh_CN", GALLERY[0])  # what :lang(zh) matches
