@@ -512,7 +512,7 @@ def sector_set(acc: Access) -> np.ndarray:
     """The sector ids the active lanes touch, each at least once (:func:`lane_sector_ids` as a set, faster).
 
     For a union over a launch (compulsory DRAM traffic), only the set matters. When the record is aligned
-    and every active warp is affine with one run of active lanes (:func:`_affine_runs`), the set is built
+    and every active warp is affine with one run of active lanes (``_affine_runs``), the set is built
     per warp: a warp equal to the warp before it (same lowest address, stride and lanes) adds nothing; a
     warp with ``|stride| < 32`` touches every sector from its lowest to its highest address (successive
     lanes step at most one sector), one with a larger stride a sector per lane at ``lo + j·|stride|``.
