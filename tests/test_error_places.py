@@ -151,6 +151,9 @@ def test_triton_launch_error_ends_at_the_launch_line():
     with pytest.raises(LaunchError) as info:
         add_kernel[(0,)](np.ones(2, np.float32), np.ones(2, np.float32), 2, BLOCK=4)
     _ends_at_the_launch_line(info.value, "add_kernel[(0,)]")
+    with pytest.raises(LaunchError, match="num_warps must be a power of two") as info:
+        add_kernel[(1,)](np.ones(2, np.float32), np.ones(2, np.float32), 2, BLOCK=4, num_warps=3)
+    _ends_at_the_launch_line(info.value, "num_warps=3")
 
 
 def test_seed_launch_error_ends_at_the_launch_line():

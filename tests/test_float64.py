@@ -100,8 +100,11 @@ def test_a_warnings_filter_works_too_and_other_warnings_still_show():
 
 def test_under_strict_warnings_the_launch_fails_at_its_own_line():
     # pytest runs with filterwarnings=error: the warning is an error, as in the downloads session
-    with pytest.raises(Float64Warning, match="kernel simt_axpy: float64 arrays"):
-        LAUNCHES["simt"](np.ones(100), np.ones(100, np.float32), 2.0)
+    for form in sorted(LAUNCHES):
+        with pytest.raises(Float64Warning, match=f"kernel {form}_axpy: float64 arrays") as info:
+            LAUNCHES[form](np.ones(100), np.ones(100, np.float32), 2.0)
+        last = info.traceback[-1]
+        assert str(last.path) == __file__ and "LAUNCHES" in str(last.statement), last   # the launch line
 
 
 def test_the_warning_in_chinese(monkeypatch):

@@ -17,7 +17,7 @@ import inspect
 
 import numpy as np
 
-from ..errors import LaunchError
+from ..errors import Float64Warning, LaunchError
 from ..float64 import warn_float64
 from ..i18n import _
 from ..lines import LineFinder
@@ -174,20 +174,20 @@ class JITFunction:
         ``num_warps=`` (default 4) sets the layouts of the kernel's loads and stores, as in Triton; the
         other launch options (``num_stages``, …) are accepted and change nothing here.
         """
-        num_warps = int(kwargs.get("num_warps", 4)) if "num_warps" not in self.signature.parameters else 4
-        if num_warps < 1 or num_warps & (num_warps - 1):
-            raise LaunchError(_("kernel {kernel}: num_warps must be a power of two, not {n}").format(
-                kernel=self.__name__, n=num_warps), kernel=self.__name__)
-        for opt in _LAUNCH_OPTIONS:
-            if opt not in self.signature.parameters:
-                kwargs.pop(opt, None)
-        try:
+        try:  # a bad launch (or a float64 warning made an error): the traceback ends at the user's launch line
+            num_warps = int(kwargs.get("num_warps", 4)) if "num_warps" not in self.signature.parameters else 4
+            if num_warps < 1 or num_warps & (num_warps - 1):
+                raise LaunchError(_("kernel {kernel}: num_warps must be a power of two, not {n}").format(
+                    kernel=self.__name__, n=num_warps), kernel=self.__name__)
+            for opt in _LAUNCH_OPTIONS:
+                if opt not in self.signature.parameters:
+                    kwargs.pop(opt, None)
             grid, values, names, marks = self._bind(args, kwargs, grid)
-        except LaunchError as exc:  # a bad argument: the traceback ends at the user's launch line
+            warn_float64(self.__name__, [(names[memory.address(a.flat)], a.flat) for a in values
+                                         if isinstance(a, pointer)])
+        except (LaunchError, Float64Warning) as exc:
             user_traceback(exc)
             raise
-        warn_float64(self.__name__, [(names[memory.address(a.flat)], a.flat) for a in values
-                                     if isinstance(a, pointer)])
         fn = self._run_fn
 
         def body(prog):

@@ -241,9 +241,9 @@ def triton_launch(kernel, grid, *args, per_program: bool = False, vectorize: boo
     vectorize = vectorize and many is not None and not _prints(kernel, set())  # a kernel that prints: in launch order
     # stores at once: the values a lecture-form kernel stores are its own numpy arrays, which it may change later
     name = getattr(kernel, "__name__", "kernel")
-    warn_float64(name, [(names.get(memory.address(v), "array"), v) for v in (*args, *meta.values())
-                        if isinstance(v, np.ndarray) and memory.address(v) in names])
     try:
+        warn_float64(name, [(names.get(memory.address(v), "array"), v) for v in (*args, *meta.values())
+                            if isinstance(v, np.ndarray) and memory.address(v) in names])
         return run(name, body, grid, names, vectorize=vectorize, per_program=per_program,
                    hints={"defer": False}, lines=LineFinder(kernel, name=name) if wants_lines(lines) else None)
     except Exception as exc:  # the caller's lines alone: the launch line, then the kernel's (kernellab.tracebacks)
