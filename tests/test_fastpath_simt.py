@@ -182,3 +182,22 @@ def test_sector_set_by_hand():
     access._affine_runs(acc)
     got = access.sector_set(acc)
     assert sorted(got.tolist()) == sorted(set((addr // 32).tolist())) and got.size == 37
+
+
+def test_a_site_remembers_each_index_of_an_inner_loop(monkeypatch):
+    # 3 passes × 4 indices at one site (a K loop around a dot loop): 4 records built, 12 loads counted;
+    # each load is one warp, lane l reading float 32·d + l: 4 sectors, 48 in all; DRAM 128 floats = 16 sectors
+    def k(blk, x):
+        for _ in range(3):
+            for d in range(4):
+                blk.load(x, blk.tx + 32 * d)
+    built = []
+    real = block_mod.Block._record
+    monkeypatch.setattr(block_mod.Block, "_record", staticmethod(lambda *a: built.append(1) or real(*a)))
+    c = launch(k, 1, 32, args=(np.zeros(128, np.float32),), auto_instr=False)
+    assert (c.gld_instr, c.gld_sectors, c.dram_sectors) == (12, 48, {"x": 16})
+    assert len(built) == 4
+    with monkeypatch.context() as m:
+        reference_paths(m)
+        ref = launch(k, 1, 32, args=(np.zeros(128, np.float32),), auto_instr=False)
+    same_counts(c, ref)

@@ -108,7 +108,8 @@ class Block:
         self._prologue = auto  # ENTRY_COST and EXIT_COST are charged with the first counted instruction
         self._shared: list[tuple[SharedArray, HazardTracker | None]] = []
         self._smem_bytes = 0
-        self._sites: dict = {}  # access site → [last index, last mask, its Access, misses running]
+        self._sites: dict = {}  # access site → [{fingerprint: (index, mask, its Access)}, misses running]
+        self._kept = 0  # bytes of indices the sites keep
 
     # --- where a lane is, for messages -------------------------------------------------------
     def _place(self, lane: int) -> str:
@@ -297,32 +298,41 @@ class Block:
         return Access.from_lanes(lanes, np.repeat(act.reshape(-1, WARP_SIZE), m, axis=0).ravel(), width, aligned=True)
 
     # --- the record of a repeated access (optimisation; tests/test_fastpath_simt.py) -------------
-    # A kernel's loop often issues the same access pass after pass (its shared-memory tiles are read at the
-    # same indices every K step). Each site — memory space, base, item size, array size, width and index shape — keeps its
-    # last index and mask; an access equal to them in content is the same Access record, so its bounds and
-    # alignment checks passed already, its counts are in the record's memo, and it touches no new DRAM
-    # sector. A site that misses twice running stops being compared (it would pay a compare and a copy
-    # for nothing).
-    _MISSES_BEFORE_GIVING_UP = 2
+    # A kernel's loop often issues the same accesses pass after pass (its shared-memory tiles are read at the
+    # same indices every K step, one index per step of an inner loop). Each site — memory space, base, item
+    # size, array size, width and index shape — keeps the indices and masks it has seen, found by a few of
+    # their elements and then compared in full; an access equal to one of them in content is the same Access
+    # record, so its bounds and alignment checks passed already, its counts are in the record's memo, and it
+    # touches no new DRAM sector. A site that misses _MISSES_BEFORE_GIVING_UP times running stops being
+    # compared (each miss costs a copy), and a block keeps at most _KEPT_BYTES of indices.
+    _MISSES_BEFORE_GIVING_UP = 32
+    _KEPT_BYTES = 64 << 20
+
+    @staticmethod
+    def _fingerprint(idx, act):
+        flat = idx.reshape(-1)
+        n = flat.size
+        return (int(flat[0]), int(flat[n // 3]), int(flat[n // 2]), int(flat[-1]), int(act[0]), int(act[-1])) if n \
+            else ()
 
     def _seen_access(self, key, idx, act):
-        """The Access recorded at site ``key`` if ``idx`` and ``act`` equal its last index and mask, else None."""
-        entry = self._sites.get(key)
-        if entry is None or entry[3] >= self._MISSES_BEFORE_GIVING_UP:
+        """The Access recorded at site ``key`` for an index and mask equal to ``idx`` and ``act``, else None."""
+        site = self._sites.get(key)
+        if site is None or site[1] >= self._MISSES_BEFORE_GIVING_UP:
             return None
-        last_idx, last_act, acc, _misses = entry
-        if (act is last_act or np.array_equal(act, last_act)) and np.array_equal(idx, last_idx):
-            entry[3] = 0
-            return acc
-        entry[3] += 1
+        entry = site[0].get(self._fingerprint(idx, act))
+        if entry is not None and np.array_equal(act, entry[1]) and np.array_equal(idx, entry[0]):
+            site[1] = 0
+            return entry[2]
+        site[1] += 1
         return None
 
     def _remember_access(self, key, idx, act, acc) -> None:
-        entry = self._sites.get(key)
-        if entry is not None and entry[3] >= self._MISSES_BEFORE_GIVING_UP:
+        site = self._sites.setdefault(key, [{}, 0])
+        if site[1] >= self._MISSES_BEFORE_GIVING_UP or self._kept + idx.nbytes > self._KEPT_BYTES:
             return
-        misses = 0 if entry is None else entry[3]
-        self._sites[key] = [np.array(idx, copy=True), np.array(act, copy=True), acc, misses]
+        self._kept += idx.nbytes
+        site[0][self._fingerprint(idx, act)] = (np.array(idx, copy=True), np.array(act, copy=True), acc)
 
     # --- memory --------------------------------------------------------------------------------
     def load(self, arr, idx, mask=None, vec: int = 1) -> np.ndarray:
