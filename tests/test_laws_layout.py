@@ -1,0 +1,60 @@
+"""Laws of the blocked layouts (kernellab.triton.layout) that hold for every input: a vector never exceeds
+the contiguity, the alignment, the mask's constancy or 128 bits, and the warp instructions cover every
+element of the block, each owned by exactly one lane."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernellab.triton.axis import AxisInfo
+from kernellab.triton.layout import lanes, plan
+
+pow2 = st.sampled_from([1, 2, 4, 8, 16, 32, 64, 128, 256, 1024])
+
+
+@st.composite
+def accesses(draw):
+    rank = draw(st.integers(1, 2))
+    shape = tuple(draw(st.sampled_from([1, 2, 4, 8, 16, 32, 64, 128, 256])) for _ in range(rank))
+    contig = tuple(min(draw(pow2), s) for s in shape)
+    div = tuple(draw(pow2) for _ in range(rank))  # bytes
+    const = tuple(min(draw(pow2), s) for s in shape)
+    ptr = AxisInfo(contig, div, (1,) * rank)
+    mask = AxisInfo((1,) * rank, (1,) * rank, const) if draw(st.booleans()) else None
+    elem = draw(st.sampled_from([1, 2, 4, 8]))
+    warps = draw(st.sampled_from([1, 2, 4, 8]))
+    wanted = draw(st.one_of(st.none(), st.sampled_from([1, 2, 4, 8, 16])))
+    return ptr, mask, shape, elem, warps, wanted
+
+
+@settings(max_examples=300, deadline=None)
+@given(accesses())
+def test_vector_width_never_exceeds_contiguity_alignment_constancy_or_128_bits(a):
+    ptr, mask, shape, elem, warps, wanted = a
+    p = plan(ptr, mask, shape, elem, warps, wanted)
+    o = p.order[0]
+    assert p.vec * elem <= 16                                   # at most one 128-bit access a lane
+    assert p.vec <= max(ptr.contiguity[o], 1)                   # never past a run of consecutive addresses
+    assert p.vec == 1 or p.vec * elem <= ptr.divisibility[o]    # the first address aligned to the vector
+    if mask is not None:
+        assert p.vec <= mask.constancy[o]                       # the mask the same over the vector
+    assert p.size_per_thread[o] % p.vec == 0                    # a thread's run splits into whole vectors
+    assert p.vec & (p.vec - 1) == 0                             # a power of two
+
+
+@settings(max_examples=200, deadline=None)
+@given(accesses())
+def test_instructions_cover_the_block_once(a):
+    ptr, mask, shape, elem, warps, wanted = a
+    p = plan(ptr, mask, shape, elem, warps, wanted)
+    first, owner = lanes(p)
+    assert first.shape == (p.instructions, 32)
+    numel = int(np.prod(shape))
+    o = p.order[0]
+    step = int(np.prod(shape[o + 1:]))  # row-major stride of the fastest dimension
+    cover = (first[..., None] + np.arange(p.vec) * step)
+    own = np.ones(first.shape, bool) if owner is None else owner
+    owned = cover[own].ravel()
+    # every element of the block is moved by exactly one owning lane, and nothing outside the block
+    assert owned.min() >= 0 and owned.max() < numel
+    assert np.array_equal(np.sort(owned), np.arange(numel))
