@@ -260,7 +260,38 @@ def _runtime_language(app, config):
         lang, WHEEL, f"{SITE_URL}dist/{WHEEL}" if SITE_URL else None)
 
 
+def _resolves(name: str) -> bool:
+    """Whether ``kernellab.x.y`` names a module or an attribute of one."""
+    import importlib
+
+    module, attrs = name, []
+    while module:
+        try:
+            obj = importlib.import_module(module)
+            break
+        except ImportError:
+            module, _, attr = module.rpartition(".")
+            attrs.insert(0, attr)
+    else:
+        return False
+    for attr in attrs:
+        if not hasattr(obj, attr):
+            return False
+        obj = getattr(obj, attr)
+    return True
+
+
+def _drop_stale_api_pages(app):
+    """Remove the API pages autosummary wrote for objects that no longer exist (a module deleted or
+    renamed): autosummary never removes a page, and a stale one fails the build on its import."""
+    folder = Path(app.srcdir, "generated")
+    for page in folder.glob("kernellab*.rst") if folder.is_dir() else ():
+        if not _resolves(page.stem):
+            page.unlink()
+
+
 def setup(app):
     app.connect("config-inited", _runtime_language, priority=5)  # before sphinx-gallery's handler (10)
+    app.connect("builder-inited", _drop_stale_api_pages, priority=100)  # before autosummary generates
     app.connect("autodoc-skip-member", _skip_foreign)
     app.connect("autodoc-process-docstring", _data_docstring)
