@@ -282,12 +282,14 @@ def _resolves(name: str) -> bool:
 
 
 def _drop_stale_api_pages(app):
-    """Remove the API pages autosummary wrote for objects that no longer exist (a module deleted or
-    renamed): autosummary never removes a page, and a stale one fails the build on its import."""
+    """Start the API pages afresh when one documents an object that no longer exists (a module deleted
+    or renamed): autosummary never removes a page, and it reads the stale ones (and their parents'
+    tables, which still list the object) before writing the new ones, failing on the import."""
     folder = Path(app.srcdir, "generated")
-    for page in folder.glob("kernellab*.rst") if folder.is_dir() else ():
-        if not _resolves(page.stem):
-            page.unlink()
+    if folder.is_dir() and not all(_resolves(page.stem) for page in folder.glob("kernellab*.rst")):
+        import shutil
+
+        shutil.rmtree(folder)
 
 
 def setup(app):

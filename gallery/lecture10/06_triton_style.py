@@ -384,7 +384,8 @@ Claims().add(tr("Programs per SM, 128×128×32 on the A100 / H100"), f"{l2[108, 
     .add(tr("Programs per wave, A100 / H100; programs per group of 8 block-rows"),
          f"{l2[108, 128, None][0] * A100.sms} / {l2[132, 128, None][0] * H100.sms}; {8 * 32}", "216 / 264; 256") \
     .add(tr("H100, full waves of 264: block-rows of A touched, row-major / GROUP_M = 8"),
-         " / ".join("–".join(map(str, sorted({r for r, _ in wave_footprints(32, 32, 264, g)[:-1]}))) for g in (None, 8)),
+         " / ".join("–".join(map(str, sorted({r for r, _ in wave_footprints(32, 32, 264, g)[:-1]})))
+                    for g in (None, 8)),
          "9 / 16") \
     .add(tr("H100, every wave reads all 32 block-columns of B, both orders"),
          all(c == 32 for g in (None, 8) for _, c in wave_footprints(32, 32, 264, g)[:-1]), True) \

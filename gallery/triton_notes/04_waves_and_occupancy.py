@@ -329,7 +329,8 @@ Claims().add(tr("Compiled registers per thread, A100 / H100"),
     .add(tr("Programs per SM, A100 / H100"), f"{tails[A100.sms][0]} / {tails[H100.sms][0]}", "2 / 2") \
     .add(tr("H100, 128×128 FP32 accumulator over 4 warps: registers per thread"), 128 * 128 // (4 * 32), 128) \
     .add(tr("H100: most registers per thread that still fit 3 programs per SM"),
-         max(r for r in range(128, 256) if occupancy(H100, 4 * 32, r, meta[H100.sms]["shared_bytes"]).blocks_per_sm >= 3),
+         max(r for r in range(128, 256)
+             if occupancy(H100, 4 * 32, r, meta[H100.sms]["shared_bytes"]).blocks_per_sm >= 3),
          168) \
     .add(tr("Waves and last wave, A100"), f"{tails[A100.sms][1].waves}, {tails[A100.sms][1].tail}", "5, 160") \
     .add(tr("Waves and last wave, H100"), f"{w.waves}, {w.tail}", "4, 232") \
