@@ -221,3 +221,15 @@ def test_sampled_launch_runs_only_its_sample_and_dot_is_not_computed():
     with pytest.raises(ValueError, match="positive number of programs"):
         with sampling.sampled(programs=0):
             pass
+
+
+def test_autotune_trials_are_not_part_of_a_benchmark():
+    tuned = triton.autotune(configs=[triton.Config({"BLOCK": 256}), triton.Config({"BLOCK": 1024})],
+                            key=["n"])(add_kernel)
+    x = np.ones(1 << 16, np.float32)
+    out = np.empty_like(x)
+    launch = lambda: tuned[lambda m: (triton.cdiv(x.size, m["BLOCK"]),)](x, x, out, x.size)  # noqa: E731
+    with record.recording() as launches:
+        first = T.do_bench(launch)  # tunes (two trials) and launches once
+    assert len(launches) == 1 and launches[0].grid == (64, 1, 1)
+    assert first == T.do_bench(launch)  # the same as once tuned

@@ -3,7 +3,8 @@
 The autotuner chooses the config the performance model predicts fastest on the modelled GPU
 (:mod:`kernellab.triton.driver`, the H100 unless ``KERNELLAB_GPU`` says otherwise): each config runs
 once, as a sampled launch (:mod:`kernellab.triton.sampling`: counted, not computed) on copies of the
-array arguments, so a trial never changes the real outputs, and is charged
+array arguments, so a trial never changes the real outputs, and hidden from ``triton.testing.do_bench``
+and proton (they see the tuned launch, as Triton's ``do_bench`` times it after its warm-up), and is charged
 ``kernellab.model.predict(counts, gpu)["estimate_total_time"]`` (the run and its launch). Ties (two
 configs moving the same bytes) go to the config with fewer programs, then to the one listed first. As in
 Triton 3.9, ``key``, ``reset_to_zero`` and ``restore_value`` must name kernel arguments (a
@@ -178,10 +179,13 @@ class Autotuner(_Wrapped):
         self.pre_hook(nargs)
         try:
             try:
-                with sampling.sampled():
+                with sampling.sampled(), record.hidden():  # a trial is not one of the caller's launches
                     cnt = self.fn.run(*trial_args, grid=grid, **trial_kwargs, **cfg.all_kwargs())
+            except CompileTimeAssertionFailure:
+                raise
             except Exception:  # a sample that cannot run alone (programs waiting on others): the whole launch
-                cnt = self.fn.run(*trial_args, grid=grid, **trial_kwargs, **cfg.all_kwargs())
+                with record.hidden():
+                    cnt = self.fn.run(*trial_args, grid=grid, **trial_kwargs, **cfg.all_kwargs())
         except Exception as exc:
             self.post_hook(nargs, exception=exc)
             raise

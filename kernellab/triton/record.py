@@ -79,6 +79,17 @@ def recording():
         _RECORDERS.reset(token)
 
 
+@contextmanager
+def hidden():
+    """Launches in the block are reported to no recorder (the autotuner's trials: Triton's ``do_bench``
+    times the tuned launch, not the tuning)."""
+    token = _RECORDERS.set(())
+    try:
+        yield
+    finally:
+        _RECORDERS.reset(token)
+
+
 def note(kernel: str, grid, counts, sampled: bool = False) -> None:
     """Tell every open recorder about a launch (called by the engine at the end of each launch)."""
     recorders = _RECORDERS.get()
@@ -93,4 +104,4 @@ def predicted_seconds(launches, gpu=None) -> float:
     return sum(launch.seconds(gpu) for launch in launches)
 
 
-__all__ = ["Launch", "launch_seconds", "note", "predicted_seconds", "recording"]
+__all__ = ["Launch", "hidden", "launch_seconds", "note", "predicted_seconds", "recording"]
