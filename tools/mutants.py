@@ -37,7 +37,7 @@ TARGETS = ["kernellab/access.py", "kernellab/counters.py", "kernellab/model/*.py
 # the fast tests: everything pytest collects except the gallery scripts, the built-site and conformance checks
 TESTS = ["tests", "kernellab", "-m", "not gallery", "--ignore=tests/site", "--ignore=tests/conformance",
          "--ignore=tests/test_bench.py"]
-COPY = ["kernellab", "tests", "gallery", "tools", "pyproject.toml"]
+COPY = ["kernellab", "tests", "gallery", "tools", "benchmarks", "cuda", "docs", "noxfile.py", "pyproject.toml"]
 
 BINOPS = {ast.Add: ("+", "-"), ast.Sub: ("-", "+"), ast.Mult: ("*", "/"), ast.Div: ("/", "*"),
           ast.FloorDiv: ("//", "*"), ast.Mod: ("%", "//"), ast.Pow: ("**", "*"), ast.RShift: (">>", "<<"),
