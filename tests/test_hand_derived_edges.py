@@ -411,3 +411,14 @@ def test_shared_wavefronts_equal_a_naive_reference():
         w, i = _naive_shared(addr, active, width)
         assert (shared_wavefronts(acc), shared_ideal_wavefronts(acc)) == (w, i), (width, addr, active)
         assert w >= i
+
+
+def test_a_record_built_directly_is_not_assumed_aligned():
+    # Access(...) without from_lanes: known_aligned defaults to False, so a misaligned lane is seen.
+    # Lanes at 4·l + 2: each float spans bytes 4l+2 … 4l+5, so the 32 lanes cover bytes 2–129:
+    # sectors 0–4 (5) and lines 0–1 (2). Were the record taken as aligned, only first bytes would count:
+    # bytes 2–126 → 4 sectors, 1 line.
+    addr = (LANES * 4 + 2).reshape(1, 32)
+    acc = Access(addr, np.ones((1, 32), bool), 4)
+    assert not acc.aligned
+    assert (sectors(acc), lines(acc)) == (5, 2)
