@@ -52,6 +52,7 @@ from kernellab.i18n import _
 
 from ..bench import do_bench as _bench
 from . import driver, record, sampling
+from .runtime import _unsupported as _no_gpu
 
 MEASURES = ("predicted", "cpu")
 _STATE = {"measure": os.environ.get("KERNELLAB_BENCH", "predicted").strip().lower() or "predicted"}
@@ -273,15 +274,6 @@ def get_max_simd_tflops(dtype=None, clock_rate=None, device=None) -> float:
     66.9
     """
     return driver.gpu().peak_flops("fp32", None if clock_rate is None else clock_rate * 1e3) / 1e12
-
-
-def _no_gpu(name: str, why: str):
-    def call(*args, **kwargs):
-        raise NotImplementedError(_("{feature} is not supported by kernellab: {why}").format(feature=name, why=why))
-
-    call.__name__ = name.rsplit(".", 1)[-1]
-    call.__doc__ = f"Not supported: {why}."
-    return call
 
 
 nvsmi = _no_gpu("triton.testing.nvsmi", "it queries nvidia-smi, and kernellab has no GPU")

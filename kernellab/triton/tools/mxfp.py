@@ -64,8 +64,9 @@ def _float32(dtype) -> None:
             dtype=dtype))
 
 
-class MXFP4Tensor:
-    """Four-bit e2m1 values, one code a uint8 in ``data`` (from floats, or ``size`` then :meth:`random`)."""
+class _Codes:
+    """Codes of a microscaling format, one a uint8 in ``data``: from floats (``data``), or of a ``size`` to be
+    filled by ``random``; in torch mode when ``data`` is a torch tensor or ``device`` names one."""
 
     def __init__(self, data=None, size=None, device=None):
         self.device = device
@@ -78,6 +79,11 @@ class MXFP4Tensor:
             self.size = size if isinstance(size, tuple) else (size,)
         else:
             raise ValueError(_("Either parameter data or size must be provided"))
+
+
+class MXFP4Tensor(_Codes):
+    """Four-bit e2m1 values, one code a uint8 in ``data`` (from floats, or ``size`` then :meth:`random`)."""
+
 
     def random(self, rng=None):
         """Random codes, the sign, exponent and mantissa bits drawn in that order, as Triton's; returns ``self``."""
@@ -118,20 +124,9 @@ def fp8e8m0_to_float32(scale):
     return _like(mx.e8m0_decode(_numpy(scale).view(np.uint8)), _is_torch(scale), getattr(scale, "device", None))
 
 
-class MXScaleTensor:
+class MXScaleTensor(_Codes):
     """E8M0 block scales, one code a uint8 in ``data`` (from positive floats, or ``size`` then :meth:`random`)."""
 
-    def __init__(self, data=None, size=None, device=None):
-        self.device = device
-        self._torch = _is_torch(data) if data is not None else _torch_wanted(device)
-        if data is not None:
-            self.device = getattr(data, "device", device)
-            self.data = self._from_float(data)
-            self.size = tuple(self.data.shape)
-        elif size is not None:
-            self.size = size if isinstance(size, tuple) else (size,)
-        else:
-            raise ValueError(_("Either parameter data or size must be provided"))
 
     def random(self, low=None, high=None, rng=None):
         """Uniform codes from ``int(log2(low)) + 127`` to ``int(log2(high)) + 127`` (``int`` truncates, as in

@@ -24,19 +24,12 @@ import math
 
 import numpy as np
 
+from .rounding import _quiet
+
 LD = np.longdouble
 _PI = 4 * np.arctan(LD(1))
 _SQRT_PI = np.sqrt(_PI)
 _SQRT2 = np.sqrt(LD(2))
-
-
-def _quiet(fn):
-    def run(*args, **kwargs):
-        with np.errstate(all="ignore"):  # the GPU raises no floating-point exceptions
-            return fn(*args, **kwargs)
-
-    run.__name__, run.__doc__ = fn.__name__, fn.__doc__
-    return run
 
 
 def _py(fn, special):
