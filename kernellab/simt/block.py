@@ -24,6 +24,7 @@ from ..counters import memory_kind
 from ..errors import BarrierError, LaunchError, MisalignedError, OutOfBoundsError, RaceError, fmt_dim3
 from ..grid import cdiv
 from ..i18n import _
+from ..lane_order import in_lane_order
 from .lanes import lanes as as_lanes
 from .memory import SHARED_ALIGN, GlobalMemory, SharedArray
 from .race import HazardTracker
@@ -463,7 +464,7 @@ class Block:
         vals = np.broadcast_to(np.asarray(value, dtype=g.flat.dtype), idx.shape)
         vals = vals if all_active else vals[act]
         old = np.zeros(idx.shape, g.flat.dtype)
-        old_active = _sequential_add(g.flat, targets, vals)
+        old_active = in_lane_order(g.flat, targets, [vals], np.add, g.flat.dtype)
         if all_active:
             old[:] = old_active
         else:
@@ -642,41 +643,6 @@ def _whole_vectors(storage: np.ndarray, vec: int, block_size: int, offset: int, 
     array starts on a vector boundary, and so does each block's copy (``block_size`` elements; 0 for global)."""
     return (storage.size > 0 and storage.size % vec == 0 and block_size % vec == 0
             and offset % (vec * itemsize) == 0)
-
-
-def _sequential_add(flat: np.ndarray, targets: np.ndarray, vals: np.ndarray) -> np.ndarray:
-    """``flat[t] += v`` lane by lane in order; the old value each lane saw.
-
-    Integers: the old values are exclusive prefix sums per element (exact, modular). Floating point:
-    lanes are grouped by their rank among the lanes on the same element, and each group (distinct
-    elements) is one numpy step, so every add rounds as the sequential loop does.
-    """
-    n = targets.size
-    if n == 0:
-        return np.zeros(0, flat.dtype)
-    order = np.argsort(targets, kind="stable")
-    t = targets[order]
-    first = np.ones(n, bool)
-    first[1:] = t[1:] != t[:-1]
-    start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
-    old = np.empty(n, flat.dtype)
-    if flat.dtype.kind in "iu":
-        v = vals[order].astype(flat.dtype)
-        excl = np.cumsum(v, dtype=flat.dtype) - v
-        old_sorted = flat[t] + (excl - excl[start])
-        old[order] = old_sorted
-        last = np.ones(n, bool)
-        last[:-1] = t[1:] != t[:-1]
-        flat[t[last]] = old_sorted[last] + v[last]
-        return old
-    rank = np.empty(n, np.int64)
-    rank[order] = np.arange(n) - start
-    by_rank = np.argsort(rank, kind="stable")
-    for group in np.split(by_rank, np.cumsum(np.bincount(rank))[:-1]):
-        o = flat[targets[group]]
-        old[group] = o
-        flat[targets[group]] = o + vals[group].astype(flat.dtype)
-    return old
 
 
 def _array_name(arr) -> str:

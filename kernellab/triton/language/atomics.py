@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from kernellab.i18n import _
+from kernellab.lane_order import in_lane_order
 
 from .. import dtypes as T
 from .. import memory
@@ -68,56 +69,16 @@ def _lanes(op: str, ptr, others, mask):
     return prog, offs, vals, act, shape, elem
 
 
-def _read(flat, elem, idx):
-    v = flat[idx]
-    return elem.decode(v) if elem.__class__ is T.float_format else v
+def _read_codes(elem):
+    """Read an element format's stored codes (float8 bytes) as values."""
+    return lambda flat, idx: elem.decode(flat[idx])
 
 
-def _write(flat, elem, idx, v):
-    flat[idx] = elem.encode(v) if elem.__class__ is T.float_format else v
-
-
-def _sequential(flat, elem, addr, vals, fn):
-    """Apply ``flat[a] = fn(flat[a], v…)`` lane by lane in order; return the old values.
-
-    Lanes are grouped by their rank among the lanes that share an address; each group has distinct
-    addresses and runs as one numpy step, so the result is that of the sequential loop.
-    """
-    n = addr.size
-    if n == 0:
-        return np.zeros(0, elem.np)
-    order = np.argsort(addr, kind="stable")
-    sa = addr[order]
-    first = np.ones(n, bool)
-    first[1:] = sa[1:] != sa[:-1]
-    start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
-    rank = np.empty(n, np.int64)
-    rank[order] = np.arange(n) - start
-    old = np.empty(n, elem.np)
-    if rank.max() == 0:
-        old[:] = _read(flat, elem, addr)
-        _write(flat, elem, addr, fn(old, *vals))
-        return old
-    if fn is np.add and elem.is_int() and elem.__class__ is not T.float_format:
-        # integer add: old values are the exclusive prefix sums within each address (modular arithmetic)
-        sv = vals[0][order].astype(elem.np)
-        cs = np.cumsum(sv, dtype=elem.np)
-        excl = cs - sv
-        before = excl - excl[start]
-        old_sorted = flat[sa] + before
-        old[order] = old_sorted
-        last = np.ones(n, bool)
-        last[:-1] = sa[1:] != sa[:-1]
-        flat[sa[last]] = old_sorted[last] + sv[last]
-        return old
-    by_rank = np.argsort(rank, kind="stable")
-    bounds = np.cumsum(np.bincount(rank))[:-1]
-    for chunk in np.split(by_rank, bounds):
-        a = addr[chunk]
-        o = _read(flat, elem, a)
-        old[chunk] = o
-        _write(flat, elem, a, fn(o, *(v[chunk] for v in vals)))
-    return old
+def _write_codes(elem):
+    """Store values as an element format's codes."""
+    def write(flat, idx, v):
+        flat[idx] = elem.encode(v)
+    return write
 
 
 def _atomic(op: str, ptr, others, mask, sem, scope, fn, returns=True):
@@ -133,7 +94,8 @@ def _atomic(op: str, ptr, others, mask, sem, scope, fn, returns=True):
     sel = np.ones(offs.shape, bool) if act is None else act
     addr = offs[sel]
     prog.tally.atomic_targets(flat, addr)
-    old_act = _sequential(flat, elem, addr, [v[sel] for v in vals], fn)
+    old_act = in_lane_order(flat, addr, [v[sel] for v in vals], fn, elem.np,
+                             *((_read_codes(elem), _write_codes(elem)) if elem.__class__ is T.float_format else ()))
     old = np.zeros(offs.shape, elem.np)
     old[sel] = old_act
     return tensor(old, elem, shape) if returns else None
