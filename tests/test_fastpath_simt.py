@@ -30,6 +30,7 @@ from test_fastpath import accesses
 
 def reference_paths(monkeypatch):
     monkeypatch.setattr(block_mod.Block, "_seen_access", lambda self, key, idx, act: None)
+    monkeypatch.setattr(block_mod.Block, "_shifted_access", lambda self, *a: None)
     monkeypatch.setattr(block_mod, "_whole_vectors", lambda *a: False)
     monkeypatch.setattr(memory_mod, "_fewer_repeats", lambda ids: ids)
     monkeypatch.setattr(memory_mod, "sector_set", access.lane_sector_ids)
@@ -194,9 +195,15 @@ def test_a_site_remembers_each_index_of_an_inner_loop(monkeypatch):
     built = []
     real = block_mod.Block._record
     monkeypatch.setattr(block_mod.Block, "_record", staticmethod(lambda *a: built.append(1) or real(*a)))
-    c = launch(k, 1, 32, args=(np.zeros(128, np.float32),), auto_instr=False)
+    with monkeypatch.context() as m:  # the exact records alone (a move of the first would serve all 12)
+        m.setattr(block_mod.Block, "_shifted_access", lambda self, *a: None)
+        c = launch(k, 1, 32, args=(np.zeros(128, np.float32),), auto_instr=False)
     assert (c.gld_instr, c.gld_sectors, c.dram_sectors) == (12, 48, {"x": 16})
     assert len(built) == 4
+    built.clear()
+    moved = launch(k, 1, 32, args=(np.zeros(128, np.float32),), auto_instr=False)
+    same_counts(moved, c)
+    assert len(built) == 1  # d = 1, 2, 3 are the first index moved by 32·d elements
     with monkeypatch.context() as m:
         reference_paths(m)
         ref = launch(k, 1, 32, args=(np.zeros(128, np.float32),), auto_instr=False)

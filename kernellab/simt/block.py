@@ -19,7 +19,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..access import WARP_SIZE, Access
+from ..access import BANK_BYTES, WARP_SIZE, Access
 from ..counters import memory_kind
 from ..errors import BarrierError, LaunchError, MisalignedError, OutOfBoundsError, RaceError, fmt_dim3
 from ..grid import cdiv
@@ -28,6 +28,7 @@ from ..lane_order import in_lane_order
 from .lanes import lanes as as_lanes
 from .memory import SHARED_ALIGN, GlobalMemory, SharedArray
 from .race import HazardTracker
+from .shifts import ShiftRef
 from .tally import Tally
 
 #: What nvcc emits for every kernel, per warp (sm_86 SASS of the twins in ``cuda/``): at entry a stack-pointer
@@ -111,6 +112,7 @@ class Block:
         self._smem_bytes = 0
         self._sites: dict = {}  # access site → [{fingerprint: (index, mask, its Access)}, misses running]
         self._kept = 0  # bytes of indices the sites keep
+        self._shifts: dict = {}  # site of the kernel's code → its ShiftRef (kernellab.simt.shifts)
 
     # --- where a lane is, for messages -------------------------------------------------------
     def _place(self, lane: int) -> str:
@@ -335,6 +337,29 @@ class Block:
         self._kept += idx.nbytes
         site[0][self._fingerprint(idx, act)] = (np.array(idx, copy=True), np.array(act, copy=True), acc)
 
+    # The record of a moved access (optimisation; kernellab.simt.shifts): each site of the kernel's code — the
+    # same key and the caller's bytecode position — keeps the last access it counted in full; an access that
+    # is it moved by d elements on the same lanes, in bounds (and aligned, and by whole 4-byte words in
+    # shared memory), is counted from it. A site missing _MISSES_BEFORE_GIVING_UP times running stops trying.
+    def _shifted_access(self, key, idx, act, size, shared):
+        """(the site's reference, d) when this access is the reference moved by d elements and fits, else None."""
+        ref = self._shifts.get(key)
+        if ref is None or ref.misses >= self._MISSES_BEFORE_GIVING_UP:
+            return None
+        d = ref.shift(idx, act)
+        if d is None or not ref.in_bounds(d, size) or (shared and d * ref.itemsize % BANK_BYTES):
+            ref.misses += 1
+            return None
+        ref.misses = 0
+        return ref, d
+
+    def _remember_shift(self, key, idx, act, acc, itemsize, vec) -> None:
+        old = self._shifts.get(key)
+        if old is not None and old.misses >= self._MISSES_BEFORE_GIVING_UP:
+            return
+        ref = self._shifts[key] = ShiftRef(idx, act, acc, itemsize, vec)
+        ref.misses = 0 if old is None else old.misses
+
     # --- memory --------------------------------------------------------------------------------
     def load(self, arr, idx, mask=None, vec: int = 1) -> np.ndarray:
         """Load ``arr[idx]`` on the active lanes (0 on the others); one warp instruction per index column.
@@ -365,25 +390,42 @@ class Block:
         key = (shared, offset, itemsize, size, vec, idx.shape)
         acc = self._seen_access(key, idx, act)
         repeated = acc is not None
-        if not repeated:
+        caller = sys._getframe(2)  # the kernel's line calling blk.load or blk.store: the site of a moved access
+        site = (key, caller.f_code, caller.f_lasti)
+        moved = None if repeated else self._shifted_access(site, idx, act, size, shared)
+        if moved is not None:  # the site's reference access moved by a whole number of elements
+            ref, d = moved
+            nbytes = d * itemsize
+            if shared:
+                self._tally.shared_counted(op, vec * itemsize, warps * m, lanes * m, *ref.shared_counts())
+            else:
+                self._tally.global_counted(op, vec * itemsize, warps * m, lanes * m, *ref.global_counts(nbytes))
+        elif not repeated:
             self._check_bounds(op, what, idx, act, all_active, size, vec, name)
             self._check_aligned(op, what, idx, act, offset, itemsize, vec, name)
             addresses = np.multiply(idx, itemsize)
             addresses += offset  # in place: one temporary per access, not two
             acc = self._record(addresses, act, vec * itemsize)
             self._remember_access(key, idx, act, acc)
+            self._remember_shift(site, idx, act, acc, itemsize, vec)
         if shared:
-            self._tally.shared_access(op, acc, warps * m, lanes * m)
+            if moved is None:
+                self._tally.shared_access(op, acc, warps * m, lanes * m)
             self._seen(memory_kind(op, "shared", vec * itemsize), warps * m)
             flat_idx = idx + (self._lane_block * arr.size if idx.ndim == 1 else (self._lane_block * arr.size)[:, None])
             self._hazard(op, arr, flat_idx, act, vec)
             storage = arr.data.reshape(-1)
         else:
-            self._tally.global_access(op, acc, warps * m, lanes * m)
+            if moved is None:
+                self._tally.global_access(op, acc, warps * m, lanes * m)
             if self._auto:  # the 64-bit address (IMAD.WIDE), then the access
                 self._note("int", warps * m, lanes * m)
                 self._seen(memory_kind(op, "global", vec * itemsize), warps * m)
-            if not repeated:  # the same record again touches no sector for the first time
+            if moved is not None:  # the sets of sectors not marked by an earlier move
+                ids = moved[0].sector_ids(moved[1] * itemsize)
+                if ids is not None:
+                    self._mem.mark_ids(ids)
+            elif not repeated:  # the same record again touches no sector for the first time
                 self._mem.mark(acc)
             flat_idx, storage = idx, g.flat
         if op == "load" and vec > 1 and _whole_vectors(storage, vec, arr.size if shared else 0, offset, itemsize):

@@ -73,7 +73,10 @@ class GlobalMemory:
         When ``first_touch`` is set, it is told how many of them no earlier access touched, and in
         which array: what :mod:`kernellab.lines` charges to the access's line.
         """
-        ids = _fewer_repeats(sector_set(acc))
+        self.mark_ids(_fewer_repeats(sector_set(acc)))
+
+    def mark_ids(self, ids: np.ndarray) -> None:
+        """:meth:`mark` for the sector ids (into the launch's address space, repeats allowed) an access touches."""
         if self.first_touch is not None and ids.size:
             new = np.unique(ids[~self._touched[ids]])
             if new.size:

@@ -68,13 +68,21 @@ class Tally:
 
     def global_access(self, op: str, acc: Access, warps: int, lanes: int) -> None:
         """Count one or more global load (``op="load"``) or store instructions described by ``acc``."""
+        self.global_counted(op, acc.width, warps, lanes, requests(acc), sectors(acc), ideal_sectors(acc), lines(acc),
+                            bytes_requested(acc))
+
+    def global_counted(self, op: str, width: int, warps: int, lanes: int, req: int, sec: int, ideal: int, lin: int,
+                       nbytes: int) -> None:
+        """Count global instructions of ``width`` bytes a lane whose counts are known: requests, sectors,
+        ideal sectors, lines and bytes, as :meth:`global_access` finds them from an access."""
         pre = "gld" if op == "load" else "gst"
-        self.instr(memory_kind(op, "global", acc.width), warps, lanes)
-        self.n[pre + "_instr"] += requests(acc)
-        self.n[pre + "_sectors"] += sectors(acc)
-        self.n[pre + "_ideal_sectors"] += ideal_sectors(acc)
-        self.n[pre + "_lines"] += lines(acc)
-        self.n[pre + "_bytes"] += bytes_requested(acc)
+        self.instr(memory_kind(op, "global", width), warps, lanes)
+        n = self.n
+        n[pre + "_instr"] += req
+        n[pre + "_sectors"] += sec
+        n[pre + "_ideal_sectors"] += ideal
+        n[pre + "_lines"] += lin
+        n[pre + "_bytes"] += nbytes
 
     def first_touch(self, name: str, sectors: int) -> None:
         """Count ``sectors`` sectors of array ``name`` touched for the first time in the launch (per line only:
@@ -97,11 +105,17 @@ class Tally:
 
     def shared_access(self, op: str, acc: Access, warps: int, lanes: int) -> None:
         """Count shared-memory load or store instructions: requests, wavefronts, ideal wavefronts."""
+        self.shared_counted(op, acc.width, warps, lanes, requests(acc), shared_wavefronts(acc),
+                            shared_ideal_wavefronts(acc))
+
+    def shared_counted(self, op: str, width: int, warps: int, lanes: int, req: int, wavefronts: int, ideal: int) -> None:
+        """Count shared-memory instructions whose requests, wavefronts and ideal wavefronts are known."""
         pre = "shld" if op == "load" else "shst"
-        self.instr(memory_kind(op, "shared", acc.width), warps, lanes)
-        self.n[pre + "_instr"] += requests(acc)
-        self.n[pre + "_wavefronts"] += shared_wavefronts(acc)
-        self.n[pre + "_ideal"] += shared_ideal_wavefronts(acc)
+        self.instr(memory_kind(op, "shared", width), warps, lanes)
+        n = self.n
+        n[pre + "_instr"] += req
+        n[pre + "_wavefronts"] += wavefronts
+        n[pre + "_ideal"] += ideal
 
     def merge(self, other: Tally) -> None:
         """Add another tally's counts into this one."""

@@ -1,0 +1,135 @@
+"""An access site's reference access, for the accesses that are it moved by a whole number of elements.
+
+An optimisation of :class:`~kernellab.Block`'s loads and stores (``tests/test_fastpath_simt.py`` checks it
+against the reference path). A kernel's loop often moves one index by the same amount every pass
+(``A[a_row + i]``, ``B[y + i * N]``, a tile's ``bk * BK``): the pass's access is the first one moved by
+``d`` elements, ``D = d · itemsize`` bytes, on the same lanes. Its counts follow from the first's:
+
+* requests and bytes depend on the mask alone, and ideal sectors on each warp's number of distinct
+  addresses: all equal;
+* sectors and lines count distinct 32- and 128-byte chunks per warp, and a move by a multiple of 128
+  bytes maps chunks one to one: they depend on ``D mod 128`` only, computed once per class;
+* shared-memory wavefronts depend on which lanes share a 4-byte word and on the banks, which a move by
+  a multiple of 4 bytes rotates together: equal when ``D`` is one;
+* the bounds of the moved index are the first's smallest and largest active index plus ``d``, and a
+  vector access stays aligned when ``d`` is a multiple of its width in elements;
+* the DRAM sectors it touches are, for each byte offset ``r`` within a sector that the first access's
+  lanes sit at, the first's sectors at offset ``r`` plus ``⌊(r + D) / 32⌋``: the moved lanes' sectors,
+  computed from the first's distinct addresses, and marked once per offset and amount.
+
+Examples
+--------
+>>> from kernellab.access import Access
+>>> idx = np.arange(64) * 3                                  # two warps, a stride of 3 floats (12 B)
+>>> act = np.ones(64, bool)
+>>> ref = ShiftRef(idx, act, Access.from_lanes(idx * 4, act, 4, aligned=True), itemsize=4, vec=1)
+>>> ref.shift(idx + 5, act), ref.shift(idx * 2, act)          # moved by 5 elements; not a move
+(5, None)
+>>> ref.chunks(5 * 4)                                         # (sectors, lines) of the moved access
+(26, 8)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..access import (
+    LINE_BYTES,
+    SECTOR_BYTES,
+    Access,
+    bytes_requested,
+    ideal_sectors,
+    lines,
+    requests,
+    sectors,
+    shared_ideal_wavefronts,
+    shared_wavefronts,
+)
+from .memory import _fewer_repeats
+
+_SHIFT = SECTOR_BYTES.bit_length() - 1  # byte address >> 5: its sector
+
+
+class ShiftRef:
+    """A site's reference access: its index and mask (copies), its record, and what moves of it need.
+
+    ``shift(idx, act)`` says by how many elements ``idx`` is the reference's index moved (None when it
+    is not, or the mask differs); :meth:`in_bounds`, :meth:`chunks` and :meth:`sector_ids` give what the
+    moved access checks, counts and touches.
+    """
+
+    __slots__ = ("idx", "act", "acc", "lo", "hi", "vec", "itemsize", "misses", "_diff", "_chunks", "_groups",
+                 "_marked", "_fixed")
+
+    def __init__(self, idx: np.ndarray, act: np.ndarray, acc: Access, itemsize: int, vec: int):
+        self.idx, self.act, self.acc = np.array(idx, copy=True), np.array(act, copy=True), acc
+        self.itemsize, self.vec = itemsize, vec
+        sel = idx if act.all() else idx[np.broadcast_to(act.reshape(act.shape + (1,) * (idx.ndim - 1)), idx.shape)]
+        self.lo, self.hi = (int(sel.min()), int(sel.max())) if sel.size else (None, None)
+        self._diff = np.empty(idx.shape, np.int64)
+        self._chunks: dict[int, tuple[int, int]] = {}  # D mod 128 → (sectors, lines)
+        self._groups = None  # [(r, the reference's sectors at byte offset r)], on the first move that marks DRAM
+        self._marked: set = set()  # (r, sector move) already marked
+        self._fixed = None  # the counts no move changes
+        self.misses = 0  # accesses at the site running that were not a move of this one
+
+    def shift(self, idx: np.ndarray, act: np.ndarray) -> int | None:
+        """``d`` when ``idx == self.idx + d`` on every lane and ``act`` equals the reference's mask, else None."""
+        if self.lo is None or idx.shape != self.idx.shape or not np.array_equal(act, self.act):
+            return None
+        diff = np.subtract(idx, self.idx, out=self._diff)
+        d = int(diff.flat[0])
+        if diff.min() != d or diff.max() != d:
+            return None
+        return d
+
+    def in_bounds(self, d: int, size: int) -> bool:
+        """Whether every active lane of the moved access reads within ``size`` elements, and is aligned."""
+        return self.lo + d >= 0 and self.hi + d + self.vec <= size and d % self.vec == 0
+
+    def chunks(self, moved: int) -> tuple[int, int]:
+        """Sectors and lines of the access moved by ``moved`` bytes (remembered per ``moved mod 128``)."""
+        key = moved % LINE_BYTES
+        got = self._chunks.get(key)
+        if got is None:
+            acc = self.acc
+            if key == 0:
+                got = sectors(acc), lines(acc)
+            else:
+                moved_acc = Access(acc.addresses + key, acc.active, acc.width, known_aligned=True)
+                got = sectors(moved_acc), lines(moved_acc)
+            self._chunks[key] = got
+        return got
+
+    def global_counts(self, moved: int) -> tuple[int, int, int, int, int]:
+        """Requests, sectors, ideal sectors, lines and bytes of the global access moved by ``moved`` bytes."""
+        if self._fixed is None:
+            self._fixed = requests(self.acc), ideal_sectors(self.acc), bytes_requested(self.acc)
+        req, ideal, nbytes = self._fixed
+        sec, lin = self.chunks(moved)
+        return req, sec, ideal, lin, nbytes
+
+    def shared_counts(self) -> tuple[int, int, int]:
+        """Requests, wavefronts and ideal wavefronts of the shared access moved by a multiple of 4 bytes."""
+        if self._fixed is None:
+            self._fixed = requests(self.acc), shared_wavefronts(self.acc), shared_ideal_wavefronts(self.acc)
+        return self._fixed
+
+    def sector_ids(self, moved: int) -> np.ndarray | None:
+        """Sector ids the access moved by ``moved`` bytes touches (some repeated), leaving out the sets an
+        earlier move marked already; None when there are none left."""
+        if self._groups is None:
+            acc = self.acc
+            a = acc.addresses.ravel() if acc.active.all() else acc.addresses[acc.active]
+            a = np.unique(_fewer_repeats(a))
+            r = a & (SECTOR_BYTES - 1)
+            self._groups = [(int(v), a[r == v] >> _SHIFT) for v in np.unique(r).tolist()]
+        out = []
+        for r, ids in self._groups:
+            s = (r + moved) >> _SHIFT
+            if (r, s) not in self._marked:
+                self._marked.add((r, s))
+                out.append(ids + s)
+        if not out:
+            return None
+        return out[0] if len(out) == 1 else np.concatenate(out)
