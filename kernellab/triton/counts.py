@@ -163,9 +163,18 @@ class Geometry(NamedTuple):
     # differ by a shift of whole 128-byte lines count alike (a pointer lineage's ``counted``)
     cache: dict | None = None
     key: tuple | None = None
+    # the rows are one run of elements: row ``r`` starts at ``starts[0] + r·lanes`` and every row but the
+    # last has all its lanes active (``active[-1]``: the last row's; ``active`` None: all of them)
+    run: bool = False
+
+    def last_active(self) -> int:
+        """The last row's active lanes."""
+        return self.lanes if self.active is None else int(np.asarray(self.active).reshape(-1)[-1])
 
     def active_elements(self) -> int:
         """Elements the active lanes move, over the rows (one copy)."""
+        if self.run:
+            return (self.rows - 1) * self.lanes + self.last_active()
         if self.mask is not None:
             return int(np.count_nonzero(self.mask))
         if self.active is not None:
@@ -209,6 +218,15 @@ def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, i
     """
     v, w = p.vec, g.width
     instructions = p.instructions * g.rows * g.copies
+    if CLOSED_FORMS and g.run and g.mask is None and LINE_BYTES % w == 0 and (g.rows == 1 or g.lanes * w % LINE_BYTES == 0):
+        # one run of whole rows, each starting at the same byte of a 128-byte line (the first's), then a
+        # prefix: (rows − 1) full rows alike and the last; a row's counts are those of the same row
+        # moved by whole lines (requests, sectors and lines are all cut at multiples of 128 bytes)
+        at = int(np.asarray(g.starts).reshape(-1)[0]) * w % LINE_BYTES // w
+        last = _run_row(p, at, g.lanes, g.last_active(), w, store)
+        full = _run_row(p, at, g.lanes, g.lanes, w, store) if g.rows > 1 else (0, 0, 0)
+        req, sec, lin = (f * (g.rows - 1) + e for f, e in zip(full, last))
+        return instructions, req * g.copies, sec * g.copies, lin * g.copies
     starts = None if g.starts is None else np.asarray(g.starts, np.int64).reshape(-1)
     if CLOSED_FORMS and starts is not None and p.chunked and not (starts % v).any():
         lanes_v = g.lanes // v
@@ -254,6 +272,15 @@ def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, i
         if g.cache is not None:
             g.cache[g.key, p, store] = req, sec, lin
     return instructions, req * g.copies, sec * g.copies, lin * g.copies
+
+
+@lru_cache(maxsize=4096)
+def _run_row(p: layout.Plan, at: int, lanes: int, k: int, w: int, store: bool) -> tuple[int, int, int]:
+    """Requests, sectors and lines of one row of ``lanes`` consecutive elements from element ``at``
+    (within one 128-byte line), its first ``k`` lanes active, under plan ``p``: :func:`count_planned`
+    of that row, once per (plan, start within a line, active lanes) over every launch."""
+    g = Geometry(1, 1, lanes, w, starts=np.array([at], np.int64), active=None if k == lanes else np.array([k], np.int64))
+    return count_planned(g, p, store)[1:]
 
 
 @lru_cache(maxsize=4096)
@@ -421,17 +448,18 @@ class Tally:
             self._updates[key] = counts.copy() if mine is None else mine + counts
 
     def result(self, per_program: dict | None = None, dram_sectors: dict | None = None,
-               specialization: dict | None = None) -> TritonCounts:
-        """The frozen counts."""
+               specialization: dict | None = None, launch: dict | None = None) -> TritonCounts:
+        """The frozen counts (``launch``: the launch's grid, shown on them)."""
         self._settle()
         self.flush()
         n = dict(self.n)
-        n["atomic_same_address"] += max((int(c.max()) for c in self._updates.values()), default=0)
+        if self._updates:
+            n["atomic_same_address"] += max(int(c.max()) for c in self._updates.values())
         return TritonCounts(**n, per_program=per_program, dram_sectors=dict(dram_sectors or {}),
-                            specialization=dict(specialization or {}))
+                            specialization=dict(specialization or {}), launch=dict(launch or {}))
 
     def _row_counts(self, per_program: dict | None = None, dram_sectors: dict | None = None,
-                    specialization: dict | None = None) -> TritonCounts:
+                    specialization: dict | None = None, launch: dict | None = None) -> TritonCounts:
         """A line's counts (:mod:`kernellab.lines`): no per-program breakdown; DRAM sectors are launch-level."""
         return self.result()
 

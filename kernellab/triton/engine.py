@@ -12,8 +12,6 @@ that raised it, with a traceback that ends at the kernel's line (``kernellab.tra
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
-
 import numpy as np
 
 from ..errors import fmt_dim3, placed
@@ -142,9 +140,8 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     except Exception as exc:  # the kernel's lines alone; a bare raise adds no frame (kernellab.tracebacks)
         user_traceback(exc)
         raise
-    counts = tally.result(breakdown, touched.sectors(), specialization)
+    counts = tally.result(breakdown, touched.sectors(), specialization, launch={"grid": g})
     if sample is not None:
         counts = sampling.scale(counts, sample[1], n_programs, touched.sizes())
-    counts = replace(counts, launch={"grid": g})
     record.note(kernel, g, counts, sampled=sample is not None)
     return launched(kernel, "triton", counts, g)

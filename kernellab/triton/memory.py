@@ -427,11 +427,12 @@ def _check_count_touch_rows(prog: Program, kind: str, flat: np.ndarray, shape: t
     w = flat.itemsize
     copies = prog.P if rows == 1 else 1  # one row shared by every program of the step
     s0 = int(s[0])
+    one_run = rows == 1 or bool((s[1:] - s[:-1] == lanes).all() and (k[:-1] == lanes).all())
     if how is not None:
-        full = active is None or bool((k == lanes).all())
-        prog.tally.planned(kind, Geometry(rows, copies, lanes, w, starts=s, active=None if full else k), how[0], how[1],
-                           shape, prog.num_warps, prog.wanted)
-    if rows == 1 or (s[1:] - s[:-1] == lanes).all() and (k[:-1] == lanes).all():  # one run of elements
+        full = active is None or (int(k[-1]) == lanes if one_run else bool((k == lanes).all()))
+        prog.tally.planned(kind, Geometry(rows, copies, lanes, w, starts=s, active=None if full else k, run=one_run),
+                           how[0], how[1], shape, prog.num_warps, prog.wanted)
+    if one_run:  # one run of elements
         run = (rows - 1) * lanes + int(k[-1])
         if run and (s0 < 0 or s0 + run > flat.size):
             _check(prog, kind, flat, *_row_offsets(shape, s, k, lanes))  # raises, naming the program and lane

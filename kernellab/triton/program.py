@@ -82,7 +82,7 @@ class Program:
         self.journal = journal
         self.touched = touched
         self.failed_cas = 0  # consecutive tl.atomic_cas calls that changed nothing (a spinning lock)
-        self._pid_cols = [np.ascontiguousarray(pids[:, a]) for a in range(3)]
+        self._pid_cols = [None, None, None]  # each axis's ids, made when first asked for
         self.deferred = [] if defer else None
         self._lent: set[int] = set()  # addresses of arrays a load lent a view of (when deferring)
         self._stored: set[int] = set()  # addresses of arrays with a deferred store
@@ -99,7 +99,10 @@ class Program:
         """int32 ``(P,)``: each program's id along ``axis``."""
         if axis not in (0, 1, 2):
             raise ValueError(_("program_id axis must be 0, 1 or 2, not {axis!r}").format(axis=axis))
-        return self._pid_cols[axis]
+        col = self._pid_cols[axis]
+        if col is None:
+            col = self._pid_cols[axis] = np.ascontiguousarray(self.pids[:, axis])
+        return col
 
     def where(self, row: int) -> str:
         """``kernel name, program (x,y,z)`` of the program on ``row`` of the batch."""

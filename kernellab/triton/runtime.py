@@ -99,8 +99,12 @@ def _argument(name: str, v):
     arr, elem = _as_array(v, name)
     if arr is not None:
         if arr is v:  # a numpy argument: kernels may reach it by address later (tl.pointer_type casts)
-            register_array(v)
-        return pointer(memory.flat_view(arr, name), np.zeros(1, np.int64), (), elem=elem)
+            address = register_array(v)
+        else:
+            address = memory.address(arr)
+        out = pointer(memory.flat_view(arr, name), np.zeros(1, np.int64), (), elem=elem)
+        out._address = address  # the address of its data: the key naming the array (memory.address)
+        return out
     if isinstance(v, tuple) or callable(v):  # tuples of arguments, functions passed to the kernel
         return v
     raise LaunchError(_("argument {name} is a {type}: pass a numpy array (or a CPU torch tensor) for a "
@@ -145,6 +149,11 @@ class JITFunction:
         self._defaults = {p.name: p.default for p in params if p.default is not p.empty} \
             if all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params) else None
         self._prints = None
+        # launch options the kernel's own parameters do not shadow (dropped before binding), and the
+        # keywords that need no dropping
+        self._options_dropped = tuple(o for o in _LAUNCH_OPTIONS if o not in self.signature.parameters)
+        self._options_free = "num_warps" not in self.signature.parameters
+        self._plain_kwargs = frozenset(self.signature.parameters)
         self._hints: dict = {}  # what launches learnt about running it vectorised (see engine.run)
 
     def __getitem__(self, grid):
@@ -175,16 +184,16 @@ class JITFunction:
         other launch options (``num_stages``, …) are accepted and change nothing here.
         """
         try:  # a bad launch (or a float64 warning made an error): the traceback ends at the user's launch line
-            num_warps = int(kwargs.get("num_warps", 4)) if "num_warps" not in self.signature.parameters else 4
+            num_warps = int(kwargs.get("num_warps", 4)) if self._options_free else 4
             if num_warps < 1 or num_warps & (num_warps - 1):
                 raise LaunchError(_("kernel {kernel}: num_warps must be a power of two, not {n}").format(
                     kernel=self.__name__, n=num_warps), kernel=self.__name__)
-            for opt in _LAUNCH_OPTIONS:
-                if opt not in self.signature.parameters:
+            if not kwargs.keys() <= self._plain_kwargs:  # launch options the kernel does not take: dropped
+                for opt in self._options_dropped:
                     kwargs.pop(opt, None)
             grid, values, names, marks = self._bind(args, kwargs, grid)
-            warn_float64(self.__name__, [(names[memory.address(a.flat)], a.flat) for a in values
-                                         if isinstance(a, pointer)])
+            warn_float64(self.__name__, [(names[a._address], a.flat) for a in values
+                                         if isinstance(a, pointer) and a.flat.dtype == np.float64])
         except (LaunchError, Float64Warning) as exc:
             user_traceback(exc)
             raise
@@ -257,8 +266,8 @@ class JITFunction:
                 raise LaunchError(_("kernel {kernel}: {error}").format(kernel=self.__name__, error=exc),
                                   kernel=self.__name__, **exc.details) from None
             if isinstance(arg, pointer):
-                names[memory.address(arg.flat)] = name
-                self._specialise(name, arg, ("pointer", memory.address(arg.flat)), marks)
+                names[arg._address] = name
+                self._specialise(name, arg, ("pointer", arg._address), marks)
             elif isinstance(arg, tensor_descriptor):
                 names[memory.address(arg.base.flat)] = name
             elif isinstance(arg, tensor) and not arg._shape and arg is not v:

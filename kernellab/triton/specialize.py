@@ -44,9 +44,11 @@ def mark(value, specialize: bool, align: bool):
 def facts_of(value, marked) -> A.AxisInfo:
     """The axis facts a kernel starts from for a scalar argument marked ``marked`` (pointers too: their
     divisibility is in bytes)."""
-    if marked == 1:
-        return A.constant(1)._replace(param=True)
-    return A.argument(16 if marked == "D" else 1)
+    return _FACTS[marked]
+
+
+# the three starting facts (AxisInfo is immutable: made once, shared by every launch)
+_FACTS = {1: A.constant(1)._replace(param=True), "D": A.argument(16), None: A.argument(1)}
 
 
 def nothing_known(kernel):

@@ -631,7 +631,7 @@ class pointer(tensor):
     ``ptr + offsets`` and ``ptr += step`` move it; ``tl.load`` / ``tl.store`` dereference it.
     """
 
-    __slots__ = ("flat", "lineage", "shift")
+    __slots__ = ("flat", "lineage", "shift", "_address")
 
     def __init__(self, flat: np.ndarray, data: np.ndarray, shape: tuple, lineage=None, shift: int = 0,
                  elem: T.dtype | None = None):
@@ -639,6 +639,7 @@ class pointer(tensor):
         self.flat = flat
         self.lineage = lineage
         self.shift = shift
+        self._address = None  # a launch argument's: the address of ``flat``'s data (set by the launcher)
 
     def _like(self, data, shape):
         return pointer(self.flat, data, shape, elem=self.dtype.element_ty)
