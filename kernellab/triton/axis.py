@@ -141,6 +141,7 @@ def _each(a: AxisInfo, b: AxisInfo, fn) -> tuple:
     return tuple(fn(a, b, d) for d in range(len(a.contiguity)))
 
 
+@lru_cache(maxsize=8192)
 def add(a: AxisInfo, b: AxisInfo, shape: tuple, elem_bytes: int | None = None, sub: bool = False) -> AxisInfo:
     """``a + b`` (``sub``: ``a − b``); ``elem_bytes``: ``a`` is a pointer to elements of that size
     (``tt.addptr``: ``b`` counts elements, divisibility is in bytes)."""

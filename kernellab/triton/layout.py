@@ -103,6 +103,7 @@ def blocked(shape: tuple, spt: tuple, order: tuple, num_warps: int) -> tuple[tup
     return tuple(tpw), tuple(wpc)
 
 
+@lru_cache(maxsize=4096)
 def own_width(ptr: AxisInfo, shape: tuple, elem_bytes: int) -> tuple[tuple, int]:
     """``(order, elements per thread)`` an access's pointers alone ask for (before the kernel's other
     accesses of the same shape and order, and the block's size, are taken into account)."""

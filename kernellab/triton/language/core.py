@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import copy
+import functools
 
 import numpy as np
 
@@ -76,10 +77,21 @@ def arange(start, end, _semantic=None) -> tensor:
     """
     start, end = getattr(start, "value", start), getattr(end, "value", end)
     n = numerics.check_arange(start, end)
-    out = tensor(np.arange(start, end, dtype=np.int32)[None], T.int32, (n,))
-    out._lineage = Lineage(np.arange(start, end, dtype=np.int64)[None], start=int(start))  # consecutive
-    out._ax = A.arange(int(start), int(end))
+    data, lineage, ax = _arange(int(start), int(end))
+    out = tensor(data, T.int32, (n,))
+    out._lineage = lineage
+    out._ax = ax
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def _arange(start: int, end: int):
+    """The values (read-only), pointer lineage and axis facts of ``tl.arange(start, end)``: made once, shared
+    by every launch (a lineage keeps what the memory layer counted of it, which depends on its offsets alone)."""
+    data = np.arange(start, end, dtype=np.int32)[None]
+    wide = np.arange(start, end, dtype=np.int64)[None]
+    data.flags.writeable = wide.flags.writeable = False
+    return data, Lineage(wide, start=start), A.arange(start, end)
 
 
 def full(shape, value, dtype, _semantic=None) -> tensor:
@@ -262,6 +274,8 @@ _EVICTION = ("", "evict_normal", "evict_first", "evict_last", "no_allocate")
 
 
 def _check_cache(op: str, cache_modifier, allowed, eviction_policy):
+    if cache_modifier == "" and eviction_policy == "":  # the defaults (the usual case)
+        return
     cache_modifier = getattr(cache_modifier, "value", cache_modifier) or ""
     eviction_policy = getattr(eviction_policy, "value", eviction_policy) or ""
     if cache_modifier not in allowed:

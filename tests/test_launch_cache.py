@@ -1,0 +1,158 @@
+"""What the launch path keeps across launches never goes stale: every launch counts as a cold one would.
+
+A launch of a ``@triton.jit`` kernel reuses what earlier launches worked out (axis facts, layout plans,
+the counts of a row under a plan, ``tl.arange`` blocks and their pointer lineages, the kernel's launch
+hints), keyed by what they depend on. Each test relaunches one kernel object with arguments that change
+what the counts depend on — a pointer no longer 16-byte aligned, or 32 bytes into a 128-byte line, a
+dtype, ``n`` no longer a multiple of 16, ``num_warps``, a constexpr, ``lines=True``, two arguments that
+are one array — and compares every launch with the same launch made cold: every ``functools`` cache of
+kernellab emptied and a fresh ``@triton.jit`` object. A cache keyed on too little would hand a later
+launch an earlier one's numbers.
+"""
+
+import functools
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kernellab.triton as triton
+from kernellab import allow_float64, cdiv
+
+_spec = importlib.util.spec_from_file_location("kl_triton_kernels_cache", Path(__file__).with_name("triton_kernels.py"))
+K = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(K)
+
+
+def _clear_caches():
+    """Empty every functools cache of kernellab's modules (lru_cache and cache alike)."""
+    for name, mod in list(sys.modules.items()):
+        if name == "kernellab" or name.startswith("kernellab."):
+            for obj in list(vars(mod).values()):
+                if isinstance(obj, functools._lru_cache_wrapper):
+                    obj.cache_clear()
+
+
+def _seen(counts):
+    """Everything a launch's counts say, the fields equality skips included."""
+    lines = None
+    if counts.by_line is not None:
+        lines = sorted((key[1], row) for key, row in counts.by_line.items())
+    return counts, counts.dram_sectors, counts.specialization, lines
+
+
+def _placed(values: np.ndarray, at: int) -> np.ndarray:
+    """A copy of ``values`` starting ``at`` elements past a 256-byte boundary (numpy's own alignment varies)."""
+    w = values.itemsize
+    buf = np.zeros(values.size + (256 + at * w) // w + 1, values.dtype)
+    lo = (-buf.ctypes.data % 256) // w + at
+    out = buf[lo:lo + values.size]
+    out[:] = values
+    return out
+
+
+def _launch(kernel, case):
+    """Run one case on ``kernel``: what its counts say (the output checked against numpy)."""
+    dtype, size, at, n, meta, opts = case
+    rng = np.random.default_rng(7)
+    x = _placed(rng.random(size).astype(dtype), at)
+    y = _placed(rng.random(size).astype(dtype), 0)
+    out = _placed(np.zeros(size, dtype), 0)
+    other = x if opts.get("alias") else y
+    grid = (cdiv(n, meta["BLOCK_SIZE"]),)
+    with allow_float64():
+        c = kernel[grid](x, other, out, n, **meta, **{k: v for k, v in opts.items() if k != "alias"})
+    np.testing.assert_array_equal(out[:n], (x + other)[:n])
+    return _seen(c)
+
+
+def _cold(kernel, case):
+    _clear_caches()
+    return _launch(triton.jit(kernel.fn), case)
+
+
+def _cases():
+    f32, base = np.float32, {"BLOCK_SIZE": 1024}
+    return {  # (dtype, array size, x's first element past a 256-byte boundary, n, constexprs, options)
+        "aligned": (f32, 4096, 0, 4096, base, {}),
+        "x 4 bytes off (not 16-byte aligned)": (f32, 4096, 1, 4096, base, {}),
+        "x 32 bytes into a line (16-byte aligned)": (f32, 4096, 8, 4096, base, {}),
+        "float16": (np.float16, 4096, 0, 4096, base, {}),
+        "float64": (np.float64, 4096, 0, 4096, base, {}),
+        "n 4097 (not a multiple of 16)": (f32, 4097, 0, 4097, base, {}),
+        "n 4000 (a multiple of 16, masked tail)": (f32, 4000, 0, 4000, base, {}),
+        "n 4095, arrays of 4096": (f32, 4096, 0, 4095, base, {}),
+        "BLOCK_SIZE 256": (f32, 4096, 0, 4096, {"BLOCK_SIZE": 256}, {}),
+        "BLOCK_SIZE 256, num_warps 8": (f32, 4096, 0, 4096, {"BLOCK_SIZE": 256}, {"num_warps": 8}),
+        "BLOCK_SIZE 256, num_warps 1": (f32, 4096, 0, 4096, {"BLOCK_SIZE": 256}, {"num_warps": 1}),
+        "lines=True": (f32, 4097, 0, 4097, base, {"lines": True}),
+        "x and y one array": (f32, 4096, 0, 4096, base, {"alias": True}),
+    }
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize("order", ["forward", "backward"])
+def test_a_relaunched_kernel_counts_as_a_cold_launch(order):
+    names = list(CASES)
+    if order == "backward":
+        names.reverse()
+    kernel = triton.jit(K.add_kernel.fn)  # one kernel object, warm after its first launch
+    warm = {}
+    for name in [*names, names[0]]:  # the first case again, after every other one
+        warm[name] = _launch(kernel, CASES[name])
+    for name in names:
+        assert warm[name] == _cold(K.add_kernel, CASES[name]), name
+
+
+def test_the_cases_differ_where_the_counts_depend_on_them():
+    """The relaunches above would catch a stale cache only if the cases count differently (a mutant that
+    kept the first launch's counts): check they do, each from the aligned case, by hand where easy."""
+    cold = {name: _cold(K.add_kernel, case)[0] for name, case in CASES.items()}
+    a = cold["aligned"]
+    # aligned fp32, 4 warps: each thread 4 floats (ld.global.v4), 1024 / (128 · 4) = 2 per thread → 8 per
+    # program and load, 4 programs, 2 loads: 64 load instructions
+    assert a.load_instructions == 64 and a.specialization == {"x_ptr": "D", "y_ptr": "D", "output_ptr": "D",
+                                                              "n_elements": "D"}
+    # x 4 bytes off: its loads one float an instruction, 8 per thread × 4 warps = 32 per program; y's stay
+    # 8 per program: 4 × (32 + 8)
+    assert cold["x 4 bytes off (not 16-byte aligned)"].load_instructions == 4 * (32 + 8)
+    for name in CASES:  # counts take every array to start 256-byte aligned: 32 bytes in changes nothing
+        if name not in ("aligned", "x and y one array", "lines=True", "x 32 bytes into a line (16-byte aligned)"):
+            assert cold[name] != a, name
+    # 256 floats a program: 4 warps, 2 floats a thread (one ld.global.v2), 4 instructions; 8 warps, one
+    # float a thread, 8; one warp, 8 floats a thread in 2 × ld.global.v4, 2. Times 16 programs, 2 loads
+    assert [cold[f"BLOCK_SIZE 256{w}"].load_instructions for w in ("", ", num_warps 8", ", num_warps 1")] == \
+        [16 * 2 * 4, 16 * 2 * 8, 16 * 2 * 2]
+    assert cold["x and y one array"].dram_sectors != a.dram_sectors
+    assert cold["n 4097 (not a multiple of 16)"].specialization.get("n_elements") is None
+    # n not divisible by 16: the mask may change at every element, so one float an instruction:
+    # 1024 / 128 = 8 per thread, 4 warps → 32 instructions per program and access
+    assert cold["n 4097 (not a multiple of 16)"].store_instructions == 32 * cdiv(4097, 1024)
+
+
+def _shifted(kernel, shift: int, n: int = 3000, block: int = 1024):
+    x = np.arange(n + shift, dtype=np.float32)
+    out = np.zeros(n, np.float32)
+    c = kernel[(cdiv(n, block),)](x, out, n, shift, BLOCK=block)
+    np.testing.assert_array_equal(out, x[shift:])
+    return _seen(c)
+
+
+def test_a_shift_into_the_array_relaunched_counts_as_cold():
+    """``x_ptr + shift``: the rows start ``shift`` floats into a 128-byte line, which changes the lines and
+    sectors each request touches (the counts of a row are kept per plan and start within a line)."""
+    kernel = triton.jit(K.shifted_copy_kernel.fn)
+    shifts = [0, 8, 1, 32, 16, 0, 31]
+    warm = [_shifted(kernel, s) for s in shifts]
+    cold = []
+    for s in shifts:
+        _clear_caches()
+        cold.append(_shifted(triton.jit(K.shifted_copy_kernel.fn), s))
+    assert warm == cold
+    # shift 0 and 8 differ (a warp of ld.global.v4 from 32 bytes into a line spans 5 lines, not 4);
+    # 0 and 32 (128 bytes: a whole line) count alike
+    assert cold[0][0].load_lines != cold[1][0].load_lines and cold[0] == cold[3]
