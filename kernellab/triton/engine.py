@@ -12,6 +12,7 @@ that raised it, with a traceback that ends at the kernel's line (``kernellab.tra
 from __future__ import annotations
 
 from collections.abc import Callable
+
 import numpy as np
 
 from ..errors import fmt_dim3, placed
