@@ -246,10 +246,56 @@ def ideal_sectors(acc: Access) -> int:
     return _ideal_exact(acc)
 
 
+def packed_sectors(distinct, width: int) -> int:
+    """The definition behind every ideal-sector count: ``Σ ⌈distinct × width / 32⌉`` over requests.
+
+    ``distinct`` holds, per request, how many distinct addresses its active lanes access (a request with
+    none adds 0); ``width`` is the bytes each lane moves. Their bytes packed contiguously from a sector
+    boundary fill ``⌈distinct × width / 32⌉`` sectors.
+
+    >>> packed_sectors([32, 32, 5, 1], 4)        # two full warps of floats, 5 floats, one broadcast float
+    10
+    """
+    d = np.asarray(distinct, np.int64)
+    return int((-(-d * width // SECTOR_BYTES)).sum())
+
+
 def _ideal_exact(acc: Access) -> int:
     """:func:`ideal_sectors` by its definition: the distinct active addresses of each warp, looked at."""
-    distinct = _distinct_per_row(acc.addresses, acc.active)
-    return int((-(-distinct * acc.width // SECTOR_BYTES)).sum())
+    return packed_sectors(_distinct_per_row(acc.addresses, acc.active), acc.width)
+
+
+def affine_ideal(stride, active, width: int) -> int:
+    """:func:`ideal_sectors` of warps whose lane ``l`` accesses ``first + l·stride`` (as :func:`affine_counts`).
+
+    The first address does not matter: at a stride ``≠ 0`` the ``n`` active lanes of a warp hold ``n``
+    distinct addresses, at stride 0 one (a broadcast), so a warp takes ``⌈n × width / 32⌉`` sectors, or
+    ``⌈width / 32⌉`` (:func:`packed_sectors`). ``stride`` is int64 per warp; ``active`` bool ``(warps,
+    32)`` or None (every lane).
+
+    >>> active = np.arange(96).reshape(3, 32) < 70                 # 96 floats, the last 26 masked off
+    >>> affine_ideal(np.full(3, 4), active, 4)                     # 32·4/32 + 32·4/32 + ⌈6·4/32⌉ = 4 + 4 + 1
+    9
+    >>> affine_ideal(np.array([0, 4]), None, 4)                    # a broadcast warp: 1; a coalesced one: 4
+    5
+    """
+    stride = np.asarray(stride, np.int64).reshape(-1)
+    n = np.full(stride.size, WARP_SIZE, np.int64) if active is None else np.count_nonzero(active, axis=1)
+    return packed_sectors(np.where(stride == 0, np.minimum(n, 1), n), width)
+
+
+def prefix_ideal(active, width: int) -> int:
+    """:func:`ideal_sectors` of rows of consecutive elements with their first ``active[r]`` lanes active
+    (as :func:`prefix_counts`): ``f = k // 32`` full warps take ``⌈32 × width / 32⌉ = width`` sectors each,
+    and the warp of the last ``k mod 32`` lanes ``⌈(k mod 32) × width / 32⌉`` (:func:`packed_sectors`);
+    the rows' starts do not matter.
+
+    >>> prefix_ideal([1024, 1024, 17], 4)     # 2 × 32 warps × 4 sectors, and 17 floats = 68 B: 3 sectors
+    259
+    """
+    k = np.asarray(active, np.int64).reshape(-1)
+    full, tail = np.divmod(k, WARP_SIZE)
+    return int(full.sum()) * packed_sectors(WARP_SIZE, width) + packed_sectors(tail, width)
 
 
 def bytes_requested(acc: Access) -> int:
@@ -547,8 +593,7 @@ def _ideal_affine(acc: Access) -> int:
     """:func:`_ideal_exact`, with affine one-run warps counted analytically: their ``lanes`` active lanes sit
     at ``first + l·stride``, so they hold ``lanes`` distinct addresses, or 1 for a broadcast (stride 0)."""
     _lo, _hi, lanes, step, rest = _affine_runs(acc)
-    distinct = np.where(step == 0, 1, lanes)
-    total = int((-(-distinct * acc.width // SECTOR_BYTES)).sum())
+    total = packed_sectors(np.where(step == 0, 1, lanes), acc.width)
     return total if rest is None else total + _ideal_exact(acc.rows(rest))
 
 

@@ -65,7 +65,7 @@ def _excess(c) -> int:
 
 
 def _uncoalesced(counts) -> list[Finding]:
-    if not hasattr(counts, "warp_instr") or not counts.sectors:
+    if not counts.sectors:
         return []
     excess = _excess(counts)
     if excess < EXCESS_SECTORS * counts.sectors:
@@ -139,7 +139,8 @@ def _divergence(counts) -> list[Finding]:
 
 
 def findings(counts) -> list[Finding]:
-    """The report's findings: uncoalesced global accesses, bank conflicts, divergence (SIMT launches).
+    """The report's findings: uncoalesced global accesses (both engines), bank conflicts and divergence
+    (SIMT launches).
 
     * **uncoalesced**: excess sectors (sectors − ideal sectors) are at least 10 % of the sectors; the
       line with the most excess sectors is named with its share of them;
@@ -211,7 +212,7 @@ class Report:
         if not self.simt:
             names.insert(6, "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum")
         rows = _rows(self.counts, names)
-        if self.simt and self.counts.sectors:
+        if self.counts.sectors:
             excess = self.counts.sectors - self.counts.load_ideal_sectors - self.counts.store_ideal_sectors
             rows.insert(5, [_("Excess sectors %"), "", f"{100 * excess / self.counts.sectors:.1f} %"])
         return Section(_("Memory Workload Analysis"), _table(rows))

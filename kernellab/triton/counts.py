@@ -25,9 +25,12 @@ from ..access import (
     WARP_SIZE,
     Access,
     affine_counts,
+    affine_ideal,
     bytes_requested,
+    ideal_sectors,
     lines,
     prefix_counts,
+    prefix_ideal,
     requests,
     sectors,
 )
@@ -98,6 +101,11 @@ class TritonCounts(LoadStoreTotals):
     # how the launch specialised its arguments, as triton.jit does: name → "D" (divisible by 16: ints,
     # and pointers whose data is 16-byte aligned) or 1 (an int equal to 1, made a constant)
     specialization: dict = field(default_factory=dict, compare=False)
+    # sectors the load / store requests would touch were each request's distinct bytes packed contiguously
+    # (kernellab.access.ideal_sectors; Nsight's Source-page "L2 Theoretical Sectors Global"): the same
+    # definition as the SIMT engine's gld_ideal_sectors / gst_ideal_sectors, over the same requests
+    load_ideal_sectors: int = 0
+    store_ideal_sectors: int = 0
 
     def __getitem__(self, key: str):
         if key in self.keys():
@@ -117,10 +125,11 @@ class TritonCounts(LoadStoreTotals):
                             specialization=spec)
 
 
-def count_access(addresses: np.ndarray, active: np.ndarray | None, width: int) -> tuple[int, int, int, int]:
+def count_access(addresses: np.ndarray, active: np.ndarray | None, width: int, ideal: bool = False) -> tuple:
     """Requests, sectors, bytes and lines of ``(programs, lanes)`` byte addresses, each program's lanes in their own warps.
 
     Every address is a multiple of ``width`` (arrays start aligned; offsets are whole elements).
+    ``ideal=True`` adds a fifth number, the ideal sectors (:func:`kernellab.access.ideal_sectors`).
 
     Examples
     --------
@@ -128,6 +137,8 @@ def count_access(addresses: np.ndarray, active: np.ndarray | None, width: int) -
     (2, 8, 256, 2)
     >>> count_access(np.zeros((3, 1), np.int64), None, 4)      # 3 programs read one float each
     (3, 3, 12, 3)
+    >>> count_access(np.arange(32)[None] * 8, None, 4, ideal=True)   # every other float: 8 sectors, ideally 4
+    (1, 8, 128, 2, 4)
     """
     rows, lanes = addresses.shape
     pad = -lanes % WARP_SIZE
@@ -136,6 +147,8 @@ def count_access(addresses: np.ndarray, active: np.ndarray | None, width: int) -
         addresses = np.concatenate([addresses, np.zeros((rows, pad), np.int64)], axis=1)
         active = np.concatenate([active, np.zeros((rows, pad), bool)], axis=1)
     acc = Access.from_lanes(addresses.ravel(), None if active is None else active.ravel(), width, aligned=True)
+    if ideal:
+        return requests(acc), sectors(acc), bytes_requested(acc), lines(acc), ideal_sectors(acc)
     return requests(acc), sectors(acc), bytes_requested(acc), lines(acc)
 
 
@@ -193,8 +206,8 @@ class Geometry(NamedTuple):
         return np.broadcast_to(offs, (self.rows, self.lanes)), None if mask is None else mask.reshape(self.rows, self.lanes)
 
 
-def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, int, int]:
-    """Warp instructions, requests, sectors and lines of an access under its layout ``p``.
+def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, int, int, int]:
+    """Warp instructions, requests, sectors, lines and ideal sectors of an access under its layout ``p``.
 
     The reference: each warp instruction's lanes start at the elements :func:`kernellab.triton.layout.lanes`
     gives; a lane moves ``vec`` consecutive elements, one ``vec × width``-byte access at the address of
@@ -204,43 +217,50 @@ def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, i
     numbers follow in closed form from each row's start (``prefix_counts``, ``affine_counts``), each
     lane's ``vec`` elements counted as one element ``vec`` times wider. Instructions count whether or
     not their lanes are masked off; requests, as Nsight Compute counts them, only those with an active lane.
+    Ideal sectors are :func:`kernellab.access.ideal_sectors` of those requests: a request of ``n`` active
+    lanes at distinct addresses (every layout with a non-zero step) ideally takes ``⌈n × vec × width / 32⌉``
+    sectors (``prefix_ideal``, ``affine_ideal``).
 
     Examples
     --------
     >>> from kernellab.triton import axis
     >>> ptr = axis.add(axis.splat(axis.argument(16), (1024,)), axis.arange(0, 1024), (1024,), elem_bytes=4)
     >>> p = layout.plan(ptr, None, (1024,), 4, 4)                 # 2 × ld.global.v4 per thread, 4 warps
-    >>> count_planned(Geometry(1, 1, 1024, 4, starts=np.array([0])), p, False)   # 8 × 512 bytes
-    (8, 8, 128, 32)
+    >>> count_planned(Geometry(1, 1, 1024, 4, starts=np.array([0])), p, False)   # 8 × 512 bytes: 16 sectors each
+    (8, 8, 128, 32, 128)
     >>> g = Geometry(1, 1, 1024, 4, offs=np.arange(1024)[None])   # the same lanes, built: the same numbers
     >>> count_planned(g, p._replace(warps_per_cta=p.warps_per_cta), False)
-    (8, 8, 128, 32)
+    (8, 8, 128, 32, 128)
     """
     v, w = p.vec, g.width
     instructions = p.instructions * g.rows * g.copies
     if CLOSED_FORMS and g.run and g.mask is None and LINE_BYTES % w == 0 and (g.rows == 1 or g.lanes * w % LINE_BYTES == 0):
         # one run of whole rows, each starting at the same byte of a 128-byte line (the first's), then a
         # prefix: (rows − 1) full rows alike and the last; a row's counts are those of the same row
-        # moved by whole lines (requests, sectors and lines are all cut at multiples of 128 bytes)
+        # moved by whole lines (requests, sectors and lines are all cut at multiples of 128 bytes; ideal
+        # sectors do not depend on where the row starts)
         at = int(np.asarray(g.starts).reshape(-1)[0]) * w % LINE_BYTES // w
         last = _run_row(p, at, g.lanes, g.last_active(), w, store)
-        full = _run_row(p, at, g.lanes, g.lanes, w, store) if g.rows > 1 else (0, 0, 0)
-        req, sec, lin = (f * (g.rows - 1) + e for f, e in zip(full, last))
-        return instructions, req * g.copies, sec * g.copies, lin * g.copies
+        full = _run_row(p, at, g.lanes, g.lanes, w, store) if g.rows > 1 else (0, 0, 0, 0)
+        req, sec, lin, ideal = (f * (g.rows - 1) + e for f, e in zip(full, last))
+        return instructions, req * g.copies, sec * g.copies, lin * g.copies, ideal * g.copies
     starts = None if g.starts is None else np.asarray(g.starts, np.int64).reshape(-1)
     if CLOSED_FORMS and starts is not None and p.chunked and not (starts % v).any():
         lanes_v = g.lanes // v
         if g.mask is None:
             k = np.full(starts.size, lanes_v, np.int64) if g.active is None else -(-np.asarray(g.active, np.int64) // v)
             req, sec, lin, _ = prefix_counts(starts * w, k, v * w)
+            ideal = prefix_ideal(np.broadcast_to(k, starts.shape), v * w)
         else:
             m = np.asarray(g.mask).reshape(g.rows, lanes_v, v)[:, :, 0].reshape(-1, WARP_SIZE)
             first = np.add.outer(starts, np.arange(lanes_v // WARP_SIZE, dtype=np.int64) * (WARP_SIZE * v)).ravel() * w
-            req, sec, lin, _ = affine_counts(first, np.full(first.size, v * w, np.int64), m, v * w)
+            stride = np.full(first.size, v * w, np.int64)
+            req, sec, lin, _ = affine_counts(first, stride, m, v * w)
+            ideal = affine_ideal(stride, m, v * w)
     elif CLOSED_FORMS and starts is not None and (aff := layout.affine(p)) is not None:
         bases, step = aff  # lane l of instruction i: element starts[r] + bases[i] + l·step of row r
         if g.mask is not None:
-            req, sec, lin = _affine_rows(bases, step, starts, np.asarray(g.mask).reshape(g.rows, g.lanes), w, v)
+            req, sec, lin, ideal = _affine_rows(bases, step, starts, np.asarray(g.mask).reshape(g.rows, g.lanes), w, v)
         else:  # rows alike up to whole 128-byte lines count alike: one row per (start mod 128 B, active)
             k = np.broadcast_to(np.asarray(g.lanes if g.active is None else g.active, np.int64).reshape(-1),
                                 (starts.size,))
@@ -252,13 +272,13 @@ def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, i
             else:
                 _, first_row, n = np.unique(key, return_index=True, return_counts=True)
                 groups = zip(first_row.tolist(), n.tolist())
-            req = sec = lin = 0
+            req = sec = lin = ideal = 0
             for row, count in groups:
                 kr = int(k[row])
-                r, s_, li = _affine_row(p, int(starts[row]) * w % LINE_BYTES // w, None if kr == g.lanes else kr, w)
-                req, sec, lin = req + r * count, sec + s_ * count, lin + li * count
+                r, s_, li, i_ = _affine_row(p, int(starts[row]) * w % LINE_BYTES // w, None if kr == g.lanes else kr, w)
+                req, sec, lin, ideal = req + r * count, sec + s_ * count, lin + li * count, ideal + i_ * count
     elif g.cache is not None and (g.key, p, store) in g.cache:
-        req, sec, lin = g.cache[g.key, p, store]
+        req, sec, lin, ideal = g.cache[g.key, p, store]
     else:
         first, owner = layout.lanes(p)
         offs, mask = g.offsets()
@@ -268,15 +288,15 @@ def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, i
         if store and owner is not None:
             own = np.broadcast_to(owner.reshape(-1), addr.shape)
             active = own if active is None else active & own
-        req, sec, _, lin = count_access(addr, active, v * w)
+        req, sec, _, lin, ideal = count_access(addr, active, v * w, ideal=True)
         if g.cache is not None:
-            g.cache[g.key, p, store] = req, sec, lin
-    return instructions, req * g.copies, sec * g.copies, lin * g.copies
+            g.cache[g.key, p, store] = req, sec, lin, ideal
+    return instructions, req * g.copies, sec * g.copies, lin * g.copies, ideal * g.copies
 
 
 @lru_cache(maxsize=4096)
-def _run_row(p: layout.Plan, at: int, lanes: int, k: int, w: int, store: bool) -> tuple[int, int, int]:
-    """Requests, sectors and lines of one row of ``lanes`` consecutive elements from element ``at``
+def _run_row(p: layout.Plan, at: int, lanes: int, k: int, w: int, store: bool) -> tuple[int, int, int, int]:
+    """Requests, sectors, lines and ideal sectors of one row of ``lanes`` consecutive elements from element ``at``
     (within one 128-byte line), its first ``k`` lanes active, under plan ``p``: :func:`count_planned`
     of that row, once per (plan, start within a line, active lanes) over every launch."""
     g = Geometry(1, 1, lanes, w, starts=np.array([at], np.int64), active=None if k == lanes else np.array([k], np.int64))
@@ -284,24 +304,25 @@ def _run_row(p: layout.Plan, at: int, lanes: int, k: int, w: int, store: bool) -
 
 
 @lru_cache(maxsize=4096)
-def _affine_row(p: layout.Plan, start: int, k: int | None, w: int) -> tuple[int, int, int]:
+def _affine_row(p: layout.Plan, start: int, k: int | None, w: int) -> tuple[int, int, int, int]:
     """:func:`_affine_rows` of one row from element ``start`` (< one line) with its first ``k`` lanes active."""
     bases, step = layout.affine(p)
     return _affine_rows(bases, step, np.array([start], np.int64), k, w, p.vec)
 
 
-def _affine_rows(bases, step: int, starts, mask, w: int, v: int) -> tuple[int, int, int]:
-    """Requests, sectors and lines of rows whose instruction ``i`` has lane ``l`` at element
-    ``starts[r] + bases[i] + l·step`` (``affine_counts``); ``mask``: bool ``(rows, lanes)``, an int (every
-    row's first that many elements active), or None."""
+def _affine_rows(bases, step: int, starts, mask, w: int, v: int) -> tuple[int, int, int, int]:
+    """Requests, sectors, lines and ideal sectors of rows whose instruction ``i`` has lane ``l`` at element
+    ``starts[r] + bases[i] + l·step`` (``affine_counts``, ``affine_ideal``); ``mask``: bool ``(rows, lanes)``,
+    an int (every row's first that many elements active), or None."""
     first = (starts[:, None] + bases[None, :]).ravel() * w
     active = None
     if mask is not None:
         idx = (bases[:, None] + np.arange(WARP_SIZE) * step).ravel()
         active = (idx[None, :] < mask) if isinstance(mask, int) else mask[:, idx]
         active = np.broadcast_to(active, (starts.size, idx.size)).reshape(-1, WARP_SIZE)
-    req, sec, lin, _ = affine_counts(first, np.full(first.size, step * w, np.int64), active, v * w)
-    return req, sec, lin
+    stride = np.full(first.size, step * w, np.int64)
+    req, sec, lin, _ = affine_counts(first, stride, active, v * w)
+    return req, sec, lin, affine_ideal(stride, active, v * w)
 
 
 _NAMES = tuple(f.name for f in fields(TritonCounts)
@@ -366,8 +387,9 @@ class Tally:
             self._planned.append((g, ptr, mask, shape, num_warps, wanted, key))
 
     def _count_planned(self, kind: str, g: Geometry, p):
-        ins, req, sec, lin = count_planned(g, p, kind == "store")
+        ins, req, sec, lin, ideal = count_planned(g, p, kind == "store")
         n = self.n
+        n[kind + "_ideal_sectors"] += ideal
         n[kind + "_instructions"] += ins
         n[kind + "_requests"] += req
         n[kind + "_sectors"] += sec
@@ -409,10 +431,12 @@ class Tally:
         self.n["flops"] += n
 
     def counted(self, kind: str, instructions: int, requests: int, sectors: int, nbytes: int, nlines: int = 0,
-                lanes: int = 1):
+                lanes: int = 1, *, ideal: int):
         """Add an access already counted by :func:`count_access` (``instructions`` programs ran it, each
-        on a block of ``lanes`` elements: one warp instruction per 32 of them)."""
+        on a block of ``lanes`` elements: one warp instruction per 32 of them; ``ideal``: its ideal sectors,
+        :func:`kernellab.access.ideal_sectors`)."""
         n = self.n
+        n[kind + "_ideal_sectors"] += ideal
         n[kind + "s"] += instructions
         if kind != "atomic":
             n[kind + "_instructions"] += instructions * -(-lanes // WARP_SIZE)
@@ -429,7 +453,11 @@ class Tally:
                 active = None
             else:
                 active = np.concatenate([np.ones(a.shape, bool) if m is None else m for a, m in parts])
-            req, sec, nbytes, lin = count_access(addr, active, width)
+            if kind == "atomic":  # atomics have no ideal-sector counter (as in the SIMT engine)
+                req, sec, nbytes, lin = count_access(addr, active, width)
+            else:
+                req, sec, nbytes, lin, ideal = count_access(addr, active, width, ideal=True)
+                self.n[kind + "_ideal_sectors"] += ideal * copies
             self.n[kind + "_bytes"] += nbytes * copies
             self.n[kind + "_lines"] += lin * copies
             self.n[kind + "_requests"] += req * copies

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..access import LINE_BYTES, WARP_SIZE, _row_counts, affine_counts, prefix_counts
+from ..access import LINE_BYTES, WARP_SIZE, _row_counts, affine_counts, affine_ideal, prefix_counts, prefix_ideal
 from ..errors import LaunchError, OutOfBoundsError, fmt_dim3
 from ..i18n import _
 from .counts import Geometry, count_access
@@ -115,6 +115,7 @@ class LineageCounts(NamedTuple):
     sectors: int
     bytes: int
     lines: int
+    ideal: int  # ideal sectors (kernellab.access.ideal_sectors)
 
 
 def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarray, mask, lineage, shift: int):
@@ -169,23 +170,24 @@ def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarra
         if c0 is not None and offs.size // rows % 32 == 0 and (c0 + shift) * w % 32 == 0:
             # consecutive elements from a sector boundary, whole warps per program: every warp is the
             # first one moved by a multiple of 32 bytes, so it has the same requests and sectors
-            req, sec, nbytes, _lin = count_access((c0 + shift + np.arange(32, dtype=np.int64))[None] * w, None, w)
+            req, sec, nbytes, _lin, ideal = count_access((c0 + shift + np.arange(32, dtype=np.int64))[None] * w, None,
+                                                         w, ideal=True)
             warps = offs.size // 32
             first = (c0 + shift) * w + np.arange(warps, dtype=np.int64) * (32 * w)  # each warp's first byte
             lin = int(((first + 32 * w - 1) // 128 - first // 128 + 1).sum())  # lines per warp vary when w < 4
-            req, sec, nbytes = req * warps, sec * warps, nbytes * warps
+            req, sec, nbytes, ideal = req * warps, sec * warps, nbytes * warps, ideal * warps
         else:
-            req, sec, nbytes, lin = count_access(offs.reshape(rows, -1) * w, None, w)
+            req, sec, nbytes, lin, ideal = count_access(offs.reshape(rows, -1) * w, None, w, ideal=True)
         if c0 is not None:
             lo, hi = c0, c0 + lineage.data.size - 1
         else:
             lo, hi = int(lineage.data.min()), int(lineage.data.max())
-        st = lineage.counted[key] = LineageCounts(lo, hi, req, sec, nbytes, lin)
+        st = lineage.counted[key] = LineageCounts(lo, hi, req, sec, nbytes, lin, ideal)
     if st.lo + shift < 0 or st.hi + shift >= flat.size:
         _check(prog, kind, flat, offs, None)
     copies = prog.P if offs.shape[0] == 1 else 1
     prog.tally.counted(kind, offs.shape[0] * copies, st.requests * copies, st.sectors * copies, st.bytes * copies,
-                       st.lines * copies, offs.size // offs.shape[0])
+                       st.lines * copies, offs.size // offs.shape[0], ideal=st.ideal * copies)
 
 
 def _check_planned(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarray, mask, lineage, shift, how):
@@ -253,9 +255,12 @@ def _count_consecutive(prog: Program, kind: str, width: int, shape: tuple, start
     elif lanes % WARP_SIZE:
         active = np.tile(np.arange(warps * WARP_SIZE) < lanes, rows).reshape(-1, WARP_SIZE)
     first = np.add.outer(np.asarray(starts, np.int64), np.arange(warps, dtype=np.int64) * WARP_SIZE).ravel() * width
-    req, sec, lin, nbytes = affine_counts(first, np.full(first.size, width, np.int64), active, width)
+    stride = np.full(first.size, width, np.int64)
+    req, sec, lin, nbytes = affine_counts(first, stride, active, width)
+    ideal = affine_ideal(stride, active, width)
     copies = prog.P if rows == 1 else 1
-    prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies, lanes)
+    prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies, lanes,
+                       ideal=ideal * copies)
 
 
 def _row_starts(offs: np.ndarray, lineage, shift: np.ndarray):
@@ -444,7 +449,8 @@ def _check_count_touch_rows(prog: Program, kind: str, flat: np.ndarray, shape: t
         else:
             req, sec, lin, nbytes = prefix_counts(s * w, k, w)
         if how is None:
-            prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies, lanes)
+            prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies, lanes,
+                               ideal=prefix_ideal(k, w) * copies)
         prog.touch_run(flat, s0, run)
         return rows, lanes, s, k, run
     if (int(s.min()) < 0 or int((s + k).max()) > flat.size) and \
@@ -452,7 +458,8 @@ def _check_count_touch_rows(prog: Program, kind: str, flat: np.ndarray, shape: t
         _check(prog, kind, flat, *_row_offsets(shape, s, k, lanes))  # raises, naming the program and lane
     if how is None:
         req, sec, lin, nbytes = prefix_counts(s * w, k, w)
-        prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies, lanes)
+        prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies, lanes,
+                           ideal=prefix_ideal(k, w) * copies)
     prog.touch_rows(flat, s, k)
     return rows, lanes, s, k, None
 
