@@ -272,8 +272,8 @@ def test_uncoalesced_finding_names_the_column_load():
     assert (st.store_requests, st.store_sectors, st.store_ideal_sectors) == (48, 48, 48)
     (f,) = c.report().findings
     assert (f.rule, f.line) == ("uncoalesced", _line(c, "v = tl.load")) and f.value == 1.0
-    assert str(f) == ("uncoalesced global accesses: line {} causes 100 % of the excess sectors (5376 of 6192 "
-                      "sectors; 32.0 sectors per request, ideally 4.0)").format(f.line)
+    assert str(f) == (f"uncoalesced global accesses: line {f.line} causes 100 % of the excess sectors (5376 of 6192 "
+                      "sectors; 32.0 sectors per request, ideally 4.0)")
     text = str(c.report())
     assert "Excess sectors %" in text and "86.8 %" in text  # 5376 / 6192
     # without lines=True the finding speaks of the kernel as a whole

@@ -21,7 +21,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..access import LINE_BYTES, WARP_SIZE, _row_counts, affine_counts, affine_ideal, prefix_counts, prefix_ideal
+from ..access import (
+    LINE_BYTES,
+    WARP_SIZE,
+    _row_counts,
+    affine_counts,
+    affine_ideal,
+    prefix_counts,
+    prefix_ideal,
+)
 from ..errors import LaunchError, OutOfBoundsError, fmt_dim3
 from ..i18n import _
 from .counts import Geometry, count_access
