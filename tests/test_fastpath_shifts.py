@@ -248,3 +248,27 @@ def test_a_shared_move_by_half_a_word_changes_the_wavefronts():
             blk.load(sh, elems + d)
     c = both_ways(k, 1, 32, lambda: (np.zeros(1, np.float32),), auto_instr=False)
     assert (c.shld_instr, c.shld_wavefronts) == (2, 2 + 3)
+
+
+def test_a_writable_mask_is_compared_by_content():
+    # a mask the caller may change is copied, never kept: changed after a move, the next access is not a move
+    idx, act = np.arange(32), np.ones(32, bool)
+    ref = ShiftRef(idx, act, Access.from_lanes(idx * 4, act, 4, aligned=True), itemsize=4, vec=1)
+    act[3] = False
+    assert ref.shift(idx + 1, act) is None
+    act[3] = True
+    assert ref.shift(idx + 1, act) == 1
+    act[3] = False
+    assert ref.shift(idx + 1, act) is None
+
+
+def test_block_masks_are_read_only():
+    # a moved access finds its mask again by identity: the masks a Block hands out cannot change in place
+    seen = []
+
+    def k(blk):
+        with blk.where(blk.tx < 5):
+            seen.append(blk.active.flags.writeable)
+        seen.append(blk.active.flags.writeable)
+    launch(k, 1, 32)
+    assert seen == [False, False]

@@ -134,6 +134,7 @@ class Block:
         """A mask with its active lanes, active warps, and whether every lane is active."""
         lanes = int(np.count_nonzero(mask))
         warps = int(np.count_nonzero(mask.reshape(-1, WARP_SIZE).any(axis=1))) if lanes else 0
+        mask.flags.writeable = False  # a mask, once its counts are taken, never changes (a moved access relies on it)
         return mask, lanes, warps, lanes == mask.size
 
     def _active(self, mask=None) -> tuple:
@@ -386,21 +387,20 @@ class Block:
         else:
             g = self._mem.lookup(arr)
             what, size, itemsize, offset = g, g.size, g.itemsize, g.base
-        name = {"array": arr.name if shared else g.name, "shared": shared}  # for the error's details
         key = (shared, offset, itemsize, size, vec, idx.shape)
-        acc = self._seen_access(key, idx, act)
-        repeated = acc is not None
         caller = sys._getframe(2)  # the kernel's line calling blk.load or blk.store: the site of a moved access
         site = (key, caller.f_code, caller.f_lasti)
-        moved = None if repeated else self._shifted_access(site, idx, act, size, shared)
+        moved = self._shifted_access(site, idx, act, size, shared)
+        acc = None if moved is not None else self._seen_access(key, idx, act)
+        repeated = acc is not None
         if moved is not None:  # the site's reference access moved by a whole number of elements
             ref, d = moved
-            nbytes = d * itemsize
             if shared:
                 self._tally.shared_counted(op, vec * itemsize, warps * m, lanes * m, *ref.shared_counts())
             else:
-                self._tally.global_counted(op, vec * itemsize, warps * m, lanes * m, *ref.global_counts(nbytes))
+                self._tally.global_counted(op, vec * itemsize, warps * m, lanes * m, *ref.global_counts(d * itemsize))
         elif not repeated:
+            name = {"array": arr.name if shared else g.name, "shared": shared}  # for the error's details
             self._check_bounds(op, what, idx, act, all_active, size, vec, name)
             self._check_aligned(op, what, idx, act, offset, itemsize, vec, name)
             addresses = np.multiply(idx, itemsize)
@@ -435,7 +435,7 @@ class Block:
         a = act.reshape(act.shape + (1,) * (flat_idx.ndim - 1))
         if op == "load":
             if all_active:
-                out = storage[flat_idx]
+                out = storage.take(flat_idx)  # in bounds (checked): numpy's take is faster than an index
             else:
                 out = storage[np.where(a, flat_idx, 0)] if storage.size else np.zeros(flat_idx.shape, storage.dtype)
                 out[~np.broadcast_to(a, out.shape)] = 0
@@ -602,7 +602,8 @@ class Block:
         self._position()
         act, lanes, warps, all_active = self._masks[-1]
         r = np.asarray(np.multiply(a, b, dtype=np.float64))
-        r = np.add(r, c, out=r) if r.shape == np.broadcast_shapes(r.shape, np.shape(c)) else r + c
+        c_shape = np.shape(c)
+        r = np.add(r, c, out=r) if c_shape == r.shape or r.shape == np.broadcast_shapes(r.shape, c_shape) else r + c
         r = r.astype(np.float32)
         if r.ndim == 0 or r.shape[0] != self.n_threads:
             r = np.broadcast_to(r, (self.n_threads, *r.shape)).copy()

@@ -1,6 +1,6 @@
 """An access site's reference access, for the accesses that are it moved by a whole number of elements.
 
-An optimisation of :class:`~kernellab.Block`'s loads and stores (``tests/test_fastpath_simt.py`` checks it
+An optimisation of :class:`~kernellab.Block`'s loads and stores (``tests/test_fastpath_shifts.py`` checks it
 against the reference path). A kernel's loop often moves one index by the same amount every pass
 (``A[a_row + i]``, ``B[y + i * N]``, a tile's ``bk * BK``): the pass's access is the first one moved by
 ``d`` elements, ``D = d · itemsize`` bytes, on the same lanes. Its counts follow from the first's:
@@ -13,9 +13,9 @@ against the reference path). A kernel's loop often moves one index by the same a
   a multiple of 4 bytes rotates together: equal when ``D`` is one;
 * the bounds of the moved index are the first's smallest and largest active index plus ``d``, and a
   vector access stays aligned when ``d`` is a multiple of its width in elements;
-* the DRAM sectors it touches are, for each byte offset ``r`` within a sector that the first access's
-  lanes sit at, the first's sectors at offset ``r`` plus ``⌊(r + D) / 32⌋``: the moved lanes' sectors,
-  computed from the first's distinct addresses, and marked once per offset and amount.
+* the DRAM sectors it touches are the first's: those of lanes at byte offset ``r < 32 − (D mod 32)``
+  within their sector moved by ``⌊D / 32⌋`` sectors, the others by one more; each of the two sets is
+  marked once per move.
 
 Examples
 --------
@@ -58,25 +58,33 @@ class ShiftRef:
     moved access checks, counts and touches.
     """
 
-    __slots__ = ("idx", "act", "acc", "lo", "hi", "vec", "itemsize", "misses", "_diff", "_chunks", "_groups",
-                 "_marked", "_fixed")
+    __slots__ = ("idx", "act", "acc", "lo", "hi", "vec", "itemsize", "misses", "_diff", "_chunks", "_addresses",
+                 "_parts", "_marked", "_fixed")
 
     def __init__(self, idx: np.ndarray, act: np.ndarray, acc: Access, itemsize: int, vec: int):
-        self.idx, self.act, self.acc = np.array(idx, copy=True), np.array(act, copy=True), acc
+        # a read-only mask (a Block's, which never changes) is kept as it is, and found again by identity
+        self.idx, self.acc = np.array(idx, copy=True), acc
+        self.act = act if not act.flags.writeable else np.array(act, copy=True)
         self.itemsize, self.vec = itemsize, vec
         sel = idx if act.all() else idx[np.broadcast_to(act.reshape(act.shape + (1,) * (idx.ndim - 1)), idx.shape)]
         self.lo, self.hi = (int(sel.min()), int(sel.max())) if sel.size else (None, None)
         self._diff = np.empty(idx.shape, np.int64)
         self._chunks: dict[int, tuple[int, int]] = {}  # D mod 128 → (sectors, lines)
-        self._groups = None  # [(r, the reference's sectors at byte offset r)], on the first move that marks DRAM
-        self._marked: set = set()  # (r, sector move) already marked
+        self._addresses = None  # the reference's distinct active addresses, on the first move that marks DRAM
+        self._parts: dict = {}  # D mod 32 → ((0 or 1, the reference's sectors that move by s or s + 1), …)
+        self._marked: set = set()  # (D mod 32, 0 or 1, s) already marked
         self._fixed = None  # the counts no move changes
         self.misses = 0  # accesses at the site running that were not a move of this one
 
     def shift(self, idx: np.ndarray, act: np.ndarray) -> int | None:
         """``d`` when ``idx == self.idx + d`` on every lane and ``act`` equals the reference's mask, else None."""
-        if self.lo is None or idx.shape != self.idx.shape or not np.array_equal(act, self.act):
+        if self.lo is None or idx.shape != self.idx.shape:
             return None
+        if act is not self.act:
+            if not np.array_equal(act, self.act):
+                return None
+            if not act.flags.writeable:
+                self.act = act
         diff = np.subtract(idx, self.idx, out=self._diff)
         d = int(diff.flat[0])
         if diff.min() != d or diff.max() != d:
@@ -117,19 +125,28 @@ class ShiftRef:
 
     def sector_ids(self, moved: int) -> np.ndarray | None:
         """Sector ids the access moved by ``moved`` bytes touches (some repeated), leaving out the sets an
-        earlier move marked already; None when there are none left."""
-        if self._groups is None:
-            acc = self.acc
-            a = acc.addresses.ravel() if acc.active.all() else acc.addresses[acc.active]
-            a = np.unique(_fewer_repeats(a))
-            r = a & (SECTOR_BYTES - 1)
-            self._groups = [(int(v), a[r == v] >> _SHIFT) for v in np.unique(r).tolist()]
+        earlier move marked already; None when there are none left.
+
+        A lane at byte offset ``r`` within its sector moves ``⌊(r + D) / 32⌋`` sectors: ``s = ⌊D / 32⌋`` when
+        ``r < 32 − (D mod 32)``, ``s + 1`` otherwise. So the moved sectors are two sets of the reference's,
+        found per ``D mod 32`` and moved by ``s`` and ``s + 1``.
+        """
+        c, s = moved & (SECTOR_BYTES - 1), moved >> _SHIFT
+        parts = self._parts.get(c)
+        if parts is None:
+            if self._addresses is None:  # the reference's distinct active addresses
+                acc = self.acc
+                a = acc.addresses.ravel() if acc.active.all() else acc.addresses[acc.active]
+                self._addresses = np.unique(_fewer_repeats(a))
+            a = self._addresses
+            low = (a & (SECTOR_BYTES - 1)) < SECTOR_BYTES - c
+            parts = self._parts[c] = tuple(p for p in ((0, np.unique(a[low] >> _SHIFT)),
+                                                       (1, np.unique(a[~low] >> _SHIFT))) if p[1].size)
         out = []
-        for r, ids in self._groups:
-            s = (r + moved) >> _SHIFT
-            if (r, s) not in self._marked:
-                self._marked.add((r, s))
-                out.append(ids + s)
+        for j, ids in parts:
+            if (c, j, s) not in self._marked:
+                self._marked.add((c, j, s))
+                out.append(ids + (s + j))
         if not out:
             return None
         return out[0] if len(out) == 1 else np.concatenate(out)

@@ -26,6 +26,8 @@ from ..access import (
 from ..counters import Counts, memory_kind
 
 _INT_FIELDS = tuple(f.name for f in fields(Counts) if f.type in ("int", int))
+_GLOBAL_FIELDS = {op: tuple(f"{pre}_{k}" for k in ("instr", "sectors", "ideal_sectors", "lines", "bytes"))
+                  for op, pre in (("load", "gld"), ("store", "gst"))}
 
 
 class Tally:
@@ -75,14 +77,14 @@ class Tally:
                        nbytes: int) -> None:
         """Count global instructions of ``width`` bytes a lane whose counts are known: requests, sectors,
         ideal sectors, lines and bytes, as :meth:`global_access` finds them from an access."""
-        pre = "gld" if op == "load" else "gst"
         self.instr(memory_kind(op, "global", width), warps, lanes)
         n = self.n
-        n[pre + "_instr"] += req
-        n[pre + "_sectors"] += sec
-        n[pre + "_ideal_sectors"] += ideal
-        n[pre + "_lines"] += lin
-        n[pre + "_bytes"] += nbytes
+        k_instr, k_sectors, k_ideal, k_lines, k_bytes = _GLOBAL_FIELDS[op]
+        n[k_instr] += req
+        n[k_sectors] += sec
+        n[k_ideal] += ideal
+        n[k_lines] += lin
+        n[k_bytes] += nbytes
 
     def first_touch(self, name: str, sectors: int) -> None:
         """Count ``sectors`` sectors of array ``name`` touched for the first time in the launch (per line only:
