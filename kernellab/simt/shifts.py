@@ -37,6 +37,8 @@ from ..access import (
     LINE_BYTES,
     SECTOR_BYTES,
     Access,
+    _affine_runs,
+    _run_chunks,
     bytes_requested,
     ideal_sectors,
     lines,
@@ -58,7 +60,7 @@ class ShiftRef:
     moved access checks, counts and touches.
     """
 
-    __slots__ = ("idx", "act", "acc", "lo", "hi", "vec", "itemsize", "misses", "_diff", "_chunks", "_addresses",
+    __slots__ = ("idx", "act", "acc", "lo", "hi", "vec", "itemsize", "misses", "_diff", "_same", "_chunks", "_addresses",
                  "_parts", "_marked", "_fixed")
 
     def __init__(self, idx: np.ndarray, act: np.ndarray, acc: Access, itemsize: int, vec: int):
@@ -68,7 +70,7 @@ class ShiftRef:
         self.itemsize, self.vec = itemsize, vec
         sel = idx if act.all() else idx[np.broadcast_to(act.reshape(act.shape + (1,) * (idx.ndim - 1)), idx.shape)]
         self.lo, self.hi = (int(sel.min()), int(sel.max())) if sel.size else (None, None)
-        self._diff = np.empty(idx.shape, np.int64)
+        self._diff, self._same = np.empty(idx.shape, np.int64), np.empty(idx.shape, bool)  # scratch for shift
         self._chunks: dict[int, tuple[int, int]] = {}  # D mod 128 → (sectors, lines)
         self._addresses = None  # the reference's distinct active addresses, on the first move that marks DRAM
         self._parts: dict = {}  # D mod 32 → ((0 or 1, the reference's sectors that move by s or s + 1), …)
@@ -85,11 +87,11 @@ class ShiftRef:
                 return None
             if not act.flags.writeable:
                 self.act = act
+        d = int(idx.flat[0]) - int(self.idx.flat[0])
+        if d == 0:  # a repeat: one comparison
+            return 0 if np.array_equal(idx, self.idx) else None
         diff = np.subtract(idx, self.idx, out=self._diff)
-        d = int(diff.flat[0])
-        if diff.min() != d or diff.max() != d:
-            return None
-        return d
+        return d if np.equal(diff, d, out=self._same).all() else None
 
     def in_bounds(self, d: int, size: int) -> bool:
         """Whether every active lane of the moved access reads within ``size`` elements, and is aligned."""
@@ -101,8 +103,13 @@ class ShiftRef:
         got = self._chunks.get(key)
         if got is None:
             acc = self.acc
+            runs = _affine_runs(acc)
             if key == 0:
                 got = sectors(acc), lines(acc)
+            elif runs[-1] is None:  # every active warp affine, one run of lanes: moved in closed form
+                lo, hi, lanes, step, _rest = runs
+                moved_runs = (lo + key, hi + key, lanes, step, None)
+                got = _run_chunks(moved_runs, SECTOR_BYTES), _run_chunks(moved_runs, LINE_BYTES)
             else:
                 moved_acc = Access(acc.addresses + key, acc.active, acc.width, known_aligned=True)
                 got = sectors(moved_acc), lines(moved_acc)
