@@ -68,3 +68,51 @@ def test_instructions_equal_the_compiled_code(case, spec, modules):
         assert getattr(cnt, "mma_" + target.replace("_", "")) / cnt.programs == r["mma"] * r["num_warps"], target
     marks = REFERENCE[case.id][f"sm_90/{spec}"]["specialised"]
     assert cnt.specialization == {k: v for k, v in marks.items() if k not in kernel.constexprs}
+
+
+def compiled_shared(case, target, spec):
+    """Shared-memory store and load warp instructions per program of the compiled code (``st.shared``;
+    ``ld.shared`` and ``ldmatrix``)."""
+    r = REFERENCE[case.id][f"{target}/{spec}"]
+    return r["shared_st"] * r["num_warps"], r["shared_ld"] * r["num_warps"]
+
+
+# Rows whose shared-memory traffic kernellab does not count yet, with the compiled numbers (warp
+# instructions per program, stores / loads). tl.dot stages its operands through shared memory
+# (local_alloc: st.shared; ldmatrix on sm_80, wgmma reading shared memory on sm_90) and converts its
+# accumulator to the store's layout; kernellab counts neither yet.
+SHARED_NOT_YET = {
+    (c.id, spec): "tl.dot's operand staging and accumulator conversion are not counted: compiled " + ", ".join(
+        f"{t} {'/'.join(map(str, compiled_shared(c, t, spec)))}" for t in TARGETS)
+    for c in CASES if c.id.startswith(("dot_", "matmul", "l10_matmul", "scores")) for spec in ("none", "jit")
+}
+
+
+def _shared_params():
+    for case in CASES:
+        for spec in ("none", "jit"):
+            reason = SHARED_NOT_YET.get((case.id, spec))
+            marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+            yield pytest.param(case, spec, marks=marks, id=f"{case.id}-{spec}")
+
+
+@pytest.mark.parametrize("case,spec", list(_shared_params()))
+def test_shared_memory_equals_the_compiled_code(case, spec, modules):
+    """Layout conversions and cross-warp reductions: kernellab's shared stores and loads per program
+    equal the PTX's (both targets; they lower alike)."""
+    kernel = modules(case)
+    if spec == "none":
+        kernel = nothing_known(kernel)
+    cnt = kernel[case.grid](*case.arrays(), **case.meta, num_warps=case.num_warps)
+    for target in TARGETS:
+        t = target.replace("_", "")
+        ours = (cnt["shared_stores_" + t] / cnt.programs, cnt["shared_loads_" + t] / cnt.programs)
+        assert ours == compiled_shared(case, target, spec), target
+
+
+def test_shared_memory_agreement_is_reported():
+    """How many rows (case × specialisation × target) agree: every one not listed in SHARED_NOT_YET."""
+    rows = [(c, s, t) for c in CASES for s in ("none", "jit") for t in TARGETS]
+    expected = [r for r in rows if (r[0].id, r[1]) not in SHARED_NOT_YET]
+    print(f"shared st/ld equal to the compiled code in {len(expected)}/{len(rows)} rows")
+    assert len(expected) >= 140

@@ -98,6 +98,14 @@ class TritonCounts(LoadStoreTotals):
     # mma.sync on sm_80; wgmma (4 warps each, counted per warp) or mma.sync on sm_90
     mma_sm80: int = 0
     mma_sm90: int = 0
+    # warp-level shared-memory store / load instructions executed, by target as for mma_* (Nsight
+    # Compute's smsp__inst_executed_op_shared_st.sum / smsp__inst_executed_op_shared_ld.sum; ldmatrix is
+    # a load): those Triton 3.9 adds for layout conversions and cross-warp reductions
+    # (kernellab.triton.convert), each thread's instructions × num_warps, per program
+    shared_stores_sm80: int = 0
+    shared_loads_sm80: int = 0
+    shared_stores_sm90: int = 0
+    shared_loads_sm90: int = 0
     # how the launch specialised its arguments, as triton.jit does: name → "D" (divisible by 16: ints,
     # and pointers whose data is 16-byte aligned) or 1 (an int equal to 1, made a constant)
     specialization: dict = field(default_factory=dict, compare=False)
@@ -339,7 +347,7 @@ class Tally:
     ``flush``); what is added to ``n`` directly is launch-level (``programs``).
     """
 
-    __slots__ = ("n", "_pending", "_pending_lanes", "_updates", "_planned")
+    __slots__ = ("n", "_pending", "_pending_lanes", "_updates", "_planned", "_moves")
 
     def __init__(self):
         self.n = dict.fromkeys(_NAMES, 0)
@@ -347,6 +355,7 @@ class Tally:
         self._pending_lanes = 0
         self._updates: dict[int, np.ndarray] = {}  # array data address → atomic updates per element
         self._planned: list = []  # loads whose layout waits for the kernel's other accesses (see planned)
+        self._moves: list = []  # conversions and reductions whose layouts wait alike (see converted, reduced)
 
     def atomic_targets(self, flat: np.ndarray, offs: np.ndarray, copies: int = 1):
         """Record which elements of ``flat`` atomics update (``offs``: the active lanes' element offsets).
@@ -395,11 +404,42 @@ class Tally:
         n[kind + "_sectors"] += sec
         n[kind + "_lines"] += lin
 
+    def converted(self, src, dst, bits: int, num_warps: int, programs: int):
+        """Record a value of layout tag ``src`` reaching an op that needs layout tag ``dst`` (a store's),
+        in ``programs`` programs: a layout conversion through shared memory when the two differ
+        (:func:`kernellab.triton.convert.conversion`), counted once the layouts are known (``_settle``)."""
+        self._moves.append((False, src, dst, bits, num_warps, programs))
+
+    def reduced(self, src, axis, bits: int, operands: int, used, num_warps: int, programs: int):
+        """Record a reduction of a block of layout tag ``src`` along ``axis`` in ``programs`` programs
+        (:func:`kernellab.triton.convert.reduction`), counted once the layouts are known (``_settle``)."""
+        self._moves.append((True, src, (axis, operands, used), bits, num_warps, programs))
+
     def _settle(self):
-        """Count the loads recorded by :meth:`planned`, each under its final layout."""
+        """Count the loads recorded by :meth:`planned`, each under its final layout, and the shared-memory
+        traffic of the conversions and reductions recorded by :meth:`converted` and :meth:`reduced`."""
         for g, ptr, mask, shape, num_warps, wanted, key in self._planned:
             self._count_planned("load", g, layout.plan(ptr, mask, shape, g.width, num_warps, wanted[key]))
         self._planned.clear()
+        if self._moves:
+            from . import convert
+
+            n = self.n
+            for is_reduce, src, dst, bits, num_warps, programs in self._moves:
+                a = convert.resolve(src)
+                if a is None:
+                    continue
+                if is_reduce:
+                    st, ld = convert.reduction(a, dst[0], bits, dst[1], dst[2])
+                else:
+                    b = convert.resolve(dst)
+                    if b is None or a.shape != b.shape:
+                        continue
+                    st, ld = convert.conversion(a, b, bits)
+                for target in ("sm80", "sm90"):
+                    n["shared_stores_" + target] += st * num_warps * programs
+                    n["shared_loads_" + target] += ld * num_warps * programs
+            self._moves.clear()
 
     def access(self, kind: str, addresses: np.ndarray, active: np.ndarray | None, width: int, copies: int = 1):
         """Record one ``tl.load`` / ``tl.store`` executed by ``copies`` programs alike per row of ``addresses``.

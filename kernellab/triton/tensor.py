@@ -106,8 +106,21 @@ def _binary_facts(a, b, op: str, shape: tuple):
 _AXIS_OPS = frozenset(("+", "-", "*", "//", "%", "<", "<=", ">", ">=", "==", "!=", "&", "|", "^", "<<", ">>"))
 
 
+def layout_of(out, *sources):
+    """Give ``out`` the layout of the first of ``sources`` of its own shape that has one (Triton's
+    layout propagation: an elementwise result takes its operands' layout); returns ``out``."""
+    for x in sources:
+        lay = getattr(x, "_lay", None)
+        if lay is not None and x._shape == out._shape:
+            out._lay = lay
+            break
+    return out
+
+
 def _binary(a, b, fn, op: str, *, div=False, result=None, ints_only=False, compute=None):
     out = _binary_values(a, b, fn, op, div=div, result=result, ints_only=ints_only, compute=compute)
+    if getattr(a, "_lay", None) is not None or getattr(b, "_lay", None) is not None:
+        layout_of(out, a, b)
     if out.dtype.is_int() and (op not in _CMP_OPS or _int_operands(a, b)):
         out._ax = _binary_facts(a, b, op, out._shape)
     return out
@@ -280,7 +293,7 @@ class tensor:
     (triton.language.fp32, triton.language.int1)
     """
 
-    __slots__ = ("_data", "dtype", "_shape", "_lineage", "_lazy", "_affine", "_prefix", "_into", "_ax")
+    __slots__ = ("_data", "dtype", "_shape", "_lineage", "_lazy", "_affine", "_prefix", "_into", "_ax", "_lay")
     __array_ufunc__ = None  # numpy defers to the reflected operators; np.exp(block) is a TypeError, as in Triton
     __hash__ = object.__hash__
 
@@ -297,6 +310,7 @@ class tensor:
         # a 1-D block into ``dst`` of shape (rows, k); for a value not yet computed
         self._into = None
         self._ax = None  # what Triton's axis analysis knows of it (kernellab.triton.axis); None: nothing
+        self._lay = None  # where its layout comes from (kernellab.triton.convert.resolve); None: not followed
 
     @property
     def data(self) -> np.ndarray:
@@ -312,7 +326,10 @@ class tensor:
         self._data = value
 
     def _like(self, data, shape):
-        return tensor(data, self.dtype, shape)
+        out = tensor(data, self.dtype, shape)
+        if self._lay is not None and tuple(shape) == self._shape:
+            out._lay = self._lay
+        return out
 
     @property
     def shape(self) -> list:
@@ -474,6 +491,12 @@ class tensor:
                                   "for a block of shape {shape}").format(
                     k=k, shape=list(self._shape)))
         out = self._like(self.data[tuple(idx)], (*shape, *dims))
+        if self._lay is not None:
+            lay = self._lay
+            for i, k in enumerate(key):
+                if k is None:
+                    lay = ("expand", lay, i)
+            out._lay = lay
         if self._ax is not None:  # each None: tl.expand_dims at its place
             info = self._ax
             for i, k in enumerate(key):
@@ -497,6 +520,7 @@ class tensor:
         if bitcast:
             return bitcast_data(self, dst)
         out = tensor(convert(self.data, self.dtype, dst, fp_downcast_rounding), dst, self._shape)
+        out._lay = self._lay
         if self.dtype.is_int() and dst.is_int():  # extsi / trunci: the analysis passes the facts through
             out._ax = self._ax
         return out

@@ -31,6 +31,7 @@ from ..tensor import (
     convert,
     count_flops,
     facts,
+    layout_of,
     pointer,
     tensor,
 )
@@ -322,7 +323,11 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
         data = memory.load(current(), ptr.flat, offs, m, fill, ptr.lineage, ptr.shift, how)
     else:
         data = memory.load_rows(current(), ptr.flat, ptr._shape, *rows, fill, view=not bits, how=how)
-    return tensor(elem.decode(data) if bits else data, elem, ptr._shape)
+    out = tensor(elem.decode(data) if bits else data, elem, ptr._shape)
+    if ptr._shape:
+        prog = current()
+        out._lay = ("load", how, ptr.flat.itemsize, prog.num_warps, prog.wanted)
+    return out
 
 
 @_tensor_member_fn
@@ -348,6 +353,10 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     nd = len(shape)
     elem = ptr.dtype.element_ty
     how = _how(ptr, mask)
+    if v._lay is not None and v._shape == ptr._shape:  # the value reaches the store under another layout
+        prog = current()
+        prog.tally.converted(v._lay, ("store", how, ptr.flat.itemsize, prog.num_warps, None),
+                             8 * ptr.flat.itemsize, prog.num_warps, prog.P)
     if rows is not None and v._data is None and v._into is not None and v._shape == ptr._shape \
             and v.dtype.np == ptr.flat.dtype:  # computed straight into the array where it can be
         return memory.store_rows(current(), ptr.flat, ptr._shape, rows[0], v, rows[1], how)
@@ -425,7 +434,7 @@ def where(condition, x, y, _semantic=None) -> tensor:
     nd = len(shape)
     xv = _align(np.asarray(xd, ct.np) if xlit else xd.astype(ct.np, copy=False), xsh, nd, xlit)
     yv = _align(np.asarray(yd, ct.np) if ylit else yd.astype(ct.np, copy=False), ysh, nd, ylit)
-    out = tensor(np.where(_align(c.data, c._shape, nd, False), xv, yv), ct, shape)
+    out = layout_of(tensor(np.where(_align(c.data, c._shape, nd, False), xv, yv), ct, shape), x, y, c)
     if ct.is_int():
         out._ax = A.select(facts(c, shape), facts(x, shape), facts(y, shape), scalar_cond=not c._shape)
     return out
@@ -443,7 +452,24 @@ def _axes(x: tensor, axis):
     return axis % nd
 
 
-def _reduce(x: tensor, axis, keep_dims, fn, out_t: T.dtype) -> tensor:
+def _reduced(x: tensor, ax, keep_dims: bool, out, bits: int, operands: int = 1, used: int | None = None):
+    """Record the shared-memory traffic of a reduction of ``x`` along ``ax`` (:func:`kernellab.triton.convert.reduction`)
+    and give its results (a tensor or a tuple) the sliced layout; returns ``out``."""
+    if not x._shape:
+        return out
+    prog = current()
+    lay = x._lay if x._lay is not None else ("default", x._shape, prog.num_warps)
+    prog.tally.reduced(lay, ax, bits, operands, used, prog.num_warps, prog.P)
+    if ax is not None:
+        res = ("slice", lay, ax)
+        if keep_dims:
+            res = ("expand", res, ax)
+        for o in out if isinstance(out, tuple) else (out,):
+            o._lay = res
+    return out
+
+
+def _reduce(x: tensor, axis, keep_dims, fn, out_t: T.dtype, count: bool = True) -> tensor:
     x = _to_tensor(x)
     ax = _axes(x, axis)
     data = x.data.astype(out_t.np, copy=False)
@@ -456,7 +482,8 @@ def _reduce(x: tensor, axis, keep_dims, fn, out_t: T.dtype) -> tensor:
         shape = x._shape[:ax] + ((1,) if keep_dims else ()) + x._shape[ax + 1:]
     if out_t.__class__ is T.float_format:  # a bfloat16 / float8 result is a value of that format
         out = out_t.round(out)
-    return tensor(out, out_t, shape)
+    out = tensor(out, out_t, shape)
+    return _reduced(x, ax, keep_dims, out, out_t.primitive_bitwidth) if count else out
 
 
 def _minmax_type(x: tensor) -> T.dtype:
@@ -465,16 +492,25 @@ def _minmax_type(x: tensor) -> T.dtype:
     return x.dtype
 
 
-def _arg(x: tensor, axis, keep_dims, fn) -> tensor:
+def _arg(x: tensor, axis, keep_dims, fn, count: bool = True) -> tensor:
+    """Triton reduces the values and their indices together: two operands, only the index read."""
     x = _to_tensor(x)
     ax = _axes(x, axis)
     if ax is None:
         idx = fn(x.data.reshape(x.data.shape[0], -1), axis=1).astype(np.int32)
         shape = (1,) * len(x._shape) if keep_dims else ()
-        return tensor(idx.reshape((idx.shape[0], *shape)), T.int32, shape)
-    idx = fn(x.data, axis=ax + 1, keepdims=keep_dims).astype(np.int32)
-    shape = x._shape[:ax] + ((1,) if keep_dims else ()) + x._shape[ax + 1:]
-    return tensor(idx, T.int32, shape)
+        out = tensor(idx.reshape((idx.shape[0], *shape)), T.int32, shape)
+    else:
+        idx = fn(x.data, axis=ax + 1, keepdims=keep_dims).astype(np.int32)
+        shape = x._shape[:ax] + ((1,) if keep_dims else ()) + x._shape[ax + 1:]
+        out = tensor(idx, T.int32, shape)
+    return _reduced(x, ax, keep_dims, out, 32, operands=2, used=1) if count else out
+
+
+def _with_index(x: tensor, axis, keep_dims, fn, argfn, out_t):
+    """``tl.max``/``tl.min`` with ``return_indices``: one reduction of two operands, both read."""
+    res = (_reduce(x, axis, keep_dims, fn, out_t, count=False), _arg(x, axis, keep_dims, argfn, count=False))
+    return _reduced(x, _axes(x, axis), keep_dims, res, 32, operands=2)
 
 
 @_tensor_member_fn
@@ -482,7 +518,7 @@ def max(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
     """Largest element along ``axis`` (all axes when None); fp16 reduces in fp32, small ints in int32."""
     x = _to_tensor(input)
     if return_indices:
-        return (_reduce(x, axis, keep_dims, np.max, x.dtype), _arg(x, axis, keep_dims, np.argmax))
+        return _with_index(x, axis, keep_dims, np.max, np.argmax, x.dtype)
     return _reduce(x, axis, keep_dims, np.max, _minmax_type(x))
 
 
@@ -491,7 +527,7 @@ def min(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
     """Smallest element along ``axis`` (all axes when None)."""
     x = _to_tensor(input)
     if return_indices:
-        return (_reduce(x, axis, keep_dims, np.min, x.dtype), _arg(x, axis, keep_dims, np.argmin))
+        return _with_index(x, axis, keep_dims, np.min, np.argmin, x.dtype)
     return _reduce(x, axis, keep_dims, np.min, _minmax_type(x))
 
 
@@ -594,6 +630,8 @@ def expand_dims(input, axis) -> tensor:
     axis = axis % nd
     shape = x._shape[:axis] + (1,) + x._shape[axis:]
     out = x._like(np.expand_dims(x.data, axis + 1), shape)
+    if x._lay is not None:
+        out._lay = ("expand", x._lay, axis)
     if x._ax is not None:
         out._ax = A.expand_dims(x._ax, axis)
     return out

@@ -39,7 +39,9 @@ def _checked(name: str, x, allowed: tuple) -> tensor:
 def _unary(name: str, fn, allowed=("fp32", "fp64"), doc=None):
     def op(x, _semantic=None) -> tensor:
         x = _checked(name, x, allowed)
-        return tensor(fn(x.data).astype(x.dtype.np, copy=False), x.dtype, x._shape)
+        out = tensor(fn(x.data).astype(x.dtype.np, copy=False), x.dtype, x._shape)
+        out._lay = x._lay
+        return out
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc or f"Elementwise ``{name}`` of an fp32 or fp64 block (a tensor member: ``x.{name}()``)."

@@ -1,0 +1,259 @@
+"""The shared-memory stores and loads Triton 3.9 adds for layout conversions and cross-warp reductions.
+
+A block lives in registers under a *distributed layout*: which warp, lane and register holds each
+element. Every layout here is a linear layout (:class:`Linear`): a list of *bases* per hardware bit,
+each the coordinates of the element that bit moves to (register bases, lane bases, warp bases), the
+element of a (warp, lane, register) being the sum of the bases of its set bits. A basis whose
+coordinate falls outside the block is zero: that bit *broadcasts* (holds a copy). A blocked layout
+(:func:`blocked`, what :mod:`kernellab.triton.layout` gives a load or store) has register bases for
+its ``size_per_thread``, then lane, then warp bases, then the repetitions when the block is bigger
+than the layout's tile; a reduction's result has its operand's layout *sliced* (:func:`sliced`: the
+reduced dimension dropped, registers that then coincide merged); ``x[:, None]`` and ``keep_dims``
+insert a dimension of size 1 (:func:`expanded`).
+
+Two things move data between threads through shared memory, and this module counts their
+instructions per thread (a program runs them in each of its ``num_warps`` warps):
+
+* **A layout conversion** (``ttg.convert_layout``; :func:`conversion`), where a value reaches an op
+  under another layout than it has: a block loaded row-contiguous and stored column-contiguous (a
+  transpose), a reduction's result stored under the store's own layout. Triton 3.9 lowers it
+  through a shared-memory buffer whose layout it chooses so that each thread writes and reads
+  vectors of up to 128 bits: a vector is a run of registers whose bases are the buffer's lowest
+  address bits. Both sides share those bits: when both layouts have several registers, only the
+  common leading register bases can be vectorised; when one side holds a single element, the other
+  side vectorises all its registers. Stores are the source's distinct registers ÷ its vector, loads
+  the destination's ÷ its vector. Equal layouts need no conversion.
+* **A cross-warp reduction** (``tl.sum``, ``tl.max``, ``tl.argmax``, … along a dimension split
+  across warps; :func:`reduction`). Each thread reduces its own registers, the lanes reduce by
+  shuffles, and the warps' partial results meet in shared memory: one store of the thread's
+  partials (vectorised up to 128 bits), a barrier, and, when the lanes along the reduced dimension
+  are at least as many as the warps there, one load of the partials into those lanes, which reduce
+  them by shuffles again. Otherwise the older three-phase scheme runs: the partials are stored,
+  loaded and combined by groups of lanes and stored again (``max(buffer elements ÷ threads, 1)``
+  rounds), then every thread loads its results (a result nobody uses, such as ``tl.argmax``'s
+  value, is not loaded). A reduction whose dimension lies within one warp needs no shared memory.
+  Each operand (``tl.argmax`` has two: value and index) takes its own stores and loads.
+
+The counts equal the ``st.shared``/``ld.shared`` (and ``ldmatrix``) of the PTX real Triton 3.9 compiles
+for the conversions and reductions of ``kernellab/compiled_counts.json`` (``tests/test_compiled_counts.py``).
+
+Examples
+--------
+>>> row = blocked((32, 32), (1, 4), (4, 8), (4, 1), (1, 0))   # 4 floats a thread along a row
+>>> col = blocked((32, 32), (4, 1), (8, 4), (1, 4), (0, 1))   # 4 floats a thread down a column
+>>> conversion(row, col, 32)                                  # no common vector: 8 st + 8 ld a thread
+(8, 8)
+>>> conversion(row, row, 32)
+(0, 0)
+>>> reduction(blocked((1024,), (4,), (32,), (4,), (0,)), 0, 32)   # tl.max of 1024 floats, 4 warps
+(1, 1)
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+
+WARP = 32
+MAX_VECTOR_BITS = 128
+
+
+class Linear(NamedTuple):
+    """A distributed layout of a block of ``shape``: the coordinates each register, lane and warp bit
+    moves to (a zero tuple: that bit holds a copy)."""
+
+    shape: tuple
+    registers: tuple
+    lanes: tuple
+    warps: tuple
+
+
+def _bits(n: int) -> int:
+    return max(int(n), 1).bit_length() - 1
+
+
+def _unit(rank: int, d: int, v: int) -> tuple:
+    return tuple(v if i == d else 0 for i in range(rank))
+
+
+def _clip(shape: tuple, basis: tuple) -> tuple:
+    """A basis that leaves the block broadcasts: zero."""
+    return basis if all(b < s for b, s in zip(basis, shape)) else (0,) * len(shape)
+
+
+@lru_cache(maxsize=1024)
+def blocked(shape: tuple, size_per_thread: tuple, threads_per_warp: tuple, warps_per_cta: tuple,
+            order: tuple) -> Linear:
+    """The linear layout of a blocked layout (``#ttg.blocked``) on ``shape``.
+
+    >>> blocked((64,), (1,), (32,), (4,), (0,)).warps       # 4 warps over 64 elements: warps 2, 3 copy 0, 1
+    ((32,), (0,))
+    """
+    rank = len(shape)
+    regs, lanes, warps = [], [], []
+    for d in order:
+        regs += [_unit(rank, d, 1 << b) for b in range(_bits(size_per_thread[d]))]
+    for d in order:
+        lanes += [_unit(rank, d, size_per_thread[d] << b) for b in range(_bits(threads_per_warp[d]))]
+    for d in order:
+        step = size_per_thread[d] * threads_per_warp[d]
+        warps += [_unit(rank, d, step << b) for b in range(_bits(warps_per_cta[d]))]
+    for d in order:  # the block is bigger than the layout's tile: more registers
+        tile = size_per_thread[d] * threads_per_warp[d] * warps_per_cta[d]
+        while tile < shape[d]:
+            regs.append(_unit(rank, d, tile))
+            tile *= 2
+    clip = [tuple(_clip(shape, b) for b in part) for part in (regs, lanes, warps)]
+    return Linear(tuple(shape), *clip)
+
+
+def from_plan(p) -> Linear:
+    """The linear layout of a :class:`kernellab.triton.layout.Plan` (a load's or store's layout)."""
+    return blocked(p.shape, p.size_per_thread, p.threads_per_warp, p.warps_per_cta, p.order)
+
+
+def default(shape: tuple, num_warps: int) -> Linear:
+    """The layout Triton gives a block no memory access decided: one element a thread, the last
+    dimension fastest (``getDefaultBlockedEncoding``)."""
+    from .layout import blocked as counts
+
+    if not shape:
+        return Linear((), (), ((),) * 5, ((),) * _bits(num_warps))
+    order = tuple(range(len(shape)))[::-1]
+    spt = (1,) * len(shape)
+    tpw, wpc = counts(shape, spt, order, num_warps)
+    return blocked(tuple(shape), spt, tpw, wpc, order)
+
+
+def _drop(basis: tuple, axis: int) -> tuple:
+    return basis[:axis] + basis[axis + 1:]
+
+
+@lru_cache(maxsize=1024)
+def sliced(lay: Linear, axis: int) -> Linear:
+    """The layout of a reduction's result along ``axis`` (``#ttg.slice``): registers that differed only
+    along ``axis`` are one register now."""
+    regs = tuple(r for r in (_drop(b, axis) for b in lay.registers) if any(r))
+    return Linear(_drop(lay.shape, axis), regs, tuple(_drop(b, axis) for b in lay.lanes),
+                  tuple(_drop(b, axis) for b in lay.warps))
+
+
+@lru_cache(maxsize=1024)
+def expanded(lay: Linear, axis: int) -> Linear:
+    """``x[:, None]`` / ``tl.expand_dims`` / ``keep_dims``: a dimension of size 1 inserted at ``axis``."""
+    def ins(b):
+        return b[:axis] + (0,) + b[axis:]
+
+    return Linear(lay.shape[:axis] + (1,) + lay.shape[axis:], tuple(ins(b) for b in lay.registers),
+                  tuple(ins(b) for b in lay.lanes), tuple(ins(b) for b in lay.warps))
+
+
+def flattened(lay: Linear) -> Linear:
+    """A block reduced over all its dimensions reduces as one dimension (Triton reshapes it first)."""
+    strides = [1] * len(lay.shape)
+    for d in range(len(lay.shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * lay.shape[d + 1]
+
+    def flat(b):
+        return (sum(x * s for x, s in zip(b, strides)),)
+
+    n = 1
+    for s in lay.shape:
+        n *= s
+    return Linear((n,), tuple(flat(b) for b in lay.registers), tuple(flat(b) for b in lay.lanes),
+                  tuple(flat(b) for b in lay.warps))
+
+
+def _distinct(bases: tuple) -> tuple:
+    return tuple(b for b in bases if any(b))
+
+
+def _cap(bits: int) -> int:
+    """log2 of the elements a 128-bit vector holds."""
+    return _bits(max(MAX_VECTOR_BITS // max(bits, 1), 1))
+
+
+@lru_cache(maxsize=4096)
+def conversion(src: Linear, dst: Linear, bits: int) -> tuple[int, int]:
+    """``(stores, loads)`` per thread of converting a block of ``bits``-bit elements from ``src`` to ``dst``
+    through shared memory (``ttg.convert_layout``); ``(0, 0)`` for equal layouts.
+
+    >>> a = blocked((16, 32), (1, 4), (4, 8), (4, 1), (1, 0))
+    >>> conversion(sliced(a, 0), blocked((32,), (1,), (32,), (4,), (0,)), 32)   # 4 partial sums: st.v4, ld
+    (1, 1)
+    """
+    if src == dst:
+        return 0, 0
+    s, d = _distinct(src.registers), _distinct(dst.registers)
+    cap = _cap(bits)
+    if not s:
+        vs, vd = 0, min(len(d), cap)
+    elif not d:
+        vs, vd = min(len(s), cap), 0
+    else:
+        k = 0
+        while k < min(len(s), len(d), cap) and s[k] == d[k]:
+            k += 1
+        vs = vd = k
+    return (1 << len(s)) >> vs, (1 << len(d)) >> vd
+
+
+def _along(bases: tuple, axes) -> int:
+    return sum(1 for b in bases if any(b[a] for a in axes))
+
+
+@lru_cache(maxsize=4096)
+def reduction(src: Linear, axis: int | None, bits: int, operands: int = 1, used: int | None = None) -> tuple[int, int]:
+    """``(stores, loads)`` per thread of a reduction of a block under ``src`` along ``axis`` (None: every
+    dimension), of ``operands`` operands of ``bits`` bits (``used``: how many of the results are read;
+    None: all).
+
+    >>> lay = blocked((16, 32), (1, 1), (1, 32), (4, 1), (1, 0))   # 16 rows over 4 warps, 1 lane each
+    >>> reduction(lay, 0, 32), reduction(lay, 0, 32, operands=2, used=1)   # the older scheme
+    ((2, 2), (4, 3))
+    >>> reduction(lay, 1, 32)                                         # along a row: within a warp
+    (0, 0)
+    """
+    if axis is None:
+        src, axis = flattened(src), 0
+    used = operands if used is None else used
+    warps = 1 << _along(src.warps, (axis,))
+    if warps == 1:
+        return 0, 0
+    lanes = 1 << _along(src.lanes, (axis,))
+    accs = _distinct(tuple(b for b in src.registers if not b[axis]))
+    partials = 1 << len(accs)
+    if lanes >= warps:  # the lanes along the axis take the warps' partials and reduce them again
+        n = partials >> min(len(accs), _cap(bits))
+        return n * operands, n * operands
+    rest = 1
+    for i, s in enumerate(src.shape):
+        if i != axis:
+            rest *= s
+    threads = WARP * (1 << len(src.warps))
+    rounds = max(warps * rest // threads, 1)
+    return (partials + rounds) * operands, rounds * operands + partials * used
+
+
+def resolve(tag) -> Linear | None:
+    """The layout a value's tag stands for, once the launch's accesses are known (loads take the widest
+    vector of their shape and order, :func:`kernellab.triton.layout.plan`). Tags: ``("load", how,
+    element bytes, num_warps, wanted)`` and ``("store", …)`` for a memory access (``how``: the pointer's
+    and mask's axis facts and the block's shape), ``("slice", tag, axis)``, ``("expand", tag, axis)``,
+    ``("default", shape, num_warps)``."""
+    from . import layout
+
+    kind = tag[0]
+    if kind in ("load", "store"):
+        (ptr, mask, shape), width, num_warps, wanted = tag[1:]
+        want = None
+        if wanted is not None:
+            order, _own = layout.own_width(ptr, shape, width)
+            want = wanted.get((shape, order))
+        return from_plan(layout.plan(ptr, mask, shape, width, num_warps, want))
+    if kind == "default":
+        return default(tag[1], tag[2])
+    inner = resolve(tag[1])
+    if inner is None:
+        return None
+    return sliced(inner, tag[2]) if kind == "slice" else expanded(inner, tag[2])

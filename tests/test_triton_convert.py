@@ -1,0 +1,130 @@
+"""Shared-memory traffic of layout conversions and cross-warp reductions (kernellab.triton.convert),
+derived by hand; tests/test_compiled_counts.py holds the same counts to real Triton's PTX."""
+
+import numpy as np
+import pytest
+
+import kernellab.triton as triton
+import kernellab.triton.language as tl
+from kernellab.triton import convert as C
+
+
+def test_blocked_bases_by_hand():
+    # (32, 32) under size_per_thread (1, 4), threads (4, 8), warps (4, 1), order (1, 0):
+    # registers 1, 2 along a row; lanes 4, 8, 16 along it, then rows 1, 2; warps rows 4, 8;
+    # the tile is 16 rows, so one more register moves 16 rows down.
+    lay = C.blocked((32, 32), (1, 4), (4, 8), (4, 1), (1, 0))
+    assert lay.registers == ((0, 1), (0, 2), (16, 0))
+    assert lay.lanes == ((0, 4), (0, 8), (0, 16), (1, 0), (2, 0))
+    assert lay.warps == ((4, 0), (8, 0))
+    # 64 elements, 32 lanes, 4 warps: warp bit 1 would move 64 elements, off the block: a copy
+    assert C.blocked((64,), (1,), (32,), (4,), (0,)).warps == ((32,), (0,))
+
+
+def test_transpose_conversion_by_hand():
+    # rows of 4 floats a thread → columns of 4 floats a thread: 1024 floats / 128 threads = 8
+    # registers each side; register bases (0,1),(0,2),(16,0) against (1,0),(2,0),(0,16) share no
+    # leading basis, so each register is its own st.shared.b32 and ld.shared.b32: 8 and 8.
+    row = C.blocked((32, 32), (1, 4), (4, 8), (4, 1), (1, 0))
+    col = C.blocked((32, 32), (4, 1), (8, 4), (1, 4), (0, 1))
+    assert C.conversion(row, col, 32) == (8, 8)
+    assert C.conversion(row, row, 32) == (0, 0)
+    # fp16 (16, 64): rows of 8 a thread, bases (0,1),(0,2),(0,4); against rows of 4 a thread whose
+    # 8-row tile repeats once, bases (0,1),(0,2),(8,0). Two leading bases common: vectors of 4,
+    # 8 registers / 4 = 2 stores and 8 / 4 = 2 loads a thread.
+    a = C.blocked((16, 64), (1, 8), (4, 8), (4, 1), (1, 0))
+    b = C.blocked((16, 64), (1, 4), (2, 16), (4, 1), (1, 0))
+    assert a.registers == ((0, 1), (0, 2), (0, 4)) and b.registers == ((0, 1), (0, 2), (8, 0))
+    assert C.conversion(a, b, 16) == (2, 2)
+
+
+def test_one_sided_vectors():
+    # A reduction's 4 partial column sums per thread (sliced away the rows) to one element a lane:
+    # the source stores its 4 registers as one st.v4.b32, each destination thread loads 1 element.
+    a = C.blocked((16, 32), (1, 4), (4, 8), (4, 1), (1, 0))
+    one = C.blocked((32,), (1,), (32,), (4,), (0,))
+    assert C.sliced(a, 0).registers == ((1,), (2,))
+    assert C.conversion(C.sliced(a, 0), one, 32) == (1, 1)
+    assert C.conversion(one, C.sliced(a, 0), 32) == (1, 1)
+    # both sides with several registers and no common leading basis: 8 a thread, 1 at a time each
+    # side (bases 1, 2, 4 against the repetitions 128, 256, 512)
+    eight = C.blocked((1024,), (8,), (32,), (4,), (0,))
+    assert C.conversion(eight, C.blocked((1024,), (1,), (32,), (4,), (0,)), 32) == (8, 8)
+
+
+def test_reductions_by_hand():
+    # 1024 floats, 4 a thread, 32 lanes, 4 warps: the warps' 4 partials meet in shared memory,
+    # one st and one ld a thread (the 32 lanes along the axis take the 4 partials).
+    assert C.reduction(C.blocked((1024,), (4,), (32,), (4,), (0,)), 0, 32) == (1, 1)
+    # along the row of a (16, 32) block with 8 lanes along it and warps down the rows: no warp
+    # meets another, no shared memory
+    a = C.blocked((16, 32), (1, 4), (4, 8), (4, 1), (1, 0))
+    assert C.reduction(a, 1, 32) == (0, 0)
+    # down the columns: 4 lanes and 4 warps along the axis; each thread's 4 column partials: 1 st.v4, 1 ld.v4;
+    # tl.argmax reduces values and indices: twice that
+    assert C.reduction(a, 0, 32) == (1, 1)
+    assert C.reduction(a, 0, 32, operands=2, used=1) == (2, 2)
+    # one lane along the axis, 4 warps: the older scheme. Partials 1 per thread (store 1), the buffer
+    # 4 × 32 = 128 elements over 128 threads: 1 round of (load, combine, store), then 1 load of the
+    # result: 2 stores, 2 loads; argmax's value is never read: 2·2 stores, 2·1 + 1 loads.
+    b = C.blocked((16, 32), (1, 1), (1, 32), (4, 1), (1, 0))
+    assert C.reduction(b, 0, 32) == (2, 2)
+    assert C.reduction(b, 0, 32, operands=2, used=1) == (4, 3)
+    # a 64-element row over 4 warps: warps 2 and 3 hold copies, 2 warps meet: still 1 st, 1 ld
+    assert C.reduction(C.blocked((64,), (1,), (32,), (4,), (0,)), 0, 32) == (1, 1)
+    # every dimension at once reduces as one
+    assert C.reduction(a, None, 32) == (1, 1)
+
+
+@triton.jit
+def _transpose(x_ptr, y_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    x = tl.load(x_ptr + r[:, None] * N + r[None, :])
+    tl.store(y_ptr + r[None, :] * N + r[:, None], x)
+
+
+@triton.jit
+def _row_sums(x_ptr, out_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    x = tl.load(x_ptr + tl.program_id(0) * N + r)
+    tl.store(out_ptr + tl.program_id(0), tl.sum(tl.exp(x) * 2.0, axis=0))
+
+
+@triton.jit
+def _copy(x_ptr, y_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    tl.store(y_ptr + r, tl.load(x_ptr + r) + 1.0)
+
+
+def test_launches_count_them():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((32, 32)).astype(np.float32)
+    y = np.zeros_like(x)
+    cnt = _transpose[(1,)](x, y, N=32)
+    np.testing.assert_array_equal(y, x.T)
+    # aligned: the load takes rows of 4 (ld.v4), the store columns of 4: 8 st + 8 ld a thread × 4 warps
+    assert (cnt.shared_stores_sm90, cnt.shared_loads_sm90) == (32, 32) == (cnt.shared_stores_sm80, cnt.shared_loads_sm80)
+    rows = rng.standard_normal((3, 1024)).astype(np.float32)
+    out = np.zeros(3, np.float32)
+    cnt = _row_sums[(3,)](rows, out, N=1024, num_warps=8)
+    np.testing.assert_allclose(out, (np.exp(rows.astype(np.float64)) * 2).sum(axis=1), rtol=1e-5)
+    # 1 st + 1 ld a thread, 8 warps, 3 programs: 24 each
+    assert (cnt.shared_stores_sm90, cnt.shared_loads_sm90) == (24, 24)
+    cnt = _copy[(1,)](x.reshape(-1), y.reshape(-1), N=1024)
+    assert (cnt.shared_stores_sm90, cnt.shared_loads_sm90) == (0, 0)   # one layout: no conversion
+
+
+def test_counts_add():
+    x = np.ones((32, 32), np.float32)
+    a = _transpose[(1,)](x, np.zeros_like(x), N=32)
+    assert (a + a).shared_stores_sm80 == 64 and a["shared_loads_sm90"] == 32
+
+
+@pytest.mark.parametrize("bits,vec", [(8, 16), (16, 8), (32, 4), (64, 2)])
+def test_vector_cap(bits, vec):
+    # a (16, 8) block: 16 elements a thread down a column (lanes beyond column 8 and every warp
+    # hold copies) to one element a thread; the 16 registers go out in 128-bit vectors
+    a = C.blocked((16, 8), (16, 1), (1, 32), (1, 4), (0, 1))
+    one = C.blocked((16, 8), (1, 1), (16, 2), (1, 4), (0, 1))
+    assert len(a.registers) == 4 and one.registers == ()
+    assert C.conversion(a, one, bits) == (16 // vec, 1)
