@@ -246,6 +246,8 @@ class Block:
 
     # --- indices -------------------------------------------------------------------------------
     def _index(self, idx) -> np.ndarray:
+        if type(idx) is np.ndarray and idx.dtype == np.int64 and idx.ndim == 1 and idx.shape[0] == self.n_threads:
+            return idx  # the commonest index, as it is
         idx = np.asarray(idx)
         if idx.dtype.kind not in "iub":
             raise TypeError(_("kernel {kernel}: memory indices must be integers, got {dtype}").format(
@@ -348,7 +350,8 @@ class Block:
         if ref is None or ref.misses >= self._MISSES_BEFORE_GIVING_UP:
             return None
         d = ref.shift(idx, act)
-        if d is None or not ref.in_bounds(d, size) or (shared and d * ref.itemsize % BANK_BYTES):
+        if d is None or not (ref.lo + d >= 0 and ref.hi + d + ref.vec <= size and d % ref.vec == 0) or (
+                shared and d * ref.itemsize % BANK_BYTES):  # ShiftRef.in_bounds, inline
             ref.misses += 1
             return None
         ref.misses = 0
@@ -432,13 +435,13 @@ class Block:
             return self._load_vectors(storage, flat_idx, act, all_active, vec)
         if vec > 1:
             flat_idx = flat_idx[..., None] + np.arange(vec)
+        if op == "load" and all_active:
+            out = storage.take(flat_idx)  # in bounds (checked): numpy's take is faster than an index
+            return as_lanes(out, self) if self._auto and out.dtype.kind in "iub" else out
         a = act.reshape(act.shape + (1,) * (flat_idx.ndim - 1))
         if op == "load":
-            if all_active:
-                out = storage.take(flat_idx)  # in bounds (checked): numpy's take is faster than an index
-            else:
-                out = storage[np.where(a, flat_idx, 0)] if storage.size else np.zeros(flat_idx.shape, storage.dtype)
-                out[~np.broadcast_to(a, out.shape)] = 0
+            out = storage[np.where(a, flat_idx, 0)] if storage.size else np.zeros(flat_idx.shape, storage.dtype)
+            out[~np.broadcast_to(a, out.shape)] = 0
             return as_lanes(out, self) if self._auto and out.dtype.kind in "iub" else out
         value = np.broadcast_to(np.asarray(value, dtype=storage.dtype), flat_idx.shape)
         if all_active:

@@ -60,21 +60,22 @@ class ShiftRef:
     moved access checks, counts and touches.
     """
 
-    __slots__ = ("idx", "act", "acc", "lo", "hi", "vec", "itemsize", "misses", "_diff", "_same", "_chunks", "_addresses",
+    __slots__ = ("idx", "first", "act", "acc", "lo", "hi", "vec", "itemsize", "misses", "_diff", "_same", "_chunks", "_addresses",
                  "_parts", "_marked", "_fixed")
 
     def __init__(self, idx: np.ndarray, act: np.ndarray, acc: Access, itemsize: int, vec: int):
         # a read-only mask (a Block's, which never changes) is kept as it is, and found again by identity
         self.idx, self.acc = np.array(idx, copy=True), acc
+        self.first = self.idx.item(0) if self.idx.size else None
         self.act = act if not act.flags.writeable else np.array(act, copy=True)
         self.itemsize, self.vec = itemsize, vec
         sel = idx if act.all() else idx[np.broadcast_to(act.reshape(act.shape + (1,) * (idx.ndim - 1)), idx.shape)]
         self.lo, self.hi = (int(sel.min()), int(sel.max())) if sel.size else (None, None)
         self._diff, self._same = np.empty(idx.shape, np.int64), np.empty(idx.shape, bool)  # scratch for shift
         self._chunks: dict[int, tuple[int, int]] = {}  # D mod 128 → (sectors, lines)
-        self._addresses = None  # the reference's distinct active addresses, on the first move that marks DRAM
-        self._parts: dict = {}  # D mod 32 → ((0 or 1, the reference's sectors that move by s or s + 1), …)
-        self._marked: set = set()  # (D mod 32, 0 or 1, s) already marked
+        self._addresses = None  # the reference's distinct active addresses, their offsets, sectors by part
+        self._parts: dict = {}  # D mod 32 → its parts (see _split)
+        self._marked: set = set()  # (offsets of a part, its move in sectors) already marked
         self._fixed = None  # the counts no move changes
         self.misses = 0  # accesses at the site running that were not a move of this one
 
@@ -87,7 +88,7 @@ class ShiftRef:
                 return None
             if not act.flags.writeable:
                 self.act = act
-        d = int(idx.flat[0]) - int(self.idx.flat[0])
+        d = idx.item(0) - self.first
         if d == 0:  # a repeat: one comparison
             return 0 if np.array_equal(idx, self.idx) else None
         diff = np.subtract(idx, self.idx, out=self._diff)
@@ -141,19 +142,28 @@ class ShiftRef:
         c, s = moved & (SECTOR_BYTES - 1), moved >> _SHIFT
         parts = self._parts.get(c)
         if parts is None:
-            if self._addresses is None:  # the reference's distinct active addresses
-                acc = self.acc
-                a = acc.addresses.ravel() if acc.active.all() else acc.addresses[acc.active]
-                self._addresses = np.unique(_fewer_repeats(a))
-            a = self._addresses
-            low = (a & (SECTOR_BYTES - 1)) < SECTOR_BYTES - c
-            parts = self._parts[c] = tuple(p for p in ((0, np.unique(a[low] >> _SHIFT)),
-                                                       (1, np.unique(a[~low] >> _SHIFT))) if p[1].size)
-        out = []
-        for j, ids in parts:
-            if (c, j, s) not in self._marked:
-                self._marked.add((c, j, s))
-                out.append(ids + (s + j))
-        if not out:
-            return None
-        return out[0] if len(out) == 1 else np.concatenate(out)
+            parts = self._parts[c] = self._split(c)
+        out = None
+        for sig, ids, j in parts:  # a part is known by the offsets it holds: moves with equal parts share marks
+            key = (sig, s + j)
+            if key not in self._marked:
+                self._marked.add(key)
+                out = ids + (s + j) if out is None else np.concatenate([out, ids + (s + j)])
+        return out
+
+    def _split(self, c: int) -> tuple:
+        """The parts of the reference's sectors for ``D mod 32 = c``: (offsets held as a bit mask, sector ids, 0 or 1)."""
+        if self._addresses is None:  # the reference's distinct active addresses, and their offsets in a sector
+            acc = self.acc
+            a = acc.addresses.ravel() if acc.active.all() else acc.addresses[acc.active]
+            a = np.unique(_fewer_repeats(a))
+            self._addresses = a, a & (SECTOR_BYTES - 1), {}
+        a, r, by_sig = self._addresses
+        parts = []
+        for j, sel in ((0, r < SECTOR_BYTES - c), (1, r >= SECTOR_BYTES - c)):
+            sig = int(np.bitwise_or.reduce(np.left_shift(1, r[sel]), initial=0))
+            if sig:
+                if sig not in by_sig:
+                    by_sig[sig] = np.unique(a[sel] >> _SHIFT)
+                parts.append((sig, by_sig[sig], j))
+        return tuple(parts)
