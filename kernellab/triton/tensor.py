@@ -18,6 +18,7 @@ store can compute them straight into its array, and — an optimisation of the m
 
 from __future__ import annotations
 
+import sys
 from functools import cache
 
 import numpy as np
@@ -168,13 +169,60 @@ def _binary_values(a, b, fn, op: str, *, div=False, result=None, ints_only=False
         return tensor(rt.round(fn(x, y)), rt, shape)
     # computed when read; tl.store of it writes it straight into the array (an optimisation: see _into)
     out = tensor(None, rt, shape)
-    out._lazy = lambda: fn(x, y)
+    out._lazy = _elided(fn, x, y) if fn in _IN_PLACE else lambda: fn(x, y)
     if isinstance(fn, np.ufunc):
         out._into = (lambda dst, k=None: fn(_lanes(x, k), _lanes(y, k), out=dst)), (x, y)
     return out
 
 
 _FLOP_OPS = frozenset(("+", "-", "*", "/", "fdiv", "div_rn", "fma"))  # one FLOP per element (tl.fma: two ops)
+
+
+# --- an optimisation: numpy's temporary elision, for the lazy values above ----------------------------
+# ``0.5 * x * (1 + t)`` in a kernel makes a temporary block per operator. numpy reuses a temporary's
+# memory for the next operator's result when nothing else holds it (its reference count says so); a
+# lazy value's operands are held by its closure, so numpy cannot see that. ``_elided`` looks itself:
+# when an operand array is held by the closure alone (no tensor, view, store or journal holds it), owns
+# its memory, is writeable and large, and the other operand has its dtype and broadcasts to its shape,
+# the ufunc writes into it. Elementwise ufuncs give the same values with ``out=`` one of their inputs.
+
+_IN_PLACE = frozenset((np.add, np.subtract, np.multiply, np.true_divide, np.maximum, np.minimum))
+_ELIDE_MIN = 1 << 14  # elements: below this a new array costs less than the checks
+
+
+def _probe():
+    held = np.empty(2)
+
+    def count():
+        return sys.getrefcount(held)
+
+    return count
+
+
+_SOLE = _probe()()  # the reference count of an array only a closure holds, read from inside the closure
+
+
+def _reusable(a, other, fn) -> bool:
+    """Whether ``fn(a, other)`` (or ``fn(other, a)``) may be written into ``a``: ``a`` owns its memory, is
+    writeable and large, ``other`` has its dtype (the result's, for these ufuncs; ``/`` of floats only) and
+    broadcasts to its shape."""
+    return (a.__class__ is np.ndarray and a.base is None and a.size >= _ELIDE_MIN and a.flags.writeable
+            and a.dtype == other.dtype and (fn is not np.true_divide or a.dtype.kind == "f")
+            and (other.ndim == 0 or other.shape == a.shape or np.broadcast_shapes(a.shape, other.shape) == a.shape))
+
+
+def _elided(fn, x, y):
+    """``fn(x, y)`` when called, written into ``x`` or ``y`` where that operand is a temporary only this
+    closure holds (see above)."""
+
+    def compute():
+        if sys.getrefcount(x) == _SOLE and _reusable(x, y, fn):
+            return fn(x, y, out=x)
+        if sys.getrefcount(y) == _SOLE and _reusable(y, x, fn):
+            return fn(x, y, out=y)
+        return fn(x, y)
+
+    return compute
 _STRUCTURED = frozenset(("+", "<", "<="))
 
 
@@ -317,8 +365,13 @@ class tensor:
         """The values, ``(rows, *shape)``: built on first use for a block kept by its structure."""
         d = self._data
         if d is None:
-            d = self._data = self._lazy()
-            self._lazy = self._into = None  # let go of the operands
+            lazy = self._lazy
+            self._lazy = self._into = None  # let go of the operands (before computing: see _elided)
+            try:
+                d = self._data = lazy()
+            except BaseException:
+                self._lazy = lazy
+                raise
         return d
 
     @data.setter
