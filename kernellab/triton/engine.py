@@ -127,6 +127,7 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
                 _one_by_one(body, kernel, g, pids, names, tally, breakdown, touched, new_tally, warps)
             else:
                 chunks = _chunks(pids, hints)
+                fresh = True  # nothing counted yet
                 while chunks:
                     chunk = chunks.pop(0)
                     batch = _batch(body, kernel, g, chunk, names, touched, hints, new_tally, warps)
@@ -134,10 +135,15 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
                         hints["split"] = True
                         chunks[:0] = [chunk[:-1], chunk[-1:]]
                     elif batch is None:
+                        fresh = False
                         _one_by_one(body, kernel, g, chunk, names, tally, None, touched, new_tally, warps)
                     else:
                         batch.tally.n["programs"] += len(chunk)
-                        tally.merge(batch.tally)
+                        if fresh:  # the launch's first step: its tally becomes the launch's (no merge)
+                            batch.tally._settle()  # its loads under the layouts so far, as a merge would
+                            tally, fresh = batch.tally, False
+                        else:
+                            tally.merge(batch.tally)
     except Exception as exc:  # the kernel's lines alone; a bare raise adds no frame (kernellab.tracebacks)
         user_traceback(exc)
         raise
