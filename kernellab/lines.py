@@ -132,7 +132,7 @@ class ByLine(Mapping):
     Rows are in source order. ``sites`` maps a row inside a called helper to the kernel lines that
     called it; ``note`` says why there is one row for the whole function, when there is.
     ``sum(by_line.values(), start)`` equals the launch's counts on every field a line records
-    (``programs`` and, for mini-Triton, ``dram_sectors`` are launch-level).
+    (``programs`` is launch-level; a line's ``dram_sectors`` are those it touched first in the launch).
     """
 
     def __init__(self, rows: dict, sites: dict, finder: LineFinder):

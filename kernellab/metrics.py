@@ -91,13 +91,10 @@ def header(m: Metric) -> str:
 
 
 def values(counts, row: bool = False) -> dict[str, float]:
-    """Every metric its engine counts, ``name → value``, for ``counts`` (a line's when ``row``: mini-Triton's
-    DRAM traffic is a union over the launch, not charged to lines)."""
+    """Every metric its engine counts, ``name → value``, for ``counts`` (a launch's, or a line's when ``row``:
+    a line's DRAM bytes are the sectors it touched first in the launch, in both engines)."""
     out = {}
-    simt = hasattr(counts, "warp_instr")
     for m in METRICS:
-        if row and not simt and m.name == "dram__bytes.sum":
-            continue
         v = m.value(counts)
         if v is not None:
             out[m.name] = v

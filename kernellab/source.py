@@ -32,7 +32,8 @@ from .report import display_width
 #: The columns the view shows by default (those all zero for the launch are left out).
 SIMT_COLUMNS = ("Warp instructions", "SIMT efficiency", "Requests", "Sectors", "Sectors/request", "Ideal sectors",
                 "Excess sectors", "Shared wavefronts", "Ideal wavefronts", "Bank conflicts", "FLOPs", "DRAM bytes")
-TRITON_COLUMNS = ("Requests", "Sectors", "Sectors/request", "Lines", "Bytes", "FLOPs", "Atomics")
+TRITON_COLUMNS = ("Requests", "Sectors", "Sectors/request", "Ideal sectors", "Excess sectors", "Lines", "Bytes",
+                  "FLOPs", "Atomics", "DRAM bytes")
 MARK = "●"  # the costliest lines' mark
 _RATIO_OF = {"SIMT efficiency": lambda c: c.warp_instr, "Sectors/request": lambda c: c.requests}  # blank at 0
 

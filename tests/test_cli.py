@@ -113,6 +113,7 @@ for a, b in zip(off, on):
         for f in fields(TritonCounts):
             if f.name not in ("programs", "dram_sectors", "per_program", "by_line", "launch", "specialization"):
                 assert getattr(t, f.name) == getattr(c, f.name), (a.name, f.name)
+        assert {k: v for k, v in t.dram_sectors.items() if v} == c.dram_sectors, a.name  # first touches
 print(len(on), "launches")
 '''
 

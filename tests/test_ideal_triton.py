@@ -279,3 +279,65 @@ def test_uncoalesced_finding_names_the_column_load():
     # without lines=True the finding speaks of the kernel as a whole
     (whole,) = _column_sums[(N,)](x, out, M, N, BLOCK=64).report().findings
     assert whole.line is None and "87 % of the 6192 sectors are excess, ideally 816" in whole.message
+
+
+# --- DRAM bytes per line ----------------------------------------------------------------------------------
+
+@triton.jit
+def _in_place(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    a = tl.load(x_ptr + offs)
+    tl.store(x_ptr + offs, a * 2)
+
+
+def test_dram_sectors_go_to_the_line_that_touches_them_first():
+    x = np.arange(4096, dtype=np.float32)
+    c = _in_place[(4,)](x, BLOCK=1024, lines=True)
+    np.testing.assert_array_equal(x, 2 * np.arange(4096, dtype=np.float32))
+    load, store = row_of(c.by_line, "a = tl.load"), row_of(c.by_line, "tl.store")
+    # 4096 floats = 16384 B = 512 sectors, read by the load line first; the store writes them again: none new
+    assert load.dram_sectors == {"x_ptr": 512} and store.dram_sectors.get("x_ptr", 0) == 0
+    assert c.dram_sectors == {"x_ptr": 512} and load.dram_bytes == 512 * 32
+    assert "DRAM bytes" in str(c.source())
+
+
+@triton.jit
+def _diverge(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    a = tl.load(x_ptr + offs)
+    if pid % 2 == 0:  # Python control flow on the program id: a vectorised step diverges here, is undone
+        a = a + tl.load(y_ptr + offs)
+    tl.store(out_ptr + offs, a)
+
+
+@pytest.mark.parametrize("vectorize", [True, False])
+def test_dram_rows_of_an_undone_step_are_charged_again(vectorize):
+    x, y = np.ones(6 * 64, np.float32), np.full(6 * 64, 2.0, np.float32)
+    out = np.zeros_like(x)
+    c = _diverge[(6,)](x, y, out, BLOCK=64, lines=True, vectorize=vectorize)
+    np.testing.assert_array_equal(out, np.tile(np.repeat([3.0, 1.0], 64), 3))
+    # the step of 6 programs loads x, then diverges and reruns program by program: its first touches are
+    # unmarked with it. x: 384 floats = 48 sectors; y: programs 0, 2, 4, 64 floats = 8 sectors each: 24
+    assert row_of(c.by_line, "a = tl.load").dram_sectors == {"x_ptr": 48}
+    assert row_of(c.by_line, "a = a + tl.load").dram_sectors == {"y_ptr": 24}
+    assert row_of(c.by_line, "tl.store").dram_sectors == {"out_ptr": 48}
+    assert c.dram_sectors == {"x_ptr": 48, "y_ptr": 24, "out_ptr": 48}
+
+
+def test_lecture_form_rows_carry_dram_and_ideal_sectors():
+    def seed(tl, x, y, n, BLOCK):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        v = tl.load(x, offs * 2, mask=offs < n)
+        tl.store(y, offs, v, mask=offs < n)
+
+    n = 100
+    x, y = np.arange(2 * n, dtype=np.float32), np.zeros(n, np.float32)
+    c = triton_launch(seed, 2, x, y, n, BLOCK=64, lines=True)
+    np.testing.assert_array_equal(y, x[::2])
+    v = row_of(c.by_line, "v = tl.load")
+    # floats 0, 2, …, 198 of x: lane l at byte 8l. Program 0: 2 warps of 256 B, 8 sectors each, ideally 4;
+    # program 1 keeps 36 lanes: a full warp (8, 4) and 4 lanes, bytes 768–792: 1 sector, ideally ⌈16/32⌉ = 1
+    assert (v.load_requests, v.load_sectors, v.load_ideal_sectors) == (4, 25, 13)
+    # DRAM: every sector of x's first 199 floats (796 B): 25 sectors, the load line's
+    assert v.dram_sectors == {"x": 25}

@@ -347,10 +347,11 @@ class Tally:
     ``flush``); what is added to ``n`` directly is launch-level (``programs``).
     """
 
-    __slots__ = ("n", "_pending", "_pending_lanes", "_updates", "_planned", "_moves")
+    __slots__ = ("n", "_pending", "_pending_lanes", "_updates", "_planned", "_moves", "dram")
 
     def __init__(self):
         self.n = dict.fromkeys(_NAMES, 0)
+        self.dram: dict[str, int] = {}  # array name → sectors first touched by what this tally recorded (lines=True)
         self._pending: dict[tuple, list] = {}
         self._pending_lanes = 0
         self._updates: dict[int, np.ndarray] = {}  # array data address → atomic updates per element
@@ -456,6 +457,11 @@ class Tally:
         if self._pending_lanes >= _FLUSH_LANES:
             self.flush()
 
+    def first_touch(self, name: str, sectors: int):
+        """Record ``sectors`` sectors of array ``name`` touched for the first time in the launch (per line only,
+        as in the SIMT engine: the launch's ``dram_sectors`` is the union :class:`Touched` keeps)."""
+        self.dram[name] = self.dram.get(name, 0) + sectors
+
     def flops(self, n: int):
         """Record ``n`` FLOPs of ``tl.dot`` (counted in ``flops`` and ``dot_flops``)."""
         self.n["dot_flops"] += n
@@ -511,6 +517,8 @@ class Tally:
         other.flush()
         for k, v in other.n.items():
             self.n[k] += v
+        for k, v in other.dram.items():
+            self.dram[k] = self.dram.get(k, 0) + v
         for key, counts in other._updates.items():
             mine = self._updates.get(key)
             self._updates[key] = counts.copy() if mine is None else mine + counts
@@ -528,8 +536,9 @@ class Tally:
 
     def _row_counts(self, per_program: dict | None = None, dram_sectors: dict | None = None,
                     specialization: dict | None = None, launch: dict | None = None) -> TritonCounts:
-        """A line's counts (:mod:`kernellab.lines`): no per-program breakdown; DRAM sectors are launch-level."""
-        return self.result()
+        """A line's counts (:mod:`kernellab.lines`): no per-program breakdown; its DRAM sectors are those it
+        touched first in the launch (:meth:`first_touch`)."""
+        return self.result(dram_sectors=self.dram)
 
 
 class Touched:
@@ -538,6 +547,12 @@ class Touched:
     One per launch, shared by every step, so a sector read by many programs counts once. Sectors are
     kept as a bitmap per array, and runs of consecutive elements (:meth:`mark_rows`) as intervals of
     sectors, merged with the bitmap once, when :meth:`sectors` is asked.
+
+    ``first_touch=True`` (a launch with ``lines=True``): every mark sets the bitmap at once and returns how
+    many of its sectors no earlier mark touched, which the caller charges to the access's line — the SIMT
+    engine's rule, a sector to the line that touches it first in the launch. The sectors each mark set
+    are kept, so that a step undone (:meth:`rollback` to a :meth:`checkpoint`) unmarks them, and the
+    rerun charges them again.
 
     Examples
     --------
@@ -551,13 +566,65 @@ class Touched:
     {'x': 4}
     >>> t.mark_rows("x", x, [40, 90], [8, 2]); t.sectors()          # floats 40–47 (sector 5), 90–91 (11)
     {'x': 6}
+    >>> f = Touched(first_touch=True)
+    >>> f.mark_run("x", x, 0, 16), f.mark_rows("x", x, [8, 40], [16, 8])   # 2 sectors; then sectors 1–2, 5: 2 new
+    (2, 2)
+    >>> mark = f.checkpoint(); n = f.mark("x", x, np.arange(96, 100)[None], None); n, f.sectors()   # sector 12
+    (1, {'x': 5})
+    >>> f.rollback(mark); f.sectors()
+    {'x': 4}
     """
 
-    __slots__ = ("_maps", "_runs")
+    __slots__ = ("_maps", "_runs", "_log")
 
-    def __init__(self):
+    def __init__(self, first_touch: bool = False):
         self._maps: dict[int, tuple[str, np.ndarray | None, int]] = {}  # address → (name, bitmap, sectors)
         self._runs: dict[int, list] = {}  # address → [(first sectors, ends), …] of mark_rows
+        # first_touch: what each mark changed, (bitmap, sector ids or a slice of them, their values before)
+        self._log: list | None = [] if first_touch else None
+
+    def checkpoint(self) -> int:
+        """Where :meth:`rollback` returns to (``first_touch`` only; 0 otherwise)."""
+        return 0 if self._log is None else len(self._log)
+
+    def rollback(self, mark: int):
+        """Unmark the sectors marked first since ``checkpoint()`` returned ``mark`` (``first_touch`` only: an
+        ordinary record is a union, and a step that is rerun marks the same sectors again)."""
+        if self._log is None:
+            return
+        for bitmap, where, before in reversed(self._log[mark:]):  # latest first: each entry restores its before
+            bitmap[where] = before
+        del self._log[mark:]
+
+    def _first(self, bitmap: np.ndarray, ids: np.ndarray) -> int:
+        """Mark sector ids (repeats allowed) in ``bitmap`` (``first_touch``): how many were not marked before.
+
+        Counted as the marks the ids' span gains, so that repeated ids need no sort.
+        """
+        fresh = ~bitmap[ids]
+        if not fresh.any():
+            return 0
+        new = ids[fresh]
+        lo, hi = int(new.min()), int(new.max()) + 1
+        before = np.count_nonzero(bitmap[lo:hi])
+        bitmap[new] = True
+        self._log.append((bitmap, new, False))
+        return int(np.count_nonzero(bitmap[lo:hi])) - int(before)
+
+    def _first_range(self, bitmap: np.ndarray, lo: int, hi: int) -> int:
+        """Mark sectors ``lo … hi − 1`` in ``bitmap`` (``first_touch``): how many were not marked before."""
+        part = bitmap[lo:hi]
+        n = part.size - int(np.count_nonzero(part))
+        if n:
+            self._log.append((bitmap, slice(lo, hi), part.copy()))
+            part[:] = True
+        return n
+
+    @staticmethod
+    def _run_ids(first: np.ndarray, end: np.ndarray) -> np.ndarray:
+        """The ids ``first[i] … end[i] − 1`` of every run, one after another."""
+        count = end - first
+        return np.repeat(first - (np.cumsum(count) - count), count) + np.arange(int(count.sum()), dtype=np.int64)
 
     def _bitmap(self, name: str, flat: np.ndarray) -> np.ndarray:
         key = flat.__array_interface__["data"][0]
@@ -574,22 +641,32 @@ class Touched:
         holds ``starts[p], starts[p]+1, …``; the sectors then follow from the starts and the mask alone.
         """
         bitmap, w = self._bitmap(name, flat), flat.itemsize
+        first = self._log is not None  # first_touch: return how many sectors are new
         if starts is not None and offs.size:
             starts = np.asarray(starts, np.int64).reshape(-1)
             rows, lanes = starts.size, offs.size // starts.size
             if rows == 1 and mask is None:  # one consecutive run: a slice of sectors
                 s0 = int(starts[0])
-                bitmap[s0 * w // SECTOR_BYTES:((s0 + lanes) * w - 1) // SECTOR_BYTES + 1] = True
-                return
+                lo, hi = s0 * w // SECTOR_BYTES, ((s0 + lanes) * w - 1) // SECTOR_BYTES + 1
+                if first:
+                    return self._first_range(bitmap, lo, hi)
+                bitmap[lo:hi] = True
+                return None
             g = SECTOR_BYTES // w if SECTOR_BYTES % w == 0 else 0  # elements per sector
             if g and lanes % g == 0 and not (starts * w % SECTOR_BYTES).any():  # rows of whole sectors
                 ids = (starts * w // SECTOR_BYTES)[:, None] + np.arange(lanes // g)
                 if mask is not None:  # a sector is touched when one of its lanes is kept
                     ids = ids[np.asarray(mask).reshape(rows, lanes // g, g).any(axis=2)]
+                if first:
+                    return self._first(bitmap, ids.reshape(-1))
                 bitmap[ids.reshape(-1)] = True
-                return
+                return None
         o = offs if mask is None else offs[mask]
-        bitmap[np.asarray(o, np.int64).reshape(-1) * w // SECTOR_BYTES] = True
+        ids = np.asarray(o, np.int64).reshape(-1) * w // SECTOR_BYTES
+        if first:
+            return self._first(bitmap, ids)
+        bitmap[ids] = True
+        return None
 
     def mark_rows(self, name: str, flat: np.ndarray, starts, active):
         """Mark the sectors of rows of consecutive elements: row ``r`` is ``flat[starts[r]:starts[r] + active[r]]``."""
@@ -597,10 +674,18 @@ class Touched:
         keep = k > 0
         if not keep.all():
             s, k = s[keep], k[keep]
+        if self._log is not None:
+            w = flat.itemsize
+            lo, hi = s * w // SECTOR_BYTES, ((s + k) * w - 1) // SECTOR_BYTES + 1
+            return self._first(self._bitmap(name, flat), self._run_ids(lo, hi))
         self._add_run(name, flat, s, s + k)
 
     def mark_run(self, name: str, flat: np.ndarray, start: int, n: int, key: int | None = None):
         """Mark the sectors of ``flat[start:start + n]`` (``n`` > 0; ``key``: the address of ``flat``'s data)."""
+        if self._log is not None:
+            w = flat.itemsize
+            return self._first_range(self._bitmap(name, flat), start * w // SECTOR_BYTES,
+                                     ((start + n) * w - 1) // SECTOR_BYTES + 1)
         self._add_run(name, flat, start, start + n, key)
 
     def _add_run(self, name: str, flat: np.ndarray, start, end, key: int | None = None):

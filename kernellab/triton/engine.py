@@ -66,17 +66,21 @@ def _batch(body, kernel, g, chunk, names, touched, hints: dict, new_tally=Tally,
     """
     batch = Program(kernel, g, chunk, new_tally(), names, journal={}, touched=touched, defer=hints["defer"],
                     num_warps=warps[0], wanted=warps[1])
+    mark = touched.checkpoint()  # lines=True: the sectors the step touches first are unmarked if it is undone
     try:
         _step(body, batch)
     except Reorder:
         batch.undo()
+        touched.rollback(mark)
         hints["defer"] = False
         return _batch(body, kernel, g, chunk, names, touched, hints, new_tally, warps)
     except SplitTail as split:
         batch.undo()
+        touched.rollback(mark)
         return split
     except Exception:  # rerun by the caller, outside this handler: no chained second traceback
         batch.undo()
+        touched.rollback(mark)
         return None
     batch.flush()
     return batch
@@ -118,7 +122,7 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     if sample is not None:
         n_programs, pids = len(pids), pids[sample[0]]
     new_tally = tally_factory(Tally, lines)
-    tally, touched = new_tally(), Touched()
+    tally, touched = new_tally(), Touched(first_touch=lines is not None)
     warps = (num_warps, {})  # the launch's warps per program, and what its accesses ask of the layouts
     breakdown = {} if per_program else None
     try:

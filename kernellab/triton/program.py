@@ -169,18 +169,26 @@ class Program:
         """Record the sectors of the ``n`` elements of ``flat`` from ``start``."""
         if self.touched is not None and n > 0:
             key = self.address(flat)
-            self.touched.mark_run(self.names.get(key, "array"), flat, start, n, key)
+            name = self.names.get(key, "array")
+            self._first_touch(name, self.touched.mark_run(name, flat, start, n, key))
 
     def touch_rows(self, flat: np.ndarray, starts: np.ndarray, active: np.ndarray):
         """Record the sectors of rows of consecutive elements (see :meth:`~kernellab.triton.counts.Touched.mark_rows`)."""
         if self.touched is not None:
-            self.touched.mark_rows(self.name_of(flat), flat, starts, active)
+            name = self.name_of(flat)
+            self._first_touch(name, self.touched.mark_rows(name, flat, starts, active))
 
     def touch(self, flat: np.ndarray, offs: np.ndarray, mask=None, starts=None):
         """Record the sectors an access touches, for the launch's ``dram_sectors`` (see
         :class:`~kernellab.triton.counts.Touched`; ``starts``: each row's first offset when consecutive)."""
         if self.touched is not None:
-            self.touched.mark(self.name_of(flat), flat, offs, mask, starts)
+            name = self.name_of(flat)
+            self._first_touch(name, self.touched.mark(name, flat, offs, mask, starts))
+
+    def _first_touch(self, name: str, sectors):
+        """Charge the sectors a mark touched first (``lines=True``: the Touched record counts them) to the tally."""
+        if sectors:
+            self.tally.first_touch(name, sectors)
 
     def undo(self):
         """Restore every array this step stored to."""
