@@ -168,7 +168,9 @@ class Geometry(NamedTuple):
 
     ``rows`` programs' blocks of ``lanes`` elements of ``width`` bytes, each run by ``copies`` programs
     alike. Either every row is consecutive (``starts``: each row's first offset), its active lanes a
-    prefix (``active``: how many) or given by ``mask``; or ``offs`` gives every offset. ``mask`` is bool
+    prefix (``active``: how many) or given by ``mask``; or each row is a 2-D tile stored as lines
+    (``tile``: ``(axis, line starts, shape)``: element ``(i, j)`` of row ``r`` is at ``line_starts[r, j] + i``
+    when ``axis`` is 0, ``line_starts[r, i] + j`` when 1); or ``offs`` gives every offset. ``mask`` is bool
     ``(rows, lanes)`` or None (all active).
     """
 
@@ -187,6 +189,7 @@ class Geometry(NamedTuple):
     # the rows are one run of elements: row ``r`` starts at ``starts[0] + r·lanes`` and every row but the
     # last has all its lanes active (``active[-1]``: the last row's; ``active`` None: all of them)
     run: bool = False
+    tile: tuple | None = None  # (axis, line starts, block shape): see above
 
     def last_active(self) -> int:
         """The last row's active lanes."""
@@ -206,6 +209,12 @@ class Geometry(NamedTuple):
         """``(offs, mask)``, ``(rows, lanes)``: built from the starts when the rows are consecutive."""
         if self.offs is not None:
             return self.offs.reshape(self.rows, self.lanes), None if self.mask is None else self.mask.reshape(self.rows, self.lanes)
+        if self.tile is not None:
+            axis, line_starts, shape = self.tile
+            pos = np.arange(shape[axis], dtype=np.int64)
+            offs = line_starts[:, None, :] + pos[None, :, None] if axis == 0 else line_starts[:, :, None] + pos
+            offs = np.broadcast_to(offs, (self.rows, *shape)).reshape(self.rows, self.lanes)
+            return offs, None if self.mask is None else self.mask.reshape(self.rows, self.lanes)
         lane = np.arange(self.lanes, dtype=np.int64)
         offs = np.asarray(self.starts, np.int64).reshape(-1, 1) + lane
         mask = self.mask
@@ -287,6 +296,11 @@ def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, i
                 req, sec, lin, ideal = req + r * count, sec + s_ * count, lin + li * count, ideal + i_ * count
     elif g.cache is not None and (g.key, p, store) in g.cache:
         req, sec, lin, ideal = g.cache[g.key, p, store]
+    elif CLOSED_FORMS and g.tile is not None and (runs := layout.line_runs(p, g.tile[0])) is not None and \
+            (counted := _tile_counts(runs, g, v)) is not None:
+        req, sec, lin, ideal = counted
+        if g.cache is not None:
+            g.cache[g.key, p, store] = counted
     else:
         first, owner = layout.lanes(p)
         offs, mask = g.offsets()
@@ -300,6 +314,67 @@ def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, i
         if g.cache is not None:
             g.cache[g.key, p, store] = req, sec, lin, ideal
     return instructions, req * g.copies, sec * g.copies, lin * g.copies, ideal * g.copies
+
+
+def _tile_counts(runs: layout.LineRuns, g: Geometry, v: int) -> tuple[int, int, int, int] | None:
+    """Requests, sectors, lines and ideal sectors of a tile stored as lines (``g.tile``), from the lines' starts.
+
+    Instruction ``i`` of row ``r`` moves, on each of its lines ``g``, the lanes ``k`` of a run
+    (:func:`~kernellab.triton.layout.line_runs`): their addresses are ``(S + first + k·vec)·w`` with ``S``
+    the line's start. A run's active lanes must be consecutive (a run cut at both ends); then, lanes
+    being at most 16 bytes and ``vec·w`` apart, the 32-byte sectors (128-byte lines) those addresses
+    fall in are every one from the first active lane's to the last's — an interval per run — and, the
+    starts being multiples of ``vec``, so are the ``vec·w``-byte units they are (distinct addresses).
+    An instruction's sectors, lines and distinct addresses are the sizes of the unions of its runs'
+    intervals; its ideal sectors ``⌈distinct · vec · w / 32⌉`` (:func:`kernellab.access.packed_sectors`).
+    None when a run's active lanes have a gap or a line does not start at a multiple of ``vec`` (the
+    caller then counts the lanes' addresses).
+    """
+    axis, line_starts, _shape = g.tile
+    w = g.width
+    S = np.broadcast_to(line_starts, (g.rows, line_starts.shape[1]))[:, runs.line] + runs.first  # (rows, I, G)
+    if v > 1 and (S % v).any():
+        return None
+    K = runs.K
+    if g.mask is None:
+        lo, hi = S, S + (K - 1) * v
+        live = None
+        req = g.rows * runs.line.shape[0]
+    else:
+        act = np.asarray(g.mask).reshape(g.rows, -1)[:, runs.members]  # (rows, I, G, K)
+        n = act.sum(axis=3)
+        k0 = np.argmax(act, axis=3)
+        k1 = K - 1 - np.argmax(act[..., ::-1], axis=3)
+        live = n > 0
+        if ((k1 - k0 + 1 != n) & live).any():
+            return None
+        lo, hi = S + k0 * v, S + k1 * v
+        req = int(np.count_nonzero(live.any(axis=2)))
+    lo, hi = lo * w, hi * w
+    distinct = _union_sizes(lo, hi, live, v * w)
+    ideal = int((-(-distinct * (v * w) // SECTOR_BYTES)).sum())
+    return (req, int(_union_sizes(lo, hi, live, SECTOR_BYTES).sum()), int(_union_sizes(lo, hi, live, LINE_BYTES).sum()),
+            ideal)
+
+
+def _union_sizes(lo: np.ndarray, hi: np.ndarray, live, unit: int) -> np.ndarray:
+    """Per leading index, the number of ``unit``-byte chunks in the union of the intervals
+    ``[chunk(lo), chunk(hi)]`` along the last axis (``unit`` a power of two; ``live`` False: an empty interval).
+
+    >>> _union_sizes(np.array([[0, 64, 40]]), np.array([[31, 100, 40]]), None, 32)   # chunks 0, 2–3 and 1
+    array([4])
+    """
+    shift = unit.bit_length() - 1
+    a, b = lo >> shift, hi >> shift
+    if live is not None:
+        a, b = np.where(live, a, np.iinfo(np.int64).max), np.where(live, b, -1)
+    if a.shape[-1] > 1 and (a[..., 1:] < a[..., :-1]).any():
+        order = np.argsort(a, axis=-1, kind="stable")
+        a, b = np.take_along_axis(a, order, axis=-1), np.take_along_axis(b, order, axis=-1)
+    reach = np.maximum.accumulate(b, axis=-1)
+    begin = a.copy()
+    begin[..., 1:] = np.maximum(a[..., 1:], reach[..., :-1] + 1)
+    return np.maximum(b - begin + 1, 0).sum(axis=-1)
 
 
 @lru_cache(maxsize=4096)
@@ -667,6 +742,23 @@ class Touched:
             return self._first(bitmap, ids)
         bitmap[ids] = True
         return None
+
+    def mark_lines(self, name: str, flat: np.ndarray, starts: np.ndarray, n: int):
+        """Mark the sectors of lines of ``n`` consecutive elements: ``flat[s:s + n]`` for every ``s`` in ``starts``.
+
+        >>> t, x = Touched(), np.zeros(64, np.float32)
+        >>> t.mark_lines("x", x, np.array([[0, 20]]), 3); t.sectors()   # bytes 0–11 and 80–91: sectors 0, 2
+        {'x': 2}
+        """
+        bitmap, w = self._bitmap(name, flat), flat.itemsize
+        s = np.asarray(starts, np.int64).reshape(-1)
+        lo = s * w // SECTOR_BYTES
+        span = (n * w + SECTOR_BYTES - 2) // SECTOR_BYTES + 1  # the most sectors a line can cover
+        if span == 1:
+            bitmap[lo] = True
+            return
+        hi = ((s + n) * w - 1) // SECTOR_BYTES
+        bitmap[np.minimum(lo[:, None] + np.arange(span), hi[:, None])] = True
 
     def mark_rows(self, name: str, flat: np.ndarray, starts, active):
         """Mark the sectors of rows of consecutive elements: row ``r`` is ``flat[starts[r]:starts[r] + active[r]]``."""

@@ -243,3 +243,62 @@ def _chunked(p: Plan) -> bool:
     if (base % span).any() or not (first == base + np.arange(WARP) * p.vec).all():
         return False
     return np.unique(base).size == first.shape[0]
+
+
+class LineRuns(NamedTuple):
+    """How each warp instruction of a 2-D access covers a tile stored as lines (see :func:`line_runs`).
+
+    Instruction ``i`` touches, for each ``g < G``, line ``line[i, g]`` (an index along the tile's other
+    axis) at positions ``first[i, g] + k·vec`` along its consecutive axis, ``k < K``: one lane each, the
+    lane whose first element is block element ``members[i, g, k]`` (row-major). All ``(instructions, G)``,
+    ``members`` ``(instructions, G, K)``; read-only.
+    """
+
+    line: np.ndarray
+    first: np.ndarray
+    members: np.ndarray
+    K: int
+
+
+@lru_cache(maxsize=1024)
+def line_runs(p: Plan, axis: int) -> LineRuns | None:
+    """The lanes of :func:`lanes` grouped into runs along the lines of a 2-D tile whose elements are
+    consecutive in memory along block axis ``axis`` (0 or 1), or None when they do not form such runs.
+
+    Runs: within an instruction, the lanes on one line start ``vec`` elements apart, one after another,
+    no element twice, every line of the instruction holding as many lanes (``K``); a lane's ``vec``
+    elements lie along ``axis`` (``order[0] == axis`` unless ``vec`` is 1). The memory layer's closed
+    form for tiles (:func:`kernellab.triton.counts.count_planned`) counts from these runs; this function
+    reads them off ``lanes()`` and checks them, so the two cannot disagree.
+
+    >>> p = Plan((64, 32), (1, 8), (8, 4), (4, 1), (1, 0), 8, 8)   # fp16 64×32, 8 a lane, 4 warps
+    >>> r = line_runs(p, 1); r.line.shape, r.K, r.line[0].tolist(), r.first[0].tolist()
+    ((8, 8), 4, [0, 1, 2, 3, 4, 5, 6, 7], [0, 0, 0, 0, 0, 0, 0, 0])
+    """
+    if p.scalar or len(p.shape) != 2 or axis not in (0, 1) or (p.vec > 1 and p.order[0] != axis):
+        return None
+    first, owner = lanes(p)
+    if owner is not None:
+        return None
+    d0, d1 = p.shape
+    r, c = first // d1, first % d1
+    line, pos = (r, c) if axis == 1 else (c, r)
+    span = p.shape[axis] + 1
+    key = line * span + pos
+    order = np.argsort(key, axis=1, kind="stable")
+    key = np.take_along_axis(key, order, axis=1)
+    ln, ps = key // span, key % span
+    new = np.ones(key.shape, bool)
+    new[:, 1:] = ln[:, 1:] != ln[:, :-1]
+    groups = int(new[0].sum())
+    if (new.sum(axis=1) != groups).any() or WARP % groups:
+        return None
+    K = WARP // groups
+    if not (new.reshape(-1, groups, K)[:, :, 0]).all():  # every line holds K lanes
+        return None
+    ps = ps.reshape(-1, groups, K)
+    if K > 1 and (np.diff(ps, axis=2) != p.vec).any():
+        return None
+    members = np.take_along_axis(first, order, axis=1).reshape(-1, groups, K)
+    return LineRuns(_frozen(ln.reshape(-1, groups, K)[:, :, 0].copy()), _frozen(ps[:, :, 0].copy()),
+                    _frozen(members), K)

@@ -18,6 +18,8 @@ three products (``hi·hi + hi·lo + lo·hi``), as Triton's F32DotTC pass does, r
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from kernellab.i18n import _
@@ -150,7 +152,7 @@ def dot(a: np.ndarray, b: np.ndarray, acc=None, input_precision=None, out_dtype=
                                "second input shape ({shape2}) must be >= 16!").format(
                 shape=list(a.shape[-2:]), shape2=list(b.shape[-2:])))
     if a.dtype.kind == "f" or b.dtype.kind == "f":
-        a32, b32 = a.astype(np.float32, copy=False), b.astype(np.float32, copy=False)
+        a32, b32 = _widen(a), _widen(b)
         if input_precision == "tf32x3" and a.dtype == np.float32:
             out = _tf32x3(a32, b32)
         else:
@@ -160,8 +162,29 @@ def dot(a: np.ndarray, b: np.ndarray, acc=None, input_precision=None, out_dtype=
     else:
         out = np.matmul(a.astype(np.int32, copy=False), b.astype(np.int32, copy=False))
     if acc is not None:
-        out = out + acc
+        out = np.add(out, acc, out=out) if out.shape == np.shape(acc) and out.dtype == acc.dtype else out + acc
     return out.astype(out_dtype, copy=False)
+
+
+@cache
+def _fp16_table() -> np.ndarray:
+    """Every float16 bit pattern's value as a float32 (256 KB), for :func:`_widen`."""
+    table = np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.float32)
+    table.flags.writeable = False
+    return table
+
+
+def _widen(x: np.ndarray) -> np.ndarray:
+    """``x.astype(np.float32)``, the same bits; float16 through a table of its 65,536 values (about twice
+    as fast as numpy's conversion loop).
+
+    >>> h = np.array([1.5, -0.0, np.inf, 6e-8], np.float16)
+    >>> _widen(h).view(np.uint32).tolist() == h.astype(np.float32).view(np.uint32).tolist()
+    True
+    """
+    if x.dtype == np.float16:
+        return _fp16_table().take(x.view(np.uint16))
+    return x.astype(np.float32, copy=False)
 
 
 def dot_flops(a_shape, b_shape, programs: int) -> int:

@@ -667,11 +667,12 @@ class Lineage:
     sectors and requests unchanged) instead of once per access.
     """
 
-    __slots__ = ("data", "_start", "counted")
+    __slots__ = ("data", "_start", "_lines", "counted")
 
     def __init__(self, data: np.ndarray, start: int | None | bool = False):
         self.data = data
         self._start: int | None | bool = start  # False: not yet checked (see start)
+        self._lines = False  # False: not yet checked (see lines)
         # what the memory layer found for one unmasked access of this lineage, by (element bytes, shift's
         # offset within a sector in bytes, block shape): see kernellab.triton.memory.LineageCounts
         self.counted: dict = {}
@@ -686,6 +687,16 @@ class Lineage:
             d = self.data.reshape(-1)
             self._start = int(d[0]) if _consecutive(d) else None
         return self._start
+
+    @property
+    def lines(self):
+        """A 2-D block's offsets as lines of consecutive elements (:func:`kernellab.triton.tiles.lines_of`),
+        or None. Checked once per lineage."""
+        if self._lines is False:
+            from .tiles import lines_of
+
+            self._lines = lines_of(self.data)
+        return self._lines
 
 
 def _consecutive(d: np.ndarray) -> bool:
@@ -758,8 +769,9 @@ class pointer(tensor):
             if base == 0:
                 return pointer(self.flat, lineage.data, osh, lineage, 0, self.dtype.element_ty)
             return self._lazy_moved(lineage, base, osh)
-        if sign > 0 and not self._shape and osh and od.shape[0] == 1 and not olit:
-            # a base pointer per program (a row start) + a block of offsets every program shares
+        if sign > 0 and not self._shape and osh and not olit and (od.shape[0] == 1 or od.shape[0] == self.data.shape[0]):
+            # a base pointer per program (a row start) + a block of offsets every program shares, or
+            # one block per program
             base = self.data.astype(np.int64).reshape(-1, *(1,) * len(osh))
             return self._lazy_moved(_lineage_of(other), base, osh)
         shape = broadcast_shape(self._shape, osh)
@@ -767,7 +779,10 @@ class pointer(tensor):
         off = np.int64(od) if olit else od.astype(np.int64, copy=False)
         x = _align(self.data, self._shape, nd, False)
         y = _align(off, osh, nd, olit)
-        return pointer(self.flat, x + y if sign > 0 else x - y, shape, elem=self.dtype.element_ty)
+        data = x + y if sign > 0 else x - y
+        if nd == 2:  # a tile (``ptr + rows[:, None] * stride + cols[None, :]``): a lineage, to find its lines
+            return pointer(self.flat, data, shape, Lineage(data), 0, self.dtype.element_ty)
+        return pointer(self.flat, data, shape, elem=self.dtype.element_ty)
 
     def __add__(self, o):
         return self._move(o, 1)

@@ -17,7 +17,7 @@ from kernellab.i18n import _
 
 from .. import axis as A
 from .. import dtypes as T
-from .. import memory, numerics, sampling
+from .. import memory, numerics, sampling, tiles
 from ..mma import mma_instructions
 from ..program import current
 from ..tensor import (
@@ -234,6 +234,22 @@ def _consecutive_rows(ptr, mask):
     return starts, None if mask is None else mask._prefix
 
 
+def _tile_mask(ptr, mask):
+    """``(mask,)`` when ``ptr`` is a 2-D tile whose lineage stores it as lines (:mod:`kernellab.triton.tiles`):
+    the mask as a bool block broadcasting to ``(rows, *shape)`` (None: no mask); None otherwise."""
+    lin = getattr(ptr, "lineage", None)
+    if not tiles.ENABLED or lin is None or len(ptr._shape) != 2 or lin.data.shape[1:] != ptr._shape \
+            or lin.lines is None:
+        return None
+    if mask is None:
+        return (None,)
+    m = _to_tensor(mask)
+    if m.dtype is not T.int1 or len(m._shape) > 2 or any(a != b and a != 1 for a, b in zip(
+            (1,) * (2 - len(m._shape)) + m._shape, ptr._shape)):
+        return None
+    return (_align(m.data, m._shape, 2, False),)
+
+
 def _how(ptr, mask):
     """``(pointer facts, mask facts or None, block shape)``: what the memory layer needs to count an access
     under the layout Triton gives it (:mod:`kernellab.triton.layout`)."""
@@ -303,7 +319,8 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     if hasattr(pointer, "_load"):
         return pointer._load(boundary_check, padding_option)
     ptr = pointer
-    rows, offs, m = _access(ptr, mask, "tl.load")
+    tile = _tile_mask(ptr, mask)
+    rows, offs, m = (None, None, None) if tile is not None else _access(ptr, mask, "tl.load")
     fill = None
     if other is not None:
         od, _dt, osh, olit = _operand(other)
@@ -319,10 +336,14 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     if bits and fill is not None:
         fill = elem.encode(np.float32(fill))
     how = _how(ptr, mask)
-    if rows is None:
-        data = memory.load(current(), ptr.flat, offs, m, fill, ptr.lineage, ptr.shift, how)
-    else:
-        data = memory.load_rows(current(), ptr.flat, ptr._shape, *rows, fill, view=not bits, how=how)
+    data = None if tile is None else tiles.load(current(), ptr, tile[0], fill, how)
+    if data is None:
+        if tile is not None:
+            rows, offs, m = _access(ptr, mask, "tl.load")
+        if rows is None:
+            data = memory.load(current(), ptr.flat, offs, m, fill, ptr.lineage, ptr.shift, how)
+        else:
+            data = memory.load_rows(current(), ptr.flat, ptr._shape, *rows, fill, view=not bits, how=how)
     out = tensor(elem.decode(data) if bits else data, elem, ptr._shape)
     if ptr._shape:
         prog = current()
@@ -343,7 +364,8 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     if hasattr(pointer, "_store"):
         return pointer._store(value, boundary_check)
     ptr = pointer
-    rows, offs, m = _access(ptr, mask, "tl.store")
+    tile = _tile_mask(ptr, mask)
+    rows, offs, m = (None, None, None) if tile is not None else _access(ptr, mask, "tl.store")
     v = _to_tensor(value)
     shape = broadcast_shape(ptr._shape, v._shape)
     if shape != tuple(ptr._shape):
@@ -365,6 +387,10 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
         vals = elem.encode(convert(vals, v.dtype, elem))
     else:
         vals = vals.astype(ptr.flat.dtype, copy=False)
+    if tile is not None:
+        if tiles.store(current(), ptr, vals, tile[0], how):
+            return None
+        rows, offs, m = _access(ptr, mask, "tl.store")
     if rows is None:
         memory.store(current(), ptr.flat, offs, vals, m, ptr.lineage, ptr.shift, how)
     else:
