@@ -290,3 +290,24 @@ def test_overlapping_tile_store_takes_the_reference_path():
     y = np.zeros(16 * 8 + 32, np.float32)
     _, (_, out) = both(lambda x, y: tile_copy_kernel[(1, 1)](x, y, 16, 32, 32, 1, 8, 1, BM=16, BN=32), x, y)
     assert out[15 * 8:15 * 8 + 32].tolist() == (2 * x[15]).tolist()  # the last row written last
+
+
+def test_lines_true_same_rows_both_ways():
+    # lines=True charges each DRAM sector to the line that touches it first: the tile path's marks too
+    rng = np.random.default_rng(11)
+    M, N, Kd = 131, 67, 97
+    a = rng.standard_normal((M, Kd)).astype(np.float16)
+    b = rng.standard_normal((Kd, N)).astype(np.float16)
+    rows = []
+    for on in (True, False):
+        c = np.zeros((M, N), np.float16)
+        tiles.ENABLED = on
+        try:
+            grid = (triton.cdiv(M, 64) * triton.cdiv(N, 64),)
+            cnt = K.matmul_kernel[grid](a, b, c, M, N, Kd, Kd, 1, N, 1, N, 1, BLOCK_SIZE_M=64, BLOCK_SIZE_N=64,
+                                        BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION="", lines=True)
+        finally:
+            tiles.ENABLED = True
+        rows.append({k: (v, v.dram_sectors) for k, v in cnt.by_line.items()})
+    assert rows[0] == rows[1]
+    assert sum(sum(v[1].values()) for v in rows[0].values()) > 0

@@ -746,19 +746,23 @@ class Touched:
     def mark_lines(self, name: str, flat: np.ndarray, starts: np.ndarray, n: int):
         """Mark the sectors of lines of ``n`` consecutive elements: ``flat[s:s + n]`` for every ``s`` in ``starts``.
 
+        ``first_touch``: returns how many of the sectors no earlier mark touched.
+
         >>> t, x = Touched(), np.zeros(64, np.float32)
         >>> t.mark_lines("x", x, np.array([[0, 20]]), 3); t.sectors()   # bytes 0–11 and 80–91: sectors 0, 2
         {'x': 2}
         """
         bitmap, w = self._bitmap(name, flat), flat.itemsize
         s = np.asarray(starts, np.int64).reshape(-1)
-        lo = s * w // SECTOR_BYTES
+        ids = s * w // SECTOR_BYTES
         span = (n * w + SECTOR_BYTES - 2) // SECTOR_BYTES + 1  # the most sectors a line can cover
-        if span == 1:
-            bitmap[lo] = True
-            return
-        hi = ((s + n) * w - 1) // SECTOR_BYTES
-        bitmap[np.minimum(lo[:, None] + np.arange(span), hi[:, None])] = True
+        if span > 1:
+            hi = ((s + n) * w - 1) // SECTOR_BYTES
+            ids = np.minimum(ids[:, None] + np.arange(span), hi[:, None]).reshape(-1)
+        if self._log is not None:  # first_touch: how many sectors are new
+            return self._first(bitmap, ids)
+        bitmap[ids] = True
+        return None
 
     def mark_rows(self, name: str, flat: np.ndarray, starts, active):
         """Mark the sectors of rows of consecutive elements: row ``r`` is ``flat[starts[r]:starts[r] + active[r]]``."""

@@ -178,6 +178,12 @@ class Program:
             name = self.name_of(flat)
             self._first_touch(name, self.touched.mark_rows(name, flat, starts, active))
 
+    def touch_lines(self, flat: np.ndarray, starts: np.ndarray, n: int):
+        """Record the sectors of lines of ``n`` consecutive elements (see :meth:`~kernellab.triton.counts.Touched.mark_lines`)."""
+        if self.touched is not None:
+            name = self.name_of(flat)
+            self._first_touch(name, self.touched.mark_lines(name, flat, starts, n))
+
     def touch(self, flat: np.ndarray, offs: np.ndarray, mask=None, starts=None):
         """Record the sectors an access touches, for the launch's ``dram_sectors`` (see
         :class:`~kernellab.triton.counts.Touched`; ``starts``: each row's first offset when consecutive)."""

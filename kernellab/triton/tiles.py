@@ -9,7 +9,8 @@
 * check bounds from the lines' first elements (every lane is inside the array when the lines are);
 * count the access under its layout from the lines' starts (``count_planned``'s tile form, a closed
   form of :func:`kernellab.triton.layout.lanes` checked by :func:`kernellab.triton.layout.line_runs`);
-* record the DRAM sectors each line covers (:meth:`~kernellab.triton.counts.Touched.mark_lines`);
+* record the DRAM sectors each line covers (:meth:`~kernellab.triton.counts.Touched.mark_lines`), a
+  lineage's distinct lines once each;
 * move whole lines through a window view of the array (``n`` elements copied per line, not ``n``
   element lookups).
 
@@ -97,13 +98,17 @@ def _record(prog: Program, kind: str, flat: np.ndarray, ptr, s: np.ndarray, line
     g = Geometry(rows, prog.P if rows == 1 else 1, lanes, w, mask=None if mask is None else mask.reshape(rows, lanes),
                  cache=cache, key=key, tile=(lines.axis, s, shape))
     prog.tally.planned(kind, g, how[0], how[1], shape, prog.num_warps, prog.wanted)
-    touched = prog.touched
-    if touched is not None:
-        if mask is None:
-            touched.mark_lines(prog.name_of(flat), flat, s, lines.n)
+    if prog.touched is not None:
+        if mask is None and not isinstance(ptr.shift, np.ndarray):  # the lineage's distinct lines, shifted
+            distinct = ptr.lineage.counted.get("distinct lines")
+            if distinct is None:
+                distinct = ptr.lineage.counted["distinct lines"] = np.unique(lines.starts)
+            prog.touch_lines(flat, distinct + ptr.shift, lines.n)
+        elif mask is None:
+            prog.touch_lines(flat, s, lines.n)
         else:
             offs, m = g.offsets()
-            touched.mark(prog.name_of(flat), flat, offs, m)
+            prog.touch(flat, offs, m)
 
 
 def load(prog: Program, ptr, mask, other, how) -> np.ndarray | None:
