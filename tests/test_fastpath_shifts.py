@@ -272,3 +272,22 @@ def test_block_masks_are_read_only():
         seen.append(blk.active.flags.writeable)
     launch(k, 1, 32)
     assert seen == [False, False]
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1), (31, 33, 17), (33, 31, 2), (97, 1, 65), (1, 97, 63), (65, 63, 33)])
+@pytest.mark.parametrize("number", [1, 2])
+def test_sgemm_kernels_at_edge_shapes_equal_the_reference(number, shape, monkeypatch):
+    # kernels 1 and 2 take any shape: one element, primes, a warp or a block ± 1, the partial blocks masked
+    from kernellab import KERNELS, run_kernel
+
+    M, N, K = shape
+    rng = np.random.default_rng(M * 10000 + N * 100 + K)
+    A = rng.standard_normal((M, K)).astype(np.float32)
+    B = rng.standard_normal((K, N)).astype(np.float32)
+    fast_C, fast = run_kernel(KERNELS[number - 1], A, B, lines=True)
+    with monkeypatch.context() as m:
+        reference_paths(m)
+        ref_C, ref = run_kernel(KERNELS[number - 1], A, B, lines=True)
+    assert np.array_equal(fast_C, ref_C)
+    np.testing.assert_allclose(fast_C, A.astype(np.float64) @ B, rtol=1e-4, atol=1e-4)
+    same_counts(fast, ref)

@@ -92,7 +92,9 @@ class GlobalMemory:
 
     def lookup(self, arr) -> GlobalArray:
         """The :class:`GlobalArray` for ``arr``."""
-        g = self._by_id.get(id(arr)) or self._alias.get(id(arr))
+        g = self._alias.get(id(arr))  # the kernel's view, most often
+        if g is None:
+            g = self._by_id.get(id(arr))
         return g if g is not None else self.add(f"global{len(self._by_id)}", arr)
 
     def dram_sectors(self) -> dict[str, int]:

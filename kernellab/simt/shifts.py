@@ -50,6 +50,7 @@ from ..access import (
 from .memory import _fewer_repeats
 
 _SHIFT = SECTOR_BYTES.bit_length() - 1  # byte address >> 5: its sector
+_all = np.logical_and.reduce  # ndarray.all without its Python wrapper (over every axis: see shift)
 
 
 class ShiftRef:
@@ -92,7 +93,7 @@ class ShiftRef:
         if d == 0:  # a repeat: one comparison
             return 0 if np.array_equal(idx, self.idx) else None
         diff = np.subtract(idx, self.idx, out=self._diff)
-        return d if np.equal(diff, d, out=self._same).all() else None
+        return d if _all(np.equal(diff, d, out=self._same), axis=None) else None
 
     def in_bounds(self, d: int, size: int) -> bool:
         """Whether every active lane of the moved access reads within ``size`` elements, and is aligned."""
