@@ -333,12 +333,15 @@ class Block:
         site[1] += 1
         return None
 
-    def _remember_access(self, key, idx, act, acc) -> None:
+    def _remember_access(self, key, idx, act, acc) -> np.ndarray | None:
+        """Keep a copy of ``idx`` (returned, for the site's moved accesses to share) with its mask and record."""
         site = self._sites.setdefault(key, [{}, 0])
         if site[1] >= self._MISSES_BEFORE_GIVING_UP or self._kept + idx.nbytes > self._KEPT_BYTES:
-            return
+            return None
         self._kept += idx.nbytes
-        site[0][self._fingerprint(idx, act)] = (np.array(idx, copy=True), np.array(act, copy=True), acc)
+        kept = np.array(idx, copy=True)
+        site[0][self._fingerprint(idx, act)] = (kept, np.array(act, copy=True), acc)
+        return kept
 
     # The record of a moved access (optimisation; kernellab.simt.shifts): each site of the kernel's code — the
     # same key and the caller's bytecode position — keeps the last access it counted in full; an access that
@@ -357,11 +360,12 @@ class Block:
         ref.misses = 0
         return ref, d
 
-    def _remember_shift(self, key, idx, act, acc, itemsize, vec) -> None:
+    def _remember_shift(self, key, idx, act, acc, itemsize, vec, kept=None) -> None:
+        """Make this access the site's reference; ``kept``: a copy of ``idx`` already made, which nothing changes."""
         old = self._shifts.get(key)
         if old is not None and old.misses >= self._MISSES_BEFORE_GIVING_UP:
             return
-        ref = self._shifts[key] = ShiftRef(idx, act, acc, itemsize, vec)
+        ref = self._shifts[key] = ShiftRef(idx, act, acc, itemsize, vec, kept)
         ref.misses = 0 if old is None else old.misses
 
     # --- memory --------------------------------------------------------------------------------
@@ -409,8 +413,8 @@ class Block:
             addresses = np.multiply(idx, itemsize)
             addresses += offset  # in place: one temporary per access, not two
             acc = self._record(addresses, act, vec * itemsize)
-            self._remember_access(key, idx, act, acc)
-            self._remember_shift(site, idx, act, acc, itemsize, vec)
+            kept = self._remember_access(key, idx, act, acc)
+            self._remember_shift(site, idx, act, acc, itemsize, vec, kept)
         if shared:
             if moved is None:
                 self._tally.shared_access(op, acc, warps * m, lanes * m)

@@ -64,15 +64,16 @@ class ShiftRef:
     __slots__ = ("idx", "first", "act", "acc", "lo", "hi", "vec", "itemsize", "misses", "_diff", "_same", "_chunks", "_addresses",
                  "_parts", "_marked", "_fixed")
 
-    def __init__(self, idx: np.ndarray, act: np.ndarray, acc: Access, itemsize: int, vec: int):
+    def __init__(self, idx: np.ndarray, act: np.ndarray, acc: Access, itemsize: int, vec: int,
+                 copy: np.ndarray | None = None):
         # a read-only mask (a Block's, which never changes) is kept as it is, and found again by identity
-        self.idx, self.acc = np.array(idx, copy=True), acc
+        self.idx, self.acc = (np.array(idx, copy=True) if copy is None else copy), acc  # copy: equal to idx, never changed
         self.first = self.idx.item(0) if self.idx.size else None
         self.act = act if not act.flags.writeable else np.array(act, copy=True)
         self.itemsize, self.vec = itemsize, vec
         sel = idx if act.all() else idx[np.broadcast_to(act.reshape(act.shape + (1,) * (idx.ndim - 1)), idx.shape)]
         self.lo, self.hi = (int(sel.min()), int(sel.max())) if sel.size else (None, None)
-        self._diff, self._same = np.empty(idx.shape, np.int64), np.empty(idx.shape, bool)  # scratch for shift
+        self._diff = self._same = None  # scratch for shift, on the first move
         self._chunks: dict[int, tuple[int, int]] = {}  # D mod 128 → (sectors, lines)
         self._addresses = None  # the reference's distinct active addresses, their offsets, sectors by part
         self._parts: dict = {}  # D mod 32 → its parts (see _split)
@@ -92,6 +93,8 @@ class ShiftRef:
         d = idx.item(0) - self.first
         if d == 0:  # a repeat: one comparison
             return 0 if np.array_equal(idx, self.idx) else None
+        if self._diff is None:
+            self._diff, self._same = np.empty(idx.shape, np.int64), np.empty(idx.shape, bool)
         diff = np.subtract(idx, self.idx, out=self._diff)
         return d if _all(np.equal(diff, d, out=self._same), axis=None) else None
 
