@@ -128,3 +128,73 @@ def test_vector_cap(bits, vec):
     one = C.blocked((16, 8), (1, 1), (16, 2), (1, 4), (0, 1))
     assert len(a.registers) == 4 and one.registers == ()
     assert C.conversion(a, one, bits) == (16 // vec, 1)
+
+
+def test_mma_accumulators_by_hand():
+    # mma.sync, 64×64, 4 warps: warpsPerTileV2 gives 2 × 2 warps (64/16 = 4 row tiles ≥ 64/8/2 = 4
+    # column tiles per warp... then along N). A thread: columns c, c+1 in rows r, r+8 of each 16×8
+    # tile; the 4 warps cover 32 × 16, so the block repeats it 4 times along N (16, 32) and twice
+    # along M (32): 2 · 2 · 4 · 2 = 32 registers (64·64 / 128 threads).
+    a = C.accumulator(64, 64, "fp16", 4, "sm80")
+    assert a.registers == ((0, 1), (8, 0), (0, 16), (0, 32), (32, 0))
+    # wgmma m64n64: one warpgroup, each warp 16 rows × 64 columns, 2 · 2 · 8 = 32 registers
+    h = C.accumulator(64, 64, "fp16", 4, "sm90")
+    assert h.registers == ((0, 1), (8, 0), (0, 8), (0, 16), (0, 32)) and h.warps == ((16, 0), (32, 0))
+    # M = 32 is too small for wgmma: mma.sync on sm_90 too
+    assert C.accumulator(32, 32, "fp16", 4, "sm90") == C.accumulator(32, 32, "fp16", 4, "sm80")
+
+
+def test_accumulator_to_store_by_hand():
+    # the 64×64 fp32 result stored 4 floats a thread (size_per_thread (1, 4), threads (2, 16), warps
+    # (4, 1)): register bases (0,1),(0,2),(8,0),(16,0),(32,0). Shared with mma.sync's: (0,1), (8,0),
+    # (32,0): 3, capped at 128 bits = 4 floats: 32 / 4 = 8 st.v4 and 8 ld.v4 a thread.
+    # With wgmma's, (0,1) and (8,0): vectors of 4 again: 8 and 8.
+    store = C.blocked((64, 64), (1, 4), (2, 16), (4, 1), (1, 0))
+    assert C.conversion(C.accumulator(64, 64, "fp16", 4, "sm80"), store, 32) == (8, 8)
+    assert C.conversion(C.accumulator(64, 64, "fp16", 4, "sm90"), store, 32) == (8, 8)
+    # stored one float a thread (warps (2, 2)): register bases are rows 2…32; wgmma shares only (8,0):
+    # vectors of 2, 16 and 16; mma.sync shares (8,0) and (32,0): vectors of 4, 8 and 8
+    one = C.blocked((64, 64), (1, 1), (1, 32), (2, 2), (1, 0))
+    assert C.conversion(C.accumulator(64, 64, "fp16", 4, "sm90"), one, 32) == (16, 16)
+    assert C.conversion(C.accumulator(64, 64, "fp16", 4, "sm80"), one, 32) == (8, 8)
+
+
+def test_dot_staging_by_hand():
+    # fp16 A 64×32 and B 32×64 loaded 8 halves a thread: 2048 / 128 = 16 each, 2 st.v4 each: 4 stores.
+    # sm_80: warps 2 × 2, each loads its 32 rows × 32 of A and 32 × 32 columns of B with ldmatrix.x4,
+    # 16 × 16 halves (512 bytes) each: 32·32·2 / 512 = 4 + 4 = 8 loads. sm_90: wgmma reads shared memory.
+    a = C.blocked((64, 32), (1, 8), (8, 4), (4, 1), (1, 0))
+    b = C.blocked((32, 64), (1, 8), (4, 8), (4, 1), (1, 0))
+    assert C.staging(a, b, "fp16", 16, 4, "sm80") == (4, 8)
+    assert C.staging(a, b, "fp16", 16, 4, "sm90") == (4, 0)
+    # unaligned: one half a thread, 16 st.shared.b16 each
+    a1 = C.blocked((64, 32), (1, 1), (1, 32), (4, 1), (1, 0))
+    b1 = C.blocked((32, 64), (1, 1), (1, 32), (2, 2), (1, 0))
+    assert C.staging(a1, b1, "fp16", 16, 4, "sm80") == (32, 8)
+    # tf32 64×32 · 32×64, 4 floats a thread: 16 / 4 = 4 st.v4 each. sm_80: A by ldmatrix,
+    # 32·32·4 / 512 = 8; B one float a lane: 32·32 / 32 = 32 ld.shared.b32. sm_90: wgmma reads B
+    # K-major, down the columns, where a thread holds one float: 16 st.shared.b32 for B.
+    a4 = C.blocked((64, 32), (1, 4), (4, 8), (4, 1), (1, 0))
+    b4 = C.blocked((32, 64), (1, 4), (2, 16), (4, 1), (1, 0))
+    assert C.staging(a4, b4, "tf32", 32, 4, "sm80") == (8, 40)
+    assert C.staging(a4, b4, "tf32", 32, 4, "sm90") == (4 + 16, 0)
+
+
+@triton.jit
+def _dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
+
+
+def test_a_dot_launch_counts_its_staging():
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((64, 32)).astype(np.float16)
+    b = rng.standard_normal((32, 64)).astype(np.float16)
+    c = np.zeros((64, 64), np.float32)
+    cnt = _dot[(1,)](a, b, c, M=64, N=64, K=32)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-2, atol=1e-2)
+    # staging (4 st, 8 ld on sm_80; 4 st on sm_90) + the accumulator's conversion (8 st, 8 ld): × 4 warps
+    assert (cnt.shared_stores_sm80, cnt.shared_loads_sm80) == (4 * (4 + 8), 4 * (8 + 8))
+    assert (cnt.shared_stores_sm90, cnt.shared_loads_sm90) == (4 * (4 + 8), 4 * 8)

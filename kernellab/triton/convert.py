@@ -18,11 +18,12 @@ instructions per thread (a program runs them in each of its ``num_warps`` warps)
   under another layout than it has: a block loaded row-contiguous and stored column-contiguous (a
   transpose), a reduction's result stored under the store's own layout. Triton 3.9 lowers it
   through a shared-memory buffer whose layout it chooses so that each thread writes and reads
-  vectors of up to 128 bits: a vector is a run of registers whose bases are the buffer's lowest
+  vectors of up to 128 bits: a vector is a set of registers whose bases are the buffer's lowest
   address bits. Both sides share those bits: when both layouts have several registers, only the
-  common leading register bases can be vectorised; when one side holds a single element, the other
+  register bases they have in common can be vectorised; when one side holds a single element, the other
   side vectorises all its registers. Stores are the source's distinct registers ÷ its vector, loads
-  the destination's ÷ its vector. Equal layouts need no conversion.
+  the destination's ÷ its vector. Equal layouts need no conversion. The vector's registers need not
+  be consecutive: a thread's ``ld.shared.v4`` may fill its registers 0, 1, 4 and 5.
 * **A cross-warp reduction** (``tl.sum``, ``tl.max``, ``tl.argmax``, … along a dimension split
   across warps; :func:`reduction`). Each thread reduces its own registers, the lanes reduce by
   shuffles, and the warps' partial results meet in shared memory: one store of the thread's
@@ -66,6 +67,7 @@ class Linear(NamedTuple):
     registers: tuple
     lanes: tuple
     warps: tuple
+    order: tuple = ()  # a blocked layout's dimensions, fastest first (shared memory follows it); () for others
 
 
 def _bits(n: int) -> int:
@@ -104,7 +106,7 @@ def blocked(shape: tuple, size_per_thread: tuple, threads_per_warp: tuple, warps
             regs.append(_unit(rank, d, tile))
             tile *= 2
     clip = [tuple(_clip(shape, b) for b in part) for part in (regs, lanes, warps)]
-    return Linear(tuple(shape), *clip)
+    return Linear(tuple(shape), *clip, tuple(order))
 
 
 def from_plan(p) -> Linear:
@@ -182,7 +184,7 @@ def conversion(src: Linear, dst: Linear, bits: int) -> tuple[int, int]:
     >>> conversion(sliced(a, 0), blocked((32,), (1,), (32,), (4,), (0,)), 32)   # 4 partial sums: st.v4, ld
     (1, 1)
     """
-    if src == dst:
+    if src[:4] == dst[:4]:  # the same bases: the same layout, whatever its order says
         return 0, 0
     s, d = _distinct(src.registers), _distinct(dst.registers)
     cap = _cap(bits)
@@ -191,10 +193,7 @@ def conversion(src: Linear, dst: Linear, bits: int) -> tuple[int, int]:
     elif not d:
         vs, vd = min(len(s), cap), 0
     else:
-        k = 0
-        while k < min(len(s), len(d), cap) and s[k] == d[k]:
-            k += 1
-        vs = vd = k
+        vs = vd = min(len(set(s) & set(d)), cap)
     return (1 << len(s)) >> vs, (1 << len(d)) >> vd
 
 
@@ -235,12 +234,13 @@ def reduction(src: Linear, axis: int | None, bits: int, operands: int = 1, used:
     return (partials + rounds) * operands, rounds * operands + partials * used
 
 
-def resolve(tag) -> Linear | None:
+def resolve(tag, target: str = "sm80") -> Linear | None:
     """The layout a value's tag stands for, once the launch's accesses are known (loads take the widest
     vector of their shape and order, :func:`kernellab.triton.layout.plan`). Tags: ``("load", how,
     element bytes, num_warps, wanted)`` and ``("store", …)`` for a memory access (``how``: the pointer's
     and mask's axis facts and the block's shape), ``("slice", tag, axis)``, ``("expand", tag, axis)``,
-    ``("default", shape, num_warps)``."""
+    ``("default", shape, num_warps)``, ``("dot", M, N, kind, num_warps)`` (a ``tl.dot``'s accumulator,
+    whose layout depends on ``target``: :func:`accumulator`)."""
     from . import layout
 
     kind = tag[0]
@@ -253,7 +253,96 @@ def resolve(tag) -> Linear | None:
         return from_plan(layout.plan(ptr, mask, shape, width, num_warps, want))
     if kind == "default":
         return default(tag[1], tag[2])
-    inner = resolve(tag[1])
+    if kind == "dot":
+        return accumulator(*tag[1:], target=target)
+    inner = resolve(tag[1], target)
     if inner is None:
         return None
     return sliced(inner, tag[2]) if kind == "slice" else expanded(inner, tag[2])
+
+
+def _mma(m: int, n: int, warps_m: int, warps_n: int, warp_n: int, group_rows: int) -> Linear:
+    """An NVIDIA MMA accumulator: each warp holds ``16 × warp_n`` tiles, a thread 2 adjacent columns
+    in rows ``r`` and ``r + 8``; lanes take 4 column pairs and 8 rows. ``group_rows`` rows of warps go
+    down M first (4 for a ``wgmma`` warpgroup, 1 for ``mma.sync``), then ``warps_m`` of those, then
+    ``warps_n`` along N; the block repeats the tile of all the warps."""
+    shape = (m, n)
+    regs = [(0, 1), (8, 0)] + [(0, 8 << b) for b in range(_bits(warp_n // 8))]
+    lanes = [(0, 2), (0, 4), (1, 0), (2, 0), (4, 0)]
+    warps = [(16 << b, 0) for b in range(_bits(group_rows * warps_m))]
+    warps += [(0, warp_n << b) for b in range(_bits(warps_n))]
+    tile_m, tile_n = 16 * group_rows * warps_m, warp_n * warps_n
+    while tile_n < n:
+        regs.append((0, tile_n))
+        tile_n *= 2
+    while tile_m < m:
+        regs.append((tile_m, 0))
+        tile_m *= 2
+    clip = [tuple(_clip(shape, b) for b in part) for part in (regs, lanes, warps)]
+    return Linear(shape, *clip)
+
+
+@lru_cache(maxsize=256)
+def accumulator(m: int, n: int, what: str, num_warps: int, target: str = "sm80") -> Linear:
+    """The layout of a ``tl.dot``'s ``M×N`` accumulator (``#ttg.nvidia_mma``): version 2 (``mma.sync``,
+    warps by :func:`kernellab.triton.mma.mma_warps`) on sm_80, and on sm_90 for blocks too small for
+    ``wgmma``; version 3 on sm_90 (4 warps of a warpgroup down 64 rows, a ``wgmma`` ``N`` wide,
+    :func:`kernellab.triton.mma.wgmma_tile`).
+
+    >>> len(accumulator(64, 64, "fp16", 4).registers), len(accumulator(64, 64, "fp16", 4, "sm90").registers)
+    (5, 5)
+    """
+    from .mma import mma_warps, wgmma_tile
+
+    tile = wgmma_tile(m, n, num_warps) if target == "sm90" else None
+    if tile is None:
+        wm, wn = mma_warps(m, n, num_warps)
+        return _mma(m, n, wm, wn, 8, 1)
+    wg_m, wg_n, n_instr = tile
+    return _mma(m, n, wg_m, wg_n, n_instr, 4)
+
+
+def _run(lay: Linear, d: int | None = None) -> int:
+    """log2 of the elements a thread holds consecutively along dimension ``d`` (the shared-memory
+    buffer's contiguous one; None: the one its layout orders first)."""
+    regs = lay.registers
+    if d is None:
+        d = lay.order[0] if lay.order else len(lay.shape) - 1
+    k = 0
+    while k < len(regs) and regs[k] == _unit(len(lay.shape), d, 1 << k):
+        k += 1
+    return k
+
+
+@lru_cache(maxsize=1024)
+def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: str) -> tuple[int, int]:
+    """``(stores, loads)`` per thread of a ``tl.dot``'s operands on their way to the tensor cores, as
+    Triton 3.9 lowers them: each operand, in the layout of its load, is stored to shared memory
+    (``ttg.local_alloc``), each thread writing its runs of consecutive elements in vectors of up to 128
+    bits. On sm_90 ``wgmma`` reads both from shared memory: no loads; for tf32 it reads B K-major, so a
+    B loaded row by row is stored one element at a time. With ``mma.sync`` (sm_80, and sm_90
+    blocks too small for ``wgmma``) each warp loads its rows of A and columns of B with
+    ``ldmatrix.x4``, 16 × 16 fp16 (512 bytes) an instruction (``.trans`` for B); tf32 B, which
+    ``ldmatrix`` cannot transpose, is loaded one 32-bit element at a time.
+
+    >>> a = blocked((64, 32), (1, 8), (8, 4), (4, 1), (1, 0)); b = blocked((32, 64), (1, 8), (4, 8), (4, 1), (1, 0))
+    >>> staging(a, b, "fp16", 16, 4, "sm80"), staging(a, b, "fp16", 16, 4, "sm90")
+    ((4, 8), (4, 0))
+    """
+    from .mma import mma_warps, wgmma_tile
+
+    cap = _cap(bits)
+    (m, k), n = a.shape, b.shape[1]
+    wgmma = target == "sm90" and wgmma_tile(m, n, num_warps) is not None
+    along = (None, 0 if wgmma and what == "tf32" else None)  # tf32 wgmma reads B K-major: down its columns
+    stores = sum((1 << len(_distinct(x.registers))) >> min(_run(x, d), cap) for x, d in zip((a, b), along))
+    if wgmma:
+        return stores, 0
+    wm, wn = mma_warps(m, n, num_warps)
+    nbytes = bits // 8
+    loads = (m // wm) * k * nbytes // 512
+    if what == "tf32":
+        loads += k * (n // wn) // WARP
+    else:
+        loads += k * (n // wn) * nbytes // 512
+    return stores, loads

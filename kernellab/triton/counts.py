@@ -100,7 +100,7 @@ class TritonCounts(LoadStoreTotals):
     mma_sm90: int = 0
     # warp-level shared-memory store / load instructions executed, by target as for mma_* (Nsight
     # Compute's smsp__inst_executed_op_shared_st.sum / smsp__inst_executed_op_shared_ld.sum; ldmatrix is
-    # a load): those Triton 3.9 adds for layout conversions and cross-warp reductions
+    # a load): those Triton 3.9 adds for layout conversions, cross-warp reductions and tl.dot's operands
     # (kernellab.triton.convert), each thread's instructions × num_warps, per program
     shared_stores_sm80: int = 0
     shared_loads_sm80: int = 0
@@ -484,12 +484,18 @@ class Tally:
         """Record a value of layout tag ``src`` reaching an op that needs layout tag ``dst`` (a store's),
         in ``programs`` programs: a layout conversion through shared memory when the two differ
         (:func:`kernellab.triton.convert.conversion`), counted once the layouts are known (``_settle``)."""
-        self._moves.append((False, src, dst, bits, num_warps, programs))
+        self._moves.append(("convert", src, dst, bits, num_warps, programs))
 
     def reduced(self, src, axis, bits: int, operands: int, used, num_warps: int, programs: int):
         """Record a reduction of a block of layout tag ``src`` along ``axis`` in ``programs`` programs
         (:func:`kernellab.triton.convert.reduction`), counted once the layouts are known (``_settle``)."""
-        self._moves.append((True, src, (axis, operands, used), bits, num_warps, programs))
+        self._moves.append(("reduce", src, (axis, operands, used), bits, num_warps, programs))
+
+    def staged(self, a, b, what: str, bits: int, num_warps: int, programs: int):
+        """Record a ``tl.dot`` of operands of layout tags ``a`` and ``b`` (``what``: ``"fp16"``, ``"tf32"``, …)
+        in ``programs`` programs: their way through shared memory to the tensor cores
+        (:func:`kernellab.triton.convert.staging`), counted once the layouts are known (``_settle``)."""
+        self._moves.append(("dot", a, (b, what), bits, num_warps, programs))
 
     def _settle(self):
         """Count the loads recorded by :meth:`planned`, each under its final layout, and the shared-memory
@@ -501,18 +507,23 @@ class Tally:
             from . import convert
 
             n = self.n
-            for is_reduce, src, dst, bits, num_warps, programs in self._moves:
-                a = convert.resolve(src)
-                if a is None:
-                    continue
-                if is_reduce:
-                    st, ld = convert.reduction(a, dst[0], bits, dst[1], dst[2])
-                else:
-                    b = convert.resolve(dst)
-                    if b is None or a.shape != b.shape:
-                        continue
-                    st, ld = convert.conversion(a, b, bits)
+            for kind, src, dst, bits, num_warps, programs in self._moves:
                 for target in ("sm80", "sm90"):
+                    a = convert.resolve(src, target)
+                    if a is None:
+                        continue
+                    if kind == "reduce":
+                        st, ld = convert.reduction(a, dst[0], bits, dst[1], dst[2])
+                    elif kind == "dot":
+                        b = convert.resolve(dst[0], target)
+                        if b is None:
+                            continue
+                        st, ld = convert.staging(a, b, dst[1], bits, num_warps, target)
+                    else:
+                        b = convert.resolve(dst, target)
+                        if b is None or a.shape != b.shape:
+                            continue
+                        st, ld = convert.conversion(a, b, bits)
                     n["shared_stores_" + target] += st * num_warps * programs
                     n["shared_loads_" + target] += ld * num_warps * programs
             self._moves.clear()

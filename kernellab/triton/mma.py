@@ -56,11 +56,41 @@ def mma_instructions(m: int, n: int, k: int, dtype_name: str, input_precision: s
     k0 = K0[what]
     sm80_k0 = 16 if what == "fp8" else k0  # sm_80 has no fp8 MMA: Triton converts the operands to fp16
     sm80 = batch * passes * m * n * k // (16 * 8 * sm80_k0)
-    groups = num_warps // 4
-    if num_warps % 4 or m < 64 or m % 64 or batch != 1:
+    tile = wgmma_tile(m, n, num_warps, batch)
+    if tile is None:
         return sm80, batch * passes * m * n * k // (16 * 8 * k0)
-    wg_m = min(groups, m // 64)
-    wg_n = max(groups // wg_m, 1)
-    n_instr = min(n // wg_n, 256)
+    _wg_m, _wg_n, n_instr = tile
     sm90 = passes * (m // 64) * (n // n_instr) * (k // k0) * 4
     return sm80, sm90
+
+
+def wgmma_tile(m: int, n: int, num_warps: int, batch: int = 1) -> tuple[int, int, int] | None:
+    """``(warpgroups along M, warpgroups along N, N of one wgmma)`` of an ``M×N`` dot on sm_90, or None
+    where the block is too small for ``wgmma`` (then ``mma.sync``).
+
+    >>> wgmma_tile(128, 128, 8), wgmma_tile(32, 32, 4)
+    ((2, 1, 128), None)
+    """
+    if num_warps % 4 or m < 64 or m % 64 or batch != 1:
+        return None
+    groups = num_warps // 4
+    wg_m = min(groups, m // 64)
+    wg_n = max(groups // wg_m, 1)
+    return wg_m, wg_n, min(n // wg_n, 256)
+
+
+def mma_warps(m: int, n: int, num_warps: int) -> tuple[int, int]:
+    """``warpsPerCTA`` of the ``mma.sync`` accumulator of an ``M×N`` dot (Triton 3.9's
+    ``warpsPerTileV2``): warps go along M while it has at least as many 16-row tiles per warp as N
+    has 8-column ones, else along N.
+
+    >>> mma_warps(64, 64, 4), mma_warps(128, 128, 8), mma_warps(64, 256, 4)
+    ((2, 2), (2, 4), (1, 4))
+    """
+    wm = wn = 1
+    while wm * wn < num_warps:
+        if m // 16 // wm >= n // 8 // wn and wm < m // 16:
+            wm *= 2
+        else:
+            wn *= 2
+    return wm, wn

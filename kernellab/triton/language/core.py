@@ -18,6 +18,7 @@ from kernellab.i18n import _
 from .. import axis as A
 from .. import dtypes as T
 from .. import memory, numerics, sampling, tiles
+from ..mma import kind as mma_kind
 from ..mma import mma_instructions
 from ..program import current
 from ..tensor import (
@@ -432,7 +433,14 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     sm80, sm90 = mma_instructions(m, b._shape[-1], k, operands, getattr(input_precision, "value", input_precision),
                                   prog.num_warps, a._shape[0] if len(a._shape) == 3 else 1)
     prog.tally.mma(sm80 * prog.P, sm90 * prog.P)
-    return tensor(data, out_t, a._shape[:-1] + b._shape[-1:])
+    out = tensor(data, out_t, a._shape[:-1] + b._shape[-1:])
+    what = mma_kind(operands, getattr(input_precision, "value", input_precision))[0]
+    if what is not None and len(a._shape) == 2:  # through shared memory to the tensor cores
+        lay_a = a._lay if a._lay is not None else ("default", a._shape, prog.num_warps)
+        lay_b = b._lay if b._lay is not None else ("default", b._shape, prog.num_warps)
+        prog.tally.staged(lay_a, lay_b, what, a.dtype.primitive_bitwidth, prog.num_warps, prog.P)
+        out._lay = ("dot", m, b._shape[-1], what, prog.num_warps)
+    return out
 
 
 def _uncomputed_dot(a: np.ndarray, b: np.ndarray, acc, out_dtype) -> np.ndarray:
