@@ -311,3 +311,29 @@ def test_lines_true_same_rows_both_ways():
         rows.append({k: (v, v.dram_sectors) for k, v in cnt.by_line.items()})
     assert rows[0] == rows[1]
     assert sum(sum(v[1].values()) for v in rows[0].values()) > 0
+
+
+@triton.jit
+def where_dot_kernel(x_ptr, q_ptr, out_ptr, dots_ptr, n, KEEP: tl.constexpr):
+    i = tl.arange(0, 32)
+    x = tl.load(x_ptr + i[:, None] * 32 + i[None, :])
+    keep = (i < n) if KEEP else (i > n)
+    tl.store(out_ptr + i[:, None] * 32 + i[None, :], tl.where(keep[None, :], x, 7))  # int 7: promoted to x's type
+    q = tl.load(q_ptr + i[:, None] * 32 + i[None, :])
+    d = tl.dot(q, q) + tl.dot(q, q)  # q widened once, used twice
+    tl.store(dots_ptr + i[:, None] * 32 + i[None, :], d)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int32])
+@pytest.mark.parametrize("n", [0, 32, 17])  # a condition all false, all true (the shortcuts), mixed
+def test_where_with_a_small_condition_and_reused_dot_operand(dtype, n):
+    x = (np.arange(32 * 32) % 251 - 100).astype(dtype).reshape(32, 32)
+    q = (np.arange(32 * 32) % 13 - 6).astype(np.float16).reshape(32, 32) / 4
+    for keep in (True, False):
+        out, dots = np.zeros_like(x), np.zeros((32, 32), np.float32)
+        where_dot_kernel[(1,)](x, q, out, dots, n, KEEP=keep)
+        cond = (np.arange(32) < n) if keep else (np.arange(32) > n)
+        expect = np.where(cond[None, :], x, dtype(7))
+        assert out.dtype == x.dtype and np.array_equal(out, expect)
+        q32 = q.astype(np.float32)
+        assert np.array_equal(dots, q32 @ q32 + q32 @ q32)

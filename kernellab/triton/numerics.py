@@ -130,10 +130,12 @@ def _tf32x3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.matmul(a_lo, b_hi) + np.matmul(a_hi, b_lo) + np.matmul(a_hi, b_hi)
 
 
-def dot(a: np.ndarray, b: np.ndarray, acc=None, input_precision=None, out_dtype=np.float32) -> np.ndarray:
+def dot(a: np.ndarray, b: np.ndarray, acc=None, input_precision=None, out_dtype=np.float32, a32=None,
+        b32=None) -> np.ndarray:
     """``acc + a @ b`` over the last two axes, accumulating in fp32 (int32 for integer inputs).
 
     ``a`` is ``(..., M, K)`` and ``b`` ``(..., K, N)``; leading axes broadcast (programs, batch).
+    ``a32``, ``b32``: floating inputs already widened to float32 (``_widen``), when the caller has them.
 
     Examples
     --------
@@ -152,7 +154,8 @@ def dot(a: np.ndarray, b: np.ndarray, acc=None, input_precision=None, out_dtype=
                                "second input shape ({shape2}) must be >= 16!").format(
                 shape=list(a.shape[-2:]), shape2=list(b.shape[-2:])))
     if a.dtype.kind == "f" or b.dtype.kind == "f":
-        a32, b32 = _widen(a), _widen(b)
+        a32 = _widen(a) if a32 is None else a32
+        b32 = _widen(b) if b32 is None else b32
         if input_precision == "tf32x3" and a.dtype == np.float32:
             out = _tf32x3(a32, b32)
         else:

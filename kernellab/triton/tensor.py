@@ -341,7 +341,8 @@ class tensor:
     (triton.language.fp32, triton.language.int1)
     """
 
-    __slots__ = ("_data", "dtype", "_shape", "_lineage", "_lazy", "_affine", "_prefix", "_into", "_ax", "_lay")
+    __slots__ = ("_data", "dtype", "_shape", "_lineage", "_lazy", "_affine", "_prefix", "_into", "_ax", "_lay",
+                 "_wide")
     __array_ufunc__ = None  # numpy defers to the reflected operators; np.exp(block) is a TypeError, as in Triton
     __hash__ = object.__hash__
 
@@ -359,6 +360,7 @@ class tensor:
         self._into = None
         self._ax = None  # what Triton's axis analysis knows of it (kernellab.triton.axis); None: nothing
         self._lay = None  # where its layout comes from (kernellab.triton.convert.resolve); None: not followed
+        self._wide = None  # an fp16 block's values as float32, once a tl.dot has needed them (see dot)
 
     @property
     def data(self) -> np.ndarray:

@@ -426,7 +426,7 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     if sampling.active():  # a benchmark's sampled launch: counted, not computed (see kernellab.triton.sampling)
         data = _uncomputed_dot(a.data, b.data, acc_data, out_t.np)
     else:
-        data = numerics.dot(a.data, b.data, acc_data, input_precision, out_t.np)
+        data = numerics.dot(a.data, b.data, acc_data, input_precision, out_t.np, _wide(a), _wide(b))
     prog.tally.flops(numerics.dot_flops((1, *a._shape), (1, *b._shape), prog.P))
     m, k = a._shape[-2:]
     operands = a.dtype.name if a.dtype.primitive_bitwidth > 8 else ("fp8" if a.dtype.is_floating() else "int8")
@@ -441,6 +441,17 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         prog.tally.staged(lay_a, lay_b, what, a.dtype.primitive_bitwidth, prog.num_warps, prog.P)
         out._lay = ("dot", m, b._shape[-1], what, prog.num_warps)
     return out
+
+
+def _wide(t: tensor):
+    """An fp16 block's values as float32, widened once per block (a ``q`` reused by every ``tl.dot`` of a
+    loop is widened once); None for other types (``numerics.dot`` converts those)."""
+    if t.dtype is not T.float16:
+        return None
+    w = t._wide
+    if w is None:
+        w = t._wide = numerics._widen(t.data)
+    return w
 
 
 def _uncomputed_dot(a: np.ndarray, b: np.ndarray, acc, out_dtype) -> np.ndarray:
@@ -468,7 +479,13 @@ def where(condition, x, y, _semantic=None) -> tensor:
     nd = len(shape)
     xv = _align(np.asarray(xd, ct.np) if xlit else xd.astype(ct.np, copy=False), xsh, nd, xlit)
     yv = _align(np.asarray(yd, ct.np) if ylit else yd.astype(ct.np, copy=False), ysh, nd, ylit)
-    out = layout_of(tensor(np.where(_align(c.data, c._shape, nd, False), xv, yv), ct, shape), x, y, c)
+    cond = _align(c.data, c._shape, nd, False)
+    pick = None
+    if cond.size <= 4096 and (xv.ndim == nd + 1 or yv.ndim == nd + 1):  # a small condition: one side everywhere?
+        pick = xv if cond.all() else yv if not cond.any() else None
+        if pick is not None and pick.shape != np.broadcast_shapes(cond.shape, np.shape(xv), np.shape(yv)):
+            pick = None
+    out = layout_of(tensor(np.where(cond, xv, yv) if pick is None else pick, ct, shape), x, y, c)
     if ct.is_int():
         out._ax = A.select(facts(c, shape), facts(x, shape), facts(y, shape), scalar_cond=not c._shape)
     return out
