@@ -337,3 +337,34 @@ def test_where_with_a_small_condition_and_reused_dot_operand(dtype, n):
         assert out.dtype == x.dtype and np.array_equal(out, expect)
         q32 = q.astype(np.float32)
         assert np.array_equal(dots, q32 @ q32 + q32 @ q32)
+
+
+@pytest.mark.parametrize("seed", RNG_SEEDS)
+def test_lines_of_an_outer_sum_equal_the_lines_of_the_sum(seed):
+    from kernellab.triton import dtypes as T
+
+    rng = np.random.default_rng(200 + seed)
+    for _ in range(40):
+        d0, d1 = int(rng.integers(2, 9)), int(rng.integers(2, 9))
+        r0, r1 = int(rng.choice([1, 3])), int(rng.choice([1, 3]))
+        big = rng.random() < 0.3  # near the top of int32: a sum may wrap
+        col = rng.integers(0, 100, (r0, d0, 1)) * int(rng.choice([1, 7, 64]))
+        row = rng.integers(0, 100, (r1, 1, d1)) * int(rng.choice([1, 3]))
+        if rng.random() < 0.5:
+            row = rng.integers(0, 50, (r1, 1, 1)) + np.arange(d1)  # consecutive along the row
+        if rng.random() < 0.4:
+            col = rng.integers(0, 50, (r0, 1, 1)) + np.arange(d0)[:, None]  # consecutive down the column
+        if big:
+            col = col + (2**31 - 60)
+        col, row = col.astype(np.int32), row.astype(np.int32)
+        known, lines = tiles.lines_of_outer(row, col, T.int32)  # either order
+        with np.errstate(over="ignore"):
+            built = (col + row).astype(np.int64)
+        if not known:
+            assert big
+            continue
+        ref = tiles.lines_of(np.broadcast_to(built, (max(r0, r1), d0, d1)))
+        assert (lines is None) == (ref is None)
+        if lines is not None:
+            assert (lines.axis, lines.n, lines.lo, lines.hi) == (ref.axis, ref.n, ref.lo, ref.hi)
+            assert np.array_equal(lines.starts, ref.starts)

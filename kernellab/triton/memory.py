@@ -174,7 +174,7 @@ def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarra
     st = lineage.counted.get(key)
     if st is None:
         rows = offs.shape[0]
-        c0 = lineage.start if offs.shape == lineage.data.shape else None
+        c0 = lineage.start if offs.shape == lineage.shape else None
         if c0 is not None and offs.size // rows % 32 == 0 and (c0 + shift) * w % 32 == 0:
             # consecutive elements from a sector boundary, whole warps per program: every warp is the
             # first one moved by a multiple of 32 bytes, so it has the same requests and sectors
@@ -273,7 +273,7 @@ def _count_consecutive(prog: Program, kind: str, width: int, shape: tuple, start
 
 def _row_starts(offs: np.ndarray, lineage, shift: np.ndarray):
     """Each program row's first offset when every row is consecutive (its lineage says so), else None."""
-    if (lineage is None or lineage.data.shape[0] != 1 or offs.shape[1:] != lineage.data.shape[1:]
+    if (lineage is None or lineage.shape[0] != 1 or offs.shape[1:] != lineage.shape[1:]
             or shift.shape[0] != offs.shape[0] or lineage.start is None):
         return None
     return lineage.start + shift.reshape(-1)
@@ -290,7 +290,7 @@ def _exactly_inside(mask: np.ndarray, start: int, lo: int, hi: int) -> bool:
 
 def _contiguous_block(offs: np.ndarray, lineage, shift: int):
     """``s`` when ``offs`` is exactly ``s, s+1, …`` in row-major order (its lineage says so), else None."""
-    if lineage is None or offs.shape != lineage.data.shape or isinstance(shift, np.ndarray):
+    if lineage is None or offs.shape != lineage.shape or isinstance(shift, np.ndarray):
         return None
     c = lineage.start
     return None if c is None else c + shift

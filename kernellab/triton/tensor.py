@@ -172,7 +172,18 @@ def _binary_values(a, b, fn, op: str, *, div=False, result=None, ints_only=False
     out._lazy = _elided(fn, x, y) if fn in _IN_PLACE else lambda: fn(x, y)
     if isinstance(fn, np.ufunc):
         out._into = (lambda dst, k=None: fn(_lanes(x, k), _lanes(y, k), out=dst)), (x, y)
+    if op == "+" and nd == 2 and ct.is_int() and _outer_shapes(x, y, shape):  # a tile's offsets: see _lineage_of
+        out._outer = (x, y, ct)
     return out
+
+
+def _outer_shapes(x, y, shape: tuple) -> bool:
+    """Whether ``x + y`` is an outer sum of a column ``(rows, d0, 1)`` and a row ``(rows, 1, d1)`` (both
+    sides longer than 1): ``rows[:, None] * stride + cols[None, :]``."""
+    if getattr(x, "ndim", 0) != 3 or getattr(y, "ndim", 0) != 3 or shape[0] < 2 or shape[1] < 2:
+        return False
+    pair = {x.shape[1:], y.shape[1:]}
+    return pair == {(shape[0], 1), (1, shape[1])}
 
 
 _FLOP_OPS = frozenset(("+", "-", "*", "/", "fdiv", "div_rn", "fma"))  # one FLOP per element (tl.fma: two ops)
@@ -342,7 +353,7 @@ class tensor:
     """
 
     __slots__ = ("_data", "dtype", "_shape", "_lineage", "_lazy", "_affine", "_prefix", "_into", "_ax", "_lay",
-                 "_wide")
+                 "_wide", "_outer")
     __array_ufunc__ = None  # numpy defers to the reflected operators; np.exp(block) is a TypeError, as in Triton
     __hash__ = object.__hash__
 
@@ -361,6 +372,7 @@ class tensor:
         self._ax = None  # what Triton's axis analysis knows of it (kernellab.triton.axis); None: nothing
         self._lay = None  # where its layout comes from (kernellab.triton.convert.resolve); None: not followed
         self._wide = None  # an fp16 block's values as float32, once a tl.dot has needed them (see dot)
+        self._outer = None  # (column, row, dtype): a 2-D integer block that is their outer sum (see _lineage_of)
 
     @property
     def data(self) -> np.ndarray:
@@ -669,15 +681,27 @@ class Lineage:
     sectors and requests unchanged) instead of once per access.
     """
 
-    __slots__ = ("data", "_start", "_lines", "counted")
+    __slots__ = ("_data", "_make", "shape", "_start", "_lines", "counted")
 
-    def __init__(self, data: np.ndarray, start: int | None | bool = False):
-        self.data = data
+    def __init__(self, data: np.ndarray | None, start: int | None | bool = False, make=None, shape=None,
+                 lines=False):
+        self._data = data
+        self._make = make  # builds ``data`` when it is None (a tile whose lines are known without it)
+        self.shape = data.shape if data is not None else tuple(shape)
         self._start: int | None | bool = start  # False: not yet checked (see start)
-        self._lines = False  # False: not yet checked (see lines)
+        self._lines = lines  # False: not yet checked (see lines)
         # what the memory layer found for one unmasked access of this lineage, by (element bytes, shift's
         # offset within a sector in bytes, block shape): see kernellab.triton.memory.LineageCounts
         self.counted: dict = {}
+
+    @property
+    def data(self) -> np.ndarray:
+        """The offsets, int64 ``(rows, *block)``: built on first use for a tile made with its lines."""
+        d = self._data
+        if d is None:
+            d = self._data = self._make()
+            self._make = None
+        return d
 
     @property
     def start(self) -> int | None:
@@ -769,7 +793,11 @@ class pointer(tensor):
             lineage = _lineage_of(other)
             base = int(self.data[0])
             if base == 0:
-                return pointer(self.flat, lineage.data, osh, lineage, 0, self.dtype.element_ty)
+                if lineage._data is not None:
+                    return pointer(self.flat, lineage.data, osh, lineage, 0, self.dtype.element_ty)
+                out = pointer(self.flat, None, osh, lineage, 0, self.dtype.element_ty)
+                out._lazy = lambda: lineage.data
+                return out
             return self._lazy_moved(lineage, base, osh)
         if sign > 0 and not self._shape and osh and not olit and (od.shape[0] == 1 or od.shape[0] == self.data.shape[0]):
             # a base pointer per program (a row start) + a block of offsets every program shares, or
@@ -781,6 +809,15 @@ class pointer(tensor):
         off = np.int64(od) if olit else od.astype(np.int64, copy=False)
         x = _align(self.data, self._shape, nd, False)
         y = _align(off, osh, nd, olit)
+        if nd == 2 and sign > 0 and _outer_shapes(x, y, shape):  # ``ptr + rows[:, None] * s + cols[None, :]``
+            from .tiles import lines_of_outer
+
+            known, lines = lines_of_outer(x, y, None)
+            if known:  # a lineage whose lines are known: its offsets built only when read
+                lin = Lineage(None, make=lambda: x + y, shape=(max(x.shape[0], y.shape[0]), *shape), lines=lines)
+                out = pointer(self.flat, None, shape, lin, 0, self.dtype.element_ty)
+                out._lazy = lambda: lin.data
+                return out
         data = x + y if sign > 0 else x - y
         if nd == 2:  # a tile (``ptr + rows[:, None] * stride + cols[None, :]``): a lineage, to find its lines
             return pointer(self.flat, data, shape, Lineage(data), 0, self.dtype.element_ty)
@@ -823,5 +860,15 @@ def _lineage_of(t: tensor) -> Lineage:
     """The lineage of pointers ``base + t``: made once per offsets block, shared by every base."""
     lin = t._lineage
     if lin is None:
+        outer = t._outer
+        if outer is not None and t._data is None:  # an outer sum: its lines from its two sides
+            from .tiles import lines_of_outer
+
+            known, lines = lines_of_outer(*outer)
+            if known:
+                rows = max(outer[0].shape[0], outer[1].shape[0])
+                lin = t._lineage = Lineage(None, make=lambda: t.data.astype(np.int64, copy=False),
+                                           shape=(rows, *t._shape), lines=lines)
+                return lin
         lin = t._lineage = Lineage(t.data.astype(np.int64, copy=False))
     return lin

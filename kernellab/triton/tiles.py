@@ -62,6 +62,34 @@ def lines_of(data: np.ndarray) -> Lines | None:
     return None
 
 
+def lines_of_outer(x: np.ndarray, y: np.ndarray, dtype=None) -> tuple[bool, Lines | None]:
+    """``(known, lines)`` of the block ``x + y`` of a column ``(rows, d0, 1)`` and a row ``(rows, 1, d1)``
+    (either order) without building it: its lines are along the side that steps by one (the row first,
+    as :func:`lines_of`), or there are none. ``dtype``: the integer type the sum is computed in; when a
+    sum might wrap around in it, ``known`` is False (the caller builds the block and looks).
+
+    >>> col, row = np.array([[[0], [100]]]), np.array([[[5, 6, 7]]])   # (0, 100) + (5, 6, 7)
+    >>> known, lines = lines_of_outer(col, row); known, lines.axis, lines.starts.tolist(), lines.n
+    (True, 1, [[5, 105]], 3)
+    """
+    col, row = (x, y) if x.shape[2] == 1 else (y, x)
+    rows = max(col.shape[0], row.shape[0])
+    for axis, run, other in ((1, row[:, 0, :], col[:, :, 0]), (0, col[:, :, 0], row[:, 0, :])):
+        r = run.astype(np.int64)
+        if not (r[:, 1:] - r[:, :-1] == 1).all():
+            continue
+        starts = other.astype(np.int64) + r[:, :1]
+        if starts.shape[0] != rows:
+            starts = np.broadcast_to(starts, (rows, starts.shape[1]))
+        lo, hi, n = int(starts.min()), int(starts.max()), r.shape[1]
+        if dtype is not None:
+            info = np.iinfo(dtype.np)
+            if lo < info.min or hi + n - 1 > info.max:
+                return False, None
+        return True, Lines(axis, np.ascontiguousarray(starts), n, lo, hi)
+    return True, None
+
+
 def _placed(lines: Lines, shift, size: int):
     """The lines' starts moved by ``shift`` (an int, or one per program ``(P, 1, 1)``), or None when a line
     may reach outside an array of ``size`` elements."""

@@ -228,7 +228,7 @@ def _consecutive_rows(ptr, mask):
     lin = getattr(ptr, "lineage", None)
     if lin is None or (mask is not None and (getattr(mask, "_prefix", None) is None or mask._shape != ptr._shape)):
         return None
-    if lin.data.shape != (1, *ptr._shape) or lin.start is None:
+    if lin.shape != (1, *ptr._shape) or lin.start is None:
         return None
     shift = ptr.shift
     starts = lin.start + (shift.reshape(-1) if isinstance(shift, np.ndarray) else np.array([shift], np.int64))
@@ -239,7 +239,7 @@ def _tile_mask(ptr, mask):
     """``(mask,)`` when ``ptr`` is a 2-D tile whose lineage stores it as lines (:mod:`kernellab.triton.tiles`):
     the mask as a bool block broadcasting to ``(rows, *shape)`` (None: no mask); None otherwise."""
     lin = getattr(ptr, "lineage", None)
-    if not tiles.ENABLED or lin is None or len(ptr._shape) != 2 or lin.data.shape[1:] != ptr._shape \
+    if not tiles.ENABLED or lin is None or len(ptr._shape) != 2 or lin.shape[1:] != ptr._shape \
             or lin.lines is None:
         return None
     if mask is None:
