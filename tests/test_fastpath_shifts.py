@@ -291,3 +291,37 @@ def test_sgemm_kernels_at_edge_shapes_equal_the_reference(number, shape, monkeyp
     assert np.array_equal(fast_C, ref_C)
     np.testing.assert_allclose(fast_C, A.astype(np.float64) @ B, rtol=1e-4, atol=1e-4)
     same_counts(fast, ref)
+
+
+@pytest.mark.parametrize("space", ["global", "shared"])
+def test_loads_of_lanes_by_instructions_repeated_and_moved(space):
+    # 2 blocks of 64 lanes, each loading 5 instructions' worth (lanes × 5) at the same index, then moved by 3 and
+    # by 7 elements, then the same again: every value equals numpy's gather, in fast and reference paths alike
+    cols = np.array([0, 64, 128, 192, 256])
+    got = []
+
+    def k(blk, x):
+        src = x
+        if space == "shared":
+            src = blk.shared(512, np.float32, name="sh")
+            blk.store(src, blk.tx, blk.load(x, blk.bx * 64 + blk.tx))
+            blk.store(src, blk.tx + 64, blk.load(x, blk.bx * 64 + blk.tx + 64))
+            blk.syncthreads()
+        base = blk.tx[:, None] + cols
+        for d in (0, 0, 3, 7, 3, 0):
+            v = blk.load(src, base + d)
+            got.append((d, np.array(v)))
+
+    def make():
+        return (np.arange(512, dtype=np.float32) * 1.5,)
+    both_ways(k, 2, 64, make, auto_instr=False)
+    x = make()[0]
+    lanes = np.arange(128) % 64
+    for d, v in got:
+        if space == "global":
+            want = x[lanes[:, None] + cols + d]
+        else:  # shared element e of block b holds x[64b + e] for e < 128, NaN (never written) beyond
+            e = lanes[:, None] + cols + d
+            b = (np.arange(128) // 64)[:, None]
+            want = np.where(e < 128, x[np.minimum(64 * b + e, 511)], np.nan)
+        assert np.array_equal(v, want, equal_nan=True), d

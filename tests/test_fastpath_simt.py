@@ -3,6 +3,8 @@
 Each is switched off by monkeypatching it to its reference form, and the kernel is run both ways:
 - the record of a repeated access (``Block._seen_access``): a site whose index and mask equal its last
   ones reuses their Access, skips the checks that passed and the DRAM marking of sectors already marked;
+- the record of a moved access (``Block._shifted_access``, tests/test_fastpath_shifts.py);
+- loads of lanes × instructions gathered instruction by instruction (``Block._by_column``);
 - vector loads gathered as rows (``block._whole_vectors``);
 - fewer repeated sector ids before marking DRAM (``memory._fewer_repeats``), and the set built per warp
   (``access.sector_set``);
@@ -31,6 +33,7 @@ from test_fastpath import accesses
 def reference_paths(monkeypatch):
     monkeypatch.setattr(block_mod.Block, "_seen_access", lambda self, key, idx, act: None)
     monkeypatch.setattr(block_mod.Block, "_shifted_access", lambda self, *a: None)
+    monkeypatch.setattr(block_mod.Block, "_by_column", staticmethod(lambda *a: None))
     monkeypatch.setattr(block_mod, "_whole_vectors", lambda *a: False)
     monkeypatch.setattr(memory_mod, "_fewer_repeats", lambda ids: ids)
     monkeypatch.setattr(memory_mod, "sector_set", access.lane_sector_ids)

@@ -415,11 +415,24 @@ class Block:
             acc = self._record(addresses, act, vec * itemsize)
             kept = self._remember_access(key, idx, act, acc)
             self._remember_shift(site, idx, act, acc, itemsize, vec, kept)
+        # the site's reference when this access is it or a repeat of it: what it derives from the index is kept there
+        if moved is not None:
+            same = moved[0] if moved[1] == 0 else None
+        else:
+            same = self._shifts.get(site)
+            if same is not None and same.acc is not acc:  # not made from this access
+                same = None
         if shared:
             if moved is None:
                 self._tally.shared_access(op, acc, warps * m, lanes * m)
             self._seen(memory_kind(op, "shared", vec * itemsize), warps * m)
-            flat_idx = idx + (self._lane_block * arr.size if idx.ndim == 1 else (self._lane_block * arr.size)[:, None])
+            if same is not None and same.flat is not None:  # its index into every block's copy, kept
+                flat_idx = same.flat
+            else:
+                flat_idx = idx + (self._lane_block * arr.size if idx.ndim == 1 else
+                                  (self._lane_block * arr.size)[:, None])
+                if same is not None:
+                    same.flat = flat_idx  # nothing writes to it
             self._hazard(op, arr, flat_idx, act, vec)
             storage = arr.data.reshape(-1)
         else:
@@ -440,7 +453,11 @@ class Block:
         if vec > 1:
             flat_idx = flat_idx[..., None] + np.arange(vec)
         if op == "load" and all_active:
-            out = storage.take(flat_idx)  # in bounds (checked): numpy's take is faster than an index
+            columns = self._by_column(same, moved, flat_idx) if flat_idx.ndim == 2 and vec == 1 else None
+            if columns is not None:  # lanes × instructions, gathered instruction by instruction
+                out = storage.take(columns).T
+            else:
+                out = storage.take(flat_idx)  # in bounds (checked): numpy's take is faster than an index
             return as_lanes(out, self) if self._auto and out.dtype.kind in "iub" else out
         a = act.reshape(act.shape + (1,) * (flat_idx.ndim - 1))
         if op == "load":
@@ -454,6 +471,21 @@ class Block:
             sel = np.broadcast_to(a, flat_idx.shape)
             storage[flat_idx[sel]] = value[sel]
         return None
+
+    @staticmethod
+    def _by_column(same, moved, flat_idx) -> np.ndarray:
+        """``flat_idx`` (lanes × instructions) transposed into instructions × lanes, contiguous: a load gathered so
+        is the same values with each instruction's lanes side by side (an optimisation: a kernel takes them a
+        column at a time, ``b[:, k]``, and reading a contiguous column is about twice as fast). ``same``: the
+        site's reference when this access is it or a repeat of it, which keeps its own; ``moved``: (reference, d)."""
+        if same is not None and same.columns is not None:
+            return same.columns
+        if moved is not None and moved[0].columns is not None:  # the reference's, moved
+            return moved[0].columns + moved[1]
+        columns = np.ascontiguousarray(flat_idx.T)
+        if same is not None:
+            same.columns = columns
+        return columns
 
     def _load_vectors(self, storage, flat_idx, act, all_active, vec) -> np.ndarray:
         """A vector load as rows of ``vec`` elements: ``storage[flat_idx[..., None] + arange(vec)]`` with 0 on

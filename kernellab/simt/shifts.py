@@ -61,7 +61,7 @@ class ShiftRef:
     moved access checks, counts and touches.
     """
 
-    __slots__ = ("idx", "first", "act", "acc", "lo", "hi", "vec", "itemsize", "misses", "_diff", "_same", "_chunks", "_addresses",
+    __slots__ = ("idx", "first", "flat", "columns", "act", "acc", "lo", "hi", "vec", "itemsize", "misses", "_diff", "_same", "_chunks", "_addresses",
                  "_parts", "_marked", "_fixed")
 
     def __init__(self, idx: np.ndarray, act: np.ndarray, acc: Access, itemsize: int, vec: int,
@@ -69,6 +69,8 @@ class ShiftRef:
         # a read-only mask (a Block's, which never changes) is kept as it is, and found again by identity
         self.idx, self.acc = (np.array(idx, copy=True) if copy is None else copy), acc  # copy: equal to idx, never changed
         self.first = self.idx.item(0) if self.idx.size else None
+        self.flat = None  # a shared access: its index into every block's copy (kept by the Block)
+        self.columns = None  # a load of lanes × instructions: its flat index, instruction by instruction (the Block's)
         self.act = act if not act.flags.writeable else np.array(act, copy=True)
         self.itemsize, self.vec = itemsize, vec
         sel = idx if act.all() else idx[np.broadcast_to(act.reshape(act.shape + (1,) * (idx.ndim - 1)), idx.shape)]
