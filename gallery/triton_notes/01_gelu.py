@@ -430,3 +430,104 @@ claims.show()
 # requests equal the compiled code's in both cases, and its sector and byte counts, which set the HBM
 # traffic, are the same either way. The
 # exponential becomes ``ex2.approx.f32``, eight per thread, after a multiplication by log₂(e).
+
+# %%
+# Between the two: aligned tensors, a size that is not a multiple of 16
+# ---------------------------------------------------------------------
+# The commonest launch is neither of these. numpy and torch allocations are 16-byte aligned, but a
+# size such as the 5000 elements of the check above is not a multiple of 16. The pointers then let
+# Triton give each thread 4 consecutive floats, as when everything is known, but the mask
+# ``offsets < 5000`` may change at any element, so each thread loads its 4 floats with 4 instructions
+# of one float. The lanes of one such instruction lie 16 bytes apart: 32 lanes span 512 bytes, 16
+# sectors, where their 128 bytes would fill 4. Launched with ``lines=True``, kernellab counts each
+# line's sectors and *ideal* sectors (what its requests would touch were their bytes contiguous), and
+# the report names the line whose excess sectors they are. Padding the tensor to 5008 elements, a
+# multiple of 16, brings back the 16-byte loads: 8 load requests a program instead of 32.
+
+from kernellab import predict, show
+
+odd = rng.standard_normal(5000).astype(np.float32)
+odd_counts = triton_gelu_kernel[(triton.cdiv(5000, 1024),)](odd, np.empty_like(odd), 5000, BLOCK_SIZE=1024,
+                                                             lines=True)
+padded = np.zeros(5008, np.float32)
+padded[:5000] = odd
+padded_counts = triton_gelu_kernel[(triton.cdiv(5008, 1024),)](padded, np.empty_like(padded), 5008,
+                                                               BLOCK_SIZE=1024, lines=True)
+view_columns = ["Requests", "Sectors", "Sectors/request", "Ideal sectors", "Excess sectors", "DRAM bytes"]
+print(tr("Specialisation, 5000 elements:"), odd_counts.specialization)
+show(odd_counts.source(columns=view_columns))
+
+# %%
+# The same kernel on the padded tensor: every request takes the sectors it needs.
+
+show(padded_counts.source(columns=view_columns))
+
+# %%
+# The report's finding, for 5000 elements:
+
+(finding,) = odd_counts.report(PERF_H100).findings
+print(finding)
+
+# %%
+# The load and the store lines share the excess sectors equally, so the finding gives the first of
+# them half. To see what they cost, the same pair of launches at 2²² + 5 elements (and 2²² + 16
+# padded), large enough for the time to be DRAM's rather than the launch's: the model charges L1 by
+# the lines the requests touch (:doc:`/model`).
+
+big = 2**22 + 5
+x_big = rng.standard_normal(big).astype(np.float32)
+x_pad = np.zeros(2**22 + 16, np.float32)
+x_pad[:big] = x_big
+big_counts = triton_gelu_kernel[(triton.cdiv(big, 1024),)](x_big, np.empty_like(x_big), big, BLOCK_SIZE=1024)
+pad_counts = triton_gelu_kernel[(triton.cdiv(x_pad.size, 1024),)](x_pad, np.empty_like(x_pad), x_pad.size,
+                                                                  BLOCK_SIZE=1024)
+p_odd, p_padded = predict(big_counts, PERF_H100), predict(pad_counts, PERF_H100)
+print_table([tr("Elements"), tr("Sectors"), tr("Ideal sectors"), tr("DRAM bytes"), tr("L1 time"), tr("Bound"),
+             tr("Predicted time on H100")],
+            [[f"{n:,}", fmt_num(c.sectors), fmt_num(c.load_ideal_sectors + c.store_ideal_sectors),
+              fmt_bytes(c.dram_bytes), fmt_time(p["t_l1"]), p["bound"], fmt_time(p["time"])]
+             for n, c, p in ((big, big_counts, p_odd), (x_pad.size, pad_counts, p_padded))])
+
+# %%
+odd_program = triton_gelu_kernel[(5,)](odd, np.empty_like(odd), 5000, BLOCK_SIZE=1024, per_program=True)
+first = odd_program.per_program[(0, 0, 0)]  # a full program: 1024 elements, 8 a thread
+load_line = next(line for (_, line), row in odd_counts.by_line.items() if row.load_requests)
+store_row = next(row for row in odd_counts.by_line.values() if row.store_requests)
+
+
+def excess(c):
+    return c.sectors - c.load_ideal_sectors - c.store_ideal_sectors
+
+
+def excess_share(c):
+    return f"{100 * excess(c) / c.sectors:.1f} %"
+
+
+claims = Claims()
+# 8 floats a thread, one an instruction: 8 × 4 warps = 32 requests; 16 sectors each; ideally 128 B = 4 each
+claims.add(tr("One full program, 5000 elements: load requests / sectors / ideal sectors"),
+           f"{first.load_requests} / {first.load_sectors} / {first.load_ideal_sectors}", "32 / 512 / 128")
+claims.add(tr("Load requests a program, 5000 / 5008 elements"),
+           f"{odd_counts.load_requests / odd_counts.programs:.0f} / {padded_counts.load_requests / padded_counts.programs:.0f}",
+           "32 / 8")
+claims.add(tr("The finding names the load line, with this share of the excess"),
+           f"{finding.line}, {100 * finding.value:.0f} %", f"{load_line}, 50 %")
+claims.add(tr("Excess sectors of the store line = of the load line"), excess(store_row),
+           excess(odd_counts.by_line[load_line]))
+claims.add(tr("Excess sectors, 5000 / 5008 elements"), f"{excess_share(odd_counts)} / {excess_share(padded_counts)}",
+           "74.9 % / 0.0 %")
+# 5000 floats read and written: 40000 B; padded, 8 more of each: 64 B more
+claims.add(tr("DRAM bytes, 5000 / 5008 elements"), f"{odd_counts.dram_bytes} / {padded_counts.dram_bytes}",
+           "40000 / 40064")
+claims.add(tr("L1 time, 2²² + 5 ÷ 2²² + 16 elements"), f"{p_odd['t_l1'] / p_padded['t_l1']:.1f}", "4.0")
+claims.add(tr("Bound on the H100, both sizes"), f"{p_odd['bound']} / {p_padded['bound']}", "DRAM / DRAM")
+claims.add(tr("Predicted time, 2²² + 5 ÷ 2²² + 16 elements"), f"{p_odd['time'] / p_padded['time']:.2f}", "1.00")
+claims.show()
+
+# %%
+# The excess sectors are L1 traffic. The second, third and fourth instruction of a thread read sectors
+# the first one brought into L1, so DRAM sees each byte once: 40000 bytes either way at 5000 elements
+# (the padded tensor's 8 extra elements add 64). The model charges L1 four times the time and still
+# finds the kernel bound by DRAM, with the same predicted time; a kernel that sits in L1, or reads
+# each element more than once, would pay for them. Nsight Compute flags the same pattern on a GPU as
+# uncoalesced global accesses, 16 sectors per request where 4 would do.
