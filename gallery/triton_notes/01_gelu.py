@@ -445,6 +445,7 @@ claims.show()
 # multiple of 16, brings back the 16-byte loads: 8 load requests a program instead of 32.
 
 from kernellab import predict, show
+from kernellab.model import resource_label
 
 odd = rng.standard_normal(5000).astype(np.float32)
 odd_counts = triton_gelu_kernel[(triton.cdiv(5000, 1024),)](odd, np.empty_like(odd), 5000, BLOCK_SIZE=1024,
@@ -485,7 +486,7 @@ p_odd, p_padded = predict(big_counts, PERF_H100), predict(pad_counts, PERF_H100)
 print_table([tr("Elements"), tr("Sectors"), tr("Ideal sectors"), tr("DRAM bytes"), tr("L1 time"), tr("Bound"),
              tr("Predicted time on H100")],
             [[f"{n:,}", fmt_num(c.sectors), fmt_num(c.load_ideal_sectors + c.store_ideal_sectors),
-              fmt_bytes(c.dram_bytes), fmt_time(p["t_l1"]), p["bound"], fmt_time(p["time"])]
+              fmt_bytes(c.dram_bytes), fmt_time(p["t_l1"]), resource_label(p["bound"]), fmt_time(p["time"])]
              for n, c, p in ((big, big_counts, p_odd), (x_pad.size, pad_counts, p_padded))])
 
 # %%
@@ -507,9 +508,8 @@ claims = Claims()
 # 8 floats a thread, one an instruction: 8 × 4 warps = 32 requests; 16 sectors each; ideally 128 B = 4 each
 claims.add(tr("One full program, 5000 elements: load requests / sectors / ideal sectors"),
            f"{first.load_requests} / {first.load_sectors} / {first.load_ideal_sectors}", "32 / 512 / 128")
-claims.add(tr("Load requests a program, 5000 / 5008 elements"),
-           f"{odd_counts.load_requests / odd_counts.programs:.0f} / {padded_counts.load_requests / padded_counts.programs:.0f}",
-           "32 / 8")
+per_program = [c.load_requests // c.programs for c in (odd_counts, padded_counts)]
+claims.add(tr("Load requests a program, 5000 / 5008 elements"), " / ".join(map(str, per_program)), "32 / 8")
 claims.add(tr("The finding names the load line, with this share of the excess"),
            f"{finding.line}, {100 * finding.value:.0f} %", f"{load_line}, 50 %")
 claims.add(tr("Excess sectors of the store line = of the load line"), excess(store_row),
@@ -520,7 +520,8 @@ claims.add(tr("Excess sectors, 5000 / 5008 elements"), f"{excess_share(odd_count
 claims.add(tr("DRAM bytes, 5000 / 5008 elements"), f"{odd_counts.dram_bytes} / {padded_counts.dram_bytes}",
            "40000 / 40064")
 claims.add(tr("L1 time, 2²² + 5 ÷ 2²² + 16 elements"), f"{p_odd['t_l1'] / p_padded['t_l1']:.1f}", "4.0")
-claims.add(tr("Bound on the H100, both sizes"), f"{p_odd['bound']} / {p_padded['bound']}", "DRAM / DRAM")
+claims.add(tr("Bound on the H100, both sizes"), " / ".join(resource_label(p["bound"]) for p in (p_odd, p_padded)),
+           " / ".join([resource_label("DRAM")] * 2))
 claims.add(tr("Predicted time, 2²² + 5 ÷ 2²² + 16 elements"), f"{p_odd['time'] / p_padded['time']:.2f}", "1.00")
 claims.show()
 
