@@ -217,10 +217,72 @@ def test_sampled_launch_runs_only_its_sample_and_dot_is_not_computed():
     with sampling.sampled(programs=1):
         cnt = matmul_kernel[(4,)](a, a, c, 64, 64, 64, BM=32, BN=32, BK=32)
     assert cnt.programs == 4 and cnt.dot_flops == 4 * 2 * 32 * 32 * 64  # counted as if all four ran
-    assert (c == 0).sum() == 32 * 32 and (c == 7).sum() == 3 * 32 * 32  # one tile stored, of zeros
+    assert np.isnan(c).all()  # the one tile stored is the uncomputed dot's NaN; the rest was filled with NaN
+    x = np.arange(4096, dtype=np.float32)
+    out = np.zeros_like(x)
+    with sampling.sampled(programs=1):
+        add_kernel[(4,)](x, x, out, x.size, BLOCK=1024)
+    # one program of four ran: plan puts it in the middle of the one stratum, x = int(0.5 · 4 / 1) = 2
+    assert np.array_equal(out[2048:3072], 2 * x[2048:3072]) and np.isnan(np.delete(out, np.s_[2048:3072])).all()
     with pytest.raises(ValueError, match="positive number of programs"):
         with sampling.sampled(programs=0):
             pass
+
+
+def test_a_launch_no_larger_than_the_sample_runs_in_full_and_computes_its_dot():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((64, 48)).astype(np.float16)
+    b = rng.standard_normal((48, 64)).astype(np.float16)
+    c = np.empty((64, 64), np.float16)
+    with sampling.sampled(programs=4):  # 4 programs, a sample of 4: every program runs
+        cnt = matmul_kernel[(4,)](a, b, c, 64, 64, 48, BM=32, BN=32, BK=16)
+    assert cnt.programs == 4 and not sampling.active()
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.abs(c - ref).max() <= np.abs(ref).max() * 2 ** -10  # fp16 output: within a rounding step
+
+
+@triton.jit
+def int_and_atomic(x_ptr, count_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(count_ptr + offs, offs)
+    tl.atomic_add(x_ptr + offs, 1.0)
+
+
+def test_sampled_atomics_read_the_filled_array_and_integer_arrays_are_left_alone():
+    x = np.zeros(16 * 64, np.float32)
+    n = np.full(16 * 64, -1, np.int32)
+    with sampling.sampled(programs=2):  # programs 4 and 12 of 16: int((i + 0.5) · 16 / 2) for i = 0, 1
+        int_and_atomic[(16,)](x, n, BLOCK=64)
+    ran = np.zeros(16, bool)
+    ran[[4, 12]] = True
+    ran = np.repeat(ran, 64)
+    assert np.isnan(x).all()  # the atomic's first change filled x with NaN, then added 1 to what it read: NaN
+    assert (n[ran] == np.flatnonzero(ran)).all() and (n[~ran] == -1).all()  # no NaN for an int32 array
+
+
+def test_mark_run_samples_the_launches_outside_do_bench_too():
+    n = 64 * 1024
+    outs = []
+
+    @T.perf_report(T.Benchmark(x_names=["n"], x_vals=[n], line_arg="provider", line_vals=["triton"],
+                               line_names=["Triton"], plot_name="", args={}))
+    def bench(n, provider):
+        x = np.ones(n, np.float32)
+        out = add(x, x)  # outside do_bench, as tutorial 06's forward pass before its backward is timed
+        outs.append(out)
+        return T.do_bench(lambda: add(out, out))
+
+    bench.run()
+    # 64 programs, the default sample of 8: eight blocks of 1024 hold 1 + 1; the rest is NaN, not a result
+    assert np.isfinite(outs[-1]).sum() == 8 * 1024 and (outs[-1][np.isfinite(outs[-1])] == 2).all()
+    bench(n=n, provider="triton")  # called directly, the function runs as written: in full
+    assert (outs[-1] == 2).all()
+    previous = T.set_measure("cpu")
+    try:
+        bench.run()  # CPU timing runs every program
+    finally:
+        T.set_measure(previous)
+    assert (outs[-1] == 2).all()
 
 
 def test_autotune_trials_are_not_part_of_a_benchmark():

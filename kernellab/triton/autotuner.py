@@ -184,7 +184,7 @@ class Autotuner(_Wrapped):
             except CompileTimeAssertionFailure:
                 raise
             except Exception:  # a sample that cannot run alone (programs waiting on others): the whole launch
-                with record.hidden():
+                with sampling.full(), record.hidden():
                     cnt = self.fn.run(*trial_args, grid=grid, **trial_kwargs, **cfg.all_kwargs())
         except Exception as exc:
             self.post_hook(nargs, exception=exc)

@@ -8,6 +8,16 @@ and plot says where its numbers come from (:func:`~kernellab.triton.testing.meas
 predicted GPU time by default), and a cell whose function launched no kernellab kernel says it could
 not be predicted instead of showing a number.
 
+**Every launch of a benchmark function is sampled.** While ``Mark.run`` calls the function (predicted
+time, the default), each kernellab launch it makes runs a stratified sample of its programs
+(:mod:`kernellab.triton.sampling`, with that module's error bound on the predicted time), not only
+the launches inside ``do_bench``: a benchmark that runs a forward pass to time the backward pass
+(``o = fn()`` and then ``do_bench(lambda: o.backward(do))``, as Triton's fused-attention tutorial
+does) would otherwise simulate a GPU-sized launch in full. Outputs of the programs not simulated are
+NaN, so a benchmark function that checks a result fails instead of passing by chance; check results
+outside the benchmark, as Triton's tutorials do. With CPU timing (``set_measure("cpu")``) every
+program runs. Calling the function directly (``bench(...)``, not ``bench.run``) runs it as written.
+
 Examples
 --------
 >>> import numpy as np
@@ -48,7 +58,7 @@ from typing import Any
 from kernellab.i18n import _
 
 from ..report import Table
-from . import testing
+from . import sampling, testing
 
 
 @dataclass
@@ -101,7 +111,8 @@ class Mark:
                     name=bench.plot_name, x=x, n=len(xs), m=len(bench.x_names), names=bench.x_names))
             means, lows, highs = [], [], []
             for y in bench.line_vals:
-                ret = self.fn(**dict(zip(bench.x_names, xs)), **{bench.line_arg: y}, **bench.args, **kwargs)
+                with sampling.sampled(enabled=testing.current_measure() == "predicted"):  # see the module
+                    ret = self.fn(**dict(zip(bench.x_names, xs)), **{bench.line_arg: y}, **bench.args, **kwargs)
                 if isinstance(ret, (list, tuple)) and len(ret) == 3:
                     mean, low, high = ret
                 else:

@@ -118,7 +118,7 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     if not DEFER:
         hints = {**hints, "defer": False}
     pids = pid_table(g)
-    sample = None if per_program else sampling.plan(tuple(g))  # inside sampling.sampled: a benchmark's sample
+    sample = sampling.plan(tuple(g), enabled=not per_program)  # inside sampling.sampled: a benchmark's sample
     if sample is not None:
         n_programs, pids = len(pids), pids[sample[0]]
     new_tally = tally_factory(Tally, lines)

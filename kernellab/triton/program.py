@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import fmt_dim3
 from ..i18n import _
+from . import sampling
 from .counts import Tally, Touched
 
 
@@ -122,6 +123,7 @@ class Program:
             key = self.address(flat)
             if key in self._stored or key in self._lent:
                 raise Reorder
+        sampling.before_store(flat, self.address(flat))  # a sampled launch: NaN where no program stores
         if self.journal is not None and id(flat) not in self.journal:
             self.journal[id(flat)] = (flat, flat.copy())
 
@@ -156,6 +158,7 @@ class Program:
         for earlier, _apply in self.deferred:
             if any(np.may_share_memory(source, earlier) for source in sources):
                 raise Reorder
+        sampling.before_store(flat, self.address(flat))
         self.deferred.append((flat, apply))
         self._stored.add(self.address(flat))
 

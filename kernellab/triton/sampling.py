@@ -12,10 +12,17 @@ spread evenly over every axis of the grid (:func:`plan`), and reports estimated 
   the array's size (programs that share data, as a matmul's tiles share rows of A, would otherwise be
   counted once per sample program).
 
-``tl.dot`` skips its arithmetic (the result is the accumulator, or zeros) while its FLOPs are counted
-as usual: a sampled launch's *outputs are not computed*. So :func:`sampled` is for timing only, never
-where a result is checked; ``triton.testing.do_bench`` and the autotuner's trials use it, and the
-launches outside them run in full.
+A sampled launch's *outputs are not computed*, and say so: the first store of a sampled launch to a
+floating-point array fills the whole array with NaN, so every element no simulated program stored
+stays NaN, and ``tl.dot`` skips its arithmetic (its FLOPs are counted as usual) and returns NaN
+(zeros for integers); what is computed from either (an atomic add into a filled array, an
+accumulator) is NaN too. A check on what a sampled launch wrote therefore fails loudly instead of
+passing by chance. A launch of no more programs than the sample runs every program and computes
+everything. So :func:`sampled` is for timing only, never where a result is checked:
+``triton.testing.do_bench``, the autotuner's trials and every call of a benchmark function inside
+``Mark.run`` (:mod:`kernellab.triton.benchmark`) use it, and the launches outside them run in full.
+Integer arrays are not filled (no NaN exists for them), nor are arrays of 8-bit floats and bfloat16,
+which numpy holds as integers.
 
 **Error bound.** The estimate is exact for programs that do equal work (every full tile of a matmul,
 every row of a softmax); programs that differ (masked edge tiles, a persistent kernel's last tiles)
@@ -36,8 +43,10 @@ Examples
 >>> x = np.ones(1 << 20, np.float32); y = np.zeros_like(x)
 >>> with sampled(programs=8):
 ...     cnt = copy[(1024,)](x, y, BLOCK=1024)
->>> cnt.programs, cnt.load_bytes == x.nbytes, cnt.dram_bytes == 2 * x.nbytes, int(y.sum())  # 8 programs ran
-(1024, True, True, 8192)
+>>> cnt.programs, cnt.load_bytes == x.nbytes, cnt.dram_bytes == 2 * x.nbytes
+(1024, True, True)
+>>> int(np.isfinite(y).sum()), int(np.nansum(y))    # 8 programs of 1024 stored their ones; the rest is NaN
+(8192, 8192)
 """
 
 from __future__ import annotations
@@ -56,6 +65,8 @@ DEFAULT_PROGRAMS = 8
 ERROR_BOUND = 0.05
 
 _SAMPLE: ContextVar[int | None] = ContextVar("kernellab_triton_sample", default=None)
+# The launch running now, when it is sampled: the addresses of the arrays it has filled with NaN.
+_LAUNCH: ContextVar[set | None] = ContextVar("kernellab_triton_sampled_launch", default=None)
 
 
 @contextmanager
@@ -70,6 +81,7 @@ def sampled(programs: int = DEFAULT_PROGRAMS, enabled: bool = True):
         yield
     finally:
         _SAMPLE.reset(token)
+        _LAUNCH.set(None)  # the last launch planned in the block has ended
 
 
 @contextmanager
@@ -80,15 +92,37 @@ def full():
         yield
     finally:
         _SAMPLE.reset(token)
+        _LAUNCH.set(None)
 
 
 def active() -> bool:
-    """Whether launches now are sampled (``tl.dot`` then skips its arithmetic)."""
-    return _SAMPLE.get() is not None
+    """Whether the launch running now is sampled: it runs part of its programs (``tl.dot`` then skips its
+    arithmetic, and its stores fill their arrays with NaN first). A launch that runs every program is not,
+    even inside :func:`sampled`."""
+    return _LAUNCH.get() is not None
 
 
-def plan(grid) -> tuple[np.ndarray, float] | None:
+def before_store(flat: np.ndarray, address: int):
+    """Called before a program of a launch first changes ``flat`` (whose data is at ``address``): in a sampled
+    launch, the first time, a floating-point array is filled with NaN (see the module).
+
+    >>> y = np.zeros(4, np.float32)
+    >>> before_store(y, 1); y                      # no sampled launch is running: nothing changes
+    array([0., 0., 0., 0.], dtype=float32)
+    """
+    filled = _LAUNCH.get()
+    if filled is None or address in filled:
+        return
+    filled.add(address)
+    if flat.dtype.kind == "f":
+        flat[...] = np.nan
+
+
+def plan(grid, enabled: bool = True) -> tuple[np.ndarray, float] | None:
     """``(rows of the launch order to run, scale)`` for a launch on ``grid`` (x, y, z), or None to run them all.
+
+    Called once as each launch starts (``enabled=False``: a launch that must run every program, such as one
+    asked for its per-program counts); it also says whether the launch is :func:`active`.
 
     The sample is a Latin hypercube over the grid's axes: sample ``i`` takes the middle of stratum ``i``
     along x, of stratum ``3i mod S`` along y and ``5i mod S`` along z, so that every axis is spread
@@ -104,11 +138,13 @@ def plan(grid) -> tuple[np.ndarray, float] | None:
     >>> rows.tolist(), scale
     ([1, 15, 21, 27], 8.0)
     """
-    s = _SAMPLE.get()
+    s = _SAMPLE.get() if enabled else None
     gx, gy, gz = (tuple(int(v) for v in grid) + (1, 1))[:3]
     n_programs = gx * gy * gz
     if s is None or n_programs <= s:
+        _LAUNCH.set(None)
         return None
+    _LAUNCH.set(set())
     i = np.arange(s)
     x = ((i + 0.5) * gx / s).astype(np.int64)
     y = ((3 * i % s + 0.5) * gy / s).astype(np.int64)
@@ -132,4 +168,4 @@ def scale(counts, factor: float, n_programs: int, sizes: dict):
     return replace(counts, programs=n_programs, dram_sectors=dram, **changes)
 
 
-__all__ = ["DEFAULT_PROGRAMS", "ERROR_BOUND", "active", "full", "plan", "sampled", "scale"]
+__all__ = ["DEFAULT_PROGRAMS", "ERROR_BOUND", "active", "before_store", "full", "plan", "sampled", "scale"]

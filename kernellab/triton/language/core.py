@@ -455,11 +455,12 @@ def _wide(t: tensor):
 
 
 def _uncomputed_dot(a: np.ndarray, b: np.ndarray, acc, out_dtype) -> np.ndarray:
-    """The accumulator (or zeros) in the shape of ``a @ b``: what a sampled launch's ``tl.dot`` returns."""
+    """NaN (zeros for integers) in the shape of ``a @ b``: what a sampled launch's ``tl.dot`` returns, so
+    that nothing computed from it passes for a result (see :mod:`kernellab.triton.sampling`)."""
     shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
     if acc is not None:
-        return np.broadcast_to(acc, np.broadcast_shapes(shape, np.shape(acc))).astype(out_dtype)
-    return np.zeros(shape, out_dtype)
+        shape = np.broadcast_shapes(shape, np.shape(acc))
+    return np.full(shape, np.nan if np.dtype(out_dtype).kind == "f" else 0, out_dtype)
 
 
 # --- selection -----------------------------------------------------------------------------------
