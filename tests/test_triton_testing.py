@@ -295,3 +295,64 @@ def test_autotune_trials_are_not_part_of_a_benchmark():
         first = T.do_bench(launch)  # tunes (two trials) and launches once
     assert len(launches) == 1 and launches[0].grid == (64, 1, 1)
     assert first == T.do_bench(launch)  # the same as once tuned
+
+
+def _meta(grid, kernel, args):
+    return {"name": f"{kernel.name} [n={args['n']}]", "flops16": 2.0 * args["n"], "bytes": 12 * args["n"]}
+
+
+@triton.jit(launch_metadata=_meta)
+def add_named(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+def test_launch_metadata_names_proton_rows_and_the_viewer_derives_proton_metrics(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    from kernellab.triton.profiler import viewer
+
+    n = 1 << 16
+    x = np.ones(n, np.float32)
+    out = np.empty_like(x)
+    add_named[(64,)](x, x, out, n, BLOCK=1024)  # no session open: the hook is not needed, and nothing is recorded
+    proton.start("named", hook="triton")
+    with proton.scope("blas", {"flops16": 1e9, "bytes": 10}):
+        np.dot(x, x)  # host work: a scope with metrics and no launch
+    with proton.scope("triton"):
+        add_named[(64,)](x, x, out, n, BLOCK=1024)
+    rows = {r[0]: r for r in proton.table().rows}
+    assert rows["triton/add_named [n=65536]"][1] == "1"
+    assert rows["blas"][1] == "0" and "not predicted" in rows["blas"][4]
+    t = record.launch_seconds(add_kernel[(64,)](x, x, np.empty_like(x), n, BLOCK=1024))
+    proton.finalize()
+    capsys.readouterr()
+    tree, metrics = viewer.parse(["tflop16/s", "time/us", "gbyte/s", "count"], "named.hatchet")
+    viewer.print_tree(tree, metrics)
+    lines = {ln.split()[-1] if "[" not in ln else "add": ln for ln in capsys.readouterr().out.splitlines()}
+    # the launch declares 2n FLOPs and 12n bytes (launch_metadata): rates are those over the predicted time
+    tflops, us, gbps, count = lines["add"].split()[:4]
+    assert float(us) == pytest.approx(t * 1e6, rel=1e-3) and count == "1"
+    assert float(tflops) == pytest.approx(2.0 * n / t / 1e12, rel=1e-3)
+    assert float(gbps) == pytest.approx(12 * n / t / 1e9, rel=1e-3)
+    assert lines["blas"].startswith("not predicted")  # declared FLOPs, but no time to divide them by
+    with pytest.raises(ValueError, match="unknown metric 'flops/ms'"):
+        viewer.parse(["flops/ms"], "named.hatchet")
+
+
+@pytest.mark.parametrize(("m", "n", "k"), [(1, 1, 1), (17, 33, 5), (64, 48, 130)])
+def test_cublas_stand_in_is_a_times_b_transposed_rounded_once(m, n, k):
+    from kernellab.triton._C.libtriton import amd, nvidia
+
+    rng = np.random.default_rng(m * n * k)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((n, k)).astype(np.float16)
+    ref = (a.astype(np.float64) @ b.astype(np.float64).T).astype(np.float16)  # fp16 inputs: fp32 sums ~exact
+    for blas in (nvidia.cublas.CublasLt(None), amd.hipblas.HipblasLt(None)):
+        c = np.empty((m, n), np.float16)
+        blas.matmul(a, b, c)
+        assert np.abs(c.astype(np.float64) - ref).max() <= np.abs(ref.astype(np.float64)).max() * 2 ** -10 + 1e-3
+    with pytest.raises(ValueError, match=r"do not fit c = a @ b.T"):
+        nvidia.cublas.CublasLt(None).matmul(a, b, np.empty((m, n + 1), np.float16))
+    with pytest.raises(TypeError, match="must be a torch tensor or a numpy array"):
+        nvidia.cublas.CublasLt(None).matmul([[1.0]], b, c)

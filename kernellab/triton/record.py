@@ -28,7 +28,7 @@ from __future__ import annotations
 import warnings
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import ModelWarning
 from ..model.bounds import predict
@@ -36,6 +36,8 @@ from ..specs import as_perf
 from . import driver
 
 _RECORDERS: ContextVar[tuple] = ContextVar("kernellab_triton_recorders", default=())
+# While a launch of a kernel with ``@triton.jit(launch_metadata=...)`` runs: a callable giving that dict.
+_METADATA: ContextVar = ContextVar("kernellab_triton_launch_metadata", default=None)
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,10 @@ class Launch:
     grid: tuple
     counts: object
     sampled: bool = False
+    #: the launch's name in a profile: ``launch_metadata``'s ``"name"``, else the kernel's
+    name: str = ""
+    #: the other entries of ``launch_metadata`` (``flops16``, ``bytes``, ...), as Triton passes them to proton
+    metrics: dict = field(default_factory=dict)
 
     def seconds(self, gpu=None) -> float:
         """The model's estimate of this launch's time on ``gpu`` (default: the driver's modelled GPU), in
@@ -94,9 +100,35 @@ def note(kernel: str, grid, counts, sampled: bool = False) -> None:
     """Tell every open recorder about a launch (called by the engine at the end of each launch)."""
     recorders = _RECORDERS.get()
     if recorders:
-        launch = Launch(kernel, tuple(grid), counts, sampled)
+        make = _METADATA.get()
+        meta = dict(make() or {}) if make is not None else {}
+        launch = Launch(kernel, tuple(grid), counts, sampled, str(meta.pop("name", kernel)), meta)
         for r in recorders:
             r.append(launch)
+
+
+@contextmanager
+def metadata(make):
+    """While the block (one launch) runs, ``make()`` gives the launch's ``launch_metadata`` dict; it is asked
+    for only when a recorder listens, as Triton calls the hook only while proton profiles.
+
+    >>> import numpy as np
+    >>> import kernellab.triton as triton
+    >>> import kernellab.triton.language as tl
+    >>> out = np.zeros(1, np.float32)
+    >>> @triton.jit(launch_metadata=lambda grid, kernel, args: {"name": f"{kernel.name} n={args['n']}", "flops32": 1})
+    ... def one(out_ptr, n):
+    ...     tl.store(out_ptr, 1.0)
+    >>> with recording() as launches:
+    ...     _ = one[(1,)](out, 7)
+    >>> launches[0].name, launches[0].metrics, launches[0].kernel
+    ('one n=7', {'flops32': 1}, 'one')
+    """
+    token = _METADATA.set(make)
+    try:
+        yield
+    finally:
+        _METADATA.reset(token)
 
 
 def predicted_seconds(launches, gpu=None) -> float:
@@ -104,4 +136,4 @@ def predicted_seconds(launches, gpu=None) -> float:
     return sum(launch.seconds(gpu) for launch in launches)
 
 
-__all__ = ["Launch", "hidden", "launch_seconds", "note", "predicted_seconds", "recording"]
+__all__ = ["Launch", "hidden", "launch_seconds", "metadata", "note", "predicted_seconds", "recording"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from contextlib import nullcontext
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from ..lines import LineFinder
 from ..record import wants_lines
 from ..tracebacks import user_traceback
 from . import dtypes as T
-from . import memory, specialize
+from . import memory, record, specialize
 from .addresses import register_array
 from .counts import TritonCounts
 from .engine import run
@@ -202,14 +203,30 @@ class JITFunction:
         def body(prog):
             fn(*values)
 
+        hook = getattr(self, "launch_metadata", None)
         try:
-            return run(self.__name__, body, grid, names, vectorize=vectorize and not self.prints,
-                       per_program=per_program, hints=self._hints,
-                       lines=LineFinder(self.fn, (JITFunction.__call__.__code__,), self.__name__) if wants_lines(lines) else None,
-                       num_warps=num_warps, specialization=marks)
+            with record.metadata(lambda: hook(grid, self, self._named(args, kwargs))) if hook else nullcontext():
+                return run(self.__name__, body, grid, names, vectorize=vectorize and not self.prints,
+                           per_program=per_program, hints=self._hints,
+                           lines=LineFinder(self.fn, (JITFunction.__call__.__code__,), self.__name__) if wants_lines(lines) else None,
+                           num_warps=num_warps, specialization=marks)
         except Exception as exc:  # one traceback, ending at the kernel's line (or at the launch line)
             user_traceback(exc)
             raise
+
+    @property
+    def name(self) -> str:
+        """The kernel's name, as Triton's ``kernel.name``."""
+        return self.__name__
+
+    def _named(self, args, kwargs) -> dict:
+        """The launch's arguments by parameter name, defaults filled in (what ``launch_metadata`` receives)."""
+        named = self._arguments(args, kwargs)
+        if named is None:
+            bound = self.signature.bind_partial(*args, **{k: v for k, v in kwargs.items() if k in self.signature.parameters})
+            bound.apply_defaults()
+            named = dict(bound.arguments)
+        return named
 
     def warmup(self, *args, grid=None, **kwargs) -> CompiledKernel:
         """``kernel.warmup(*args, grid=..., **meta)``: what Triton returns after compiling, without launching
@@ -357,10 +374,16 @@ def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None,
     """Decorate a kernel written in Triton syntax (``@triton.jit`` or ``@triton.jit(...)``).
 
     ``do_not_specialize`` and ``do_not_specialize_on_alignment`` (names or positions of parameters) are
-    honoured as in Triton (see :mod:`kernellab.triton.specialize`); other options are accepted.
+    honoured as in Triton (see :mod:`kernellab.triton.specialize`). ``launch_metadata=hook`` is called as
+    Triton calls it, ``hook(grid, kernel, args)`` with ``kernel.name`` and the launch's arguments by name,
+    while a recorder listens (proton, ``do_bench``): its ``"name"`` names the launch in proton's table, its
+    other entries are the launch's metrics (:func:`kernellab.triton.record.metadata`). Other options are
+    accepted.
     """
     def make(f):
-        return JITFunction(f, do_not_specialize or (), do_not_specialize_on_alignment or ())
+        kernel = JITFunction(f, do_not_specialize or (), do_not_specialize_on_alignment or ())
+        kernel.launch_metadata = options.get("launch_metadata")  # proton's names and metrics (record.metadata)
+        return kernel
 
     return make if fn is None else make(fn)
 

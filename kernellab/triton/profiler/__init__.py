@@ -6,7 +6,11 @@ the scopes open at that moment (``with proton.scope("matmul"):``, ``@proton.scop
 kernels under their host scopes. ``deactivate``/``activate`` pause and resume recording;
 ``finalize()`` closes the session, prints one row per scope and kernel (launches, FLOPs, DRAM bytes,
 and the GPU time the model predicts on the modelled GPU, :mod:`kernellab.triton.driver`) and writes
-``<name>.hatchet``, a JSON tree of the same numbers. Nothing is measured: the times are predictions,
+``<name>.hatchet``, a JSON tree of the same numbers (:mod:`.viewer` reads it back and derives
+``time/ms``, ``tflop16/s`` and proton's other metrics). A kernel's ``launch_metadata`` names its
+launches (``"name"``) and adds its metrics (``flops16``, ``bytes``, ...), as in proton; so do the
+``metrics`` of a scope. A scope that holds no kernellab launch (cuBLAS, torch's own matmul) keeps its
+metrics, and its time says "not predicted". Nothing is measured: the times are predictions,
 and the table says so. Launches inside ``triton.testing.do_bench`` are sampled
 (:mod:`kernellab.triton.sampling`), their counts estimated.
 
@@ -39,8 +43,8 @@ from functools import wraps
 
 from kernellab.i18n import _
 
-from ..report import Table
-from . import driver, record
+from ...report import Table
+from .. import driver, record
 
 DEFAULT_PROFILE_NAME = "proton"
 
@@ -52,10 +56,17 @@ class _Session:
         self.id, self.name, self.output = sid, name, output
         self.active = True
         self.rows: list[tuple[tuple, record.Launch]] = []
+        self.scopes: dict[tuple, dict] = {}  # scope path → the metrics its scope calls passed, summed
 
     def append(self, launch: record.Launch):  # called by record.note for every launch
         if self.active:
             self.rows.append((tuple(_SCOPES), launch))
+
+    def enter(self, metrics: dict | None):
+        if self.active:
+            row = self.scopes.setdefault(tuple(_SCOPES), {})
+            for k, v in (metrics or {}).items():
+                row[k] = row.get(k, 0) + v
 
 
 _SESSIONS: dict[int, _Session] = {}
@@ -106,35 +117,56 @@ def table(session: int | None = None) -> Table:
     the model's predicted time (µs), summed over the session's launches."""
     totals: dict[tuple, list] = {}
     for s in _chosen(session):
+        for path in s.scopes:  # scopes in the order they opened, launches or not
+            for depth in range(1, len(path) + 1):
+                totals.setdefault(path[:depth], [0, 0, 0, 0.0])
         for path, launch in s.rows:
             t = launch.seconds()
             for depth in range(1, len(path) + 2):
-                key = (path + (launch.kernel,))[:depth]
+                key = (path + (launch.name or launch.kernel,))[:depth]
                 row = totals.setdefault(key, [0, 0, 0, 0.0])
                 row[0] += 1
                 row[1] += launch.counts.flops
                 row[2] += launch.counts.dram_bytes
                 row[3] += t
     return Table([_("scope"), _("launches"), _("FLOPs"), _("DRAM bytes"), _("predicted time (µs)")],
-                 [["/".join(k), n, f, b, f"{t * 1e6:.4g}"] for k, (n, f, b, t) in totals.items()])
+                 [["/".join(k), n, f, b, f"{t * 1e6:.4g}" if n else _("not predicted: no kernellab launch")]
+                  for k, (n, f, b, t) in totals.items()])
 
 
-def _tree(rows) -> dict:
+def _child(node: dict, name: str) -> dict:
+    child = next((c for c in node["children"] if c["frame"]["name"] == name), None)
+    if child is None:
+        child = {"frame": {"name": name}, "metrics": {}, "children": []}
+        node["children"].append(child)
+    return child
+
+
+def _add(node: dict, metrics) -> None:
+    for key, v in metrics:
+        node["metrics"][key] = node["metrics"].get(key, 0) + v
+
+
+def _tree(rows, scopes=None) -> dict:
+    """The session as proton's tree: per node ``count`` (launches), kernellab's ``flops`` and ``bytes`` (DRAM)
+    and ``predicted_time (ns)``, summed over the launches below it, and the ``launch_metadata`` and scope
+    metrics under ``metadata/<name>``."""
     root = {"frame": {"name": "ROOT"}, "metrics": {}, "children": []}
-    for path, launch in rows:
+    for path, metrics in (scopes or {}).items():
         node = root
-        for name in path + (launch.kernel,):
-            for key, v in (("count", 1), ("flops", launch.counts.flops), ("bytes", launch.counts.dram_bytes),
-                           ("predicted_time (ns)", launch.seconds() * 1e9)):
-                node["metrics"][key] = node["metrics"].get(key, 0) + v
-            child = next((c for c in node["children"] if c["frame"]["name"] == name), None)
-            if child is None:
-                child = {"frame": {"name": name}, "metrics": {}, "children": []}
-                node["children"].append(child)
-            node = child
-        for key, v in (("count", 1), ("flops", launch.counts.flops), ("bytes", launch.counts.dram_bytes),
-                       ("predicted_time (ns)", launch.seconds() * 1e9)):
-            node["metrics"][key] = node["metrics"].get(key, 0) + v
+        for name in path:
+            node = _child(node, name)
+        _add(node, ((f"metadata/{k}", v) for k, v in metrics.items()))
+    for path, launch in rows:
+        own = [("count", 1), ("flops", launch.counts.flops), ("bytes", launch.counts.dram_bytes),
+               ("predicted_time (ns)", launch.seconds() * 1e9)]
+        meta = [(f"metadata/{k}", v) for k, v in launch.metrics.items() if isinstance(v, (int, float))]
+        node = root
+        _add(node, own)
+        for name in path + (launch.name or launch.kernel,):
+            node = _child(node, name)
+            _add(node, own)
+        _add(node, meta)
     return root
 
 
@@ -145,20 +177,23 @@ def finalize(session: int | None = None, output_format: str | None = "") -> None
         print(table(s.id).to_text())
         if s.output:
             with open(f"{s.name}.hatchet", "w", encoding="utf-8") as f:
-                json.dump([_tree(s.rows)], f, indent=1)
+                json.dump([_tree(s.rows, s.scopes)], f, indent=1)
         del _SESSIONS[s.id]
     _listen()
 
 
 def _label() -> str:
-    from .testing import measure_label
+    from ..testing import measure_label
 
     return measure_label("predicted") if driver.gpu() else ""
 
 
 def enter_scope(name: str, *, metrics: dict | None = None) -> int:
-    """Open a scope: launches from now on are filed under it (until :func:`exit_scope`)."""
+    """Open a scope: launches from now on are filed under it (until :func:`exit_scope`); ``metrics`` (such as
+    ``{"flops16": ..., "bytes": ...}``) are added to it in the active sessions."""
     _SCOPES.append(str(name))
+    for s in _SESSIONS.values():
+        s.enter(metrics)
     return len(_SCOPES)
 
 
@@ -178,7 +213,7 @@ class scope:
         self.name, self.metrics = name, metrics
 
     def __enter__(self):
-        enter_scope(self.name)
+        enter_scope(self.name, metrics=self.metrics)
         return self
 
     def __exit__(self, *exc):
