@@ -116,6 +116,16 @@ def test_restore_value_and_trials_leave_the_arguments_alone():
     np.testing.assert_array_equal(x, np.arange(100) + 1)  # incremented once: by the chosen launch only
 
 
+@pytest.mark.parametrize(("n", "dtype"), [(100, np.float32), (64 * 64 + 3, np.float32), (64 * 64, np.int32)])
+def test_trials_put_back_what_they_change_sampled_or_not(n, dtype):
+    # grids of 4 and 1 programs (n = 100: every trial runs in full) or of 257 and 65 (sampled: NaN-filled)
+    tuned = triton.autotune(configs=[triton.Config({"B": 16 if n > 100 else 32}), triton.Config({"B": 64 if n > 100 else 128})],
+                            key=["n"])(bump)
+    x = np.arange(n).astype(dtype)
+    tuned[lambda m: (triton.cdiv(n, m["B"]),)](x, n)
+    np.testing.assert_array_equal(x, np.arange(n) + 1)  # neither trial's change (nor its NaN) is left
+
+
 def test_conflicting_meta_parameters_are_an_error():
     tuned = triton.autotune(configs=[triton.Config({"B": 32}), triton.Config({"B": 128})], key=["n"])(bump)
     with pytest.raises(ValueError, match="Conflicting meta-parameters: B"):

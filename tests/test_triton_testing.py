@@ -183,6 +183,31 @@ def causal_rows(x_ptr, out_ptr, N: tl.constexpr, BLOCK: tl.constexpr):
     tl.store(out_ptr + row * N + start_m * BLOCK + tl.arange(0, BLOCK), acc)
 
 
+@triton.jit
+def causal_attention(q_ptr, k_ptr, v_ptr, o_ptr, N: tl.constexpr, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+    start_m = tl.program_id(0)  # tutorial 06's forward: program x of a head attends to keys 0 .. its own block
+    base = tl.program_id(1) * N * D
+    offs_m = start_m * BM + tl.arange(0, BM)
+    offs_d = tl.arange(0, D)
+    q = tl.load(q_ptr + base + offs_m[:, None] * D + offs_d[None, :])
+    m_i = tl.zeros((BM,), tl.float32) - float("inf")
+    l_i = tl.zeros((BM,), tl.float32)
+    acc = tl.zeros((BM, D), tl.float32)
+    for start_n in range(0, (start_m + 1) * BM, BN):
+        offs_n = start_n + tl.arange(0, BN)
+        k = tl.load(k_ptr + base + offs_n[None, :] * D + offs_d[:, None])
+        qk = tl.dot(q, k)
+        qk = tl.where(offs_m[:, None] >= offs_n[None, :], qk, -1.0e6)
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_ij[:, None])
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(v_ptr + base + offs_n[:, None] * D + offs_d[None, :])
+        acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
+        m_i = m_ij
+    tl.store(o_ptr + base + offs_m[:, None] * D + offs_d[None, :], (acc / l_i[:, None]).to(tl.float16))
+
+
 def _launches():
     rng = np.random.default_rng(0)
     n = 3 * 1024 * 1024 + 517
@@ -193,6 +218,8 @@ def _launches():
     # 32 × 16 programs: every (P/S)-th program of the launch order would have x = 0 (one block read, not 16.5)
     c = rng.random((16, 32 * 64), dtype=np.float32)
     yield "causal rows", lambda: causal_rows[(32, 16)](c, np.empty_like(c), 32 * 64, BLOCK=64)
+    q, k, v = (rng.standard_normal((4, 512, 32)).astype(np.float16) for _ in range(3))
+    yield "causal attention", lambda: causal_attention[(512 // 32, 4)](q, k, v, np.empty_like(q), 512, 32, BM=32, BN=32)
     yield "vector add", lambda: add_kernel[(triton.cdiv(n, 1024),)](x, x, np.empty_like(x), n, BLOCK=1024)
     yield "persistent softmax", lambda: softmax_rows[(264,)](np.empty_like(s), s, 3000, 700, BLOCK=1024)
     yield "matmul", lambda: matmul_kernel[(triton.cdiv(1000, 64) * triton.cdiv(900, 64),)](
@@ -222,8 +249,8 @@ def test_sampled_launch_runs_only_its_sample_and_dot_is_not_computed():
     out = np.zeros_like(x)
     with sampling.sampled(programs=1):
         add_kernel[(4,)](x, x, out, x.size, BLOCK=1024)
-    # one program of four ran: plan puts it in the middle of the one stratum, x = int(0.5 · 4 / 1) = 2
-    assert np.array_equal(out[2048:3072], 2 * x[2048:3072]) and np.isnan(np.delete(out, np.s_[2048:3072])).all()
+    # one program of four ran: plan puts it in the middle of the one stratum 0 .. 3, of ids 1 and 2 the lower
+    assert np.array_equal(out[1024:2048], 2 * x[1024:2048]) and np.isnan(np.delete(out, np.s_[1024:2048])).all()
     with pytest.raises(ValueError, match="positive number of programs"):
         with sampling.sampled(programs=0):
             pass
@@ -251,10 +278,10 @@ def int_and_atomic(x_ptr, count_ptr, BLOCK: tl.constexpr):
 def test_sampled_atomics_read_the_filled_array_and_integer_arrays_are_left_alone():
     x = np.zeros(16 * 64, np.float32)
     n = np.full(16 * 64, -1, np.int32)
-    with sampling.sampled(programs=2):  # programs 4 and 12 of 16: int((i + 0.5) · 16 / 2) for i = 0, 1
+    with sampling.sampled(programs=2):  # strata 0–7 and 8–15: middles 3|4 (lower: 3) and 11|12 (upper: 12)
         int_and_atomic[(16,)](x, n, BLOCK=64)
     ran = np.zeros(16, bool)
-    ran[[4, 12]] = True
+    ran[[3, 12]] = True
     ran = np.repeat(ran, 64)
     assert np.isnan(x).all()  # the atomic's first change filled x with NaN, then added 1 to what it read: NaN
     assert (n[ran] == np.flatnonzero(ran)).all() and (n[~ran] == -1).all()  # no NaN for an int32 array

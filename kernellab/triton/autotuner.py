@@ -2,8 +2,9 @@
 
 The autotuner chooses the config the performance model predicts fastest on the modelled GPU
 (:mod:`kernellab.triton.driver`, the H100 unless ``KERNELLAB_GPU`` says otherwise): each config runs
-once, as a sampled launch (:mod:`kernellab.triton.sampling`: counted, not computed) on copies of the
-array arguments, so a trial never changes the real outputs, and hidden from ``triton.testing.do_bench``
+once, as a sampled launch (:mod:`kernellab.triton.sampling`: counted, not computed) on the arguments
+themselves, as Triton's trials run; a copy of each array a trial changes is kept and put back after it,
+so a trial never changes the real outputs. It is hidden from ``triton.testing.do_bench``
 and proton (they see the tuned launch, as Triton's ``do_bench`` times it after its warm-up), and is charged
 ``kernellab.model.predict(counts, gpu)["estimate_total_time"]`` (the run and its launch). Ties (two
 configs moving the same bytes) go to the config with fewer programs, then to the one listed first. As in
@@ -171,24 +172,26 @@ class Autotuner(_Wrapped):
         if conflicts:
             raise ValueError(_("Conflicting meta-parameters: {names}. Make sure that you don't re-define auto-tuned "
                                "symbols.").format(names=", ".join(sorted(conflicts))))
-        trial_args = [_copy(a) for a in args]
-        trial_kwargs = {k: _copy(v) for k, v in kwargs.items()}
-        nargs = {**dict(zip(self.arg_names, trial_args)), **trial_kwargs, **cfg.all_kwargs()}
+        nargs = {**dict(zip(self.arg_names, args)), **kwargs, **cfg.all_kwargs()}
         if cfg.pre_hook is not None:
             cfg.pre_hook(nargs)
         self.pre_hook(nargs)
+        kept: dict = {}  # a copy of each array the trial changes, put back after it (sampling.restore)
         try:
             try:
-                with sampling.sampled(), record.hidden():  # a trial is not one of the caller's launches
-                    cnt = self.fn.run(*trial_args, grid=grid, **trial_kwargs, **cfg.all_kwargs())
+                with sampling.sampled(keep=kept), record.hidden():  # a trial is not one of the caller's launches
+                    cnt = self.fn.run(*args, grid=grid, **kwargs, **cfg.all_kwargs())
             except CompileTimeAssertionFailure:
                 raise
             except Exception:  # a sample that cannot run alone (programs waiting on others): the whole launch
-                with sampling.full(), record.hidden():
-                    cnt = self.fn.run(*trial_args, grid=grid, **trial_kwargs, **cfg.all_kwargs())
+                sampling.restore(kept)
+                with sampling.full(keep=kept), record.hidden():
+                    cnt = self.fn.run(*args, grid=grid, **kwargs, **cfg.all_kwargs())
         except Exception as exc:
+            sampling.restore(kept)
             self.post_hook(nargs, exception=exc)
             raise
+        sampling.restore(kept)
         self.post_hook(nargs, exception=None)
         return cnt
 
