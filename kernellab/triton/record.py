@@ -49,7 +49,7 @@ class Launch:
     grid: tuple
     counts: object
     sampled: bool = False
-    #: the launch's name in a profile: ``launch_metadata``'s ``"name"``, else the kernel's
+    #: the launch's name in a profile, ``launch_metadata``'s ``"name"`` or else the kernel's
     name: str = ""
     #: the other entries of ``launch_metadata`` (``flops16``, ``bytes``, ...), as Triton passes them to proton
     metrics: dict = field(default_factory=dict)
