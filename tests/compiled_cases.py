@@ -129,6 +129,11 @@ CASES = [
     Case("dot_tf32", CK, "dot_kernel", (f32(64, 32), f32(32, 64), f32(64, 64)), {"M": 64, "N": 64, "K": 32}),
     Case("dot_ieee", CK, "dot_ieee_kernel", (f32(32, 32), f32(32, 32), f32(32, 32)), {"M": 32, "N": 32, "K": 32}),
     Case("softmax_rows", FLASH, "softmax_rows_kernel", (f32(64, 64), f32(64, 64), 64), {"BLOCK_N": 64}, (64,)),
+    Case("atomic_add", CK, "atomic_add_kernel", (f32(4096), f32(4096), 4096), {"BLOCK": 1024}, (4,)),
+    Case("atomic_add_odd", CK, "atomic_add_kernel", (f32(1000), f32(1000), 1000), {"BLOCK": 1024}),
+    Case("atomic_old", CK, "atomic_old_kernel", (f32(4096), f32(4096), f32(4096), 4096), {"BLOCK": 1024}, (4,)),
+    Case("atomic_scalar", CK, "atomic_scalar_kernel", (f32(4096), f32(1), 4096), {"BLOCK": 1024}, (4,)),
+    Case("atomic_ops", CK, "atomic_ops_kernel", (f32(4096), i32(4096), f16(4096), 4096), {"BLOCK": 1024}, (4,)),
 ]
 
 # Configurations compiled for their metadata only (registers, shared memory, stages): the waves pages'

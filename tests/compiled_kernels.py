@@ -84,3 +84,35 @@ def dot_ieee_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl
     a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
     b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b, input_precision="ieee"))
+
+
+# Atomics: an fp32 atomic_add of a loaded block (its old values unused, then stored), one of a
+# reduction's scalar, and the other operations and types
+@triton.jit
+def atomic_add_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.atomic_add(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+@triton.jit
+def atomic_old_kernel(x_ptr, out_ptr, old_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    old = tl.atomic_add(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+    tl.store(old_ptr + offs, old, mask=mask)
+
+
+@triton.jit
+def atomic_scalar_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.atomic_add(out_ptr, tl.sum(tl.load(x_ptr + offs, mask=offs < n, other=0.0), axis=0))
+
+
+@triton.jit
+def atomic_ops_kernel(f_ptr, i_ptr, h_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.atomic_max(f_ptr + offs, offs.to(tl.float32), mask=mask)
+    tl.atomic_add(i_ptr + offs, offs, mask=mask)
+    tl.atomic_add(h_ptr + offs, offs.to(tl.float16), mask=mask)

@@ -46,10 +46,13 @@ def test_one_sided_vectors():
     assert C.sliced(a, 0).registers == ((1,), (2,))
     assert C.conversion(C.sliced(a, 0), one, 32) == (1, 1)
     assert C.conversion(one, C.sliced(a, 0), 32) == (1, 1)
-    # both sides with several registers and no common leading basis: 8 a thread, 1 at a time each
-    # side (bases 1, 2, 4 against the repetitions 128, 256, 512)
+    # both sides with several registers and no common basis (1, 2, 4 against the repetitions 128,
+    # 256, 512): one at a time, 8 and 8, were it not for ldmatrix: the destination's lanes 0, 1
+    # (elements 1, 2) are source registers, so 8 / 4 = 2 st.v4 and 8 words / 4 = 2 ldmatrix.x4
     eight = C.blocked((1024,), (8,), (32,), (4,), (0,))
-    assert C.conversion(eight, C.blocked((1024,), (1,), (32,), (4,), (0,)), 32) == (8, 8)
+    assert C.conversion(eight, C.blocked((1024,), (1,), (32,), (4,), (0,)), 32) == (2, 2)
+    # fp64 has no ldmatrix: 8 and 8
+    assert C.conversion(eight, C.blocked((1024,), (1,), (32,), (4,), (0,)), 64) == (8, 8)
 
 
 def test_reductions_by_hand():
@@ -198,3 +201,61 @@ def test_a_dot_launch_counts_its_staging():
     # staging (4 st, 8 ld on sm_80; 4 st on sm_90) + the accumulator's conversion (8 st, 8 ld): × 4 warps
     assert (cnt.shared_stores_sm80, cnt.shared_loads_sm80) == (4 * (4 + 8), 4 * (8 + 8))
     assert (cnt.shared_stores_sm90, cnt.shared_loads_sm90) == (4 * (4 + 8), 4 * 8)
+
+
+def test_ldmatrix_conversion_by_hand():
+    # fp32 loaded 4 a thread (registers 1, 2, then 512 apart) to one a thread (32 lanes over 32
+    # consecutive floats: lanes 1, 2, 4, …), as an sm_80 atomic_add wants it. The plain way shares only
+    # basis 512: 8 / 2 = 4 and 4. ldmatrix.x4: the destination's lanes 0 and 1 (elements 1 and 2) are
+    # the source's registers, so each thread stores its 4 floats as one st.v4 (8 / 4 = 2) and gets
+    # 4 words an ldmatrix.x4 (8 / 4 = 2): 2 and 2.
+    src = C.blocked((1024,), (4,), (32,), (4,), (0,))
+    dst = C.blocked((1024,), (1,), (32,), (4,), (0,))
+    assert C._distinct(src.registers) == ((1,), (2,), (512,)) and dst.lanes[:2] == ((1,), (2,))
+    assert C.conversion(src, dst, 32) == (2, 2)
+    # fp16 (64, 64) from the wgmma accumulator to 8 halves a thread: the destination's register 0
+    # (0,1) and lanes 0, 1 ((0,8), (0,16)) are all accumulator registers: 32 / 8 = 4 st.v4 and
+    # 32 halves / 2 a word / 4 words an ldmatrix.x4 = 4 loads (the plain way: vectors of 2, 16 and 16)
+    acc = C.accumulator(64, 64, "fp16", 4, "sm90")
+    store = C.blocked((64, 64), (1, 8), (4, 8), (4, 1), (1, 0))
+    assert C.conversion(acc, store, 16) == (4, 4)
+    # fp32 the same way: the destination's lanes 0, 1 are (0,8), (0,16), registers of the
+    # accumulator; but (0,2), its register 1, is not... for 32 bits only the lanes count: 32 / 4 = 8
+    # st.v4 and 32 / 4 = 8 ldmatrix.x4, no better than plain (common (0,1): vectors of 2, 16 + 16)
+    store32 = C.blocked((64, 64), (1, 4), (2, 16), (4, 1), (1, 0))
+    assert C.conversion(acc, store32, 32) == (8, 8)
+
+
+def test_atomic_widths_by_hand():
+    from kernellab.triton import axis
+
+    # an aligned fp32 block of 1024, 4 warps: on sm_90 atom.add.v4.f32, 1024 / 128 / 4 = 2 a thread,
+    # 8 a program; on sm_80 one float each, 8 a thread, 32 a program
+    ptr = axis.add(axis.splat(axis.argument(16), (1024,)), axis.arange(0, 1024), (1024,), elem_bytes=4)
+    how = (ptr, None, (1024,))
+    assert C.atomic_instructions(how, 4, 4, "atomic_add", True, "sm90") == 8
+    assert C.atomic_instructions(how, 4, 4, "atomic_add", True, "sm80") == 32
+    # fp16: 8 halves an instruction on sm_90 (but a thread holds 8: 1), f16x2 on sm_80 (4)
+    ptr2 = axis.add(axis.splat(axis.argument(16), (1024,)), axis.arange(0, 1024), (1024,), elem_bytes=2)
+    assert C.atomic_instructions((ptr2, None, (1024,)), 2, 4, "atomic_add", True, "sm90") == 4
+    assert C.atomic_instructions((ptr2, None, (1024,)), 2, 4, "atomic_add", True, "sm80") == 16
+    # fp32 atomic_max: atom.max.s32 and atom.min.u32 for each element: 2 × 8 a thread
+    assert C.atomic_instructions(how, 4, 4, "atomic_max", True, "sm90") == 2 * 32
+    assert C.atomic_instructions(how, 4, 4, "atomic_xchg", True, "sm90") == 32
+
+
+@triton.jit
+def _accumulate(x_ptr, out_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    tl.atomic_add(out_ptr + r, tl.load(x_ptr + r))
+
+
+def test_an_atomic_launch_counts_them():
+    x = np.arange(1024, dtype=np.float32)
+    out = np.ones(1024, np.float32)
+    cnt = _accumulate[(2,)](x, out, N=1024)
+    np.testing.assert_array_equal(out, 1 + 2 * x)
+    # 2 programs × (8 v4 atomics on sm_90, 32 scalar ones on sm_80); on sm_80 the loaded value is
+    # converted to the atomic's layout through ldmatrix: 2 st + 2 ld a thread, × 4 warps × 2 programs
+    assert (cnt.atomic_instructions_sm90, cnt.atomic_instructions_sm80) == (16, 64)
+    assert (cnt.shared_stores_sm80, cnt.shared_loads_sm80, cnt.shared_stores_sm90) == (16, 16, 0)

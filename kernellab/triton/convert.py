@@ -194,7 +194,26 @@ def conversion(src: Linear, dst: Linear, bits: int) -> tuple[int, int]:
         vs, vd = min(len(s), cap), 0
     else:
         vs = vd = min(len(set(s) & set(d)), cap)
-    return (1 << len(s)) >> vs, (1 << len(d)) >> vd
+    plain = (1 << len(s)) >> vs, (1 << len(d)) >> vd
+    gather = _ldmatrix(s, d, dst.lanes, bits)
+    return gather if gather is not None and sum(gather) < sum(plain) else plain
+
+
+def _ldmatrix(s: tuple, d: tuple, lanes: tuple, bits: int) -> tuple[int, int] | None:
+    """``(stores, loads)`` through ``ldmatrix`` where it applies, else None. ``ldmatrix.x4`` gives lane
+    ``l`` the 32-bit word ``l mod 4`` of row ``l / 4`` of each of 4 matrices whose 16-byte rows other
+    lanes address: the destination's first two lane bits (and, for 16-bit elements, its first register
+    bit, the two halves of a word) are the buffer's lowest address bits, so the source must hold those
+    elements in registers and stores them 16 bytes at a time; the destination's other lanes and
+    registers pick any rows."""
+    if bits not in (16, 32) or len(lanes) < 2:
+        return None
+    low = ((d[0],) if bits == 16 and d else ()) + tuple(lanes[:2])
+    if bits == 16 and not d or not all(any(b) for b in low) or not set(low) <= set(s):
+        return None
+    per_word = 32 // bits
+    words = max((1 << len(d)) // per_word, 1)
+    return (1 << len(s)) >> _cap(bits), max(words // 4, 1)
 
 
 def _along(bases: tuple, axes) -> int:
@@ -239,7 +258,8 @@ def resolve(tag, target: str = "sm80") -> Linear | None:
     vector of their shape and order, :func:`kernellab.triton.layout.plan`). Tags: ``("load", how,
     element bytes, num_warps, wanted)`` and ``("store", …)`` for a memory access (``how``: the pointer's
     and mask's axis facts and the block's shape), ``("slice", tag, axis)``, ``("expand", tag, axis)``,
-    ``("default", shape, num_warps)``, ``("dot", M, N, kind, num_warps)`` (a ``tl.dot``'s accumulator,
+    ``("default", shape, num_warps)``, ``("atomic", how, element bytes, num_warps, op, float)`` (an
+    atomic's, by target: :func:`atomic_plan`), ``("dot", M, N, kind, num_warps)`` (a ``tl.dot``'s accumulator,
     whose layout depends on ``target``: :func:`accumulator`)."""
     from . import layout
 
@@ -255,6 +275,8 @@ def resolve(tag, target: str = "sm80") -> Linear | None:
         return default(tag[1], tag[2])
     if kind == "dot":
         return accumulator(*tag[1:], target=target)
+    if kind == "atomic":
+        return from_plan(atomic_plan(*tag[1:], target=target))
     inner = resolve(tag[1], target)
     if inner is None:
         return None
@@ -346,3 +368,51 @@ def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: 
     else:
         loads += k * (n // wn) * nbytes // 512
     return stores, loads
+
+
+def atomic_vector(op: str, elem_bytes: int, is_float: bool, target: str) -> int:
+    """The most elements one atomic instruction of a thread updates in Triton 3.9's PTX: an fp32
+    ``tl.atomic_add`` is ``atom.add.v4.f32`` on sm_90 (one element on sm_80), an fp16 or bf16 one
+    ``atom.add.noftz.v8.f16`` on sm_90 and ``.f16x2`` on sm_80; every other atomic one element.
+
+    >>> atomic_vector("atomic_add", 4, True, "sm90"), atomic_vector("atomic_add", 4, True, "sm80")
+    (4, 1)
+    """
+    if op != "atomic_add" or not is_float:
+        return 1
+    if elem_bytes == 4:
+        return 4 if target == "sm90" else 1
+    if elem_bytes == 2:
+        return 8 if target == "sm90" else 2
+    return 1
+
+
+def atomic_plan(how, elem_bytes: int, num_warps: int, op: str, is_float: bool, target: str = "sm80"):
+    """The layout and instructions of a ``tl.atomic_*`` (:class:`kernellab.triton.layout.Plan`): the
+    coalescing pass gives it the layout of a store through its pointers, its elements per thread at
+    most what one atomic instruction updates (:func:`atomic_vector`), so that on sm_80 an fp32
+    ``atomic_add`` takes one element a thread, the 32 lanes of a warp 32 consecutive ones."""
+    from . import layout
+
+    ptr, mask, shape = how
+    cap = atomic_vector(op, elem_bytes, is_float, target)
+    if shape:
+        d = layout.order_of(ptr.contiguity)[0]
+        div = list(ptr.divisibility)
+        div[d] = min(div[d], cap * elem_bytes)  # no wider than the instruction: as if aligned to it
+        ptr = ptr._replace(divisibility=tuple(div))
+    return layout.plan(ptr, mask, shape, elem_bytes, num_warps)
+
+
+def atomic_instructions(how, elem_bytes: int, num_warps: int, op: str, is_float: bool, target: str) -> int:
+    """Warp-level atomic instructions per program of a ``tl.atomic_*`` (``atom.global`` of the PTX):
+    its layout's instructions (:func:`atomic_plan`); an fp32 ``atomic_max``/``atomic_min`` issues two
+    for each element (``atom.max.s32`` for the non-negative values, ``atom.min.u32`` for the others).
+
+    >>> from kernellab.triton import axis
+    >>> ptr = axis.add(axis.splat(axis.argument(16), (1024,)), axis.arange(0, 1024), (1024,), elem_bytes=4)
+    >>> [atomic_instructions((ptr, None, (1024,)), 4, 4, "atomic_add", True, t) for t in ("sm80", "sm90")]
+    [32, 8]
+    """
+    n = atomic_plan(how, elem_bytes, num_warps, op, is_float, target).instructions
+    return 2 * n if is_float and op in ("atomic_max", "atomic_min") else n

@@ -5,8 +5,12 @@ Every memory count goes through :mod:`kernellab.access`. A ``tl.load``/``tl.stor
 (:mod:`kernellab.triton.layout`, from the pointer's and mask's axis facts, :mod:`kernellab.triton.axis`):
 its warp instructions are those of the compiled code, and its requests, sectors and lines come from the
 addresses of the lanes of those instructions (:func:`count_planned`). Accesses with no layout (the
-lecture form's ``tl.load(array, offsets)``, block pointers, tensor descriptors, atomics) keep the
-simpler rule: the block flattened row-major, cut into warps of 32 lanes, one element a lane. Bytes are
+lecture form's ``tl.load(array, offsets)``, block pointers, tensor descriptors) keep the simpler rule:
+the block flattened row-major, cut into warps of 32 lanes, one element a lane; atomics keep it for their
+requests and sectors, and count their instructions under Triton's layout for them, by target
+(``atomic_instructions_sm80``/``_sm90``). The shared-memory traffic Triton adds (layout conversions,
+cross-warp reductions, ``tl.dot``'s operands) is in ``shared_stores_*``/``shared_loads_*``
+(:mod:`kernellab.triton.convert`). Bytes are
 the same under either rule. Counting is deferred and done in bulk, since the counters are pure
 functions of the access records.
 """
@@ -102,6 +106,11 @@ class TritonCounts(LoadStoreTotals):
     # Compute's smsp__inst_executed_op_shared_st.sum / smsp__inst_executed_op_shared_ld.sum; ldmatrix is
     # a load): those Triton 3.9 adds for layout conversions, cross-warp reductions and tl.dot's operands
     # (kernellab.triton.convert), each thread's instructions × num_warps, per program
+    # warp-level global atomic instructions executed (Nsight Compute's smsp__inst_executed_op_global_atom.sum),
+    # by target: a tl.atomic_*'s instructions per thread under Triton 3.9's layout and vector width for it
+    # (kernellab.triton.convert.atomic_instructions) × num_warps, per program
+    atomic_instructions_sm80: int = 0
+    atomic_instructions_sm90: int = 0
     shared_stores_sm80: int = 0
     shared_loads_sm80: int = 0
     shared_stores_sm90: int = 0
@@ -490,6 +499,16 @@ class Tally:
         """Record a reduction of a block of layout tag ``src`` along ``axis`` in ``programs`` programs
         (:func:`kernellab.triton.convert.reduction`), counted once the layouts are known (``_settle``)."""
         self._moves.append(("reduce", src, (axis, operands, used), bits, num_warps, programs))
+
+    def atomic_layout(self, how, elem_bytes: int, num_warps: int, op: str, is_float: bool, programs: int):
+        """Record a ``tl.atomic_*`` through pointers of axis facts ``how`` in ``programs`` programs: its warp
+        instructions by target (:func:`kernellab.triton.convert.atomic_instructions`)."""
+        from . import convert
+
+        n = self.n
+        for target in ("sm80", "sm90"):
+            n["atomic_instructions_" + target] += programs * convert.atomic_instructions(
+                how, elem_bytes, num_warps, op, is_float, target)
 
     def staged(self, a, b, what: str, bits: int, num_warps: int, programs: int):
         """Record a ``tl.dot`` of operands of layout tags ``a`` and ``b`` (``what``: ``"fp16"``, ``"tf32"``, …)

@@ -8,7 +8,8 @@ made constants). The launcher's own binder computes that specialisation (from CP
 ``triton.compile(ASTSource(...), target=GPUTarget("cuda", cc, 32))`` runs the whole pipeline to PTX and
 a cubin with the ptxas Triton ships. Counted from the PTX (static instructions: the cases' loops run
 once): global loads and stores by width and predication, ``cp.async`` copies, shared-memory loads and
-stores (``ld.shared``, ``st.shared``, ``ldmatrix``, ``stmatrix``), ``mma``/``wgmma`` instructions; from
+stores (``ld.shared``, ``st.shared``, ``ldmatrix``, ``stmatrix``), ``mma``/``wgmma`` instructions, global
+atomics (``atom.global``, ``red.global``: ``atom_global``); from
 ``cuobjdump -res-usage`` of the cubin: registers per thread; from the metadata: shared bytes,
 ``num_warps``, ``num_stages``. Usage: ``python tests/conformance/compiled_counts.py`` (needs triton and
 torch; ``nox -s compiled`` installs them).
@@ -39,6 +40,7 @@ GLOBAL = re.compile(r"^\s*(@!?%p\d+\s+)?(ld|st)\.global((?:\.[a-z0-9]+)*)")
 CP_ASYNC = re.compile(r"^\s*(@!?%p\d+\s+)?cp\.async\.(ca|cg)\.shared\.global")
 SHARED = re.compile(r"^\s*(@!?%p\d+\s+)?(ld\.shared|st\.shared|ldmatrix|stmatrix)")
 MMA = re.compile(r"^\s*(@!?%p\d+\s+)?(mma\.sync|wgmma\.mma_async)")
+ATOM = re.compile(r"^\s*(@!?%p\d+\s+)?(atom|red)\.global")
 REGS = re.compile(r"REG:(\d+)")
 BITS = {"b8": 8, "b16": 16, "b32": 32, "b64": 64, "u8": 8, "u16": 16, "u32": 32, "u64": 64, "s8": 8, "s16": 16,
         "s32": 32, "s64": 64, "f32": 32, "f16": 16, "f64": 64}
@@ -47,7 +49,7 @@ BITS = {"b8": 8, "b16": 16, "b32": 32, "b64": 64, "u8": 8, "u16": 16, "u32": 32,
 def ptx_counts(ptx: str) -> dict:
     """Global loads and stores by ``kind.width`` (bits a thread moves) and predication, and the others."""
     ld, st, pred = Counter(), Counter(), Counter()
-    cp = shared_ld = shared_st = mma = 0
+    cp = shared_ld = shared_st = mma = atom = 0
     for line in ptx.splitlines():
         m = GLOBAL.match(line)
         if m:
@@ -66,8 +68,10 @@ def ptx_counts(ptx: str) -> dict:
                 shared_st += 1
         elif MMA.match(line):
             mma += 1
+        elif ATOM.match(line):
+            atom += 1
     return {"ld_global": dict(ld), "st_global": dict(st), "predication": dict(pred), "cp_async": cp,
-            "shared_ld": shared_ld, "shared_st": shared_st, "mma": mma}
+            "shared_ld": shared_ld, "shared_st": shared_st, "mma": mma, "atom_global": atom}
 
 
 def registers(cubin: bytes) -> int | None:

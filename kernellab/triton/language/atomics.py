@@ -27,7 +27,7 @@ from kernellab.lane_order import in_lane_order
 from .. import dtypes as T
 from .. import memory
 from ..program import current
-from ..tensor import _align, _tensor_member_fn, broadcast_shape, convert, pointer, tensor
+from ..tensor import _align, _tensor_member_fn, broadcast_shape, convert, facts, pointer, tensor
 from .core import _to_tensor
 
 SPIN_LIMIT = 1000  # failed compare-and-swaps in a row after which a lone program is deadlocked
@@ -89,6 +89,13 @@ def _atomic(op: str, ptr, others, mask, sem, scope, fn, returns=True):
     rows = offs.shape[0]
     prog.tally.access("atomic", offs.reshape(rows, -1) * flat.itemsize,
                       None if act is None else act.reshape(rows, -1), flat.itemsize)
+    how = (facts(ptr), None if mask is None else facts(_to_tensor(mask), ptr._shape), ptr._shape)
+    is_float = elem.is_floating()
+    prog.tally.atomic_layout(how, flat.itemsize, prog.num_warps, op, is_float, prog.P)
+    lay = ("atomic", how, flat.itemsize, prog.num_warps, op, is_float)
+    for t in _tensors(others):  # a value reaching the atomic under another layout is converted
+        if t._lay is not None and t._shape == ptr._shape:
+            prog.tally.converted(t._lay, lay, 8 * flat.itemsize, prog.num_warps, prog.P)
     prog.before_store(flat)
     prog.touch(flat, offs, act)
     sel = np.ones(offs.shape, bool) if act is None else act
@@ -98,7 +105,17 @@ def _atomic(op: str, ptr, others, mask, sem, scope, fn, returns=True):
                              *((_read_codes(elem), _write_codes(elem)) if elem.__class__ is T.float_format else ()))
     old = np.zeros(offs.shape, elem.np)
     old[sel] = old_act
-    return tensor(old, elem, shape) if returns else None
+    if not returns:
+        return None
+    out = tensor(old, elem, shape)
+    if shape == ptr._shape and shape:
+        out._lay = lay
+    return out
+
+
+def _tensors(others):
+    """The tensors among an atomic's value operands."""
+    return [o for o in others if isinstance(o, tensor)]
 
 
 def _rmw(name: str, fn, doc: str):
