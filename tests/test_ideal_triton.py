@@ -341,3 +341,19 @@ def test_lecture_form_rows_carry_dram_and_ideal_sectors():
     assert (v.load_requests, v.load_sectors, v.load_ideal_sectors) == (4, 25, 13)
     # DRAM: every sector of x's first 199 floats (796 B): 25 sectors, the load line's
     assert v.dram_sectors == {"x": 25}
+
+
+def test_first_touch_rollback_restores_exactly_what_a_step_marked():
+    from kernellab.triton.counts import Touched
+
+    x = np.zeros(256, np.float32)  # 8 floats a sector
+    t = Touched(first_touch=True)
+    assert t.mark_run("x", x, 0, 16) == 2  # floats 0–15: sectors 0–1, both new
+    mark = t.checkpoint()
+    assert t.mark_run("x", x, 8, 32) == 3  # floats 8–39: sectors 1–4, sector 1 already marked
+    assert t.mark_rows("x", x, [64, 60], [8, 8]) == 2  # floats 64–71 (sector 8), 60–67 (sectors 7, 8)
+    assert t.mark("x", x, np.array([[200, 201, 33]]), None) == 1  # sector 25 new; sector 4 marked above
+    assert t.sectors() == {"x": 8}
+    t.rollback(mark)  # back to sectors 0–1: the partly new run restores sector 1 as it was (marked)
+    assert t.sectors() == {"x": 2}
+    assert t.mark_run("x", x, 8, 32) == 3 and t.mark_run("x", x, 0, 8) == 0

@@ -720,8 +720,8 @@ class Touched:
         """Mark sectors ``lo … hi − 1`` in ``bitmap`` (``first_touch``): how many were not marked before."""
         part = bitmap[lo:hi]
         n = part.size - int(np.count_nonzero(part))
-        if n:
-            self._log.append((bitmap, slice(lo, hi), part.copy()))
+        if n:  # what to restore on rollback: nothing was marked (the commonest case), or the part as it was
+            self._log.append((bitmap, slice(lo, hi), False if n == part.size else part.copy()))
             part[:] = True
         return n
 
