@@ -384,9 +384,11 @@ class Block:
         self._access("store", arr, idx, value, mask, vec)
 
     def _access(self, op, arr, idx, value, mask, vec):
-        self._position()
-        act, lanes, warps, all_active = self._active(mask)
-        idx = self._index(idx)
+        if self._auto:
+            self._position()
+        act, lanes, warps, all_active = self._masks[-1] if mask is None else self._active(mask)
+        if not (type(idx) is np.ndarray and idx.dtype == np.int64 and idx.ndim == 1 and idx.shape[0] == self.n_threads):
+            idx = self._index(idx)  # (the commonest index is taken as it is)
         m = 1 if idx.ndim == 1 else idx.shape[1]
         shared = isinstance(arr, SharedArray)
         if shared:
