@@ -428,6 +428,30 @@ def _row_offsets(shape: tuple, starts: np.ndarray, active: np.ndarray, lanes: in
     return offs, mask
 
 
+def _owner(a: np.ndarray):
+    """The read-only array whose every element ``a`` is, in order (``a`` itself or a view of all of it), else None."""
+    b = a if a.base is None else a.base
+    if b.__class__ is np.ndarray and not b.flags.writeable and b.size == a.size and b.dtype == a.dtype \
+            and a.flags.c_contiguous and b.flags.c_contiguous:
+        return b
+    return None
+
+
+def _one_run(prog: Program, s: np.ndarray, k: np.ndarray, lanes: int) -> bool:
+    """Whether rows from ``s`` with active lanes ``k`` are one run: each row ``lanes`` after the last, all
+    full but the last. Read-only starts and counts (a kernel's row starts and mask, shared by its
+    pointers) are looked at once per step."""
+    so, ko = _owner(s), _owner(k)
+    key = (id(so), id(ko), lanes)
+    hit = prog.runs.get(key) if so is not None and ko is not None else None
+    if hit is not None and hit[0] is so and hit[1] is ko:
+        return hit[2]
+    verdict = bool((s[1:] - s[:-1] == lanes).all() and (k[:-1] == lanes).all())
+    if so is not None and ko is not None:
+        prog.runs[key] = (so, ko, verdict)
+    return verdict
+
+
 def _check_count_touch_rows(prog: Program, kind: str, flat: np.ndarray, shape: tuple, starts, active, how=None):
     """Bounds-check, count and record the sectors of rows of consecutive offsets (see :func:`load_rows`;
     ``how``: the axis facts of the pointers and mask, for an access counted under its layout).
@@ -440,7 +464,7 @@ def _check_count_touch_rows(prog: Program, kind: str, flat: np.ndarray, shape: t
     w = flat.itemsize
     copies = prog.P if rows == 1 else 1  # one row shared by every program of the step
     s0 = int(s[0])
-    one_run = rows == 1 or bool((s[1:] - s[:-1] == lanes).all() and (k[:-1] == lanes).all())
+    one_run = rows == 1 or _one_run(prog, s, k, lanes)
     if how is not None:
         full = active is None or (int(k[-1]) == lanes if one_run else bool((k == lanes).all()))
         prog.tally.planned(kind, Geometry(rows, copies, lanes, w, starts=s, active=None if full else k, run=one_run),

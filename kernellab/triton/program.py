@@ -68,7 +68,7 @@ class Program:
     """
 
     __slots__ = ("kernel", "grid", "pids", "P", "tally", "names", "journal", "_pid_cols", "failed_cas", "touched",
-                 "deferred", "_lent", "_stored", "_addresses", "num_warps", "wanted")
+                 "deferred", "_lent", "_stored", "_addresses", "num_warps", "wanted", "runs")
 
     def __init__(self, kernel: str, grid, pids: np.ndarray, tally: Tally, names: dict, journal=None,
                  touched: Touched | None = None, defer: bool = False, num_warps: int = 4, wanted: dict | None = None):
@@ -88,6 +88,7 @@ class Program:
         self._lent: set[int] = set()  # addresses of arrays a load lent a view of (when deferring)
         self._stored: set[int] = set()  # addresses of arrays with a deferred store
         self._addresses: dict[int, tuple] = {}  # id(array) → (array, address of its data)
+        self.runs: dict = {}  # what the memory layer found of read-only row starts and counts (memory._one_run)
 
     def address(self, flat: np.ndarray) -> int:
         """The address of ``flat``'s data (looked up once per array object and step)."""

@@ -265,6 +265,7 @@ def _affine_sum(a, b, op: str, ct: T.dtype, shape: tuple):
     start = lin.start
     lo, hi = (start, start + lin.data.size - 1) if start is not None else (int(lin.data.min()), int(lin.data.max()))
     r = rows.astype(np.int64)
+    r.flags.writeable = False  # shared: the row starts of every pointer moved by this block
     tmin, tmax = _int_range(ct)
     if int(r.min()) + lo < tmin or int(r.max()) + hi > tmax:  # it may wrap around: compute it plainly
         return None
@@ -304,6 +305,7 @@ def _prefix_mask(a, b, op: str, ct: T.dtype, shape: tuple):
         lanes *= d
     k = bound - (rows + start) if op == "<" else bound - (rows + start) + 1
     k = np.minimum(np.maximum(k, 0, out=k), lanes, out=k)
+    k.flags.writeable = False  # shared by every access under this mask
     out = tensor(None, T.int1, shape)
     out._lazy = lambda: np.arange(lanes).reshape((1, *shape)) < k.reshape((-1,) + (1,) * len(shape))
     out._prefix = k
@@ -778,9 +780,12 @@ class pointer(tensor):
             # base pointer(s) + a row start per program + a block every program shares: the lineage is
             # the block's, the shift one int per program (shape (P, 1, …), broadcasting)
             rows, block = other._affine
-            base = self.data.astype(np.int64).reshape(-1)
-            return self._lazy_moved(_lineage_of(block), (base + rows).reshape(-1, *(1,) * len(block._shape)),
-                                    other._shape)
+            d = self.data
+            if d.shape == (1,) and d[0] == 0:  # an argument's pointer: the shift is the row starts
+                shift = rows
+            else:
+                shift = d.astype(np.int64).reshape(-1) + rows
+            return self._lazy_moved(_lineage_of(block), shift.reshape(-1, *(1,) * len(block._shape)), other._shape)
         od, ot, osh, olit = _operand(other)
         if not ot.is_int() or isinstance(ot, T.pointer_type):
             raise TypeError(_("a pointer can be offset only by integers, not by {ot}").format(ot=ot))

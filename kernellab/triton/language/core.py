@@ -37,6 +37,8 @@ from ..tensor import (
     tensor,
 )
 
+_POINTER = pointer  # the class (``load`` and ``store`` name their argument ``pointer``)
+
 
 def _to_tensor(x) -> tensor:
     if isinstance(x, tensor):
@@ -231,7 +233,11 @@ def _consecutive_rows(ptr, mask):
     if lin.shape != (1, *ptr._shape) or lin.start is None:
         return None
     shift = ptr.shift
-    starts = lin.start + (shift.reshape(-1) if isinstance(shift, np.ndarray) else np.array([shift], np.int64))
+    start = lin.start
+    if isinstance(shift, np.ndarray):
+        starts = shift.reshape(-1) if start == 0 else start + shift.reshape(-1)
+    else:
+        starts = np.array([start + shift], np.int64)
     return starts, None if mask is None else mask._prefix
 
 
@@ -317,7 +323,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     these counts are of what the program asks for.
     """
     _check_cache("load", cache_modifier, _LOAD_CACHE, eviction_policy)
-    if hasattr(pointer, "_load"):
+    if pointer.__class__ is not _POINTER and hasattr(pointer, "_load"):  # a block pointer, a descriptor
         return pointer._load(boundary_check, padding_option)
     ptr = pointer
     tile = _tile_mask(ptr, mask)
@@ -362,7 +368,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     change nothing here.
     """
     _check_cache("store", cache_modifier, _STORE_CACHE, eviction_policy)
-    if hasattr(pointer, "_store"):
+    if pointer.__class__ is not _POINTER and hasattr(pointer, "_store"):
         return pointer._store(value, boundary_check)
     ptr = pointer
     tile = _tile_mask(ptr, mask)
