@@ -417,6 +417,26 @@ def _affine_rows(bases, step: int, starts, mask, w: int, v: int) -> tuple[int, i
     return req, sec, lin, affine_ideal(stride, active, v * w)
 
 
+_FIELDS = tuple(f.name for f in fields(TritonCounts))
+
+
+def _counts(n: dict, **rest) -> TritonCounts:
+    """``TritonCounts(**n, **rest)`` given every field, made without the frozen dataclass's ``__init__``
+    (one ``object.__setattr__`` per field: 20 times the cost, once per launch).
+
+    >>> from dataclasses import fields
+    >>> c = _counts({f.name: f.default if f.name != "programs" else 3 for f in fields(TritonCounts)
+    ...              if f.name not in ("per_program", "dram_sectors", "by_line", "launch", "specialization")},
+    ...             per_program=None, dram_sectors={}, by_line=None, launch={}, specialization={})
+    >>> c == TritonCounts(programs=3), c.programs
+    (True, 3)
+    """
+    out = object.__new__(TritonCounts)
+    values = {**n, **rest}
+    out.__dict__.update({k: values[k] for k in _FIELDS})
+    return out
+
+
 _NAMES = tuple(f.name for f in fields(TritonCounts)
                if f.name not in ("per_program", "dram_sectors", "by_line", "launch", "specialization"))
 _SHARED = ("requests", "sectors", "lines", "bytes", "dram_bytes")
@@ -636,8 +656,8 @@ class Tally:
         n = dict(self.n)
         if self._updates:
             n["atomic_same_address"] += max(int(c.max()) for c in self._updates.values())
-        return TritonCounts(**n, per_program=per_program, dram_sectors=dict(dram_sectors or {}),
-                            specialization=dict(specialization or {}), launch=dict(launch or {}))
+        return _counts(n, per_program=per_program, dram_sectors=dict(dram_sectors or {}),
+                       specialization=dict(specialization or {}), launch=dict(launch or {}), by_line=None)
 
     def _row_counts(self, per_program: dict | None = None, dram_sectors: dict | None = None,
                     specialization: dict | None = None, launch: dict | None = None) -> TritonCounts:
