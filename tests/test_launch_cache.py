@@ -156,3 +156,20 @@ def test_a_shift_into_the_array_relaunched_counts_as_cold():
     # shift 0 and 8 differ (a warp of ld.global.v4 from 32 bytes into a line spans 5 lines, not 4);
     # 0 and 32 (128 bytes: a whole line) count alike
     assert cold[0][0].load_lines != cold[1][0].load_lines and cold[0] == cold[3]
+
+
+def test_an_array_registered_before_is_found_again_at_its_own_address():
+    """register_array finds an array it saw before by identity; a new array at a dead one's id is
+    registered afresh, and the region lookup follows. (A registered array's memory cannot move: numpy
+    refuses to resize an array a weak reference points to.)"""
+    from kernellab.triton.addresses import region_of, register_array
+
+    x = np.zeros(16, np.float32)
+    assert register_array(x) == register_array(x) == x.ctypes.data
+    assert region_of(x.ctypes.data + 4 * 15)[2] is x
+    with pytest.raises(ValueError):
+        x.resize(1 << 20, refcheck=False)
+    for _ in range(50):  # ids of dead arrays are reused by new ones
+        y = np.ones(8, np.float32)
+        assert register_array(y) == y.ctypes.data and region_of(y.ctypes.data + 28)[2] is y
+        del y

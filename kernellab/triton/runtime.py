@@ -86,6 +86,10 @@ def _as_array(v, name: str = "array"):
 
 def _argument(name: str, v):
     """What the kernel body sees for one argument."""
+    if v.__class__ is np.ndarray and _special_dtype(v.dtype) is None:  # the usual case first
+        out = pointer(memory.flat_view(v, name), np.zeros(1, np.int64), ())
+        out._address = register_array(v)  # kernels may reach it by address later (tl.pointer_type casts)
+        return out
     if isinstance(v, (tensor, type(None), str, T.dtype)):
         return v
     if isinstance(v, constexpr):
