@@ -10,6 +10,7 @@ the tests session leaves them out; ``nox -s tests -- -m gallery`` runs them ther
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -29,7 +30,9 @@ ROOT = Path(__file__).resolve().parent
 # tools/ by its path: ``python3 -m nox`` puts the working directory on sys.path, the ``nox`` console
 # script its own bin folder, so ``from tools.stamps import ...`` worked in one form only.
 sys.path.insert(0, str(ROOT / "tools"))
-from stamps import fingerprint, passed_on  # noqa: E402  (tools/stamps.py)
+from stamps import (  # noqa: E402  (tools/stamps.py)
+    fingerprint, installed_packages, passed_on, read_stamp, source_files, stable_environment, write_stamp,
+)
 
 DOCS = ROOT / "docs"
 BUILD = ROOT / os.environ.get("KERNELLAB_BUILD", "build")  # another folder for a private build
@@ -141,29 +144,46 @@ def _sphinx(session: nox.Session, builder: str, name: str, lang: str, out: Path,
     session.run(*_sphinx_argv(builder, name, lang, out, *extra), env={**ENV, "KERNELLAB_LANG": lang})
 
 
-def _html_in_parallel(session: nox.Session, site: Path, *extra: str) -> None:
+def _html_in_parallel(session: nox.Session, site: Path, *extra: str, doctests: bool = False) -> bool | None:
     """Build every language's HTML at once (one sphinx-build each; they share nothing but the staged
-    sources' parent), printing each log in turn when it ends; fails if any build failed."""
+    sources' parent), printing each log in turn when it ends; fails if any build failed.
+
+    With ``doctests``, Sphinx's doctest builder runs on the English doctrees as soon as the English
+    build ends, while the Chinese one (the longer) still runs: on two cores it then costs no time.
+    Returns whether the doctests passed (None when they did not run). A failure there does not fail
+    the site: ``nox -s doctests`` runs them again and fails, with the log.
+    """
     env = {**os.environ, **ENV, "PATH": os.pathsep.join([session.bin, os.environ.get("PATH", "")]),
            "VIRTUAL_ENV": session.virtualenv.location}
     logs = BUILD / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    running = {}
-    for lang in LANGS:
-        argv = _sphinx_argv("html", lang, lang, site / lang, *extra)
-        session.log(" ".join(argv) + f"  (log: {logs / lang}.log)")
-        log = open(logs / f"{lang}.log", "w", encoding="utf-8")  # closed below, once the build ends
-        running[lang] = (subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
-                                          env={**env, "KERNELLAB_LANG": lang}), log)
-    failed = []
-    for lang, (proc, log) in running.items():
+
+    def start(name: str, argv: list[str], lang: str) -> tuple[subprocess.Popen, object]:
+        session.log(" ".join(argv) + f"  (log: {logs / name}.log)")
+        log = open(logs / f"{name}.log", "w", encoding="utf-8")  # closed below, once the build ends
+        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env={**env, "KERNELLAB_LANG": lang}), log
+
+    def finish(name: str, proc: subprocess.Popen, log) -> int:
         proc.wait()
         log.close()
-        print((logs / f"{lang}.log").read_text(encoding="utf-8"), end="", flush=True)
-        if proc.returncode:
+        print((logs / f"{name}.log").read_text(encoding="utf-8"), end="", flush=True)
+        return proc.returncode
+
+    running = {lang: start(lang, _sphinx_argv("html", lang, lang, site / lang, *extra), lang) for lang in LANGS}
+    failed, passed = [], None
+    doctest = None
+    for lang, (proc, log) in running.items():
+        if finish(lang, proc, log):
             failed.append(lang)
+        elif lang == "en" and doctests:
+            doctest = start("doctest", _sphinx_argv("doctest", "en", "en", BUILD / "doctest", *extra), "en")
+    if doctest:
+        passed = finish("doctest", *doctest) == 0
+        if not passed:
+            session.warn(f"the prose doctests failed (log: {logs / 'doctest.log'}); `nox -s doctests` runs them again")
     if failed:
         session.error(f"sphinx-build failed for {', '.join(failed)} (logs in {logs})")
+    return passed
 
 
 # pytest-xdist's workers, and sphinx-build's reading processes (the builds without the gallery), one a
@@ -189,10 +209,16 @@ def tests(session: nox.Session) -> None:
 def doctests(session: nox.Session) -> None:
     """Run the testable examples in the prose pages with Sphinx's doctest builder (English).
 
-    After ``nox -s docs`` (as in a bare ``nox``) it tests the English site's own doctrees, which are read
+    ``nox -s docs`` runs them too, on the English doctrees, while its Chinese build still runs; when they
+    passed there on exactly the inputs there are now (``build/docs.stamp``), this session says so and
+    stops. Otherwise, after ``nox -s docs`` it tests the English site's own doctrees, which are read
     already (the doctrees folder every builder shares, as in Sphinx's own Makefile); without them it reads
     the pages itself, the gallery not executed.
     """
+    docs_venv = Path(session.virtualenv.location).parent / "docs"
+    if not session.posargs and _docs_current(docs_venv, ()).get("doctests"):
+        session.log(f"the prose doctests passed in the docs build of exactly these inputs ({DOCS_STAMP})")
+        return
     _install(session, "docs")
     if (BUILD / "doctrees" / "en" / "environment.pickle").exists():
         _sphinx(session, "doctest", "en", "en", BUILD / "doctest", *session.posargs)
@@ -206,6 +232,10 @@ def docs(session: nox.Session) -> None:
 
     kernellab's wheel and sdist go to build/html/dist, beside the languages; the root gets index.html,
     404.html and, when ``KERNELLAB_BASEURL`` gives the site's URL, a sitemap (tools/site_publish.py).
+    Without arguments it also runs the prose doctests (for the doctests session, see there). When the
+    last docs session passed on exactly the inputs there are now — every file of the source tree, the
+    environment's packages, the environment variables and the arguments — and build/html is still what
+    it wrote, it does nothing (``build/docs.stamp``).
 
     Arguments after ``--`` go to sphinx-build, e.g. ``nox -s docs -- -D plot_gallery=0`` or
     ``nox -s docs -- -D sphinx_gallery_conf.filename_pattern=01_`` (one example), or
@@ -213,11 +243,44 @@ def docs(session: nox.Session) -> None:
     """
     _install(session, "docs", "test")
     site = BUILD / "html"
+    venv = Path(session.virtualenv.location)
+    if _docs_current(venv, session.posargs):
+        session.log(f"the site was built and checked from exactly these inputs ({DOCS_STAMP}): nothing to do")
+        session.log(f"site: {site / 'index.html'}")
+        return
+    DOCS_STAMP.unlink(missing_ok=True)
+    inputs = _docs_inputs(venv, session.posargs)  # before building: an edit made meanwhile is a miss next time
     _dist(session, site / "dist", isolated=False)  # kernellab's wheel and sdist, beside the languages
-    _html_in_parallel(session, site, *session.posargs)  # the languages at once: ~1.8× on two cores
+    # the languages at once (~1.8× on two cores), and the prose doctests once the English build is done
+    doctests = _html_in_parallel(session, site, *session.posargs, doctests=not session.posargs)
     session.run("python", "tools/site_publish.py", str(site))  # index, 404, sitemap (with a site URL)
     _check_site(session, site)
+    write_stamp(DOCS_STAMP, inputs=inputs, site=_site_fingerprint(site), doctests=bool(doctests))
     session.log(f"site: {site / 'index.html'}")
+
+
+DOCS_STAMP = BUILD / "docs.stamp"
+
+
+def _docs_inputs(venv: Path, posargs: list[str] | tuple[str, ...]) -> str:
+    """The fingerprint of everything the docs session reads: every file of the source tree (the session's
+    own code, noxfile.py, included), the docs environment's packages, the environment variables (all but
+    the shell's own) and the arguments after ``--``."""
+    env = {**stable_environment(os.environ), "(arguments)": json.dumps(list(posargs))}
+    return fingerprint(ROOT, [*source_files(ROOT, outputs=[BUILD]), *installed_packages(venv)], env)
+
+
+def _site_fingerprint(site: Path) -> str:
+    return fingerprint(site, [site], {})
+
+
+def _docs_current(venv: Path, posargs: list[str] | tuple[str, ...]) -> dict:
+    """build/docs.stamp's fields when the last docs session passed on exactly the inputs there are now
+    and the built site is still the one it wrote; else an empty dict (then everything runs)."""
+    stamp = read_stamp(DOCS_STAMP)
+    if not stamp or not venv.is_dir() or stamp.get("inputs") != _docs_inputs(venv, posargs):
+        return {}
+    return stamp if stamp.get("site") == _site_fingerprint(BUILD / "html") else {}
 
 
 # What the built-site checks read besides the site: their code, kernellab, tools/, pytest's settings, and
@@ -231,8 +294,7 @@ def _check_site(session: nox.Session, site: Path) -> None:
     """Run tests/site on the built site, unless they passed on exactly these inputs: the site's files,
     SITE_CHECK_INPUTS, the session's installed packages and the environment variables they read."""
     env = {"KERNELLAB_SITE": str(site)}
-    venv = Path(session.virtualenv.location)
-    packages = [venv / "pyvenv.cfg", *sorted(venv.glob("lib/python*/site-packages/*.dist-info/RECORD"))]
+    packages = installed_packages(Path(session.virtualenv.location))
     key = fingerprint(ROOT, [site, *(ROOT / p for p in SITE_CHECK_INPUTS), *packages],
                       {k: v for k, v in {**os.environ, **env}.items() if k.startswith(SITE_CHECK_ENV)})
     stamp = BUILD / "site-checks.stamp"
