@@ -30,9 +30,8 @@ ROOT = Path(__file__).resolve().parent
 # tools/ by its path: ``python3 -m nox`` puts the working directory on sys.path, the ``nox`` console
 # script its own bin folder, so ``from tools.stamps import ...`` worked in one form only.
 sys.path.insert(0, str(ROOT / "tools"))
-from stamps import (  # noqa: E402  (tools/stamps.py)
-    fingerprint, installed_packages, passed_on, read_stamp, source_files, stable_environment, write_stamp,
-)
+from stamps import fingerprint, installed_packages, passed_on, read_stamp, source_files, stable_environment  # noqa: E402, I001
+from stamps import write_stamp  # noqa: E402  (tools/stamps.py)
 
 DOCS = ROOT / "docs"
 BUILD = ROOT / os.environ.get("KERNELLAB_BUILD", "build")  # another folder for a private build
