@@ -30,8 +30,7 @@ ROOT = Path(__file__).resolve().parent
 # tools/ by its path: ``python3 -m nox`` puts the working directory on sys.path, the ``nox`` console
 # script its own bin folder, so ``from tools.stamps import ...`` worked in one form only.
 sys.path.insert(0, str(ROOT / "tools"))
-from stamps import fingerprint, installed_packages, passed_on, read_stamp, source_files, stable_environment  # noqa: E402, I001
-from stamps import write_stamp  # noqa: E402  (tools/stamps.py)
+import stamps  # noqa: E402  (tools/stamps.py)
 
 DOCS = ROOT / "docs"
 BUILD = ROOT / os.environ.get("KERNELLAB_BUILD", "build")  # another folder for a private build
@@ -254,7 +253,7 @@ def docs(session: nox.Session) -> None:
     doctests = _html_in_parallel(session, site, *session.posargs, doctests=not session.posargs)
     session.run("python", "tools/site_publish.py", str(site))  # index, 404, sitemap (with a site URL)
     _check_site(session, site)
-    write_stamp(DOCS_STAMP, inputs=inputs, site=_site_fingerprint(site), doctests=bool(doctests))
+    stamps.write_stamp(DOCS_STAMP, inputs=inputs, site=_site_fingerprint(site), doctests=bool(doctests))
     session.log(f"site: {site / 'index.html'}")
 
 
@@ -265,18 +264,18 @@ def _docs_inputs(venv: Path, posargs: list[str] | tuple[str, ...]) -> str:
     """The fingerprint of everything the docs session reads: every file of the source tree (the session's
     own code, noxfile.py, included), the docs environment's packages, the environment variables (all but
     the shell's own) and the arguments after ``--``."""
-    env = {**stable_environment(os.environ), "(arguments)": json.dumps(list(posargs))}
-    return fingerprint(ROOT, [*source_files(ROOT, outputs=[BUILD]), *installed_packages(venv)], env)
+    env = {**stamps.stable_environment(os.environ), "(arguments)": json.dumps(list(posargs))}
+    return stamps.fingerprint(ROOT, [*stamps.source_files(ROOT, outputs=[BUILD]), *stamps.installed_packages(venv)], env)
 
 
 def _site_fingerprint(site: Path) -> str:
-    return fingerprint(site, [site], {})
+    return stamps.fingerprint(site, [site], {})
 
 
 def _docs_current(venv: Path, posargs: list[str] | tuple[str, ...]) -> dict:
     """build/docs.stamp's fields when the last docs session passed on exactly the inputs there are now
     and the built site is still the one it wrote; else an empty dict (then everything runs)."""
-    stamp = read_stamp(DOCS_STAMP)
+    stamp = stamps.read_stamp(DOCS_STAMP)
     if not stamp or not venv.is_dir() or stamp.get("inputs") != _docs_inputs(venv, posargs):
         return {}
     return stamp if stamp.get("site") == _site_fingerprint(BUILD / "html") else {}
@@ -293,11 +292,11 @@ def _check_site(session: nox.Session, site: Path) -> None:
     """Run tests/site on the built site, unless they passed on exactly these inputs: the site's files,
     SITE_CHECK_INPUTS, the session's installed packages and the environment variables they read."""
     env = {"KERNELLAB_SITE": str(site)}
-    packages = installed_packages(Path(session.virtualenv.location))
-    key = fingerprint(ROOT, [site, *(ROOT / p for p in SITE_CHECK_INPUTS), *packages],
+    packages = stamps.installed_packages(Path(session.virtualenv.location))
+    key = stamps.fingerprint(ROOT, [site, *(ROOT / p for p in SITE_CHECK_INPUTS), *packages],
                       {k: v for k, v in {**os.environ, **env}.items() if k.startswith(SITE_CHECK_ENV)})
     stamp = BUILD / "site-checks.stamp"
-    if passed_on(stamp, key):
+    if stamps.passed_on(stamp, key):
         session.log(f"the built-site checks passed on exactly this site and its inputs ({stamp})")
         return
     stamp.unlink(missing_ok=True)
