@@ -214,7 +214,7 @@ def doctests(session: nox.Session) -> None:
     the pages itself, the gallery not executed.
     """
     docs_venv = Path(session.virtualenv.location).parent / "docs"
-    if not session.posargs and _docs_current(docs_venv, ()).get("doctests"):
+    if not session.posargs and docs_venv.is_dir() and _docs_current(session, _docs_inputs(docs_venv, ())).get("doctests"):
         session.log(f"the prose doctests passed in the docs build of exactly these inputs ({DOCS_STAMP})")
         return
     _install(session, "docs")
@@ -242,12 +242,12 @@ def docs(session: nox.Session) -> None:
     _install(session, "docs", "test")
     site = BUILD / "html"
     venv = Path(session.virtualenv.location)
-    if _docs_current(venv, session.posargs):
+    inputs = _docs_inputs(venv, session.posargs)  # before building: an edit made meanwhile is a miss next time
+    if _docs_current(session, inputs):
         session.log(f"the site was built and checked from exactly these inputs ({DOCS_STAMP}): nothing to do")
         session.log(f"site: {site / 'index.html'}")
         return
     DOCS_STAMP.unlink(missing_ok=True)
-    inputs = _docs_inputs(venv, session.posargs)  # before building: an edit made meanwhile is a miss next time
     _dist(session, site / "dist", isolated=False)  # kernellab's wheel and sdist, beside the languages
     # the languages at once (~1.8× on two cores), and the prose doctests once the English build is done
     doctests = _html_in_parallel(session, site, *session.posargs, doctests=not session.posargs)
@@ -260,25 +260,35 @@ def docs(session: nox.Session) -> None:
 DOCS_STAMP = BUILD / "docs.stamp"
 
 
-def _docs_inputs(venv: Path, posargs: list[str] | tuple[str, ...]) -> str:
-    """The fingerprint of everything the docs session reads: every file of the source tree (the session's
-    own code, noxfile.py, included), the docs environment's packages, the environment variables (all but
-    the shell's own) and the arguments after ``--``."""
+def _docs_inputs(venv: Path, posargs: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """The fingerprints of everything the docs session reads, by part: every file of the source tree (by
+    top-level entry; the session's own code, noxfile.py, included), the docs environment's packages, and
+    the environment variables (all but the shell's own) with the arguments after ``--``."""
+    groups: dict[str, list[Path]] = {}
+    for path in stamps.source_files(ROOT, outputs=[BUILD]):
+        groups.setdefault(path.relative_to(ROOT).parts[0], []).append(path)
+    groups["(packages)"] = stamps.installed_packages(venv)
     env = {**stamps.stable_environment(os.environ), "(arguments)": json.dumps(list(posargs))}
-    return stamps.fingerprint(ROOT, [*stamps.source_files(ROOT, outputs=[BUILD]), *stamps.installed_packages(venv)], env)
+    return stamps.fingerprint_parts(ROOT, groups, env)
 
 
 def _site_fingerprint(site: Path) -> str:
     return stamps.fingerprint(site, [site], {})
 
 
-def _docs_current(venv: Path, posargs: list[str] | tuple[str, ...]) -> dict:
-    """build/docs.stamp's fields when the last docs session passed on exactly the inputs there are now
-    and the built site is still the one it wrote; else an empty dict (then everything runs)."""
+def _docs_current(session: nox.Session, inputs: dict[str, str]) -> dict:
+    """build/docs.stamp's fields when the last docs session passed on exactly ``inputs`` and the built site
+    is still the one it wrote; else an empty dict (then everything runs), and the log says what changed."""
     stamp = stamps.read_stamp(DOCS_STAMP)
-    if not stamp or not venv.is_dir() or stamp.get("inputs") != _docs_inputs(venv, posargs):
+    if not stamp:
         return {}
-    return stamp if stamp.get("site") == _site_fingerprint(BUILD / "html") else {}
+    changed = stamps.changed_parts(stamp.get("inputs") or {}, inputs)
+    if stamp.get("site") != _site_fingerprint(BUILD / "html"):
+        changed.append("build/html")
+    if changed:
+        session.log(f"changed since the last docs session ({DOCS_STAMP}): {', '.join(changed)}")
+        return {}
+    return stamp
 
 
 # What the built-site checks read besides the site: their code, kernellab, tools/, pytest's settings, and

@@ -169,3 +169,16 @@ def test_the_real_tree_holds_what_the_docs_build_reads_and_no_output():
                 "tools/site_publish.py", "tests/site/conftest.py", "docs/locale/zh_CN/LC_MESSAGES/index.po"):
         assert ROOT / rel in files, rel
     assert not [p for p in files if {".git", ".nox", "build", "__pycache__"} & set(p.relative_to(ROOT).parts)]
+
+
+def test_a_stamp_by_parts_names_the_part_that_changed(repo):
+    from stamps import changed_parts, fingerprint_parts
+
+    def parts(env):
+        return fingerprint_parts(repo, {"docs": [repo / "docs"], "kernellab": [repo / "kernellab"]}, env)
+
+    before = parts({"LANG": "C"})
+    (repo / "kernellab" / "x.py").write_text("changed")
+    assert changed_parts(before, parts({"LANG": "C"})) == ["kernellab"]
+    assert changed_parts(before, parts({"LANG": "zh_CN.UTF-8"})) == ["environment", "kernellab"]
+    assert changed_parts({}, before) == ["docs", "environment", "kernellab"]  # no stamp: everything changed

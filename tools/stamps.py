@@ -56,6 +56,22 @@ def fingerprint(root: Path, paths: Iterable[Path], env: Mapping[str, str]) -> st
     return digest.hexdigest()
 
 
+def fingerprint_parts(root: Path, groups: Mapping[str, Iterable[Path]], env: Mapping[str, str]) -> dict[str, str]:
+    """One fingerprint per named group of files, and one of ``env`` (``"environment"``): a stamp that
+    holds them can say which part changed when it no longer holds."""
+    parts = {name: fingerprint(root, files, {}) for name, files in groups.items()}
+    return {**parts, "environment": fingerprint(root, [], env)}
+
+
+def changed_parts(old: Mapping[str, str], new: Mapping[str, str]) -> list[str]:
+    """The names whose fingerprints differ between two ``fingerprint_parts`` results (added or gone included).
+
+    >>> changed_parts({"docs": "1", "kernellab": "2"}, {"docs": "1", "kernellab": "3", "tools": "4"})
+    ['kernellab', 'tools']
+    """
+    return sorted(name for name in {*old, *new} if old.get(name) != new.get(name))
+
+
 def source_files(root: Path, outputs: Iterable[Path] = ()) -> list[Path]:
     """Every file of the source tree at ``root``, sorted: all but its top-level dot entries (``.git``,
     ``.nox``, caches), the build folders (``build``, ``build-*`` and ``outputs``) and caches anywhere.
