@@ -57,10 +57,10 @@ def fingerprint(root: Path, paths: Iterable[Path], env: Mapping[str, str]) -> st
 
 
 def fingerprint_parts(root: Path, groups: Mapping[str, Iterable[Path]], env: Mapping[str, str]) -> dict[str, str]:
-    """One fingerprint per named group of files, and one of ``env`` (``"environment"``): a stamp that
-    holds them can say which part changed when it no longer holds."""
+    """One fingerprint per named group of files and one per variable of ``env`` (named ``$NAME``; a hash,
+    so a stamp holds no variable's value): a stamp that holds them can say which part changed."""
     parts = {name: fingerprint(root, files, {}) for name, files in groups.items()}
-    return {**parts, "environment": fingerprint(root, [], env)}
+    return {**parts, **{f"${name}": hashlib.sha256(value.encode()).hexdigest() for name, value in env.items()}}
 
 
 def changed_parts(old: Mapping[str, str], new: Mapping[str, str]) -> list[str]:
