@@ -131,9 +131,10 @@ def test_outputs_and_caches_do_not_change_the_docs_key(repo):
 
 
 def test_the_shells_own_variables_are_left_out_and_no_other():
-    shell = {"SHLVL": "2", "OLDPWD": "/tmp", "_": "/usr/bin/python3", "TERM": "xterm"}
+    shell = {"SHLVL": "2", "OLDPWD": "/tmp", "_": "/usr/bin/python3", "TERM": "xterm",
+             "PYENV_REHASH_REAL_COMMAND": "pip", "PYENV_DIR": "/tmp/clone"}  # set by pyenv's shims
     kept = {"KERNELLAB_BASEURL": "https://x/", "LANG": "C.UTF-8", "PATH": "/bin", "SOURCE_DATE_EPOCH": "1",
-            "PYTHONHASHSEED": "0", "SPHINXOPTS": "-v", "HOME": "/root"}
+            "PYTHONHASHSEED": "0", "SPHINXOPTS": "-v", "HOME": "/root", "PYENV_VERSION": "3.11.7"}
     assert stable_environment({**shell, **kept}) == kept
 
 

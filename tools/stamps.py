@@ -28,6 +28,9 @@ SHELL_ENV = frozenset({
     "HISTFILE", "HISTSIZE", "HISTFILESIZE", "HISTCONTROL", "LS_COLORS", "LESS", "LESSOPEN", "LESSCLOSE",
     "DISPLAY", "WINDOWID", "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "SSH_AUTH_SOCK", "TMUX", "TMUX_PANE",
     "STY", "GPG_TTY", "MAIL", "TERM_PROGRAM", "TERM_PROGRAM_VERSION", "TERM_SESSION_ID",
+    # pyenv's shims: where a command was typed, and the bookkeeping of its pip hook, which
+    # `python3 -m pip install "nox[uv]" && python3 -m nox -s docs` leaves set for the second command only
+    "PYENV_DIR", "PYENV_HOOK_PATH", "PYENV_REHASH_REAL_COMMAND", "_PYENV_INSTALL_PREFIX",
 })
 
 
