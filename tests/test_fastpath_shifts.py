@@ -325,3 +325,22 @@ def test_loads_of_lanes_by_instructions_repeated_and_moved(space):
             b = (np.arange(128) // 64)[:, None]
             want = np.where(e < 128, x[np.minimum(64 * b + e, 511)], np.nan)
         assert np.array_equal(v, want, equal_nan=True), d
+
+
+def test_a_site_that_keeps_missing_stops_trying_and_stays_exact():
+    # 40 passes whose index is never a move of the one before (lane l reads (l·p) mod 97), then 10 moves at another
+    # site: the first site gives up after 32 misses running, the second counts 9 moves from its first (no miss);
+    # every count equals the reference path's
+    seen = []
+
+    def k(blk, x):
+        for p in range(1, 41):
+            blk.load(x, blk.tx * p % 97)
+        for d in range(10):
+            blk.load(x, blk.tx + d)
+        seen.append([(ref.misses, ref.first) for ref in blk._shifts.values()])
+    c = both_ways(k, 1, 32, lambda: (np.zeros(97, np.float32),), auto_instr=False)
+    assert c.gld_instr == 50
+    (misses, first), (moved_misses, moved_first) = seen[0]  # the fast run's (the reference path never tries)
+    assert misses >= block_mod.Block._MISSES_BEFORE_GIVING_UP and first == 0  # lane 0 reads 0 every pass
+    assert (moved_misses, moved_first) == (0, 0)
