@@ -170,11 +170,13 @@ def test_mark_lines_equals_mark():
     for width in (1, 2, 4, 8):
         x = np.zeros(5000, np.dtype(f"i{width}"))
         for n in (1, 3, 16, 17, 32, 64):
-            s = rng.integers(0, 5000 - n, (3, 11))
-            a, b = Touched(), Touched()
-            a.mark_lines("x", x, s, n)
-            b.mark("x", x, s[..., None] + np.arange(n), None)
-            assert a.sectors() == b.sectors()
+            at = int(rng.integers(0, 32 // width)) if width < 32 else 0
+            for s in (rng.integers(0, 5000 - n, (3, 11)),  # anywhere, and every line at one byte of a sector
+                      rng.integers(0, (5000 - n - at) * width // 32, (3, 11)) * (32 // width) + at):
+                a, b = Touched(), Touched()
+                a.mark_lines("x", x, s, n)
+                b.mark("x", x, s[..., None] + np.arange(n), None)
+                assert a.sectors() == b.sectors()
 
 
 def test_widen_is_astype_bit_for_bit():

@@ -805,8 +805,12 @@ class Touched:
         bitmap, w = self._bitmap(name, flat), flat.itemsize
         s = np.asarray(starts, np.int64).reshape(-1)
         ids = s * w // SECTOR_BYTES
-        span = (n * w + SECTOR_BYTES - 2) // SECTOR_BYTES + 1  # the most sectors a line can cover
-        if span > 1:
+        at = s * w % SECTOR_BYTES
+        if at.size and (at == at[0]).all():  # every line from the same byte of a sector: as many sectors each
+            span = (int(at[0]) + n * w - 1) // SECTOR_BYTES + 1
+            if span > 1:
+                ids = (ids[:, None] + np.arange(span)).reshape(-1)
+        elif (span := (n * w + SECTOR_BYTES - 2) // SECTOR_BYTES + 1) > 1:  # the most sectors a line can cover
             hi = ((s + n) * w - 1) // SECTOR_BYTES
             ids = np.minimum(ids[:, None] + np.arange(span), hi[:, None]).reshape(-1)
         if self._log is not None:  # first_touch: how many sectors are new

@@ -786,9 +786,11 @@ class pointer(tensor):
             else:
                 shift = d.astype(np.int64).reshape(-1) + rows
             return self._lazy_moved(_lineage_of(block), shift.reshape(-1, *(1,) * len(block._shape)), other._shape)
-        od, ot, osh, olit = _operand(other)
+        od, ot, osh, olit = _operand(other, values=False)  # a block's values read only where needed
         if not ot.is_int() or isinstance(ot, T.pointer_type):
             raise TypeError(_("a pointer can be offset only by integers, not by {ot}").format(ot=ot))
+        if od is None and not osh:
+            od = other.data
         if not osh and (olit or od.shape[0] == 1):  # a shift every program shares
             s = sign * int(od if olit else od[0])
             if self.lineage is not None:
@@ -804,13 +806,15 @@ class pointer(tensor):
                 out._lazy = lambda: lineage.data
                 return out
             return self._lazy_moved(lineage, base, osh)
-        if sign > 0 and not self._shape and osh and not olit and (od.shape[0] == 1 or od.shape[0] == self.data.shape[0]):
+        if sign > 0 and not self._shape and osh and not olit and _rows_of(other) in (1, self.data.shape[0]):
             # a base pointer per program (a row start) + a block of offsets every program shares, or
             # one block per program
             base = self.data.astype(np.int64).reshape(-1, *(1,) * len(osh))
             return self._lazy_moved(_lineage_of(other), base, osh)
         shape = broadcast_shape(self._shape, osh)
         nd = len(shape)
+        if od is None:
+            od = other.data
         off = np.int64(od) if olit else od.astype(np.int64, copy=False)
         x = _align(self.data, self._shape, nd, False)
         y = _align(off, osh, nd, olit)
@@ -861,15 +865,25 @@ class pointer(tensor):
         return out
 
 
+def _rows_of(t: tensor) -> int:
+    """The rows (programs) of a block's values, without building them where its structure says."""
+    if t._data is None and t._outer is not None:
+        return max(t._outer[0].shape[0], t._outer[1].shape[0])
+    return t.data.shape[0]
+
+
 def _lineage_of(t: tensor) -> Lineage:
     """The lineage of pointers ``base + t``: made once per offsets block, shared by every base."""
     lin = t._lineage
     if lin is None:
         outer = t._outer
-        if outer is not None and t._data is None:  # an outer sum: its lines from its two sides
+        if outer is not None:  # an outer sum: its lines from its two sides
             from .tiles import lines_of_outer
 
             known, lines = lines_of_outer(*outer)
+            if known and t._data is not None:
+                lin = t._lineage = Lineage(t._data.astype(np.int64, copy=False), lines=lines)
+                return lin
             if known:
                 rows = max(outer[0].shape[0], outer[1].shape[0])
                 lin = t._lineage = Lineage(None, make=lambda: t.data.astype(np.int64, copy=False),

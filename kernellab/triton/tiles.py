@@ -130,7 +130,8 @@ def _record(prog: Program, kind: str, flat: np.ndarray, ptr, s: np.ndarray, line
         if mask is None and not isinstance(ptr.shift, np.ndarray):  # the lineage's distinct lines, shifted
             distinct = ptr.lineage.counted.get("distinct lines")
             if distinct is None:
-                distinct = ptr.lineage.counted["distinct lines"] = np.unique(lines.starts)
+                u = np.sort(lines.starts, axis=None)
+                distinct = ptr.lineage.counted["distinct lines"] = u[np.r_[True, u[1:] != u[:-1]]]
             prog.touch_lines(flat, distinct + ptr.shift, lines.n)
         elif mask is None:
             prog.touch_lines(flat, s, lines.n)
