@@ -373,7 +373,7 @@ class tensor:
         self._into = None
         self._ax = None  # what Triton's axis analysis knows of it (kernellab.triton.axis); None: nothing
         self._lay = None  # where its layout comes from (kernellab.triton.convert.resolve); None: not followed
-        self._wide = None  # an fp16 block's values as float32, once a tl.dot has needed them (see dot)
+        self._wide = None  # an fp16 block's values as float32 (or a function making them), for tl.dot
         self._outer = None  # (column, row, dtype): a 2-D integer block that is their outer sum (see _lineage_of)
 
     @property

@@ -128,11 +128,8 @@ def _record(prog: Program, kind: str, flat: np.ndarray, ptr, s: np.ndarray, line
     prog.tally.planned(kind, g, how[0], how[1], shape, prog.num_warps, prog.wanted)
     if prog.touched is not None:
         if mask is None and not isinstance(ptr.shift, np.ndarray):  # the lineage's distinct lines, shifted
-            distinct = ptr.lineage.counted.get("distinct lines")
-            if distinct is None:
-                u = np.sort(lines.starts, axis=None)
-                distinct = ptr.lineage.counted["distinct lines"] = u[np.r_[True, u[1:] != u[:-1]]]
-            prog.touch_lines(flat, distinct + ptr.shift, lines.n)
+            _distinct(ptr.lineage, lines)
+            prog.touch_lines(flat, ptr.lineage.counted["distinct lines"] + ptr.shift, lines.n)
         elif mask is None:
             prog.touch_lines(flat, s, lines.n)
         else:
@@ -140,12 +137,15 @@ def _record(prog: Program, kind: str, flat: np.ndarray, ptr, s: np.ndarray, line
             prog.touch(flat, offs, m)
 
 
-def load(prog: Program, ptr, mask, other, how) -> np.ndarray | None:
-    """``tl.load(ptr, mask, other)`` of a tile stored as lines (see the module), or None to decline.
+def load(prog: Program, ptr, mask, other, how):
+    """``tl.load(ptr, mask, other)`` of a tile stored as lines (see the module): ``(values, widen)``, or None to
+    decline.
 
     ``mask``: a bool block that broadcasts to ``(rows, *shape)``, or None; ``other``: the fill of masked-off
     lanes (0 when None), already in the array's storage type; ``how``: the pointer's and mask's axis facts
-    and the block shape.
+    and the block shape. ``widen``: None, or for an unmasked float16 tile whose programs share lines (the
+    grouped matmul's operands, FlashAttention's keys), a function giving the values as float32 — each
+    distinct line converted once, then copied to the programs that read it (``_distinct``).
     """
     flat, lines = ptr.flat, ptr.lineage.lines
     s = _placed(lines, ptr.shift, flat.size)
@@ -158,13 +158,41 @@ def load(prog: Program, ptr, mask, other, how) -> np.ndarray | None:
     full = None if mask is None else np.broadcast_to(mask, (rows, *shape))
     prog.before_load(flat)
     _record(prog, "load", flat, ptr, s, lines, full, how, rows)
-    vals = _window(flat, lines.n)[s]  # (rows of s, lines, n)
+    shared = None if isinstance(ptr.shift, np.ndarray) else _distinct(ptr.lineage, lines)
+    if shared is None:
+        vals = _window(flat, lines.n)[s]  # (rows of s, lines, n)
+    else:  # the distinct lines once, then each program's
+        distinct, which = shared
+        part = _window(flat, lines.n)[distinct + ptr.shift]
+        vals = part[which]
+    widen = None
+    if full is None and shared is not None and flat.dtype == np.float16:
+        from .numerics import _widen
+
+        def widen(part=part, which=which, axis=lines.axis):
+            wide = _widen(part)[which]
+            return np.ascontiguousarray(wide.transpose(0, 2, 1)) if axis == 0 else wide
     if lines.axis == 0:
         vals = np.ascontiguousarray(vals.transpose(0, 2, 1))
     if full is None:
-        return vals
+        return vals, widen
     fill = np.asarray(0 if other is None else other).astype(flat.dtype)
-    return np.where(full, vals, fill)
+    return np.where(full, vals, fill), None
+
+
+def _distinct(lineage, lines: Lines):
+    """``(distinct starts, which)`` of a lineage whose programs share lines: ``starts == distinct[which]``,
+    kept once per lineage; None when fewer than half the lines repeat (a copy through them gains nothing)."""
+    got = lineage.counted.get("shared lines", False)
+    if got is False:
+        u = np.sort(lines.starts, axis=None)
+        u = u[np.r_[True, u[1:] != u[:-1]]]
+        got = None
+        if 2 * u.size <= lines.starts.size:
+            got = (u, np.searchsorted(u, lines.starts))
+        lineage.counted["shared lines"] = got
+        lineage.counted["distinct lines"] = u
+    return got
 
 
 def store(prog: Program, ptr, vals: np.ndarray, mask, how) -> bool:

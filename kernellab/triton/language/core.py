@@ -343,7 +343,8 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     if bits and fill is not None:
         fill = elem.encode(np.float32(fill))
     how = _how(ptr, mask)
-    data = None if tile is None else tiles.load(current(), ptr, tile[0], fill, how)
+    got = None if tile is None else tiles.load(current(), ptr, tile[0], fill, how)
+    data, widen = (None, None) if got is None else got
     if data is None:
         if tile is not None:
             rows, offs, m = _access(ptr, mask, "tl.load")
@@ -352,6 +353,8 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
         else:
             data = memory.load_rows(current(), ptr.flat, ptr._shape, *rows, fill, view=not bits, how=how)
     out = tensor(elem.decode(data) if bits else data, elem, ptr._shape)
+    if widen is not None and elem is T.float16:
+        out._wide = widen  # called by the first tl.dot that needs the float32 values (see _wide)
     if ptr._shape:
         prog = current()
         out._lay = ("load", how, ptr.flat.itemsize, prog.num_warps, prog.wanted)
@@ -457,6 +460,8 @@ def _wide(t: tensor):
     w = t._wide
     if w is None:
         w = t._wide = numerics._widen(t.data)
+    elif callable(w):
+        w = t._wide = w()
     return w
 
 
