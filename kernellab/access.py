@@ -630,7 +630,7 @@ def affine_counts(first, stride, active, width: int) -> tuple[int, int, int, int
 
 def _shared(acc: Access) -> tuple[int, int]:
     """:func:`_shared_exact` (wavefronts, ideal wavefronts), faster: small records are remembered by
-    content, and affine full warps are counted by class (:func:`_shared_affine`).
+    content, and affine warps are counted by class (:func:`_shared_affine`).
 
     A kernel's shared-memory accesses repeat from one pass of its loop to the next (shared addresses
     rarely depend on the loop counter), so a record of at most ``_SEEN_LANES`` lanes already met
@@ -654,39 +654,43 @@ def _shared_seen(width: int, addresses: bytes, active: bytes) -> tuple[int, int]
 
 
 def _shared_affine(acc: Access) -> tuple[int, int]:
-    """:func:`_shared_exact`, with affine full warps looked up by class.
+    """:func:`_shared_exact`, with affine warps looked up by class.
 
-    A full warp's wavefronts depend only on each lane's bank and on which lanes share a word. Both
-    stay the same when every address moves by 128 bytes (32 banks × 4 B), and — for an aligned
-    access, whose lanes at a stride ``s ≠ 0`` never share a word — when ``s`` is replaced by
-    another non-zero stride equal to it modulo 128. So an affine full warp counts as the warp
-    ``first mod 128 + lane·s'`` with ``s'`` in 1…128 (0 only for a broadcast), computed once by
-    the exact path and remembered. (Lanes of 1 or 2 bytes can share a word at a non-zero stride:
-    such accesses take the exact path.)
+    A warp's wavefronts depend only on which lanes are active, on each active lane's bank and on which
+    lanes share a word. All stay the same when every address moves by 128 bytes (32 banks × 4 B), and
+    — for an aligned access, whose lanes at a stride ``s ≠ 0`` never share a word — when ``s`` is
+    replaced by another non-zero stride equal to it modulo 128. So an affine warp counts as the warp
+    ``first mod 128 + lane·s'`` with ``s'`` in 1…128 (0 only for a broadcast) and the same active
+    lanes, computed once by the exact path and remembered. (Lanes of 1 or 2 bytes can share a word at
+    a non-zero stride: such accesses take the exact path.)
     """
     if not acc.aligned or acc.width < BANK_BYTES:
         return _shared_exact(acc)
     first, stride, affine = _affine(acc)
-    easy = affine & acc.active.all(axis=1)
-    if not easy.any():
+    if not affine.any():
         return _shared_exact(acc)
-    s = stride[easy] % WAVEFRONT_BYTES
-    s[(s == 0) & (stride[easy] != 0)] = WAVEFRONT_BYTES
-    keys, n = np.unique(first[easy] % WAVEFRONT_BYTES * (WAVEFRONT_BYTES + 1) + s, return_counts=True)
+    s = stride[affine] % WAVEFRONT_BYTES
+    s[(s == 0) & (stride[affine] != 0)] = WAVEFRONT_BYTES
+    active = acc.active if affine.all() else acc.active[affine]
+    mask = np.packbits(active, axis=1, bitorder="little").view("<u4").reshape(-1).astype(np.int64)
+    # one int per class: the mask's 32 bits, then first mod 128 (7 bits), then s' (0…128, 8 bits)
+    keys, n = np.unique(mask << 15 | first[affine] % WAVEFRONT_BYTES << 8 | s, return_counts=True)
     wavefronts = ideal = 0
     for key, count in zip(keys.tolist(), n.tolist()):
-        w, i = _shared_class(acc.width, *divmod(key, WAVEFRONT_BYTES + 1))
+        w, i = _shared_class(acc.width, key >> 8 & (WAVEFRONT_BYTES - 1), key & 255, key >> 15)
         wavefronts, ideal = wavefronts + count * w, ideal + count * i
-    if not easy.all():
-        w, i = _shared_exact(acc.rows(~easy))
+    if not affine.all():
+        w, i = _shared_exact(acc.rows(~affine))
         wavefronts, ideal = wavefronts + w, ideal + i
     return wavefronts, ideal
 
 
-@lru_cache(maxsize=4096)
-def _shared_class(width: int, first: int, stride: int) -> tuple[int, int]:
-    """Wavefronts and ideal wavefronts of the full warp ``first + lane·stride``, by the exact path."""
-    return _shared_exact(Access.from_lanes(first + _LANES * stride, width=width, aligned=True))
+@lru_cache(maxsize=8192)
+def _shared_class(width: int, first: int, stride: int, mask: int = (1 << WARP_SIZE) - 1) -> tuple[int, int]:
+    """Wavefronts and ideal wavefronts of the warp ``first + lane·stride`` whose active lanes are the bits of ``mask``,
+    by the exact path."""
+    active = (mask >> _LANES) & 1 == 1
+    return _shared_exact(Access.from_lanes(first + _LANES * stride, active, width=width, aligned=True))
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -140,3 +140,18 @@ def test_affine_counts_equal_the_record(w):
                             None if active is None else active.ravel(), width)
     assert affine_counts(first, stride, active, width) == (
         requests(acc), _chunks_exact(acc, SECTOR_BYTES), _chunks_exact(acc, LINE_BYTES), bytes_requested(acc))
+
+
+def test_masked_affine_warps_are_counted_by_class(monkeypatch):
+    # 3000 warps, lanes 128 B apart (every lane in bank 0), every other lane active (Harris's `tid % 2 == 0`):
+    # 16 distinct words in bank 0 → 16 wavefronts a warp, 1 ideal; 48000 and 3000. Counted by class: the exact
+    # path runs once, for the class, not for the 3000 warps
+    addr = (np.arange(32 * 3000) % 32) * 128 + (np.arange(32 * 3000) // 32) * 4096
+    acc = Access.from_lanes(addr, np.arange(32 * 3000) % 2 == 0, width=4, aligned=True)
+    access._shared_class.cache_clear()
+    real, calls = access._shared_exact, []
+    monkeypatch.setattr(access, "_shared_exact", lambda a: calls.append(a.addresses.shape[0]) or real(a))
+    assert access._shared_affine(acc) == (48000, 3000)
+    assert calls == [1]
+    monkeypatch.undo()
+    assert access._shared_exact(acc) == (48000, 3000)
