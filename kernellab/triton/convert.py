@@ -253,6 +253,14 @@ def reduction(src: Linear, axis: int | None, bits: int, operands: int = 1, used:
     return (partials + rounds) * operands, rounds * operands + partials * used
 
 
+def target_free(tag) -> bool:
+    """Whether a layout tag stands for the same layout on every target (no ``tl.dot`` accumulator or
+    atomic in it)."""
+    while tag[0] in ("slice", "expand"):
+        tag = tag[1]
+    return tag[0] not in ("dot", "atomic")
+
+
 def resolve(tag, target: str = "sm80") -> Linear | None:
     """The layout a value's tag stands for, once the launch's accesses are known (loads take the widest
     vector of their shape and order, :func:`kernellab.triton.layout.plan`). Tags: ``("load", how,

@@ -437,6 +437,22 @@ def _counts(n: dict, **rest) -> TritonCounts:
     return out
 
 
+def _moved(convert, kind: str, src, dst, bits: int, num_warps: int, target: str):
+    """``(stores, loads)`` per thread of one recorded conversion, reduction or ``tl.dot`` on ``target``
+    (None when a layout is not known)."""
+    a = convert.resolve(src, target)
+    if a is None:
+        return None
+    if kind == "reduce":
+        return convert.reduction(a, dst[0], bits, dst[1], dst[2])
+    b = convert.resolve(dst[0] if kind == "dot" else dst, target)
+    if b is None:
+        return None
+    if kind == "dot":
+        return convert.staging(a, b, dst[1], bits, num_warps, target)
+    return convert.conversion(a, b, bits) if a.shape == b.shape else None
+
+
 _NAMES = tuple(f.name for f in fields(TritonCounts)
                if f.name not in ("per_program", "dram_sectors", "by_line", "launch", "specialization"))
 _SHARED = ("requests", "sectors", "lines", "bytes", "dram_bytes")
@@ -547,24 +563,15 @@ class Tally:
 
             n = self.n
             for kind, src, dst, bits, num_warps, programs in self._moves:
+                other = dst[0] if kind == "dot" else dst if kind == "convert" else None
+                alike = kind != "dot" and convert.target_free(src) and (other is None or convert.target_free(other))
+                done = None
                 for target in ("sm80", "sm90"):
-                    a = convert.resolve(src, target)
-                    if a is None:
-                        continue
-                    if kind == "reduce":
-                        st, ld = convert.reduction(a, dst[0], bits, dst[1], dst[2])
-                    elif kind == "dot":
-                        b = convert.resolve(dst[0], target)
-                        if b is None:
-                            continue
-                        st, ld = convert.staging(a, b, dst[1], bits, num_warps, target)
-                    else:
-                        b = convert.resolve(dst, target)
-                        if b is None or a.shape != b.shape:
-                            continue
-                        st, ld = convert.conversion(a, b, bits)
-                    n["shared_stores_" + target] += st * num_warps * programs
-                    n["shared_loads_" + target] += ld * num_warps * programs
+                    if not (alike and done is not None):  # the same layouts on both targets: the same counts
+                        done = _moved(convert, kind, src, dst, bits, num_warps, target)
+                    if done is not None:
+                        n["shared_stores_" + target] += done[0] * num_warps * programs
+                        n["shared_loads_" + target] += done[1] * num_warps * programs
             self._moves.clear()
 
     def access(self, kind: str, addresses: np.ndarray, active: np.ndarray | None, width: int, copies: int = 1):
