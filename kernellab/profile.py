@@ -218,13 +218,30 @@ class Report:
         return Section(_("Memory Workload Analysis"), _table(rows))
 
     def _shared(self) -> Section | None:
-        if not self.simt or not (self.counts.shld_instr + self.counts.shst_instr):
+        if not self.simt:
+            return self._triton_shared()
+        if not (self.counts.shld_instr + self.counts.shst_instr):
             return None
         c = self.counts
         rows = [[_("Shared requests"), "smsp__inst_executed_op_shared_{ld,st}.sum", f"{c.shld_instr + c.shst_instr:,}"]]
         rows += _rows(c, ["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "memory_l1_wavefronts_shared_ideal",
                           "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"])
         return Section(_("Shared Memory"), _table(rows))
+
+    def _triton_shared(self) -> Section | None:
+        """A mini-Triton launch's shared-memory instructions (layout conversions, cross-warp reductions,
+        ``tl.dot``'s operands) as Triton 3.9 compiles them, for each target; none: no section."""
+        c = self.counts
+        rows = []
+        for target in ("sm80", "sm90"):
+            st, ld = getattr(c, "shared_stores_" + target, 0), getattr(c, "shared_loads_" + target, 0)
+            if st or ld:
+                name = "sm_" + target[2:]
+                rows.append([_("Shared stores ({target})").format(target=name),
+                             "smsp__inst_executed_op_shared_st.sum", f"{st:,}"])
+                rows.append([_("Shared loads ({target})").format(target=name),
+                             "smsp__inst_executed_op_shared_ld.sum", f"{ld:,}"])
+        return Section(_("Shared Memory"), _table(rows)) if rows else None
 
     def _warps(self) -> Section | None:
         if not self.simt:

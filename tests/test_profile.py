@@ -143,3 +143,27 @@ def test_every_metric_reads_both_engines():
     vs = values(launch(coalesced, 1, 32, args=(x[:32], x[32:])))
     assert set(vs) == {m.name for m in METRICS}
     assert ct.report().sections[0].title == "GPU Speed Of Light"
+
+
+def test_a_triton_report_shows_its_shared_memory():
+    import kernellab.triton as triton
+    import kernellab.triton.language as tl
+
+    @triton.jit
+    def transpose(x_ptr, y_ptr, N: tl.constexpr):
+        r = tl.arange(0, N)
+        tl.store(y_ptr + r[None, :] * N + r[:, None], tl.load(x_ptr + r[:, None] * N + r[None, :]))
+
+    x = np.arange(32 * 32, dtype=np.float32).reshape(32, 32)
+    c = transpose[(1,)](x, np.zeros_like(x), N=32)
+    shared = next(s for s in c.report(H100).sections if s.title == "Shared Memory")
+    # the transposed store converts through shared memory: 8 st + 8 ld a thread × 4 warps, either target
+    assert ["Shared stores (sm_90)", "smsp__inst_executed_op_shared_st.sum", "32"] in shared.table.rows
+    assert ["Shared loads (sm_80)", "smsp__inst_executed_op_shared_ld.sum", "32"] in shared.table.rows
+    y = np.zeros(64, np.float32)
+
+    @triton.jit
+    def copy(x_ptr, y_ptr, B: tl.constexpr):
+        tl.store(y_ptr + tl.arange(0, B), tl.load(x_ptr + tl.arange(0, B)))
+
+    assert "Shared Memory" not in [s.title for s in copy[(1,)](y, np.zeros_like(y), B=64).report().sections]
