@@ -262,9 +262,8 @@ class Block:
         return idx
 
     def _check_bounds(self, op, what, idx, act, all_active, size, vec, name=None):
-        if all_active:
-            if idx.size == 0 or (idx.min() >= 0 and idx.max() + vec <= size):
-                return
+        if idx.size == 0 or (idx.min() >= 0 and idx.max() + vec <= size):  # every lane in bounds, active or not
+            return
         a = act if idx.ndim == 1 else act[:, None]
         bad = a & ((idx < 0) | (idx + vec > size))
         if bad.any():

@@ -61,8 +61,8 @@ class ShiftRef:
     moved access checks, counts and touches.
     """
 
-    __slots__ = ("idx", "first", "flat", "columns", "act", "acc", "lo", "hi", "vec", "itemsize", "misses", "_diff", "_same", "_chunks", "_addresses",
-                 "_parts", "_marked", "_fixed")
+    __slots__ = ("idx", "first", "flat", "columns", "act", "acc", "_bounds", "vec", "itemsize", "misses", "_diff",
+                 "_same", "_chunks", "_addresses", "_parts", "_marked", "_fixed")
 
     def __init__(self, idx: np.ndarray, act: np.ndarray, acc: Access, itemsize: int, vec: int,
                  copy: np.ndarray | None = None):
@@ -73,8 +73,7 @@ class ShiftRef:
         self.columns = None  # a load of lanes × instructions: its flat index, instruction by instruction (the Block's)
         self.act = act if not act.flags.writeable else np.array(act, copy=True)
         self.itemsize, self.vec = itemsize, vec
-        sel = idx if act.all() else idx[np.broadcast_to(act.reshape(act.shape + (1,) * (idx.ndim - 1)), idx.shape)]
-        self.lo, self.hi = (int(sel.min()), int(sel.max())) if sel.size else (None, None)
+        self._bounds = None  # the smallest and largest active index, on the first access with the same mask
         self._diff = self._same = None  # scratch for shift, on the first move
         self._chunks: dict[int, tuple[int, int]] = {}  # D mod 128 → (sectors, lines)
         self._addresses = None  # the reference's distinct active addresses, their offsets, sectors by part
@@ -85,13 +84,19 @@ class ShiftRef:
 
     def shift(self, idx: np.ndarray, act: np.ndarray) -> int | None:
         """``d`` when ``idx == self.idx + d`` on every lane and ``act`` equals the reference's mask, else None."""
-        if self.lo is None or idx.shape != self.idx.shape:
+        if self.first is None or idx.shape != self.idx.shape:
             return None
         if act is not self.act:
             if not np.array_equal(act, self.act):
                 return None
             if not act.flags.writeable:
                 self.act = act
+        if self._bounds is None:
+            ref, a = self.idx, self.act
+            sel = ref if a.all() else ref[np.broadcast_to(a.reshape(a.shape + (1,) * (ref.ndim - 1)), ref.shape)]
+            self._bounds = (int(sel.min()), int(sel.max())) if sel.size else ()
+        if not self._bounds:  # no active lane
+            return None
         d = idx.item(0) - self.first
         if d == 0:  # a repeat: one comparison
             return 0 if np.array_equal(idx, self.idx) else None
@@ -99,6 +104,16 @@ class ShiftRef:
             self._diff, self._same = np.empty(idx.shape, np.int64), np.empty(idx.shape, bool)
         diff = np.subtract(idx, self.idx, out=self._diff)
         return d if _all(np.equal(diff, d, out=self._same), axis=None) else None
+
+    @property
+    def lo(self) -> int:
+        """The reference's smallest active index (known once :meth:`shift` has found a move)."""
+        return self._bounds[0]
+
+    @property
+    def hi(self) -> int:
+        """The reference's largest active index (known once :meth:`shift` has found a move)."""
+        return self._bounds[1]
 
     def in_bounds(self, d: int, size: int) -> bool:
         """Whether every active lane of the moved access reads within ``size`` elements, and is aligned."""
