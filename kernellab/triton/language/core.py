@@ -81,14 +81,17 @@ def arange(start, end, _semantic=None) -> tensor:
     """
     start, end = getattr(start, "value", start), getattr(end, "value", end)
     n = numerics.check_arange(start, end)
-    data, lineage, ax = _arange(int(start), int(end))
+    data, lineage, ax = (_arange if n <= _ARANGE_KEPT else _arange.__wrapped__)(int(start), int(end))
     out = tensor(data, T.int32, (n,))
     out._lineage = lineage
     out._ax = ax
     return out
 
 
-@functools.lru_cache(maxsize=256)
+_ARANGE_KEPT = 1 << 14  # elements: larger blocks are made afresh (at most 128 × 192 KiB kept)
+
+
+@functools.lru_cache(maxsize=128)
 def _arange(start: int, end: int):
     """The values (read-only), pointer lineage and axis facts of ``tl.arange(start, end)``: made once, shared
     by every launch (a lineage keeps what the memory layer counted of it, which depends on its offsets alone)."""
