@@ -173,3 +173,21 @@ def test_an_array_registered_before_is_found_again_at_its_own_address():
         y = np.ones(8, np.float32)
         assert register_array(y) == y.ctypes.data and region_of(y.ctypes.data + 28)[2] is y
         del y
+
+
+@pytest.mark.parametrize("other", ["A100", "A6000"])
+def test_a_launch_after_the_modelled_gpu_changed_counts_as_cold(other):
+    """The counts are the compiled code's for sm_80 and sm_90 alike (both columns), so the modelled GPU
+    changes none of them; a cache that kept something of the GPU without it in its key would show here."""
+    from kernellab.triton.driver import set_gpu
+
+    kernel = triton.jit(K.add_kernel.fn)
+    case = CASES["n 4097 (not a multiple of 16)"]
+    before = _launch(kernel, case)
+    previous = set_gpu(other)
+    try:
+        warm = _launch(kernel, case)
+        cold = _cold(K.add_kernel, case)
+    finally:
+        set_gpu(previous)
+    assert warm == cold == before
