@@ -134,6 +134,7 @@ CASES = [
     Case("atomic_old", CK, "atomic_old_kernel", (f32(4096), f32(4096), f32(4096), 4096), {"BLOCK": 1024}, (4,)),
     Case("atomic_scalar", CK, "atomic_scalar_kernel", (f32(4096), f32(1), 4096), {"BLOCK": 1024}, (4,)),
     Case("atomic_ops", CK, "atomic_ops_kernel", (f32(4096), i32(4096), f16(4096), 4096), {"BLOCK": 1024}, (4,)),
+    Case("desc_copy", CK, "desc_copy_kernel", (f32(64, 64), f32(64, 64), 64, 64), {"BM": 16, "BN": 64}, (4,)),
 ]
 
 # Configurations compiled for their metadata only (registers, shared memory, stages): the waves pages'

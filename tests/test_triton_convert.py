@@ -259,3 +259,25 @@ def test_an_atomic_launch_counts_them():
     # converted to the atomic's layout through ldmatrix: 2 st + 2 ld a thread, × 4 warps × 2 programs
     assert (cnt.atomic_instructions_sm90, cnt.atomic_instructions_sm80) == (16, 64)
     assert (cnt.shared_stores_sm80, cnt.shared_loads_sm80, cnt.shared_stores_sm90) == (16, 16, 0)
+
+
+@triton.jit
+def _desc_copy(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    src = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    dst = tl.make_tensor_descriptor(out_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    dst.store([tl.program_id(0) * BM, 0], src.load([tl.program_id(0) * BM, 0]))
+
+
+def test_descriptor_tiles_take_the_vector_width():
+    from kernellab.triton.specialize import nothing_known
+
+    # a 16×64 fp32 tile, 4 warps: 1024 / 128 = 8 floats a thread. N = 64 is divisible by 16, so the
+    # column mask (idx < N) is constant over runs of 16 and the rows start 16-byte aligned: 2 ld.v4
+    # and 2 st.v4 a thread, 8 a program. N unknown (nothing known): one float at a time, 32.
+    for m, n, spec, want in ((64, 64, "jit", 8), (64, 64, "none", 32), (64, 60, "jit", 32)):
+        k = _desc_copy if spec == "jit" else nothing_known(_desc_copy)
+        x = np.arange(m * n, dtype=np.float32).reshape(m, n)
+        y = np.zeros_like(x)
+        cnt = k[(4,)](x, y, m, n, BM=16, BN=64)
+        np.testing.assert_array_equal(y, x)
+        assert cnt.load_instructions / cnt.programs == want == cnt.store_instructions / cnt.programs, (n, spec)

@@ -9,7 +9,7 @@ made constants). The launcher's own binder computes that specialisation (from CP
 a cubin with the ptxas Triton ships. Counted from the PTX (static instructions: the cases' loops run
 once): global loads and stores by width and predication, ``cp.async`` copies, shared-memory loads and
 stores (``ld.shared``, ``st.shared``, ``ldmatrix``, ``stmatrix``), ``mma``/``wgmma`` instructions, global
-atomics (``atom.global``, ``red.global``: ``atom_global``); from
+atomics (``atom.global``, ``red.global``: ``atom_global``), TMA copies (``cp.async.bulk.tensor``: ``tma``); from
 ``cuobjdump -res-usage`` of the cubin: registers per thread; from the metadata: shared bytes,
 ``num_warps``, ``num_stages``. Usage: ``python tests/conformance/compiled_counts.py`` (needs triton and
 torch; ``nox -s compiled`` installs them).
@@ -41,6 +41,7 @@ CP_ASYNC = re.compile(r"^\s*(@!?%p\d+\s+)?cp\.async\.(ca|cg)\.shared\.global")
 SHARED = re.compile(r"^\s*(@!?%p\d+\s+)?(ld\.shared|st\.shared|ldmatrix|stmatrix)")
 MMA = re.compile(r"^\s*(@!?%p\d+\s+)?(mma\.sync|wgmma\.mma_async)")
 ATOM = re.compile(r"^\s*(@!?%p\d+\s+)?(atom|red)\.global")
+TMA = re.compile(r"^\s*(@!?%p\d+\s+)?cp\.async\.bulk\.tensor")
 REGS = re.compile(r"REG:(\d+)")
 BITS = {"b8": 8, "b16": 16, "b32": 32, "b64": 64, "u8": 8, "u16": 16, "u32": 32, "u64": 64, "s8": 8, "s16": 16,
         "s32": 32, "s64": 64, "f32": 32, "f16": 16, "f64": 64}
@@ -49,7 +50,7 @@ BITS = {"b8": 8, "b16": 16, "b32": 32, "b64": 64, "u8": 8, "u16": 16, "u32": 32,
 def ptx_counts(ptx: str) -> dict:
     """Global loads and stores by ``kind.width`` (bits a thread moves) and predication, and the others."""
     ld, st, pred = Counter(), Counter(), Counter()
-    cp = shared_ld = shared_st = mma = atom = 0
+    cp = shared_ld = shared_st = mma = atom = tma = 0
     for line in ptx.splitlines():
         m = GLOBAL.match(line)
         if m:
@@ -70,8 +71,11 @@ def ptx_counts(ptx: str) -> dict:
             mma += 1
         elif ATOM.match(line):
             atom += 1
+        elif TMA.match(line):
+            tma += 1
     return {"ld_global": dict(ld), "st_global": dict(st), "predication": dict(pred), "cp_async": cp,
-            "shared_ld": shared_ld, "shared_st": shared_st, "mma": mma, "atom_global": atom}
+            "shared_ld": shared_ld, "shared_st": shared_st, "mma": mma, "atom_global": atom,
+            "tma": tma}
 
 
 def registers(cubin: bytes) -> int | None:

@@ -16,9 +16,10 @@ import numpy as np
 
 from kernellab.i18n import _
 
+from .. import axis as A
 from .. import dtypes as T
 from .. import numerics
-from ..tensor import _tensor_member_fn, pointer, tensor
+from ..tensor import _tensor_member_fn, facts, pointer, tensor
 from .core import load, store
 
 _PADDINGS = ("", "zero", "nan")
@@ -55,6 +56,29 @@ def _tile(base: pointer, shape, strides, offsets, block_shape, checked):
     ptr = pointer(base.flat, offs, tuple(block_shape), elem=base.dtype.element_ty)
     m = None if mask is None else tensor(np.broadcast_to(mask, offs.shape), T.int1, tuple(block_shape))
     return ptr, m
+
+
+def _tile_facts(base: pointer, shape_f, strides_f, offsets_f, block_shape: tuple):
+    """The axis facts (:mod:`kernellab.triton.axis`) of a descriptor tile's pointers and mask, as Triton
+    3.9 rewrites a descriptor access without TMA (sm_80): ``base + Σ (offset_d + arange(B_d)) · stride_d``,
+    masked by ``0 <= offset_d + arange(B_d) < shape_d`` in every dimension."""
+    nd = len(block_shape)
+    width = base.dtype.element_ty.primitive_bitwidth // 8
+    ptr = A.splat(facts(base), block_shape)
+    mask = None
+    for d in range(nd):
+        idx = A.add(A.splat(offsets_f[d], (block_shape[d],)), A.arange(0, block_shape[d]), (block_shape[d],))
+        ones = tuple(block_shape[d] if i == d else 1 for i in range(nd))
+        for i in range(nd):
+            if i != d:
+                idx = A.expand_dims(idx, i)
+        idx = A.to_shape(idx, ones, block_shape)
+        term = A.binary("*", idx, A.splat(strides_f[d], block_shape), block_shape)
+        ptr = A.add(ptr, term, block_shape, elem_bytes=width)
+        ok = A.logical("&", A.compare(">=", idx, A.splat(A.constant(0), block_shape), block_shape),
+                       A.compare("<", idx, A.splat(shape_f[d], block_shape), block_shape))
+        mask = ok if mask is None else A.logical("&", mask, ok)
+    return ptr, mask
 
 
 def _fill(elem: T.dtype, padding: str):
@@ -155,8 +179,9 @@ block_ptr.advance = advance  # both tl.advance(ptr, …) and ptr.advance(…)
 class tensor_descriptor:
     """A tensor descriptor from ``tl.make_tensor_descriptor``: ``desc.load(offsets)``, ``desc.store(offsets, v)``."""
 
-    def __init__(self, base, shape, strides, block_shape, padding_option, round_f32_to_tf32=False):
+    def __init__(self, base, shape, strides, block_shape, padding_option, round_f32_to_tf32=False, facts=None):
         self.base, self._shape_v, self._strides_v = base, shape, strides
+        self._facts = facts  # (shape's, strides') axis facts, for the tile's pointers and mask
         self.block_shape = list(block_shape)
         self.padding_option = padding_option
         self.round_f32_to_tf32 = bool(round_f32_to_tf32)
@@ -184,8 +209,13 @@ class tensor_descriptor:
             raise ValueError(_("a rank-{n_block_shape} descriptor needs {n_block_shape} offsets, "
                                "got {n_offs}").format(
                 n_block_shape=len(self.block_shape), n_offs=len(offs)))
-        return _tile(self.base, self._shape_v, self._strides_v, offs, tuple(self.block_shape),
-                     tuple(range(len(self.block_shape))))
+        ptr, m = _tile(self.base, self._shape_v, self._strides_v, offs, tuple(self.block_shape),
+                       tuple(range(len(self.block_shape))))
+        if self._facts is not None:
+            ptr._ax, mf = _tile_facts(self.base, *self._facts, [facts(o) for o in offsets], tuple(self.block_shape))
+            if m is not None:
+                m._ax = mf
+        return ptr, m
 
     def load(self, offsets) -> tensor:
         """The tile at ``offsets``; elements outside the tensor read as the padding (zero or NaN).
@@ -250,8 +280,9 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
             raise ValueError(_("make_tensor_descriptor: stride {d} is {stride} elements = "
                                "{bytes} bytes, not a multiple of 16 (TMA's rule)").format(
                 d=d, stride=int(stride[0]), bytes=int(stride[0]) * width))
-    return tensor_descriptor(base, sh, st, block_shape, padding_option, getattr(round_f32_to_tf32, "value",
-                                                                                round_f32_to_tf32))
+    return tensor_descriptor(base, sh, st, block_shape, padding_option,
+                             getattr(round_f32_to_tf32, "value", round_f32_to_tf32),
+                             ([facts(x) for x in shape], [facts(x) for x in strides]))
 
 
 def load_tensor_descriptor(desc, offsets, _semantic=None) -> tensor:
