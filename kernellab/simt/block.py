@@ -241,7 +241,7 @@ class Block:
 
     @property
     def active(self) -> np.ndarray:
-        """The lanes active here (bool vector, length ``n_threads``)."""
+        """The lanes active here (bool vector, length ``n_threads``; read-only: narrow it with ``blk.where``)."""
         return self._masks[-1][0]
 
     # --- indices -------------------------------------------------------------------------------
