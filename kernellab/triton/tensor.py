@@ -210,7 +210,9 @@ def _probe():
     return count
 
 
-_SOLE = _probe()()  # the reference count of an array only a closure holds, read from inside the closure
+# the reference count of an array only a closure holds, read from inside the closure; -1 (never equal)
+# where reference counts are not the plain ones (a free-threaded build)
+_SOLE = _probe()() if getattr(sys, "_is_gil_enabled", lambda: True)() else -1
 
 
 def _reusable(a, other, fn) -> bool:
