@@ -559,13 +559,14 @@ def store_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, value: np.
     if programs > 1 and np.size(starts) == 1 and (active is None or np.size(active) == 1):
         starts = np.full(programs, np.asarray(starts).reshape(-1)[0])  # one address, a value per program
     rows, lanes, s, k, run = _check_count_touch_rows(prog, "store", flat, shape, starts, active, how)
+    if not isinstance(value, np.ndarray) and run is not None and run == rows * lanes:
+        # computed straight into the array: one slice
+        write, s0 = value._into[0], int(s[0])
+        dst = flat[s0:s0 + run].reshape((rows, *shape))
+        return prog.write(flat, lambda: write(dst), *operands)
     k0 = int(k.min())
     if not isinstance(value, np.ndarray):  # computed straight into the array where that is a slice
         write = value._into[0]
-        if run is not None and run == rows * lanes:
-            s0 = int(s[0])
-            dst = flat[s0:s0 + run].reshape((rows, *shape))
-            return prog.write(flat, lambda: write(dst), *operands)
         dst = _strided_rows(flat, s, k0) if run is None and len(shape) == 1 and _disjoint(s, k) else None
         if dst is not None:  # the same first k0 lanes of each row (a 1-D block), rows apart
             return prog.write(flat, lambda: write(dst, k0), *operands)
