@@ -281,3 +281,23 @@ def test_descriptor_tiles_take_the_vector_width():
         cnt = k[(4,)](x, y, m, n, BM=16, BN=64)
         np.testing.assert_array_equal(y, x)
         assert cnt.load_instructions / cnt.programs == want == cnt.store_instructions / cnt.programs, (n, spec)
+
+
+@triton.jit
+def _mul(a, b):
+    return a * b
+
+
+@triton.jit
+def _products(x_ptr, out_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    tl.store(out_ptr + tl.program_id(0), tl.reduce(tl.load(x_ptr + tl.program_id(0) * N + r), 0, _mul))
+
+
+def test_a_generic_reduction_counts_its_shared_memory():
+    x = np.full((2, 1024), 1.0005, np.float32)
+    out = np.zeros(2, np.float32)
+    cnt = _products[(2,)](x, out, N=1024)
+    np.testing.assert_allclose(out, 1.0005 ** 1024, rtol=1e-3)
+    # like tl.sum over 1024 floats, 4 warps: 1 st + 1 ld a thread, × 4 warps × 2 programs
+    assert (cnt.shared_stores_sm90, cnt.shared_loads_sm80) == (8, 8)

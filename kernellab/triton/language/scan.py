@@ -11,13 +11,15 @@ order in the last bits. They work on registers and count no memory.
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from kernellab.i18n import _
 
 from .. import dtypes as T
 from ..tensor import _tensor_member_fn, tensor
-from .core import _axes, _reduce, _to_tensor
+from .core import _axes, _reduce, _reduced, _to_tensor
 
 
 def _as_list(input) -> tuple[list[tensor], bool]:
@@ -80,6 +82,8 @@ def reduce(input, axis, combine_fn, keep_dims=False, _semantic=None, _generator=
     """
     xs, single = _as_list(input)
     xs = _rows(xs)
+    first = xs[0]
+    bits = builtins.max(x.dtype.primitive_bitwidth for x in xs)
     if axis is None:
         xs = [tensor(x.data.reshape(x.data.shape[0], -1), x.dtype, (x.numel,)) for x in xs]
         ax = 0
@@ -101,7 +105,9 @@ def reduce(input, axis, combine_fn, keep_dims=False, _semantic=None, _generator=
             out.append(x)
         else:
             out.append(tensor(np.squeeze(x.data, axis=ax + 1), x.dtype, x._shape[:ax] + x._shape[ax + 1:]))
-    return out[0] if single else tuple(out)
+    # its shared-memory traffic: one reduction of len(xs) operands (kernellab.triton.convert.reduction)
+    result = out[0] if single else tuple(out)
+    return _reduced(first, None if axis is None else ax, keep_dims, result, bits, operands=len(xs))
 
 
 @_tensor_member_fn
