@@ -180,7 +180,12 @@ def _html_in_parallel(session: nox.Session, site: Path, *extra: str, doctests: b
         if not passed:
             session.warn(f"the prose doctests failed (log: {logs / 'doctest.log'}); `nox -s doctests` runs them again")
     if failed:
-        session.error(f"sphinx-build failed for {', '.join(failed)} (logs in {logs})")
+        # Sphinx warns about a page only while reading or writing it, and after a failed build the page is
+        # written and up to date: the next build would skip it and pass. Without its environment the next
+        # build reads and writes every page again (the gallery stays cached) and fails again.
+        for lang in failed:
+            (BUILD / "doctrees" / lang / "environment.pickle").unlink(missing_ok=True)
+        session.error(f"sphinx-build failed for {', '.join(failed)} (logs in {logs}; the next build reads every page again)")
     return passed
 
 
