@@ -248,7 +248,7 @@ def docs(session: nox.Session) -> None:
     site = BUILD / "html"
     venv = Path(session.virtualenv.location)
     inputs = _docs_inputs(venv, session.posargs)  # before building: an edit made meanwhile is a miss next time
-    if _docs_current(session, inputs):
+    if _docs_current(session, inputs, rewrite=True):
         session.log(f"the site was built and checked from exactly these inputs ({DOCS_STAMP}): nothing to do")
         session.log(f"site: {site / 'index.html'}")
         return
@@ -281,15 +281,22 @@ def _site_fingerprint(site: Path) -> str:
     return stamps.fingerprint(site, [site], {})
 
 
-def _docs_current(session: nox.Session, inputs: dict[str, str]) -> dict:
+def _docs_current(session: nox.Session, inputs: dict[str, str], rewrite: bool = False) -> dict:
     """build/docs.stamp's fields when the last docs session passed on exactly ``inputs`` and the built site
-    is still the one it wrote; else an empty dict (then everything runs), and the log says what changed."""
+    is still the one it wrote; else an empty dict (then everything runs), and the log says what changed.
+
+    With ``rewrite``, a site that is not the one the stamp's session wrote (a page edited or removed in
+    build/html) is deleted: Sphinx rewrites only pages older than their sources, and would keep the edit.
+    """
     stamp = stamps.read_stamp(DOCS_STAMP)
     if not stamp:
         return {}
     changed = stamps.changed_parts(stamp.get("inputs") or {}, inputs)
     if stamp.get("site") != _site_fingerprint(BUILD / "html"):
         changed.append("build/html")
+        if rewrite:
+            shutil.rmtree(BUILD / "html", ignore_errors=True)
+            session.log("build/html is not the site the last docs session wrote: it is written again")
     if changed:
         session.log(f"changed since the last docs session ({DOCS_STAMP}): {', '.join(changed)}")
         return {}
