@@ -27,6 +27,7 @@ from kernellab.i18n import _
 
 from . import axis as A
 from . import dtypes as T
+from . import tiles
 from .program import _CURRENT, Divergence
 
 
@@ -723,9 +724,7 @@ class Lineage:
         """A 2-D block's offsets as lines of consecutive elements (:func:`kernellab.triton.tiles.lines_of`),
         or None. Checked once per lineage."""
         if self._lines is False:
-            from .tiles import lines_of
-
-            self._lines = lines_of(self.data)
+            self._lines = tiles.lines_of(self.data)
         return self._lines
 
 
@@ -821,9 +820,7 @@ class pointer(tensor):
         x = _align(self.data, self._shape, nd, False)
         y = _align(off, osh, nd, olit)
         if nd == 2 and sign > 0 and _outer_shapes(x, y, shape):  # ``ptr + rows[:, None] * s + cols[None, :]``
-            from .tiles import lines_of_outer
-
-            known, lines = lines_of_outer(x, y, None)
+            known, lines = tiles.lines_of_outer(x, y, None)
             if known:  # a lineage whose lines are known: its offsets built only when read
                 lin = Lineage(None, make=lambda: x + y, shape=(max(x.shape[0], y.shape[0]), *shape), lines=lines)
                 out = pointer(self.flat, None, shape, lin, 0, self.dtype.element_ty)
@@ -880,9 +877,7 @@ def _lineage_of(t: tensor) -> Lineage:
     if lin is None:
         outer = t._outer
         if outer is not None:  # an outer sum: its lines from its two sides
-            from .tiles import lines_of_outer
-
-            known, lines = lines_of_outer(*outer)
+            known, lines = tiles.lines_of_outer(*outer)
             if known and t._data is not None:
                 lin = t._lineage = Lineage(t._data.astype(np.int64, copy=False), lines=lines)
                 return lin
