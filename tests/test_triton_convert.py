@@ -7,6 +7,7 @@ import pytest
 import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab.triton import convert as C
+from kernellab.triton.tools.tensor_descriptor import TensorDescriptor
 
 
 def test_blocked_bases_by_hand():
@@ -301,3 +302,58 @@ def test_a_generic_reduction_counts_its_shared_memory():
     np.testing.assert_allclose(out, 1.0005 ** 1024, rtol=1e-3)
     # like tl.sum over 1024 floats, 4 warps: 1 st + 1 ld a thread, × 4 warps × 2 programs
     assert (cnt.shared_stores_sm90, cnt.shared_loads_sm80) == (8, 8)
+
+
+@triton.jit
+def _desc_scale(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    src = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    dst = tl.make_tensor_descriptor(out_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    dst.store([tl.program_id(0) * BM, 0], src.load([tl.program_id(0) * BM, 0]) * 2)
+
+
+def test_tma_copies_by_hand():
+    # boxes of at most 128 bytes along the last dimension, 256 elements along the others, over the warps
+    assert C.tma_copies((16, 64), 4, 4) == 1    # 64 floats = 256 B: 2 boxes of 16 × 32, warps 0 and 1 one each
+    assert C.tma_copies((16, 256), 4, 4) == 2   # 8 boxes over 4 warps: 2 each
+    assert C.tma_copies((16, 512), 4, 8) == 2   # 16 boxes over 8 warps
+    assert C.tma_copies((2048, 32), 4, 4) == 2  # 2048 / 256 = 8 boxes of 256 × 32 over 4 warps
+    assert C.tma_copies((16, 256), 2, 4) == 1   # 256 halves = 512 B: 4 boxes of 64
+    assert C.tma_copies((8, 8), 4, 4) == 1      # one box, one warp issues it
+    # the tile between shared memory and registers: a thread's share in 128-bit vectors, at least one
+    assert C.tma_shared((64, 64), 32, 4) == 8   # 4096 / 128 threads = 32 floats = 8 × v4
+    assert C.tma_shared((1024, 32), 16, 4) == 32  # 256 halves a thread = 32 × v4 (8 halves each)
+    assert C.tma_shared((32, 8), 32, 4) == 1    # 2 floats a thread: one vector
+
+
+def test_descriptors_are_tma_on_sm90():
+    """A 16×64 fp32 tile, 4 warps, 4 programs, as Triton 3.9's PTX for sm_90 has it (compiled on this
+    machine: 1 cp.async.bulk.tensor load, 1 store; 2 st.shared for the two descriptors; x·2 adds 2
+    ld.shared.v4 and 2 st.shared.v4 a thread)."""
+    x = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
+    y = np.zeros_like(x)
+    cnt = _desc_scale[(4,)](x, y, 64, 64, BM=16, BN=64)
+    np.testing.assert_array_equal(y, 2 * x)
+    p = cnt.programs
+    # sm_80: the pointer rewrite, 2 ld.v4 + 2 st.v4 a thread (8 floats) × 4 warps; no TMA on sm_90 and no ld/st.global
+    assert (cnt.load_instructions / p, cnt.store_instructions / p) == (8, 8)
+    assert (cnt.load_instructions_sm90, cnt.store_instructions_sm90) == (0, 0)
+    # 1 TMA load + 1 TMA store a thread (2 boxes, warps 0 and 1) × 4 warps
+    assert cnt.tma_instructions_sm90 / p == 8
+    # sm_90: (2 descriptors + 2 st.v4 of x·2) × 4 warps = 16 stores; 2 ld.v4 of the loaded tile × 4 = 8 loads
+    assert (cnt.shared_stores_sm90 / p, cnt.shared_loads_sm90 / p) == (16, 8)
+    # sm_80: the load's and the store's layouts agree: no conversion
+    assert (cnt.shared_stores_sm80, cnt.shared_loads_sm80) == (0, 0)
+    # stored unchanged (tests/compiled_kernels.py's desc_copy_kernel): the tile stays in shared memory
+    cnt = _desc_copy[(4,)](x, y, 64, 64, BM=16, BN=64)
+    np.testing.assert_array_equal(y, x)
+    assert (cnt.shared_stores_sm90 / cnt.programs, cnt.shared_loads_sm90) == (2 * 4, 0)  # the 2 descriptors only
+    # descriptors made on the host: nothing written to shared memory for them, x·2's 2 st.v4 × 4 warps remain
+    cnt = _host_scale[(4,)](TensorDescriptor.from_tensor(x, [16, 64]), TensorDescriptor.from_tensor(y, [16, 64]))
+    np.testing.assert_array_equal(y, 2 * x)
+    assert (cnt.shared_stores_sm90 / cnt.programs, cnt.shared_loads_sm90 / cnt.programs) == (8, 8)
+    assert cnt.tma_instructions_sm90 / cnt.programs == 8 and cnt.load_instructions_sm90 == 0
+
+
+@triton.jit
+def _host_scale(src, dst):
+    dst.store([tl.program_id(0) * 16, 0], src.load([tl.program_id(0) * 16, 0]) * 2)

@@ -254,11 +254,48 @@ def reduction(src: Linear, axis: int | None, bits: int, operands: int = 1, used:
 
 
 def target_free(tag) -> bool:
-    """Whether a layout tag stands for the same layout on every target (no ``tl.dot`` accumulator or
-    atomic in it)."""
+    """Whether a layout tag stands for the same layout on every target (no ``tl.dot`` accumulator,
+    atomic or sm_80-only access in it)."""
     while tag[0] in ("slice", "expand"):
         tag = tag[1]
-    return tag[0] not in ("dot", "atomic")
+    return tag[0] not in ("dot", "atomic", "sm80")
+
+
+TMA_BOX_BYTES = 128  # a box's last dimension: at most the 128-byte swizzle Triton 3.9 gives the tile
+TMA_BOX_ELEMS = 256  # a box's other dimensions: at most 256 elements (cuTensorMapEncodeTiled's boxDim)
+
+
+def tma_copies(block_shape: tuple, elem_bytes: int, num_warps: int) -> int:
+    """TMA copy instructions (``cp.async.bulk.tensor``) per thread of one ``desc.load`` or ``desc.store``
+    of a ``block_shape`` tile on sm_90, as Triton 3.9 lowers it: the tile is cut into boxes of at most
+    128 bytes along its last dimension and 256 elements along each other one; ``min(boxes, num_warps)``
+    warps issue them (one elected lane each), ``⌈boxes ÷ those warps⌉`` instructions a warp, which every
+    warp runs (predicated off in the others).
+
+    >>> tma_copies((16, 64), 4, 4), tma_copies((16, 256), 4, 4), tma_copies((2048, 32), 2, 4)
+    (1, 2, 2)
+    """
+    if not block_shape:
+        return 1
+    boxes = -(-block_shape[-1] // max(TMA_BOX_BYTES // elem_bytes, 1))
+    for s in block_shape[:-1]:
+        boxes *= -(-s // TMA_BOX_ELEMS)
+    return -(-boxes // min(boxes, num_warps))
+
+
+def tma_shared(block_shape: tuple, bits: int, num_warps: int) -> int:
+    """Shared-memory loads (or stores) per thread that move a TMA tile between shared memory and the
+    registers on sm_90: ``ttg.local_load`` of a ``desc.load``'s tile, ``ttg.local_alloc`` of a
+    ``desc.store``'s value; each thread moves its share of the tile in 128-bit vectors, at least one.
+    A tile loaded and stored unchanged stays in shared memory: neither.
+
+    >>> tma_shared((16, 64), 32, 4), tma_shared((16, 16), 16, 4)     # 8 floats a thread: 2 × v4; 2 halves: 1
+    (2, 1)
+    """
+    n = 1
+    for s in block_shape:
+        n *= s
+    return max(n * bits // (MAX_VECTOR_BITS * WARP * num_warps), 1)
 
 
 def resolve(tag, target: str = "sm80") -> Linear | None:
@@ -268,7 +305,8 @@ def resolve(tag, target: str = "sm80") -> Linear | None:
     and mask's axis facts and the block's shape), ``("slice", tag, axis)``, ``("expand", tag, axis)``,
     ``("default", shape, num_warps)``, ``("atomic", how, element bytes, num_warps, op, float)`` (an
     atomic's, by target: :func:`atomic_plan`), ``("dot", M, N, kind, num_warps)`` (a ``tl.dot``'s accumulator,
-    whose layout depends on ``target``: :func:`accumulator`)."""
+    whose layout depends on ``target``: :func:`accumulator`), ``("sm80", tag)`` (a tensor descriptor's
+access: ``tag`` on sm_80, no layout on sm_90, where it is a TMA copy)."""
     from . import layout
 
     kind = tag[0]
@@ -285,6 +323,8 @@ def resolve(tag, target: str = "sm80") -> Linear | None:
         return accumulator(*tag[1:], target=target)
     if kind == "atomic":
         return from_plan(atomic_plan(*tag[1:], target=target))
+    if kind == "sm80":  # a descriptor's access, a pointer access on sm_80 only (TMA on sm_90)
+        return resolve(tag[1], target) if target == "sm80" else None
     inner = resolve(tag[1], target)
     if inner is None:
         return None

@@ -98,6 +98,16 @@ class TritonCounts(LoadStoreTotals):
     # under its layout × num_warps, per program; one per warp of 32 lanes for accesses with no layout
     load_instructions: int = 0
     store_instructions: int = 0
+    # the same on sm_90, where a tensor descriptor's load or store is a TMA copy (cp.async.bulk.tensor,
+    # counted in tma_instructions_sm90) and no ld/st.global: load_instructions less the descriptor loads'
+    # pointer rewrite that sm_80 compiles (so equal to load_instructions in a kernel with no descriptor)
+    load_instructions_sm90: int = 0
+    store_instructions_sm90: int = 0
+    # warp-level TMA copy instructions executed on sm_90 (the PTX's cp.async.bulk.tensor, SASS UTMALDG and
+    # UTMASTG), loads and stores: Triton 3.9 cuts a descriptor's tile into boxes of at most 128 bytes along
+    # its last dimension and 256 elements along the others, spreads them over the warps, one elected lane a
+    # warp issuing each (kernellab.triton.convert.tma_copies), every warp running the instruction, per program
+    tma_instructions_sm90: int = 0
     # warp-level tensor-core instructions of tl.dot as Triton 3.9 compiles it (kernellab.triton.mma):
     # mma.sync on sm_80; wgmma (4 warps each, counted per warp) or mma.sync on sm_90
     mma_sm80: int = 0
@@ -542,6 +552,7 @@ class Tally:
         n = self.n
         n[kind + "_ideal_sectors"] += ideal
         n[kind + "_instructions"] += ins
+        n[kind + "_instructions_sm90"] += ins
         n[kind + "_requests"] += req
         n[kind + "_sectors"] += sec
         n[kind + "_lines"] += lin
@@ -573,6 +584,35 @@ class Tally:
         (:func:`kernellab.triton.convert.staging`), counted once the layouts are known (``_settle``)."""
         self._moves.append(("dot", a, (b, what), bits, num_warps, programs))
 
+    def tma(self, kind: str, how, elem_bytes: int, num_warps: int, programs: int, wanted: dict | None):
+        """Record a tensor descriptor's ``desc.load`` (``kind`` ``"load"``) or ``desc.store`` in ``programs``
+        programs, already recorded as the pointer access sm_80 compiles it to (``how``: its pointer's and
+        mask's axis facts and block shape; ``wanted``: the launch's, for a load's layout, see
+        :meth:`planned`): on sm_90 it is TMA copies (:func:`kernellab.triton.convert.tma_copies`) and
+        none of that access's global instructions, taken off ``*_instructions_sm90`` once the layouts
+        are known (``_settle``)."""
+        from . import convert
+
+        shape = how[2]
+        self.n["tma_instructions_sm90"] += convert.tma_copies(shape, elem_bytes, num_warps) * num_warps * programs
+        self._moves.append(("tma", kind, (how, wanted), elem_bytes, num_warps, programs))
+
+    def shared_sm90(self, stores: int, loads: int):
+        """Record warp-level shared-memory stores and loads only sm_90 runs (a TMA tile's way between
+        shared memory and registers, a device-side descriptor written to shared memory)."""
+        self.n["shared_stores_sm90"] += stores
+        self.n["shared_loads_sm90"] += loads
+
+    def _untma(self, kind: str, how, wanted, elem_bytes: int, num_warps: int, programs: int):
+        """Take a descriptor access's pointer instructions (what :meth:`planned` or :meth:`access` counted
+        for it) off the sm_90 counts."""
+        ptr, mask, shape = how
+        want = None
+        if kind == "load" and wanted is not None and shape:
+            want = wanted.get((shape, layout.own_width(ptr, shape, elem_bytes)[0]))
+        ins = layout.plan(ptr, mask, shape, elem_bytes, num_warps, want).instructions
+        self.n[kind + "_instructions_sm90"] -= ins * programs
+
     def _settle(self):
         """Count the loads recorded by :meth:`planned`, each under its final layout, and the shared-memory
         traffic of the conversions and reductions recorded by :meth:`converted` and :meth:`reduced`."""
@@ -584,6 +624,9 @@ class Tally:
 
             n = self.n
             for kind, src, dst, bits, num_warps, programs in self._moves:
+                if kind == "tma":
+                    self._untma(src, *dst, bits, num_warps, programs)
+                    continue
                 other = dst[0] if kind == "dot" else dst if kind == "convert" else None
                 alike = kind != "dot" and convert.target_free(src) and (other is None or convert.target_free(other))
                 done = None
@@ -604,7 +647,9 @@ class Tally:
         rows, lanes = addresses.shape
         self.n[kind + "s"] += rows * copies
         if kind != "atomic":
-            self.n[kind + "_instructions"] += rows * copies * -(-lanes // WARP_SIZE)
+            ins = rows * copies * -(-lanes // WARP_SIZE)
+            self.n[kind + "_instructions"] += ins
+            self.n[kind + "_instructions_sm90"] += ins
         self._pending.setdefault((kind, width, copies, lanes), []).append((addresses, active))
         self._pending_lanes += addresses.size
         if self._pending_lanes >= _FLUSH_LANES:
@@ -639,6 +684,7 @@ class Tally:
         n[kind + "s"] += instructions
         if kind != "atomic":
             n[kind + "_instructions"] += instructions * -(-lanes // WARP_SIZE)
+            n[kind + "_instructions_sm90"] += instructions * -(-lanes // WARP_SIZE)
         n[kind + "_requests"] += requests
         n[kind + "_sectors"] += sectors
         n[kind + "_bytes"] += nbytes

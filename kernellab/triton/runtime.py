@@ -100,7 +100,7 @@ def _argument(name: str, v):
     if isinstance(v, TensorDescriptor):  # a host-side descriptor: the kernel sees tl.make_tensor_descriptor's
         base = _argument(name, v.base)
         return make_tensor_descriptor(base, [int(d) for d in v.shape], [int(d) for d in v.strides],
-                                      [int(d) for d in v.block_shape], v.padding, v.round_f32_to_tf32)
+                                      [int(d) for d in v.block_shape], v.padding, v.round_f32_to_tf32, _host=True)
     arr, elem = _as_array(v, name)
     if arr is not None:
         if arr is v:  # a numpy argument: kernels may reach it by address later (tl.pointer_type casts)

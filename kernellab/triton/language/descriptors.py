@@ -6,8 +6,16 @@ elements, and a tile of ``block_shape`` at ``offsets``. A load or store of the t
 block ``base + Σ (offsets[d] + arange(block_shape[d])) · strides[d]`` with a mask for the dimensions
 checked against ``shape`` (a descriptor checks every dimension; a block pointer those in
 ``boundary_check``), so it is counted exactly like the masked ``tl.load`` / ``tl.store`` it stands
-for: same requests, sectors and bytes. (On a Hopper GPU, descriptors use the TMA unit, which moves
-whole tiles; the bytes are the same.)
+for: same requests, sectors and bytes, and the global instructions sm_80 compiles.
+
+On sm_90 Triton 3.9 compiles a descriptor's load and store to TMA copies instead (``cp.async.bulk.tensor``,
+:func:`kernellab.triton.convert.tma_copies`: ``tma_instructions_sm90``), which move the tile between
+global and shared memory, and no ld/st.global (``load_instructions_sm90``, ``store_instructions_sm90``
+leave them out). The tile then goes between shared memory and the registers
+(:func:`kernellab.triton.convert.tma_shared`, in ``shared_loads_sm90``/``shared_stores_sm90``), unless
+a loaded tile is stored unchanged, which stays in shared memory; a descriptor made in the kernel
+(``tl.make_tensor_descriptor``, not one passed from the host) is first written to shared memory, one
+``st.shared`` a thread, then copied to global memory for the TMA unit.
 """
 
 from __future__ import annotations
@@ -17,10 +25,13 @@ import numpy as np
 from kernellab.i18n import _
 
 from .. import axis as A
+from .. import convert, numerics
 from .. import dtypes as T
-from .. import numerics
+from ..program import current
 from ..tensor import _tensor_member_fn, facts, pointer, tensor
-from .core import load, store
+from .core import _how, load, store
+
+_LOADED: dict[int, tuple] = {}  # id of a desc.load's tile → (the tile, its ld.shared per thread on sm_90)
 
 _PADDINGS = ("", "zero", "nan")
 
@@ -226,13 +237,37 @@ class tensor_descriptor:
         ptr, m = self._tile(offsets)
         t = load(ptr, m, _fill(ptr.dtype.element_ty, self.padding_option))
         if self.round_f32_to_tf32 and t.dtype == T.float32:
-            return tensor(numerics.tf32_round(t.data, "rn"), t.dtype, t._shape)
+            lay = t._lay
+            t = tensor(numerics.tf32_round(t.data, "rn"), t.dtype, t._shape)
+            t._lay = lay
+        prog = current()
+        prog.tally.tma("load", _how(ptr, m), ptr.flat.itemsize, prog.num_warps, prog.P, prog.wanted)
+        n = convert.tma_shared(tuple(self.block_shape), 8 * ptr.flat.itemsize, prog.num_warps)
+        prog.tally.shared_sm90(0, n * prog.num_warps * prog.P)  # ttg.local_load into the registers
+        if len(_LOADED) > 64:
+            _LOADED.clear()
+        _LOADED[id(t)] = (t, n)
         return t
 
     def store(self, offsets, value) -> None:
         """Write the tile at ``offsets``; elements outside the tensor are not written."""
         ptr, m = self._tile(offsets)
-        store(ptr, value, m)
+        prog = current()
+        bits, nw = 8 * ptr.flat.itemsize, prog.num_warps
+        lay = getattr(value, "_lay", None)
+        if lay is not None:  # on sm_80 the value is converted to the store's layout (core.store would
+            value._lay = ("sm80", lay)  # count it on both targets); on sm_90 it goes to shared memory
+        try:
+            store(ptr, value, m)
+        finally:
+            if lay is not None:
+                value._lay = lay
+        prog.tally.tma("store", _how(ptr, m), ptr.flat.itemsize, nw, prog.P, None)
+        loaded = _LOADED.get(id(value))
+        if loaded is not None and loaded[0] is value and tuple(value._shape) == tuple(self.block_shape):
+            prog.tally.shared_sm90(0, -loaded[1] * nw * prog.P)  # stored unchanged: it stays in shared memory
+        else:
+            prog.tally.shared_sm90(convert.tma_shared(tuple(self.block_shape), bits, nw) * nw * prog.P, 0)
 
     def atomic_add(self, offsets, value):
         """Atomically add ``value`` to the tile at ``offsets``."""
@@ -243,7 +278,7 @@ class tensor_descriptor:
 
 
 def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero", round_f32_to_tf32=False,
-                           _semantic=None):
+                           _semantic=None, _host=False):
     """A descriptor of the array ``base`` (``shape``, ``strides`` in elements, the last stride 1) read in
     tiles of ``block_shape``, as Triton 3.9's TMA descriptors.
 
@@ -280,6 +315,9 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
             raise ValueError(_("make_tensor_descriptor: stride {d} is {stride} elements = "
                                "{bytes} bytes, not a multiple of 16 (TMA's rule)").format(
                 d=d, stride=int(stride[0]), bytes=int(stride[0]) * width))
+    if not _host:  # ttng.tensormap_create: 32 lanes zero the 128-byte descriptor in shared memory, 4 bytes each
+        prog = current()
+        prog.tally.shared_sm90(prog.num_warps * prog.P, 0)
     return tensor_descriptor(base, sh, st, block_shape, padding_option,
                              getattr(round_f32_to_tf32, "value", round_f32_to_tf32),
                              ([facts(x) for x in shape], [facts(x) for x in strides]))
