@@ -306,7 +306,7 @@ def resolve(tag, target: str = "sm80") -> Linear | None:
     ``("default", shape, num_warps)``, ``("atomic", how, element bytes, num_warps, op, float)`` (an
     atomic's, by target: :func:`atomic_plan`), ``("dot", M, N, kind, num_warps)`` (a ``tl.dot``'s accumulator,
     whose layout depends on ``target``: :func:`accumulator`), ``("sm80", tag)`` (a tensor descriptor's
-access: ``tag`` on sm_80, no layout on sm_90, where it is a TMA copy)."""
+    access: ``tag`` on sm_80, no layout on sm_90, where it is a TMA copy)."""
     from . import layout
 
     kind = tag[0]
