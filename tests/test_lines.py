@@ -278,3 +278,23 @@ def test_quickstart_triton_axpy_rows_sum():
     # 10 programs × 1024 lanes compute a·x + y: 2 FLOPs each, masked lanes too; 10 000 floats loaded per line
     assert row_of(on.by_line, "tl.store(out_ptr").flops == 10 * 1024 * 2
     assert row_of(on.by_line, "x = tl.load").load_bytes == row_of(on.by_line, "y = tl.load").load_bytes == 4 * n
+
+
+def test_sampled_launch_rows_sum_to_its_scaled_totals():
+    """A sampled launch (benchmarks, kernellab.triton.sampling) scales its totals; its rows scale with them.
+
+    The softmax runs 8 of its 37 rows: every count is scaled by 37/8 = 4.625 and rounded once for the launch,
+    so each line's share is rounded to add up to that total (one program's 100 floats, 400 bytes, load and
+    store: 8 × 400 × 4.625 = 14800 load bytes, split between the lines that load).
+    """
+    from kernellab.triton import sampling
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((37, 100)).astype(np.float32)
+    runs = []
+    for lines in (False, True):
+        y = np.empty_like(x)
+        with sampling.sampled(programs=8):
+            runs.append(K.softmax_kernel[(37,)](y, x, 100, 100, 100, BLOCK_SIZE=128, lines=lines))
+    off, on = runs
+    assert off.programs == 37 and off.load_bytes == 14800  # 37 rows of 400 bytes, from 8 of them scaled
+    assert_rows_sum(on, off)

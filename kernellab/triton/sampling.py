@@ -51,6 +51,7 @@ Examples
 
 from __future__ import annotations
 
+import copy
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import fields, replace
@@ -208,7 +209,42 @@ def scale(counts, factor: float, n_programs: int, sizes: dict):
                if f.name not in _NOT_SCALED and isinstance(getattr(counts, f.name), (int, np.integer))}
     dram = {name: min(int(round(n * factor)), int(sizes.get(name, n * factor)))
             for name, n in counts.dram_sectors.items()}
-    return replace(counts, programs=n_programs, dram_sectors=dram, **changes)
+    out = replace(counts, programs=n_programs, dram_sectors=dram, **changes)
+    if counts.by_line is not None:  # lines=True: the rows scaled so that they still add up to the totals
+        out = replace(out, by_line=_scaled_rows(counts.by_line, factor, changes, dram))
+    return out
+
+
+def _shares(values: list, factor: float, total: int) -> list:
+    """``values`` scaled by ``factor`` and rounded so that they sum to ``total`` (largest remainders first).
+
+    >>> _shares([1, 1, 1], 2.5, 8)   # 2.5 each: the 0.5 remainders go to the first two, 3 + 3 + 2 = 8
+    [3, 3, 2]
+    >>> _shares([0, 4], 3.3, 13)     # a row that recorded nothing stays at 0
+    [0, 13]
+    """
+    exact = [v * factor for v in values]
+    out = [int(np.floor(x)) for x in exact]
+    order = sorted((i for i, v in enumerate(values) if v), key=lambda i: out[i] - exact[i])
+    short = total - sum(out)
+    for k in range(abs(short)):  # one sector (count) at a time to the rows nearest the next integer
+        out[order[k % len(order)]] += 1 if short > 0 else -1
+    return out
+
+
+def _scaled_rows(by_line, factor: float, changes: dict, dram: dict):
+    """A copy of ``by_line`` whose rows sum to the scaled launch: each field's rows scaled by ``factor`` and
+    rounded to the launch's scaled total; each array's DRAM sectors likewise to its capped total."""
+    keys = list(by_line)
+    rows = [by_line[k] for k in keys]
+    columns = {name: _shares([getattr(r, name) for r in rows], factor, total) for name, total in changes.items()}
+    sectors = {name: _shares([r.dram_sectors.get(name, 0) for r in rows], factor, total)
+               for name, total in dram.items()}
+    scaled = copy.copy(by_line)
+    scaled._rows = {k: replace(r, **{name: col[i] for name, col in columns.items()},
+                               dram_sectors={name: col[i] for name, col in sectors.items() if col[i]})
+                    for i, (k, r) in enumerate(zip(keys, rows))}
+    return scaled
 
 
 __all__ = ["DEFAULT_PROGRAMS", "ERROR_BOUND", "active", "before_store", "full", "plan", "restore", "sampled", "scale"]
