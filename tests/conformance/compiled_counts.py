@@ -31,6 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 from compiled_cases import CASES, METADATA, source  # noqa: E402
+
 from conftest import load_source  # noqa: E402  (tests/conformance/conftest.py)
 
 ROOT = HERE.parents[1]
