@@ -212,7 +212,10 @@ class Geometry(NamedTuple):
 
     def last_active(self) -> int:
         """The last row's active lanes."""
-        return self.lanes if self.active is None else int(np.asarray(self.active).reshape(-1)[-1])
+        a = self.active
+        if a is None:
+            return self.lanes
+        return int(a[-1] if a.__class__ is np.ndarray and a.ndim == 1 else np.asarray(a).reshape(-1)[-1])
 
     def active_elements(self) -> int:
         """Elements the active lanes move, over the rows (one copy)."""
@@ -275,11 +278,15 @@ def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, i
         # prefix: (rows − 1) full rows alike and the last; a row's counts are those of the same row
         # moved by whole lines (requests, sectors and lines are all cut at multiples of 128 bytes; ideal
         # sectors do not depend on where the row starts)
-        at = int(np.asarray(g.starts).reshape(-1)[0]) * w % LINE_BYTES // w
-        last = _run_row(p, at, g.lanes, g.last_active(), w, store)
-        full = _run_row(p, at, g.lanes, g.lanes, w, store) if g.rows > 1 else (0, 0, 0, 0)
-        req, sec, lin, ideal = (f * (g.rows - 1) + e for f, e in zip(full, last))
-        return instructions, req * g.copies, sec * g.copies, lin * g.copies, ideal * g.copies
+        s = g.starts
+        at = int(s[0] if s.__class__ is np.ndarray and s.ndim == 1 else np.asarray(s).reshape(-1)[0]) * w % LINE_BYTES // w
+        req, sec, lin, ideal = _run_row(p, at, g.lanes, g.last_active(), w, store)
+        if g.rows > 1:
+            f_req, f_sec, f_lin, f_ideal = _run_row(p, at, g.lanes, g.lanes, w, store)
+            r = g.rows - 1
+            req, sec, lin, ideal = req + f_req * r, sec + f_sec * r, lin + f_lin * r, ideal + f_ideal * r
+        c = g.copies
+        return instructions, req * c, sec * c, lin * c, ideal * c
     starts = None if g.starts is None else np.asarray(g.starts, np.int64).reshape(-1)
     if CLOSED_FORMS and starts is not None and p.chunked and not (starts % v).any():
         lanes_v = g.lanes // v
@@ -484,6 +491,70 @@ def _moved(convert, kind: str, src, dst, bits: int, num_warps: int, target: str)
     return convert.conversion(a, b, bits) if a.shape == b.shape else None
 
 
+def _moves_on_targets(kind: str, src, dst, bits: int, num_warps: int) -> tuple:
+    """``(sm80, sm90)``: :func:`_moved` of one recorded move on each target (computed once when the layouts
+    are the same on both)."""
+    from . import convert
+
+    other = dst[0] if kind == "dot" else dst if kind == "convert" else None
+    alike = kind != "dot" and convert.target_free(src) and (other is None or convert.target_free(other))
+    sm80 = _moved(convert, kind, src, dst, bits, num_warps, "sm80")
+    return sm80, sm80 if alike else _moved(convert, kind, src, dst, bits, num_warps, "sm90")
+
+
+_WANT = "frozen"  # marks a memory access's tag whose ``wanted`` dict is replaced by the one width it gives
+
+
+def _frozen(tag):
+    """A layout tag as a key (:func:`kernellab.triton.convert.resolve`): a load's ``wanted`` (the launch's
+    widths, a dict that grows) replaced by the width it gives this load's shape and order."""
+    if tag.__class__ is not tuple:
+        return tag
+    kind = tag[0]
+    if kind in ("load", "store"):
+        how, width, num_warps, wanted = tag[1:]
+        if wanted is None:
+            return tag
+        order, _own = layout.own_width(how[0], how[2], width)
+        return kind, how, width, num_warps, (_WANT, (how[2], order), wanted.get((how[2], order)))
+    if kind in ("slice", "expand"):
+        return (kind, _frozen(tag[1]), *tag[2:])
+    return tag
+
+
+def _thawed(tag):
+    """The tag :func:`_frozen` made a key of, with a ``wanted`` dict that gives the same width."""
+    if tag.__class__ is not tuple:
+        return tag
+    kind = tag[0]
+    if kind in ("load", "store"):
+        last = tag[4]
+        if last.__class__ is tuple and last and last[0] == _WANT:
+            return (*tag[:4], {} if last[2] is None else {last[1]: last[2]})
+        return tag
+    if kind in ("slice", "expand"):
+        return (kind, _thawed(tag[1]), *tag[2:])
+    return tag
+
+
+def _move_key(kind: str, src, dst) -> tuple:
+    """``(src, dst)`` of a recorded move with their tags frozen (:func:`_frozen`): a reduction's ``dst`` is
+    ``(axis, operands, used)``, a dot's ``(b's tag, what)``, a conversion's a tag."""
+    if kind == "dot":
+        return _frozen(src), (_frozen(dst[0]), dst[1])
+    return _frozen(src), (_frozen(dst) if kind == "convert" else dst)
+
+
+@lru_cache(maxsize=4096)
+def _moves_by_target(kind: str, src, dst, bits: int, num_warps: int) -> tuple:
+    """:func:`_moves_on_targets` of a move keyed by :func:`_move_key`, once per key over every launch."""
+    if kind == "dot":
+        dst = (_thawed(dst[0]), dst[1])
+    elif kind == "convert":
+        dst = _thawed(dst)
+    return _moves_on_targets(kind, _thawed(src), dst, bits, num_warps)
+
+
 _NAMES = tuple(f.name for f in fields(TritonCounts)
                if f.name not in ("per_program", "dram_sectors", "by_line", "launch", "specialization"))
 _SHARED = ("requests", "sectors", "lines", "bytes", "dram_bytes")
@@ -620,19 +691,16 @@ class Tally:
             self._count_planned("load", g, layout.plan(ptr, mask, shape, g.width, num_warps, wanted[key]))
         self._planned.clear()
         if self._moves:
-            from . import convert
-
             n = self.n
             for kind, src, dst, bits, num_warps, programs in self._moves:
                 if kind == "tma":
                     self._untma(src, *dst, bits, num_warps, programs)
                     continue
-                other = dst[0] if kind == "dot" else dst if kind == "convert" else None
-                alike = kind != "dot" and convert.target_free(src) and (other is None or convert.target_free(other))
-                done = None
-                for target in ("sm80", "sm90"):
-                    if not (alike and done is not None):  # the same layouts on both targets: the same counts
-                        done = _moved(convert, kind, src, dst, bits, num_warps, target)
+                try:  # the same layouts, the same counts: looked up once over every launch
+                    both = _moves_by_target(kind, *_move_key(kind, src, dst), bits, num_warps)
+                except TypeError:  # a tag that cannot be a key
+                    both = _moves_on_targets(kind, src, dst, bits, num_warps)
+                for target, done in zip(("sm80", "sm90"), both):
                     if done is not None:
                         n["shared_stores_" + target] += done[0] * num_warps * programs
                         n["shared_loads_" + target] += done[1] * num_warps * programs

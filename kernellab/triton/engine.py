@@ -36,11 +36,12 @@ def _step(body: Callable[[Program], None], prog: Program):
         _CURRENT.reset(token)
 
 
-def _one_by_one(body, kernel, grid, pids, names, tally, per_program, touched, new_tally=Tally, warps=(4, None)):
+def _one_by_one(body, kernel, grid, pids, names, tally, per_program, touched, new_tally=Tally, warps=(4, None),
+                addresses=None):
     for row in range(len(pids)):
         own = new_tally() if per_program is not None else tally
         prog = Program(kernel, grid, pids[row:row + 1], own, names, touched=touched, num_warps=warps[0],
-                       wanted=warps[1])
+                       wanted=warps[1], addresses=addresses)
         try:
             _step(body, prog)
         except (TypeError, ValueError) as exc:  # tl.arange(0, 1000), a pointer plus a float: name the place
@@ -57,7 +58,7 @@ def _one_by_one(body, kernel, grid, pids, names, tally, per_program, touched, ne
 
 
 def _batch(body, kernel, g, chunk, names, touched, hints: dict, new_tally=Tally,
-           warps=(4, None)) -> Program | SplitTail | None:
+           warps=(4, None), addresses=None) -> Program | SplitTail | None:
     """Run ``chunk`` as one vectorised step: the step's Program when it ran, None when it failed (undone),
     :class:`SplitTail` when it should run as two steps (undone).
 
@@ -65,7 +66,7 @@ def _batch(body, kernel, g, chunk, names, touched, hints: dict, new_tally=Tally,
     reruns storing at once, and sets that hint for the launch's later steps and the kernel's later launches.
     """
     batch = Program(kernel, g, chunk, new_tally(), names, journal={}, touched=touched, defer=hints["defer"],
-                    num_warps=warps[0], wanted=warps[1])
+                    num_warps=warps[0], wanted=warps[1], addresses=addresses)
     mark = touched.checkpoint()  # lines=True: the sectors the step touches first are unmarked if it is undone
     try:
         _step(body, batch)
@@ -73,7 +74,7 @@ def _batch(body, kernel, g, chunk, names, touched, hints: dict, new_tally=Tally,
         batch.undo()
         touched.rollback(mark)
         hints["defer"] = False
-        return _batch(body, kernel, g, chunk, names, touched, hints, new_tally, warps)
+        return _batch(body, kernel, g, chunk, names, touched, hints, new_tally, warps, addresses)
     except SplitTail as split:
         batch.undo()
         touched.rollback(mark)
@@ -98,7 +99,7 @@ def _chunks(pids: np.ndarray, hints: dict) -> list[np.ndarray]:
 
 def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vectorize: bool,
         per_program: bool = False, hints: dict | None = None, lines: LineFinder | None = None,
-        num_warps: int = 4, specialization: dict | None = None) -> TritonCounts:
+        num_warps: int = 4, specialization: dict | None = None, addresses: dict | None = None) -> TritonCounts:
     """Run ``body`` for every program of ``grid`` and return the launch's counts.
 
     ``body(prog)`` runs the kernel for the programs of ``prog`` (a batch when ``vectorize``).
@@ -110,7 +111,8 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     ``lines`` (a :class:`~kernellab.lines.LineFinder`) adds counts per source line (``by_line``): every
     step's tally keeps rows, and a step undone is dropped with its rows.
     ``num_warps`` sets the layouts of the kernel's loads and stores; ``specialization`` is shown on the
-    counts (see :mod:`kernellab.triton.specialize`).
+    counts (see :mod:`kernellab.triton.specialize`). ``addresses`` (``id(array) → (array, address of
+    its data)``, the launch arguments' flat views) saves each step looking those addresses up again.
     """
     g = dim3(grid)
     hints = {} if hints is None else hints
@@ -128,19 +130,19 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     try:
         with np.errstate(all="ignore"):  # GPU arithmetic: overflow gives inf, 0/0 NaN, silently
             if per_program or not vectorize:
-                _one_by_one(body, kernel, g, pids, names, tally, breakdown, touched, new_tally, warps)
+                _one_by_one(body, kernel, g, pids, names, tally, breakdown, touched, new_tally, warps, addresses)
             else:
                 chunks = _chunks(pids, hints)
                 fresh = True  # nothing counted yet
                 while chunks:
                     chunk = chunks.pop(0)
-                    batch = _batch(body, kernel, g, chunk, names, touched, hints, new_tally, warps)
+                    batch = _batch(body, kernel, g, chunk, names, touched, hints, new_tally, warps, addresses)
                     if isinstance(batch, SplitTail):  # the others first, then the last program alone
                         hints["split"] = True
                         chunks[:0] = [chunk[:-1], chunk[-1:]]
                     elif batch is None:
                         fresh = False
-                        _one_by_one(body, kernel, g, chunk, names, tally, None, touched, new_tally, warps)
+                        _one_by_one(body, kernel, g, chunk, names, tally, None, touched, new_tally, warps, addresses)
                     else:
                         batch.tally.n["programs"] += len(chunk)
                         if fresh:  # the launch's first step: its tally becomes the launch's (no merge)

@@ -71,7 +71,8 @@ class Program:
                  "deferred", "_lent", "_stored", "_addresses", "num_warps", "wanted", "runs")
 
     def __init__(self, kernel: str, grid, pids: np.ndarray, tally: Tally, names: dict, journal=None,
-                 touched: Touched | None = None, defer: bool = False, num_warps: int = 4, wanted: dict | None = None):
+                 touched: Touched | None = None, defer: bool = False, num_warps: int = 4, wanted: dict | None = None,
+                 addresses: dict | None = None):
         self.kernel = kernel
         self.num_warps = num_warps
         self.wanted = {} if wanted is None else wanted
@@ -87,7 +88,8 @@ class Program:
         self.deferred = [] if defer else None
         self._lent: set[int] = set()  # addresses of arrays a load lent a view of (when deferring)
         self._stored: set[int] = set()  # addresses of arrays with a deferred store
-        self._addresses: dict[int, tuple] = {}  # id(array) → (array, address of its data)
+        # id(array) → (array, address of its data): the launch arguments' known from the start
+        self._addresses: dict[int, tuple] = {} if addresses is None else dict(addresses)
         self.runs: dict = {}  # what the memory layer found of read-only row starts and counts (memory._one_run)
 
     def address(self, flat: np.ndarray) -> int:

@@ -197,8 +197,8 @@ class JITFunction:
                 for opt in self._options_dropped:
                     kwargs.pop(opt, None)
             grid, values, names, marks = self._bind(args, kwargs, grid)
-            warn_float64(self.__name__, [(names[a._address], a.flat) for a in values
-                                         if isinstance(a, pointer) and a.flat.dtype == np.float64])
+            flats = [a for a in values if a.__class__ is pointer]
+            warn_float64(self.__name__, [(names[a._address], a.flat) for a in flats if a.flat.dtype == np.float64])
         except (LaunchError, Float64Warning) as exc:
             user_traceback(exc)
             raise
@@ -213,7 +213,8 @@ class JITFunction:
                 return run(self.__name__, body, grid, names, vectorize=vectorize and not self.prints,
                            per_program=per_program, hints=self._hints,
                            lines=LineFinder(self.fn, (JITFunction.__call__.__code__,), self.__name__) if wants_lines(lines) else None,
-                           num_warps=num_warps, specialization=marks)
+                           num_warps=num_warps, specialization=marks,
+                           addresses={id(a.flat): (a.flat, a._address) for a in flats if a._address is not None})
         except Exception as exc:  # one traceback, ending at the kernel's line (or at the launch line)
             user_traceback(exc)
             raise

@@ -262,7 +262,7 @@ def _affine_sum(a, b, op: str, ct: T.dtype, shape: tuple):
     if row._shape or not block._shape or block._affine is not None or block.data.shape[0] != 1:
         return None
     rows = row.data
-    if rows.shape[0] == 1 or not row.dtype.is_int() or not block.dtype.is_int():
+    if not row.dtype.is_int() or not block.dtype.is_int():
         return None
     lin = _lineage_of(block)
     start = lin.start

@@ -1,0 +1,197 @@
+"""The launch path's fixed-cost shortcuts (issue 23) give exactly the numbers of the path without them.
+
+Three shortcuts, each checked against its reference:
+
+- a one-program step keeps ``pid * BLOCK + tl.arange(0, BLOCK)`` by its structure, as a step of many
+  programs does (before, one program computed the offsets and scanned them each launch): against the
+  plain path (no structured offsets or masks, no deferred stores), at edge sizes (1, primes, the block
+  ± 1, masked tails) and misaligned arrays;
+- the shared-memory traffic of a recorded conversion, reduction or ``tl.dot`` is looked up by its
+  layout tags once over every launch (``counts._moves_by_target``): against computing it each time;
+- a step starts knowing the launch arguments' addresses (``Program(addresses=…)``): each equals the
+  address read from the flat view itself, whatever the array's layout.
+"""
+
+import importlib.util
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kernellab.triton as triton
+import kernellab.triton.language as tl
+from kernellab import allow_float64
+from kernellab.triton import counts, engine, memory, tensor
+from kernellab.triton.program import Program
+from kernellab.triton.runtime import _argument
+
+_spec = importlib.util.spec_from_file_location("kl_triton_kernels_overhead", Path(__file__).with_name("triton_kernels.py"))
+K = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(K)
+
+
+@contextmanager
+def plain_path():
+    """Launches without the structured fast path and without deferred stores (the reference)."""
+    saved = tensor._STRUCTURED, engine.DEFER
+    tensor._STRUCTURED, engine.DEFER = frozenset(), False
+    try:
+        yield
+    finally:
+        tensor._STRUCTURED, engine.DEFER = saved
+
+
+@contextmanager
+def uncached_moves(monkeypatch):
+    """Every recorded move's shared-memory traffic computed afresh (the path for a tag that is no key)."""
+    def no_key(kind, src, dst):
+        raise TypeError("not a key")
+
+    with monkeypatch.context() as m:
+        m.setattr(counts, "_move_key", no_key)
+        yield
+
+
+def _placed(values: np.ndarray, at: int) -> np.ndarray:
+    """A copy of ``values`` starting ``at`` elements past a 256-byte boundary."""
+    w = values.itemsize
+    buf = np.zeros(values.size + (256 + at * w) // w + 1, values.dtype)
+    lo = (-buf.ctypes.data % 256) // w + at
+    out = buf[lo:lo + values.size]
+    out[:] = values
+    return out
+
+
+@triton.jit
+def _gelu(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    a = 0.7978845608028654 * (x + 0.044715 * x * x * x)
+    tl.store(y_ptr + offs, 0.5 * x * (1 + (1 - 2 / (tl.exp(2 * a) + 1))), mask=mask)
+
+
+@triton.jit
+def _second_block(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    # one program reading the block after the first: a row start that is not 0
+    offs = (tl.program_id(0) + 1) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2, mask=mask)
+
+
+def _both(launch, *arrays):
+    out = []
+    for ctx in (nullcontext(), plain_path()):
+        copies = [a.copy() for a in arrays]
+        with ctx:
+            result = launch(*copies)
+        out.append((result, result.dram_sectors, copies))
+    return out
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 31, 127, 1021, 1023, 1024])
+@pytest.mark.parametrize("at", [0, 1, 8])
+def test_one_program_add_is_the_plain_path(n, at):
+    rng = np.random.default_rng(n)
+    x, y = _placed(rng.random(n, dtype=np.float32), at), _placed(rng.random(n, dtype=np.float32), at)
+    out = np.zeros(n, np.float32)
+    (fast, fd, fa), (ref, rd, ra) = _both(
+        lambda a, b, o: K.add_kernel.run(a, b, o, n, BLOCK_SIZE=1024, grid=(1,)), x, y, out)
+    assert fast == ref and fd == rd
+    assert np.array_equal(fa[2], x + y) and np.array_equal(fa[2], ra[2])
+
+
+@pytest.mark.parametrize("n", [1, 5, 255, 256, 257, 1000])
+def test_one_program_gelu_is_the_plain_path(n):
+    x = np.random.default_rng(3).standard_normal(n).astype(np.float32)
+    out = np.zeros(n, np.float32)
+    (fast, fd, fa), (ref, rd, ra) = _both(lambda a, o: _gelu.run(a, o, n, BLOCK=256, grid=(triton.cdiv(n, 256),)),
+                                          x, out)
+    assert fast == ref and fd == rd
+    assert np.array_equal(fa[1], ra[1])
+    with allow_float64():
+        x64 = x.astype(np.float64)
+        want = 0.5 * x64 * (1 + np.tanh(0.7978845608028654 * (x64 + 0.044715 * x64 ** 3)))
+    assert np.allclose(fa[1], want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("n", [1024, 1025, 1500, 2047, 2048])
+def test_one_program_off_the_first_block_is_the_plain_path(n):
+    x = np.arange(2048, dtype=np.float32)
+    out = np.zeros(2048, np.float32)
+    (fast, fd, fa), (ref, rd, ra) = _both(lambda a, o: _second_block.run(a, o, n, BLOCK=1024, grid=(1,)), x, out)
+    assert fast == ref and fd == rd
+    want = np.zeros(2048, np.float32)
+    want[1024:n] = 2 * x[1024:n]
+    assert np.array_equal(fa[1], want) and np.array_equal(ra[1], want)
+
+
+def _kernels():
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((37, 100)).astype(np.float32)
+    a = rng.standard_normal((64, 48)).astype(np.float16)
+    b = rng.standard_normal((48, 80)).astype(np.float16)
+    v = rng.random(3001, dtype=np.float32)
+    return [
+        lambda: K.add_kernel.run(v, v, np.empty_like(v), v.size, BLOCK_SIZE=1024, grid=(3,)),
+        lambda: K.softmax_kernel.run(np.empty_like(x), x, 100, 100, 100, BLOCK_SIZE=128, grid=(37,)),
+        lambda: K.matmul_kernel.run(a, b, np.empty((64, 80), np.float16), 64, 80, 48, 48, 1, 80, 1, 80, 1,
+                                    BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=16, GROUP_SIZE_M=2,
+                                    ACTIVATION="", grid=(2 * 3,)),
+        lambda: K.reduce_kernel.run(x, np.empty(37, np.float32), np.empty(37, np.float32),
+                                    np.empty(37, np.float32), np.empty(37, np.int32), 37, 100, AXIS=1,
+                                    BR=64, BC=128, grid=(1,)),
+    ]
+
+
+@pytest.mark.parametrize("which", range(4))
+def test_shared_memory_counts_looked_up_are_those_computed(which, monkeypatch):
+    launch = _kernels()[which]
+    with uncached_moves(monkeypatch):
+        ref = launch()
+    counts._moves_by_target.cache_clear()
+    cold, warm = launch(), launch()  # a key made, then found
+    assert cold == ref and warm == ref
+    assert any(getattr(ref, f"shared_{w}_sm{t}") for w in ("stores", "loads") for t in (80, 90)) or which == 0
+
+
+def test_frozen_tags_resolve_to_the_same_layouts():
+    from kernellab.triton import axis, convert
+
+    cols = axis.to_shape(axis.arange(0, 32), (32,), (64, 32))  # a row of 32 consecutive elements, 64 times
+    ptr = axis.add(axis.splat(axis.argument(4), (64, 32)), cols, (64, 32), elem_bytes=4)  # 4-byte aligned
+    order, own = counts.layout.own_width(ptr, (64, 32), 4)
+    assert own == 1  # alone, one float a lane; another access of its shape and order asked for 4 (v4)
+    wanted = {((64, 32), order): 4, ((8,), (0,)): 2}  # the launch's widths: one for this shape, one not
+    load = ("load", (ptr, None, (64, 32)), 4, 4, wanted)
+    for tag in (load, ("slice", load, 1), ("expand", ("slice", load, 0), 0), ("store", (ptr, None, (64, 32)), 4, 4, None),
+                ("default", (64, 32), 4)):
+        key = counts._frozen(tag)
+        hash(key)
+        for target in ("sm80", "sm90"):
+            assert convert.resolve(counts._thawed(key), target) == convert.resolve(tag, target)
+    # a load whose shape and order the launch never widened: no width, as the dict lookup gives
+    bare = ("load", (ptr, None, (64, 32)), 4, 4, {})
+    assert convert.resolve(counts._thawed(counts._frozen(bare))) == convert.resolve(bare) != convert.resolve(load)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: np.arange(12, dtype=np.float32),
+    lambda: np.asfortranarray(np.arange(12.0, dtype=np.float32).reshape(3, 4)),
+    lambda: np.arange(24, dtype=np.int16).reshape(2, 3, 4).transpose(0, 2, 1),
+    lambda: np.arange(40, dtype=np.float32)[8:20],
+    lambda: np.zeros(0, np.float32),
+    lambda: np.zeros((5, 0), np.float16),
+])
+def test_seeded_addresses_are_the_flat_views(make):
+    arr = make()
+    ptr = _argument("x", arr)
+    assert ptr._address == memory.address(ptr.flat)
+    prog = Program("k", (1, 1, 1), np.zeros((1, 3), np.int32), counts.Tally(), {},
+                   addresses={id(ptr.flat): (ptr.flat, ptr._address)})
+    fresh = Program("k", (1, 1, 1), np.zeros((1, 3), np.int32), counts.Tally(), {})
+    assert prog.address(ptr.flat) == fresh.address(ptr.flat) == memory.address(ptr.flat)
+    other = ptr.flat[1:] if ptr.flat.size else ptr.flat.copy()  # another view: looked up, not seeded
+    assert prog.address(other) == memory.address(other)
