@@ -89,19 +89,11 @@ def compiled_shared(case, target, spec):
 
 # Rows whose shared-memory traffic kernellab does not count as Triton compiles it (target, spec), with
 # the compiled numbers and kernellab's (warp instructions per program, stores / loads).
-_FMA = ("input_precision='ieee' runs on FMAs: Triton converts both operands to the FMA dot's layouts "
-        "through shared memory, each thread loading its rows of A and columns of B; not modelled, kernellab "
-        "counts 0/0")
-_TF32_WGMMA = ("tf32 wgmma with nothing known of the alignment: Triton 3.9 stores A, one float a lane "
-               "along K, with 4 stmatrix.x4 a thread (16 floats) where kernellab counts 16 st.shared")
-SHARED_NOT_YET = {
-    ("dot_ieee", t, s): _FMA for t in TARGETS for s in ("none", "jit")
-} | {
-    ("scores", t, s): _FMA for t in TARGETS for s in ("none", "jit")
-} | {
-    (c, "sm_90", "none"): _TF32_WGMMA for c in ("dot_tf32", "l10_matmul")
-}
-SHARED_OURS = {(c, "sm_90", "none"): ", kernellab 192/64" for c in ("dot_tf32", "l10_matmul")}
+_LLVM = ("the TTGIR is the same as sm_80's (the same local_load of both operands to the FMA dot's layouts), "
+         "but LLVM's vectorizer for sm_90 splits it into 8 ld.shared.v4, 55 .v2 and 49 scalar loads a thread "
+         "where sm_80's PTX has 32 .v4 and 32 .v2, the 64 kernellab counts")
+SHARED_NOT_YET = {("dot_ieee", "sm_90", "jit"): _LLVM}
+SHARED_OURS = {("dot_ieee", "sm_90", "jit"): ", kernellab 16/256"}
 
 
 def _shared_params():
@@ -148,4 +140,4 @@ def test_shared_memory_agreement_is_reported():
     rows = [(c.id, t, s) for c in CASES for t in TARGETS for s in ("none", "jit")]
     assert set(SHARED_NOT_YET) <= set(rows)
     print(f"shared st/ld equal to the compiled code in {len(rows) - len(SHARED_NOT_YET)}/{len(rows)} rows")
-    assert len(rows) - len(SHARED_NOT_YET) >= 194
+    assert len(rows) - len(SHARED_NOT_YET) >= 203

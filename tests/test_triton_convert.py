@@ -357,3 +357,62 @@ def test_descriptors_are_tma_on_sm90():
 @triton.jit
 def _host_scale(src, dst):
     dst.store([tl.program_id(0) * 16, 0], src.load([tl.program_id(0) * 16, 0]) * 2)
+
+
+def test_fma_dot_by_hand():
+    # Triton's FMA dot layout: 32×32 over 128 threads = 8 a thread ≥ 4: 2 × 2 a thread, lanes 2 × 16
+    # (32 columns / 2), warps 4 × 1; 64×64 = 32 a thread ≥ 16: 4 × 4
+    p = C.fma_layout(32, 32, 4)
+    assert p.registers == ((0, 1), (1, 0), (16, 0)) and p.warps == ((4, 0), (8, 0))  # rows 0-1 + 16: 4 rows
+    assert C.fma_layout(64, 64, 4).registers[:4] == ((0, 1), (0, 2), (1, 0), (2, 0))
+    # aligned loads (4 floats a thread along a row): A and B each 2 st.v4; loads: A 4 rows × 32 K / 4 (v4)
+    # = 32, B 32 K × 2 columns / 2 (v2) = 32
+    row = C.blocked((32, 32), (1, 4), (4, 8), (4, 1), (1, 0))
+    assert C.staging(row, row, "fma", 32, 4, "sm80") == (4, 64) == C.staging(row, row, "fma", 32, 4, "sm90")
+    # one float a lane (nothing known): 8 st.shared an operand on sm_80; on sm_90 lanes 0, 1 are columns
+    # 1, 2 (the buffer's lowest words): stmatrix.x4, 8 words / 4 = 2 an operand
+    one = C.blocked((32, 32), (1, 1), (1, 32), (4, 1), (1, 0))
+    assert C.staging(one, one, "fma", 32, 4, "sm80") == (16, 64)
+    assert C.staging(one, one, "fma", 32, 4, "sm90") == (4, 64)
+    # B = tl.trans(k) of a row-major k: its buffer is contiguous along K, so a thread loads each of its
+    # 2 columns' 32 K in 8 v4: 16; A as above 32
+    assert C.staging(row, C.transposed(row), "fma", 32, 4, "sm80") == (4, 48)
+
+
+def test_warp_shuffles_need_no_shared_memory():
+    # the FMA dot's 32×32 result to a row-major store layout: both keep rows 4w … 4w + 3 (and + 16) in
+    # warp w, no copies: the lanes swap them by shuffles, no shared memory
+    row = C.blocked((32, 32), (1, 4), (4, 8), (4, 1), (1, 0))
+    assert C.conversion(C.fma_layout(32, 32, 4), row, 32) == (0, 0)
+    # a store layout with one row a warp: rows change warps, 8 registers of which registers 16 rows
+    # apart (the one basis in common) pair: 4 st.v2 and 4 ld.v2
+    one = C.blocked((32, 32), (1, 1), (1, 32), (4, 1), (1, 0))
+    assert C.conversion(C.fma_layout(32, 32, 4), one, 32) == (4, 4)
+
+
+def test_tf32_wgmma_stores_a_with_stmatrix():
+    # tf32 wgmma (sm_90), nothing known: A 64×32 one float a lane along K: 16 floats a thread, whose lanes
+    # 0, 1 are K 1, 2: 16 words / 4 = 4 stmatrix.x4 (st.shared would take 16); B K-major, its lanes along
+    # N: one float at a time, 16
+    a = C.blocked((64, 32), (1, 1), (1, 32), (4, 1), (1, 0))
+    b = C.blocked((32, 64), (1, 1), (1, 32), (4, 1), (1, 0))
+    assert C.staging(a, b, "tf32", 32, 4, "sm90") == (4 + 16, 0)
+    assert C.staging(a, b, "tf32", 32, 4, "sm80")[0] == 16 + 16
+
+
+@triton.jit
+def _ieee(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b, input_precision="ieee"))
+
+
+def test_an_ieee_dot_counts_its_operands():
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((32, 32)).astype(np.float32), rng.standard_normal((32, 32)).astype(np.float32)
+    c = np.zeros((32, 32), np.float32)
+    cnt = _ieee[(1,)](a, b, c, M=32, N=32, K=32)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
+    # aligned: (2 + 2) st.v4 and 64 loads a thread (test_fma_dot_by_hand), the result by shuffles; × 4 warps
+    assert (cnt.shared_stores_sm80, cnt.shared_loads_sm80) == (16, 256) == (cnt.shared_stores_sm90, cnt.shared_loads_sm90)

@@ -22,7 +22,8 @@ instructions per thread (a program runs them in each of its ``num_warps`` warps)
   address bits. Both sides share those bits: when both layouts have several registers, only the
   register bases they have in common can be vectorised; when one side holds a single element, the other
   side vectorises all its registers. Stores are the source's distinct registers ÷ its vector, loads
-  the destination's ÷ its vector. Equal layouts need no conversion. The vector's registers need not
+  the destination's ÷ its vector. Equal layouts need no conversion, nor do layouts whose warps hold
+  the same elements, none of them copied: the lanes exchange them by warp shuffles. The vector's registers need not
   be consecutive: a thread's ``ld.shared.v4`` may fill its registers 0, 1, 4 and 5.
 * **A cross-warp reduction** (``tl.sum``, ``tl.max``, ``tl.argmax``, … along a dimension split
   across warps; :func:`reduction`). Each thread reduces its own registers, the lanes reduce by
@@ -150,6 +151,21 @@ def expanded(lay: Linear, axis: int) -> Linear:
                   tuple(ins(b) for b in lay.lanes), tuple(ins(b) for b in lay.warps))
 
 
+@lru_cache(maxsize=1024)
+def transposed(lay: Linear) -> Linear:
+    """``tl.trans`` of a 2-D block: the same registers, lanes and warps, each basis's coordinates swapped
+    (``tt.trans`` moves no data).
+
+    >>> transposed(blocked((16, 32), (1, 4), (4, 8), (4, 1), (1, 0))).registers
+    ((1, 0), (2, 0))
+    """
+    def swap(b):
+        return b[::-1]
+
+    return Linear(lay.shape[::-1], tuple(swap(b) for b in lay.registers), tuple(swap(b) for b in lay.lanes),
+                  tuple(swap(b) for b in lay.warps), tuple(1 - d for d in lay.order))
+
+
 def flattened(lay: Linear) -> Linear:
     """A block reduced over all its dimensions reduces as one dimension (Triton reshapes it first)."""
     strides = [1] * len(lay.shape)
@@ -186,6 +202,9 @@ def conversion(src: Linear, dst: Linear, bits: int) -> tuple[int, int]:
     """
     if src[:4] == dst[:4]:  # the same bases: the same layout, whatever its order says
         return 0, 0
+    if src.warps == dst.warps and _distinct(src.warps) == src.warps \
+            and _distinct(src.lanes + dst.lanes) == src.lanes + dst.lanes:
+        return 0, 0  # every warp keeps its own elements, none copied: the lanes exchange them by shuffles
     s, d = _distinct(src.registers), _distinct(dst.registers)
     cap = _cap(bits)
     if not s:
@@ -256,7 +275,7 @@ def reduction(src: Linear, axis: int | None, bits: int, operands: int = 1, used:
 def target_free(tag) -> bool:
     """Whether a layout tag stands for the same layout on every target (no ``tl.dot`` accumulator,
     atomic or sm_80-only access in it)."""
-    while tag[0] in ("slice", "expand"):
+    while tag[0] in ("slice", "expand", "trans"):
         tag = tag[1]
     return tag[0] not in ("dot", "atomic", "sm80")
 
@@ -305,7 +324,7 @@ def resolve(tag, target: str = "sm80") -> Linear | None:
     and mask's axis facts and the block's shape), ``("slice", tag, axis)``, ``("expand", tag, axis)``,
     ``("default", shape, num_warps)``, ``("atomic", how, element bytes, num_warps, op, float)`` (an
     atomic's, by target: :func:`atomic_plan`), ``("dot", M, N, kind, num_warps)`` (a ``tl.dot``'s accumulator,
-    whose layout depends on ``target``: :func:`accumulator`), ``("sm80", tag)`` (a tensor descriptor's
+    whose layout depends on ``target``: :func:`accumulator`), ``("trans", tag)`` (``tl.trans`` of a 2-D block), ``("sm80", tag)`` (a tensor descriptor's
     access: ``tag`` on sm_80, no layout on sm_90, where it is a TMA copy)."""
     from . import layout
 
@@ -328,6 +347,8 @@ def resolve(tag, target: str = "sm80") -> Linear | None:
     inner = resolve(tag[1], target)
     if inner is None:
         return None
+    if kind == "trans":
+        return transposed(inner)
     return sliced(inner, tag[2]) if kind == "slice" else expanded(inner, tag[2])
 
 
@@ -352,6 +373,73 @@ def _mma(m: int, n: int, warps_m: int, warps_n: int, warp_n: int, group_rows: in
     return Linear(shape, *clip)
 
 
+def fma_layout(m: int, n: int, num_warps: int) -> Linear:
+    """The blocked layout Triton 3.9 gives a ``tl.dot`` that runs on FMAs (``input_precision="ieee"``;
+    ``TritonDotPattern``): 2 × 2 elements a thread when the ``M×N`` result has at least 4 a thread, 4 × 4
+    when at least 16, else 1; lanes and warps as for any block, the last dimension fastest.
+
+    >>> fma_layout(32, 32, 4).lanes[:4], fma_layout(64, 64, 4).registers[:4]
+    (((0, 2), (0, 4), (0, 8), (0, 16)), ((0, 1), (0, 2), (1, 0), (2, 0)))
+    """
+    from .layout import blocked as counts
+
+    per = m * n // (WARP * num_warps)
+    s = 4 if per >= 16 else 2 if per >= 4 else 1
+    spt, order = (min(s, m), min(s, n)), (1, 0)
+    tpw, wpc = counts((m, n), spt, order, num_warps)
+    return blocked((m, n), spt, tpw, wpc, order)
+
+
+def _stmatrix(x: Linear, d: int, bits: int) -> int | None:
+    """``stmatrix.x4`` stores per thread of a block under ``x`` to a buffer contiguous along ``d`` (sm_90),
+    None where it does not apply: ``stmatrix`` writes 8 × 8 matrices of 16-bit elements whose 16-byte rows
+    lanes address, lane ``l`` holding the 32-bit word ``l mod 4`` of row ``l / 4``, so the first two lane
+    bases (and for 16-bit elements the first register) must be the buffer's lowest address bits; an
+    ``.x4`` stores 4 words a thread."""
+    if bits not in (16, 32) or len(x.lanes) < 2:
+        return None
+    first = ((x.registers[0],) if bits == 16 and x.registers else ()) + tuple(x.lanes[:2])
+    rank = len(x.shape)
+    if bits == 16 and not x.registers or list(first) != [_unit(rank, d, 1 << i) for i in range(len(first))]:
+        return None
+    words = (1 << len(_distinct(x.registers))) * bits // 32
+    return max(words // 4, 1)
+
+
+def fma_staging(a: Linear, b: Linear, bits: int, num_warps: int, target: str) -> tuple[int, int]:
+    """``(stores, loads)`` per thread of a ``tl.dot`` on FMAs (``input_precision="ieee"``): each operand
+    is stored to shared memory in the layout of its load (``ttg.local_alloc``; the buffer's contiguous
+    dimension that layout's fastest, each thread's runs in vectors of up to 128 bits, or with
+    ``stmatrix.x4`` on sm_90 where it applies), then every thread loads the rows of A and the columns of
+    B its part of the result (:func:`fma_layout`) needs, all of K (``ttg.local_load`` to
+    ``#ttg.dot_op`` of a blocked parent): in vectors along the buffer's contiguous dimension, all of K
+    at once when that is K, the thread's consecutive rows (columns) when it is M (N).
+
+    >>> a = blocked((32, 32), (1, 4), (4, 8), (4, 1), (1, 0))    # 8 floats a thread: 2 st.v4 an operand
+    >>> fma_staging(a, a, 32, 4, "sm80")   # 4 rows of A × 32 / 4 (v4) + 32 K × 2 columns / 2 (v2)
+    (4, 64)
+    """
+    cap = _cap(bits)
+    (m, k), n = a.shape, b.shape[1]
+    stores = 0
+    for x in (a, b):
+        d = x.order[0] if x.order else 1
+        plain = (1 << len(_distinct(x.registers))) >> min(_run(x, d), cap)
+        st = _stmatrix(x, d, bits) if target == "sm90" else None
+        stores += min(plain, st) if st is not None else plain
+    p = fma_layout(m, n, num_warps)
+    loads = 0
+    for x, own in ((a, 0), (b, 1)):  # A: its rows (dim 0) × K (dim 1); B: K (dim 0) × its columns (dim 1)
+        kdim = 1 - own
+        mine = 1 << _along(_distinct(p.registers), (own,))
+        d = x.order[0] if x.order else 1
+        if d == kdim:
+            loads += mine * (k >> min(_bits(k), cap))
+        else:
+            loads += k * (mine >> min(_run(p, own), cap))
+    return stores, loads
+
+
 @lru_cache(maxsize=256)
 def accumulator(m: int, n: int, what: str, num_warps: int, target: str = "sm80") -> Linear:
     """The layout of a ``tl.dot``'s ``M×N`` accumulator (``#ttg.nvidia_mma``): version 2 (``mma.sync``,
@@ -364,12 +452,19 @@ def accumulator(m: int, n: int, what: str, num_warps: int, target: str = "sm80")
     """
     from .mma import mma_warps, wgmma_tile
 
+    if what == "fma":
+        return fma_layout(m, n, num_warps)
     tile = wgmma_tile(m, n, num_warps) if target == "sm90" else None
     if tile is None:
         wm, wn = mma_warps(m, n, num_warps)
         return _mma(m, n, wm, wn, 8, 1)
     wg_m, wg_n, n_instr = tile
     return _mma(m, n, wg_m, wg_n, n_instr, 4)
+
+
+def _fastest(lay: Linear) -> int:
+    """The dimension a layout orders first (the last for layouts with no order)."""
+    return lay.order[0] if lay.order else len(lay.shape) - 1
 
 
 def _run(lay: Linear, d: int | None = None) -> int:
@@ -401,11 +496,17 @@ def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: 
     """
     from .mma import mma_warps, wgmma_tile
 
+    if what == "fma":
+        return fma_staging(a, b, bits, num_warps, target)
     cap = _cap(bits)
     (m, k), n = a.shape, b.shape[1]
     wgmma = target == "sm90" and wgmma_tile(m, n, num_warps) is not None
     along = (None, 0 if wgmma and what == "tf32" else None)  # tf32 wgmma reads B K-major: down its columns
-    stores = sum((1 << len(_distinct(x.registers))) >> min(_run(x, d), cap) for x, d in zip((a, b), along))
+    stores = 0
+    for x, d in zip((a, b), along):
+        plain = (1 << len(_distinct(x.registers))) >> min(_run(x, d), cap)
+        st = _stmatrix(x, _fastest(x) if d is None else d, bits) if wgmma else None
+        stores += min(plain, st) if st is not None else plain
     if wgmma:
         return stores, 0
     wm, wn = mma_warps(m, n, num_warps)

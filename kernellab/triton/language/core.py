@@ -447,6 +447,8 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     prog.tally.mma(sm80 * prog.P, sm90 * prog.P)
     out = tensor(data, out_t, a._shape[:-1] + b._shape[-1:])
     what = mma_kind(operands, getattr(input_precision, "value", input_precision))[0]
+    if what is None and operands in ("fp32", "float32"):
+        what = "fma"  # input_precision="ieee": FMAs, the operands through shared memory all the same
     if what is not None and len(a._shape) == 2:  # through shared memory to the tensor cores
         lay_a = a._lay if a._lay is not None else ("default", a._shape, prog.num_warps)
         lay_b = b._lay if b._lay is not None else ("default", b._shape, prog.num_warps)
@@ -663,7 +665,10 @@ def trans(input, *dims) -> tensor:
     """Permute the axes (reverse them when ``dims`` is empty)."""
     x = _to_tensor(input)
     perm = _dims(dims) or tuple(builtins.range(len(x._shape)))[::-1]
-    return x._like(x.data.transpose((0, *(p + 1 for p in perm))), tuple(x._shape[p] for p in perm))
+    out = tensor(x.data.transpose((0, *(p + 1 for p in perm))), x.dtype, tuple(x._shape[p] for p in perm))
+    if x._lay is not None and tuple(perm) == (1, 0):
+        out._lay = ("trans", x._lay)  # the same threads hold the same elements (kernellab.triton.convert.transposed)
+    return out
 
 
 @_tensor_member_fn
