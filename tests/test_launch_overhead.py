@@ -195,3 +195,39 @@ def test_seeded_addresses_are_the_flat_views(make):
     assert prog.address(ptr.flat) == fresh.address(ptr.flat) == memory.address(ptr.flat)
     other = ptr.flat[1:] if ptr.flat.size else ptr.flat.copy()  # another view: looked up, not seeded
     assert prog.address(other) == memory.address(other)
+
+
+def _bound_by_reference(kernel, args):
+    """What ``_bind`` gives, made the general way: ``_argument`` then ``_specialise`` for every argument."""
+    values, names, marks = [], {}, {}
+    for name, v in zip(kernel.arg_names, args):
+        arg = _argument(name, v)
+        if isinstance(arg, triton.language.core.tensor) and not arg._shape:
+            kernel._specialise(name, arg, ("pointer", arg._address) if arg.__class__.__name__ == "pointer" else v, marks)
+            if arg.__class__.__name__ == "pointer":
+                names[arg._address] = name
+        values.append(arg)
+    return values, names, marks
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 8, 15, 16, 17, 24, 32, -16, 2 ** 31, 2 ** 40, True, np.int32(16)])
+@pytest.mark.parametrize("at", [0, 1, 2, 4])
+@pytest.mark.parametrize("opts", [{}, {"do_not_specialize": ["n"]}, {"do_not_specialize_on_alignment": ["x", "n"]},
+                                  {"do_not_specialize": ["x"]}])
+def test_bound_arguments_are_the_general_ones(n, at, opts):
+    def copy(x, y, n, B: tl.constexpr):
+        offs = tl.arange(0, B)
+        tl.store(y + offs, tl.load(x + offs, mask=offs < n), mask=offs < n)
+
+    kernel = triton.jit(copy, **opts)
+    x, y = _placed(np.arange(64, dtype=np.float32), at), np.zeros(64, np.float32)
+    _grid, values, names, marks = kernel._bind((x, y, n, 64), {}, (1,))
+    ref_values, ref_names, ref_marks = _bound_by_reference(kernel, (x, y, n))
+    assert marks == ref_marks and names == ref_names
+    for got, want in zip(values, ref_values):
+        assert got.__class__ is want.__class__ and got.dtype == want.dtype and got._ax == want._ax
+        assert np.array_equal(got.data, want.data) and got.data.dtype == want.data.dtype
+        if want.__class__.__name__ == "pointer":
+            assert got._address == want._address and got.flat is not None and np.shares_memory(got.flat, want.flat)
+    out = kernel[(1,)](x, y, n, B=64)
+    assert out.specialization == ref_marks

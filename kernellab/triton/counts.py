@@ -557,6 +557,7 @@ def _moves_by_target(kind: str, src, dst, bits: int, num_warps: int) -> tuple:
 
 _NAMES = tuple(f.name for f in fields(TritonCounts)
                if f.name not in ("per_program", "dram_sectors", "by_line", "launch", "specialization"))
+_ZEROS = dict.fromkeys(_NAMES, 0)  # a new tally's counts (copied)
 _SHARED = ("requests", "sectors", "lines", "bytes", "dram_bytes")
 _FLUSH_LANES = 1 << 20  # count pending small accesses once this many lanes have gathered
 
@@ -572,7 +573,7 @@ class Tally:
     __slots__ = ("n", "_pending", "_pending_lanes", "_updates", "_planned", "_moves", "dram")
 
     def __init__(self):
-        self.n = dict.fromkeys(_NAMES, 0)
+        self.n = _ZEROS.copy()
         self.dram: dict[str, int] = {}  # array name → sectors first touched by what this tally recorded (lines=True)
         self._pending: dict[tuple, list] = {}
         self._pending_lanes = 0

@@ -124,7 +124,9 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     if sample is not None:
         n_programs, pids = len(pids), pids[sample[0]]
     new_tally = tally_factory(Tally, lines)
-    tally, touched = new_tally(), Touched(first_touch=lines is not None)
+    # the launch's tally: a vectorised launch's first step's own (made only when no step gives one)
+    tally = new_tally() if per_program or not vectorize else None
+    touched = Touched(first_touch=lines is not None)
     warps = (num_warps, {})  # the launch's warps per program, and what its accesses ask of the layouts
     breakdown = {} if per_program else None
     try:
@@ -141,7 +143,8 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
                         hints["split"] = True
                         chunks[:0] = [chunk[:-1], chunk[-1:]]
                     elif batch is None:
-                        fresh = False
+                        if fresh:
+                            tally, fresh = new_tally(), False
                         _one_by_one(body, kernel, g, chunk, names, tally, None, touched, new_tally, warps, addresses)
                     else:
                         batch.tally.n["programs"] += len(chunk)
@@ -153,6 +156,8 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     except Exception as exc:  # the kernel's lines alone; a bare raise adds no frame (kernellab.tracebacks)
         user_traceback(exc)
         raise
+    if tally is None:  # no step ran (a grid of no programs)
+        tally = new_tally()
     counts = tally.result(breakdown, touched.sectors(), specialization, launch={"grid": g})
     if sample is not None:
         counts = sampling.scale(counts, sample[1], n_programs, touched.sizes())

@@ -278,9 +278,32 @@ class JITFunction:
         if callable(grid):
             grid = grid(meta)
         values, names, marks = [], {}, {}
+        constexprs, fixed, unaligned = self.constexprs, self.do_not_specialize, self.do_not_specialize_on_alignment
         for name, v in meta.items():
-            if name in self.constexprs:
+            if name in constexprs:
                 values.append(v.value if isinstance(v, constexpr) else v)
+                continue
+            cls = v.__class__
+            # the usual arguments first, as _argument and _specialise make them (a numpy array of a
+            # numpy dtype, a Python int): the same pointer or scalar, the same mark and facts
+            if cls is np.ndarray and _special_dtype(v.dtype) is None:
+                arg = pointer(memory.flat_view(v, name), np.zeros(1, np.int64), ())
+                address = arg._address = register_array(v)
+                names[address] = name
+                m = None if name in fixed else "D" if name not in unaligned and address % 16 == 0 else None
+                if m is not None:
+                    marks[name] = m
+                arg._ax = specialize._FACTS[m]
+                values.append(arg)
+                continue
+            if cls is int:
+                dt = T.of_python(v)
+                arg = tensor(np.array([v], dt.np), dt, ())
+                m = None if name in fixed else 1 if v == 1 else "D" if name not in unaligned and v % 16 == 0 else None
+                if m is not None:
+                    marks[name] = m
+                arg._ax = specialize._FACTS[m]
+                values.append(arg)
                 continue
             try:
                 arg = _argument(name, v)
