@@ -231,3 +231,24 @@ def test_bound_arguments_are_the_general_ones(n, at, opts):
             assert got._address == want._address and got.flat is not None and np.shares_memory(got.flat, want.flat)
     out = kernel[(1,)](x, y, n, B=64)
     assert out.specialization == ref_marks
+
+
+@triton.jit
+def _row_plus_block(out_ptr, base, n, B: tl.constexpr):
+    # a row start per program plus a shared block, stored as values (int32: may wrap past 2^31 − 1),
+    # and a mask ``<=`` keeping a prefix
+    offs = (tl.program_id(0) + base) + tl.arange(0, B)
+    lanes = tl.program_id(0) * B + tl.arange(0, B)
+    tl.store(out_ptr + lanes, offs, mask=lanes <= n)
+
+
+@pytest.mark.parametrize("programs", [1, 3])
+@pytest.mark.parametrize("base", [0, 5, 2 ** 31 - 63, 2 ** 31 - 64, 2 ** 31 - 65, 2 ** 31 - 30, -(2 ** 31)])
+@pytest.mark.parametrize("n", [0, 17, 63, 64, 191, 1000])
+def test_row_starts_near_the_int32_limit_are_the_plain_path(programs, base, n):
+    out = np.zeros(64 * programs, np.int32)
+    (fast, fd, fa), (ref, rd, ra) = _both(lambda o: _row_plus_block.run(o, base, n, B=64, grid=(programs,)), out)
+    assert fast == ref and fd == rd and np.array_equal(fa[0], ra[0])
+    lanes = np.arange(64 * programs)
+    want = ((lanes // 64 + base + lanes % 64 + 2 ** 31) % 2 ** 32 - 2 ** 31).astype(np.int32)  # int32 wraps
+    assert np.array_equal(fa[0][lanes <= n], want[lanes <= n]) and not fa[0][lanes > n].any()

@@ -270,7 +270,8 @@ def _affine_sum(a, b, op: str, ct: T.dtype, shape: tuple):
     r = rows.astype(np.int64)
     r.flags.writeable = False  # shared: the row starts of every pointer moved by this block
     tmin, tmax = _int_range(ct)
-    if int(r.min()) + lo < tmin or int(r.max()) + hi > tmax:  # it may wrap around: compute it plainly
+    rlo, rhi = (int(r[0]),) * 2 if r.shape == (1,) else (int(r.min()), int(r.max()))
+    if rlo + lo < tmin or rhi + hi > tmax:  # it may wrap around: compute it plainly
         return None
     nd = len(shape)
     x = _align(_cast(a.data, a.dtype, ct, False), a._shape, nd, False)
@@ -306,8 +307,12 @@ def _prefix_mask(a, b, op: str, ct: T.dtype, shape: tuple):
     lanes = 1
     for d in block._shape:
         lanes *= d
-    k = bound - (rows + start) if op == "<" else bound - (rows + start) + 1
-    k = np.minimum(np.maximum(k, 0, out=k), lanes, out=k)
+    if bound.shape == rows.shape == (1,):  # one row: the same in Python ints
+        k = int(bound[0]) - (int(rows[0]) + start) + (op != "<")
+        k = np.array([min(max(k, 0), lanes)], np.int64)
+    else:
+        k = bound - (rows + start) if op == "<" else bound - (rows + start) + 1
+        k = np.minimum(np.maximum(k, 0, out=k), lanes, out=k)
     k.flags.writeable = False  # shared by every access under this mask
     out = tensor(None, T.int1, shape)
     out._lazy = lambda: np.arange(lanes).reshape((1, *shape)) < k.reshape((-1,) + (1,) * len(shape))
