@@ -128,6 +128,9 @@ CASES = [
          {"M": 64, "N": 256, "K": 16}),
     Case("dot_tf32", CK, "dot_kernel", (f32(64, 32), f32(32, 64), f32(64, 64)), {"M": 64, "N": 64, "K": 32}),
     Case("dot_ieee", CK, "dot_ieee_kernel", (f32(32, 32), f32(32, 32), f32(32, 32)), {"M": 32, "N": 32, "K": 32}),
+    Case("dot_ieee_small", CK, "dot_ieee_kernel", (f32(16, 16), f32(16, 16), f32(16, 16)), {"M": 16, "N": 16, "K": 16}),
+    Case("dot_ieee_wide", CK, "dot_ieee_kernel", (f32(64, 16), f32(16, 128), f32(64, 128)), {"M": 64, "N": 128, "K": 16},
+         num_warps=8),
     Case("softmax_rows", FLASH, "softmax_rows_kernel", (f32(64, 64), f32(64, 64), 64), {"BLOCK_N": 64}, (64,)),
     Case("atomic_add", CK, "atomic_add_kernel", (f32(4096), f32(4096), 4096), {"BLOCK": 1024}, (4,)),
     Case("atomic_add_odd", CK, "atomic_add_kernel", (f32(1000), f32(1000), 1000), {"BLOCK": 1024}),
@@ -135,6 +138,9 @@ CASES = [
     Case("atomic_scalar", CK, "atomic_scalar_kernel", (f32(4096), f32(1), 4096), {"BLOCK": 1024}, (4,)),
     Case("atomic_ops", CK, "atomic_ops_kernel", (f32(4096), i32(4096), f16(4096), 4096), {"BLOCK": 1024}, (4,)),
     Case("desc_copy", CK, "desc_copy_kernel", (f32(64, 64), f32(64, 64), 64, 64), {"BM": 16, "BN": 64}, (4,)),
+    Case("desc_scale", CK, "desc_scale_kernel", (f32(64, 256), f32(64, 256), 64, 256), {"BM": 16, "BN": 256}, (4,)),
+    Case("desc_scale_f16", CK, "desc_scale_kernel", (f16(512, 64), f16(512, 64), 512, 64), {"BM": 512, "BN": 64},
+         num_warps=8),
 ]
 
 # Configurations compiled for their metadata only (registers, shared memory, stages): the waves pages'

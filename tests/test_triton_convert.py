@@ -416,3 +416,14 @@ def test_an_ieee_dot_counts_its_operands():
     np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4, atol=1e-4)
     # aligned: (2 + 2) st.v4 and 64 loads a thread (test_fma_dot_by_hand), the result by shuffles; × 4 warps
     assert (cnt.shared_stores_sm80, cnt.shared_loads_sm80) == (16, 256) == (cnt.shared_stores_sm90, cnt.shared_loads_sm90)
+
+
+def test_fma_operands_through_ldmatrix():
+    # 16×16 = 2 elements a thread < 4: the FMA layout keeps 1 a thread, lanes 16 along N then 2 along M,
+    # 4 warps × 2 rows, twice (rows 0 and 8): a thread needs 2 rows of A and 1 column of B
+    p = C.fma_layout(16, 16, 4)
+    assert p.registers == ((8, 0),) and p.lanes[:2] == ((0, 1), (0, 2))
+    one = C.blocked((16, 16), (1, 1), (2, 16), (4, 1), (1, 0))   # nothing known: one float a lane
+    # stores: 2 floats a thread an operand, one at a time: 2 + 2; loads: A 2 rows × 16 K / 4 (v4) = 8;
+    # B's column: lanes 0, 1 are its buffer's first two words, so ldmatrix.x4, 16 K × 1 / 4 = 4
+    assert C.staging(one, one, "fma", 32, 4, "sm80") == (4, 12)

@@ -413,7 +413,9 @@ def fma_staging(a: Linear, b: Linear, bits: int, num_warps: int, target: str) ->
     ``stmatrix.x4`` on sm_90 where it applies), then every thread loads the rows of A and the columns of
     B its part of the result (:func:`fma_layout`) needs, all of K (``ttg.local_load`` to
     ``#ttg.dot_op`` of a blocked parent): in vectors along the buffer's contiguous dimension, all of K
-    at once when that is K, the thread's consecutive rows (columns) when it is M (N).
+    at once when that is K, the thread's consecutive rows (columns) when it is M (N); there, for 32-bit
+    elements whose first two lanes are the buffer's first two elements, with ``ldmatrix.x4`` (4 words a
+    thread an instruction).
 
     >>> a = blocked((32, 32), (1, 4), (4, 8), (4, 1), (1, 0))    # 8 floats a thread: 2 st.v4 an operand
     >>> fma_staging(a, a, 32, 4, "sm80")   # 4 rows of A × 32 / 4 (v4) + 32 K × 2 columns / 2 (v2)
@@ -435,8 +437,11 @@ def fma_staging(a: Linear, b: Linear, bits: int, num_warps: int, target: str) ->
         d = x.order[0] if x.order else 1
         if d == kdim:
             loads += mine * (k >> min(_bits(k), cap))
-        else:
-            loads += k * (mine >> min(_run(p, own), cap))
+            continue
+        plain = k * (mine >> min(_run(p, own), cap))
+        if bits == 32 and tuple(p.lanes[:2]) == (_unit(2, own, 1), _unit(2, own, 2)):
+            plain = min(plain, max(k * mine // 4, 1))  # ldmatrix.x4: lanes 0-3 read a 16-byte row, 4 words a thread
+        loads += plain
     return stores, loads
 
 
