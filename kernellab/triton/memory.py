@@ -405,13 +405,21 @@ def _assign(dst: np.ndarray, src: np.ndarray):
 # shape of rows falls back to the reference path with the same numbers.
 
 
+_INT64 = np.dtype(np.int64)
+
+
 def _rows(shape: tuple, starts, active):
     """``(rows, lanes, starts, active)``, int64 and broadcast to one length (``active`` None: every lane)."""
     lanes = 1
     for d in shape:
         lanes *= d
-    s = np.asarray(starts, np.int64).reshape(-1)
-    k = np.full(1, lanes, np.int64) if active is None else np.asarray(active, np.int64).reshape(-1)
+    s = starts if starts.__class__ is np.ndarray and starts.dtype is _INT64 and starts.ndim == 1 else \
+        np.asarray(starts, np.int64).reshape(-1)
+    if active is None:
+        k = np.array([lanes], np.int64)
+    else:
+        k = active if active.__class__ is np.ndarray and active.dtype is _INT64 and active.ndim == 1 else \
+            np.asarray(active, np.int64).reshape(-1)
     if s.size != k.size:
         if s.size == 1:
             s = np.full(k.size, s[0])
@@ -555,7 +563,10 @@ def store_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, value: np.
     *shape)`` in ``flat``'s dtype, or a block not yet computed whose ``_into`` writes it (then computed
     straight into ``flat`` when every lane is stored, else computed here)."""
     operands = value._into[1] if not isinstance(value, np.ndarray) else (value,)
-    programs = max((o.shape[0] for o in operands if o.ndim), default=1)  # rows of the values stored
+    programs = 1  # rows of the values stored
+    for o in operands:
+        if o.ndim and o.shape[0] > programs:
+            programs = o.shape[0]
     if programs > 1 and np.size(starts) == 1 and (active is None or np.size(active) == 1):
         starts = np.full(programs, np.asarray(starts).reshape(-1)[0])  # one address, a value per program
     rows, lanes, s, k, run = _check_count_touch_rows(prog, "store", flat, shape, starts, active, how)
