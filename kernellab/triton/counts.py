@@ -996,6 +996,8 @@ class Touched:
             runs = self._runs.get(key)
             if not runs:
                 n = int(np.count_nonzero(bitmap))
+            elif bitmap is None and len(runs) == 1 and type(runs[0][0]) is int:  # one run of sectors
+                n = max(runs[0][1] - runs[0][0], 0)
             elif bitmap is None:  # intervals only: the length of their union
                 n = _union_length(runs)
             else:  # paint the intervals into the bitmap (+1 where one opens, −1 where it closes)
