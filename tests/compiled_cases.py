@@ -138,6 +138,7 @@ CASES = [
     Case("atomic_scalar", CK, "atomic_scalar_kernel", (f32(4096), f32(1), 4096), {"BLOCK": 1024}, (4,)),
     Case("atomic_ops", CK, "atomic_ops_kernel", (f32(4096), i32(4096), f16(4096), 4096), {"BLOCK": 1024}, (4,)),
     Case("desc_copy", CK, "desc_copy_kernel", (f32(64, 64), f32(64, 64), 64, 64), {"BM": 16, "BN": 64}, (4,)),
+    Case("desc_dot", CK, "desc_dot_kernel", (f16(64, 32), f16(32, 64), f32(64, 64)), {"M": 64, "N": 64, "K": 32}),
     Case("desc_scale", CK, "desc_scale_kernel", (f32(64, 256), f32(64, 256), 64, 256), {"BM": 16, "BN": 256}, (4,)),
     Case("desc_scale_f16", CK, "desc_scale_kernel", (f16(512, 64), f16(512, 64), 512, 64), {"BM": 512, "BN": 64},
          num_warps=8),

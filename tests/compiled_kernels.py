@@ -134,3 +134,13 @@ def desc_scale_kernel(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
     src = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
     dst = tl.make_tensor_descriptor(out_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
     dst.store([tl.program_id(0) * BM, 0], src.load([tl.program_id(0) * BM, 0]) * 2)
+
+
+# A tile product whose operands come through tensor descriptors: on sm_90 wgmma reads the TMA tiles
+# where they land in shared memory; on sm_80 they are pointer loads, staged as any tl.dot's operands
+@triton.jit
+def desc_dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    a = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[M, K])
+    b = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[K, N])
+    rm, rn = tl.arange(0, M), tl.arange(0, N)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a.load([0, 0]), b.load([0, 0])))

@@ -427,3 +427,34 @@ def test_fma_operands_through_ldmatrix():
     # stores: 2 floats a thread an operand, one at a time: 2 + 2; loads: A 2 rows × 16 K / 4 (v4) = 8;
     # B's column: lanes 0, 1 are its buffer's first two words, so ldmatrix.x4, 16 K × 1 / 4 = 4
     assert C.staging(one, one, "fma", 32, 4, "sm80") == (4, 12)
+
+
+def test_wgmma_reads_tma_tiles_in_place():
+    # fp16 64×32 @ 32×64, 4 warps, aligned loads (8 halves a thread, one st.v4 each): on sm_90 wgmma reads
+    # both operands from shared memory; a tensor descriptor's tile is there already: no store at all
+    a = C.blocked((64, 32), (1, 8), (8, 4), (4, 1), (1, 0))
+    b = C.blocked((32, 64), (1, 8), (4, 8), (4, 1), (1, 0))
+    assert C.staging(a, b, "fp16", 16, 4, "sm90") == (4, 0)                       # 2 + 2 st.v4
+    assert C.staging(a, b, "fp16", 16, 4, "sm90", (True, False)) == (2, 0)        # B's only
+    assert C.staging(a, b, "fp16", 16, 4, "sm90", (True, True)) == (0, 0)
+    assert C.staging(a, b, "fp16", 16, 4, "sm80", (True, True)) == C.staging(a, b, "fp16", 16, 4, "sm80")
+
+
+@triton.jit
+def _desc_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    a = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[M, K])
+    b = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[K, N])
+    rm, rn = tl.arange(0, M), tl.arange(0, N)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a.load([0, 0]), b.load([0, 0])))
+
+
+def test_a_dot_of_descriptor_tiles():
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((64, 32)).astype(np.float16), rng.standard_normal((32, 64)).astype(np.float16)
+    c = np.zeros((64, 64), np.float32)
+    cnt = _desc_dot[(1,)](a, b, c, M=64, N=64, K=32)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-2, atol=1e-2)
+    # sm_90: 2 descriptors (1 st.shared a thread each) and the accumulator's way to the store layout;
+    # no ld.shared of the tiles, no operand stores: the PTX's 10 st / 8 ld a thread, × 4 warps
+    assert (cnt.shared_stores_sm90, cnt.shared_loads_sm90) == (40, 32)
+    assert cnt.tma_instructions_sm90 == 2 * 4 and cnt.load_instructions_sm90 == 0

@@ -485,7 +485,8 @@ def _run(lay: Linear, d: int | None = None) -> int:
 
 
 @lru_cache(maxsize=1024)
-def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: str) -> tuple[int, int]:
+def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: str,
+            tma: tuple = (False, False)) -> tuple[int, int]:
     """``(stores, loads)`` per thread of a ``tl.dot``'s operands on their way to the tensor cores, as
     Triton 3.9 lowers them: each operand, in the layout of its load, is stored to shared memory
     (``ttg.local_alloc``), each thread writing its runs of consecutive elements in vectors of up to 128
@@ -493,7 +494,9 @@ def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: 
     B loaded row by row is stored one element at a time. With ``mma.sync`` (sm_80, and sm_90
     blocks too small for ``wgmma``) each warp loads its rows of A and columns of B with
     ``ldmatrix.x4``, 16 × 16 fp16 (512 bytes) an instruction (``.trans`` for B); tf32 B, which
-    ``ldmatrix`` cannot transpose, is loaded one 32-bit element at a time.
+    ``ldmatrix`` cannot transpose, is loaded one 32-bit element at a time. An operand that is a tensor
+    descriptor's tile (``tma``: for A and B) is already in shared memory on sm_90, where ``wgmma`` reads
+    it as the TMA copy left it: no stores.
 
     >>> a = blocked((64, 32), (1, 8), (8, 4), (4, 1), (1, 0)); b = blocked((32, 64), (1, 8), (4, 8), (4, 1), (1, 0))
     >>> staging(a, b, "fp16", 16, 4, "sm80"), staging(a, b, "fp16", 16, 4, "sm90")
@@ -508,7 +511,9 @@ def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: 
     wgmma = target == "sm90" and wgmma_tile(m, n, num_warps) is not None
     along = (None, 0 if wgmma and what == "tf32" else None)  # tf32 wgmma reads B K-major: down its columns
     stores = 0
-    for x, d in zip((a, b), along):
+    for x, d, copied in zip((a, b), along, tma):
+        if wgmma and copied:
+            continue
         plain = (1 << len(_distinct(x.registers))) >> min(_run(x, d), cap)
         st = _stmatrix(x, _fastest(x) if d is None else d, bits) if wgmma else None
         stores += min(plain, st) if st is not None else plain

@@ -487,7 +487,7 @@ def _moved(convert, kind: str, src, dst, bits: int, num_warps: int, target: str)
     if b is None:
         return None
     if kind == "dot":
-        return convert.staging(a, b, dst[1], bits, num_warps, target)
+        return convert.staging(a, b, dst[1], bits, num_warps, target, *dst[2:])
     return convert.conversion(a, b, bits) if a.shape == b.shape else None
 
 
@@ -539,9 +539,10 @@ def _thawed(tag):
 
 def _move_key(kind: str, src, dst) -> tuple:
     """``(src, dst)`` of a recorded move with their tags frozen (:func:`_frozen`): a reduction's ``dst`` is
-    ``(axis, operands, used)``, a dot's ``(b's tag, what)``, a conversion's a tag."""
+    ``(axis, operands, used)``, a dot's ``(b's tag, what)`` (and which operands are TMA tiles), a
+    conversion's a tag."""
     if kind == "dot":
-        return _frozen(src), (_frozen(dst[0]), dst[1])
+        return _frozen(src), (_frozen(dst[0]), *dst[1:])
     return _frozen(src), (_frozen(dst) if kind == "convert" else dst)
 
 
@@ -549,7 +550,7 @@ def _move_key(kind: str, src, dst) -> tuple:
 def _moves_by_target(kind: str, src, dst, bits: int, num_warps: int) -> tuple:
     """:func:`_moves_on_targets` of a move keyed by :func:`_move_key`, once per key over every launch."""
     if kind == "dot":
-        dst = (_thawed(dst[0]), dst[1])
+        dst = (_thawed(dst[0]), *dst[1:])
     elif kind == "convert":
         dst = _thawed(dst)
     return _moves_on_targets(kind, _thawed(src), dst, bits, num_warps)
@@ -650,11 +651,12 @@ class Tally:
             n["atomic_instructions_" + target] += programs * convert.atomic_instructions(
                 how, elem_bytes, num_warps, op, is_float, target)
 
-    def staged(self, a, b, what: str, bits: int, num_warps: int, programs: int):
+    def staged(self, a, b, what: str, bits: int, num_warps: int, programs: int, tma: tuple = (False, False)):
         """Record a ``tl.dot`` of operands of layout tags ``a`` and ``b`` (``what``: ``"fp16"``, ``"tf32"``, …)
         in ``programs`` programs: their way through shared memory to the tensor cores
-        (:func:`kernellab.triton.convert.staging`), counted once the layouts are known (``_settle``)."""
-        self._moves.append(("dot", a, (b, what), bits, num_warps, programs))
+        (:func:`kernellab.triton.convert.staging`; ``tma``: which are tensor descriptors' tiles), counted
+        once the layouts are known (``_settle``)."""
+        self._moves.append(("dot", a, (b, what) if not any(tma) else (b, what, tuple(tma)), bits, num_warps, programs))
 
     def tma(self, kind: str, how, elem_bytes: int, num_warps: int, programs: int, wanted: dict | None):
         """Record a tensor descriptor's ``desc.load`` (``kind`` ``"load"``) or ``desc.store`` in ``programs``

@@ -452,7 +452,14 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     if what is not None and len(a._shape) == 2:  # through shared memory to the tensor cores
         lay_a = a._lay if a._lay is not None else ("default", a._shape, prog.num_warps)
         lay_b = b._lay if b._lay is not None else ("default", b._shape, prog.num_warps)
-        prog.tally.staged(lay_a, lay_b, what, a.dtype.primitive_bitwidth, prog.num_warps, prog.P)
+        tma = (False, False)
+        if what in ("fp16", "bf16"):  # a tensor descriptor's tile: wgmma reads it in shared memory (sm_90)
+            from ..mma import wgmma_tile
+            from .descriptors import tma_tile
+
+            if wgmma_tile(m, b._shape[-1], prog.num_warps) is not None:
+                tma = (tma_tile(a), tma_tile(b))
+        prog.tally.staged(lay_a, lay_b, what, a.dtype.primitive_bitwidth, prog.num_warps, prog.P, tma)
         out._lay = ("dot", m, b._shape[-1], what, prog.num_warps)
     return out
 

@@ -277,6 +277,17 @@ class tensor_descriptor:
         return atomic_add(ptr, value, m)
 
 
+def tma_tile(t) -> bool:
+    """Whether ``t`` is a ``desc.load``'s tile, unchanged, that a ``wgmma`` then reads where the TMA copy
+    left it in shared memory (sm_90): its loads into the registers are taken back (once)."""
+    loaded = _LOADED.pop(id(t), None)
+    if loaded is None or loaded[0] is not t:
+        return False
+    prog = current()
+    prog.tally.shared_sm90(0, -loaded[1] * prog.num_warps * prog.P)
+    return True
+
+
 def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero", round_f32_to_tf32=False,
                            _semantic=None, _host=False):
     """A descriptor of the array ``base`` (``shape``, ``strides`` in elements, the last stride 1) read in
