@@ -252,3 +252,18 @@ def test_row_starts_near_the_int32_limit_are_the_plain_path(programs, base, n):
     lanes = np.arange(64 * programs)
     want = ((lanes // 64 + base + lanes % 64 + 2 ** 31) % 2 ** 32 - 2 ** 31).astype(np.int32)  # int32 wraps
     assert np.array_equal(fa[0][lanes <= n], want[lanes <= n]) and not fa[0][lanes > n].any()
+
+
+def test_frozen_counts_hold_every_field_in_order():
+    v = np.arange(100, dtype=np.float32)
+    c = K.add_kernel.run(v, v, np.empty_like(v), 100, BLOCK_SIZE=64, grid=(2,))
+    assert list(vars(c)) == list(counts._FIELDS)
+    # 2 programs of 64 lanes, 100 active: 2 × 2 loads, 2 stores; 300 floats · 4 bytes moved
+    assert (c.programs, c.loads, c.stores, c.load_bytes + c.store_bytes) == (2, 4, 2, 1200)
+    base = {k: 0 for k in counts._NAMES}
+    rest = dict(per_program=None, dram_sectors={}, specialization={}, launch={}, by_line=None)
+    assert counts._counts(base, **rest) == counts.TritonCounts()
+    with pytest.raises(KeyError):  # a field missing is an error, not a default
+        counts._counts({k: 0 for k in counts._NAMES[1:]}, **rest)
+    extra = counts._counts({**base, "not_a_field": 3}, **rest)  # one too many: dropped, as before
+    assert not hasattr(extra, "not_a_field") and list(vars(extra)) == list(counts._FIELDS)

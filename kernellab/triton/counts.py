@@ -470,9 +470,18 @@ def _counts(n: dict, **rest) -> TritonCounts:
     (True, 3)
     """
     out = object.__new__(TritonCounts)
-    values = {**n, **rest}
-    out.__dict__.update({k: values[k] for k in _FIELDS})
+    d = out.__dict__
+    d.update(_FIELD_ORDER)  # the fields in their order; updating a key keeps its place
+    d.update(n)
+    d.update(rest)
+    if len(d) != len(_FIELDS) or len(n) + len(rest) != len(_FIELDS):  # a field missing or one too many
+        values = {**n, **rest}
+        d.clear()
+        d.update({k: values[k] for k in _FIELDS})
     return out
+
+
+_FIELD_ORDER = dict.fromkeys(_FIELDS)
 
 
 def _moved(convert, kind: str, src, dst, bits: int, num_warps: int, target: str):
