@@ -120,13 +120,14 @@ def _erfinv_ref(p):  # bisection on math.erf: independent of the Newton iteratio
     return (lo + hi) / 2
 
 
-def _i0_ref(x):  # the power series Σ (x²/4)^k / (k!)², summed in Fractions
-    t, s, k, q = Fraction(1), Fraction(0), 0, Fraction(x) ** 2 / 4
-    while k < 400:
-        s += t
-        k += 1
-        t = t * q / (k * k)
-    return float(s)
+def _i0_ref(x):
+    """The power series Σ (x²/4)^k / (k!)², k < 400, vectorised in float64 (np.i0 under test uses Chebyshev
+    fits instead). The terms are positive: each is a running product of ≤ 400 factors, off by at most
+    3·400·2⁻⁵³ ≈ 1.3e-13 relative, and so is their sum; the fp32 bound is 6 ulp of 2⁻²⁴ ≈ 6e-8 relative.
+    (The exact series, summed in Fractions, agrees within 1e-15 relative on these cases and took 4 s.)"""
+    q = (np.asarray(x, np.float64) ** 2 / 4)[:, None]
+    k = np.arange(1, 400, dtype=np.float64)
+    return 1 + np.cumprod(q / (k * k), axis=1).sum(axis=1)
 
 
 _R = np.random.default_rng(7)
@@ -162,7 +163,7 @@ F32_CASES = {
     "normcdfinv": ([_U(0.001, 0.999)], np.vectorize(lambda p: math.sqrt(2) * _erfinv_ref(2 * p - 1))),
     "lgamma": ([np.concatenate([_U(-2.26, 1e4), _U(-20, -10.002, 50)])], np.vectorize(math.lgamma)),
     "tgamma": ([np.concatenate([_U(0.01, 35), _U(-30, -0.01, 50)])], np.vectorize(math.gamma)),
-    "cyl_bessel_i0": ([_U(-80, 80, 60)], np.vectorize(_i0_ref)),
+    "cyl_bessel_i0": ([_U(-80, 80, 60)], _i0_ref),
     "fast_expf": ([_U(-1, 1)], np.exp), "fast_exp10f": ([_U(-0.3, 0.3)], lambda x: 10.0 ** x),
     "fast_log2f": ([10.0 ** _U(-30, 30)], np.log2), "fast_logf": ([10.0 ** _U(-30, 30)], np.log),
     "fast_log10f": ([10.0 ** _U(-30, 30)], np.log10), "fast_powf": ([_U(0.5, 2), _U(-4, 4)], np.power),
