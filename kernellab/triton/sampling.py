@@ -179,9 +179,12 @@ def plan(grid, enabled: bool = True) -> tuple[np.ndarray, float] | None:
     ([0, 15, 20, 27], 8.0)
     """
     s = _SAMPLE.get() if enabled else None
+    if s is None:  # not sampling (the usual launch): run them all
+        _LAUNCH.set(None)
+        return None
     gx, gy, gz = (tuple(int(v) for v in grid) + (1, 1))[:3]
     n_programs = gx * gy * gz
-    if s is None or n_programs <= s:
+    if n_programs <= s:
         _LAUNCH.set(None)
         return None
     _LAUNCH.set(set())
