@@ -151,3 +151,26 @@ def test_traffic_between_read_once_and_no_sharing(m, n, k, bm, bn, wave, group):
     once = (m * k + k * n + m * n) * 2  # everything read once, C written once
     no_share = dram_bytes_tiled(0, bm, bn, 1, 1, elem=2, M=m, N=n, K=k)
     assert once <= got <= no_share
+
+
+def _reads_wave_by_wave(M, N, BM, BN, wave, group):
+    """The wave model's reads (elements of one K step) by its definition, one wave at a time."""
+    num_m, num_n = -(-M // BM), -(-N // BN)
+    rows = np.minimum(BM, M - np.arange(num_m) * BM)
+    cols = np.minimum(BN, N - np.arange(num_n) * BN)
+    pm, pn = tile_order(num_m, num_n, group)
+    return sum(int(rows[sorted(set(pm[s:s + wave].tolist()))].sum() + cols[sorted(set(pn[s:s + wave].tolist()))].sum())
+               for s in range(0, len(pm), wave))
+
+
+@pytest.mark.parametrize(("M", "N", "BM", "BN", "wave", "group"), [
+    (4096, 4096, 32, 32, 84, 8),   # 16384 tiles in waves of 84: the flag table, 196 × 128 flags
+    (700, 5, 1, 1, 1, None),        # waves of one program over 700 block-rows: too many flags, np.unique
+    (997, 31, 7, 3, 1, 3),          # likewise (143 block-rows, waves of 1), grouped
+    (1, 1, 1, 1, 1, None),          # one tile
+    (257, 255, 16, 16, 7, 2),       # block ± 1 and a partial last wave
+])
+def test_distinct_tiles_per_wave_equal_the_wave_by_wave_count(M, N, BM, BN, wave, group):
+    K, elem = 3, 2
+    want = _reads_wave_by_wave(M, N, BM, BN, wave, group) * K * elem + M * N * elem
+    assert dram_bytes_tiled(0, BM, BN, 1, wave, elem, group, M=M, N=N, K=K) == want

@@ -119,10 +119,27 @@ def dram_bytes_tiled(n: int, BM: int, BN: int, ctas_per_sm: int, n_sm: int, elem
     rows, cols = _extent(BM, M, num_m), _extent(BN, N, num_n)
     pid_m, pid_n = tile_order(num_m, num_n, group)
     wave = int(n_sm) * int(ctas_per_sm)
-    reads = 0
-    for s in range(0, len(pid_m), wave):
-        reads += int(rows[np.unique(pid_m[s:s + wave])].sum() + cols[np.unique(pid_n[s:s + wave])].sum())
+    reads = int(rows[_distinct_per_wave(pid_m, num_m, wave)].sum() + cols[_distinct_per_wave(pid_n, num_n, wave)].sum())
     return reads * int(K) * int(elem) + int(M) * int(N) * int(elem)
+
+
+def _distinct_per_wave(ids: np.ndarray, count: int, wave: int) -> np.ndarray:
+    """Each wave's distinct values of ``ids`` (ints in ``[0, count)``, program p in wave p // ``wave``), all
+    waves' one after another: the distinct pairs (wave, id), numbered wave × count + id, modulo ``count``.
+
+    The pairs are marked in a table of waves × count flags where that table is at most 8 flags a program
+    (every launch the model meets), found by ``np.unique`` otherwise (a table that would be too large).
+
+    >>> [int(v) for v in _distinct_per_wave(np.array([0, 0, 1, 1, 1, 0]), 2, 4)]   # waves {0, 1} and {1, 0}
+    [0, 1, 0, 1]
+    """
+    pairs = np.arange(len(ids)) // wave * count + ids
+    waves = -(-len(ids) // wave)
+    if waves * count > 8 * len(ids) + 4096:
+        return np.unique(pairs) % count
+    seen = np.zeros(waves * count, bool)
+    seen[pairs] = True
+    return np.flatnonzero(seen) % count
 
 
 def dram_bytes_lru(n: int, BM: int, BN: int, BK: int, ctas_per_sm: int, n_sm: int, l2_bytes: int, elem: int = 2,
