@@ -21,6 +21,7 @@ the English script's modification time, so Sphinx does not re-read the pages tha
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 import unicodedata
@@ -65,6 +66,7 @@ def messages(lang: str) -> dict[str, str]:
 _PREFIX = r"(?P<prefix>^[ \t]*(?:(?:[-*+•]|\d+[.)]|#\.)[ \t]+)?)"
 
 
+@functools.cache  # a page's catalog is applied to each of its text blocks
 def _pattern(msgid: str) -> re.Pattern:
     """A paragraph whose lines, joined with spaces, are ``msgid`` (Sphinx's own msgid rule)."""
     words = r"\s+".join(re.escape(word) for word in msgid.split(" "))
@@ -111,8 +113,8 @@ def translate_rst(text: str, catalog: dict[str, str]) -> str:
     """
     for msgid in sorted(catalog, key=len, reverse=True):
         msgstr = catalog[msgid]
-        if not msgid.strip() or msgstr == msgid:
-            continue
+        if not msgid.strip() or msgstr == msgid or not all(word in text for word in msgid.split(" ")):
+            continue  # (the pattern matches each word of the msgid as it is: one missing, no match)
         # "text::" (a literal block follows) has the msgid "text:"; " ::" keeps the block literal
         text = _pattern(msgid).sub(lambda m, s=msgstr: m["prefix"] + s + (" ::" if m["tail"] else ""), text)
     return fix_underlines(text)
