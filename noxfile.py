@@ -70,6 +70,13 @@ def _no_install(session: nox.Session) -> bool:
     return bool(getattr(config, "no_install", False) and getattr(session.virtualenv, "_reused", False))
 
 
+def _install_only(session: nox.Session) -> bool:
+    """Whether nox runs with ``--install-only``: it then skips ``session.run``, not the sessions' own
+    subprocesses (the docs session's builds)."""
+    config = getattr(getattr(session, "_runner", None), "global_config", None)
+    return bool(getattr(config, "install_only", False))
+
+
 def _install(session: nox.Session, *groups: str) -> None:
     deps = [d for g in groups for d in nox.project.dependency_groups(PYPROJECT, g)]
     if getattr(session.virtualenv, "venv_backend", None) != "uv" or _no_install(session):
@@ -245,6 +252,8 @@ def docs(session: nox.Session) -> None:
     ``-D sphinx_gallery_conf.run_stale_examples=True`` to re-run examples whose source did not change.
     """
     _install(session, "docs", "test")
+    if _install_only(session):
+        return
     site = BUILD / "html"
     venv = Path(session.virtualenv.location)
     inputs = _docs_inputs(venv, session.posargs)  # before building: an edit made meanwhile is a miss next time
