@@ -256,6 +256,35 @@ def tally_factory(base: type, finder: LineFinder | None):
     return base if finder is None else functools.partial(line_tally, base, finder)
 
 
+def here(tally):
+    """The row key (file, line) a record made now would go to, or None (not a line tally, or outside the
+    kernel): kept by a record that a later line may take back (``take_back``)."""
+    finder = getattr(tally, "_finder", None)
+    return None if finder is None else finder.where()[0]
+
+
+def take_back(tally, key, name: str, *args) -> bool:
+    """Record ``name(*args)`` on the row ``key`` of line tally ``tally`` (a correction of what that line
+    recorded, made later from another line); False, recording nothing, when the row is not there.
+
+    >>> from kernellab.simt.tally import Tally
+    >>> def kernel(t):
+    ...     t.instr("fma", 2, 64); key = here(t)    # the line that recorded
+    ...     t.instr("fma", 1, 32)
+    ...     return key
+    >>> t = line_tally(Tally, LineFinder(kernel)); key = kernel(t)
+    >>> take_back(t, key, "instr", "fma", -1, -32), take_back(Tally(), key, "instr", "fma", -1, -32)
+    (True, False)
+    >>> [row.warp_instr for row in t.counts().by_line.values()]   # one of the first line's taken back
+    [1, 1]
+    """
+    row = getattr(tally, "_rows", {}).get(key)
+    if row is None:
+        return False
+    getattr(row, name)(*args)
+    return True
+
+
 def merge_lines(into, other) -> None:
     """Add the rows (and call sites) of line tally ``other`` into line tally ``into``."""
     for key, row in other._rows.items():

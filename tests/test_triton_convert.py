@@ -458,3 +458,27 @@ def test_a_dot_of_descriptor_tiles():
     # no ld.shared of the tiles, no operand stores: the PTX's 10 st / 8 ld a thread, × 4 warps
     assert (cnt.shared_stores_sm90, cnt.shared_loads_sm90) == (40, 32)
     assert cnt.tma_instructions_sm90 == 2 * 4 and cnt.load_instructions_sm90 == 0
+
+
+@triton.jit
+def _desc_copy_two_lines(x_ptr, y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    src = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    dst = tl.make_tensor_descriptor(y_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    tile = src.load([tl.program_id(0) * BM, 0])
+    dst.store([tl.program_id(0) * BM, 0], tile)
+
+
+def test_a_tile_stored_unchanged_takes_its_loads_back_on_its_own_line():
+    """With lines=True, the ld.shared a desc.load counts for its tile (16×64 fp32, 4 warps: 8 floats a
+    thread = 2 ld.v4, × 4 warps = 8 a program) are taken back on the load's line when the tile is stored
+    unchanged: no line shows a negative count, and the rows still add up to the launch (0 loads)."""
+    x = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
+    y = np.zeros_like(x)
+    off = _desc_copy_two_lines[(4,)](x, y, 64, 64, BM=16, BN=64)
+    on = _desc_copy_two_lines[(4,)](x, y, 64, 64, BM=16, BN=64, lines=True)
+    np.testing.assert_array_equal(y, x)
+    assert on == off and off.shared_loads_sm90 == 0
+    assert len(on.by_line) >= 2  # the load's and the store's lines (and the descriptors')
+    rows = [r.shared_loads_sm90 for r in on.by_line.values()]
+    assert min(rows) == 0 and sum(rows) == 0, rows
+    assert sum(r.shared_stores_sm90 for r in on.by_line.values()) == off.shared_stores_sm90

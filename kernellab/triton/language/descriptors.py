@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kernellab import lines
 from kernellab.i18n import _
 
 from .. import axis as A
@@ -31,7 +32,7 @@ from ..program import current
 from ..tensor import _tensor_member_fn, facts, pointer, tensor
 from .core import _how, load, store
 
-_LOADED: dict[int, tuple] = {}  # id of a desc.load's tile → (the tile, its ld.shared per thread on sm_90)
+_LOADED: dict[int, tuple] = {}  # id of a desc.load's tile → (the tile, its ld.shared per thread on sm_90, its line)
 
 _PADDINGS = ("", "zero", "nan")
 
@@ -246,7 +247,7 @@ class tensor_descriptor:
         prog.tally.shared_sm90(0, n * prog.num_warps * prog.P)  # ttg.local_load into the registers
         if len(_LOADED) > 64:
             _LOADED.clear()
-        _LOADED[id(t)] = (t, n)
+        _LOADED[id(t)] = (t, n, lines.here(prog.tally))
         return t
 
     def store(self, offsets, value) -> None:
@@ -265,7 +266,7 @@ class tensor_descriptor:
         prog.tally.tma("store", _how(ptr, m), ptr.flat.itemsize, nw, prog.P, None)
         loaded = _LOADED.get(id(value))
         if loaded is not None and loaded[0] is value and tuple(value._shape) == tuple(self.block_shape):
-            prog.tally.shared_sm90(0, -loaded[1] * nw * prog.P)  # stored unchanged: it stays in shared memory
+            _give_back(prog, loaded)  # stored unchanged: it stays in shared memory
         else:
             prog.tally.shared_sm90(convert.tma_shared(tuple(self.block_shape), bits, nw) * nw * prog.P, 0)
 
@@ -284,8 +285,16 @@ def tma_tile(t) -> bool:
     if loaded is None or loaded[0] is not t:
         return False
     prog = current()
-    prog.tally.shared_sm90(0, -loaded[1] * prog.num_warps * prog.P)
+    _give_back(prog, loaded)
     return True
+
+
+def _give_back(prog, loaded) -> None:
+    """Take back the ld.shared a ``desc.load`` counted for its tile (``loaded``: tile, loads a thread, line),
+    on the load's own line when counting per line, so no line shows a negative count."""
+    args = (0, -loaded[1] * prog.num_warps * prog.P)
+    if not lines.take_back(prog.tally, loaded[2], "shared_sm90", *args):
+        prog.tally.shared_sm90(*args)
 
 
 def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero", round_f32_to_tf32=False,
