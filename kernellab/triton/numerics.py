@@ -190,6 +190,40 @@ def _widen(x: np.ndarray) -> np.ndarray:
     return x.astype(np.float32, copy=False)
 
 
+_FP16_OVERFLOW = np.float32(65520).view(np.uint32)  # the smallest float32 that rounds to fp16 infinity
+_FP16_MIN_NORMAL = np.float32(2.0**-14).view(np.uint32)
+
+
+def fp16_values(x: np.ndarray) -> np.ndarray | None:
+    """``x.astype(np.float16).astype(np.float32)``, bit for bit, computed in float32 without the float16 array
+    (``p.to(tl.float16)`` feeding a ``tl.dot``); None when some ``|x|`` rounds past fp16's largest finite
+    value, or is NaN (the caller then converts as usual).
+
+    Each value is rounded to nearest even on its fp16 grid by ``(x + c) − c``, where ``c = 1.5·2^(e+13)``
+    has a float32 spacing of ``2^(e−10)``, fp16's spacing at ``x``'s exponent ``e`` (``e`` at least −14:
+    below it fp16's subnormals are evenly spaced by ``2^−24``); ``c`` is an even multiple of that spacing,
+    so ties go to the even fp16 neighbour, and ``copysign`` restores the sign of values that round to 0.
+
+    >>> x = np.float32([1 + 2**-11, 1 + 3 * 2**-11, 2**-25, -2**-25, 3 * 2**-26, 65519, 1e-30])
+    >>> fp16_values(x).view(np.uint32).tolist() == x.astype(np.float16).astype(np.float32).view(np.uint32).tolist()
+    True
+    >>> fp16_values(np.float32([65520])) is None, fp16_values(np.float32([np.nan])) is None
+    (True, True)
+    """
+    if x.dtype != np.float32:
+        return None
+    mag = x.view(np.uint32) & np.uint32(0x7FFFFFFF)
+    if mag.size == 0 or mag.max() >= _FP16_OVERFLOW:  # NaN and infinity lie above 65520 as bits too
+        return None
+    np.maximum(mag, _FP16_MIN_NORMAL, out=mag)
+    mag &= np.uint32(0x7F800000)
+    mag += np.uint32((13 << 23) + (1 << 22))
+    c = mag.view(np.float32)
+    out = np.add(x, c)
+    out -= c
+    return np.copysign(out, x, out=out)
+
+
 def dot_flops(a_shape, b_shape, programs: int) -> int:
     """``2·M·N·K`` per batch entry, times the programs that run the dot.
 

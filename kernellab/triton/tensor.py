@@ -596,7 +596,18 @@ class tensor:
         dst = T.from_numpy(getattr(dtype, "value", dtype))
         if bitcast:
             return bitcast_data(self, dst)
-        out = tensor(convert(self.data, self.dtype, dst, fp_downcast_rounding), dst, self._shape)
+        wide = None
+        if self.dtype is T.float32 and dst is T.float16 and fp_downcast_rounding in (None, "rtne") \
+                and self.numel >= _FP16_VALUES_FROM:
+            from .numerics import fp16_values
+
+            wide = fp16_values(self.data)
+        if wide is not None:  # the values as float32 (what tl.dot reads); the float16 array only if read
+            out = tensor(None, dst, self._shape)
+            out._lazy = lambda: wide.astype(np.float16)  # exact: every value is a float16
+            out._wide = wide
+        else:
+            out = tensor(convert(self.data, self.dtype, dst, fp_downcast_rounding), dst, self._shape)
         out._lay = self._lay
         if self.dtype.is_int() and dst.is_int():  # extsi / trunci: the analysis passes the facts through
             out._ax = self._ax
@@ -627,6 +638,9 @@ def _tensor_member_fn(fn):
     """
     setattr(tensor, fn.__name__, fn)  # a plain function is a method: the block is its first argument
     return fn
+
+
+_FP16_VALUES_FROM = 4096  # lanes per program from which fp32 → fp16 goes through numerics.fp16_values
 
 
 def convert(data: np.ndarray, src: T.dtype, dst: T.dtype, rounding=None) -> np.ndarray:

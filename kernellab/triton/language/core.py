@@ -436,9 +436,10 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         out_t, acc_data = c.dtype, c.data
     prog = current()
     if sampling.active():  # a benchmark's sampled launch: counted, not computed (see kernellab.triton.sampling)
-        data = _uncomputed_dot(a.data, b.data, acc_data, out_t.np)
+        data = _uncomputed_dot(_dot_operand(a), _dot_operand(b), acc_data, out_t.np)
     else:
-        data = numerics.dot(a.data, b.data, acc_data, input_precision, out_t.np, _wide(a), _wide(b))
+        data = numerics.dot(_dot_operand(a), _dot_operand(b), acc_data, input_precision, out_t.np, _wide(a),
+                            _wide(b))
     prog.tally.flops(numerics.dot_flops((1, *a._shape), (1, *b._shape), prog.P))
     m, k = a._shape[-2:]
     operands = a.dtype.name if a.dtype.primitive_bitwidth > 8 else ("fp8" if a.dtype.is_floating() else "int8")
@@ -462,6 +463,14 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         prog.tally.staged(lay_a, lay_b, what, a.dtype.primitive_bitwidth, prog.num_warps, prog.P, tma)
         out._lay = ("dot", m, b._shape[-1], what, prog.num_warps)
     return out
+
+
+def _dot_operand(t: tensor) -> np.ndarray:
+    """``t.data`` for ``numerics.dot``; for an fp16 block known only as float32 (``p.to(tl.float16)``, see
+    ``tensor.to``), a stand-in of its shape and type, not made: the dot reads its values from ``_wide``."""
+    if t._data is None and isinstance(t._wide, np.ndarray):
+        return np.broadcast_to(np.float16(0), t._wide.shape)
+    return t.data
 
 
 def _wide(t: tensor):
