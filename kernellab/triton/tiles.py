@@ -139,7 +139,8 @@ def _record(prog: Program, kind: str, flat: np.ndarray, ptr, s: np.ndarray, line
 
 def load(prog: Program, ptr, mask, other, how):
     """``tl.load(ptr, mask, other)`` of a tile stored as lines (see the module): ``(values, widen)``, or None to
-    decline.
+    decline; with ``widen``, ``values`` is a function giving the float16 values, called only if they are read
+    (a ``tl.dot`` reads only the float32 ones).
 
     ``mask``: a bool block that broadcasts to ``(rows, *shape)``, or None; ``other``: the fill of masked-off
     lanes (0 when None), already in the array's storage type; ``how``: the pointer's and mask's axis facts
@@ -164,7 +165,6 @@ def load(prog: Program, ptr, mask, other, how):
     else:  # the distinct lines once, then each program's
         distinct, which = shared
         part = _window(flat, lines.n)[distinct + ptr.shift]
-        vals = part[which]
     widen = None
     if full is None and shared is not None and flat.dtype == np.float16:
         from .numerics import _widen
@@ -172,6 +172,14 @@ def load(prog: Program, ptr, mask, other, how):
         def widen(part=part, which=which, axis=lines.axis):
             wide = _widen(part)[which]
             return np.ascontiguousarray(wide.transpose(0, 2, 1)) if axis == 0 else wide
+
+        def values(part=part, which=which, axis=lines.axis):  # ``part`` is a copy: later stores do not reach it
+            vals = part[which]
+            return np.ascontiguousarray(vals.transpose(0, 2, 1)) if axis == 0 else vals
+
+        return values, widen
+    if shared is not None:
+        vals = part[which]
     if lines.axis == 0:
         vals = np.ascontiguousarray(vals.transpose(0, 2, 1))
     if full is None:

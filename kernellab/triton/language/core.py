@@ -355,7 +355,11 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
             data = memory.load(current(), ptr.flat, offs, m, fill, ptr.lineage, ptr.shift, how)
         else:
             data = memory.load_rows(current(), ptr.flat, ptr._shape, *rows, fill, view=not bits, how=how)
-    out = tensor(elem.decode(data) if bits else data, elem, ptr._shape)
+    if callable(data):  # a shared fp16 tile (tiles.load): its float16 values made only if read
+        out = tensor(None, elem, ptr._shape)
+        out._lazy = data
+    else:
+        out = tensor(elem.decode(data) if bits else data, elem, ptr._shape)
     if widen is not None and elem is T.float16:
         out._wide = widen  # called by the first tl.dot that needs the float32 values (see _wide)
     if ptr._shape:
@@ -466,10 +470,11 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
 
 
 def _dot_operand(t: tensor) -> np.ndarray:
-    """``t.data`` for ``numerics.dot``; for an fp16 block known only as float32 (``p.to(tl.float16)``, see
-    ``tensor.to``), a stand-in of its shape and type, not made: the dot reads its values from ``_wide``."""
-    if t._data is None and isinstance(t._wide, np.ndarray):
-        return np.broadcast_to(np.float16(0), t._wide.shape)
+    """``t.data`` for ``numerics.dot``; for an fp16 block not yet made whose float32 values are known
+    (``p.to(tl.float16)``, see ``tensor.to``; a shared tile, see ``tiles.load``), a stand-in of its shape
+    and type, not made: the dot reads its values from ``_wide``."""
+    if t._data is None and t._wide is not None:
+        return np.broadcast_to(np.float16(0), _wide(t).shape)
     return t.data
 
 
