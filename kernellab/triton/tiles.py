@@ -169,9 +169,9 @@ def load(prog: Program, ptr, mask, other, how):
     if full is None and shared is not None and flat.dtype == np.float16:
         from .numerics import _widen
 
-        def widen(part=part, which=which, axis=lines.axis):
-            wide = _widen(part)[which]
-            return np.ascontiguousarray(wide.transpose(0, 2, 1)) if axis == 0 else wide
+        def widen(part=part, which=which, axis=lines.axis):  # a column tile: its lines' transpose, a view
+            wide = _widen(part)[which]  # (np.matmul reads each matrix in either order, the same sums)
+            return wide.transpose(0, 2, 1) if axis == 0 else wide
 
         def values(part=part, which=which, axis=lines.axis):  # ``part`` is a copy: later stores do not reach it
             vals = part[which]
