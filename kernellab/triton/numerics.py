@@ -190,7 +190,7 @@ def _widen(x: np.ndarray) -> np.ndarray:
     return x.astype(np.float32, copy=False)
 
 
-_FP16_OVERFLOW = np.float32(65520).view(np.uint32)  # the smallest float32 that rounds to fp16 infinity
+_FP16_TOP_BINADE = np.float32(2.0**15).view(np.uint32)  # [2^15, 2^16): the binade where fp16 overflows
 _FP16_MIN_NORMAL = np.float32(2.0**-14).view(np.uint32)
 
 
@@ -212,13 +212,15 @@ def fp16_values(x: np.ndarray) -> np.ndarray | None:
     """
     if x.dtype != np.float32:
         return None
-    mag = x.view(np.uint32) & np.uint32(0x7FFFFFFF)
-    if mag.size == 0 or mag.max() >= _FP16_OVERFLOW:  # NaN and infinity lie above 65520 as bits too
+    if x.size == 0:
         return None
-    np.maximum(mag, _FP16_MIN_NORMAL, out=mag)
-    mag &= np.uint32(0x7F800000)
-    mag += np.uint32((13 << 23) + (1 << 22))
-    c = mag.view(np.float32)
+    e = x.view(np.uint32) & np.uint32(0x7F800000)  # 2^e as bits, the sign dropped
+    np.maximum(e, _FP16_MIN_NORMAL, out=e)
+    top = e.max()
+    if top > _FP16_TOP_BINADE or (top == _FP16_TOP_BINADE and not np.abs(x).max() < 65520):
+        return None  # |x| ≥ 65536, infinity, NaN; or one in [32768, 65536) that rounds past 65504
+    e += np.uint32((13 << 23) + (1 << 22))
+    c = e.view(np.float32)
     out = np.add(x, c)
     out -= c
     return np.copysign(out, x, out=out)
