@@ -596,16 +596,10 @@ class tensor:
         dst = T.from_numpy(getattr(dtype, "value", dtype))
         if bitcast:
             return bitcast_data(self, dst)
-        wide = None
         if self.dtype is T.float32 and dst is T.float16 and fp_downcast_rounding in (None, "rtne") \
-                and self.numel >= _FP16_VALUES_FROM:
-            from .numerics import fp16_values
-
-            wide = fp16_values(self.data)
-        if wide is not None:  # the values as float32 (what tl.dot reads); the float16 array only if read
+                and self.numel >= _FP16_VALUES_FROM:  # each form made only if read: see _half
             out = tensor(None, dst, self._shape)
-            out._lazy = lambda: wide.astype(np.float16)  # exact: every value is a float16
-            out._wide = wide
+            out._lazy, out._wide = _half(self.data)
         else:
             out = tensor(convert(self.data, self.dtype, dst, fp_downcast_rounding), dst, self._shape)
         out._lay = self._lay
@@ -638,6 +632,26 @@ def _tensor_member_fn(fn):
     """
     setattr(tensor, fn.__name__, fn)  # a plain function is a method: the block is its first argument
     return fn
+
+
+def _half(src: np.ndarray):
+    """``(half, wide)`` for ``src.to(tl.float16)``: functions giving the float16 array (what a store writes)
+    and its values as float32 (what a ``tl.dot`` reads, through ``numerics.fp16_values`` unless the float16
+    array is made already), so that a block only stored or only dotted is converted once."""
+    from .numerics import _widen, fp16_values
+
+    made = []
+
+    def half():
+        if not made:
+            made.append(src.astype(np.float16))
+        return made[0]
+
+    def wide():
+        w = None if made else fp16_values(src)
+        return _widen(half()) if w is None else w
+
+    return half, wide
 
 
 _FP16_VALUES_FROM = 4096  # lanes per program from which fp32 → fp16 goes through numerics.fp16_values
