@@ -226,6 +226,36 @@ def fp16_values(x: np.ndarray) -> np.ndarray | None:
     return np.copysign(out, x, out=out)
 
 
+def _across(whole):
+    """``whole(a, axis, keepdims)`` (``np.max``, ``np.min``) of a batch of 2-D blocks ``(P, rows, n)`` along
+    their last axis of 16–128 lanes, reduced across the rows of a transposed copy (numpy's contiguous-axis
+    loop is slower at that length): the same values bit for bit, for the largest (smallest) of values is one
+    value whatever the order, unless it is 0 (which of −0 and +0 is order's choice) or NaN (which NaN):
+    such a result is computed again by ``whole``."""
+
+    def reduce(a, axis=None, keepdims=False):
+        if a.ndim != 3 or axis != 2 or not 16 <= a.shape[2] <= 128 or a.size < 4096 or a.dtype.kind != "f":
+            return whole(a, axis=axis, keepdims=keepdims)
+        out = whole(np.ascontiguousarray(a.transpose(0, 2, 1)), axis=1, keepdims=keepdims)
+        if not ((out > 0) | (out < 0)).all():
+            return whole(a, axis=axis, keepdims=keepdims)
+        return out.transpose(0, 2, 1) if keepdims else out
+
+    reduce.__name__ = whole.__name__
+    return reduce
+
+
+block_max = _across(np.max)
+block_max.__doc__ = """``np.max(a, axis, keepdims)``, bit for bit, faster for ``(P, rows, n)`` blocks along ``n``.
+
+>>> a = np.random.default_rng(0).standard_normal((4, 64, 64)).astype(np.float32)
+>>> np.array_equal(block_max(a, axis=2), np.max(a, axis=2)), block_max(a, axis=2, keepdims=True).shape
+(True, (4, 64, 1))
+"""
+block_min = _across(np.min)
+block_min.__doc__ = """``np.min(a, axis, keepdims)``, bit for bit, as ``block_max`` computes ``np.max``."""
+
+
 def dot_flops(a_shape, b_shape, programs: int) -> int:
     """``2·M·N·K`` per batch entry, times the programs that run the dot.
 

@@ -608,7 +608,7 @@ def max(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
     x = _to_tensor(input)
     if return_indices:
         return _with_index(x, axis, keep_dims, np.max, np.argmax, x.dtype)
-    return _reduce(x, axis, keep_dims, np.max, _minmax_type(x))
+    return _reduce(x, axis, keep_dims, numerics.block_max, _minmax_type(x))
 
 
 @_tensor_member_fn
@@ -617,7 +617,7 @@ def min(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
     x = _to_tensor(input)
     if return_indices:
         return _with_index(x, axis, keep_dims, np.min, np.argmin, x.dtype)
-    return _reduce(x, axis, keep_dims, np.min, _minmax_type(x))
+    return _reduce(x, axis, keep_dims, numerics.block_min, _minmax_type(x))
 
 
 @_tensor_member_fn
