@@ -37,6 +37,7 @@ DIVERGENCE = 0.80  # a finding for a line below this SIMT efficiency …
 DIVERGENCE_SHARE = 0.05  # … that issues at least this share of the warp instructions
 _RESOURCES = (  # the model's times (kernellab.model.bounds.predict) and the Nsight Compute metric each stands for
     ("t_fma", "FMA pipe", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"),
+    ("t_tensor", "Tensor Core pipe", "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"),
     ("t_issue", "Instruction issue", "sm__inst_issued.avg.pct_of_peak_sustained_active"),
     ("t_mio", "MIO (load/store issue)", "sm__mio_inst_issued.avg.pct_of_peak_sustained_active"),
     ("t_l1", "L1/TEX lines", "l1tex__throughput.avg.pct_of_peak_sustained_active"),

@@ -177,6 +177,11 @@ class Perf:
         return self.gpu.dram_bw
 
     @property
+    def tensor_flops(self) -> float:
+        """Dense FP16/BF16 Tensor Core FLOP/s, the whole device (``GPU.fp16_tensor_peak``)."""
+        return self.gpu.fp16_tensor_peak
+
+    @property
     def sms(self) -> int:
         """Streaming multiprocessors."""
         return self.gpu.sms

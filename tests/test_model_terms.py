@@ -235,22 +235,79 @@ def test_atomics_per_source_line_add_up():
     assert rows[0].atomic_same_address == c.atomic_same_address == 16
 
 
-def test_tensor_core_warning_when_tl_dot_on_the_cuda_cores_decides_the_bound():
+def test_tl_dot_compiled_to_mma_is_charged_on_the_tensor_cores():
     from kernellab.triton import TritonCounts
-    # a GEMM's 2³¹ dot FLOPs as FFMAs: 2³⁰ / (128 × 132 SMs × 1.98 GHz) = 32.1 µs of FMA, and issue binds at
-    # (2³⁰ / 32 + 4096 requests) / (4 × 132 × 1.98 GHz) ≈ 32.1 µs; on the Tensor Cores the dot takes
-    # 2³¹ / 989.4 TFLOP/s = 2.17 µs, and DRAM's 1 046 875 sectors (33.5 MB ÷ 3.35 TB/s = 10.0 µs) bind
+    # N = 10 000 programs of one 128×128×64 fp16 tl.dot: 2·128·128·64 = 2 097 152 FLOPs each, 2.097e10 in
+    # all; on sm_80 2 097 152 ÷ 4096 = 512 mma.sync a program; on sm_90 (4 warps) 2 wgmma m64n128k16 along
+    # M × 4 along K × 4 warps = 32 warp instructions a program. Tensor: 2.097152e10 ÷ 989.4e12 FLOP/s =
+    # 21.196 µs; FMA none; issue (320 000 + 20 000 requests) ÷ (4 × 132 × 1.98e9) = 0.325 µs; DRAM
+    # 10 000 × 32 sectors × 32 B ÷ 3.35e12 = 3.06 µs: the Tensor Cores bind
+    n = 10_000
+    c = TritonCounts(flops=n * 2_097_152, dot_flops=n * 2_097_152, mma_sm80=n * 512, mma_sm90=n * 32,
+                     load_requests=2 * n, load_lines=2 * n, dram_sectors={"a": 32 * n})
+    ev = resource_events(c, "sm_90")
+    assert ev["tensor"] == n * 2_097_152 and ev["FMA"] == 0 and ev["issue"] == 32 * n + 2 * n
+    assert resource_events(c)["issue"] == 512 * n + 2 * n  # sm_80: the mma.sync instructions
+    p = predict(c, H100)
+    assert p["bound"] == "tensor" and p["t_tensor"] == pytest.approx(2.097152e10 / 989.4e12)
+    assert p["t_fma"] == 0 and p["t_issue"] == pytest.approx(340_000 / (4 * 132 * 1.98e9))
+    assert p["gflops"] == pytest.approx(989.4e3)  # all FLOPs are dot FLOPs: the dense peak
+    # the band does not move the spec sheet's peak; the estimate divides it by η (scheduler-fed)
+    assert p["gflops_band"] == pytest.approx((989.4e3, 989.4e3))
+    assert p["estimate_time"] == pytest.approx(p["t_tensor"] / p["eta"])
+    # a TF32 dot (fp32 operands, m16n8k8: 2048 FLOPs an instruction) takes twice the mma.sync: half the rate
+    tf32 = TritonCounts(flops=n * 2_097_152, dot_flops=n * 2_097_152, mma_sm80=n * 1024, mma_sm90=n * 64)
+    assert predict(tf32, H100)["t_tensor"] == pytest.approx(2 * 2.097152e10 / 989.4e12)
+
+
+def test_ieee_tl_dot_stays_on_the_fma_pipe():
+    from kernellab.triton import TritonCounts
+    # input_precision="ieee": no MMA (mma = 0), the 2³¹ dot FLOPs are 2³⁰ FFMAs: 2³⁰ ÷ (128 × 132 SMs ×
+    # 1.98 GHz) = 32.1 µs of FMA, issue (2³⁰ ÷ 32 + 4096 requests) ÷ (4 × 132 × 1.98 GHz) ≈ 32.1 µs binds
     c = TritonCounts(flops=2**31, dot_flops=2**31, load_requests=4096, load_lines=4096,
                      dram_sectors={"a": 1_046_875})
-    with pytest.warns(ModelWarning, match="Tensor Cores") as caught:
-        p = predict(c, H100)
+    p = predict(c, H100)
     assert p["bound"] == "issue" and p["time"] == pytest.approx((2**30 / 32 + 4096) / (4 * 132 * 1.98e9))
-    assert p["tensor_core_bound"][0] == "DRAM"
-    assert p["tensor_core_bound"][1] == pytest.approx(1_046_875 * 32 / 3.35e12)
-    assert len(caught) == 1
-    # a dot small beside its traffic leaves DRAM binding either way: no warning
-    small = TritonCounts(flops=2**20, dot_flops=2**20, load_requests=4096, load_lines=4096,
-                         dram_sectors={"a": 1_046_875})
+    assert p["t_fma"] == pytest.approx(2**30 / (128 * 132 * 1.98e9)) and p["t_tensor"] == 0
+    assert "tensor_core_bound" not in p
+
+
+def test_flash_attention_is_not_fma_bound():
+    import numpy as np
+
+    import kernellab.triton as triton
+    from kernellab.triton import language as tl
+
+    @triton.jit
+    def attn(q_ptr, k_ptr, o_ptr, N: tl.constexpr, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+        # one block of rows of softmax(Q Kᵀ) V with V = K, online softmax, fp16 operands
+        rows = tl.program_id(0) * BM + tl.arange(0, BM)
+        d = tl.arange(0, D)
+        q = tl.load(q_ptr + rows[:, None] * D + d[None, :])
+        m = tl.full((BM,), -float("inf"), tl.float32)
+        s_sum = tl.zeros((BM,), tl.float32)
+        acc = tl.zeros((BM, D), tl.float32)
+        for start in range(0, N, BN):
+            cols = start + tl.arange(0, BN)
+            k = tl.load(k_ptr + cols[:, None] * D + d[None, :])
+            s = tl.dot(q, tl.trans(k))
+            m_new = tl.maximum(m, tl.max(s, 1))
+            p = tl.exp(s - m_new[:, None])
+            alpha = tl.exp(m - m_new)
+            s_sum = s_sum * alpha + tl.sum(p, 1)
+            acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), k)
+            m = m_new
+        tl.store(o_ptr + rows[:, None] * D + d[None, :], acc / s_sum[:, None])
+
+    n, dh = 256, 64
+    q = np.random.default_rng(0).standard_normal((n, dh)).astype(np.float16)
+    k = np.random.default_rng(1).standard_normal((n, dh)).astype(np.float16)
+    o = np.zeros((n, dh), np.float32)
+    cnt = attn[(n // 64,)](q, k, o, N=n, D=dh, BM=64, BN=64)
+    assert cnt.mma_sm80 > 0 and cnt.mma_sm90 > 0
     with warnings.catch_warnings():
-        warnings.simplefilter("error", ModelWarning)
-        assert predict(small, H100)["bound"] == "DRAM"
+        warnings.simplefilter("ignore", ModelWarning)
+        p = predict(cnt, H100)
+    # every dot compiled to MMA: the FMA pipe sees only the softmax's elementwise FLOPs
+    assert resource_events(cnt)["FMA"] == cnt.flops - cnt.dot_flops
+    assert p["bound"] != "FMA" and p["t_tensor"] == pytest.approx(cnt.mma_sm80 * 4096 / 989.4e12)

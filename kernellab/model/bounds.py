@@ -24,6 +24,7 @@ __all__ = ["RESOURCES", "SCHEDULER_FED", "estimate_eta", "predict", "resource_ev
 #: The resources in the order ties are broken, as bound name → (result key, what is counted, rate field).
 RESOURCES = {
     "FMA": ("t_fma", "FP32 FMA, add and multiply instructions (thread level)", "fma_per_sm_cycle"),
+    "tensor": ("t_tensor", "Tensor Core FLOPs of tl.dot (mma.sync / wgmma), FP16-equivalent", "tensor_flops"),
     "issue": ("t_issue", "warp instructions, every kind", "issue_per_sm_cycle"),
     "L1": ("t_l1", "128-byte global lines loaded and stored", "l1_lines_per_sm_cycle"),
     "shared": ("t_smem", "shared-memory wavefronts, loads and stores", "smem_wavefronts_per_sm_cycle"),
@@ -32,11 +33,17 @@ RESOURCES = {
     "atomic": ("t_atomic", "atomic updates of the most-updated address (the L2 serialises them)",
                "atomic_same_address_per_cycle"),
 }
-#: The resources the whole device shares (their rate is per cycle, not per SM per cycle).
-DEVICE_WIDE = ("DRAM", "atomic")
+#: The resources whose rate is the whole device's (per second or per cycle, not per SM per cycle).
+DEVICE_WIDE = ("tensor", "DRAM", "atomic")
+#: FLOPs of one ``mma.sync.m16n8k16`` (2·16·8·16): the FP16-equivalent work of one sm_80 MMA instruction.
+MMA_FP16_FLOPS = 2 * 16 * 8 * 16
 #: The pipes the warp schedulers feed, whose rates the estimate scales by η. L1's rate is not scaled, as
-#: it is itself measured (k1 reaches 0.98–1.05 of it on three GPUs); DRAM is not an SM resource.
-SCHEDULER_FED = ("FMA", "issue", "shared", "MIO")
+#: it is itself measured (k1 reaches 0.98–1.05 of it on three GPUs); DRAM is not an SM resource. The
+#: Tensor Core pipe is: ``mma.sync`` and ``wgmma`` are warp instructions the schedulers issue, and a warp
+#: waits on their operands (ldmatrix, the shared-memory tiles) as an FFMA stream waits on its loads, so
+#: the share of the peak a tiled kernel reaches is a scheduling loss of the same kind (η is fitted on
+#: FFMA SGEMMs; real fp16 GEMMs reach 0.7–0.8 of the dense peak, the estimate's ballpark, not a fit).
+SCHEDULER_FED = ("FMA", "tensor", "issue", "shared", "MIO")
 
 
 def resource_label(bound: str) -> str:
@@ -47,7 +54,7 @@ def resource_label(bound: str) -> str:
     >>> resource_label("shared"), resource_label("L1"), resource_label("MIO")
     ('shared memory', 'L1', 'load/store issue (MIO)')
     """
-    labels = {"FMA": _("FP32 arithmetic"), "issue": _("instruction issue"), "L1": _("L1"),
+    labels = {"FMA": _("FP32 arithmetic"), "tensor": _("Tensor Cores"), "issue": _("instruction issue"), "L1": _("L1"),
               "shared": _("shared memory"), "MIO": _("load/store issue (MIO)"), "DRAM": _("DRAM"),
               "atomic": _("same-address atomics")}
     if bound not in labels:
@@ -56,18 +63,31 @@ def resource_label(bound: str) -> str:
     return labels[bound]
 
 
-def resource_events(counts) -> dict[str, int]:
+def resource_events(counts, target: str = "sm_80") -> dict[str, int]:
     """What each resource must process, by bound name (the numerators of ``predict``), from either engine.
 
-    SIMT :class:`~kernellab.Counts`: FP32 thread instructions (FFMA + FADD + FMUL), warp instructions,
-    global lines (loads, stores and atomics), shared wavefronts, LSU instructions (atomics included),
-    compulsory DRAM bytes, and ``atomic_same_address``.
+    SIMT :class:`~kernellab.Counts`: FP32 thread instructions (FFMA + FADD + FMUL), no Tensor Core work,
+    warp instructions, global lines (loads, stores and atomics), shared wavefronts, LSU instructions
+    (atomics included), compulsory DRAM bytes, and ``atomic_same_address``.
 
-    Mini-Triton :class:`~kernellab.TritonCounts` count no instructions or shared memory, so: FP32
-    thread instructions = elementwise FLOPs + ``dot_flops`` ÷ 2 (``tl.dot`` as FFMAs on the CUDA cores;
-    Tensor Cores would be faster); warp instructions = those ÷ 32 + the memory requests (a lower bound:
-    address arithmetic is not counted); L1 = lines (loads, stores, atomics); shared = 0; MIO = requests
-    (atomics included); DRAM = compulsory bytes; atomic = ``atomic_same_address``.
+    Mini-Triton :class:`~kernellab.TritonCounts` count no shared memory for the model, so:
+
+    * **tensor** = the FP16-equivalent FLOPs of the ``tl.dot`` calls Triton compiles to ``mma.sync`` /
+      ``wgmma`` (Nsight Compute: ``sm__pipe_tensor_cycles_active``): ``mma_sm80`` × 4096, the FLOPs of
+      one ``mma.sync.m16n8k16``. Each sm_80 MMA instruction occupies the pipe as long as an fp16 one, so
+      this charges an fp16/bf16 dot its FLOPs, a TF32 dot (``m16n8k8``, half the FLOPs an instruction)
+      twice its FLOPs (half the FP16 rate), ``"tf32x3"`` six times, an int8 dot half. The counts do not
+      carry the operands' dtype, and sm_80 converts fp8 to fp16, so an **fp8** dot is charged at the FP16
+      rate, up to 2× slow on the H100 (whose fp8 peak is twice its FP16 one).
+    * **FMA** = elementwise FLOPs, plus ``dot_flops`` ÷ 2 (FFMAs) when the launch compiled no MMA
+      (``mma_sm80 == 0``: every dot has ``input_precision="ieee"``, or a lecture-form kernel). The counts
+      sum dots without telling them apart: a launch that mixes ieee and MMA dots is charged as if all its
+      dot FLOPs ran on the Tensor Cores (its ieee dots' FFMAs are missed).
+    * **issue** = FP32 instructions ÷ 32 + the memory requests + the target's MMA warp instructions
+      (``mma_sm90`` for ``target="sm_90"``, else ``mma_sm80``): a lower bound, address arithmetic is not
+      counted.
+    * L1 = lines (loads, stores, atomics); shared = 0; MIO = requests (atomics included); DRAM =
+      compulsory bytes; atomic = ``atomic_same_address``.
 
     An atomic request is charged like a load at L1 and MIO (its lines and its instruction) and, at the
     L2, by the serial chain of updates to its most-updated address (``atomic``; see ``predict``).
@@ -77,11 +97,20 @@ def resource_events(counts) -> dict[str, int]:
     >>> c = Counts(fma=64, warp_instr=6, gld_instr=2, gld_lines=66, gst_lines=1, shld_wavefronts=3,
     ...            dram_sectors={"A": 2}, atomic_requests=1, atomic_lines=1, atomic_same_address=5)
     >>> resource_events(c)
-    {'FMA': 64, 'issue': 6, 'L1': 68, 'shared': 3, 'MIO': 3, 'DRAM': 64, 'atomic': 5}
+    {'FMA': 64, 'tensor': 0, 'issue': 6, 'L1': 68, 'shared': 3, 'MIO': 3, 'DRAM': 64, 'atomic': 5}
+
+    A 64×64×32 fp16 ``tl.dot`` (2·64·64·32 = 262 144 FLOPs) compiles to 262 144 ÷ 4096 = 64
+    ``mma.sync``: the tensor pipe gets its FLOPs, the FMA pipe none:
+
+    >>> from kernellab.triton import TritonCounts
+    >>> t = TritonCounts(flops=262_144, dot_flops=262_144, mma_sm80=64, mma_sm90=64)
+    >>> {k: v for k, v in resource_events(t).items() if v}
+    {'tensor': 262144, 'issue': 64}
     """
     if isinstance(counts, Counts):
         return {
             "FMA": counts.fma + counts.fadd + counts.fmul,
+            "tensor": 0,
             "issue": counts.warp_instr,
             "L1": counts.gld_lines + counts.gst_lines + counts.atomic_lines,
             "shared": counts.shld_wavefronts + counts.shst_wavefronts,
@@ -90,11 +119,14 @@ def resource_events(counts) -> dict[str, int]:
             "atomic": counts.atomic_same_address,
         }
     if all(hasattr(counts, a) for a in ("dot_flops", "load_lines", "atomic_requests", "dram_bytes")):
-        fp = counts.flops - counts.dot_flops + counts.dot_flops // 2
+        mma80 = getattr(counts, "mma_sm80", 0)
+        mma = getattr(counts, "mma_sm90", 0) if target == "sm_90" else mma80
+        fp = counts.flops - counts.dot_flops + (0 if mma80 else counts.dot_flops // 2)
         requests = counts.load_requests + counts.store_requests + counts.atomic_requests
         return {
             "FMA": fp,
-            "issue": -(-fp // 32) + requests,
+            "tensor": mma80 * MMA_FP16_FLOPS,
+            "issue": -(-fp // 32) + requests + mma,
             "L1": counts.load_lines + counts.store_lines + counts.atomic_lines,
             "shared": 0,
             "MIO": requests,
@@ -108,12 +140,15 @@ def resource_events(counts) -> dict[str, int]:
 
 def _times(events: dict, perf: Perf, clock_hz: float, dram_bytes: int) -> dict:
     """Seconds on each resource at ``clock_hz``: events ÷ (rate × SMs × clock); DRAM bytes ÷ bandwidth;
-    same-address atomics ÷ (rate × clock), the L2 being one for the whole device."""
+    Tensor Core FLOPs ÷ the dense FP16 peak; same-address atomics ÷ (rate × clock), the L2 being one for
+    the whole device."""
     per_second = perf.gpu.sms * clock_hz  # SM-cycles per second
     out = {}
     for bound, (key, _what, rate) in RESOURCES.items():
         if bound == "DRAM":
             out[key] = dram_bytes / perf.dram_bw
+        elif bound == "tensor":  # the spec sheet's peak, at its own boost clock: the band does not move it
+            out[key] = events[bound] / perf.tensor_flops
         elif bound == "atomic":
             out[key] = events[bound] / (getattr(perf, rate) * clock_hz)
         else:
@@ -194,6 +229,10 @@ def predict(*args, shape: LoopShape | None = None, launches: int = 1, **kwargs) 
     **The bound.** For each resource, time = events ÷ (rate per SM per cycle × SMs × clock):
 
     * ``t_fma``   = thread FMAs ÷ (``fma_per_sm_cycle`` × SMs × clock)
+    * ``t_tensor`` = the FP16-equivalent FLOPs of ``tl.dot`` on the Tensor Cores (``mma.sync`` /
+      ``wgmma``, see ``resource_events``) ÷ the dense FP16 peak ``GPU.fp16_tensor_peak`` (989.4 TFLOP/s
+      on the H100): a device-wide rate, quoted at the spec sheet's own clock, so the clock band does not
+      move it.
     * ``t_issue`` = warp instructions of every kind ÷ (``issue_per_sm_cycle`` × SMs × clock). On a 128-lane
       SM (GA102, GH100) 128 FMAs per cycle are 4 warp FFMAs, the whole issue rate, so t_fma ≤ t_issue:
       the FP32 peak is an issue-rate peak there (``Perf.fp32_is_issue_peak``); not on the A100.
@@ -212,7 +251,7 @@ def predict(*args, shape: LoopShape | None = None, launches: int = 1, **kwargs) 
     reaches, ``gpu.clock_band``): a measurement above the band's top means the model is wrong.
 
     **The estimate** (``estimate_gflops``, ``estimate_band``) is *calibrated*, not a bound: each
-    scheduler-fed time (FMA, issue, shared, MIO) is divided by the fitted ``eta`` (``estimate_eta``), and,
+    scheduler-fed time (FMA, tensor, issue, shared, MIO) is divided by the fitted ``eta`` (``estimate_eta``), and,
     with a ``shape``, the latency a K loop without prefetch leaves uncovered (``t_latency``) is added.
 
     **Launches.** ``time`` is the kernel's own run. ``t_launch`` = ``launches`` × ``perf.launch_s`` (the
@@ -225,10 +264,7 @@ def predict(*args, shape: LoopShape | None = None, launches: int = 1, **kwargs) 
     overhead (a measurement would see mostly the launch: read ``total_time``); and when something the
     model leaves out would change which resource binds: a kernel that touches memory waits for it at
     least once, ``perf.latency_s``, which the bound (without a ``shape``) does not charge; when that round
-    trip is longer than ``time``, latency and not the binding resource sets the time; and mini-Triton's
-    ``tl.dot`` is charged as FP32 FMAs on the CUDA cores, so when FMA or issue binds and the dot's FLOPs at
-    the Tensor Cores' dense FP16 peak (``fp16_tensor_peak``, a TF32 or FP8 dot differs) would leave another
-    resource binding, ``predict`` warns and names it (``tensor_core_bound``).
+    trip is longer than ``time``, latency and not the binding resource sets the time.
 
     Examples
     --------
@@ -297,12 +333,6 @@ def _warn(p: dict, launches: int) -> None:
                         "({total:.2f} µs)").format(
             time=p["time"] * 1e6, launch=per_launch * 1e6, total=p["total_time"] * 1e6,
             name=f" ({p['name']})" if p.get("name") else ""), ModelWarning, stacklevel=3)
-    if "tensor_core_bound" in p:
-        tc_bound, tc_time = p["tensor_core_bound"]
-        warnings.warn(_("tl.dot is charged as FP32 FMAs on the CUDA cores; on the Tensor Cores (dense FP16 "
-                        "peak) {tc} ({tc_time:.3g} µs) would bind instead of {bound} ({time:.3g} µs)").format(
-            tc=resource_label(tc_bound), tc_time=tc_time * 1e6, bound=resource_label(p["bound"]),
-            time=p["time"] * 1e6), ModelWarning, stacklevel=3)
     if p["time"] < p.get("t_round_trip", 0.0):
         warnings.warn(_("the predicted time {time:.3f} µs{name} is shorter than one global-memory round "
                         "trip ({lat:.3f} µs), which the bound leaves out: latency, not {bound}, sets this "
@@ -324,7 +354,7 @@ def _predict_one(args, kwargs, shape, launches) -> dict:
     else:
         mnk = tuple(int(v) for v in n) if isinstance(n, (tuple, list)) else (int(n),) * 3
         flops = gemm_flops(*mnk)
-    events = resource_events(counts)
+    events = resource_events(counts, "sm_90" if gpu.sm_type == "GH100" else "sm_80")
     dram = dram_bytes_waves(shape, mnk, gpu) if shape is not None else events["DRAM"]
     eta = estimate_eta(perf, shape)
     scale = {r: eta for r in SCHEDULER_FED}
@@ -352,12 +382,4 @@ def _predict_one(args, kwargs, shape, launches) -> dict:
     }
     if shape is None and events["MIO"]:  # a kernel that touches memory waits for it at least once
         out["t_round_trip"] = perf.latency_s
-    dot = getattr(counts, "dot_flops", 0)
-    if dot and bound in ("FMA", "issue"):  # tl.dot charged as FFMAs: would Tensor Cores move the bound?
-        tc = {**events, "FMA": events["FMA"] - dot // 2, "issue": max(events["issue"] - -(-dot // 64), 0)}
-        t_tc = _times(tc, perf, gpu.clock_hz, dram)
-        t_tc["t_fma"] += dot / gpu.fp16_tensor_peak
-        tc_bound, tc_time = _binding(t_tc)
-        if tc_bound != bound:
-            out["tensor_core_bound"] = (tc_bound, tc_time)
     return out
