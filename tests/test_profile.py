@@ -167,3 +167,23 @@ def test_a_triton_report_shows_its_shared_memory():
         tl.store(y_ptr + tl.arange(0, B), tl.load(x_ptr + tl.arange(0, B)))
 
     assert "Shared Memory" not in [s.title for s in copy[(1,)](y, np.zeros_like(y), B=64).report().sections]
+
+
+def test_speed_of_light_of_a_tl_dot_shows_the_tensor_core_pipe():
+    import kernellab.triton as triton
+    import kernellab.triton.language as tl
+
+    @triton.jit
+    def mm(a_ptr, b_ptr, c_ptr, N: tl.constexpr):
+        r = tl.arange(0, N)
+        a = tl.load(a_ptr + r[:, None] * N + r[None, :])
+        b = tl.load(b_ptr + r[:, None] * N + r[None, :])
+        tl.store(c_ptr + r[:, None] * N + r[None, :], tl.dot(a, b))
+
+    a = np.ones((64, 64), np.float16)
+    c = mm[(1,)](a, a, np.zeros((64, 64), np.float32), N=64)
+    rows = c.report(H100).sections[0].table.rows
+    # an fp16 64×64×64 dot: 2·64³ = 524 288 FLOPs = 128 mma.sync of 4096, on the Tensor Cores, none on FMA
+    tensor = next(r for r in rows if r[0] == "Tensor Core pipe")
+    assert tensor[1] == "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"
+    assert c.mma_sm80 == 128 and not any(r[0] == "FMA pipe" for r in rows)
