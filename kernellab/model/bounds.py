@@ -42,7 +42,7 @@ MMA_FP16_FLOPS = 2 * 16 * 8 * 16
 #: Tensor Core pipe is: ``mma.sync`` and ``wgmma`` are warp instructions the schedulers issue, and a warp
 #: waits on their operands (ldmatrix, the shared-memory tiles) as an FFMA stream waits on its loads, so
 #: the share of the peak a tiled kernel reaches is a scheduling loss of the same kind (η is fitted on
-#: FFMA SGEMMs; real fp16 GEMMs reach 0.7–0.8 of the dense peak, the estimate's ballpark, not a fit).
+#: FFMA SGEMMs only, so its use on Tensor Core time is unvalidated: no Tensor Core kernel is in the fit).
 SCHEDULER_FED = ("FMA", "tensor", "issue", "shared", "MIO")
 
 

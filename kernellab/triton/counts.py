@@ -112,15 +112,15 @@ class TritonCounts(LoadStoreTotals):
     # mma.sync on sm_80; wgmma (4 warps each, counted per warp) or mma.sync on sm_90
     mma_sm80: int = 0
     mma_sm90: int = 0
-    # warp-level shared-memory store / load instructions executed, by target as for mma_* (Nsight
-    # Compute's smsp__inst_executed_op_shared_st.sum / smsp__inst_executed_op_shared_ld.sum; ldmatrix is
-    # a load): those Triton 3.9 adds for layout conversions, cross-warp reductions and tl.dot's operands
-    # (kernellab.triton.convert), each thread's instructions × num_warps, per program
     # warp-level global atomic instructions executed (Nsight Compute's smsp__inst_executed_op_global_atom.sum),
     # by target: a tl.atomic_*'s instructions per thread under Triton 3.9's layout and vector width for it
     # (kernellab.triton.convert.atomic_instructions) × num_warps, per program
     atomic_instructions_sm80: int = 0
     atomic_instructions_sm90: int = 0
+    # warp-level shared-memory store / load instructions executed, by target as for mma_* (Nsight
+    # Compute's smsp__inst_executed_op_shared_st.sum / smsp__inst_executed_op_shared_ld.sum; ldmatrix is
+    # a load): those Triton 3.9 adds for layout conversions, cross-warp reductions and tl.dot's operands
+    # (kernellab.triton.convert), each thread's instructions × num_warps, per program
     shared_stores_sm80: int = 0
     shared_loads_sm80: int = 0
     shared_stores_sm90: int = 0
