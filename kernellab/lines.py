@@ -13,6 +13,7 @@ program by program drops its tally, rows included, so the rows follow the counts
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import linecache
@@ -167,6 +168,12 @@ class ByLine(Mapping):
         if key not in self._text:
             self._text[key] = linecache.getline(*key)
         return self._text[key]
+
+    def replaced(self, rows: dict) -> ByLine:
+        """A copy holding ``rows`` (key → counts, the same keys) instead of these rows: same sites and text."""
+        out = copy.copy(self)
+        out._rows = {k: rows[k] for k in self._rows}
+        return out
 
     def total(self, start):
         """The sum of the rows, starting from ``start`` (an empty counts of the launch's type)."""

@@ -20,6 +20,7 @@ import pytest
 
 import kernellab.triton as triton
 from kernellab import allow_float64, cdiv
+from tests.reference import placed
 
 _spec = importlib.util.spec_from_file_location("kl_triton_kernels_cache", Path(__file__).with_name("triton_kernels.py"))
 K = importlib.util.module_from_spec(_spec)
@@ -43,23 +44,14 @@ def _seen(counts):
     return counts, counts.dram_sectors, counts.specialization, lines
 
 
-def _placed(values: np.ndarray, at: int) -> np.ndarray:
-    """A copy of ``values`` starting ``at`` elements past a 256-byte boundary (numpy's own alignment varies)."""
-    w = values.itemsize
-    buf = np.zeros(values.size + (256 + at * w) // w + 1, values.dtype)
-    lo = (-buf.ctypes.data % 256) // w + at
-    out = buf[lo:lo + values.size]
-    out[:] = values
-    return out
-
 
 def _launch(kernel, case):
     """Run one case on ``kernel``: what its counts say (the output checked against numpy)."""
     dtype, size, at, n, meta, opts = case
     rng = np.random.default_rng(7)
-    x = _placed(rng.random(size).astype(dtype), at)
-    y = _placed(rng.random(size).astype(dtype), 0)
-    out = _placed(np.zeros(size, dtype), 0)
+    x = placed(rng.random(size).astype(dtype), at)
+    y = placed(rng.random(size).astype(dtype), 0)
+    out = placed(np.zeros(size, dtype), 0)
     other = x if opts.get("alias") else y
     grid = (cdiv(n, meta["BLOCK_SIZE"]),)
     with allow_float64():

@@ -25,6 +25,7 @@ from kernellab import allow_float64
 from kernellab.triton import counts, engine, memory, tensor
 from kernellab.triton.program import Program
 from kernellab.triton.runtime import _argument
+from tests.reference import placed
 
 _spec = importlib.util.spec_from_file_location("kl_triton_kernels_overhead", Path(__file__).with_name("triton_kernels.py"))
 K = importlib.util.module_from_spec(_spec)
@@ -52,15 +53,6 @@ def uncached_moves(monkeypatch):
         m.setattr(counts, "_move_key", no_key)
         yield
 
-
-def _placed(values: np.ndarray, at: int) -> np.ndarray:
-    """A copy of ``values`` starting ``at`` elements past a 256-byte boundary."""
-    w = values.itemsize
-    buf = np.zeros(values.size + (256 + at * w) // w + 1, values.dtype)
-    lo = (-buf.ctypes.data % 256) // w + at
-    out = buf[lo:lo + values.size]
-    out[:] = values
-    return out
 
 
 @triton.jit
@@ -95,7 +87,7 @@ def _both(launch, *arrays):
 @pytest.mark.parametrize("at", [0, 1, 8])
 def test_one_program_add_is_the_plain_path(n, at):
     rng = np.random.default_rng(n)
-    x, y = _placed(rng.random(n, dtype=np.float32), at), _placed(rng.random(n, dtype=np.float32), at)
+    x, y = placed(rng.random(n, dtype=np.float32), at), placed(rng.random(n, dtype=np.float32), at)
     out = np.zeros(n, np.float32)
     (fast, fd, fa), (ref, rd, ra) = _both(
         lambda a, b, o: K.add_kernel.run(a, b, o, n, BLOCK_SIZE=1024, grid=(1,)), x, y, out)
@@ -220,7 +212,7 @@ def test_bound_arguments_are_the_general_ones(n, at, opts):
         tl.store(y + offs, tl.load(x + offs, mask=offs < n), mask=offs < n)
 
     kernel = triton.jit(copy, **opts)
-    x, y = _placed(np.arange(64, dtype=np.float32), at), np.zeros(64, np.float32)
+    x, y = placed(np.arange(64, dtype=np.float32), at), np.zeros(64, np.float32)
     _grid, values, names, marks = kernel._bind((x, y, n, 64), {}, (1,))
     ref_values, ref_names, ref_marks = _bound_by_reference(kernel, (x, y, n))
     assert marks == ref_marks and names == ref_names

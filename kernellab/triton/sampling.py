@@ -55,7 +55,6 @@ Examples
 
 from __future__ import annotations
 
-import copy
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import fields, replace
@@ -247,11 +246,9 @@ def _scaled_rows(by_line, factor: float, changes: dict, dram: dict):
     columns = {name: _shares([getattr(r, name) for r in rows], factor, total) for name, total in changes.items()}
     sectors = {name: _shares([r.dram_sectors.get(name, 0) for r in rows], factor, total)
                for name, total in dram.items()}
-    scaled = copy.copy(by_line)
-    scaled._rows = {k: replace(r, **{name: col[i] for name, col in columns.items()},
-                               dram_sectors={name: col[i] for name, col in sectors.items() if col[i]})
-                    for i, (k, r) in enumerate(zip(keys, rows))}
-    return scaled
+    return by_line.replaced({k: replace(r, **{name: col[i] for name, col in columns.items()},
+                                        dram_sectors={name: col[i] for name, col in sectors.items() if col[i]})
+                             for i, (k, r) in enumerate(zip(keys, rows))})
 
 
 __all__ = ["DEFAULT_PROGRAMS", "ERROR_BOUND", "active", "before_store", "full", "plan", "restore", "sampled", "scale"]
