@@ -20,6 +20,7 @@ from ..errors import fmt_dim3
 from ..i18n import _
 from . import sampling
 from .counts import Tally, Touched
+from .trace import REC
 
 
 class Divergence(Exception):
@@ -122,6 +123,9 @@ class Program:
         A step that defers its stores cannot change at once an array it lent or has a store pending
         for (an atomic): :class:`Reorder`.
         """
+        rec = REC.get()
+        if rec is not None and rec.mem != "store":
+            rec.refuse("memory written other than by tl.store")
         if self.deferred is not None:
             key = self.address(flat)
             if key in self._stored or key in self._lent:
@@ -132,6 +136,9 @@ class Program:
 
     def before_load(self, flat: np.ndarray):
         """A step that defers its stores cannot read an array it has a store pending for: :class:`Reorder`."""
+        rec = REC.get()
+        if rec is not None and rec.mem != "load":
+            rec.refuse("memory read other than by tl.load")
         if self.deferred is not None and self.address(flat) in self._stored:
             raise Reorder
 
@@ -158,6 +165,9 @@ class Program:
             self.before_store(flat)
             apply()
             return
+        rec = REC.get()
+        if rec is not None and rec.mem != "store":
+            rec.refuse("memory written other than by tl.store")
         for earlier, _apply in self.deferred:
             if any(np.may_share_memory(source, earlier) for source in sources):
                 raise Reorder
@@ -204,6 +214,9 @@ class Program:
 
     def undo(self):
         """Restore every array this step stored to."""
+        rec = REC.get()
+        if rec is not None:
+            rec.refuse("a step was undone")
         for flat, saved in (self.journal or {}).values():
             np.copyto(flat, saved)
 

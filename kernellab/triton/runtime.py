@@ -20,12 +20,13 @@ import numpy as np
 
 from ..errors import Float64Warning, LaunchError
 from ..float64 import warn_float64
+from ..grid import dim3
 from ..i18n import _
 from ..lines import LineFinder
 from ..record import wants_lines
 from ..tracebacks import user_traceback
 from . import dtypes as T
-from . import memory, record, specialize
+from . import memory, record, replay, specialize, trace
 from .addresses import register_array
 from .counts import TritonCounts
 from .engine import run
@@ -196,28 +197,52 @@ class JITFunction:
             if not kwargs.keys() <= self._plain_kwargs:  # launch options the kernel does not take: dropped
                 for opt in self._options_dropped:
                     kwargs.pop(opt, None)
-            grid, values, names, marks = self._bind(args, kwargs, grid)
-            flats = [a for a in values if a.__class__ is pointer]
-            warn_float64(self.__name__, [(names[a._address], a.flat) for a in flats if a.flat.dtype == np.float64])
+            again = None  # the launch's signature, when it may replay (see kernellab.triton.replay)
+            if replay._ON[0] and not per_program and vectorize and not lines:
+                again = replay.plan(self, args, kwargs, grid, num_warps)
+            elif not replay._ON[0]:
+                self._replay_status = "off"
+            else:
+                self._replay_status = "unsupported: per_program, vectorize=False or lines=True"
+            if again is not None:
+                grid = again.grid  # a callable grid is called once a launch
+            grid, values, names, marks = self._bind(args, kwargs, grid) if again is None or not again.entry \
+                else (grid, None, None, None)
+            if values is not None:
+                flats = [a for a in values if a.__class__ is pointer]
+                warn_float64(self.__name__, [(names[a._address], a.flat) for a in flats if a.flat.dtype == np.float64])
         except (LaunchError, Float64Warning) as exc:
             user_traceback(exc)
             raise
+        if again is not None and again.entry:
+            try:
+                return again.replay()
+            except Exception as exc:
+                user_traceback(exc)
+                raise
         fn = self._run_fn
+        rec = again.recorder(values) if again is not None and again.entry is None else None
 
         def body(prog):
+            if rec is not None:
+                rec.begin_step(prog)
             fn(*values)
 
         hook = getattr(self, "launch_metadata", None)
         try:
-            with record.metadata(lambda: hook(grid, self, self._named(args, kwargs))) if hook else nullcontext():
-                return run(self.__name__, body, grid, names, vectorize=vectorize and not self.prints,
-                           per_program=per_program, hints=self._hints,
-                           lines=LineFinder(self.fn, (JITFunction.__call__.__code__,), self.__name__) if wants_lines(lines) else None,
-                           num_warps=num_warps, specialization=marks,
-                           addresses={id(a.flat): (a.flat, a._address) for a in flats if a._address is not None})
+            with record.metadata(lambda: hook(grid, self, self._named(args, kwargs))) if hook else nullcontext(), \
+                    trace.recording(rec):
+                counts = run(self.__name__, body, grid, names, vectorize=vectorize and not self.prints,
+                             per_program=per_program, hints=self._hints,
+                             lines=LineFinder(self.fn, (JITFunction.__call__.__code__,), self.__name__) if wants_lines(lines) else None,
+                             num_warps=num_warps, specialization=marks,
+                             addresses={id(a.flat): (a.flat, a._address) for a in flats if a._address is not None})
         except Exception as exc:  # one traceback, ending at the kernel's line (or at the launch line)
             user_traceback(exc)
             raise
+        if rec is not None:
+            replay.finish(again, rec, counts, dim3(grid))
+        return counts
 
     @property
     def name(self) -> str:

@@ -363,7 +363,7 @@ class tensor:
     """
 
     __slots__ = ("_data", "dtype", "_shape", "_lineage", "_lazy", "_affine", "_prefix", "_into", "_ax", "_lay",
-                 "_wide", "_outer")
+                 "_wide", "_outer", "_rp")
     __array_ufunc__ = None  # numpy defers to the reflected operators; np.exp(block) is a TypeError, as in Triton
     __hash__ = object.__hash__
 

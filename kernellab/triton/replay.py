@@ -1,0 +1,376 @@
+"""Record once, replay per signature: the mini-Triton's analogue of Triton's per-specialisation compile cache.
+
+Triton compiles a kernel once per *signature* and then only launches it. kernellab has nothing to compile,
+but most of a small launch's time is the same Python work every time: binding the arguments, running the
+kernel's Python on pid arithmetic, aranges, pointers and masks, and counting every access. None of that
+depends on the data in the arrays, so the first launch of a signature records it and the next ones replay
+only what does.
+
+**The signature** (the cache key, per ``@triton.jit`` kernel): the grid, ``num_warps``, every
+``tl.constexpr`` by value and type; every scalar argument by value and type (an ``int``, ``float`` —
+by its bits —, ``bool``, numpy scalar, ``None``, string); every array argument by dtype, shape, strides,
+writeability and whether its address is a multiple of 16 bytes (Triton's ``tt.divisibility``, the only
+bit of an address kernellab's counts read: they take arrays to start 256-byte aligned), and the
+arguments' aliasing (which arrays share an address, and the offset between any two whose memory
+overlaps); the values of the globals and closure cells the kernel's code (and that of the
+``@triton.jit`` functions it calls) names; the modelled GPU, the launch's learnt hints and the engine's
+switches (``engine.BATCH``, ``engine.DEFER``, ``tiles.ENABLED``, ``counts.CLOSED_FORMS``).
+
+**What is cached** for a signature, from its first launch (:mod:`kernellab.triton.trace` records it):
+the launch's counts, and its *data flow*: every ``tl.load`` as a plan (a slice, or a gather at fixed
+offsets under a fixed mask and fill), every operation on loaded values as the same function called with
+the same static operands, and every ``tl.store`` as a plan, in the launch's order. A later launch of the
+signature runs that data flow on its own arrays — the same numpy functions in the same order, so its
+values are bitwise those a fresh launch computes — and returns a copy of the cached counts, which it
+reports to every recorder (:func:`kernellab.record.recording`, :func:`kernellab.triton.record.recording`)
+as a fresh launch does.
+
+Replay is off unless ``KERNELLAB_REPLAY=1`` is in the environment or :func:`enable` turns it on
+(:data:`DEFAULT`).
+
+**A launch is not replayed** — it runs as always, and a signature found not replayable is not recorded
+again — when replay is off (``KERNELLAB_REPLAY=0``, :func:`enable(False) <enable>`, :func:`disabled`);
+when it asks for ``per_program=``, ``vectorize=False``, ``lines=True`` (or a recording asks for lines),
+runs inside :func:`kernellab.triton.sampling.sampled`, prints, has ``launch_metadata``, or takes an
+argument outside the signature above (a torch tensor, a float64 or bfloat16/float8 array, a tensor
+descriptor, a tuple, a global holding a list or an array); when its first launch raised; or when its
+counts or effects may depend on loaded data or on anything the trace does not follow (see
+:mod:`kernellab.triton.trace`: a gather through loaded indices, a mask or Python control flow from data,
+atomics, block pointers and descriptors, a store to memory another argument overlaps, a store whose
+lanes write one address twice, a step that fell back to one program at a time). A trace keeping more
+than :data:`BUDGET` bytes (offsets, masks, constants) is not kept; each kernel keeps its last
+:data:`ENTRIES` signatures.
+
+:func:`status` says what a kernel's last launch did.
+
+Examples
+--------
+>>> import numpy as np
+>>> import kernellab.triton as triton
+>>> import kernellab.triton.language as tl
+>>> @triton.jit
+... def scale(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+...     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+...     tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+>>> previous = enable()                    # on for this example
+>>> x, out = np.arange(128, dtype=np.float32), np.zeros(128, np.float32)
+>>> first = scale[(2,)](x, out, 128, BLOCK=64); status(scale)
+'recorded'
+>>> x += 1; again = scale[(2,)](x, out, 128, BLOCK=64); status(scale), out[:3].tolist(), again == first
+('replayed', [2.0, 4.0, 6.0], True)
+>>> with disabled():
+...     _ = scale[(2,)](x, out, 128, BLOCK=64)
+>>> status(scale)
+'off'
+>>> _ = enable(previous)
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import struct
+import types
+from contextlib import contextmanager
+
+import numpy as np
+
+ENV = "KERNELLAB_REPLAY"
+BUDGET = 64 << 20  #: bytes a trace may keep (offsets, masks, constant blocks)
+ENTRIES = 8  #: signatures kept per kernel
+
+DEFAULT = "0"  #: replay's setting when ``KERNELLAB_REPLAY`` is not set ("1": on)
+_ON = [os.environ.get(ENV, DEFAULT).strip().lower() not in ("0", "off", "false", "no", "")]
+
+
+def enabled() -> bool:
+    """Whether launches are replayed (``KERNELLAB_REPLAY=1`` or ``0`` sets it for the process)."""
+    return _ON[0]
+
+
+def enable(on: bool = True) -> bool:
+    """Turn replay on or off; returns the previous setting."""
+    previous, _ON[0] = _ON[0], bool(on)
+    return previous
+
+
+@contextmanager
+def disabled():
+    """Launches in the block run fresh, as with replay off."""
+    previous = enable(False)
+    try:
+        yield
+    finally:
+        enable(previous)
+
+
+def status(kernel) -> str:
+    """What ``kernel``'s last launch did: ``"replayed"``, ``"recorded"``, ``"off"``, or
+    ``"refused: <why>"`` / ``"unsupported: <why>"`` (run fresh)."""
+    return getattr(kernel, "_replay_status", "off")
+
+
+def clear(kernel) -> None:
+    """Forget every signature ``kernel`` recorded."""
+    kernel.__dict__.pop("_replays", None)
+
+
+_NO = object()
+_SAFE_MODULES = ("kernellab", "triton", "numpy", "math", "builtins")
+
+
+def _scalar(v):
+    c = v.__class__
+    if c is int or c is bool or c is str or v is None:
+        return (c, v)
+    if c is float:
+        return (c, struct.pack("<d", v))
+    if isinstance(v, np.generic):
+        return (c, v.dtype.str, v.tobytes())
+    return _NO
+
+
+def _constant(v):
+    """The key of a constexpr or a global: a scalar by value, a function, module, type or dtype by identity."""
+    from . import dtypes as T
+    from .tensor import constexpr
+
+    if isinstance(v, constexpr):
+        v = v.value
+    k = _scalar(v)
+    if k is not _NO:
+        return k
+    if isinstance(v, types.ModuleType):
+        return ("module", id(v)) if v.__name__.split(".")[0] in _SAFE_MODULES else _NO
+    if isinstance(v, (types.FunctionType, types.BuiltinFunctionType, T.dtype)) or _is_jit(v):
+        return ("id", id(v))
+    if isinstance(v, type):
+        return ("id", id(v)) if v.__module__.split(".")[0] in _SAFE_MODULES else _NO
+    if isinstance(v, tuple):
+        parts = tuple(_constant(x) for x in v)
+        return _NO if any(p is _NO for p in parts) else ("tuple", parts)
+    return _NO
+
+
+def _is_jit(v) -> bool:
+    from .runtime import JITFunction
+
+    return isinstance(v, JITFunction)
+
+
+def _names_read(fn, seen: set, out: list):
+    """``(globals, name)`` of every global the code of ``fn`` and of the ``@triton.jit`` functions it names
+    reads, and its closure cells."""
+    code = getattr(fn, "__code__", None)
+    if code is None or code in seen:
+        return
+    seen.add(code)
+    names, stack = set(), [code]
+    while stack:
+        c = stack.pop()
+        names.update(c.co_names)
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    g = fn.__globals__
+    for n in sorted(names):
+        if n in g:
+            out.append((g, n))
+            if _is_jit(g[n]):
+                _names_read(g[n].fn, seen, out)
+    for cell in fn.__closure__ or ():
+        out.append((cell, None))
+
+
+def _globals_key(kernel):
+    reads = kernel.__dict__.get("_replay_reads")
+    if reads is None:
+        reads = []
+        _names_read(kernel.fn, set(), reads)
+        kernel._replay_reads = reads
+    parts = []
+    for g, n in reads:
+        try:
+            v = g.cell_contents if n is None else g[n]
+        except (KeyError, ValueError):
+            parts.append(None)
+            continue
+        k = _constant(v)
+        if k is _NO:
+            return _NO
+        parts.append(k)
+    return tuple(parts)
+
+
+class Plan:
+    """One launch's signature, and what replaying it needs (made by :func:`plan`)."""
+
+    __slots__ = ("kernel", "key", "grid", "arrays", "entry", "num_warps")
+
+    def __init__(self, kernel, key, grid, arrays, entry, num_warps):
+        self.kernel, self.key, self.grid, self.arrays, self.entry = kernel, key, grid, arrays, entry
+        self.num_warps = num_warps
+
+    def recorder(self, values):
+        """A :class:`~kernellab.triton.trace.Recorder` for the fresh launch of ``values`` (what ``_bind`` made)."""
+        from .tensor import pointer, tensor
+        from .trace import STATIC, Recorder
+
+        flats = [v.flat for v in values if v.__class__ is pointer]
+        if len(flats) != len(self.arrays):
+            return None
+        rec = Recorder(flats)
+        for v in values:
+            if isinstance(v, tensor):
+                rec.mark(v, STATIC)
+        return rec
+
+    def store(self, entry_or_why):
+        cache = self.kernel.__dict__.setdefault("_replays", {})
+        if len(cache) >= ENTRIES:
+            cache.pop(next(iter(cache)))
+        cache[self.key] = entry_or_why
+
+    def replay(self):
+        from ..record import launched
+        from . import memory, record
+        from .program import _CURRENT, Program
+
+        e = self.entry
+        flats = [memory.flat_view(a) for a in self.arrays]
+        values = [None] * e.nvalues
+        tally = _NoTally()
+        name = self.kernel.__name__
+        with np.errstate(all="ignore"):
+            for pids, nodes in e.steps:
+                prog = Program(name, e.grid, pids, tally, {}, num_warps=self.num_warps)
+                token = _CURRENT.set(prog)
+                try:
+                    for node, frees in nodes:
+                        node.run(values, flats)
+                        for vid in frees:
+                            values[vid] = None
+                finally:
+                    _CURRENT.reset(token)
+        counts = _copy(e.counts)
+        self.kernel._replay_status = "replayed"
+        record.note(name, e.grid, counts, sampled=False)
+        return launched(name, "triton", counts, e.grid)
+
+
+class _NoTally:
+    """The tally of a replayed step: its counts are the recorded ones, so nothing is counted again."""
+
+    def __getattr__(self, name):
+        return _nothing
+
+
+def _nothing(*args, **kwargs):
+    return None
+
+
+def _copy(counts):
+    out = copy.copy(counts)
+    for f in ("dram_sectors", "launch", "specialization"):
+        v = getattr(out, f, None)
+        if isinstance(v, dict):
+            object.__setattr__(out, f, dict(v))
+    return out
+
+
+class Entry:
+    """A recorded signature: its counts, its steps (``(pids, [(node, vids freed after it), ...])``)."""
+
+    __slots__ = ("counts", "steps", "nvalues", "grid")
+
+    def __init__(self, counts, steps, nvalues, grid):
+        self.counts, self.steps, self.nvalues, self.grid = counts, steps, nvalues, grid
+
+
+def plan(kernel, args, kwargs, grid, num_warps: int):
+    """The launch's :class:`Plan` (its ``entry`` the recorded replay, None when it is to be recorded), or
+    None when it runs fresh and unrecorded (the reason in :func:`status`)."""
+    from ..grid import dim3
+    from ..record import wants_lines
+    from . import counts as C
+    from . import engine, sampling, tiles
+    from .addresses import register_array
+    from .driver import _STATE
+    from .runtime import _special_dtype
+
+    def no(why):
+        kernel._replay_status = "unsupported: " + why
+        return None
+
+    if kernel.prints or getattr(kernel, "launch_metadata", None) is not None:
+        return no("the kernel prints or has launch_metadata")
+    if wants_lines(False) or sampling._SAMPLE.get() is not None:
+        return no("counts per line or a sampled launch")
+    meta = kernel._arguments(args, kwargs)
+    if meta is None:
+        return no("arguments bound through inspect")
+    try:
+        g = grid(meta) if callable(grid) else grid
+        g3 = dim3(g)
+    except Exception:
+        return None
+    hints = kernel._hints
+    parts = [g3, num_warps, hints.get("defer", True), bool(hints.get("split")), engine.BATCH, engine.DEFER,
+             tiles.ENABLED, C.CLOSED_FORMS, id(_STATE["gpu"])]
+    arrays, spans = [], []
+    constexprs = kernel.constexprs
+    for name, v in meta.items():
+        if name in constexprs:
+            k = _constant(v)
+            if k is _NO:
+                return no("constexpr " + name)
+            parts.append(k)
+            continue
+        if v.__class__ is np.ndarray:
+            if _special_dtype(v.dtype) is not None or v.dtype == np.float64:
+                return no("array " + name + " of " + v.dtype.name)
+            address = register_array(v)
+            parts.append((v.dtype, v.shape, v.strides, v.flags.writeable, address % 16 == 0))
+            spans.append((address, address + v.nbytes))
+            arrays.append(v)
+            continue
+        k = _scalar(v)
+        if k is _NO:
+            return no("argument " + name + " of type " + type(v).__name__)
+        parts.append(k)
+    for i in range(len(spans)):  # the aliasing: shared addresses, overlapping memory
+        a0, a1 = spans[i]
+        for j in range(i):
+            b0, b1 = spans[j]
+            if a0 == b0 or (a0 < b1 and b0 < a1):
+                parts.append((i, j, a0 - b0))
+    gk = _globals_key(kernel)
+    if gk is _NO:
+        return no("a global the kernel reads that is not a constant")
+    parts.append(gk)
+    key = tuple(parts)
+    cache = kernel.__dict__.get("_replays")
+    entry = cache.get(key) if cache else None
+    if isinstance(entry, str):
+        kernel._replay_status = entry
+        return Plan(kernel, key, g, arrays, False, num_warps)
+    if entry is None:
+        kernel._replay_status = "recording"
+    return Plan(kernel, key, g, arrays, entry, num_warps)
+
+
+def finish(plan_: Plan, rec, counts, grid) -> None:
+    """Keep the recorded launch (or why it cannot be replayed) under its signature."""
+    from .trace import finish as close
+
+    why = rec.why
+    steps = None
+    if why is None:
+        steps, why = close(rec, BUDGET)
+    if why is not None:
+        plan_.store("refused: " + why)
+        plan_.kernel._replay_status = "refused: " + why
+        return
+    plan_.store(Entry(counts, steps, rec.nvalues, grid))
+    plan_.kernel._replay_status = "recorded"
+
+
+__all__ = ["BUDGET", "ENTRIES", "clear", "disabled", "enable", "enabled", "status"]

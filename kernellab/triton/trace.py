@@ -1,0 +1,674 @@
+"""Recording one launch's data flow, for :mod:`kernellab.triton.replay`.
+
+While a launch records, the public functions of ``triton.language`` (and its submodules) and the methods
+of ``tl.tensor`` are wrapped — in the recording's own thread or task only: elsewhere the wrappers call
+straight through. A call the kernel makes (a wrapped call inside another one is not looked at) tags every
+block it returns:
+
+* *static* when every block it was given is static: the launch's arguments, and what is computed from
+  them and the program ids without reading memory (a function of the launch's signature);
+* *data* when one of them is data (a ``tl.load`` result, or computed from one): the call becomes a node of
+  the trace, kept to be called again, with the same function and its static operands, on the next launch;
+* *unknown* when one of them has no tag of this recording (a block made by a path that is not wrapped).
+
+The recording is refused (:attr:`Recorder.why`) when the launch's counts or effects might depend on
+loaded data or on anything not followed: a ``tl.load``/``tl.store`` whose pointer, mask or ``other`` is
+not static (a gather through loaded indices, a mask from data); a store of an unknown value; Python
+control flow on a block that is not static (``if``, ``range()``, ``int()`` on data); a value computed from
+data leaving the blocks (a Python number); atomics, printing, assertions on data; memory read or written
+other than by a wrapped ``tl.load``/``tl.store`` of a launch argument (block pointers, tensor
+descriptors); a step undone (the programs ran one by one or were rerun).
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+import numpy as np
+
+REC: ContextVar = ContextVar("kernellab_triton_trace", default=None)
+
+STATIC = -1
+UNKNOWN = -2
+
+
+class Ref:
+    """A data value of the trace in a node's arguments: ``values[vid]`` when the node runs again."""
+
+    __slots__ = ("vid",)
+
+    def __init__(self, vid: int):
+        self.vid = vid
+
+
+class Node:
+    """A call on data: ``fn(*args, **kwargs)`` with :class:`Ref` s replaced by the values they name; its
+    results are ``values[vid]`` for each ``(vid, path)`` of ``outs`` (``path``: indices into a tuple)."""
+
+    __slots__ = ("fn", "args", "kwargs", "outs", "nested")
+
+    def __init__(self, fn, args, kwargs, outs, nested):
+        self.fn, self.args, self.kwargs, self.outs, self.nested = fn, args, kwargs, outs, nested
+
+    def run(self, values, flats):
+        if self.nested:
+            args, kwargs = _subst(self.args, values), _subst(self.kwargs, values)
+        else:
+            args = [values[a.vid] if a.__class__ is Ref else a for a in self.args]
+            kwargs = {k: values[a.vid] if a.__class__ is Ref else a for k, a in self.kwargs.items()}
+        out = self.fn(*args, **kwargs)
+        for vid, path in self.outs:
+            v = out
+            for i in path:
+                v = v[i]
+            values[vid] = v
+
+
+def _subst(x, values):
+    if x.__class__ is Ref:
+        return values[x.vid]
+    if x.__class__ in (tuple, list):
+        return x.__class__(_subst(y, values) for y in x)
+    if x.__class__ is dict:
+        return {k: _subst(v, values) for k, v in x.items()}
+    return x
+
+
+class Access:
+    """A ``tl.load`` (``vid`` its result) or ``tl.store`` (``value``: a :class:`Ref` or a static value) of the
+    launch argument ``arg``, kept as the pointer and mask blocks until the launch ends (:meth:`Recorder.finish`
+    makes the plan the replay runs)."""
+
+    __slots__ = ("store", "arg", "ptr", "mask", "fill", "vid", "value", "lay", "plan", "P")
+
+    def __init__(self, store, arg, ptr, mask, fill, vid, value, lay, P):
+        self.store, self.arg, self.ptr, self.mask, self.fill = store, arg, ptr, mask, fill
+        self.vid, self.value, self.lay, self.plan, self.P = vid, value, lay, None, P
+
+    def run(self, values, flats):
+        from .tensor import tensor
+
+        flat = flats[self.arg]
+        (kind, a, b, c, d), elem, shape, fill, view = self.plan
+        if not self.store:
+            if kind == "run":  # a, b, c, d: first offset, elements, block elements, (rows, *shape)
+                if b == c:
+                    v = flat[a:a + b].reshape(d)
+                    if not view:
+                        v = v.copy()
+                else:
+                    v = np.empty(c, flat.dtype)
+                    v[:b] = flat[a:a + b]
+                    v[b:] = fill
+                    v = v.reshape(d)
+            elif kind == "tile":  # a, b, c, d: each row's first offset, block shape, mask, strides
+                w = flat.itemsize
+                extent = sum((n - 1) * st for n, st in zip(b, d))
+                view = np.lib.stride_tricks.as_strided(flat, (flat.size - extent, *b), (w, *(st * w for st in d)),
+                                                       writeable=False)
+                v = view[a]
+                if c is not None:
+                    v = np.where(c, v, fill)
+            else:  # a, b, c: root offsets, shift, mask
+                offs = a if b is None else a + b
+                v = flat[offs] if c is None else np.where(c, flat.take(offs, mode="clip"), fill)
+            out = tensor(v, elem, shape)
+            out._lay = self.lay
+            values[self.vid] = out
+            return
+        _store(self.value, values, flat, kind, a, b, c, d, shape)
+
+
+class Recorder:
+    """The trace of one launch being recorded (see the module)."""
+
+    def __init__(self, flats: list):
+        self.token = object()  # what tags name: a tensor tagged by an earlier recording is unknown here
+        self.depth = 0
+        self.mem = None  # "load" / "store" while a wrapped tl.load / tl.store runs
+        self.why = None  # why the launch cannot be replayed (None: it can, so far)
+        self.steps: list = []  # (pids, [Node or Access, ...]) per vectorised step, in order
+        self.nvalues = 0
+        self.flats = {id(f): j for j, f in enumerate(flats)}  # the array arguments' flat views
+        self.flat_objs = flats
+        self.kept: dict = {}  # id → static block kept by a node (the budget counts them)
+
+    def refuse(self, why: str):
+        if self.why is None:
+            self.why = why
+
+    def begin_step(self, prog):
+        if prog.journal is None:
+            self.refuse("programs ran one by one")
+        self.steps.append((prog.pids, []))
+
+    def tag(self, x) -> int:
+        t = getattr(x, "_rp", None)
+        if t is None or t[0] is not self.token:
+            return UNKNOWN
+        return t[1]
+
+    def mark(self, x, v: int):
+        x._rp = (self.token, v)
+
+    def new_value(self) -> int:
+        self.nvalues += 1
+        return self.nvalues - 1
+
+    def add(self, node):
+        if not self.steps:
+            self.refuse("a call outside a step")
+            return
+        self.steps[-1][1].append(node)
+
+
+def _static_leaf(x) -> bool:
+    from . import dtypes as T
+    from .tensor import constexpr
+
+    if x is None or x.__class__ in (int, float, bool, str, bytes, complex, slice, type(Ellipsis)):
+        return True
+    if isinstance(x, (np.generic, T.dtype, type)):
+        return True
+    if isinstance(x, constexpr):
+        return _static_leaf(x.value) or _state_of(None, x.value) == 0
+    if isinstance(x, (types.FunctionType, types.BuiltinFunctionType)) or hasattr(x, "fn") and hasattr(x, "arg_names"):
+        return True  # a function (combine_fn, a @triton.jit helper)
+    return False
+
+
+def _state_of(rec, x) -> int:
+    """0 static, 1 data, 2 unknown."""
+    from .tensor import tensor
+
+    if isinstance(x, tensor):
+        if rec is None:
+            return 2
+        v = rec.tag(x)
+        return 0 if v == STATIC else 1 if v >= 0 else 2
+    if isinstance(x, (tuple, list)):
+        s = 0
+        for y in x:
+            s = max(s, _state_of(rec, y))
+        return s
+    if isinstance(x, dict):
+        return max((_state_of(rec, y) for y in x.values()), default=0)
+    return 0 if _static_leaf(x) else 2
+
+
+def _mark_all(rec, x, v: int):
+    from .tensor import tensor
+
+    if isinstance(x, tensor):
+        rec.mark(x, v)
+    elif isinstance(x, (tuple, list)):
+        for y in x:
+            _mark_all(rec, y, v)
+
+
+def _template(rec, x):
+    """``x`` with its data blocks as :class:`Ref` s; ``(template, nested)``."""
+    from .tensor import pointer, tensor
+
+    if isinstance(x, tensor):
+        v = rec.tag(x)
+        if v >= 0:
+            return Ref(v), False
+        if isinstance(x, pointer):
+            rec.refuse("a pointer in a computation on data")
+        rec.kept[id(x)] = x
+        return x, False
+    if x.__class__ in (tuple, list):
+        parts = [_template(rec, y) for y in x]
+        nested = any(isinstance(p, Ref) or n for p, n in parts)
+        return x.__class__(p for p, _n in parts), nested
+    if isinstance(x, (tuple, list, dict)) and _state_of(rec, x) == 1:
+        rec.refuse("data inside a container the trace does not follow")
+    return x, False
+
+
+def _outputs(rec, out, path=()):
+    """Tag the data blocks ``out`` holds; their ``(vid, path)``."""
+    from .tensor import tensor
+
+    if isinstance(out, tensor):
+        vid = rec.new_value()
+        rec.mark(out, vid)
+        return [(vid, path)]
+    if isinstance(out, (tuple, list)):
+        found = []
+        for i, y in enumerate(out):
+            found += _outputs(rec, y, path + (i,))
+        return found
+    if out is not None:
+        rec.refuse(f"a value computed from data left the blocks ({type(out).__name__})")
+    return []
+
+
+# --- the wrappers ------------------------------------------------------------------------------------------
+
+
+def _pure(fn):
+    def call(*args, **kwargs):
+        rec = REC.get()
+        if rec is None or rec.depth:
+            return fn(*args, **kwargs)
+        rec.depth += 1
+        try:
+            out = fn(*args, **kwargs)
+        finally:
+            rec.depth -= 1
+        state = max(_state_of(rec, args), _state_of(rec, kwargs))
+        if state == 0:
+            _mark_all(rec, out, STATIC)
+        elif state == 2:
+            _mark_all(rec, out, UNKNOWN)
+        else:
+            targs = [_template(rec, a) for a in args]
+            tkw = {k: _template(rec, a) for k, a in kwargs.items()}
+            nested = any(n for _t, n in targs) or any(n for _t, n in tkw.values())
+            outs = _outputs(rec, out)
+            rec.add(Node(fn, [t for t, _n in targs], {k: t for k, (t, _n) in tkw.items()}, outs, nested))
+        return out
+
+    return call
+
+
+def _control(fn):
+    def call(self, *args, **kwargs):
+        rec = REC.get()
+        if rec is not None and not rec.depth and rec.tag(self) != STATIC:
+            rec.refuse(f"Python control flow on a block that is not static ({fn.__name__})")
+        return fn(self, *args, **kwargs)
+
+    return call
+
+
+def _effect(fn):
+    def call(*args, **kwargs):
+        rec = REC.get()
+        if rec is not None and not rec.depth:
+            rec.refuse(f"{fn.__name__} is not replayed")
+        return fn(*args, **kwargs)
+
+    return call
+
+
+def _check(fn):
+    def call(*args, **kwargs):
+        rec = REC.get()
+        if rec is not None and not rec.depth and max(_state_of(rec, args), _state_of(rec, kwargs)):
+            rec.refuse(f"{fn.__name__} on a block that is not static")
+        return fn(*args, **kwargs)
+
+    return call
+
+
+def _access(fn, store: bool):
+    sig = inspect.signature(fn)
+
+    def call(*args, **kwargs):
+        rec = REC.get()
+        if rec is None or rec.depth:
+            return fn(*args, **kwargs)
+        from . import dtypes as T
+        from .tensor import _operand, pointer
+
+        try:
+            bound = sig.bind(*args, **kwargs).arguments
+        except TypeError:
+            bound = None
+        ptr = bound.get("pointer") if bound else None
+        mask = bound.get("mask") if bound else None
+        other = None if store or not bound else bound.get("other")
+        value = bound.get("value") if store and bound else None
+        ok = bound is not None and ptr.__class__ is pointer and id(ptr.flat) in rec.flats \
+            and rec.flat_objs[rec.flats[id(ptr.flat)]] is ptr.flat and rec.tag(ptr) == STATIC \
+            and ptr.dtype.element_ty.__class__ is not T.float_format \
+            and (mask is None or _state_of(rec, mask) == 0) and (other is None or _state_of(rec, other) == 0)
+        if not ok:
+            rec.refuse("a tl.{} the trace cannot follow (a pointer, mask or `other` not static, or not into "
+                       "a launch argument)".format("store" if store else "load"))
+        vstate = _state_of(rec, value) if store else 0
+        if vstate == 2:
+            rec.refuse("a store of a value the trace does not know")
+        rec.depth += 1
+        rec.mem = "store" if store else "load"
+        try:
+            out = fn(*args, **kwargs)
+        finally:
+            rec.depth -= 1
+            rec.mem = None
+        if not ok or vstate == 2:
+            _mark_all(rec, out, UNKNOWN)
+            return out
+        prog = _current()
+        if store:
+            tv, _nested = _template(rec, value)
+            rec.add(Access(True, rec.flats[id(ptr.flat)], ptr, mask, None, None, tv, None, prog.P))
+            return out
+        fill = None
+        if other is not None:
+            od, _dt, _osh, olit = _operand(other)
+            fill = od if olit else od[0]
+        vid = rec.new_value()
+        rec.mark(out, vid)
+        rec.add(Access(False, rec.flats[id(ptr.flat)], ptr, mask, fill, vid, None, out._lay, prog.P))
+        return out
+
+    return call
+
+
+def _store(value, values, flat, kind, a, b, c, d, shape):
+    """Replay a ``tl.store`` (see :func:`_plan` for ``kind, a, b, c, d``), as :func:`kernellab.triton.language.store`
+    writes it."""
+    from .language.core import _to_tensor
+    from .tensor import _align
+
+    v = values[value.vid] if value.__class__ is Ref else _to_tensor(value)
+    nd = len(shape)
+    if kind == "run":
+        dst = flat[a:a + b]
+        if b == c and v._data is None and v._into is not None and v._shape == shape and v.dtype.np == flat.dtype \
+                and all(o.ndim == 0 or o.shape[0] <= d[0] for o in v._into[1]):
+            v._into[0](dst.reshape(d))  # computed straight into the array
+            return
+        vals = _align(v.data, v._shape, nd, False).astype(flat.dtype, copy=False)
+        if vals.shape != d:
+            vals = np.broadcast_to(vals, d)
+        np.copyto(dst, vals.reshape(-1)[:b])
+        return
+    if kind == "tile":
+        offs = a.reshape((-1,) + (1,) * len(b)) + sum(np.ix_(*[np.arange(n, dtype=np.int64) * st for n, st in zip(b, d)]))
+    else:
+        offs = a if b is None else a + b
+    vals = np.asarray(_align(v.data, v._shape, nd, False)).astype(flat.dtype, copy=False)
+    full = np.broadcast_shapes(offs.shape, vals.shape, () if c is None else c.shape)
+    offs, vals = np.broadcast_to(offs, full), np.broadcast_to(vals, full)
+    if c is None:
+        flat[offs] = vals
+    else:
+        m = np.broadcast_to(c, full)
+        flat[offs[m]] = vals[m]
+
+
+@contextmanager
+def recording(rec):
+    """While the block runs, ``rec`` records (None: nothing is recorded)."""
+    if rec is None:
+        yield
+        return
+    token = REC.set(rec)
+    install()
+    try:
+        yield
+    finally:
+        uninstall()
+        REC.reset(token)
+
+
+def _current():
+    from .program import current
+
+    return current()
+
+
+_CONTROL = frozenset(("__bool__", "__index__", "__int__", "__float__", "__repr__", "__str__", "__format__",
+                      "__len__", "__iter__", "__contains__", "__complex__", "__round__", "__trunc__", "__floor__",
+                      "__ceil__"))
+_SKIP = frozenset(("__init__", "__new__", "__hash__", "__getattribute__", "__getattr__", "__setattr__",
+                   "__delattr__", "__init_subclass__", "__class_getitem__", "__reduce__", "__reduce_ex__",
+                   "__sizeof__", "__dir__", "__subclasshook__", "__copy__", "__deepcopy__"))
+
+
+def _kind(name: str):
+    if name.startswith("atomic_") or name in ("device_print", "static_print", "print", "globaltimer", "clock",
+                                              "smid", "inline_asm_elementwise"):
+        return _effect
+    if name in ("device_assert", "static_assert", "assume"):
+        return _check
+    return _pure
+
+
+_INSTALLED: list = []  # (owner, name, original) while wrapped
+_USERS = [0]
+
+
+def _targets():
+    from . import language as tl
+    from .language import core
+    from .tensor import pointer, tensor
+
+    mods = [tl] + [m for m in vars(tl).values() if isinstance(m, types.ModuleType)
+                   and m.__name__.startswith("kernellab.triton.language")]
+    seen = set()
+    for mod in mods:
+        if id(mod) in seen:
+            continue
+        seen.add(id(mod))
+        for name, fn in list(vars(mod).items()):
+            if name.startswith("_") or not isinstance(fn, types.FunctionType) \
+                    or not fn.__module__.startswith("kernellab"):
+                continue
+            yield mod, name, fn
+    for cls in (tensor, pointer):
+        for name, fn in list(vars(cls).items()):
+            if not isinstance(fn, types.FunctionType) or name in _SKIP:
+                continue
+            if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
+                continue
+            yield cls, name, fn
+    _ = core
+
+
+def install():
+    """Wrap (once, however many recordings are open)."""
+    _USERS[0] += 1
+    if _USERS[0] > 1:
+        return
+    from .language import core
+
+    made: dict = {}
+    for owner, name, fn in _targets():
+        w = made.get(id(fn))
+        if w is None:
+            if fn is core.load:
+                w = _access(fn, False)
+            elif fn is core.store:
+                w = _access(fn, True)
+            elif name in _CONTROL:
+                w = _control(fn)
+            else:
+                w = _kind(name)(fn)
+            w.__name__, w.__doc__, w.__wrapped__ = fn.__name__, fn.__doc__, fn
+            made[id(fn)] = w
+        _INSTALLED.append((owner, name, fn))
+        setattr(owner, name, w)
+
+
+def uninstall():
+    _USERS[0] -= 1
+    if _USERS[0]:
+        return
+    while _INSTALLED:
+        owner, name, fn = _INSTALLED.pop()
+        setattr(owner, name, fn)
+
+
+# --- the end of a recording: the plans a replay runs ------------------------------------------------------
+
+
+def _bytes(x) -> int:
+    return x.nbytes if isinstance(x, np.ndarray) else 0
+
+
+def _plan(a: Access, flat: np.ndarray):
+    """``("run", s0, n, total, shape)`` (``n`` consecutive elements from ``s0``, then fill up to ``total``)
+    or ``("take", root, shift, mask, None)`` (offsets ``root + shift``), or a reason it cannot be replayed."""
+    from . import memory
+    from .language.core import _consecutive_rows, _offsets_and_mask
+
+    ptr, mask = a.ptr, a.mask
+    rows = _consecutive_rows(ptr, mask)
+    if rows is not None:
+        r, lanes, s, k = memory._rows(ptr._shape, *rows)
+        if a.store and r == 1 and a.P > 1:
+            return "every program stores to the same addresses"
+        if r == 1 or ((s[1:] - s[:-1] == lanes).all() and (k[:-1] == lanes).all()):
+            return ("run", int(s[0]), (r - 1) * lanes + int(k[-1]), r * lanes, (r, *ptr._shape))
+        offs, m = memory._row_offsets(ptr._shape, s, k, lanes)
+        root, shift = offs, None
+    else:
+        offs, m = _offsets_and_mask(ptr, mask, "tl.store" if a.store else "tl.load")
+        offs, m = memory._prepare(offs, m)
+        root, shift = offs, None
+        lin = ptr.lineage
+        if lin is not None and lin._data is not None and offs.shape == ptr.data.shape:
+            try:
+                same = np.array_equal(lin._data + ptr.shift, offs)
+            except ValueError:
+                same = False
+            if same:
+                root = lin._data
+                shift = None if isinstance(ptr.shift, int) and ptr.shift == 0 else ptr.shift
+    if a.store:
+        full = np.broadcast_shapes(offs.shape, () if m is None else m.shape)
+        if full[0] == 1 and a.P > 1:
+            return "every program stores to the same addresses"
+        o = np.broadcast_to(offs, full)
+        o = o.reshape(-1) if m is None else o[np.broadcast_to(m, full)]
+        if np.unique(o).size != o.size:
+            return "a store whose lanes write one address twice"
+    tile = _tile(root if shift is None else root + shift, flat.size)
+    if tile is not None:
+        return ("tile", tile[0], tile[1], m, tile[2])
+    return ("take", root, shift, m, None)
+
+
+def _tile(offs: np.ndarray, size: int):
+    """``(starts, shape, strides)`` when every row of ``offs`` (int64 ``(rows, *block)``, a block of one or
+    two axes) is ``start + i·s0 + j·s1`` with the same non-negative strides and lies inside the array, so
+    that a replay reads it as a strided view; else None."""
+    if offs.ndim not in (2, 3) or offs.size == 0:
+        return None
+    starts = offs.reshape(offs.shape[0], -1)[:, 0].copy()
+    block = offs.shape[1:]
+    strides = []
+    for ax in range(1, offs.ndim):
+        idx = [0] * offs.ndim
+        idx[ax] = 1 if offs.shape[ax] > 1 else 0
+        st = int(offs[tuple(idx)] - offs.reshape(-1)[0])
+        if st < 0:
+            return None
+        strides.append(st)
+    extent = sum((n - 1) * st for n, st in zip(block, strides))
+    if int(starts.min()) < 0 or int(starts.max()) + extent >= size:
+        return None
+    grids = np.ix_(*[np.arange(n, dtype=np.int64) * st for n, st in zip(block, strides)])
+    pattern = sum(grids)
+    if not np.array_equal(offs, starts.reshape((-1,) + (1,) * len(block)) + pattern):
+        return None
+    return starts, block, tuple(strides)
+
+
+def finish(rec: Recorder, budget: int):
+    """``(steps, None)``: each step's ``(pids, [(runnable, vids freed after it), ...])``; or ``(None, why)``."""
+    from .tensor import tensor
+
+    flats = rec.flat_objs
+    stored = {a.arg for _p, nodes in rec.steps for a in nodes if isinstance(a, Access) and a.store}
+    used = {a.arg for _p, nodes in rec.steps for a in nodes if isinstance(a, Access)}
+    for i in used:
+        for j in stored:
+            if i != j and np.may_share_memory(flats[i], flats[j]):
+                return None, "a store to memory another argument overlaps"
+    total, roots = 0, set()
+    for x in rec.kept.values():
+        if isinstance(x, tensor):
+            total += _bytes(x.data)
+    for _p, nodes in rec.steps:
+        for a in nodes:
+            if not isinstance(a, Access):
+                continue
+            plan = _plan(a, flats[a.arg])
+            if isinstance(plan, str):
+                return None, plan
+            if plan[0] != "run":
+                if id(plan[1]) not in roots:
+                    roots.add(id(plan[1]))
+                    total += _bytes(plan[1])
+                total += _bytes(plan[2]) + _bytes(plan[3])
+            if total > budget:
+                return None, f"the trace would keep more than {budget} bytes"
+            flat = flats[a.arg]
+            elem = a.ptr.dtype.element_ty
+            shape = a.ptr._shape
+            fill = np.asarray(0 if a.fill is None else a.fill).astype(flat.dtype)
+            view = a.arg not in stored and not any(np.may_share_memory(flat, flats[j]) for j in stored)
+            a.plan = (plan, elem, shape, fill, view)
+            a.ptr = a.mask = None  # the recorded launch's arrays are not kept
+    rec.flat_objs = rec.flats = None
+    # liveness: a node is kept when a store needs its values; each value is freed after its last use
+    order = [n for _p, nodes in rec.steps for n in nodes]
+    live_vids: set = set()
+    keep = [False] * len(order)
+    for i in range(len(order) - 1, -1, -1):
+        n = order[i]
+        if isinstance(n, Access):
+            if n.store:
+                keep[i] = True
+                live_vids.update(_refs(n.value))
+            elif n.vid in live_vids:
+                keep[i] = True
+        elif any(vid in live_vids for vid, _path in n.outs):
+            keep[i] = True
+            live_vids.update(_refs(n.args))
+            live_vids.update(_refs(n.kwargs))
+    last: dict = {}
+    for i, n in enumerate(order):
+        if keep[i]:
+            for vid in _uses(n):
+                last[vid] = i
+    frees: dict = {}
+    for i, n in enumerate(order):
+        if not keep[i]:
+            continue
+        for vid in _made(n):
+            if vid not in last:
+                frees.setdefault(i, []).append(vid)
+    for vid, i in last.items():
+        frees.setdefault(i, []).append(vid)
+    steps, i = [], 0
+    for pids, nodes in rec.steps:
+        out = []
+        for n in nodes:
+            if keep[i]:
+                out.append((n, frees.get(i, ())))
+            i += 1
+        steps.append((pids, out))
+    return steps, None
+
+
+def _refs(x) -> list:
+    if x.__class__ is Ref:
+        return [x.vid]
+    if x.__class__ in (tuple, list):
+        return [v for y in x for v in _refs(y)]
+    if x.__class__ is dict:
+        return [v for y in x.values() for v in _refs(y)]
+    return []
+
+
+def _uses(n) -> list:
+    if isinstance(n, Access):
+        return _refs(n.value) if n.store else []
+    return _refs(n.args) + _refs(n.kwargs)
+
+
+def _made(n) -> list:
+    if isinstance(n, Access):
+        return [] if n.store else [n.vid]
+    return [vid for vid, _path in n.outs]
