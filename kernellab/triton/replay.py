@@ -75,6 +75,18 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from ..grid import dim3
+from ..record import launched, wants_lines
+from . import counts as C
+from . import dtypes as T
+from . import engine, memory, record, sampling, tiles
+from .addresses import register_array
+from .driver import _STATE
+from .program import _CURRENT, Program
+from .tensor import constexpr, pointer, tensor
+from .trace import STATIC, Recorder
+from .trace import finish as close
+
 ENV = "KERNELLAB_REPLAY"
 BUDGET = 64 << 20  #: bytes a trace may keep (offsets, masks, constant blocks)
 ENTRIES = 8  #: signatures kept per kernel
@@ -132,9 +144,6 @@ def _scalar(v):
 
 def _constant(v):
     """The key of a constexpr or a global: a scalar by value, a function, module, type or dtype by identity."""
-    from . import dtypes as T
-    from .tensor import constexpr
-
     if isinstance(v, constexpr):
         v = v.value
     k = _scalar(v)
@@ -152,10 +161,14 @@ def _constant(v):
     return _NO
 
 
-def _is_jit(v) -> bool:
-    from .runtime import JITFunction
+def _runtime():
+    from . import runtime
 
-    return isinstance(v, JITFunction)
+    return runtime
+
+
+def _is_jit(v) -> bool:
+    return isinstance(v, _runtime().JITFunction)
 
 
 def _names_read(fn, seen: set, out: list):
@@ -211,9 +224,6 @@ class Plan:
 
     def recorder(self, values):
         """A :class:`~kernellab.triton.trace.Recorder` for the fresh launch of ``values`` (what ``_bind`` made)."""
-        from .tensor import pointer, tensor
-        from .trace import STATIC, Recorder
-
         flats = [v.flat for v in values if v.__class__ is pointer]
         if len(flats) != len(self.arrays):
             return None
@@ -230,10 +240,6 @@ class Plan:
         cache[self.key] = entry_or_why
 
     def replay(self):
-        from ..record import launched
-        from . import memory, record
-        from .program import _CURRENT, Program
-
         e = self.entry
         flats = [memory.flat_view(a) for a in self.arrays]
         values = [None] * e.nvalues
@@ -288,13 +294,7 @@ class Entry:
 def plan(kernel, args, kwargs, grid, num_warps: int):
     """The launch's :class:`Plan` (its ``entry`` the recorded replay, None when it is to be recorded), or
     None when it runs fresh and unrecorded (the reason in :func:`status`)."""
-    from ..grid import dim3
-    from ..record import wants_lines
-    from . import counts as C
-    from . import engine, sampling, tiles
-    from .addresses import register_array
-    from .driver import _STATE
-    from .runtime import _special_dtype
+    _special_dtype = _runtime()._special_dtype
 
     def no(why):
         kernel._replay_status = "unsupported: " + why
@@ -359,8 +359,6 @@ def plan(kernel, args, kwargs, grid, num_warps: int):
 
 def finish(plan_: Plan, rec, counts, grid) -> None:
     """Keep the recorded launch (or why it cannot be replayed) under its signature."""
-    from .trace import finish as close
-
     why = rec.why
     steps = None
     if why is None:

@@ -109,7 +109,7 @@ class Access:
                 extent = sum((n - 1) * st for n, st in zip(b, d))
                 view = np.lib.stride_tricks.as_strided(flat, (flat.size - extent, *b), (w, *(st * w for st in d)),
                                                        writeable=False)
-                v = view[a]
+                v = view[a] if a.__class__ is np.ndarray else view[a[0]][a[1]]  # a: starts, or (distinct, which)
                 if c is not None:
                     v = np.where(c, v, fill)
             else:  # a, b, c: root offsets, shift, mask
@@ -382,6 +382,7 @@ def _store(value, values, flat, kind, a, b, c, d, shape):
         np.copyto(dst, vals.reshape(-1)[:b])
         return
     if kind == "tile":
+        a = a if a.__class__ is np.ndarray else a[0][a[1]]
         offs = a.reshape((-1,) + (1,) * len(b)) + sum(np.ix_(*[np.arange(n, dtype=np.int64) * st for n, st in zip(b, d)]))
     else:
         offs = a if b is None else a + b
@@ -571,6 +572,9 @@ def _tile(offs: np.ndarray, size: int):
     pattern = sum(grids)
     if not np.array_equal(offs, starts.reshape((-1,) + (1,) * len(block)) + pattern):
         return None
+    distinct, which = np.unique(starts, return_inverse=True)
+    if distinct.size < starts.size:  # programs reading the same tile: each read once, then copied
+        return (distinct, which.reshape(-1)), block, tuple(strides)
     return starts, block, tuple(strides)
 
 
@@ -596,7 +600,9 @@ def finish(rec: Recorder, budget: int):
             plan = _plan(a, flats[a.arg])
             if isinstance(plan, str):
                 return None, plan
-            if plan[0] != "run":
+            if plan[0] == "tile" and plan[1].__class__ is tuple:
+                total += _bytes(plan[1][0]) + _bytes(plan[1][1]) + _bytes(plan[3])
+            elif plan[0] != "run":
                 if id(plan[1]) not in roots:
                     roots.add(id(plan[1]))
                     total += _bytes(plan[1])
