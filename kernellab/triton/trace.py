@@ -11,7 +11,7 @@ block it returns:
   the trace, kept to be called again, with the same function and its static operands, on the next launch;
 * *unknown* when one of them has no tag of this recording (a block made by a path that is not wrapped).
 
-The recording is refused (:attr:`Recorder.why`) when the launch's counts or effects might depend on
+The recording is refused (``Recorder.why`` says why) when the launch's counts or effects might depend on
 loaded data or on anything not followed: a ``tl.load``/``tl.store`` whose pointer, mask or ``other`` is
 not static (a gather through loaded indices, a mask from data); a store of an unknown value; Python
 control flow on a block that is not static (``if``, ``range()``, ``int()`` on data); a value computed from
@@ -79,7 +79,7 @@ def _subst(x, values):
 
 class Access:
     """A ``tl.load`` (``vid`` its result) or ``tl.store`` (``value``: a :class:`Ref` or a static value) of the
-    launch argument ``arg``, kept as the pointer and mask blocks until the launch ends (:meth:`Recorder.finish`
+    launch argument ``arg``, kept as the pointer and mask blocks until the launch ends (:func:`finish`
     makes the plan the replay runs)."""
 
     __slots__ = ("store", "arg", "ptr", "mask", "fill", "vid", "value", "lay", "plan", "P")
