@@ -340,3 +340,13 @@ SCALE = 2.0
 def scaled_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     tl.store(out_ptr + offs, tl.load(x_ptr + offs) * SCALE)
+
+
+def test_check_mode_finds_a_stale_count(monkeypatch):
+    # KERNELLAB_REPLAY=check runs every replay fresh too; a cached count made wrong on purpose is found
+    _warm()
+    entry = next(e for e in K.add_kernel._replays.values() if isinstance(e, replay.Entry))
+    entry.counts = dataclasses.replace(entry.counts, load_bytes=entry.counts.load_bytes + 4)
+    monkeypatch.setattr(replay, "CHECK", True)
+    with pytest.raises(replay.ReplayMismatch, match="load_bytes"):
+        _add(1024)

@@ -25,7 +25,7 @@ values are bitwise those a fresh launch computes — and returns a copy of the c
 reports to every recorder (:func:`kernellab.record.recording`, :func:`kernellab.triton.record.recording`)
 as a fresh launch does.
 
-Replay is off unless ``KERNELLAB_REPLAY=1`` is in the environment or :func:`enable` turns it on
+Replay is on unless ``KERNELLAB_REPLAY=0`` is in the environment or :func:`enable` turns it off
 (:data:`DEFAULT`).
 
 **A launch is not replayed** — it runs as always, and a signature found not replayable is not recorded
@@ -52,7 +52,7 @@ Examples
 ... def scale(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 ...     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
 ...     tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
->>> previous = enable()                    # on for this example
+>>> previous = enable()                    # on (the default)
 >>> x, out = np.arange(128, dtype=np.float32), np.zeros(128, np.float32)
 >>> first = scale[(2,)](x, out, 128, BLOCK=64); status(scale)
 'recorded'
@@ -91,8 +91,15 @@ ENV = "KERNELLAB_REPLAY"
 BUDGET = 64 << 20  #: bytes a trace may keep (offsets, masks, constant blocks)
 ENTRIES = 8  #: signatures kept per kernel
 
-DEFAULT = "0"  #: replay's setting when ``KERNELLAB_REPLAY`` is not set ("1": on)
+DEFAULT = "1"  #: replay's setting when ``KERNELLAB_REPLAY`` is not set ("0": off)
 _ON = [os.environ.get(ENV, DEFAULT).strip().lower() not in ("0", "off", "false", "no", "")]
+# ``KERNELLAB_REPLAY=check``: every replayed launch is also run fresh on copies of its arrays, and a
+# difference in any array's bits or in the counts raises ReplayMismatch (for testing the replay itself)
+CHECK = os.environ.get(ENV, "").strip().lower() == "check"
+
+
+class ReplayMismatch(AssertionError):
+    """A replayed launch differs from a fresh launch on the same data (``KERNELLAB_REPLAY=check``)."""
 
 
 def enabled() -> bool:
@@ -186,11 +193,13 @@ def _names_read(fn, seen: set, out: list):
     g = fn.__globals__
     for n in sorted(names):
         if n in g:
-            out.append((g, n))
-            if _is_jit(g[n]):
-                _names_read(g[n].fn, seen, out)
+            v = g[n]
+            out.append((g, n, id(v) if _is_jit(v) else None))
+            if _is_jit(v):
+                _names_read(v.fn, seen, out)
     for cell in fn.__closure__ or ():
-        out.append((cell, None))
+        v = getattr(cell, "cell_contents", None)
+        out.append((cell, None, id(v) if _is_jit(v) else None))
 
 
 def _globals_key(kernel):
@@ -200,12 +209,15 @@ def _globals_key(kernel):
         _names_read(kernel.fn, set(), reads)
         kernel._replay_reads = reads
     parts = []
-    for g, n in reads:
+    for g, n, jit in reads:
         try:
             v = g.cell_contents if n is None else g[n]
         except (KeyError, ValueError):
             parts.append(None)
             continue
+        if jit is not None and id(v) != jit:  # a @triton.jit helper rebound: read its globals too
+            del kernel._replay_reads
+            return _globals_key(kernel)
         k = _constant(v)
         if k is _NO:
             return _NO
@@ -311,7 +323,7 @@ def plan(kernel, args, kwargs, grid, num_warps: int):
         g = grid(meta) if callable(grid) else grid
         g3 = dim3(g)
     except Exception:
-        return None
+        return no("the grid")  # the fresh launch says what is wrong with it
     hints = kernel._hints
     parts = [g3, num_warps, hints.get("defer", True), bool(hints.get("split")), engine.BATCH, engine.DEFER,
              tiles.ENABLED, C.CLOSED_FORMS, id(_STATE["gpu"])]
@@ -357,6 +369,51 @@ def plan(kernel, args, kwargs, grid, num_warps: int):
     return Plan(kernel, key, g, arrays, entry, num_warps)
 
 
+def checked(kernel, args, kwargs, grid, replayed):
+    """``replayed()`` (a replay), compared with a fresh launch on copies of the arrays (``KERNELLAB_REPLAY=check``)."""
+    import dataclasses
+
+    arrays = [a for a in (*args, *kwargs.values()) if isinstance(a, np.ndarray)]
+    spans = [(a.__array_interface__["data"][0], a.nbytes) for a in arrays]
+    if len({s for s in spans}) != len({(s[0], s[1]) for s in spans}) or any(
+            a0 < b0 + b1 and b0 < a0 + a1 and (a0, a1) != (b0, b1) for a0, a1 in spans for b0, b1 in spans):
+        return replayed()  # partly overlapping arrays: their copies would not overlap alike
+    copies: dict = {}
+
+    def placed(a):
+        if id(a) not in copies:
+            buf = np.empty(a.nbytes + 64, np.uint8)
+            k = (a.__array_interface__["data"][0] - buf.ctypes.data) % 64
+            c = buf[k:k + a.nbytes].view(a.dtype).reshape(a.shape) if a.flags.c_contiguous else a.copy(order="A")
+            if a.flags.c_contiguous:
+                c[...] = a
+            copies[id(a)] = c
+        return copies[id(a)]
+
+    args2 = [placed(a) if isinstance(a, np.ndarray) else a for a in args]
+    kwargs2 = {k: placed(a) if isinstance(a, np.ndarray) else a for k, a in kwargs.items()}
+    got = replayed()
+    from .. import record as klrecord
+
+    token = klrecord._RECORDER.set(None)  # the check's launch is no launch of the program's
+    try:
+        with disabled(), record.hidden():
+            want = kernel.run(*args2, grid=grid, **kwargs2)
+    finally:
+        klrecord._RECORDER.reset(token)
+    skip = ("per_program", "by_line")
+    for f in dataclasses.fields(got):
+        if f.name not in skip and getattr(got, f.name) != getattr(want, f.name):
+            raise ReplayMismatch(f"{kernel.__name__}: replayed {f.name} {getattr(got, f.name)!r} != fresh "
+                                 f"{getattr(want, f.name)!r}")
+    for a in arrays:
+        c = copies[id(a)]
+        if np.ascontiguousarray(a).view(np.uint8).tobytes() != np.ascontiguousarray(c).view(np.uint8).tobytes():
+            raise ReplayMismatch(f"{kernel.__name__}: a replayed array differs from the fresh launch's")
+    kernel._replay_status = "replayed"
+    return got
+
+
 def finish(plan_: Plan, rec, counts, grid) -> None:
     """Keep the recorded launch (or why it cannot be replayed) under its signature."""
     why = rec.why
@@ -367,7 +424,7 @@ def finish(plan_: Plan, rec, counts, grid) -> None:
         plan_.store("refused: " + why)
         plan_.kernel._replay_status = "refused: " + why
         return
-    plan_.store(Entry(counts, steps, rec.nvalues, grid))
+    plan_.store(Entry(_copy(counts), steps, rec.nvalues, grid))  # a copy: the caller may change its dicts
     plan_.kernel._replay_status = "recorded"
 
 

@@ -194,6 +194,7 @@ class JITFunction:
             if num_warps < 1 or num_warps & (num_warps - 1):
                 raise LaunchError(_("kernel {kernel}: num_warps must be a power of two, not {n}").format(
                     kernel=self.__name__, n=num_warps), kernel=self.__name__)
+            given = dict(kwargs) if replay.CHECK else None  # the launch options too, for the check's launch
             if not kwargs.keys() <= self._plain_kwargs:  # launch options the kernel does not take: dropped
                 for opt in self._options_dropped:
                     kwargs.pop(opt, None)
@@ -216,6 +217,8 @@ class JITFunction:
             raise
         if again is not None and again.entry:
             try:
+                if replay.CHECK:
+                    return replay.checked(self, args, given, grid, again.replay)
                 return again.replay()
             except Exception as exc:
                 user_traceback(exc)
