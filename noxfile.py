@@ -242,7 +242,8 @@ def docs(session: nox.Session) -> None:
 
     kernellab's wheel and sdist go to build/html/dist, beside the languages; the root gets index.html,
     404.html and, when ``KERNELLAB_BASEURL`` gives the site's URL, a sitemap (tools/site_publish.py).
-    Without arguments it also runs the prose doctests (for the doctests session, see there). When the
+    Without arguments it also runs the prose doctests and the translations check (for the doctests and
+    translations-check sessions, see there). When the
     last docs session passed on exactly the inputs there are now — every file of the source tree, the
     environment's packages, the environment variables and the arguments — and build/html is still what
     it wrote, it does nothing (``build/docs.stamp``).
@@ -265,9 +266,16 @@ def docs(session: nox.Session) -> None:
     _dist(session, site / "dist", isolated=False)  # kernellab's wheel and sdist, beside the languages
     # the languages at once (~1.8× on two cores), and the prose doctests once the English build is done
     doctests = _html_in_parallel(session, site, *session.posargs, doctests=not session.posargs)
-    session.run("python", "tools/site_publish.py", str(site))  # index, 404, sitemap (with a site URL)
-    _check_site(session, site)
-    stamps.write_stamp(DOCS_STAMP, inputs=inputs, site=_site_fingerprint(site), doctests=bool(doctests))
+    # The translations check reads the sources only: it runs on the other core while the site checks
+    # (one process) run on this one, so the default run's translations-check session has nothing to do.
+    translations = None if session.posargs else _translations_in_background(session)
+    try:
+        session.run("python", "tools/site_publish.py", str(site))  # index, 404, sitemap (with a site URL)
+        _check_site(session, site)
+    finally:
+        translated = translations and translations()
+    stamps.write_stamp(DOCS_STAMP, inputs=inputs, site=_site_fingerprint(site), doctests=bool(doctests),
+                       translations=bool(translated))
     session.log(f"site: {site / 'index.html'}")
 
 
@@ -422,14 +430,65 @@ def font_subset(session: nox.Session) -> None:
     session.run("python", "tools/make_font_subset.py")
 
 
-def _gettext(session: nox.Session, name: str = "gettext") -> Path:
-    """Extract the English messages of every page (gallery not executed; the API reference, which stays
-    English, neither generated nor read: its pages' links then dangle, so the log shows only on failure)."""
+GETTEXT_ENV = {**ENV, "KERNELLAB_LANG": "en", "KERNELLAB_DOCS_WITHOUT_API": "1"}
+
+
+def _gettext_argv(name: str, *jobs: str) -> tuple[Path, list[str]]:
+    """The emptied output folder and the sphinx-build command line that extracts the English messages of
+    every page into it (gallery not executed; the API reference, which stays English, neither generated
+    nor read: its pages' links then dangle, so the log shows only on failure)."""
     out = BUILD / name
     shutil.rmtree(out, ignore_errors=True)
-    session.run(*_sphinx_argv("gettext", name, "en", out, "-D", "plot_gallery=0", "-q", *JOBS), silent=True,
-                env={**ENV, "KERNELLAB_LANG": "en", "KERNELLAB_DOCS_WITHOUT_API": "1"})
+    shutil.rmtree(BUILD / "doctrees" / name, ignore_errors=True)  # read afresh, as on a fresh clone
+    return out, _sphinx_argv("gettext", name, "en", out, "-D", "plot_gallery=0", "-q", *jobs)
+
+
+def _gettext(session: nox.Session, name: str = "gettext") -> Path:
+    """Extract the English messages of every page into ``build/<name>`` (see ``_gettext_argv``)."""
+    out, argv = _gettext_argv(name, *JOBS)
+    session.run(*argv, silent=True, env=GETTEXT_ENV)
     return out
+
+
+def _translations_commands(pot: Path) -> list[list[str]]:
+    """The translations check on extracted messages ``pot``: the site's catalogs against them, then
+    kernellab's runtime catalogs against the code (the same commands in translations-check and docs)."""
+    return [["python", "tools/po_tools.py", "check", str(pot), str(DOCS / "locale" / "zh_CN")],
+            ["python", "tools/po_tools.py", "check-runtime", "kernellab", "gallery"]]
+
+
+def _translations_in_background(session: nox.Session):
+    """Start the whole translations check (message extraction, then ``_translations_commands``) in a
+    thread, with the docs environment, logging to build/logs/translations.log; return a function that
+    waits for it and returns whether it passed. A failure does not fail the site:
+    ``nox -s translations-check`` then runs the check again and fails, with its output."""
+    import threading
+
+    env = {**os.environ, **GETTEXT_ENV, "PATH": os.pathsep.join([session.bin, os.environ.get("PATH", "")]),
+           "VIRTUAL_ENV": session.virtualenv.location}
+    log_path = BUILD / "logs" / "translations.log"
+    out, argv = _gettext_argv("gettext-docs")  # one reading process: the site checks use the other core
+    commands = [argv, *_translations_commands(out)]
+    session.log(" && ".join(" ".join(c) for c in commands) + f"  (log: {log_path})")
+    passed = []
+
+    def run() -> None:
+        with open(log_path, "w", encoding="utf-8") as log:
+            passed.append(all(subprocess.run(c, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT).returncode == 0
+                              for c in commands))  # all(): stops at the first failure
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+
+    def wait() -> bool:
+        thread.join()
+        ok = bool(passed and passed[0])
+        if not ok:
+            print(log_path.read_text(encoding="utf-8"), end="", flush=True)
+            session.warn(f"the translations check failed (log: {log_path}); `nox -s translations-check` runs it again")
+        return ok
+
+    return wait
 
 
 @nox.session(name="translations-update")
@@ -461,11 +520,20 @@ def translations_update(session: nox.Session) -> None:
 
 @nox.session(name="translations-check")
 def translations_check(session: nox.Session) -> None:
-    """Fail on any untranslated, fuzzy or unmerged Chinese entry, in the site's and kernellab's catalogs."""
+    """Fail on any untranslated, fuzzy or unmerged Chinese entry, in the site's and kernellab's catalogs.
+
+    ``nox -s docs`` runs the same check beside its site checks; when it passed there on exactly the
+    inputs there are now (``build/docs.stamp``: every file of the source tree, the docs environment's
+    packages, the environment variables), this session says so and stops.
+    """
+    docs_venv = Path(session.virtualenv.location).parent / "docs"
+    if not session.posargs and docs_venv.is_dir() and _docs_current(session, _docs_inputs(docs_venv, ())).get("translations"):
+        session.log(f"the translations check passed in the docs build of exactly these inputs ({DOCS_STAMP})")
+        return
     _install(session, "docs")
     pot = _gettext(session, f"gettext-check-{os.getpid()}")
-    session.run("python", "tools/po_tools.py", "check", str(pot), str(DOCS / "locale" / "zh_CN"))
-    session.run("python", "tools/po_tools.py", "check-runtime", "kernellab", "gallery")
+    for command in _translations_commands(pot):
+        session.run(*command)
 
 
 @nox.session
