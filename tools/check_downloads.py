@@ -8,6 +8,18 @@ built site into an empty folder, then executes every notebook (nbclient) and eve
 (``python x.py`` in the script's folder, with no ``KERNELLAB_LANG`` and a C locale: a download must
 choose its language itself; with warnings as errors). It checks that on the Chinese site the notebooks' text cells and
 printed tables are Chinese, and on the English site that they are English. Exits 1 on any failure.
+
+Where the platform forks (Linux, macOS), each script and each notebook's kernel is a process forked
+from one that has already imported the third-party libraries they import — numpy, matplotlib and
+pyplot, IPython and ipykernel — from the same fresh environment, instead of a new interpreter that
+imports them again: those imports were about two thirds of the check's CPU time. What the check
+catches is unchanged: each download still runs in a process of its own, which has not imported
+kernellab (it imports the site's wheel itself, in its own language: no ``KERNELLAB_LANG``, a C locale),
+in the script's folder with only that folder and the environment's site-packages on ``sys.path``,
+with warnings as errors for the scripts; numpy, matplotlib and pyplot are imported with warnings as
+errors too, so a warning on their import fails every script as a fresh ``python x.py`` would, and a
+failure to import them fails every download. ``KERNELLAB_DOWNLOADS_FRESH=1`` runs each download in a
+new interpreter instead (``python x.py``, and jupyter_client's own kernel launch), as on Windows.
 """
 
 from __future__ import annotations
@@ -18,10 +30,13 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
+import threading
 import time
+import traceback
 import zipfile
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
 
 LANGS = ("en", "zh_CN")
@@ -98,13 +113,11 @@ def check_language(lang: str, markdown: list[str], tables: list[list[str]], prin
 
 def run_notebook(path: Path, lang: str) -> list[str]:
     import nbformat
-    from jupyter_client.manager import KernelManager
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
-    # a local socket file, not TCP: no network, and no "running over TCP without encryption" warning
-    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(path.with_suffix(".kernel")))
+    km = _kernel_manager(path)
     try:
         NotebookClient(nb, km=km, timeout=900, resources={"metadata": {"path": str(path.parent)}}).execute(
             env=reader_env())
@@ -136,8 +149,7 @@ def run_notebook(path: Path, lang: str) -> list[str]:
 def run_script(path: Path, lang: str) -> list[str]:
     # Warnings are errors, as in tests/test_gallery.py: the default nox run leaves that test to this check
     # (an English download is the gallery script under a header) and to the strict docs build.
-    done = subprocess.run([sys.executable, path.name], cwd=path.parent, env={**reader_env(), "PYTHONWARNINGS": "error"},
-                          capture_output=True, text=True, encoding="utf-8", timeout=900)
+    done = _run_python(path, {**reader_env(), "PYTHONWARNINGS": "error"})
     if done.returncode:
         return [f"{path.name} ({lang}) exited {done.returncode}:\n{done.stderr[-3000:]}"]
     head = path.read_text(encoding="utf-8").split('"""')[0]
@@ -146,18 +158,259 @@ def run_script(path: Path, lang: str) -> list[str]:
     return problems + check_language(lang, [], [], done.stdout, f"{lang}/{path.name} (script)")
 
 
-def _timed(job) -> tuple[float, list[str], str]:
-    """Run one download: its seconds, its problems, and what its checks looked at."""
+# --- how a download's process is made: a new interpreter, or a fork of a preloaded one ---
+
+FORKS = (hasattr(os, "fork") and "forkserver" in get_all_start_methods()
+         and os.environ.get("KERNELLAB_DOWNLOADS_FRESH") != "1")
+# What the downloads and their runner import from the environment, imported once by the fork server
+# (kernellab is not among them: each download imports it itself, in its own language)
+PRELOAD = ("numpy", "matplotlib", "matplotlib.pyplot", "IPython", "ipykernel.ipkernel", "ipykernel.kernelapp",
+           "jupyter_client.manager", "nbformat", "nbclient")
+# A script runs with warnings as errors: a warning on importing these fails it in a new interpreter.
+STRICT_IMPORT = "import numpy, matplotlib, matplotlib.pyplot"
+_IN_FORK = False  # True in a job process forked from the fork server
+TOOLS = str(Path(__file__).resolve().parent)
+
+
+class _Done:
+    """What ``subprocess.run`` returns, for a script run in a forked process."""
+
+    def __init__(self, returncode: int, stdout: str, stderr: str):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def _reap(pid: int, timeout: float) -> int:
+    """Wait for child ``pid`` (killed after ``timeout`` seconds); its exit status as subprocess gives it."""
+    deadline = time.monotonic() + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            return -9
+        time.sleep(0.01)
+
+
+def _reader_sys_path(folder: Path) -> list[str]:
+    """``sys.path`` as ``python x.py`` in ``folder`` has it: that folder, then the interpreter's own
+    (this tools/ folder, which the fork server had first, left out)."""
+    return [str(folder)] + [p for p in sys.path if p not in (TOOLS, "")]
+
+
+def _run_python(path: Path, env: dict[str, str]):
+    """``python path.name`` in the script's folder with environment ``env``: a new interpreter, or in a
+    forked process (see the module's docstring). Returns (returncode, stdout, stderr) as subprocess.run."""
+    if not _IN_FORK:
+        return subprocess.run([sys.executable, path.name], cwd=path.parent, env=env, capture_output=True,
+                              text=True, encoding="utf-8", timeout=900)
+    out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    path = path.resolve()  # __file__ as ``python x.py`` has it, and a path that holds after the chdir
+    pid = os.fork()
+    if pid == 0:  # the script's process: it never returns
+        code = 1
+        try:
+            os.dup2(out.fileno(), 1)
+            os.dup2(err.fileno(), 2)
+            stdin = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(stdin, 0)
+            os.chdir(path.parent)
+            os.environ.clear()
+            os.environ.update(env)
+            import runpy
+            import warnings
+
+            sys.argv = [path.name]
+            sys.path[:] = _reader_sys_path(path.parent)
+            if env.get("PYTHONWARNINGS"):  # "error", as a new interpreter reads it at start-up
+                sys.warnoptions[:] = [env["PYTHONWARNINGS"]]
+                warnings.simplefilter(env["PYTHONWARNINGS"])
+            runpy.run_path(str(path), run_name="__main__")
+            code = 0
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+            if not isinstance(stop.code, (int, type(None))):
+                print(stop.code, file=sys.stderr)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except BaseException:
+                    pass
+            os._exit(code)
+    returncode = _reap(pid, 900)
+    texts = []
+    for f in (out, err):
+        f.seek(0)
+        texts.append(f.read().decode("utf-8", errors="replace"))
+        f.close()
+    return _Done(returncode, *texts)
+
+
+def _kernel_manager(path: Path):
+    """A jupyter_client kernel manager for ``path``'s notebook (a local socket file, not TCP: no network,
+    and no "running over TCP without encryption" warning). In a forked job process, its kernel is
+    started at once, in a process forked from this one; otherwise nbclient starts it (a new interpreter)."""
+    from jupyter_client.manager import KernelManager
+
+    ip = str(path.with_suffix(".kernel"))
+    if not _IN_FORK:
+        return KernelManager(kernel_name="python3", transport="ipc", ip=ip)
+
+    class ForkedKernel(KernelManager):
+        """A kernel that is a forked process of this one, started by ``fork_kernel``. Polled, interrupted
+        and killed through its process id; nbclient, given a manager with a kernel, starts none."""
+
+        pid = None
+
+        @property
+        def has_kernel(self) -> bool:
+            return self.pid is not None
+
+        def _alive(self) -> bool:
+            if self.pid is None:
+                return False
+            try:
+                return os.waitpid(self.pid, os.WNOHANG)[0] == 0
+            except ChildProcessError:
+                return False
+
+        def is_alive(self) -> bool:
+            return self._alive()
+
+        async def _async_is_alive(self) -> bool:
+            return self._alive()
+
+        def interrupt_kernel(self) -> None:
+            if self._alive():
+                os.kill(self.pid, 2)
+
+        async def _async_interrupt_kernel(self) -> None:
+            self.interrupt_kernel()
+
+        def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
+            if self.pid is not None:
+                if self._alive():
+                    os.kill(self.pid, 9)
+                    try:
+                        os.waitpid(self.pid, 0)
+                    except ChildProcessError:
+                        pass
+                self.pid = None
+            self.cleanup_connection_file()
+            self.cleanup_ipc_files()
+
+        def fork_kernel(self, cwd: Path, env: dict[str, str]) -> None:
+            self.write_connection_file()
+            # the connection file and history as nbclient passes them, and the parent as jupyter_client's
+            # launch gives it (JPY_PARENT_PID, read when ipykernel was imported): the kernel exits with it
+            argv = ["-f", self.connection_file, "--HistoryManager.hist_file=:memory:",
+                    f"--IPKernelApp.parent_handle={os.getpid()}"]
+            pid = os.fork()
+            if pid:
+                self.pid = pid
+                return
+            code = 1
+            try:  # the kernel's process, as jupyter_client launches one: its own session, its parent's pid
+                os.setsid()
+                stdin = os.open(os.devnull, os.O_RDONLY)
+                os.dup2(stdin, 0)
+                os.chdir(cwd)
+                os.environ.clear()
+                os.environ.update({**env, "JPY_PARENT_PID": str(os.getppid())})
+                sys.argv = ["ipykernel_launcher", *argv]
+                sys.path[:] = [p for p in sys.path if p not in (TOOLS, "")]  # as ipykernel_launcher has it
+                from ipykernel import kernelapp
+
+                kernelapp.launch_new_instance(argv=argv)
+                code = 0
+            except SystemExit as stop:
+                code = stop.code if isinstance(stop.code, int) else 1
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                os._exit(code)
+
+    km = ForkedKernel(kernel_name="python3", transport="ipc", ip=ip)
+    km.fork_kernel(path.parent, reader_env())
+    return km
+
+
+def _forked_job(kind: str, path: Path, lang: str, sender) -> None:
+    """A job process, forked from the preloaded server: run one download and send back its outcome."""
+    global _IN_FORK
+    _IN_FORK = True
+    func = run_notebook if kind == "notebook" else run_script
+    try:
+        outcome = _timed((func, path, lang))
+    except BaseException:
+        outcome = (0.0, [f"{lang}/{path.name}: the check itself failed:\n{traceback.format_exc()[-3000:]}"], "", 0.0)
+    sender.send(outcome)
+    sender.close()
+
+
+def _run_forked(jobs: list, workers: int) -> list[tuple[float, list[str], str, float]]:
+    """Run ``jobs`` (``workers`` at a time), each in a process forked from one fork server that has
+    imported ``PRELOAD``. Beside them, ``STRICT_IMPORT`` runs once in a new interpreter with warnings as
+    errors: if it fails, every script fails with its output, as each would have on its own."""
+    os.environ.clear()
+    os.environ.update(reader_env())  # the fork server's environment when it imports, as each download's
+    strict = subprocess.Popen([sys.executable, "-c", STRICT_IMPORT], env={**reader_env(), "PYTHONWARNINGS": "error"},
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8")
+    ctx = get_context("forkserver")
+    ctx.set_forkserver_preload(list(PRELOAD))
+    starting = threading.Lock()
+
+    def run(job) -> tuple[float, list[str], str, float]:
+        func, path, lang = job
+        receiver, sender = ctx.Pipe(duplex=False)
+        kind = "notebook" if func.__name__ == "run_notebook" else "script"
+        proc = ctx.Process(target=_forked_job, args=(kind, path, lang, sender))
+        with starting:
+            proc.start()
+        sender.close()
+        try:
+            outcome = receiver.recv()
+        except EOFError:
+            proc.join()
+            outcome = (0.0, [f"{lang}/{path.name}: the process that ran it died (exit code {proc.exitcode})"], "", 0.0)
+        proc.join()
+        return outcome
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        outcomes = list(pool.map(run, jobs))
+    output = strict.communicate()[0]
+    if strict.returncode:
+        outcomes = [(seconds, problems + ([f"{job[1].name} ({job[2]}): `{STRICT_IMPORT}` with warnings as errors "
+                                           f"exited {strict.returncode}:\n{output[-3000:]}"]
+                                          if job[0].__name__ == "run_script" else []), counts, cpu)
+                    for job, (seconds, problems, counts, cpu) in zip(jobs, outcomes)]
+    return outcomes
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its children that have ended."""
+    import resource
+
+    return sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                  resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+
+def _timed(job) -> tuple[float, list[str], str, float]:
+    """Run one download: its seconds, its problems, what its checks looked at, and its CPU seconds."""
     func, path, lang = job
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu_seconds()
     problems = func(path, lang)
-    return time.perf_counter() - start, problems, COUNTS.get(path, "")
+    return time.perf_counter() - start, problems, COUNTS.get(path, ""), _cpu_seconds() - cpu
 
 
 def main(argv: list[str]) -> int:
     import importlib.util
 
-    site, work = Path(argv[0]), Path(argv[1])
+    site, work = Path(argv[0]).resolve(), Path(argv[1]).resolve()  # a kernel or a script changes folder
     if importlib.util.find_spec("noto_cjk_sans_otc") is not None:  # the wheel must not pull the 15.5 MB font
         print("the site's wheel installed the full CJK font: it belongs to the kernellab[cjk] extra only")
         return 1
@@ -172,18 +425,24 @@ def main(argv: list[str]) -> int:
         jobs += [(run_notebook, p, lang) for p in notebooks] + [(run_script, p, lang) for p in scripts]
 
     start = time.perf_counter()
-    # Processes, not threads: the notebook runner's own work (messages, validation) held the GIL, and
-    # two threads ran at little more than one core. Spawned, as forking a process with threads is unsafe.
-    # One worker more than the cores: a notebook's kernel spends about 0.3 s starting and stopping
-    # without using the CPU, which another worker's run fills.
-    with ProcessPoolExecutor(max_workers=max(2, os.cpu_count() or 2) + 1, mp_context=get_context("spawn")) as pool:
-        results = [(f"{lang}/{path.relative_to(work / lang)} ({counts})", seconds, problems)
-                   for (_, path, lang), (seconds, problems, counts) in zip(jobs, pool.map(_timed, jobs))]
+    # One run more at a time than the cores: a notebook's kernel spends a while starting and stopping
+    # without using the CPU, which another run fills.
+    workers = max(2, os.cpu_count() or 2) + 1
+    if FORKS:
+        outcomes = _run_forked(jobs, workers)
+    else:
+        # Processes, not threads: the notebook runner's own work (messages, validation) held the GIL, and
+        # two threads ran at little more than one core. Spawned, as forking a process with threads is unsafe.
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+            outcomes = list(pool.map(_timed, jobs))
+    results = [(f"{lang}/{path.relative_to(work / lang)} ({counts})", seconds, problems)
+               for (_, path, lang), (seconds, problems, counts, _) in zip(jobs, outcomes)]
     problems = [p for _, _, ps in results for p in ps]
     for name, seconds, ps in results:
         print(f"{'FAIL' if ps else 'ok  '} {seconds:6.1f} s  {name}")
     print(f"{len(results) - sum(bool(ps) for _, _, ps in results)} passed, "
-          f"{sum(bool(ps) for _, _, ps in results)} failed in {time.perf_counter() - start:.1f} s")
+          f"{sum(bool(ps) for _, _, ps in results)} failed in {time.perf_counter() - start:.1f} s "
+          f"({sum(o[3] for o in outcomes):.1f} CPU s, {'forked from a preloaded process' if FORKS else 'new interpreters'})")
     for problem in problems:
         print(problem)
     return 1 if problems else 0
