@@ -86,3 +86,17 @@ def test_ratio_at_base_clock_scales_by_the_clock_ratio():
 
 def test_own_eta_of_the_h100_equals_the_a6000s_to_a_hundredth():
     assert round(own_eta(PERF_H100), 3) == 0.619 and round(own_eta(PERF_A6000), 3) == 0.621
+
+
+def test_each_kernel_is_simulated_once_per_seed_and_equals_a_fresh_simulation():
+    # the leave-one-out refits and the latency scan run the study many times: the simulation of a
+    # (spec, seed) is kept, and what is kept is what a new simulation gives
+    from kernellab import KERNELS
+    from kernellab.sgemm import study as st
+
+    spec = KERNELS[4]
+    first = st._simulate(spec)
+    assert st._simulate(spec) is first
+    assert st._simulate_once(spec, 0) == first
+    assert st._simulate(spec, seed=1) is not first and st._simulate(spec, seed=1).fma == first.fma
+    assert st._simulate(KERNELS[5]) != first  # another kernel is another entry

@@ -96,9 +96,24 @@ def loop_shape(spec) -> LoopShape:
                      barriers=n >= 3)
 
 
-def _simulate(spec, seed=0) -> Counts:
-    """Counts of one kernel on the smallest product that holds its full tiles, C checked against float64."""
+_SIMULATED: dict[tuple[str, int], Counts] = {}
 
+
+def _simulate(spec, seed=0) -> Counts:
+    """Counts of one kernel on the smallest product that holds its full tiles, C checked against float64.
+
+    The inputs come from ``seed`` alone, so the counts are a function of ``(spec, seed)``: each pair is
+    simulated once per process and its (frozen) counts returned again after that. A study asks for the
+    ten kernels, and the leave-one-out refits and the latency scan run a study many times (40 × fewer
+    launches for :func:`~kernellab.sgemm.sensitivity.leave_one_out`).
+    """
+    key = (repr(spec), seed)  # a spec holds dicts (unhashable); its repr names every field
+    if key not in _SIMULATED:
+        _SIMULATED[key] = _simulate_once(spec, seed)
+    return _SIMULATED[key]
+
+
+def _simulate_once(spec, seed: int) -> Counts:
     M = N = 64 if spec.number <= 4 else max(spec.params["BM"], spec.params["BN"])
     rng = np.random.default_rng(seed)
     A = rng.standard_normal((M, 32)).astype(np.float32)
