@@ -369,49 +369,84 @@ def plan(kernel, args, kwargs, grid, num_warps: int):
     return Plan(kernel, key, g, arrays, entry, num_warps)
 
 
-def checked(kernel, args, kwargs, grid, replayed):
-    """``replayed()`` (a replay), compared with a fresh launch on copies of the arrays (``KERNELLAB_REPLAY=check``)."""
-    import dataclasses
-
+def checked(kernel, args, kwargs, grid, plan_: Plan):
+    """``plan_.replay()``, compared with a fresh launch on copies of the arrays, and then a replay and a fresh
+    launch on copies filled with other random values, where a value the record kept that depends on the data
+    shows (``KERNELLAB_REPLAY=check``); ReplayMismatch on any difference."""
     arrays = [a for a in (*args, *kwargs.values()) if isinstance(a, np.ndarray)]
     spans = [(a.__array_interface__["data"][0], a.nbytes) for a in arrays]
-    if len({s for s in spans}) != len({(s[0], s[1]) for s in spans}) or any(
-            a0 < b0 + b1 and b0 < a0 + a1 and (a0, a1) != (b0, b1) for a0, a1 in spans for b0, b1 in spans):
-        return replayed()  # partly overlapping arrays: their copies would not overlap alike
-    copies: dict = {}
-
-    def placed(a):
-        if id(a) not in copies:
-            buf = np.empty(a.nbytes + 64, np.uint8)
-            k = (a.__array_interface__["data"][0] - buf.ctypes.data) % 64
-            c = buf[k:k + a.nbytes].view(a.dtype).reshape(a.shape) if a.flags.c_contiguous else a.copy(order="A")
-            if a.flags.c_contiguous:
-                c[...] = a
-            copies[id(a)] = c
-        return copies[id(a)]
-
-    args2 = [placed(a) if isinstance(a, np.ndarray) else a for a in args]
-    kwargs2 = {k: placed(a) if isinstance(a, np.ndarray) else a for k, a in kwargs.items()}
-    got = replayed()
-    from .. import record as klrecord
-
-    token = klrecord._RECORDER.set(None)  # the check's launch is no launch of the program's
-    try:
-        with disabled(), record.hidden():
-            want = kernel.run(*args2, grid=grid, **kwargs2)
-    finally:
-        klrecord._RECORDER.reset(token)
-    skip = ("per_program", "by_line")
-    for f in dataclasses.fields(got):
-        if f.name not in skip and getattr(got, f.name) != getattr(want, f.name):
-            raise ReplayMismatch(f"{kernel.__name__}: replayed {f.name} {getattr(got, f.name)!r} != fresh "
-                                 f"{getattr(want, f.name)!r}")
-    for a in arrays:
-        c = copies[id(a)]
-        if np.ascontiguousarray(a).view(np.uint8).tobytes() != np.ascontiguousarray(c).view(np.uint8).tobytes():
-            raise ReplayMismatch(f"{kernel.__name__}: a replayed array differs from the fresh launch's")
+    if any(a0 < b0 + b1 and b0 < a0 + a1 and (a0, a1) != (b0, b1) for a0, a1 in spans for b0, b1 in spans) \
+            or not all(a.flags.c_contiguous for a in arrays):
+        return plan_.replay()  # partly overlapping arrays: their copies would not overlap alike
+    rng = np.random.default_rng(len(kernel.__dict__.get("_replays", ())))
+    before = {id(a): a.copy() for a in arrays}
+    fresh = _copies(arrays, before)
+    got = plan_.replay()
+    want = _quietly(lambda: _fresh(kernel, args, kwargs, grid, fresh))
+    _compare(kernel, got, want, [(a, fresh[id(a)]) for a in arrays])
+    other = {id(a): _random_like(a, rng) for a in arrays}  # new data of the same signature
+    mine, theirs = _copies(arrays, other), _copies(arrays, other)
+    again = Plan(kernel, plan_.key, plan_.grid, [mine[id(a)] for a in plan_.arrays], plan_.entry, plan_.num_warps)
+    got2 = _quietly(again.replay)
+    want2 = _quietly(lambda: _fresh(kernel, args, kwargs, grid, theirs))
+    _compare(kernel, got2, want2, [(mine[id(a)], theirs[id(a)]) for a in arrays], " on other data")
     kernel._replay_status = "replayed"
     return got
+
+
+def _copies(arrays, contents) -> dict:
+    """``id(array) → a copy`` holding ``contents[id(array)]``, at the same address modulo 64 bytes."""
+    out = {}
+    for a in arrays:
+        if id(a) in out:
+            continue
+        buf = np.empty(a.nbytes + 64, np.uint8)
+        k = (a.__array_interface__["data"][0] - buf.ctypes.data) % 64
+        c = buf[k:k + a.nbytes].view(a.dtype).reshape(a.shape)
+        c[...] = contents[id(a)]
+        out[id(a)] = c
+    return out
+
+
+def _random_like(a: np.ndarray, rng) -> np.ndarray:
+    if a.dtype.kind == "f":
+        return rng.standard_normal(a.shape).astype(a.dtype)
+    if a.dtype.kind in "iu":
+        info = np.iinfo(a.dtype)
+        return rng.integers(info.min, info.max, a.shape, dtype=a.dtype, endpoint=True)
+    if a.dtype.kind == "b":
+        return rng.integers(0, 2, a.shape).astype(bool)
+    return a.copy()
+
+
+def _fresh(kernel, args, kwargs, grid, copies):
+    with disabled():
+        return kernel.run(*[copies[id(a)] if isinstance(a, np.ndarray) else a for a in args], grid=grid,
+                          **{k: copies[id(a)] if isinstance(a, np.ndarray) else a for k, a in kwargs.items()})
+
+
+def _quietly(fn):
+    """``fn()`` reported to no recorder: the check's launches are no launches of the program's."""
+    from .. import record as klrecord
+
+    token = klrecord._RECORDER.set(None)
+    try:
+        with record.hidden():
+            return fn()
+    finally:
+        klrecord._RECORDER.reset(token)
+
+
+def _compare(kernel, got, want, pairs, where=""):
+    import dataclasses
+
+    for f in dataclasses.fields(got):
+        if f.name not in ("per_program", "by_line") and getattr(got, f.name) != getattr(want, f.name):
+            raise ReplayMismatch(f"{kernel.__name__}: replayed {f.name} {getattr(got, f.name)!r} != fresh "
+                                 f"{getattr(want, f.name)!r}{where}")
+    for a, b in pairs:
+        if a.view(np.uint8).tobytes() != b.view(np.uint8).tobytes():
+            raise ReplayMismatch(f"{kernel.__name__}: a replayed array differs from the fresh launch's{where}")
 
 
 def finish(plan_: Plan, rec, counts, grid) -> None:

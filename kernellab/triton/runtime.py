@@ -218,7 +218,7 @@ class JITFunction:
         if again is not None and again.entry:
             try:
                 if replay.CHECK:
-                    return replay.checked(self, args, given, grid, again.replay)
+                    return replay.checked(self, args, given, grid, again)
                 return again.replay()
             except Exception as exc:
                 user_traceback(exc)
