@@ -31,6 +31,30 @@ import numpy as np
 
 REC: ContextVar = ContextVar("kernellab_triton_trace", default=None)
 
+# the modules this one works with, bound on first use (they import this one: see _bind_names)
+T = memory = tensor = pointer = constexpr = _operand = _align = _to_tensor = current = _widen = None
+_consecutive_rows = _offsets_and_mask = None
+
+
+def _bind_names():
+    global T, memory, tensor, pointer, constexpr, _operand, _align, _to_tensor, current, _widen
+    global _consecutive_rows, _offsets_and_mask
+    if tensor is not None:
+        return
+    from . import dtypes
+    from . import memory as mem
+    from .language import core
+    from .numerics import _widen as wd
+    from .program import current as cur
+    from .tensor import _align as al
+    from .tensor import _operand as op
+    from .tensor import constexpr as ce
+    from .tensor import pointer as pt
+    from .tensor import tensor as tt
+
+    T, memory, tensor, pointer, constexpr, _operand, _align, current, _widen = dtypes, mem, tt, pt, ce, op, al, cur, wd
+    _to_tensor, _consecutive_rows, _offsets_and_mask = core._to_tensor, core._consecutive_rows, core._offsets_and_mask
+
 STATIC = -1
 UNKNOWN = -2
 
@@ -89,7 +113,6 @@ class Access:
         self.vid, self.value, self.lay, self.plan, self.P = vid, value, lay, None, P
 
     def run(self, values, flats):
-        from .tensor import tensor
 
         flat = flats[self.arg]
         (kind, a, b, c, d), elem, shape, fill, view = self.plan
@@ -109,6 +132,16 @@ class Access:
                 extent = sum((n - 1) * st for n, st in zip(b, d))
                 view = np.lib.stride_tricks.as_strided(flat, (flat.size - extent, *b), (w, *(st * w for st in d)),
                                                        writeable=False)
+                if a.__class__ is not np.ndarray and c is None and elem is T.float16:
+                    # programs sharing tiles (a: distinct starts, which): each read and widened once, as
+                    # tiles.load gives them, the float16 values made only if read (a tl.dot reads the float32)
+                    out = tensor(None, elem, shape)
+                    part, which = view[a[0]], a[1]
+                    out._lazy = lambda: part[which]
+                    out._wide = lambda: _widen(part)[which]
+                    out._lay = self.lay
+                    values[self.vid] = out
+                    return
                 v = view[a] if a.__class__ is np.ndarray else view[a[0]][a[1]]  # a: starts, or (distinct, which)
                 if c is not None:
                     v = np.where(c, v, fill)
@@ -166,8 +199,6 @@ class Recorder:
 
 
 def _static_leaf(x) -> bool:
-    from . import dtypes as T
-    from .tensor import constexpr
 
     if x is None or x.__class__ in (int, float, bool, str, bytes, complex, slice, type(Ellipsis)):
         return True
@@ -182,7 +213,6 @@ def _static_leaf(x) -> bool:
 
 def _state_of(rec, x) -> int:
     """0 static, 1 data, 2 unknown."""
-    from .tensor import tensor
 
     if isinstance(x, tensor):
         if rec is None:
@@ -199,8 +229,30 @@ def _state_of(rec, x) -> int:
     return 0 if _static_leaf(x) else 2
 
 
+_PLAIN = frozenset((int, float, bool, str, type(None)))
+
+
+def _args_state(rec, args, kwargs) -> int:
+    """:func:`_state_of` of a call's arguments, the usual ones (blocks, Python numbers) looked at inline."""
+    s = 0
+    token = rec.token
+    for group in (args, kwargs.values()):
+        for x in group:
+            c = x.__class__
+            if c is tensor or c is pointer:
+                t = getattr(x, "_rp", None)
+                if t is None or t[0] is not token or t[1] == UNKNOWN:
+                    return 2
+                if t[1] != STATIC:
+                    s = 1
+            elif c not in _PLAIN:
+                s = max(s, _state_of(rec, x))
+                if s == 2:
+                    return 2
+    return s
+
+
 def _mark_all(rec, x, v: int):
-    from .tensor import tensor
 
     if isinstance(x, tensor):
         rec.mark(x, v)
@@ -211,7 +263,6 @@ def _mark_all(rec, x, v: int):
 
 def _template(rec, x):
     """``x`` with its data blocks as :class:`Ref` s; ``(template, nested)``."""
-    from .tensor import pointer, tensor
 
     if isinstance(x, tensor):
         v = rec.tag(x)
@@ -232,7 +283,6 @@ def _template(rec, x):
 
 def _outputs(rec, out, path=()):
     """Tag the data blocks ``out`` holds; their ``(vid, path)``."""
-    from .tensor import tensor
 
     if isinstance(out, tensor):
         vid = rec.new_value()
@@ -261,7 +311,7 @@ def _pure(fn):
             out = fn(*args, **kwargs)
         finally:
             rec.depth -= 1
-        state = max(_state_of(rec, args), _state_of(rec, kwargs))
+        state = _args_state(rec, args, kwargs)
         if state == 0:
             _mark_all(rec, out, STATIC)
         elif state == 2:
@@ -314,8 +364,6 @@ def _access(fn, store: bool):
         rec = REC.get()
         if rec is None or rec.depth:
             return fn(*args, **kwargs)
-        from . import dtypes as T
-        from .tensor import _operand, pointer
 
         try:
             bound = sig.bind(*args, **kwargs).arguments
@@ -365,8 +413,6 @@ def _access(fn, store: bool):
 def _store(value, values, flat, kind, a, b, c, d, shape):
     """Replay a ``tl.store`` (see :func:`_plan` for ``kind, a, b, c, d``), as :func:`kernellab.triton.language.store`
     writes it."""
-    from .language.core import _to_tensor
-    from .tensor import _align
 
     v = values[value.vid] if value.__class__ is Ref else _to_tensor(value)
     nd = len(shape)
@@ -412,8 +458,6 @@ def recording(rec):
 
 
 def _current():
-    from .program import current
-
     return current()
 
 
@@ -441,7 +485,6 @@ _USERS = [0]
 def _targets():
     from . import language as tl
     from .language import core
-    from .tensor import pointer, tensor
 
     mods = [tl] + [m for m in vars(tl).values() if isinstance(m, types.ModuleType)
                    and m.__name__.startswith("kernellab.triton.language")]
@@ -465,14 +508,14 @@ def _targets():
     _ = core
 
 
-def install():
-    """Wrap (once, however many recordings are open)."""
-    _USERS[0] += 1
-    if _USERS[0] > 1:
-        return
+_WRAPPERS: list = []  # (owner, name, original, wrapper), made once (again when an original changed)
+
+
+def _wrappers() -> list:
     from .language import core
 
     made: dict = {}
+    out = []
     for owner, name, fn in _targets():
         w = made.get(id(fn))
         if w is None:
@@ -486,8 +529,21 @@ def install():
                 w = _kind(name)(fn)
             w.__name__, w.__doc__, w.__wrapped__ = fn.__name__, fn.__doc__, fn
             made[id(fn)] = w
-        _INSTALLED.append((owner, name, fn))
+        out.append((owner, name, fn, w))
+    return out
+
+
+def install():
+    """Wrap (once, however many recordings are open)."""
+    _USERS[0] += 1
+    if _USERS[0] > 1:
+        return
+    _bind_names()
+    if not _WRAPPERS or any(vars(owner).get(name) is not fn for owner, name, fn, _w in _WRAPPERS):
+        _WRAPPERS[:] = _wrappers()
+    for owner, name, fn, w in _WRAPPERS:
         setattr(owner, name, w)
+        _INSTALLED.append((owner, name, fn))
 
 
 def uninstall():
@@ -509,8 +565,6 @@ def _bytes(x) -> int:
 def _plan(a: Access, flat: np.ndarray):
     """``("run", s0, n, total, shape)`` (``n`` consecutive elements from ``s0``, then fill up to ``total``)
     or ``("take", root, shift, mask, None)`` (offsets ``root + shift``), or a reason it cannot be replayed."""
-    from . import memory
-    from .language.core import _consecutive_rows, _offsets_and_mask
 
     ptr, mask = a.ptr, a.mask
     rows = _consecutive_rows(ptr, mask)
@@ -541,7 +595,8 @@ def _plan(a: Access, flat: np.ndarray):
             return "every program stores to the same addresses"
         o = np.broadcast_to(offs, full)
         o = o.reshape(-1) if m is None else o[np.broadcast_to(m, full)]
-        if np.unique(o).size != o.size:
+        if o.size > 1 and (np.bincount(o - o.min()).max() > 1 if o.max() - o.min() < 1 << 26
+                           else np.unique(o).size != o.size):
             return "a store whose lanes write one address twice"
     tile = _tile(root if shift is None else root + shift, flat.size)
     if tile is not None:
@@ -580,8 +635,8 @@ def _tile(offs: np.ndarray, size: int):
 
 def finish(rec: Recorder, budget: int):
     """``(steps, None)``: each step's ``(pids, [(runnable, vids freed after it), ...])``; or ``(None, why)``."""
-    from .tensor import tensor
 
+    _bind_names()
     flats = rec.flat_objs
     stored = {a.arg for _p, nodes in rec.steps for a in nodes if isinstance(a, Access) and a.store}
     used = {a.arg for _p, nodes in rec.steps for a in nodes if isinstance(a, Access)}
