@@ -149,14 +149,16 @@ def _sphinx(session: nox.Session, builder: str, name: str, lang: str, out: Path,
     session.run(*_sphinx_argv(builder, name, lang, out, *extra), env={**ENV, "KERNELLAB_LANG": lang})
 
 
-def _html_in_parallel(session: nox.Session, site: Path, *extra: str, doctests: bool = False) -> bool | None:
+def _html_in_parallel(session: nox.Session, site: Path, *extra: str, doctests: bool = False,
+                      after_english=None) -> bool | None:
     """Build every language's HTML at once (one sphinx-build each; they share nothing but the staged
     sources' parent), printing each log in turn when it ends; fails if any build failed.
 
     With ``doctests``, Sphinx's doctest builder runs on the English doctrees as soon as the English
     build ends, while the Chinese one (the longer) still runs: on two cores it then costs no time.
     Returns whether the doctests passed (None when they did not run). A failure there does not fail
-    the site: ``nox -s doctests`` runs them again and fails, with the log.
+    the site: ``nox -s doctests`` runs them again and fails, with the log. ``after_english`` (a function)
+    runs here once the English build has passed, beside the rest (the docs session builds the wheel so).
     """
     env = {**os.environ, **ENV, "PATH": os.pathsep.join([session.bin, os.environ.get("PATH", "")]),
            "VIRTUAL_ENV": session.virtualenv.location}
@@ -180,8 +182,16 @@ def _html_in_parallel(session: nox.Session, site: Path, *extra: str, doctests: b
     for lang, (proc, log) in running.items():
         if finish(lang, proc, log):
             failed.append(lang)
-        elif lang == "en" and doctests:
-            doctest = start("doctest", _sphinx_argv("doctest", "en", "en", BUILD / "doctest", *extra), "en")
+        elif lang == "en":
+            if doctests:
+                doctest = start("doctest", _sphinx_argv("doctest", "en", "en", BUILD / "doctest", *extra), "en")
+            if after_english:
+                try:
+                    after_english()
+                except BaseException:  # the builds still running would outlive the session
+                    for proc, _log in [*running.values(), *([doctest] if doctest else [])]:
+                        proc.kill()
+                    raise
     if doctest:
         passed = finish("doctest", *doctest) == 0
         if not passed:
@@ -263,9 +273,10 @@ def docs(session: nox.Session) -> None:
         session.log(f"site: {site / 'index.html'}")
         return
     DOCS_STAMP.unlink(missing_ok=True)
-    _dist(session, site / "dist", isolated=False)  # kernellab's wheel and sdist, beside the languages
-    # the languages at once (~1.8× on two cores), and the prose doctests once the English build is done
-    doctests = _html_in_parallel(session, site, *session.posargs, doctests=not session.posargs)
+    # the languages at once (~1.8× on two cores); once the English build is done, beside the Chinese one
+    # (the longer), the prose doctests and kernellab's wheel and sdist (into dist/, beside the languages)
+    doctests = _html_in_parallel(session, site, *session.posargs, doctests=not session.posargs,
+                                 after_english=lambda: _dist(session, site / "dist", isolated=False))
     # The translations check reads the sources only: it runs on the other core while the site checks
     # (one process) run on this one, so the default run's translations-check session has nothing to do.
     translations = None if session.posargs else _translations_in_background(session)

@@ -76,6 +76,46 @@ nitpick_ignore = [("py:class", t) for t in (
 nitpick_ignore_regex = [("py:class", r"(numpy|np|collections|contextvars|typing|matplotlib)\..*")]
 
 
+def _analyses(names):
+    """For each module of ``names``: the ``(scope, name)`` keys of its attribute comments and its
+    definitions' source order, as Sphinx's ``ModuleAnalyzer`` finds them.
+
+    Parsing the ~100 modules takes about a second in every Sphinx process, and the doctest build (on the
+    English site's doctrees) and the message extraction document no API: the result is kept in
+    ``build/api-analysis.json``, under a digest of Sphinx's version and every module's source, and a
+    process that finds it there parses nothing (autodoc parses what it documents itself).
+    """
+    import hashlib
+    import json
+
+    import sphinx
+    from sphinx.pycode import ModuleAnalyzer
+
+    digest = hashlib.sha256(f"{sphinx.__version__} {sys.version}".encode())
+    for path in sorted(Path(kernellab.__file__).parent.rglob("*.py")):
+        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+    cache = ROOT / os.environ.get("KERNELLAB_BUILD", "build") / "api-analysis.json"
+    try:
+        kept = json.loads(cache.read_text(encoding="utf-8"))
+        if kept["digest"] == digest.hexdigest() and set(kept["modules"]) >= set(names):
+            return {name: ([tuple(key) for key in attr_docs], tagorder)
+                    for name, (attr_docs, tagorder) in kept["modules"].items()}
+    except (OSError, ValueError, KeyError):
+        pass
+    found = {}
+    for name in names:
+        analyzer = ModuleAnalyzer.for_module(name)
+        found[name] = (list(analyzer.find_attr_docs()), dict(analyzer.tagorder))
+    try:  # written whole, then renamed: the two languages' builds start together
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        part = cache.with_suffix(f".{os.getpid()}.part")
+        part.write_text(json.dumps({"digest": digest.hexdigest(), "modules": found}), encoding="utf-8")
+        os.replace(part, cache)
+    except OSError:
+        pass
+    return found
+
+
 def _api_layout():
     """Where each public object of kernellab is documented, for the module template.
 
@@ -94,8 +134,6 @@ def _api_layout():
     import inspect
     import pkgutil
 
-    from sphinx.pycode import ModuleAnalyzer
-
     def public(name):
         return not name.startswith("_")
 
@@ -104,12 +142,13 @@ def _api_layout():
     modules = [importlib.import_module(info.name)
                for info in pkgutil.walk_packages(kernellab.__path__, "kernellab.")]
     data_docs, order = {}, {}
+    analyses = _analyses([module.__name__ for module in modules])
     for module in modules:
-        analyzer = ModuleAnalyzer.for_module(module.__name__)
-        for scope, name in analyzer.find_attr_docs():
+        attr_docs, tagorder = analyses[module.__name__]
+        for scope, name in attr_docs:
             if not scope and public(name) and hasattr(module, name):
                 data_docs.setdefault((id(getattr(module, name)), name), module.__name__)
-        order.update({f"{module.__name__}.{name}": i for name, i in analyzer.tagorder.items()})
+        order.update({f"{module.__name__}.{name}": i for name, i in tagorder.items()})
 
     def home(name, obj):
         """The path of the entry documenting ``obj`` (found as ``name``) on a module page, or None."""
@@ -144,7 +183,8 @@ def _api_layout():
     return elsewhere, links, data_docs, order
 
 
-API_ELSEWHERE, API_LINKS, DATA_DOCS, API_ORDER = _api_layout()
+# The message extraction reads no API page (KERNELLAB_DOCS_WITHOUT_API): it needs no layout.
+API_ELSEWHERE, API_LINKS, DATA_DOCS, API_ORDER = (set(), {}, {}, {}) if not autosummary_generate else _api_layout()
 # Sorted, so the configuration is identical from one run to the next and Sphinx keeps its cache.
 autosummary_context = {key: dict(sorted(value.items())) if isinstance(value, dict) else sorted(value)
                        for key, value in {"api_elsewhere": API_ELSEWHERE, "api_links": API_LINKS,
