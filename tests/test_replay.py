@@ -85,6 +85,9 @@ CASES = {
                                                                        np.zeros(1024, np.float32), 1024], BLOCK_SIZE=256),
     "softmax": lambda: check_replay(K.softmax_kernel, (7,), lambda r: [np.zeros((7, 100), np.float32), _f32(r, 7, 100),
                                                                           100, 100, 100], BLOCK_SIZE=128),
+    "softmax_strided": lambda: check_replay(K.softmax_kernel, (7,), lambda r: [np.zeros((7, 130), np.float32),
+                                                                                  _f32(r, 7, 120), 120, 130, 100],
+                                            BLOCK_SIZE=128),  # rows 120 and 130 apart, the first 100 lanes kept
     "matmul": lambda: check_replay(
         K.matmul_kernel, (4,), lambda r: [r.standard_normal((128, 128)).astype(np.float16),
                                           r.standard_normal((128, 128)).astype(np.float16),

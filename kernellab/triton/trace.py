@@ -127,6 +127,17 @@ class Access:
                     v[:b] = flat[a:a + b]
                     v[b:] = fill
                     v = v.reshape(d)
+            elif kind == "rows":  # a, b, c, d: first offset, row step, (rows, lanes kept, lanes), (rows, *shape)
+                r, k0, lanes = c
+                w = flat.itemsize
+                part = np.lib.stride_tricks.as_strided(flat[a:], (r, k0), (b * w, w), writeable=False)
+                if k0 == lanes:
+                    v = part.reshape(d) if view else part.copy().reshape(d)
+                else:
+                    v = np.empty((r, lanes), flat.dtype)
+                    v[:, :k0] = part
+                    v[:, k0:] = fill
+                    v = v.reshape(d)
             elif kind == "tile":  # a, b, c, d: each row's first offset, block shape, mask, strides
                 w = flat.itemsize
                 extent = sum((n - 1) * st for n, st in zip(b, d))
@@ -427,6 +438,19 @@ def _store(value, values, flat, kind, a, b, c, d, shape):
             vals = np.broadcast_to(vals, d)
         np.copyto(dst, vals.reshape(-1)[:b])
         return
+    if kind == "rows":
+        r, k0, lanes = c
+        w = flat.itemsize
+        dst = np.lib.stride_tricks.as_strided(flat[a:], (r, k0), (b * w, w), writeable=True)
+        if nd == 1 and v._data is None and v._into is not None and v._shape == shape and v.dtype.np == flat.dtype \
+                and all(o.ndim == 0 or o.shape[0] in (1, r) for o in v._into[1]):
+            v._into[0](dst, k0)  # computed straight into the array, the first k0 lanes of each row
+            return
+        vals = _align(v.data, v._shape, nd, False).astype(flat.dtype, copy=False)
+        if vals.shape != d:
+            vals = np.broadcast_to(vals, d)
+        np.copyto(dst, vals.reshape(r, lanes)[:, :k0])
+        return
     if kind == "tile":
         a = a if a.__class__ is np.ndarray else a[0][a[1]]
         offs = a.reshape((-1,) + (1,) * len(b)) + sum(np.ix_(*[np.arange(n, dtype=np.int64) * st for n, st in zip(b, d)]))
@@ -574,6 +598,12 @@ def _plan(a: Access, flat: np.ndarray):
             return "every program stores to the same addresses"
         if r == 1 or ((s[1:] - s[:-1] == lanes).all() and (k[:-1] == lanes).all()):
             return ("run", int(s[0]), (r - 1) * lanes + int(k[-1]), r * lanes, (r, *ptr._shape))
+        k0, s0 = int(k.min()), int(s[0])
+        step = int(s[1] - s[0])
+        if k0 > 0 and int(k.max()) == k0 and step >= (k0 if a.store else 0) and (np.diff(s) == step).all() \
+                and s0 >= 0 and s0 + (r - 1) * step + k0 <= flat.size:
+            # the same first k0 lanes of rows evenly spaced: a strided view (memory.load_rows, store_rows)
+            return ("rows", s0, step, (r, k0, lanes), (r, *ptr._shape))
         offs, m = memory._row_offsets(ptr._shape, s, k, lanes)
         root, shift = offs, None
     else:
