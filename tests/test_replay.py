@@ -4,6 +4,9 @@ a changed signature is a miss, never a wrong hit."""
 
 import dataclasses
 import importlib.util
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -353,3 +356,30 @@ def test_check_mode_finds_a_stale_count(monkeypatch):
     monkeypatch.setattr(replay, "CHECK", True)
     with pytest.raises(replay.ReplayMismatch, match="load_bytes"):
         _add(1024)
+
+
+# the pages that launch a Triton kernel's signature more than once (the others' launches are sampled or
+# each of its own signature)
+GALLERY_TRITON = [ROOT / "gallery" / "triton_notes" / "01_gelu.py", ROOT / "gallery" / "triton_notes" /
+                  "06_flash_attention.py", ROOT / "gallery" / "lecture10" / "06_triton_style.py"]
+RUN_CHECKED = """
+import runpy, sys
+from kernellab.triton import replay
+runpy.run_path(sys.argv[1], run_name="__main__")
+print("replays checked:", replay.CHECKED[0])
+"""
+
+
+@pytest.mark.gallery
+@pytest.mark.parametrize("script", GALLERY_TRITON, ids=[p.name for p in GALLERY_TRITON])
+def test_gallery_pages_replay_as_fresh_launches(script, tmp_path):
+    # KERNELLAB_REPLAY=check: each replayed launch of the page is compared, bitwise and count for count,
+    # with a fresh launch on its data and on other random data of the same signature
+    (tmp_path / "run.py").write_text(RUN_CHECKED)
+    env = {**os.environ, "MPLBACKEND": "Agg", "KERNELLAB_LANG": "en", "KERNELLAB_DISPLAY": "text",
+           "OPENBLAS_NUM_THREADS": "1", "KERNELLAB_REPLAY": "check"}
+    proc = subprocess.run([sys.executable, "run.py", str(script)], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    checked = int(proc.stdout.rsplit("replays checked:", 1)[1])
+    assert checked >= 1, proc.stdout[-2000:]

@@ -98,6 +98,9 @@ _ON = [os.environ.get(ENV, DEFAULT).strip().lower() not in ("0", "off", "false",
 CHECK = os.environ.get(ENV, "").strip().lower() == "check"
 
 
+CHECKED = [0]  # replays the check compared with fresh launches, in this process
+
+
 class ReplayMismatch(AssertionError):
     """A replayed launch differs from a fresh launch on the same data (``KERNELLAB_REPLAY=check``)."""
 
@@ -390,6 +393,7 @@ def checked(kernel, args, kwargs, grid, plan_: Plan):
     got2 = _quietly(again.replay)
     want2 = _quietly(lambda: _fresh(kernel, args, kwargs, grid, theirs))
     _compare(kernel, got2, want2, [(mine[id(a)], theirs[id(a)]) for a in arrays], " on other data")
+    CHECKED[0] += 1
     kernel._replay_status = "replayed"
     return got
 
