@@ -383,3 +383,15 @@ def test_gallery_pages_replay_as_fresh_launches(script, tmp_path):
     assert proc.returncode == 0, proc.stderr[-4000:]
     checked = int(proc.stdout.rsplit("replays checked:", 1)[1])
     assert checked >= 1, proc.stdout[-2000:]
+
+
+def test_traces_are_kept_within_the_total(monkeypatch):
+    monkeypatch.setattr(replay, "TOTAL", 1)  # room for one trace: a new one makes the oldest forgotten
+    replay.clear(K.add_kernel)
+    _add(1024)
+    _add(1024)
+    assert replay.status(K.add_kernel) == "replayed"
+    _add(2048)  # another signature, recorded
+    _add(1024)  # forgotten: recorded again, not replayed
+    assert replay.status(K.add_kernel) == "recorded"
+    assert len(replay._KEPT) <= 1

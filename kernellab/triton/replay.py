@@ -39,7 +39,7 @@ counts or effects may depend on loaded data or on anything the trace does not fo
 atomics, block pointers and descriptors, a store to memory another argument overlaps, a store whose
 lanes write one address twice, a step that fell back to one program at a time). A trace keeping more
 than :data:`BUDGET` bytes (offsets, masks, constants) is not kept; each kernel keeps its last
-:data:`ENTRIES` signatures.
+:data:`ENTRIES` signatures, and all kernels together their last :data:`TOTAL` bytes of traces.
 
 :func:`status` says what a kernel's last launch did.
 
@@ -90,6 +90,9 @@ from .trace import finish as close
 ENV = "KERNELLAB_REPLAY"
 BUDGET = 64 << 20  #: bytes a trace may keep (offsets, masks, constant blocks)
 ENTRIES = 8  #: signatures kept per kernel
+TOTAL = 256 << 20  #: bytes all kernels' traces may keep together (the oldest are forgotten first)
+
+_KEPT: dict = {}  # (id(kernel), key) → (kernel, bytes): every kept trace, oldest first
 
 DEFAULT = "1"  #: replay's setting when ``KERNELLAB_REPLAY`` is not set ("0": off)
 _ON = [os.environ.get(ENV, DEFAULT).strip().lower() not in ("0", "off", "false", "no", "")]
@@ -134,7 +137,15 @@ def status(kernel) -> str:
 
 def clear(kernel) -> None:
     """Forget every signature ``kernel`` recorded."""
-    kernel.__dict__.pop("_replays", None)
+    for key in list(kernel.__dict__.get("_replays", ())):
+        _forget(kernel, key)
+
+
+def _forget(kernel, key) -> int:
+    """Forget one signature of ``kernel``; the bytes its trace kept."""
+    kernel.__dict__.get("_replays", {}).pop(key, None)
+    kept = _KEPT.pop((id(kernel), key), None)
+    return kept[1] if kept else 0
 
 
 _NO = object()
@@ -248,11 +259,17 @@ class Plan:
                 rec.mark(v, STATIC)
         return rec
 
-    def store(self, entry_or_why):
+    def store(self, entry_or_why, nbytes: int = 0):
         cache = self.kernel.__dict__.setdefault("_replays", {})
         if len(cache) >= ENTRIES:
-            cache.pop(next(iter(cache)))
+            _forget(self.kernel, next(iter(cache)))
         cache[self.key] = entry_or_why
+        if nbytes:
+            _KEPT[(id(self.kernel), self.key)] = (self.kernel, nbytes)
+            total = sum(n for _k, n in _KEPT.values())
+            while total > TOTAL and _KEPT:
+                kernel, key = next(iter(_KEPT.values()))[0], next(iter(_KEPT))[1]
+                total -= _forget(kernel, key)
 
     def replay(self):
         e = self.entry
@@ -328,8 +345,13 @@ def plan(kernel, args, kwargs, grid, num_warps: int):
     except Exception:
         return no("the grid")  # the fresh launch says what is wrong with it
     hints = kernel._hints
-    parts = [g3, num_warps, hints.get("defer", True), bool(hints.get("split")), engine.BATCH, engine.DEFER,
-             tiles.ENABLED, C.CLOSED_FORMS, id(_STATE["gpu"])]
+    try:
+        # what earlier launches learnt (engine.run; unset, its defaults): the steps may differ
+        learnt = tuple(sorted({"defer": True, "split": False, **hints}.items()))
+        hash(learnt)
+    except TypeError:
+        return no("the kernel's hints")
+    parts = [g3, num_warps, learnt, engine.BATCH, engine.DEFER, tiles.ENABLED, C.CLOSED_FORMS, id(_STATE["gpu"])]
     arrays, spans = [], []
     constexprs = kernel.constexprs
     for name, v in meta.items():
@@ -463,8 +485,9 @@ def finish(plan_: Plan, rec, counts, grid) -> None:
         plan_.store("refused: " + why)
         plan_.kernel._replay_status = "refused: " + why
         return
-    plan_.store(Entry(_copy(counts), steps, rec.nvalues, grid))  # a copy: the caller may change its dicts
+    plan_.store(Entry(_copy(counts), steps, rec.nvalues, grid), max(rec.nbytes, 1))  # a copy: callers may
+    # change the counts' dicts
     plan_.kernel._replay_status = "recorded"
 
 
-__all__ = ["BUDGET", "ENTRIES", "clear", "disabled", "enable", "enabled", "status"]
+__all__ = ["BUDGET", "ENTRIES", "TOTAL", "clear", "disabled", "enable", "enabled", "status"]

@@ -179,6 +179,7 @@ class Recorder:
         self.flats = {id(f): j for j, f in enumerate(flats)}  # the array arguments' flat views
         self.flat_objs = flats
         self.kept: dict = {}  # id → static block kept by a node (the budget counts them)
+        self.nbytes = 0  # what the finished trace keeps
 
     def refuse(self, why: str):
         if self.why is None:
@@ -740,6 +741,7 @@ def finish(rec: Recorder, budget: int):
                 out.append((n, frees.get(i, ())))
             i += 1
         steps.append((pids, out))
+    rec.nbytes = total
     return steps, None
 
 
