@@ -9,7 +9,7 @@ built site into an empty folder, then executes every notebook (nbclient) and eve
 choose its language itself; with warnings as errors). It checks that on the Chinese site the notebooks' text cells and
 printed tables are Chinese, and on the English site that they are English. Exits 1 on any failure.
 
-Where the platform forks (Linux, macOS), each script and each notebook's kernel is a process forked
+On Linux, each script and each notebook's kernel is a process forked
 from one that has already imported the third-party libraries they import — numpy, matplotlib and
 pyplot, IPython and ipykernel — from the same fresh environment, instead of a new interpreter that
 imports them again: those imports were about two thirds of the check's CPU time. What the check
@@ -19,7 +19,7 @@ in the script's folder with only that folder and the environment's site-packages
 with warnings as errors for the scripts; numpy, matplotlib and pyplot are imported with warnings as
 errors too, so a warning on their import fails every script as a fresh ``python x.py`` would, and a
 failure to import them fails every download. ``KERNELLAB_DOWNLOADS_FRESH=1`` runs each download in a
-new interpreter instead (``python x.py``, and jupyter_client's own kernel launch), as on Windows.
+new interpreter instead (``python x.py``, and jupyter_client's own kernel launch), as elsewhere.
 """
 
 from __future__ import annotations
@@ -160,7 +160,8 @@ def run_script(path: Path, lang: str) -> list[str]:
 
 # --- how a download's process is made: a new interpreter, or a fork of a preloaded one ---
 
-FORKS = (hasattr(os, "fork") and "forkserver" in get_all_start_methods()
+# Linux only: on macOS a process that has loaded Apple's frameworks (numpy's Accelerate) is unsafe to fork.
+FORKS = (sys.platform.startswith("linux") and "forkserver" in get_all_start_methods()
          and os.environ.get("KERNELLAB_DOWNLOADS_FRESH") != "1")
 # What the downloads and their runner import from the environment, imported once by the fork server
 # (kernellab is not among them: each download imports it itself, in its own language)
