@@ -178,6 +178,15 @@ def positive_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def numpy_branch_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    if x.data.sum() > 0:  # the kernel's own numpy on loaded values: a branch no tensor method sees
+        x = x * 2
+    tl.store(out_ptr + offs, x)
+
+
+@triton.jit
 def atomic_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     tl.atomic_add(out_ptr + offs, tl.load(x_ptr + offs))
@@ -217,6 +226,11 @@ def test_loop_bound_loaded_from_memory_is_refused():
 def test_mask_from_data_is_refused():
     # the store's sectors depend on which x are positive: a cached count would be stale
     _refused(positive_kernel, lambda r: [_f32(r, 64), np.zeros(64, np.float32)], {"BLOCK": 64})
+
+
+def test_numpy_on_loaded_values_is_refused():
+    _refused(numpy_branch_kernel, lambda r: [(_f32(r, 32) + r.choice([-1, 1])).astype(np.float32), np.zeros(32, np.float32)],
+             {"BLOCK": 32})
 
 
 def test_atomics_are_refused():

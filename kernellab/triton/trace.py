@@ -555,6 +555,15 @@ def _wrappers() -> list:
             w.__name__, w.__doc__, w.__wrapped__ = fn.__name__, fn.__doc__, fn
             made[id(fn)] = w
         out.append((owner, name, fn, w))
+    data = vars(tensor)["data"]  # a block's values read by the kernel's own code: it may branch on them
+
+    def get(self):
+        rec = REC.get()
+        if rec is not None and not rec.depth and rec.tag(self) != STATIC:
+            rec.refuse("a block's values read as numpy (.data) by the kernel's own code")
+        return data.fget(self)
+
+    out.append((tensor, "data", data, property(get, data.fset, doc=data.__doc__)))
     return out
 
 
