@@ -122,6 +122,20 @@ CASES = {
                                                                                  200, 7], BLOCK=128),
     "dropout": lambda: check_replay(K.seeded_dropout_kernel, (2,), lambda r: [_f32(r, 200), np.zeros(200, np.float32),
                                                                               200, 0.5, 123], BLOCK_SIZE=128),
+    "scan": lambda: check_replay(K.scan_kernel, (1,), lambda r: [
+        _f32(r, 8, 16), r.integers(-50, 50, (8, 16)).astype(np.int32), np.zeros(3 * 128 + 16, np.float32),
+        np.zeros(3 * 128 + 6 * 16, np.int32)], R=8, C=16, AXIS=1, L=8),
+    "math2": lambda: check_replay(K.math2_kernel, (2,), lambda r: [_f32(r, 100), np.zeros(800, np.float32), 100],
+                                  BLOCK=64),
+    "intmath": lambda: check_replay(K.intmath_kernel, (1,), lambda r: [
+        r.integers(-2**31, 2**31, 16).astype(np.int32), r.integers(-2**31, 2**31, 16).astype(np.int32),
+        np.zeros(48, np.int32)], BLOCK=16),
+    "convert": lambda: check_replay(K.convert_kernel, (1,), lambda r: [(_f32(r, 64) * 10).astype(np.float32),
+                                                                       np.zeros(256, np.float32),
+                                                                       np.zeros(128, np.int32)], BLOCK=64),
+    "random_streams": lambda: check_replay(K.random_streams_kernel, (4,), lambda r: [
+        np.zeros(4 * 256, np.uint32), np.zeros(5 * 256, np.float32), np.zeros(3 * 256, np.float32), 123], BLOCK=64),
+    "grid3": lambda: check_replay(K.grid3_kernel, (2, 3, 4), lambda r: [r.integers(0, 9, 80).astype(np.int32)]),
     "add_relu": lambda: check_replay(S.add_relu_kernel, (4,), lambda r: [_f32(r, 1000), _f32(r, 1000),
                                                                          np.zeros(1000, np.float32), 1000], BLOCK_SIZE=256),
     "gelu": lambda: check_replay(S.gelu_kernel, (4,), lambda r: [_f32(r, 1000), np.zeros(1000, np.float32), 1000],
@@ -231,6 +245,13 @@ def test_mask_from_data_is_refused():
 def test_numpy_on_loaded_values_is_refused():
     _refused(numpy_branch_kernel, lambda r: [(_f32(r, 32) + r.choice([-1, 1])).astype(np.float32), np.zeros(32, np.float32)],
              {"BLOCK": 32})
+
+
+def test_programs_that_diverge_are_refused():
+    # each program loops over its own rows (tl.range from its program id): the batch reruns one by one
+    _refused(K.softmax_persistent_kernel, lambda r: [np.zeros((7, 100), np.float32), _f32(r, 7, 100), 100, 100, 7,
+                                                     100], {"BLOCK_SIZE": 128, "num_stages": 2}, grid=(3,))
+    _refused(K.branchy_kernel, lambda r: [_f32(r, 300), np.zeros(300, np.float32), 300], {"BLOCK": 128}, grid=(3,))
 
 
 def test_atomics_are_refused():
