@@ -430,3 +430,27 @@ def test_traces_are_kept_within_the_total(monkeypatch):
     _add(1024)  # forgotten: recorded again, not replayed
     assert replay.status(K.add_kernel) == "recorded"
     assert len(replay._KEPT) <= 1
+
+
+@triton.jit
+def register_gather_kernel(x_ptr, idx_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, tl.gather(x, tl.load(idx_ptr + offs), 0))  # registers only: no address from data
+
+
+def test_gather_in_registers_replays_and_a_bad_index_raises_as_fresh():
+    rng = np.random.default_rng(7)
+    replay.clear(register_gather_kernel)
+    check_replay(register_gather_kernel, (1,), lambda r: [_f32(r, 32), r.integers(0, 32, 32).astype(np.int32),
+                                                          np.zeros(32, np.float32)], BLOCK=32)
+    x, out = _f32(rng, 32), np.zeros(32, np.float32)
+    bad = rng.integers(0, 32, 32).astype(np.int32)
+    bad[5] = 40  # outside the block: tl.gather raises, on data the record never saw
+    with pytest.raises(Exception) as got:
+        register_gather_kernel[(1,)](x, bad, out, BLOCK=32)
+    assert replay.status(register_gather_kernel) == "off"  # the replay stopped, the launch reran fresh
+    with replay.disabled(), pytest.raises(Exception) as want:
+        register_gather_kernel[(1,)](x, bad, out.copy(), BLOCK=32)
+    assert type(got.value) is type(want.value) and str(got.value) == str(want.value)
+    assert "gather" in str(got.value)

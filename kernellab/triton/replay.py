@@ -272,26 +272,41 @@ class Plan:
                 total -= _forget(kernel, key)
 
     def replay(self):
+        """Run the recorded data flow on this launch's arrays; report and return the recorded counts.
+
+        An error raised before the first store (a value computed from the data out of a function's range)
+        is :class:`Rerun` when no array the trace stores to is one it loads: the launch then runs fresh."""
         e = self.entry
         flats = [memory.flat_view(a) for a in self.arrays]
         values = [None] * e.nvalues
         tally = _NoTally()
         name = self.kernel.__name__
+        done = 0  # nodes run
         with np.errstate(all="ignore"):
-            for pids, nodes in e.steps:
-                prog = Program(name, e.grid, pids, tally, {}, num_warps=self.num_warps)
-                token = _CURRENT.set(prog)
-                try:
-                    for node, frees in nodes:
-                        node.run(values, flats)
-                        for vid in frees:
-                            values[vid] = None
-                finally:
-                    _CURRENT.reset(token)
+            try:
+                for pids, nodes in e.steps:
+                    prog = Program(name, e.grid, pids, tally, {}, num_warps=self.num_warps)
+                    token = _CURRENT.set(prog)
+                    try:
+                        for node, frees in nodes:
+                            node.run(values, flats)
+                            done += 1
+                            for vid in frees:
+                                values[vid] = None
+                    finally:
+                        _CURRENT.reset(token)
+            except Exception as exc:
+                if e.rerun and done < e.first_store:
+                    raise Rerun from exc
+                raise
         counts = _copy(e.counts)
         self.kernel._replay_status = "replayed"
         record.note(name, e.grid, counts, sampled=False)
         return launched(name, "triton", counts, e.grid)
+
+
+class Rerun(Exception):
+    """A replay stopped by an error before it wrote anything: the launch is to run fresh (and raise its own)."""
 
 
 class _NoTally:
@@ -317,10 +332,13 @@ def _copy(counts):
 class Entry:
     """A recorded signature: its counts, its steps (``(pids, [(node, vids freed after it), ...])``)."""
 
-    __slots__ = ("counts", "steps", "nvalues", "grid")
+    __slots__ = ("counts", "steps", "nvalues", "grid", "rerun", "first_store")
 
-    def __init__(self, counts, steps, nvalues, grid):
+    def __init__(self, counts, steps, nvalues, grid, rerun=False):
         self.counts, self.steps, self.nvalues, self.grid = counts, steps, nvalues, grid
+        self.rerun = rerun  # no array the trace stores to is one it loads: a replay that raises may rerun fresh
+        order = [n for _p, nodes in steps for n, _f in nodes]
+        self.first_store = next((i for i, n in enumerate(order) if getattr(n, "store", False)), len(order))
 
 
 def plan(kernel, args, kwargs, grid, num_warps: int):
@@ -412,12 +430,25 @@ def checked(kernel, args, kwargs, grid, plan_: Plan):
     other = {id(a): _random_like(a, rng) for a in arrays}  # new data of the same signature
     mine, theirs = _copies(arrays, other), _copies(arrays, other)
     again = Plan(kernel, plan_.key, plan_.grid, [mine[id(a)] for a in plan_.arrays], plan_.entry, plan_.num_warps)
-    got2 = _quietly(again.replay)
-    want2 = _quietly(lambda: _fresh(kernel, args, kwargs, grid, theirs))
-    _compare(kernel, got2, want2, [(mine[id(a)], theirs[id(a)]) for a in arrays], " on other data")
+    got2 = _outcome(lambda: _quietly(again.replay))
+    want2 = _outcome(lambda: _quietly(lambda: _fresh(kernel, args, kwargs, grid, theirs)))
+    if isinstance(got2, BaseException) or isinstance(want2, BaseException):  # data outside a function's range
+        if not isinstance(got2, Rerun) and (type(got2) is not type(want2) or str(got2) != str(want2)):
+            raise ReplayMismatch(f"{kernel.__name__}: on other data the replay gave {got2!r}, a fresh launch "
+                                 f"{want2!r}")
+    else:
+        _compare(kernel, got2, want2, [(mine[id(a)], theirs[id(a)]) for a in arrays], " on other data")
     CHECKED[0] += 1
     kernel._replay_status = "replayed"
     return got
+
+
+def _outcome(fn):
+    """``fn()``, or the exception it raised."""
+    try:
+        return fn()
+    except Exception as exc:
+        return exc
 
 
 def _copies(arrays, contents) -> dict:
@@ -485,7 +516,7 @@ def finish(plan_: Plan, rec, counts, grid) -> None:
         plan_.store("refused: " + why)
         plan_.kernel._replay_status = "refused: " + why
         return
-    plan_.store(Entry(_copy(counts), steps, rec.nvalues, grid), max(rec.nbytes, 1))  # a copy: callers may
+    plan_.store(Entry(_copy(counts), steps, rec.nvalues, grid, rec.rerun), max(rec.nbytes, 1))  # a copy: callers may
     # change the counts' dicts
     plan_.kernel._replay_status = "recorded"
 

@@ -194,7 +194,7 @@ class JITFunction:
             if num_warps < 1 or num_warps & (num_warps - 1):
                 raise LaunchError(_("kernel {kernel}: num_warps must be a power of two, not {n}").format(
                     kernel=self.__name__, n=num_warps), kernel=self.__name__)
-            given = dict(kwargs) if replay.CHECK else None  # the launch options too, for the check's launch
+            given = dict(kwargs)  # the launch options too: for a fresh rerun of a replay, and the check's launch
             if not kwargs.keys() <= self._plain_kwargs:  # launch options the kernel does not take: dropped
                 for opt in self._options_dropped:
                     kwargs.pop(opt, None)
@@ -220,6 +220,11 @@ class JITFunction:
                 if replay.CHECK:
                     return replay.checked(self, args, given, grid, again)
                 return again.replay()
+            except replay.Rerun:
+                # a replay stopped (a value computed from data, such as tl.gather's index, out of range) before
+                # writing anything: the launch runs fresh, and raises as a fresh launch does
+                with replay.disabled():
+                    return self.run(*args, grid=grid, **given)
             except Exception as exc:
                 user_traceback(exc)
                 raise

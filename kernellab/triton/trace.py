@@ -180,6 +180,7 @@ class Recorder:
         self.flat_objs = flats
         self.kept: dict = {}  # id → static block kept by a node (the budget counts them)
         self.nbytes = 0  # what the finished trace keeps
+        self.rerun = False  # whether a replay that raised may rerun fresh (it stores to no array it loads)
 
     def refuse(self, why: str):
         if self.why is None:
@@ -680,6 +681,8 @@ def finish(rec: Recorder, budget: int):
     flats = rec.flat_objs
     stored = {a.arg for _p, nodes in rec.steps for a in nodes if isinstance(a, Access) and a.store}
     used = {a.arg for _p, nodes in rec.steps for a in nodes if isinstance(a, Access)}
+    loaded = {a.arg for _p, nodes in rec.steps for a in nodes if isinstance(a, Access) and not a.store}
+    rec.rerun = not (loaded & stored)  # (arrays that overlap another one stored to are refused below)
     for i in used:
         for j in stored:
             if i != j and np.may_share_memory(flats[i], flats[j]):
