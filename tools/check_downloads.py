@@ -344,6 +344,10 @@ def _forked_job(kind: str, path: Path, lang: str, sender) -> None:
     """A job process, forked from the preloaded server: run one download and send back its outcome."""
     global _IN_FORK
     _IN_FORK = True
+    # sys.path as a new ``python tools/check_downloads.py`` has it: the fork server, a ``python -c``, had
+    # the working folder (the repository) first, where this process would import the repository's
+    # kernellab, not the wheel's, for the language checks
+    sys.path[:] = [TOOLS] + [p for p in sys.path if p not in ("", TOOLS)]
     func = run_notebook if kind == "notebook" else run_script
     try:
         outcome = _timed((func, path, lang))
