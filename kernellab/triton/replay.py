@@ -33,15 +33,25 @@ again — when replay is off (``KERNELLAB_REPLAY=0``, :func:`enable(False) <enab
 when it asks for ``per_program=``, ``vectorize=False``, ``lines=True`` (or a recording asks for lines),
 runs inside :func:`kernellab.triton.sampling.sampled`, prints, has ``launch_metadata``, or takes an
 argument outside the signature above (a torch tensor, a float64 or bfloat16/float8 array, a tensor
-descriptor, a tuple, a global holding a list or an array); when its first launch raised; or when its
-counts or effects may depend on loaded data or on anything the trace does not follow (see
-:mod:`kernellab.triton.trace`: a gather through loaded indices, a mask or Python control flow from data,
-atomics, block pointers and descriptors, a store to memory another argument overlaps, a store whose
-lanes write one address twice, a step that fell back to one program at a time). A trace keeping more
-than :data:`BUDGET` bytes (offsets, masks, constants) is not kept; each kernel keeps its last
+descriptor, a tuple, a global holding a list or an array); or when its counts or effects may depend on
+loaded data or on anything the trace does not follow (see :mod:`kernellab.triton.trace`: a gather
+through loaded indices, a mask or Python control flow from data, the kernel's own numpy on loaded
+values, atomics, block pointers and descriptors, ``libdevice``, a store to memory another argument
+overlaps, a store whose lanes write one address twice, programs that diverge and run one by one). A
+launch that raises is not recorded, nor one whose vectorised step was undone and rerun (a split tail, a
+reordered store: the next launch, with what the kernel learnt, records). A trace keeping more than
+:data:`BUDGET` bytes (offsets, masks, constants) is not kept; each kernel keeps its last
 :data:`ENTRIES` signatures, and all kernels together their last :data:`TOTAL` bytes of traces.
 
-:func:`status` says what a kernel's last launch did.
+**Errors.** A replay raises what the same functions raise on the new data. One stopped before its first
+store, in a trace that stores to no array it loads (``tl.gather`` given a loaded index out of range),
+reruns the launch fresh, which raises as a fresh launch does. Arguments a fresh launch would reject
+(an array too small, not contiguous) have another signature: they run fresh.
+
+:func:`status` says what a kernel's last launch did. ``KERNELLAB_REPLAY=check`` tests the replay itself:
+every replayed launch is also run fresh on copies of its arrays, and replayed and run fresh again on
+copies filled with other random values of the same dtypes; any difference in an array's bits or in a
+count raises :class:`ReplayMismatch`.
 
 Examples
 --------

@@ -14,7 +14,8 @@ block it returns:
 The recording is refused (``Recorder.why`` says why) when the launch's counts or effects might depend on
 loaded data or on anything not followed: a ``tl.load``/``tl.store`` whose pointer, mask or ``other`` is
 not static (a gather through loaded indices, a mask from data); a store of an unknown value; Python
-control flow on a block that is not static (``if``, ``range()``, ``int()`` on data); a value computed from
+control flow on a block that is not static (``if``, ``range()``, ``int()`` on data), or the kernel's own
+read of such a block's numpy values (``.data``); a value computed from
 data leaving the blocks (a Python number); atomics, printing, assertions on data; memory read or written
 other than by a wrapped ``tl.load``/``tl.store`` of a launch argument (block pointers, tensor
 descriptors); a step undone (the programs ran one by one or were rerun).
