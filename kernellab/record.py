@@ -65,6 +65,18 @@ def wants_lines(lines: bool) -> bool:
     return rec is not None and rec.lines
 
 
+def active() -> bool:
+    """Whether a :func:`recording` is open here (a cache that would skip a launch must not, then).
+
+    >>> active()
+    False
+    >>> with recording():
+    ...     active()
+    True
+    """
+    return _RECORDER.get() is not None
+
+
 def launched(name: str, engine: str, counts, grid=(), block=()):
     """Tell the recording, if any, that a launch returned ``counts``; returns ``counts``."""
     rec = _RECORDER.get()

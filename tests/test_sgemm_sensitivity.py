@@ -100,3 +100,18 @@ def test_each_kernel_is_simulated_once_per_seed_and_equals_a_fresh_simulation():
     assert st._simulate_once(spec, 0) == first
     assert st._simulate(spec, seed=1) is not first and st._simulate(spec, seed=1).fma == first.fma
     assert st._simulate(KERNELS[5]) != first  # another kernel is another entry
+
+
+def test_inside_a_recording_every_simulation_launches():
+    # `kernellab profile` and counts per line record the launches a script makes: a study run twice in
+    # one process must launch its kernels both times there (the cache would hand back counts without
+    # rows per line, and the second run would record no launch at all)
+    from kernellab import KERNELS, record
+    from kernellab.sgemm import study as st
+
+    spec = KERNELS[2]
+    st._simulate(spec)  # kept
+    with record.recording(lines=True) as launches:
+        counts = st._simulate(spec)
+    assert len(launches) == 1 and counts is not st._simulate(spec) and counts == st._simulate(spec)
+    assert counts.by_line is not None

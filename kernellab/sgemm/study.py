@@ -23,6 +23,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .. import record
 from ..access import WARP_SIZE
 from ..counters import OVERHEAD_KINDS, Counts, scale_counts
 from ..model import LoopShape, predict
@@ -105,8 +106,12 @@ def _simulate(spec, seed=0) -> Counts:
     The inputs come from ``seed`` alone, so the counts are a function of ``(spec, seed)``: each pair is
     simulated once per process and its (frozen) counts returned again after that. A study asks for the
     ten kernels, and the leave-one-out refits and the latency scan run a study many times (40 × fewer
-    launches for :func:`~kernellab.sgemm.sensitivity.leave_one_out`).
+    launches for :func:`~kernellab.sgemm.sensitivity.leave_one_out`). Inside a
+    :func:`kernellab.record.recording` every call launches, so that the recording (a profile, counts per
+    line) sees each launch the code makes.
     """
+    if record.active():
+        return _simulate_once(spec, seed)
     key = (repr(spec), seed)  # a spec holds dicts (unhashable); its repr names every field
     if key not in _SIMULATED:
         _SIMULATED[key] = _simulate_once(spec, seed)
