@@ -12,8 +12,10 @@ by its bits —, ``bool``, numpy scalar, ``None``, string); every array argument
 writeability and whether its address is a multiple of 16 bytes (Triton's ``tt.divisibility``, the only
 bit of an address kernellab's counts read: they take arrays to start 256-byte aligned), and the
 arguments' aliasing (which arrays share an address, and the offset between any two whose memory
-overlaps); the values of the globals and closure cells the kernel's code (and that of the
-``@triton.jit`` functions it calls) names; the modelled GPU, the launch's learnt hints and the engine's
+overlaps); the values of the globals and closure cells the kernel's code names, and the scalar settings
+of a library's module it names (``mod.attr``); a function (a ``@triton.jit`` one or a plain one, as a
+global or a constexpr) by identity and, in turn, by what its code reads, its defaults and attributes (a
+factory's new closure is a new key, however its address); the modelled GPU, the launch's learnt hints and the engine's
 switches (``engine.BATCH``, ``engine.DEFER``, ``tiles.ENABLED``, ``counts.CLOSED_FORMS``).
 
 **What is cached** for a signature, from its first launch (:mod:`kernellab.triton.trace` records it):
@@ -33,7 +35,9 @@ again — when replay is off (``KERNELLAB_REPLAY=0``, :func:`enable(False) <enab
 when it asks for ``per_program=``, ``vectorize=False``, ``lines=True`` (or a recording asks for lines),
 runs inside :func:`kernellab.triton.sampling.sampled`, prints, has ``launch_metadata``, or takes an
 argument outside the signature above (a torch tensor, a float64 or bfloat16/float8 array, a tensor
-descriptor, a tuple, a global holding a list or an array); or when its counts or effects may depend on
+descriptor, a tuple, a global holding a list or an array); when its Python (or a function's it reads)
+does what a replay would skip: assigns a global, prints, imports a module that is not a library's, uses
+a random-number module or reads a block's private state (``._data``, a pointer's array ``.flat``); or when its counts or effects may depend on
 loaded data or on anything the trace does not follow (see :mod:`kernellab.triton.trace`: a gather
 through loaded indices, a mask or Python control flow from data, the kernel's own numpy on loaded
 values, atomics, block pointers and descriptors, ``libdevice``, a store to memory another argument
@@ -78,9 +82,11 @@ Examples
 from __future__ import annotations
 
 import copy
+import dis
 import os
 import struct
 import types
+import weakref
 from contextlib import contextmanager
 
 import numpy as np
@@ -102,6 +108,7 @@ BUDGET = 64 << 20  #: bytes a trace may keep (offsets, masks, constant blocks)
 ENTRIES = 8  #: signatures kept per kernel
 TOTAL = 256 << 20  #: bytes all kernels' traces may keep together (the oldest are forgotten first)
 
+_GPUS: dict = {}  # id → every GPU a launch modelled (the key names it by address)
 _KEPT: dict = {}  # (id(kernel), key) → (kernel, bytes): every kept trace, oldest first
 
 DEFAULT = "1"  #: replay's setting when ``KERNELLAB_REPLAY`` is not set ("0": off)
@@ -173,21 +180,44 @@ def _scalar(v):
     return _NO
 
 
-def _constant(v):
-    """The key of a constexpr or a global: a scalar by value, a function, module, type or dtype by identity."""
+def _library(name) -> bool:
+    """Whether a module (or a function's ``__module__``) is one of the libraries whose state is constant."""
+    return isinstance(name, str) and name.split(".")[0] in _SAFE_MODULES and name not in _STATEFUL
+
+
+_STATEFUL = ("numpy.random", "random")  # library modules whose functions change state (an RNG): refused
+
+
+def _constant(v, stack=None):
+    """The key of a constexpr or a global: a scalar by value; a module, type or dtype by identity (the key
+    holds the object, so a new one at a freed one's address is not taken for it); a user's function (a
+    ``@triton.jit`` function or a plain one) by identity and the keys of what its code reads (see
+    :func:`_reads`: a factory's closures, or a global the function names, change it); ``_NO`` otherwise."""
     if isinstance(v, constexpr):
         v = v.value
     k = _scalar(v)
     if k is not _NO:
         return k
     if isinstance(v, types.ModuleType):
-        return ("module", id(v)) if v.__name__.split(".")[0] in _SAFE_MODULES else _NO
-    if isinstance(v, (types.FunctionType, types.BuiltinFunctionType, T.dtype)) or _is_jit(v):
-        return ("id", id(v))
+        return ("module", v) if _library(v.__name__) else _NO
+    if _is_jit(v):
+        parts = _code_key(v.fn, stack, plain=False)
+        return _NO if parts is _NO else ("jit", v, parts)
+    if isinstance(v, types.FunctionType):
+        if _library(getattr(v, "__module__", None)):
+            return ("obj", v)
+        parts = _code_key(v, stack, plain=True)
+        return _NO if parts is _NO else ("fn", v, parts)
+    if isinstance(v, types.BuiltinFunctionType):  # a library module's (math.exp), not a method of an object
+        owner = v.__self__  # (np.random.rand: a RandomState's; time.time: the time module's)
+        return ("obj", v) if owner is None or isinstance(owner, types.ModuleType) and _library(owner.__name__) \
+            else _NO
+    if isinstance(v, T.dtype):
+        return ("obj", v)
     if isinstance(v, type):
-        return ("id", id(v)) if v.__module__.split(".")[0] in _SAFE_MODULES else _NO
+        return ("obj", v) if _library(v.__module__) else _NO
     if isinstance(v, tuple):
-        parts = tuple(_constant(x) for x in v)
+        parts = tuple(_constant(x, stack) for x in v)
         return _NO if any(p is _NO for p in parts) else ("tuple", parts)
     return _NO
 
@@ -202,51 +232,117 @@ def _is_jit(v) -> bool:
     return isinstance(v, _runtime().JITFunction)
 
 
-def _names_read(fn, seen: set, out: list):
-    """``(globals, name)`` of every global the code of ``fn`` and of the ``@triton.jit`` functions it names
-    reads, and its closure cells."""
-    code = getattr(fn, "__code__", None)
-    if code is None or code in seen:
-        return
-    seen.add(code)
-    names, stack = set(), [code]
+# names whose use a replay would skip: printing, and a block's or pointer's private state (its numpy
+# values, a pointer's whole array ``.flat``), read by the kernel's own code
+_SKIPPED = frozenset(("print", "device_print", "flat", "_data", "_lazy", "_wide", "_into", "_lineage", "_affine",
+                      "_prefix", "_make"))
+_READS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # a function → _reads(function)
+_MISSING = object()
+_NONE_YET = (_MISSING, None)
+_CHANGING = ("jit", "fn", "tuple")  # keys of objects whose key may change (what a function reads)
+
+
+def _reads(fn):
+    """What the code of the function ``fn`` reads, as ``[holder, name, attribute, (object, key)]`` (the last:
+    what :func:`_code_key` read last and its key, when that cannot change): a global the code
+    names (``(fn.__globals__, name, None)``), a closure cell (``(cell, None, None)``), a scalar attribute of
+    a library module the code names as a global (``(fn.__globals__, module name, attribute)``: a module's
+    setting read as ``mod.attr``); ``_NO`` when its code assigns or deletes a global, imports a module that is
+    not a library's, names a library's random-number module, calls ``print`` or reads a block's private
+    state (``_data``, a pointer's array ``.flat``): what a replay, which does not run the code, would not
+    do or would not see. Made once per function."""
+    out = _READS.get(fn)
+    if out is not None:
+        return out
+    code = fn.__code__
+    names, stack, ok = set(), [code], True
     while stack:
         c = stack.pop()
         names.update(c.co_names)
         stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+        for ins in dis.get_instructions(c):
+            if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL"):
+                ok = False
+            elif ins.opname in ("IMPORT_NAME", "IMPORT_FROM") and (
+                    not _library(ins.argval) if ins.opname == "IMPORT_NAME" else ins.argval == "random"):
+                ok = False
+    if names & _SKIPPED:
+        ok = False
+    out = []
     g = fn.__globals__
     for n in sorted(names):
-        if n in g:
-            v = g[n]
-            out.append((g, n, id(v) if _is_jit(v) else None))
-            if _is_jit(v):
-                _names_read(v.fn, seen, out)
+        if n not in g:
+            continue
+        out.append([g, n, None, _NONE_YET])
+        v = g[n]
+        if isinstance(v, types.ModuleType):
+            attrs = vars(v)
+            for a in sorted(names):
+                w = attrs.get(a, _MISSING)
+                if isinstance(w, types.ModuleType) and not _library(w.__name__):
+                    ok = False  # np.random
+                elif w is not _MISSING and _scalar(w) is not _NO:
+                    out.append([g, n, a, _NONE_YET])
     for cell in fn.__closure__ or ():
-        v = getattr(cell, "cell_contents", None)
-        out.append((cell, None, id(v) if _is_jit(v) else None))
+        out.append([cell, None, None, _NONE_YET])
+    out = out if ok else _NO
+    _READS[fn] = out
+    return out
+
+
+def _code_key(fn, stack, plain: bool):
+    """The keys of what ``fn``'s code reads now (:func:`_reads`), and, for a plain function, of its defaults
+    and attributes; ``_NO`` when one is not a constant. A function met again while its key is being made
+    (recursion) is keyed by identity alone."""
+    if stack is None:
+        stack = set()
+    if id(fn) in stack:
+        return ()
+    reads = _reads(fn)
+    if reads is _NO:
+        return _NO
+    stack.add(id(fn))
+    try:
+        parts = []
+        for read in reads:
+            holder, n, attr, last = read
+            if n is None:
+                try:
+                    v = holder.cell_contents
+                except ValueError:
+                    parts.append(None)
+                    continue
+            else:
+                v = holder.get(n, _MISSING)
+                if attr is not None and v is not _MISSING:
+                    v = getattr(v, attr, _MISSING)
+                if v is _MISSING:
+                    parts.append(None)
+                    continue
+            if v is last[0]:  # the object of the last launch, whose key cannot have changed
+                parts.append(last[1])
+                continue
+            k = _constant(v, stack)
+            if k is _NO:
+                return _NO
+            if k[0] not in _CHANGING:
+                read[3] = (v, k)  # one store: a thread reading it sees an object and its own key
+            parts.append(k)
+        if plain:
+            for extra in (fn.__defaults__ or (), tuple(sorted((fn.__kwdefaults__ or {}).items())),
+                          tuple(sorted(fn.__dict__.items()))):
+                k = _constant(extra, stack)
+                if k is _NO:
+                    return _NO
+                parts.append(k)
+        return tuple(parts)
+    finally:
+        stack.discard(id(fn))
 
 
 def _globals_key(kernel):
-    reads = kernel.__dict__.get("_replay_reads")
-    if reads is None:
-        reads = []
-        _names_read(kernel.fn, set(), reads)
-        kernel._replay_reads = reads
-    parts = []
-    for g, n, jit in reads:
-        try:
-            v = g.cell_contents if n is None else g[n]
-        except (KeyError, ValueError):
-            parts.append(None)
-            continue
-        if jit is not None and id(v) != jit:  # a @triton.jit helper rebound: read its globals too
-            del kernel._replay_reads
-            return _globals_key(kernel)
-        k = _constant(v)
-        if k is _NO:
-            return _NO
-        parts.append(k)
-    return tuple(parts)
+    """The keys of the globals and closure cells the kernel's code reads (:func:`_code_key`)."""
+    return _code_key(kernel.fn, None, plain=False)
 
 
 class Plan:
@@ -379,7 +475,9 @@ def plan(kernel, args, kwargs, grid, num_warps: int):
         hash(learnt)
     except TypeError:
         return no("the kernel's hints")
-    parts = [g3, num_warps, learnt, engine.BATCH, engine.DEFER, tiles.ENABLED, C.CLOSED_FORMS, id(_STATE["gpu"])]
+    gpu = _STATE["gpu"]
+    _GPUS.setdefault(id(gpu), gpu)  # kept: no other GPU is ever at its address
+    parts = [g3, num_warps, learnt, engine.BATCH, engine.DEFER, tiles.ENABLED, C.CLOSED_FORMS, id(gpu)]
     arrays, spans = [], []
     constexprs = kernel.constexprs
     for name, v in meta.items():
@@ -409,7 +507,8 @@ def plan(kernel, args, kwargs, grid, num_warps: int):
                 parts.append((i, j, a0 - b0))
     gk = _globals_key(kernel)
     if gk is _NO:
-        return no("a global the kernel reads that is not a constant")
+        return no("a global the kernel reads that is not a constant, or Python a replay would skip (a global "
+                  "assigned, print, random numbers, a block's private state)")
     parts.append(gk)
     key = tuple(parts)
     cache = kernel.__dict__.get("_replays")

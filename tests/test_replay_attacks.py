@@ -1,0 +1,186 @@
+"""Launches written to fool the replay (kernellab.triton.replay): each is launched again with the same
+signature after something the kernel's Python reads has changed, and must give what a fresh launch gives
+(replay off) — a miss, a refusal or a right replay, never the values of the recorded launch."""
+
+import dataclasses
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import kernellab.triton as triton
+import kernellab.triton.language as tl
+from kernellab.triton import replay
+
+N = 64
+
+
+@pytest.fixture(autouse=True)
+def _replay_on():
+    previous = replay.enable(True)
+    yield
+    replay.enable(previous)
+
+
+def _fields(c) -> dict:
+    return {f.name: getattr(c, f.name) for f in dataclasses.fields(c) if f.name not in ("per_program", "by_line")}
+
+
+def _same_as_fresh(kernel, args, meta, grid=(1,)):
+    """Launch ``kernel`` on ``args`` and on copies with replay off: bitwise the same arrays, the same counts;
+    the launch's replay status."""
+    fresh = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got = kernel[grid](*args, **meta)
+    status = replay.status(kernel)
+    with replay.disabled():
+        want = kernel[grid](*fresh, **meta)
+    for a, b in zip(args, fresh):
+        if isinstance(a, np.ndarray):
+            assert a.tobytes() == b.tobytes(), status
+    assert _fields(got) == _fields(want)
+    return status
+
+
+@triton.jit
+def apply_kernel(x_ptr, out_ptr, F: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, F(tl.load(x_ptr + offs)))
+
+
+def _scaled_by(k):
+    return lambda x: x * k
+
+
+def test_a_new_closure_at_a_freed_ones_address_is_a_miss():
+    # each launch passes a new lambda; the last one is freed, and CPython often puts the next at its
+    # address: a key holding id(F) replayed 0·x for every k (the first launch's closure)
+    replay.clear(apply_kernel)
+    x = np.ones(N, np.float32)
+    for k in range(5):
+        out = np.zeros(N, np.float32)
+        _same_as_fresh(apply_kernel, [x, out, _scaled_by(float(k))], {"BLOCK": N})
+        assert out[0] == k  # 1·k
+
+
+BOX = [1.0]
+LAM = lambda x: x * BOX[0]  # noqa: E731  (its global BOX is a list: not a constant)
+G = 2.0
+
+
+def _times_g(x):
+    return x * G
+
+
+@triton.jit
+def _times_g_jit(x):
+    return x * G
+
+
+def test_a_function_constexpr_is_keyed_by_what_it_reads(monkeypatch):
+    replay.clear(apply_kernel)
+    x = np.ones(N, np.float32)
+    for F in (_times_g, _times_g_jit):
+        for g in (2.0, 2.0, 3.0, 2.0):
+            monkeypatch.setattr(sys.modules[__name__], "G", g)
+            out = np.zeros(N, np.float32)
+            status = _same_as_fresh(apply_kernel, [x, out, F], {"BLOCK": N})
+            assert out[0] == g, (F, status)
+    assert _same_as_fresh(apply_kernel, [x, np.zeros(N, np.float32), LAM], {"BLOCK": N}).startswith("unsupported")
+
+
+def _helper(x):
+    return x * G + _helper.offset
+
+
+_helper.offset = 0.0
+
+
+@triton.jit
+def plain_helper_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, _helper(tl.load(x_ptr + offs)))
+
+
+def test_a_plain_helper_is_keyed_by_its_globals_and_attributes(monkeypatch):
+    replay.clear(plain_helper_kernel)
+    x = np.ones(N, np.float32)
+    for g, offset in ((2.0, 0.0), (2.0, 0.0), (5.0, 0.0), (5.0, 1.0)):
+        monkeypatch.setattr(sys.modules[__name__], "G", g)
+        monkeypatch.setattr(_helper, "offset", offset)
+        out = np.zeros(N, np.float32)
+        status = _same_as_fresh(plain_helper_kernel, [x, out], {"BLOCK": N})
+        assert out[0] == g + offset  # 1·g + offset
+    assert status == "recorded"
+
+
+settings = types.ModuleType("kernellab.settings_for_a_test")  # a library's module: its settings are read
+settings.SCALE = 1.0
+
+
+@triton.jit
+def module_setting_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) * settings.SCALE)
+
+
+def test_a_library_modules_setting_is_in_the_signature(monkeypatch):
+    replay.clear(module_setting_kernel)
+    x = np.ones(N, np.float32)
+    for scale in (1.0, 1.0, 4.0):
+        monkeypatch.setattr(settings, "SCALE", scale)
+        out = np.zeros(N, np.float32)
+        status = _same_as_fresh(module_setting_kernel, [x, out], {"BLOCK": N})
+        assert out[0] == scale
+    assert status == "recorded"
+
+
+@triton.jit
+def flat_read_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) * x_ptr.flat[0])  # memory read past tl.load
+
+
+@triton.jit
+def private_data_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    first = int((x._data if x._data is not None else x._lazy()).argmax())  # the values, past .data
+    tl.store(out_ptr + offs + first, x, mask=offs < 1)
+
+
+
+@triton.jit
+def assigns_global_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    global COUNT
+    COUNT = n
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs))
+
+
+@triton.jit
+def numpy_random_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) + np.random.random())  # noqa: NPY002  (the legacy module: the point)
+
+
+@pytest.mark.parametrize("kernel,extra,out_size", [(flat_read_kernel, [], N), (private_data_kernel, [], 2 * N),
+                                                   (assigns_global_kernel, [5], N)])
+def test_python_a_replay_would_skip_runs_fresh(kernel, extra, out_size):
+    replay.clear(kernel)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        x = rng.standard_normal(N).astype(np.float32)
+        status = _same_as_fresh(kernel, [x, np.zeros(out_size, np.float32), *extra], {"BLOCK": N})
+        assert status.startswith("unsupported"), status
+
+
+def test_numpy_random_in_a_kernel_runs_fresh():
+    replay.clear(numpy_random_kernel)
+    x = np.zeros(N, np.float32)
+    outs = []
+    for _ in range(3):
+        outs.append(np.zeros(N, np.float32))
+        numpy_random_kernel[(1,)](x, outs[-1], BLOCK=N)
+        assert replay.status(numpy_random_kernel).startswith("unsupported")
+    assert len({o[0] for o in outs}) == 3  # a new random number each launch (a replay kept the first)
