@@ -184,3 +184,65 @@ def test_numpy_random_in_a_kernel_runs_fresh():
         numpy_random_kernel[(1,)](x, outs[-1], BLOCK=N)
         assert replay.status(numpy_random_kernel).startswith("unsupported")
     assert len({o[0] for o in outs}) == 3  # a new random number each launch (a replay kept the first)
+
+
+def _outcome(kernel, args, meta, grid):
+    try:
+        kernel[grid](*args, **meta)
+        return None
+    except Exception as exc:  # what a launch raised is the point
+        return type(exc), str(exc)
+
+
+def _errors_as_fresh(kernel, make, meta, grid=(1,)):
+    """Record on good data, then launch on data that makes the kernel raise: the same error as a fresh
+    launch's, and the same arrays after it; the status of the recording."""
+    replay.clear(kernel)
+    rng = np.random.default_rng(1)
+    kernel[grid](*make(rng, False), **meta)
+    recorded = replay.status(kernel)
+    args = make(rng, True)
+    fresh = [a.copy() for a in args]
+    got = _outcome(kernel, args, meta, grid)
+    with replay.disabled():
+        want = _outcome(kernel, fresh, meta, grid)
+    assert want is not None and got == want
+    for a, b in zip(args, fresh):
+        assert a.tobytes() == b.tobytes()
+    return recorded
+
+
+@triton.jit
+def unused_gather_kernel(x_ptr, i_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    _unused = tl.gather(x, tl.load(i_ptr + offs), 0)  # checks its index, though nothing stores it
+    tl.store(out_ptr + offs, x * 2)
+
+
+@triton.jit
+def gather_each_row_kernel(x_ptr, i_ptr, out_ptr, BLOCK: tl.constexpr):
+    for k in range(3):  # each program stores a row, then gathers the next
+        offs = (tl.program_id(0) * 3 + k) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(out_ptr + offs, tl.gather(tl.load(x_ptr + offs), tl.load(i_ptr + offs), 0))
+
+
+def _gather_args(rows, bad_row):
+    def make(rng, bad):
+        idx = rng.integers(0, N, rows * N).astype(np.int32)
+        if bad:
+            idx[bad_row * N + 5] = N  # one index out of [0, 64)
+        return [rng.standard_normal(rows * N).astype(np.float32), idx, np.zeros(rows * N, np.float32)]
+    return make
+
+
+def test_an_unused_gather_still_raises_on_a_bad_index():
+    # the replay dropped the gather nothing stores, and stored 2·x where a fresh launch raises IndexError
+    assert _errors_as_fresh(unused_gather_kernel, _gather_args(1, 0), {"BLOCK": N}) == "recorded"
+
+
+def test_a_gather_after_a_store_is_refused():
+    # the replay raised at program 1's second row having stored both programs' first rows; a fresh launch
+    # leaves other rows stored
+    status = _errors_as_fresh(gather_each_row_kernel, _gather_args(6, 4), {"BLOCK": N}, grid=(2,))  # row 4: program 1's second
+    assert status.startswith("refused"), status

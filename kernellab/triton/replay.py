@@ -47,9 +47,11 @@ reordered store: the next launch, with what the kernel learnt, records). A trace
 :data:`BUDGET` bytes (offsets, masks, constants) is not kept; each kernel keeps its last
 :data:`ENTRIES` signatures, and all kernels together their last :data:`TOTAL` bytes of traces.
 
-**Errors.** A replay raises what the same functions raise on the new data. One stopped before its first
-store, in a trace that stores to no array it loads (``tl.gather`` given a loaded index out of range),
-reruns the launch fresh, which raises as a fresh launch does. Arguments a fresh launch would reject
+**Errors.** A replay raises what the same functions raise on the new data; a call that checks loaded
+values (``tl.gather``'s index) is replayed even when nothing stores what it returns, and a trace with one
+after a store is refused (a replay raising there has stored what a fresh launch, deferring its stores,
+may not have). One stopped before its first store, in a trace that stores to no array it loads, reruns
+the launch fresh, which raises as a fresh launch does. Arguments a fresh launch would reject
 (an array too small, not contiguous) have another signature: they run fresh.
 
 :func:`status` says what a kernel's last launch did. ``KERNELLAB_REPLAY=check`` tests the replay itself:

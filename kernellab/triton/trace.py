@@ -18,7 +18,8 @@ control flow on a block that is not static (``if``, ``range()``, ``int()`` on da
 read of such a block's numpy values (``.data``); a value computed from
 data leaving the blocks (a Python number); atomics, printing, assertions on data; memory read or written
 other than by a wrapped ``tl.load``/``tl.store`` of a launch argument (block pointers, tensor
-descriptors); a step undone (the programs ran one by one or were rerun).
+descriptors); a step undone (the programs ran one by one or were rerun); a ``tl.gather`` (which checks
+its loaded index) after a store.
 """
 
 from __future__ import annotations
@@ -675,6 +676,9 @@ def _tile(offs: np.ndarray, size: int):
     return starts, block, tuple(strides)
 
 
+_CHECKS_DATA = frozenset(("gather",))  # functions that raise on loaded values (tl.gather: an index out of range)
+
+
 def finish(rec: Recorder, budget: int):
     """``(steps, None)``: each step's ``(pids, [(runnable, vids freed after it), ...])``; or ``(None, why)``."""
 
@@ -716,7 +720,8 @@ def finish(rec: Recorder, budget: int):
             a.plan = (plan, elem, shape, fill, view)
             a.ptr = a.mask = None  # the recorded launch's arrays are not kept
     rec.flat_objs = rec.flats = None
-    # liveness: a node is kept when a store needs its values; each value is freed after its last use
+    # liveness: a node is kept when a store needs its values, or when it checks them (_CHECKS_DATA); each
+    # value is freed after its last use
     order = [n for _p, nodes in rec.steps for n in nodes]
     live_vids: set = set()
     keep = [False] * len(order)
@@ -728,10 +733,16 @@ def finish(rec: Recorder, budget: int):
                 live_vids.update(_refs(n.value))
             elif n.vid in live_vids:
                 keep[i] = True
-        elif any(vid in live_vids for vid, _path in n.outs):
-            keep[i] = True
+        elif any(vid in live_vids for vid, _path in n.outs) or getattr(n.fn, "__name__", None) in _CHECKS_DATA:
+            keep[i] = True  # (a call that raises on bad data is kept when nothing uses it: a fresh launch raises)
             live_vids.update(_refs(n.args))
             live_vids.update(_refs(n.kwargs))
+    stores = [i for i, n in enumerate(order) if keep[i] and isinstance(n, Access) and n.store]
+    if stores and any(keep[i] and not isinstance(n, Access) and getattr(n.fn, "__name__", None) in _CHECKS_DATA
+                      for i, n in enumerate(order[stores[0] + 1:], stores[0] + 1)):
+        # a replay that raises there has stored what it did before; a fresh launch, deferring its stores and
+        # undoing a step, may not have: only an error before any store is replayed (or rerun fresh)
+        return None, "a tl.gather (an index checked on loaded values) after a store"
     last: dict = {}
     for i, n in enumerate(order):
         if keep[i]:
