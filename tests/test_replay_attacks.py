@@ -246,3 +246,31 @@ def test_a_gather_after_a_store_is_refused():
     # leaves other rows stored
     status = _errors_as_fresh(gather_each_row_kernel, _gather_args(6, 4), {"BLOCK": N}, grid=(2,))  # row 4: program 1's second
     assert status.startswith("refused"), status
+
+
+def _made_kernel():
+    @triton.jit
+    def made(x_ptr, out_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs) * 2)
+
+    return made
+
+
+def test_kernels_a_program_drops_are_not_kept_by_the_total():
+    # each trace of a tiny kernel counts a few bytes against TOTAL: the list of kept traces held every
+    # kernel ever made (about 9 kB each), however many the program had dropped
+    import gc
+    import weakref
+
+    x, out = np.ones(N, np.float32), np.zeros(N, np.float32)
+    refs = []
+    for _ in range(20):
+        k = _made_kernel()
+        k[(1,)](x, out, BLOCK=N)
+        assert replay.status(k) == "recorded"
+        refs.append(weakref.ref(k))
+        del k
+    gc.collect()
+    assert sum(r() is not None for r in refs) == 0
+    assert not any(ref() is None for ref, _n in list(replay._KEPT.values())[:-1])  # the dead ones' entries dropped

@@ -45,7 +45,8 @@ overlaps, a store whose lanes write one address twice, programs that diverge and
 launch that raises is not recorded, nor one whose vectorised step was undone and rerun (a split tail, a
 reordered store: the next launch, with what the kernel learnt, records). A trace keeping more than
 :data:`BUDGET` bytes (offsets, masks, constants) is not kept; each kernel keeps its last
-:data:`ENTRIES` signatures, and all kernels together their last :data:`TOTAL` bytes of traces.
+:data:`ENTRIES` signatures, and all kernels together their last :data:`TOTAL` bytes of traces (a
+kernel the program no longer holds is freed with its traces).
 
 **Errors.** A replay raises what the same functions raise on the new data; a call that checks loaded
 values (``tl.gather``'s index) is replayed even when nothing stores what it returns, and a trace with one
@@ -87,6 +88,7 @@ import copy
 import dis
 import os
 import struct
+import threading
 import types
 import weakref
 from contextlib import contextmanager
@@ -111,7 +113,8 @@ ENTRIES = 8  #: signatures kept per kernel
 TOTAL = 256 << 20  #: bytes all kernels' traces may keep together (the oldest are forgotten first)
 
 _GPUS: dict = {}  # id → every GPU a launch modelled (the key names it by address)
-_KEPT: dict = {}  # (id(kernel), key) → (kernel, bytes): every kept trace, oldest first
+_KEPT: dict = {}  # (id(kernel), key) → (weak reference to the kernel, bytes): every kept trace, oldest first
+_LOCK = threading.Lock()  # around _KEPT: threads recording at once
 
 DEFAULT = "1"  #: replay's setting when ``KERNELLAB_REPLAY`` is not set ("0": off)
 _ON = [os.environ.get(ENV, DEFAULT).strip().lower() not in ("0", "off", "false", "no", "")]
@@ -163,7 +166,8 @@ def clear(kernel) -> None:
 def _forget(kernel, key) -> int:
     """Forget one signature of ``kernel``; the bytes its trace kept."""
     kernel.__dict__.get("_replays", {}).pop(key, None)
-    kept = _KEPT.pop((id(kernel), key), None)
+    with _LOCK:
+        kept = _KEPT.pop((id(kernel), key), None)
     return kept[1] if kept else 0
 
 
@@ -372,12 +376,23 @@ class Plan:
         if len(cache) >= ENTRIES:
             _forget(self.kernel, next(iter(cache)))
         cache[self.key] = entry_or_why
-        if nbytes:
-            _KEPT[(id(self.kernel), self.key)] = (self.kernel, nbytes)
-            total = sum(n for _k, n in _KEPT.values())
+        if not nbytes:
+            return
+        with _LOCK:  # (a kernel that is gone took its traces with it: its entries are dropped; the total keeps
+            # no kernel alive, however many a program makes and drops)
+            for k in [k for k, (ref, _n) in _KEPT.items() if ref() is None]:
+                del _KEPT[k]
+            _KEPT[(id(self.kernel), self.key)] = (weakref.ref(self.kernel), nbytes)
+            total = sum(n for _r, n in _KEPT.values())
+            oldest = []
             while total > TOTAL and _KEPT:
-                kernel, key = next(iter(_KEPT.values()))[0], next(iter(_KEPT))[1]
-                total -= _forget(kernel, key)
+                (_id, key), (ref, n) = next(iter(_KEPT.items()))
+                del _KEPT[(_id, key)]
+                total -= n
+                oldest.append((ref(), key))
+        for kernel, key in oldest:
+            if kernel is not None:
+                _forget(kernel, key)
 
     def replay(self):
         """Run the recorded data flow on this launch's arrays; report and return the recorded counts.
