@@ -1,5 +1,8 @@
 """The access record's counters on hand-derived patterns, and the laws they obey for any access."""
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -22,6 +25,9 @@ from kernellab.access import (
     shared_ideal_wavefronts,
     shared_wavefronts,
 )
+
+sys.path.insert(0, str(Path(__file__).parent))
+from lane_draws import bool_lanes, int_lanes
 
 LANES = np.arange(32)
 
@@ -219,8 +225,8 @@ def test_32_bit_not_merged():
 # --- laws ---------------------------------------------------------------------------------------------
 patterns = st.integers(1, 96).flatmap(
     lambda n: st.tuples(
-        st.lists(st.integers(0, 4096), min_size=n, max_size=n),
-        st.lists(st.booleans(), min_size=n, max_size=n),
+        int_lanes(n, 4096),
+        bool_lanes(n),
         st.sampled_from([1, 2, 4, 8, 16]),
         st.booleans(),
     )

@@ -5,6 +5,9 @@ random masks (full, none, prefix, suffix, one run, random), every width and alig
 bases: sectors, lines and shared wavefronts from the fast path equal the exact ones, warp by warp.
 """
 
+import sys
+from pathlib import Path
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -28,15 +31,30 @@ from kernellab.access import (
     shared_wavefronts,
 )
 
+sys.path.insert(0, str(Path(__file__).parent))
+from lane_draws import bool_lanes, int_lanes
+
 LANES = np.arange(WARP_SIZE)
+
+
+# Strategies built once: built inside a draw, each is validated again at every draw (a fifth of the time)
+FAMILIES = st.sampled_from(["affine", "contiguous", "broadcast", "halves", "random"])
+FIRSTS = st.integers(0, 1 << 16)
+STRIDES = st.sampled_from([0, 1, -1, 2, 3, 4, 8, 31, 32, 33, 64, 127, 128, 129, 1000, -33])
+HALF_GAPS = st.integers(0, 512)
+RANDOM_ADDRESSES = int_lanes(WARP_SIZE, 1 << 14)
+MASK_KINDS = st.sampled_from(["full", "none", "prefix", "suffix", "run", "random"])
+LANE_PAIRS = st.lists(st.integers(0, WARP_SIZE), min_size=2, max_size=2)
+RANDOM_MASKS = bool_lanes(WARP_SIZE)
+WIDTHS = (1, 2, 4, 8, 16)
 
 
 @st.composite
 def warp(draw, width):
     """One warp's addresses and mask."""
-    family = draw(st.sampled_from(["affine", "contiguous", "broadcast", "halves", "random"]))
-    first = draw(st.integers(0, 1 << 16))
-    stride = draw(st.sampled_from([0, 1, -1, 2, 3, 4, 8, 31, 32, 33, 64, 127, 128, 129, 1000, -33])) * width
+    family = draw(FAMILIES)
+    first = draw(FIRSTS)
+    stride = draw(STRIDES) * width
     if family == "affine":
         addr = first + 4096 * 32 + LANES * stride
     elif family == "contiguous":
@@ -44,24 +62,27 @@ def warp(draw, width):
     elif family == "broadcast":
         addr = np.full(WARP_SIZE, first)
     elif family == "halves":  # affine on each half-warp, not on the warp
-        addr = first + (LANES % 16) * stride + (LANES // 16) * draw(st.integers(0, 512))
+        addr = first + (LANES % 16) * stride + (LANES // 16) * draw(HALF_GAPS)
     else:
-        addr = np.array(draw(st.lists(st.integers(0, 1 << 14), min_size=WARP_SIZE, max_size=WARP_SIZE)))
+        addr = draw(RANDOM_ADDRESSES)
     if draw(st.booleans()):  # aligned to the width, as real accesses are; otherwise as drawn
         addr = addr // width * width
-    kind = draw(st.sampled_from(["full", "none", "prefix", "suffix", "run", "random"]))
-    a, b = sorted(draw(st.lists(st.integers(0, WARP_SIZE), min_size=2, max_size=2)))
+    kind = draw(MASK_KINDS)
+    a, b = sorted(draw(LANE_PAIRS))
     mask = {"full": LANES >= 0, "none": LANES < 0, "prefix": LANES < b, "suffix": LANES >= a,
             "run": (LANES >= a) & (LANES < b)}.get(kind)
     if mask is None:
-        mask = np.array(draw(st.lists(st.booleans(), min_size=WARP_SIZE, max_size=WARP_SIZE)))
+        mask = draw(RANDOM_MASKS)
     return addr, mask
+
+
+WARP_LISTS = {width: st.lists(warp(width), min_size=1, max_size=6) for width in WIDTHS}
 
 
 @st.composite
 def accesses(draw):
-    width = draw(st.sampled_from([1, 2, 4, 8, 16]))
-    warps = draw(st.lists(warp(width), min_size=1, max_size=6))
+    width = draw(st.sampled_from(WIDTHS))
+    warps = draw(WARP_LISTS[width])
     addr = np.concatenate([w[0] for w in warps])
     mask = np.concatenate([w[1] for w in warps])
     return Access.from_lanes(addr, mask, width)
@@ -112,23 +133,25 @@ def test_a_masked_tail_is_one_run():
     assert (sectors(acc), lines(acc)) == (_chunks_affine(acc, SECTOR_BYTES), _chunks_affine(acc, LINE_BYTES)) == (5, 2)
 
 
+AFFINE_STRIDES = st.sampled_from([0, 1, -1, 2, 7, 8, 33, 128])
+ROW_MASK_KINDS = st.sampled_from(["run", "random"])
+
+
 @st.composite
 def affine_warps(draw):
-    width = draw(st.sampled_from([1, 2, 4, 8, 16]))
+    width = draw(st.sampled_from(WIDTHS))
     rows = draw(st.integers(1, 5))
-    first = np.array(draw(st.lists(st.integers(0, 1 << 14), min_size=rows, max_size=rows))) * width
-    stride = np.array(draw(st.lists(st.sampled_from([0, 1, -1, 2, 7, 8, 33, 128]), min_size=rows,
-                                    max_size=rows))) * width
+    first = draw(int_lanes(rows, 1 << 14)) * width
+    stride = np.array(draw(st.lists(AFFINE_STRIDES, min_size=rows, max_size=rows))) * width
     first = first + 40 * 128 * width  # keeps negative strides at non-negative addresses
     if draw(st.booleans()):
         return first, stride, None, width
     lanes = np.arange(WARP_SIZE)
     masks = []
     for _ in range(rows):
-        a, b = sorted(draw(st.lists(st.integers(0, WARP_SIZE), min_size=2, max_size=2)))
-        kind = draw(st.sampled_from(["run", "random"]))
-        masks.append((lanes >= a) & (lanes < b) if kind == "run" else
-                     np.array(draw(st.lists(st.booleans(), min_size=WARP_SIZE, max_size=WARP_SIZE))))
+        a, b = sorted(draw(LANE_PAIRS))
+        kind = draw(ROW_MASK_KINDS)
+        masks.append((lanes >= a) & (lanes < b) if kind == "run" else draw(RANDOM_MASKS))
     return first, stride, np.array(masks), width
 
 
