@@ -274,3 +274,21 @@ def test_kernels_a_program_drops_are_not_kept_by_the_total():
     gc.collect()
     assert sum(r() is not None for r in refs) == 0
     assert not any(ref() is None for ref, _n in list(replay._KEPT.values())[:-1])  # the dead ones' entries dropped
+
+
+@triton.jit
+def scalar_in_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs * 0) + offs)
+
+
+def test_check_mode_compares_a_0d_array(monkeypatch):
+    # KERNELLAB_REPLAY=check compared arrays as .view(np.uint8), which a 0-d array refuses (ValueError)
+    monkeypatch.setattr(replay, "CHECK", True)
+    replay.clear(scalar_in_kernel)
+    checked = replay.CHECKED[0]
+    for v in (1.5, 2.5):
+        out = np.zeros(N, np.float32)
+        scalar_in_kernel[(1,)](np.array(v, np.float32), out, BLOCK=N)
+        assert out[3] == v + 3
+    assert replay.status(scalar_in_kernel) == "replayed" and replay.CHECKED[0] == checked + 1
