@@ -292,3 +292,39 @@ def test_check_mode_compares_a_0d_array(monkeypatch):
         scalar_in_kernel[(1,)](np.array(v, np.float32), out, BLOCK=N)
         assert out[3] == v + 3
     assert replay.status(scalar_in_kernel) == "replayed" and replay.CHECKED[0] == checked + 1
+
+
+@triton.jit
+def closure_over_data_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    total = tl.sum(tl.load(x_ptr + offs), 0)
+
+    def combine(a, b):
+        return a + b + total  # data, though the reduce is given only a static block
+
+    tl.store(out_ptr + offs, tl.reduce(offs.to(tl.float32), 0, combine) + offs * 0)
+
+
+@triton.jit
+def closure_reassigned_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    shift = 1.0
+
+    def combine(a, b):
+        return a + b + shift
+
+    reduced = tl.reduce(tl.load(x_ptr + offs), 0, combine)
+    shift = 100.0  # the cell a replay's call would read
+    tl.store(out_ptr + offs, reduced + offs * 0)
+
+
+@pytest.mark.parametrize("kernel", [closure_over_data_kernel, closure_reassigned_kernel])
+def test_a_nested_combine_function_is_refused(kernel):
+    # the replay called the recorded launch's function: the first one's sum of x (a static reduce, its
+    # result kept), or the cell as the body left it (100 where the reduce saw 1)
+    replay.clear(kernel)
+    rng = np.random.default_rng(2)
+    for _ in range(3):
+        x = rng.standard_normal(N).astype(np.float32)
+        status = _same_as_fresh(kernel, [x, np.zeros(N, np.float32)], {"BLOCK": N})
+        assert status.startswith("refused"), status

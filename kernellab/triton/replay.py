@@ -40,7 +40,7 @@ does what a replay would skip: assigns a global, prints, imports a module that i
 a random-number module or reads a block's private state (``._data``, a pointer's array ``.flat``); or when its counts or effects may depend on
 loaded data or on anything the trace does not follow (see :mod:`kernellab.triton.trace`: a gather
 through loaded indices, a mask or Python control flow from data, the kernel's own numpy on loaded
-values, atomics, block pointers and descriptors, ``libdevice``, a store to memory another argument
+values, a nested combine function, atomics, block pointers and descriptors, ``libdevice``, a store to memory another argument
 overlaps, a store whose lanes write one address twice, programs that diverge and run one by one). A
 launch that raises is not recorded, nor one whose vectorised step was undone and rerun (a split tail, a
 reordered store: the next launch, with what the kernel learnt, records). A trace keeping more than

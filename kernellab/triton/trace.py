@@ -19,7 +19,9 @@ read of such a block's numpy values (``.data``); a value computed from
 data leaving the blocks (a Python number); atomics, printing, assertions on data; memory read or written
 other than by a wrapped ``tl.load``/``tl.store`` of a launch argument (block pointers, tensor
 descriptors); a step undone (the programs ran one by one or were rerun); a ``tl.gather`` (which checks
-its loaded index) after a store.
+its loaded index) after a store; a function given to a call (a combine function) that holds a loaded
+value, or a nested one (a closure) given to a call on data (a replay would call it with its cells as the
+recorded launch left them).
 """
 
 from __future__ import annotations
@@ -241,7 +243,40 @@ def _state_of(rec, x) -> int:
         return s
     if isinstance(x, dict):
         return max((_state_of(rec, y) for y in x.values()), default=0)
+    if isinstance(x, types.FunctionType) or hasattr(x, "fn") and hasattr(x, "arg_names"):
+        if not _function_state(rec, x, set()):
+            return 0
+        if rec is not None:  # a replay would call it holding the recorded launch's blocks
+            rec.refuse("a function holding a block that is not static (a closure over a loaded value)")
+        return 2
     return 0 if _static_leaf(x) else 2
+
+
+def _function_state(rec, fn, seen: set) -> int:
+    """The worst :func:`_state_of` of what a function given to a call (a combine function) holds in its
+    closure cells and defaults (a nested function closing over a loaded value computes from data, though
+    every block the call is given is static)."""
+    f = getattr(fn, "fn", fn)
+    if not isinstance(f, types.FunctionType) or id(f) in seen:
+        return 0
+    seen.add(id(f))
+    held = list(f.__defaults__ or ()) + list((f.__kwdefaults__ or {}).values())
+    for cell in f.__closure__ or ():
+        try:
+            held.append(cell.cell_contents)
+        except ValueError:  # a cell not yet assigned
+            pass
+    s = 0
+    for v in held:
+        if isinstance(v, types.FunctionType) or hasattr(v, "fn") and hasattr(v, "arg_names"):
+            s = max(s, _function_state(rec, v, seen))
+        elif isinstance(v, (types.ModuleType, constexpr)) or v.__class__ in _PLAIN:
+            continue
+        else:
+            s = max(s, _state_of(rec, v))
+        if s == 2:
+            break
+    return s
 
 
 _PLAIN = frozenset((int, float, bool, str, type(None)))
@@ -293,6 +328,10 @@ def _template(rec, x):
         return x.__class__(p for p, _n in parts), nested
     if isinstance(x, (tuple, list, dict)) and _state_of(rec, x) == 1:
         rec.refuse("data inside a container the trace does not follow")
+    if getattr(getattr(x, "fn", x), "__closure__", None) and (isinstance(x, types.FunctionType) or hasattr(x, "arg_names")):
+        # a replay would call it with its cells as the recorded launch left them (a name the kernel assigns
+        # again after the call)
+        rec.refuse("a nested function (a closure) given to a call on data")
     return x, False
 
 
