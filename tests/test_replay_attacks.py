@@ -164,12 +164,27 @@ def numpy_random_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(x_ptr + offs) + np.random.random())  # noqa: NPY002  (the legacy module: the point)
 
 
+@triton.jit
+def globals_dict_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) * globals()["G"])  # G by a string: not in the code's names
+
+
+@triton.jit
+def getattr_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) * getattr(settings, "SCALE"))  # noqa: B009  (by a string: the point)
+
+
 @pytest.mark.parametrize("kernel,extra,out_size", [(flat_read_kernel, [], N), (private_data_kernel, [], 2 * N),
-                                                   (assigns_global_kernel, [5], N)])
-def test_python_a_replay_would_skip_runs_fresh(kernel, extra, out_size):
+                                                   (assigns_global_kernel, [5], N), (globals_dict_kernel, [], N),
+                                                   (getattr_kernel, [], N)])
+def test_python_a_replay_would_skip_runs_fresh(kernel, extra, out_size, monkeypatch):
     replay.clear(kernel)
     rng = np.random.default_rng(0)
-    for _ in range(3):
+    for g in (2.0, 3.0, 4.0):  # what globals_dict_kernel and getattr_kernel read changes each launch
+        monkeypatch.setattr(sys.modules[__name__], "G", g)
+        monkeypatch.setattr(settings, "SCALE", g)
         x = rng.standard_normal(N).astype(np.float32)
         status = _same_as_fresh(kernel, [x, np.zeros(out_size, np.float32), *extra], {"BLOCK": N})
         assert status.startswith("unsupported"), status

@@ -238,10 +238,13 @@ def _is_jit(v) -> bool:
     return isinstance(v, _runtime().JITFunction)
 
 
-# names whose use a replay would skip: printing, and a block's or pointer's private state (its numpy
-# values, a pointer's whole array ``.flat``), read by the kernel's own code
+# names whose use a replay would skip: printing, a block's or pointer's private state (its numpy values, a
+# pointer's whole array ``.flat``) read by the kernel's own code, builtins reading what the key does not name
 _SKIPPED = frozenset(("print", "device_print", "flat", "_data", "_lazy", "_wide", "_into", "_lineage", "_affine",
-                      "_prefix", "_make"))
+                      "_prefix", "_make",
+                      # builtins that read what the key does not name (a global by a string, a file, input)
+                      "eval", "exec", "compile", "globals", "locals", "vars", "getattr", "__import__", "open",
+                      "input", "id", "setattr", "delattr", "breakpoint"))
 _READS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # a function → _reads(function)
 _MISSING = object()
 _NONE_YET = (_MISSING, None)
@@ -254,9 +257,10 @@ def _reads(fn):
     names (``(fn.__globals__, name, None)``), a closure cell (``(cell, None, None)``), a scalar attribute of
     a library module the code names as a global (``(fn.__globals__, module name, attribute)``: a module's
     setting read as ``mod.attr``); ``_NO`` when its code assigns or deletes a global, imports a module that is
-    not a library's, names a library's random-number module, calls ``print`` or reads a block's private
-    state (``_data``, a pointer's array ``.flat``): what a replay, which does not run the code, would not
-    do or would not see. Made once per function."""
+    not a library's, names a library's random-number module, calls ``print``, reads a block's private
+    state (``_data``, a pointer's array ``.flat``) or calls a builtin that reads what the key does not name
+    (``globals()``, ``getattr``, ``eval``, ``open``, ``input``, ``id``): what a replay, which does not run
+    the code, would not do or would not see. Made once per function."""
     out = _READS.get(fn)
     if out is not None:
         return out
@@ -525,7 +529,7 @@ def plan(kernel, args, kwargs, grid, num_warps: int):
     gk = _globals_key(kernel)
     if gk is _NO:
         return no("a global the kernel reads that is not a constant, or Python a replay would skip (a global "
-                  "assigned, print, random numbers, a block's private state)")
+                  "assigned, print, random numbers, a block's private state, globals(), getattr, open)")
     parts.append(gk)
     key = tuple(parts)
     cache = kernel.__dict__.get("_replays")
