@@ -229,19 +229,18 @@ def localize_downloads(app) -> None:
     from sphinx_gallery.notebook import jupyter_notebook, save_notebook
     from sphinx_gallery.utils import zip_files
 
-    if app.builder.format != "html":
-        return  # the gettext and doctest builds publish no downloads
     conf = app.config.sphinx_gallery_conf
+    if app.builder.format != "html":  # the gettext and doctest builds publish no downloads
+        _keep_times(Path(app.srcdir), conf)
+        return
     lang = app.config.language or "en"
     srcdir = Path(app.srcdir)
     base = app.config.html_baseurl or ""
     site_root = base[: -len(lang) - 1] if base.endswith(f"/{lang}/") else ""
     wheel = wheel_name(app.config.release)
     wheel_url = f"{site_root}dist/{wheel}" if site_root else None
-    examples_dirs = conf["examples_dirs"] if isinstance(conf["examples_dirs"], list) else [conf["examples_dirs"]]
-    gallery_dirs = conf["gallery_dirs"] if isinstance(conf["gallery_dirs"], list) else [conf["gallery_dirs"]]
-    for examples_dir, gallery_dir in zip(examples_dirs, gallery_dirs):
-        examples_dir, out_dir = Path(examples_dir), srcdir / gallery_dir
+    for examples_dir, out_dir in _gallery_folders(srcdir, conf):
+        gallery_dir = out_dir.relative_to(srcdir).as_posix()
         for source in sorted(examples_dir.rglob("*.py")):
             rel = source.relative_to(examples_dir)
             target = out_dir / rel
@@ -279,6 +278,36 @@ def localize_downloads(app) -> None:
             generate_zipfiles(str(out_dir), str(srcdir), conf)
             newest = max(p.stat().st_mtime for p in examples_dir.rglob("*.py"))
             for path in out_dir.glob("*.zip"):  # the download-all zips
+                os.utime(path, (newest, newest))
+
+
+def _gallery_folders(srcdir: Path, conf: dict) -> list[tuple[Path, Path]]:
+    """(examples folder, gallery folder under ``srcdir``) for each of sphinx-gallery's galleries."""
+    examples_dirs = conf["examples_dirs"] if isinstance(conf["examples_dirs"], list) else [conf["examples_dirs"]]
+    gallery_dirs = conf["gallery_dirs"] if isinstance(conf["gallery_dirs"], list) else [conf["gallery_dirs"]]
+    return [(Path(e), srcdir / g) for e, g in zip(examples_dirs, gallery_dirs)]
+
+
+def _keep_times(srcdir: Path, conf: dict) -> None:
+    """On a build that publishes no downloads, the times of the downloads sphinx-gallery wrote again.
+
+    sphinx-gallery copies the English script over each example's ``.py`` whenever the two differ, which
+    after an HTML build (whose ``.py`` carries the header) is every time, and writes the download-all zips
+    again: with new modification times, and a page's downloads are its dependencies, so the doctest
+    build on the HTML build's doctrees read all the gallery's pages again (13 pages; their doctrees are
+    the same, a download's contents is not part of a page). Their times go back to what the HTML build
+    left, the English script's, as there; the next HTML build writes the header again.
+    """
+    for examples_dir, out_dir in _gallery_folders(srcdir, conf):
+        sources = sorted(examples_dir.rglob("*.py"))
+        for source in sources:
+            target = out_dir / source.relative_to(examples_dir)
+            if target.is_file() and target.with_suffix(".ipynb").is_file():
+                stamp = source.stat().st_mtime
+                os.utime(target, (stamp, stamp))
+        if sources:
+            newest = max(p.stat().st_mtime for p in sources)
+            for path in out_dir.glob("*.zip"):
                 os.utime(path, (newest, newest))
 
 
