@@ -343,3 +343,25 @@ def test_a_nested_combine_function_is_refused(kernel):
         x = rng.standard_normal(N).astype(np.float32)
         status = _same_as_fresh(kernel, [x, np.zeros(N, np.float32)], {"BLOCK": N})
         assert status.startswith("refused"), status
+
+
+SHIFT = tl.constexpr(0)
+
+
+@triton.jit
+def constexpr_global_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs + SHIFT, tl.load(x_ptr + offs))
+
+
+def test_a_global_constexprs_value_set_again_is_a_miss(monkeypatch):
+    # the key of a global is kept with the object it was made from, for the next launch; a constexpr
+    # object's .value may be set: the replay stored at the first launch's shift
+    replay.clear(constexpr_global_kernel)
+    x = np.arange(N, dtype=np.float32)
+    for shift in (0, 0, 3):
+        monkeypatch.setattr(SHIFT, "value", shift)
+        out = np.zeros(N + 4, np.float32)
+        status = _same_as_fresh(constexpr_global_kernel, [x, out], {"BLOCK": N})
+        assert out[shift + 1] == 1.0  # x[1] at 1 + shift
+    assert status == "recorded"

@@ -335,7 +335,7 @@ def _code_key(fn, stack, plain: bool):
             k = _constant(v, stack)
             if k is _NO:
                 return _NO
-            if k[0] not in _CHANGING:
+            if k[0] not in _CHANGING and v.__class__ is not constexpr:  # (a constexpr's .value may be set)
                 read[3] = (v, k)  # one store: a thread reading it sees an object and its own key
             parts.append(k)
         if plain:
