@@ -9,21 +9,27 @@ from hypothesis import strategies as st
 from kernellab.triton.axis import AxisInfo
 from kernellab.triton.layout import lanes, plan
 
+# Strategies built once: built inside a draw, each is validated again at every draw
 pow2 = st.sampled_from([1, 2, 4, 8, 16, 32, 64, 128, 256, 1024])
+RANKS = st.integers(1, 2)
+SIDES = st.sampled_from([1, 2, 4, 8, 16, 32, 64, 128, 256])
+ELEMS = st.sampled_from([1, 2, 4, 8])
+WARPS = st.sampled_from([1, 2, 4, 8])
+WANTED = st.one_of(st.none(), st.sampled_from([1, 2, 4, 8, 16]))
 
 
 @st.composite
 def accesses(draw):
-    rank = draw(st.integers(1, 2))
-    shape = tuple(draw(st.sampled_from([1, 2, 4, 8, 16, 32, 64, 128, 256])) for _ in range(rank))
+    rank = draw(RANKS)
+    shape = tuple(draw(SIDES) for _ in range(rank))
     contig = tuple(min(draw(pow2), s) for s in shape)
     div = tuple(draw(pow2) for _ in range(rank))  # bytes
     const = tuple(min(draw(pow2), s) for s in shape)
     ptr = AxisInfo(contig, div, (1,) * rank)
     mask = AxisInfo((1,) * rank, (1,) * rank, const) if draw(st.booleans()) else None
-    elem = draw(st.sampled_from([1, 2, 4, 8]))
-    warps = draw(st.sampled_from([1, 2, 4, 8]))
-    wanted = draw(st.one_of(st.none(), st.sampled_from([1, 2, 4, 8, 16])))
+    elem = draw(ELEMS)
+    warps = draw(WARPS)
+    wanted = draw(WANTED)
     return ptr, mask, shape, elem, warps, wanted
 
 
