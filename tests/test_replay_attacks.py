@@ -7,6 +7,7 @@ import sys
 import types
 
 import numpy as np
+import numpy.random.mtrand as mtrand
 import pytest
 
 import kernellab.triton as triton
@@ -190,14 +191,21 @@ def test_python_a_replay_would_skip_runs_fresh(kernel, extra, out_size, monkeypa
         assert status.startswith("unsupported"), status
 
 
-def test_numpy_random_in_a_kernel_runs_fresh():
-    replay.clear(numpy_random_kernel)
+@triton.jit
+def mtrand_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) + mtrand.rand())
+
+
+@pytest.mark.parametrize("kernel", [numpy_random_kernel, mtrand_kernel])
+def test_numpy_random_in_a_kernel_runs_fresh(kernel):
+    replay.clear(kernel)
     x = np.zeros(N, np.float32)
     outs = []
     for _ in range(3):
         outs.append(np.zeros(N, np.float32))
-        numpy_random_kernel[(1,)](x, outs[-1], BLOCK=N)
-        assert replay.status(numpy_random_kernel).startswith("unsupported")
+        kernel[(1,)](x, outs[-1], BLOCK=N)
+        assert replay.status(kernel).startswith("unsupported")
     assert len({o[0] for o in outs}) == 3  # a new random number each launch (a replay kept the first)
 
 

@@ -188,7 +188,8 @@ def _scalar(v):
 
 def _library(name) -> bool:
     """Whether a module (or a function's ``__module__``) is one of the libraries whose state is constant."""
-    return isinstance(name, str) and name.split(".")[0] in _SAFE_MODULES and name not in _STATEFUL
+    return isinstance(name, str) and name.split(".")[0] in _SAFE_MODULES \
+        and not any(name == s or name.startswith(s + ".") for s in _STATEFUL)
 
 
 _STATEFUL = ("numpy.random", "random")  # library modules whose functions change state (an RNG): refused
