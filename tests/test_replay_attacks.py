@@ -373,3 +373,27 @@ def test_a_global_constexprs_value_set_again_is_a_miss(monkeypatch):
         status = _same_as_fresh(constexpr_global_kernel, [x, out], {"BLOCK": N})
         assert out[shift + 1] == 1.0  # x[1] at 1 + shift
     assert status == "recorded"
+
+
+@triton.jit
+def loop_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    acc = x
+    for _ in range(n):
+        acc = acc * 0.5 + x  # two nodes an iteration
+    tl.store(out_ptr + offs, acc)
+
+
+def test_a_traces_nodes_count_against_its_budget(monkeypatch):
+    # a loop's trace keeps its nodes (about 0.6 kB each: 40 000 kept 23.6 MB), which counted nothing:
+    # a few bytes of offsets stood for the whole trace against BUDGET and TOTAL
+    from kernellab.triton import trace
+
+    monkeypatch.setattr(replay, "BUDGET", 100 * trace.NODE_BYTES)
+    replay.clear(loop_kernel)
+    x = np.ones(N, np.float32)
+    for n, want in ((10, "recorded"), (60, "refused: the trace would keep more than")):  # 22, 122 nodes
+        status = _same_as_fresh(loop_kernel, [x, np.zeros(N, np.float32), n], {"BLOCK": N})
+        assert status.startswith(want), status
+    assert max(b for _r, b in replay._KEPT.values()) >= 22 * trace.NODE_BYTES

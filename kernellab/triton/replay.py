@@ -44,7 +44,8 @@ values, a nested combine function, atomics, block pointers and descriptors, ``li
 overlaps, a store whose lanes write one address twice, programs that diverge and run one by one). A
 launch that raises is not recorded, nor one whose vectorised step was undone and rerun (a split tail, a
 reordered store: the next launch, with what the kernel learnt, records). A trace keeping more than
-:data:`BUDGET` bytes (offsets, masks, constants) is not kept; each kernel keeps its last
+:data:`BUDGET` bytes (offsets, masks, constants, and :data:`~kernellab.triton.trace.NODE_BYTES` a node)
+is not kept; each kernel keeps its last
 :data:`ENTRIES` signatures, and all kernels together their last :data:`TOTAL` bytes of traces (a
 kernel the program no longer holds is freed with its traces).
 
@@ -390,7 +391,7 @@ class Plan:
             _KEPT[(id(self.kernel), self.key)] = (weakref.ref(self.kernel), nbytes)
             total = sum(n for _r, n in _KEPT.values())
             oldest = []
-            while total > TOTAL and _KEPT:
+            while total > TOTAL and len(_KEPT) > 1:  # (the newest is kept: BUDGET bounds it)
                 (_id, key), (ref, n) = next(iter(_KEPT.items()))
                 del _KEPT[(_id, key)]
                 total -= n

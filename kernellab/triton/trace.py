@@ -715,6 +715,7 @@ def _tile(offs: np.ndarray, size: int):
     return starts, block, tuple(strides)
 
 
+NODE_BYTES = 512  #: bytes a trace's node keeps, about (40 000 nodes of a loop kept 23.6 MB)
 _CHECKS_DATA = frozenset(("gather",))  # functions that raise on loaded values (tl.gather: an index out of range)
 
 
@@ -804,6 +805,9 @@ def finish(rec: Recorder, budget: int):
                 out.append((n, frees.get(i, ())))
             i += 1
         steps.append((pids, out))
+    total += NODE_BYTES * sum(keep)  # the nodes themselves (a loop of a few operations, many times)
+    if total > budget:
+        return None, f"the trace would keep more than {budget} bytes"
     rec.nbytes = total
     return steps, None
 
