@@ -165,10 +165,11 @@ def _html_in_parallel(session: nox.Session, site: Path, *extra: str, doctests: b
     logs = BUILD / "logs"
     logs.mkdir(parents=True, exist_ok=True)
 
-    def start(name: str, argv: list[str], lang: str) -> tuple[subprocess.Popen, object]:
+    def start(name: str, argv: list[str], lang: str, **more: str) -> tuple[subprocess.Popen, object]:
         session.log(" ".join(argv) + f"  (log: {logs / name}.log)")
         log = open(logs / f"{name}.log", "w", encoding="utf-8")  # closed below, once the build ends
-        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env={**env, "KERNELLAB_LANG": lang}), log
+        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                                env={**env, "KERNELLAB_LANG": lang, **more}), log
 
     def finish(name: str, proc: subprocess.Popen, log) -> int:
         proc.wait()
@@ -184,7 +185,9 @@ def _html_in_parallel(session: nox.Session, site: Path, *extra: str, doctests: b
             failed.append(lang)
         elif lang == "en":
             if doctests:
-                doctest = start("doctest", _sphinx_argv("doctest", "en", "en", BUILD / "doctest", *extra), "en")
+                # the API pages are the ones this English build has just written (docs/conf.py)
+                doctest = start("doctest", _sphinx_argv("doctest", "en", "en", BUILD / "doctest", *extra), "en",
+                                KERNELLAB_API_PAGES_CURRENT="1")
             if after_english:
                 try:
                     after_english()

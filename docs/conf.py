@@ -332,7 +332,27 @@ def _drop_stale_api_pages(app):
         shutil.rmtree(folder)
 
 
+def _api_pages_current(app):
+    """No API pages generated again by the doctest build that follows the English HTML build.
+
+    noxfile's ``_html_in_parallel`` starts that build, on the HTML build's doctrees and staged sources,
+    with ``KERNELLAB_API_PAGES_CURRENT`` set: autosummary's pages are the ones the HTML build has just
+    written from the same sources, and the doctest builder tests the prose pages' {doctest} blocks only
+    (``doctest_test_doctest_blocks``), so generating them again (every module parsed: about 1.5 s) changed
+    nothing. Off for autosummary's handler only (priority 500), back on after it: the environment keeps
+    the HTML build's configuration.
+    """
+    if app.builder.name == "doctest" and os.environ.get("KERNELLAB_API_PAGES_CURRENT"):
+        app.config.autosummary_generate = False
+
+
+def _api_generation_back(app):
+    app.config.autosummary_generate = autosummary_generate
+
+
 def setup(app):
+    app.connect("builder-inited", _api_pages_current, priority=400)  # before autosummary's handler (500)
+    app.connect("builder-inited", _api_generation_back, priority=600)
     app.connect("config-inited", _runtime_language, priority=5)  # before sphinx-gallery's handler (10)
     app.connect("builder-inited", _drop_stale_api_pages, priority=100)  # before autosummary generates
     app.connect("autodoc-skip-member", _skip_foreign)
