@@ -85,3 +85,44 @@ def test_torch_tensors_found_by_their_data_ptr():
     out = torch.zeros(3, dtype=torch.int32)
     per_program_array[(3,)](torch.tensor([t.data_ptr() for t in ts]), out)
     assert out.tolist() == [1, 2, 3]
+
+
+@triton.jit
+def _double_into(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+
+@triton.jit
+def _count_into(out_ptr, BLOCK: tl.constexpr):
+    tl.atomic_add(out_ptr + tl.arange(0, BLOCK) % 2, 1)
+
+
+@triton.jit
+def _block_ptr_copy(x_ptr, out_ptr, N: tl.constexpr):
+    src = tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (N,), (0,))
+    dst = tl.make_block_ptr(out_ptr, (N,), (1,), (0,), (N,), (0,))
+    tl.store(dst, tl.load(src))
+
+
+def _read_only(a):
+    a.flags.writeable = False
+    return a
+
+
+def test_a_store_to_a_read_only_array_names_the_kernel_program_and_array():
+    from kernellab.errors import KernelValueError
+
+    x = _read_only(np.arange(70, dtype=np.float32))  # loads from a read-only array are fine
+    out = np.zeros(70, np.float32)
+    _double_into[(2,)](x, out, 70, BLOCK=64)
+    np.testing.assert_array_equal(out, 2 * x)
+    # the same signature but for the output's flag: not a replay of the launch above, a fresh one that raises
+    with pytest.raises(KernelValueError, match=r"kernel _double_into, program \(0,0,0\): a store to out_ptr, "
+                                               r"a read-only array") as err:
+        _double_into[(2,)](x, _read_only(np.zeros(70, np.float32)), 70, BLOCK=64)
+    assert err.value.details["array"] == "out_ptr" and err.value.details["kernel"] == "_double_into"
+    with pytest.raises(KernelValueError, match="a store to out_ptr, a read-only array"):
+        _count_into[(1,)](_read_only(np.zeros(2, np.int32)), BLOCK=8)  # an atomic writes too
+    with pytest.raises(KernelValueError, match="a store to out_ptr, a read-only array"):
+        _block_ptr_copy[(1,)](x[:16], _read_only(np.zeros(16, np.float32)), N=16)

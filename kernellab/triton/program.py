@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..errors import fmt_dim3
+from ..errors import KernelValueError, fmt_dim3
 from ..i18n import _
 from . import sampling
 from .counts import Tally, Touched
@@ -117,12 +117,24 @@ class Program:
         """The parameter name of an array, or ``array`` when it was not a launch argument."""
         return self.names.get(self.address(flat), "array")
 
+    def writable(self, flat: np.ndarray):
+        """Raise :class:`~kernellab.KernelValueError`, naming the kernel, the batch's first program
+        and the array, when ``flat`` is read-only (numpy's ``flags.writeable`` is False): a kernel may
+        load from a read-only array, not store to it."""
+        if not flat.flags.writeable:
+            name = self.name_of(flat)
+            raise KernelValueError(
+                _("{place}: a store to {array}, a read-only array (its flags.writeable is False)").format(
+                    place=self.where(0), array=name),
+                kernel=self.kernel, program=fmt_dim3(self.pids[0]), array=name)
+
     def before_store(self, flat: np.ndarray):
         """Keep a copy of ``flat`` the first time this step changes it at once (when journaling).
 
         A step that defers its stores cannot change at once an array it lent or has a store pending
         for (an atomic): :class:`Reorder`.
         """
+        self.writable(flat)
         rec = REC.get()
         if rec is not None and rec.mem != "store":
             rec.refuse("memory written other than by tl.store")
@@ -165,6 +177,7 @@ class Program:
             self.before_store(flat)
             apply()
             return
+        self.writable(flat)
         rec = REC.get()
         if rec is not None and rec.mem != "store":
             rec.refuse("memory written other than by tl.store")
