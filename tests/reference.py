@@ -1,4 +1,7 @@
-"""Helpers several test modules share: arrays placed at a chosen alignment, float64 references."""
+"""Helpers several test modules share: arrays placed at a chosen alignment, float64 references, the
+mini-Triton's plain path."""
+
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -19,3 +22,16 @@ def attention_float64(q, k, v, scale: float) -> np.ndarray:
     s = q64 @ k64.transpose(0, 2, 1) * scale
     p = np.exp(s - s.max(-1, keepdims=True))
     return (p / p.sum(-1, keepdims=True)) @ v64
+
+
+@contextmanager
+def plain_path():
+    """Launches without the structured fast path and without deferred stores (the reference they equal)."""
+    from kernellab.triton import engine, tensor
+
+    saved = tensor._STRUCTURED, engine.DEFER
+    tensor._STRUCTURED, engine.DEFER = frozenset(), False
+    try:
+        yield
+    finally:
+        tensor._STRUCTURED, engine.DEFER = saved

@@ -8,7 +8,7 @@ runs a kernel both ways: as written, and with those optimisations switched off (
 materialises every offset and mask and copies every load.
 """
 
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 
 import numpy as np
 import pytest
@@ -19,18 +19,7 @@ import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import OutOfBoundsError, allow_float64
 from kernellab.access import Access, bytes_requested, lines, prefix_counts, requests, sectors
-from kernellab.triton import engine, tensor
-
-
-@contextmanager
-def plain_path():
-    """Run launches without the structured fast path and without deferred stores."""
-    saved = tensor._STRUCTURED, engine.DEFER
-    tensor._STRUCTURED, engine.DEFER = frozenset(), False
-    try:
-        yield
-    finally:
-        tensor._STRUCTURED, engine.DEFER = saved
+from tests.reference import plain_path
 
 
 def both(launch, *arrays):

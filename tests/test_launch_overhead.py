@@ -22,25 +22,14 @@ import pytest
 import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import allow_float64
-from kernellab.triton import counts, engine, memory, tensor
+from kernellab.triton import counts, memory
 from kernellab.triton.program import Program
 from kernellab.triton.runtime import _argument
-from tests.reference import placed
+from tests.reference import placed, plain_path
 
 _spec = importlib.util.spec_from_file_location("kl_triton_kernels_overhead", Path(__file__).with_name("triton_kernels.py"))
 K = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(K)
-
-
-@contextmanager
-def plain_path():
-    """Launches without the structured fast path and without deferred stores (the reference)."""
-    saved = tensor._STRUCTURED, engine.DEFER
-    tensor._STRUCTURED, engine.DEFER = frozenset(), False
-    try:
-        yield
-    finally:
-        tensor._STRUCTURED, engine.DEFER = saved
 
 
 @contextmanager
