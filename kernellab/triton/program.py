@@ -20,7 +20,7 @@ from ..errors import KernelValueError, fmt_dim3
 from ..i18n import _
 from . import sampling
 from .counts import Tally, Touched
-from .trace import REC
+from .trace import REC, touched
 
 
 class Divergence(Exception):
@@ -128,16 +128,19 @@ class Program:
                     place=self.where(0), array=name),
                 kernel=self.kernel, program=fmt_dim3(self.pids[0]), array=name)
 
+    def _storing(self, flat: np.ndarray):
+        """What every store to ``flat`` checks first, at once or deferred: that it may be written, and
+        that a recording sees it (see :func:`~kernellab.triton.trace.touched`)."""
+        self.writable(flat)
+        touched("store")
+
     def before_store(self, flat: np.ndarray):
         """Keep a copy of ``flat`` the first time this step changes it at once (when journaling).
 
         A step that defers its stores cannot change at once an array it lent or has a store pending
         for (an atomic): :class:`Reorder`.
         """
-        self.writable(flat)
-        rec = REC.get()
-        if rec is not None and rec.mem != "store":
-            rec.refuse("memory written other than by tl.store")
+        self._storing(flat)
         if self.deferred is not None:
             key = self.address(flat)
             if key in self._stored or key in self._lent:
@@ -148,9 +151,7 @@ class Program:
 
     def before_load(self, flat: np.ndarray):
         """A step that defers its stores cannot read an array it has a store pending for: :class:`Reorder`."""
-        rec = REC.get()
-        if rec is not None and rec.mem != "load":
-            rec.refuse("memory read other than by tl.load")
+        touched("load")
         if self.deferred is not None and self.address(flat) in self._stored:
             raise Reorder
 
@@ -177,10 +178,7 @@ class Program:
             self.before_store(flat)
             apply()
             return
-        self.writable(flat)
-        rec = REC.get()
-        if rec is not None and rec.mem != "store":
-            rec.refuse("memory written other than by tl.store")
+        self._storing(flat)
         for earlier, _apply in self.deferred:
             if any(np.may_share_memory(source, earlier) for source in sources):
                 raise Reorder

@@ -170,6 +170,14 @@ class Access:
         _store(self.value, values, flat, kind, a, b, c, d, shape)
 
 
+def touched(kind: str) -> None:
+    """Refuse the open recording, if any, when memory is touched other than by a wrapped ``tl.load``
+    (``kind`` ``"load"``) or ``tl.store`` (``"store"``): block pointers, descriptors, a kernel's own numpy."""
+    rec = REC.get()
+    if rec is not None and rec.mem != kind:
+        rec.refuse("memory {} other than by tl.{}".format("written" if kind == "store" else "read", kind))
+
+
 class Recorder:
     """The trace of one launch being recorded (see the module)."""
 
