@@ -1,9 +1,20 @@
 """Helpers several test modules share: arrays placed at a chosen alignment, float64 references, the
 mini-Triton's plain path."""
 
+import importlib.util
 from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
+
+
+def fresh_module(path: Path, name: str):
+    """The Python file ``path`` executed as a new module ``name``: each test module gets kernels of its own
+    (their launch caches, learnt hints and replays are not another module's)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def placed(values: np.ndarray, at: int) -> np.ndarray:

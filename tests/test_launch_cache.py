@@ -11,7 +11,6 @@ launch an earlier one's numbers.
 """
 
 import functools
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -20,11 +19,9 @@ import pytest
 
 import kernellab.triton as triton
 from kernellab import allow_float64, cdiv
-from tests.reference import placed
+from tests.reference import fresh_module, placed
 
-_spec = importlib.util.spec_from_file_location("kl_triton_kernels_cache", Path(__file__).with_name("triton_kernels.py"))
-K = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(K)
+K = fresh_module(Path(__file__).with_name("triton_kernels.py"), "kl_triton_kernels_cache")
 
 
 def _clear_caches():

@@ -12,7 +12,6 @@ Three shortcuts, each checked against its reference:
   address read from the flat view itself, whatever the array's layout.
 """
 
-import importlib.util
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
@@ -25,11 +24,9 @@ from kernellab import allow_float64
 from kernellab.triton import counts, memory
 from kernellab.triton.program import Program
 from kernellab.triton.runtime import _argument
-from tests.reference import placed, plain_path
+from tests.reference import fresh_module, placed, plain_path
 
-_spec = importlib.util.spec_from_file_location("kl_triton_kernels_overhead", Path(__file__).with_name("triton_kernels.py"))
-K = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(K)
+K = fresh_module(Path(__file__).with_name("triton_kernels.py"), "kl_triton_kernels_overhead")
 
 
 @contextmanager

@@ -3,7 +3,6 @@ and exactly the counts of a fresh launch on the same (new) data; data-dependent 
 a changed signature is a miss, never a wrong hit."""
 
 import dataclasses
-import importlib.util
 import os
 import subprocess
 import sys
@@ -17,6 +16,7 @@ import kernellab.triton.language as tl
 from kernellab import errors as kernellab_errors
 from kernellab import record as klrecord
 from kernellab.triton import replay
+from tests.reference import fresh_module
 
 
 @pytest.fixture(autouse=True)
@@ -26,16 +26,9 @@ def _replay_on():
     replay.enable(previous)
 
 
-def _load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 ROOT = Path(__file__).resolve().parents[1]
-K = _load(ROOT / "tests" / "triton_kernels.py", "kl_triton_kernels_replay")
-S = _load(ROOT / "benchmarks" / "speed_kernels.py", "kl_speed_kernels_replay")
+K = fresh_module(ROOT / "tests" / "triton_kernels.py", "kl_triton_kernels_replay")
+S = fresh_module(ROOT / "benchmarks" / "speed_kernels.py", "kl_speed_kernels_replay")
 
 
 def _fields(c) -> dict:
@@ -400,6 +393,8 @@ GALLERY_TRITON = [ROOT / "gallery" / "triton_notes" / "01_gelu.py", ROOT / "gall
 RUN_CHECKED = """
 import runpy, sys
 from kernellab.triton import replay
+from tests.reference import fresh_module
+from tests.reference import fresh_module
 runpy.run_path(sys.argv[1], run_name="__main__")
 print("replays checked:", replay.CHECKED[0])
 """

@@ -1,6 +1,5 @@
 """The same test bodies through both front ends: the seed's ``kernel(tl, …)`` and ``@triton.jit``."""
 
-import importlib.util
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,10 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernellab import cdiv, triton_launch
+from tests.reference import fresh_module
 
-_spec = importlib.util.spec_from_file_location("kl_triton_kernels_b", Path(__file__).with_name("triton_kernels.py"))
-K = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(K)
+K = fresh_module(Path(__file__).with_name("triton_kernels.py"), "kl_triton_kernels_b")
 
 
 # --- the seed's form of tutorials 01, 02, 03 ------------------------------------------------------

@@ -1,6 +1,5 @@
 """Real Triton syntax: the tutorials' kernels against float64 numpy, dtypes, grids, and every error."""
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -9,10 +8,9 @@ import pytest
 import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import LaunchError, OutOfBoundsError, allow_float64
+from tests.reference import fresh_module
 
-_spec = importlib.util.spec_from_file_location("kl_triton_kernels", Path(__file__).with_name("triton_kernels.py"))
-K = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(K)
+K = fresh_module(Path(__file__).with_name("triton_kernels.py"), "kl_triton_kernels")
 
 MODES = [pytest.param(True, id="vectorised"), pytest.param(False, id="one-by-one")]
 

@@ -1,7 +1,6 @@
 """The Triton 3.9 language in mini-Triton: every new operation against a float64 (or exact integer) numpy
 reference on random and edge shapes, run vectorised and one program at a time, with its counts."""
 
-import importlib.util
 import math
 from pathlib import Path
 
@@ -13,10 +12,9 @@ import kernellab.triton.language as tl
 from kernellab import OutOfBoundsError
 from kernellab.triton import dtypes as T
 from kernellab.triton.language.random import philox_np
+from tests.reference import fresh_module
 
-_spec = importlib.util.spec_from_file_location("kl_triton_kernels_lang", Path(__file__).with_name("triton_kernels.py"))
-K = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(K)
+K = fresh_module(Path(__file__).with_name("triton_kernels.py"), "kl_triton_kernels_lang")
 
 MODES = [pytest.param(True, id="vectorised"), pytest.param(False, id="one-by-one")]
 
