@@ -597,6 +597,29 @@ def compiled(session: nox.Session) -> None:
 
 
 @nox.session(default=False)
+def validate(session: nox.Session) -> None:
+    """Predict every published measurement of benchmarks/validation/validation.csv and score the model (not in CI).
+
+    Each of the 57 rows runs as this project's own kernel at the row's size, config and GPU (sampled
+    launches, about a minute of CPU); prints per row the stand-in, measured, predicted, the time ratio
+    (predicted ÷ measured time) and the binding term, then the summary (share of the 49 scored rows within
+    [0.8, 1.25] and [0.5, 2], geometric mean, worst row), all and per category; and writes
+    benchmarks/validation/results.json (commit it: tests/test_validation.py holds it current).
+
+    It first prints the same summary for commit 75152b7, the model before issue 32, as "before". Those
+    figures are stored in results.json with a hash of the harness that made them, and reused while the
+    harness is unchanged; when a kernel, a launch or a row changes they are rebuilt (a git worktree of
+    75152b7 in build/validate-before, the harness copied in, a second run: about a minute more). Storing
+    keeps the session within its 5 minutes and makes "before" a fixed reference; rebuilding on a harness
+    change keeps before and after the same kernels. ``-- --before rebuild`` forces it; ``-- --rows GS-01``
+    predicts some rows only (no file written).
+    """
+    _install(session)
+    session.run("python", "-m", "benchmarks.validation.run", "--before", "auto", "--json",
+                "benchmarks/validation/results.json", *session.posargs, env={**ENV, "KERNELLAB_LANG": "en"})
+
+
+@nox.session(default=False)
 def mutants(session: nox.Session) -> None:
     """Plant one-line bugs in access.py, counters.py and model/*.py one at a time; print the kill rate (not in CI).
 

@@ -1,0 +1,411 @@
+"""Every row of ``validation.csv`` as a launch of this project's own kernels, at the row's size and config.
+
+A case names what stands in for the row's kernel (``stand_in``; ``kind`` groups them for the page),
+makes the row's launch on the row's GPU and returns the model's :class:`~predicted.Prediction` of the
+quantity the row measured, with the row's *work*: the bytes or FLOPs of its unit's numerator (its
+source's own formula, ``validation.md``), or the events a per-event unit counts (hops, warp
+instructions). Arrays hold zeros: a sampled launch counts, it does not compute (``do_bench`` samples).
+
+Where a full SIMT simulation would take minutes, a case simulates fewer blocks of the same launch and
+scales the counts (:func:`scaled`): exact for grids of identical blocks, as the unit tests check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+
+import kernellab.triton as triton
+import kernellab.triton.language as tl
+from kernellab import launch
+
+from . import kernels_simt as ks
+from . import kernels_triton as kt
+from . import predicted
+
+#: Stand-in kinds, for the page: what replaces the row's kernel.
+KINDS = {
+    "own": "our kernel, the row's algorithm",
+    "cublas": "tutorial matmul, autotuned, for cuBLAS",
+    "fastcu": "tutorial matmul, the row's tile, for fast.cu",
+    "fa": "tutorial attention for FlashAttention",
+    "k10": "Boehm's kernel 10 for cuBLAS SGEMM",
+    "cub": "SIMT transform for CUB",
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One row's launch: its stand-in, engine, and the function giving ``(Prediction, work)`` on a GPU."""
+
+    row: str
+    engine: str  # "triton" or "simt"
+    kind: str  # a key of KINDS
+    stand_in: str  # the kernel, size and config that stand in for the row's, in words
+    run: Callable  # gpu → (predicted.Prediction, work)
+    cheap: bool = False  # in the unit test's subset (a second or less)
+
+
+CASES: dict[str, Case] = {}
+
+
+def case(row, engine, kind, stand_in, cheap=False, ids=None):
+    """Register the decorated ``run(gpu)`` as the case of ``row`` (and of every id in ``ids``)."""
+    def deco(fn):
+        for r in ids or (row,):
+            CASES[r] = Case(r, engine, kind, stand_in, fn, cheap)
+        return fn
+    return deco
+
+
+def scaled(counts, factor: float, grid):
+    """SIMT counts of part of a launch, scaled to the whole launch of ``grid``: every counter × ``factor``.
+
+    Exact when the launch's blocks (or loop passes) are identical, which the caller ensures; the
+    counts' ``launch`` record gets the full grid.
+    """
+    changes = {f.name: round(getattr(counts, f.name) * factor) for f in fields(counts)
+               if isinstance(getattr(counts, f.name), int) and not isinstance(getattr(counts, f.name), bool)}
+    return replace(counts, **changes, by_line=None,
+                   dram_sectors={k: round(v * factor) for k, v in counts.dram_sectors.items()},
+                   instr_by_kind={k: round(v * factor) for k, v in counts.instr_by_kind.items()},
+                   launch={**counts.launch, "grid": tuple(grid)})
+
+
+def _warps(block: int) -> int:
+    """Tutorial 02's warps for a row of ``block`` columns (as of early 2024): 4, 8 from 2048, 16 from 4096."""
+    return 16 if block >= 4096 else 8 if block >= 2048 else 4
+
+
+# --- memory-bound elementwise and launch overhead ---------------------------------------------------------
+
+def _vector_add(n):
+    def run(gpu):
+        x, y = np.zeros(n, np.float32), np.zeros(n, np.float32)
+        out, kernel = np.empty_like(x), kt.add_kernel
+        p = predicted.triton_bench(lambda: kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024), gpu)
+        return p, 12 * n  # tutorial 01: 12·n bytes (two fp32 reads, one write)
+    return run
+
+
+case("EW-01", "triton", "own", "tutorial 01 add_kernel, n = 134 217 728, BLOCK_SIZE 1024, 4 warps")(
+    _vector_add(134_217_728))
+case("LO-01", "triton", "own", "tutorial 01 add_kernel, n = 4096, BLOCK_SIZE 1024 (4 programs: cdiv(4096, 1024); "
+     "the row says one)", cheap=True)(_vector_add(4096))
+
+
+def _scale_bytes(n, simulated):
+    def run(gpu):
+        c, b = np.zeros(simulated, np.int8), np.zeros(simulated, np.int8)
+        counts = launch(ks.scale_bytes, simulated // 4096, 256, args=(c, b, np.int8(3), simulated), gpu=gpu)
+        counts = scaled(counts, n / simulated, (n // 4096, 1, 1))
+        return predicted.simt(counts, gpu, name="scale_bytes"), None
+    return run
+
+
+case("EW-03", "simt", "cub", "SIMT b[i] = 3·c[i], int8, 2^24 elements, 256 threads a block, one 16-byte vector "
+     "a thread (4096 blocks)")(_scale_bytes(1 << 24, 1 << 24))
+case("EW-04", "simt", "cub", "SIMT b[i] = 3·c[i], int8, 2^28 elements, 256 threads a block, one 16-byte vector "
+     "a thread (65 536 blocks; 1/16 of them simulated, counts × 16)")(_scale_bytes(1 << 28, 1 << 24))
+
+
+def _copy(blocks, nbytes, threads=1024):
+    def run(gpu):
+        n4 = nbytes // 16
+        src, dst = np.zeros(4 * n4, np.float32), np.zeros(4 * n4, np.float32)
+        counts = launch(ks.copy_float4, blocks, threads, args=(src, dst, n4), gpu=gpu)
+        return predicted.simt(counts, gpu, name="copy_float4"), 2 * nbytes  # BW = 2·bytes/t
+    return run
+
+
+case("EW-06", "simt", "own", "SIMT grid-stride float4 copy, 256 MiB, 32 blocks of 1024 threads, 4 float4 a "
+     "thread a pass")(_copy(32, 1 << 28))
+case("EW-07", "simt", "own", "SIMT grid-stride float4 copy, 256 MiB, 132 blocks of 1024 threads, 4 float4 a "
+     "thread a pass")(_copy(132, 1 << 28))
+case("MB-01", "simt", "own", "SIMT grid-stride float4 copy, 16 MiB, 528 blocks of 1024 threads (the row's "
+     "__ldcg/__stcg L2 residency is not expressed: the data is cold)", cheap=True)(_copy(528, 1 << 24))
+
+
+@case("EW-09", "simt", "own", "SIMT transpose through a 32×33 shared tile, float4 global accesses, block 8×32, "
+      "32768² fp32 (1 048 576 blocks; 2048² simulated, counts × 256)")
+def _transpose(gpu):
+    n, sim = 32768, 2048
+    a, o = np.zeros((sim, sim), np.float32), np.zeros((sim, sim), np.float32)
+    counts = launch(ks.transpose_padded_float4, (sim // 32, sim // 32), (8, 32), args=(a, o, sim), gpu=gpu)
+    counts = scaled(counts, (n // sim) ** 2, (n // 32, n // 32, 1))
+    return predicted.simt(counts, gpu, name="transpose_padded_float4"), 2 * n * n * 4
+
+
+# --- softmax and layer norm -------------------------------------------------------------------------------
+
+def _softmax(m, n):
+    def run(gpu):
+        x, y = np.zeros((m, n), np.float32), np.zeros((m, n), np.float32)
+        block, kernel = triton.next_power_of_2(n), kt.softmax_kernel
+        p = predicted.triton_bench(lambda: kernel[(m,)](y, x, n, n, n, BLOCK_SIZE=block, num_warps=_warps(block)),
+                                   gpu)
+        return p, 2 * m * n * 4  # tutorial 02: 2·M·N·4 bytes
+    return run
+
+
+case("SM-01", "triton", "own", "tutorial 02 softmax_kernel, 4096 × 256 fp32, one program a row, BLOCK_SIZE 256, "
+     "4 warps", cheap=True)(_softmax(4096, 256))
+case("SM-03", "triton", "own", "tutorial 02 softmax_kernel, 4096 × 12672 fp32, one program a row, BLOCK_SIZE "
+     "16384, 16 warps")(_softmax(4096, 12672))
+
+
+def _ln_block(n, itemsize=2):
+    """Tutorial 05's BLOCK_SIZE (the row in one block, at most 64 KB) and its warps."""
+    block = min(65536 // itemsize, triton.next_power_of_2(n))
+    return block, min(max(block // 256, 1), 8)
+
+
+@case("LN-01", "triton", "own", "tutorial 05 forward, 4096 × 4096 fp16 (dtype assumed), BLOCK_SIZE 4096, 8 warps")
+def _ln_fwd(gpu):
+    m, n = 4096, 4096
+    x, y = np.zeros((m, n), np.float16), np.zeros((m, n), np.float16)
+    w, b = np.ones(n, np.float16), np.zeros(n, np.float16)
+    mean, rstd = np.zeros(m, np.float32), np.zeros(m, np.float32)
+    (block, warps), kernel = _ln_block(n), kt.layer_norm_fwd
+    p = predicted.triton_bench(lambda: kernel[(m,)](x, y, w, b, mean, rstd, n, n, 1e-5, BLOCK_SIZE=block,
+                                                    num_warps=warps), gpu)
+    return p, 2 * m * n * 2  # tutorial 05: 2·numel·size bytes
+
+
+def _ln_bwd(m, n):
+    def run(gpu):
+        group = 128 if n <= 4096 else 96 if n <= 8192 else 64  # tutorial 05's GROUP_SIZE_M
+        x, dy, dx = (np.zeros((m, n), np.float16) for _ in range(3))
+        w = np.ones(n, np.float16)
+        mean, rstd = np.zeros(m, np.float32), np.ones(m, np.float32)
+        dw_part, db_part = np.zeros((group, n), np.float16), np.zeros((group, n), np.float16)
+        locks = np.zeros(2 * group, np.int32)
+        dw, db = np.zeros(n, np.float16), np.zeros(n, np.float16)
+        block, warps = _ln_block(n)
+        dx_kernel, dwdb_kernel = kt.layer_norm_bwd_dx, kt.layer_norm_bwd_dwdb
+
+        def backward():
+            dx_kernel[(m,)](dx, dy, dw_part, db_part, x, w, mean, rstd, locks, n, n,
+                                       GROUP_SIZE_M=group, BLOCK_SIZE_N=block, num_warps=warps)
+            dwdb_kernel[(triton.cdiv(n, 128),)](dw_part, db_part, dw, db, group, n, BLOCK_SIZE_M=32,
+                                                BLOCK_SIZE_N=128)
+        return predicted.triton_bench(backward, gpu), 3 * m * n * 2  # tutorial 05: 3·numel·size bytes
+    return run
+
+
+case("LN-03", "triton", "own", "tutorial 05 backward (dx with a spin lock per group, then dW/dB), 4096 × 4096 fp16, "
+     "GROUP_SIZE_M 128, BLOCK_SIZE_N 4096, 8 warps; torch's zero-fills of the partial sums are not counted")(
+    _ln_bwd(4096, 4096))
+case("LN-04", "triton", "own", "tutorial 05 backward, 4096 × 8192 fp16, GROUP_SIZE_M 96, BLOCK_SIZE_N 8192, "
+     "8 warps")(_ln_bwd(4096, 8192))
+
+
+# --- GEMM -------------------------------------------------------------------------------------------------
+
+def _matmul(m, n, k, dtype="fp16", layout="rrr", config=None, fp8_configs=False, precision=None):
+    """A matmul launch: the autotuned tutorial kernel (``config`` None) or one fixed config
+    ``(BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps, num_stages)``. ``layout``: row- or column-major
+    storage of A, B, C (``"rcc"``: fast.cu's A row-major, B and C column-major)."""
+    store, bitcast = {"fp16": (np.float16, None), "bf16": (np.uint16, tl.bfloat16),
+                      "fp8": (np.uint8, tl.float8e5), "fp32": (np.float32, None)}[dtype]
+
+    def run(gpu):
+        a, b = np.zeros(m * k, store), np.zeros(k * n, store)
+        c = np.zeros(m * n, np.float16 if dtype != "fp32" else np.float32)
+        sa = (k, 1) if layout[0] == "r" else (1, m)
+        sb = (n, 1) if layout[1] == "r" else (1, k)
+        sc = (n, 1) if layout[2] == "r" else (1, m)
+        args = (a, b, c, m, n, k, *sa, *sb, *sc)
+        if config is None:
+            kernel = kt.autotuned_matmul(fp8_configs)
+
+            def call():
+                kernel[lambda meta: (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)](
+                    *args, BITCAST=bitcast, PRECISION=precision)
+        else:
+            bm, bn, bk, group, warps, stages = config
+            kernel = kt.matmul_kernel
+
+            def call():
+                kernel[(triton.cdiv(m, bm) * triton.cdiv(n, bn),)](
+                    *args, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=group, BITCAST=bitcast,
+                    PRECISION=precision, num_warps=warps, num_stages=stages)
+        return predicted.triton_bench(call, gpu), 2 * m * n * k  # 2·M·N·K FLOPs
+    return run
+
+
+_AUTO = "tutorial 03 matmul_kernel, autotuned over the tutorial's CUDA configs, GROUP_SIZE_M 8"
+case("GL-01", "triton", "cublas", f"{_AUTO}; 8192³ bf16, A row-major, B and C column-major", ids=("GL-01", "GL-10"))(
+    _matmul(8192, 8192, 8192, "bf16", "rcc"))
+case("GL-07", "triton", "cublas", f"{_AUTO}; 6144³ bf16, A row-major, B and C column-major")(
+    _matmul(6144, 6144, 6144, "bf16", "rcc"))
+case("GL-03", "triton", "fastcu", "tutorial 03 matmul_kernel, 128×128×64 tiles, 4 warps (one warpgroup), 1 stage "
+     "(no pipelining), row-major launch order; 8192³ bf16 (the row's 192-wide tile has no power-of-two form)")(
+    _matmul(8192, 8192, 8192, "bf16", "rcc", (128, 128, 64, 1, 4, 1)))
+case("GL-04", "triton", "fastcu", "tutorial 03 matmul_kernel, 128×256×64 tiles, 8 warps, 4 stages, row-major launch "
+     "order; 8192³ bf16 (producer/consumer warp specialisation has no form here)")(
+    _matmul(8192, 8192, 8192, "bf16", "rcc", (128, 256, 64, 1, 8, 4)))
+case("GL-06", "triton", "fastcu", "tutorial 03 matmul_kernel, 128×256×64 tiles, 8 warps, 4 stages, grouped launch "
+     "order (GROUP_SIZE_M 8 for the Hilbert curve); 8192³ bf16 (clusters and TMA multicast have no form here)")(
+    _matmul(8192, 8192, 8192, "bf16", "rcc", (128, 256, 64, 8, 8, 4)))
+case("GL-11", "triton", "cublas", f"{_AUTO}; M 2048, N 8192, K 8192 fp16, row-major")(_matmul(2048, 8192, 8192))
+case("GL-13", "triton", "own", f"{_AUTO}; 3072³ fp16, row-major")(_matmul(3072, 3072, 3072))
+case("GL-14", "triton", "cublas", f"{_AUTO}; M 4096, N 8192, K 16384 fp32 data, TF32 dots")(
+    _matmul(4096, 8192, 16384, "fp32", precision="tf32"))
+for _id, _n in (("GS-01", 1024), ("GS-03", 2048), ("GS-06", 2688), ("GS-07", 2816), ("GS-09", 1024),
+                ("LO-03", 256), ("LO-04", 256)):
+    case(_id, "triton", "cublas", f"{_AUTO}; {_n}³ fp16, row-major", cheap=_n <= 1024)(_matmul(_n, _n, _n))
+for _id, _n in (("GS-02", 1024), ("GS-04", 2048), ("GS-10", 1024)):
+    case(_id, "triton", "own", f"{_AUTO}; {_n}³ fp16, row-major", cheap=_n <= 1024)(_matmul(_n, _n, _n))
+for _id, _n in (("GS-12", 2048), ("GS-13", 3072)):
+    case(_id, "triton", "own", f"{_AUTO}, and its fp8 configs; {_n}³ fp8 e5m2, B column-major (the tutorial "
+         "passes Bᵀ)")(_matmul(_n, _n, _n, "fp8", "rcr", fp8_configs=True))
+
+
+def _sgemm(m, n, k):
+    def run(gpu):
+        from kernellab.counters import scale_counts
+        from kernellab.sgemm import run_kernel
+        from kernellab.sgemm.study import loop_shape, spec_for
+
+        spec = spec_for(10, gpu)
+        sim = max(spec.params["BM"], spec.params["BN"])
+        rng = np.random.default_rng(0)
+        A, B = rng.standard_normal((sim, 32)).astype(np.float32), rng.standard_normal((32, sim)).astype(np.float32)
+        _, counts = run_kernel(spec, A, B, gpu=gpu)
+        p = predicted.simt(scale_counts(counts, (m, n, k)), gpu, n=(m, n, k), shape=loop_shape(spec), name=spec.name)
+        return p, 2 * m * n * k
+    return run
+
+
+case("GL-16", "simt", "k10", "Boehm's kernel 10 (warptiling) on the SIMT simulator, simulated on one tile and "
+     "scaled to M 4096, N 8192, K 16384 (kernellab.sgemm's route)")(_sgemm(4096, 8192, 16384))
+case("GL-17", "simt", "k10", "Boehm's kernel 10 (warptiling), scaled to M 5120, N 4096, K 4096")(
+    _sgemm(5120, 4096, 4096))
+
+
+# --- attention --------------------------------------------------------------------------------------------
+
+def _attn_config(d):
+    """(BLOCK_M, BLOCK_N, num_warps, num_stages) of tutorial 06's forward as of early 2024, by head dim."""
+    return (128, 64, 4, 4) if d <= 64 else (128, 32, 8, 3)
+
+
+def _attention_fwd(z, h, n, d, causal=False):
+    def run(gpu):
+        q, k, v, o = (np.zeros((z, h, n, d), np.float16) for _ in range(4))
+        lse = np.zeros((z, h, n), np.float32)
+        (bm, bn, warps, stages), kernel = _attn_config(d), kt.attn_fwd
+        p = predicted.triton_bench(lambda: kernel[(triton.cdiv(n, bm), z * h)](
+            q, k, v, lse, o, d ** -0.5, n, HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal,
+            num_warps=warps, num_stages=stages), gpu)
+        return p, 4 * z * h * n * n * d * (0.5 if causal else 1.0)  # 4·B·H·N²·d, halved when causal
+    return run
+
+
+def _fwd_text(z, h, n, d, causal=False, what="FlashAttention"):
+    bm, bn, warps, stages = _attn_config(d)
+    return (f"tutorial 06 forward (FlashAttention-2 algorithm) for {what}; B {z}, H {h}, N {n}, d {d} fp16"
+            f"{', causal' if causal else ''}; BLOCK_M {bm}, BLOCK_N {bn}, {warps} warps, {stages} stages")
+
+
+for _id, _shape, _what in (
+        ("AF-01", (32, 32, 512, 64), "FlashAttention-2 (CUDA, mma.sync)"),
+        ("AF-03", (32, 32, 512, 64), "the FA3 paper's Triton"),
+        ("AF-04", (1, 32, 16384, 64), "the FA3 paper's Triton"),
+        ("AF-05", (32, 32, 512, 64), "FlashAttention-3 (wgmma, warp-specialised)"),
+        ("AF-06", (1, 32, 16384, 64), "FlashAttention-3"),
+        ("AF-07", (32, 16, 512, 128), "FlashAttention-3"),
+        ("AF-08", (1, 16, 16384, 128), "FlashAttention-3"),
+        ("AF-11", (1, 8, 16384, 256), "FlashAttention-3"),
+        ("AF-13", (32, 16, 512, 128), "tritonbench's tutorial kernel"),
+        ("AF-14", (1, 16, 16384, 128), "tritonbench's tutorial kernel"),
+        ("AF-18", (1, 16, 16384, 128), "FlashAttention-2 on the A100 (its best case; the row is an envelope)")):
+    _kind = "own" if "Triton" in _what or "tutorial" in _what else "fa"
+    case(_id, "triton", _kind, _fwd_text(*_shape, what=_what))(_attention_fwd(*_shape))
+case("AF-10", "triton", "fa", _fwd_text(1, 16, 16384, 128, True, "FlashAttention-3"))(
+    _attention_fwd(1, 16, 16384, 128, causal=True))
+case("AF-17", "triton", "own", _fwd_text(4, 48, 1024, 64, True, "the tutorial's 2023-10 revision"))(
+    _attention_fwd(4, 48, 1024, 64, causal=True))
+
+BWD = (32, 128, 128, 32, 4, 5)  # tutorial 06's backward: BLOCK_M1, BLOCK_N1, BLOCK_M2, BLOCK_N2, warps, stages
+
+
+def _attention_bwd(z, h, n, d):
+    def run(gpu):
+        q, k, v, o, do, dq, dk, dv = (np.zeros((z, h, n, d), np.float16) for _ in range(8))
+        lse, delta = np.zeros((z, h, n), np.float32), np.zeros((z, h, n), np.float32)
+        m1, n1, m2, n2, warps, stages = BWD
+        pre, main = kt.attn_bwd_preprocess, kt.attn_bwd
+
+        def backward():
+            pre[(n // 128, z * h)](o, do, delta, n, HEAD_DIM=d, BLOCK_M=128)
+            main[(n // n1, 1, z * h)](q, k, v, d ** -0.5, do, dq, dk, dv, lse, delta, n, HEAD_DIM=d,
+                                             BLOCK_M1=m1, BLOCK_N1=n1, BLOCK_M2=m2, BLOCK_N2=n2,
+                                             num_warps=warps, num_stages=stages)
+        return predicted.triton_bench(backward, gpu), 2.5 * 4 * z * h * n * n * d  # backward = 2.5 × forward
+    return run
+
+
+for _id, _shape, _what in (("AB-01", (32, 32, 512, 64), "FlashAttention-2"),
+                           ("AB-03", (32, 32, 512, 64), "FlashAttention-3"),
+                           ("AB-04", (1, 32, 16384, 64), "FlashAttention-3"),
+                           ("AB-07", (1, 16, 16384, 128), "FlashAttention-3")):
+    _z, _h, _n, _d = _shape
+    case(_id, "triton", "fa", f"tutorial 06 backward (preprocess, then dK/dV and dQ per block) for {_what}; B {_z}, "
+         f"H {_h}, N {_n}, d {_d} fp16; blocks 32/128/128/32, 4 warps, 5 stages; the tutorial's torch op that "
+         "pre-scales K is not counted")(_attention_bwd(*_shape))
+
+
+# --- microbenchmarks and latency (clock64 inside the kernel: the loop's own time, no launch) -------------------
+
+def _chains(kernel, long=256, short=128, chains=128):
+    def run(gpu):
+        out = np.zeros(32 * chains, np.float32)
+        runs = [predicted.simt(launch(kernel, 1, 32, args=(out, it, chains), gpu=gpu), gpu, with_launch=False,
+                               name=kernel.__name__) for it in (long, short)]
+        return predicted.difference(*runs), (long - short) * chains  # warp instructions (chain steps)
+    return run
+
+
+case("MB-03", "simt", "own", "SIMT <<<1, 32>>>: 128 independent chains x = __expf(x·1e-5) (FMUL, FMUL by log2 e, "
+     "MUFU.EX2); cycles per chain step from 256 − 128 steps", cheap=True)(_chains(ks.expf_chains))
+case("MB-04", "simt", "own", "SIMT <<<1, 32>>>: 128 independent FADD chains; cycles per FADD from 256 − 128 steps",
+     cheap=True)(_chains(ks.fadd_chains))
+
+
+@case("LA-01", "simt", "own", "SIMT <<<1, 1>>>: pointer chase through a random cycle of 2048 int32 in shared memory "
+      "(8 KB); cycles per hop from 512 − 256 hops", cheap=True)
+def _chase_shared(gpu):
+    n = 2048
+    perm = np.random.default_rng(0).permutation(n)
+    nxt = np.zeros(n, np.int32)
+    nxt[perm] = np.roll(perm, -1)
+    runs = [predicted.simt(launch(ks.chase_shared, 1, 32, args=(nxt, np.zeros(1, np.int32), hops, n), gpu=gpu), gpu,
+                           with_launch=False, name="chase_shared") for hops in (512, 256)]
+    return predicted.difference(*runs), 256
+
+
+@case("LA-03", "simt", "own", "SIMT <<<1, 1>>>: pointer chase through HBM, 256 MiB of int64, one element a "
+      "128-byte line, random order, cold; cycles per hop from 1024 − 512 hops")
+def _chase_global(gpu):
+    elems, per_line = (1 << 28) // 8, 128 // 8
+    rng = np.random.default_rng(0)
+    lines = rng.choice(elems // per_line, 1025, replace=False) * per_line
+    nxt = np.zeros(elems, np.int64)  # 256 MiB, untouched but for the 1025 lines of the chain
+    nxt[0] = lines[0]
+    nxt[lines[:-1]] = lines[1:]
+    runs = [predicted.simt(launch(ks.chase_global, 1, 32, args=(nxt, np.zeros(1, np.int64), hops), gpu=gpu), gpu,
+                           with_launch=False, name="chase_global") for hops in (1024, 512)]
+    return predicted.difference(*runs), 512
+
+
+def check_complete(row_ids) -> None:
+    """Every row of the CSV has a case, and every case a row."""
+    missing, extra = set(row_ids) - set(CASES), set(CASES) - set(row_ids)
+    if missing or extra:
+        raise RuntimeError(f"cases and validation.csv disagree: no case for {sorted(missing)}, "
+                           f"no row for {sorted(extra)}")
+

@@ -1,0 +1,79 @@
+"""What a kernellab user would see as a launch's time: the one place the harness asks the model.
+
+* Triton rows: ``triton.testing.do_bench(fn)`` with the row's GPU modelled (``triton.set_gpu``), which
+  runs ``fn`` once with sampled launches and returns the model's predicted milliseconds (each launch's
+  estimate plus its launch overhead, as ``kernellab.triton.testing`` defines them).
+* SIMT rows: ``predict(counts, gpu)``: ``estimate_total_time`` (the run and its launch) for a row timed
+  with CUDA events, ``estimate_time`` (the run alone) for a row timed with ``clock64()`` inside the kernel.
+
+The binding term of a row is ``predict(...)["bound"]`` of its longest launch. Nothing here changes the
+model: when the model changes, these functions give its new answers.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import kernellab.triton as triton
+from kernellab.errors import ModelWarning
+from kernellab.model import predict
+from kernellab.triton import record
+
+
+@dataclass
+class Prediction:
+    """The model's time for a row's measured quantity, its binding term and the launches behind it."""
+
+    seconds: float
+    bound: str
+    launches: list = field(default_factory=list)  # one dict a launch: kernel, grid, µs, bound, terms (µs)
+
+
+def _terms(p: dict) -> dict:
+    """The model's time on each term (``t_*`` keys), µs, for the record."""
+    return {k: round(v * 1e6, 6) for k, v in p.items() if k.startswith("t_") and isinstance(v, float)}
+
+
+def _quiet_predict(*args, **kwargs) -> dict:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)
+        return predict(*args, **kwargs)
+
+
+def triton_bench(fn, gpu) -> Prediction:
+    """``triton.testing.do_bench(fn)`` on ``gpu``: the seconds it reports, and the launches ``fn`` made."""
+    previous = triton.set_gpu(gpu)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ModelWarning)
+            with record.recording() as launches:
+                ms = triton.testing.do_bench(fn)
+        if not launches or math.isnan(ms):
+            raise RuntimeError("do_bench saw no kernellab launch")
+        parts = []
+        for launch in launches:
+            p = _quiet_predict(launch.counts, gpu)
+            parts.append({"kernel": launch.kernel, "grid": list(launch.grid), "us": launch.seconds(gpu) * 1e6,
+                          "bound": p["bound"], "terms": _terms(p)})
+    finally:
+        triton.set_gpu(previous)
+    longest = max(parts, key=lambda p: p["us"])
+    return Prediction(ms * 1e-3, longest["bound"], parts)
+
+
+def simt(counts, gpu, *, with_launch: bool = True, n=None, shape=None, name: str = "") -> Prediction:
+    """``predict`` of one SIMT launch's counts on ``gpu`` (``n``, ``shape``: a GEMM's size and loop shape)."""
+    args = (counts, gpu) if n is None else (counts, n, gpu)
+    p = _quiet_predict(*args, shape=shape)
+    seconds = p["estimate_total_time" if with_launch else "estimate_time"]
+    launch = getattr(counts, "launch", {}) or {}
+    return Prediction(seconds, p["bound"], [{"kernel": name, "grid": list(launch.get("grid", ())),
+                                             "us": seconds * 1e6, "bound": p["bound"], "terms": _terms(p)}])
+
+
+def difference(long: Prediction, short: Prediction) -> Prediction:
+    """The time ``long`` takes beyond ``short`` (two runs of one loop, of different lengths): what
+    ``clock64()`` around the loop measures, with the set-up and the launch taken out."""
+    return Prediction(long.seconds - short.seconds, long.bound, long.launches + short.launches)

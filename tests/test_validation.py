@@ -1,0 +1,104 @@
+"""The validation harness (benchmarks/validation): its rows, its scoring, its scaling, and that the committed
+results file is current for a cheap subset of rows (a model change that moves a prediction without
+``nox -s validate`` fails here)."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from benchmarks.validation import before, cases, kernels_simt, run, scoring
+from benchmarks.validation.rows import (
+    NOT_SCORED,
+    RATIO_TO,
+    REFERENCE,
+    UnknownGPUError,
+    load_rows,
+    resolve_gpu,
+    scored_ids,
+)
+from kernellab import A100, H100, launch
+
+RESULTS = json.loads(run.RESULTS.read_text())
+
+
+def test_every_row_has_a_case_and_49_are_scored():
+    rows = load_rows()
+    cases.check_complete(rows)
+    # 57 rows − 6 reference rows of the low-confidence source − AF-18 (envelope) − GL-10 (noise floor) = 49
+    assert len(rows) == 57 and len(REFERENCE) == 6 and len(NOT_SCORED) == 2
+    assert len(scored_ids(rows)) == 49
+    assert set(RATIO_TO.values()) <= set(REFERENCE)
+    assert len(scored_ids(rows, in_sample=("GS-01", "EW-07"))) == 48  # EW-07 is a reference row already
+
+
+def test_gpus_resolve_to_the_sxm_specs_or_raise_naming_the_gpu():
+    assert resolve_gpu("H100 SXM") == (H100, None)
+    assert resolve_gpu("A100-SXM4-80GB") == (A100, None)
+    gpu, note = resolve_gpu("A100 (variant not stated)")
+    assert gpu is A100 and "not stated" in note
+    for name in ("A100 80GB PCIe", "V100 SXM2", "RTX 4090"):
+        with pytest.raises(UnknownGPUError, match=name):
+            resolve_gpu(name)
+
+
+def test_scaled_counts_equal_the_full_launch():
+    # The transpose at 512² is 16 × 16 identical blocks; at 256², 8 × 8: the 256² counts × 4 are the 512²
+    # counts, DRAM sectors included (every block touches its own 32 rows of 128 B in and out).
+    def counts(n):
+        a = np.arange(n * n, dtype=np.float32).reshape(n, n)
+        o = np.zeros_like(a)
+        c = launch(kernels_simt.transpose_padded_float4, (n // 32, n // 32), (8, 32), args=(a, o, n), gpu=H100)
+        assert (o == a.T).all()
+        return c
+    full, part = counts(512), cases.scaled(counts(256), 4, (16, 16, 1))
+    assert part == full and part.dram_bytes == 2 * 512 * 512 * 4
+    assert part.launch["grid"] == (16, 16, 1) and part.shld_wavefronts == part.shld_ideal  # padded: no conflict
+
+
+def test_scores_windows_and_summary_by_hand():
+    recs = [{"id": "GS-01", "category": "g", "ratio": 1.25}, {"id": "GS-02", "category": "g", "ratio": 0.4},
+            {"id": "GL-17", "category": "g", "ratio": None},
+            {"id": "EW-06", "category": "e", "ratio": 0.5}, {"id": "EW-07", "category": "e", "ratio": 0.25}]
+    scoring.score_rows(recs)
+    by = {r["id"]: r for r in recs}
+    # EW-06 is scored on its ratio to EW-07: 0.5 / 0.25 = 2.0, on the edge of [0.5, 2]; EW-07 is not scored
+    assert by["EW-06"]["score"] == 2.0 and by["EW-06"]["ratio_to"] == "EW-07" and by["EW-07"]["score"] is None
+    s = scoring.summarise(run.scored(recs))
+    # 4 scored rows: 1.25 within both windows; 2.0 within [0.5, 2]; 0.4 in neither; GL-17 a miss
+    assert s["all"]["rows"] == 4 and s["all"]["within_1.25"] == 1 / 4 and s["all"]["within_2"] == 2 / 4
+    assert s["all"]["geomean"] == pytest.approx((1.25 * 0.4 * 2.0) ** (1 / 3))
+    assert s["all"]["worst"]["id"] == "GS-02" and s["all"]["misses"] == ["GL-17"]
+    assert s["categories"]["e"]["rows"] == 1
+
+
+def test_units_convert_to_seconds_both_ways():
+    rows = load_rows()
+    # GS-01: 121.1 TFLOP/s over 2·1024³ FLOPs is 17.73 µs
+    assert scoring.measured_seconds(rows["GS-01"], 2 * 1024**3, 1.98e9) == pytest.approx(17.73e-6, rel=1e-3)
+    # LA-03: 570.5 cycles a hop × 512 hops ÷ 1.98 GHz
+    assert scoring.measured_seconds(rows["LA-03"], 512, 1.98e9) == pytest.approx(570.5 * 512 / 1.98e9)
+    assert scoring.predicted_value(rows["EW-03"], 31.874e-6, None, 1.98e9) == pytest.approx(31.874)
+
+
+@pytest.mark.parametrize("row_id", [rid for rid, c in cases.CASES.items() if c.cheap])
+def test_results_file_is_current(row_id):
+    """The committed results.json holds what the model predicts now for the cheap rows."""
+    hint = "benchmarks/validation/results.json is stale: run `nox -s validate` and commit the file"
+    assert RESULTS["harness"] == before.harness_hash(), f"the harness changed since the file was made; {hint}"
+    stored = {r["id"]: r for r in RESULTS["rows"]}[row_id]
+    now, = run.finish(run.predict_rows([row_id]))
+    assert now["error"] == stored["error"], hint
+    if now["seconds"] is not None:
+        assert math.isclose(now["seconds"], stored["seconds"], rel_tol=1e-9), \
+            f"{row_id}: predicted {now['seconds']:.6g} s now, {stored['seconds']:.6g} s in the file; {hint}"
+        assert now["bound"] == stored["bound"], hint
+
+
+def test_results_file_summaries_follow_from_its_rows():
+    """The stored summaries (now and before) are what the scoring gives for the stored rows."""
+    for part in (RESULTS, RESULTS["before"]):
+        rows = run.finish([before._raw(r) for r in part["rows"]])
+        assert scoring.summarise(run.scored(rows)) == json.loads(json.dumps(part["summary"]))
+    assert RESULTS["before"]["commit"] == before.COMMIT and len(RESULTS["before"]["rows"]) == 57
