@@ -42,12 +42,14 @@ def sass_class(kind: str) -> str:
 
     Kinds a kernel invents itself (``blk.count_instr("iadd")``) are ``OTHER``, as are unknown ones.
 
-    >>> [sass_class(k) for k in ("fma", "ld.shared", "ld.shared.v4", "st.global.v2", "bar.sync", "int")]
-    ['FFMA', 'LDS.32', 'LDS.128', 'STG.64', 'BAR', 'INT']
+    >>> [sass_class(k) for k in ("fma", "ld.shared", "ld.shared.v4", "st.global.v2", "bar.sync", "int", "mufu.ex2")]
+    ['FFMA', 'LDS.32', 'LDS.128', 'STG.64', 'BAR', 'INT', 'MUFU.EX2']
     """
     for ptx, sass in _SASS_BASE.items():
         if kind.startswith(ptx) and kind[len(ptx):] in _SASS_WIDTH:
             return f"{sass}.{_SASS_WIDTH[kind[len(ptx):]]}"
+    if kind.startswith("mufu.") and kind[5:].isalnum():  # the special-function unit, kernellab.simt.special
+        return "MUFU." + kind[5:].upper()
     return _SASS_OTHER.get(kind, "OTHER")
 
 
@@ -182,6 +184,8 @@ class Counts(LoadStoreTotals):
     atomic_same_address: int = 0  # the most atomic updates any one address receives (the L2 serialises them);
     #                               counts of several launches add theirs
     launch: dict = field(default_factory=dict, compare=False, repr=False)  # grid, block, smem_per_block (B)
+    xu_instr: int = 0  # warp instructions on the special-function pipe, MUFU.* (sm__inst_executed_pipe_xu.sum):
+    #                    blk.expf, blk.rsqrtf, … (kernellab.simt.special), one per element and active warp
 
     # --- the names both engines share (TritonCounts has the same) ------------------------------
     load_requests = _alias("gld_instr", "Global load requests, warp-level; ``l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum``.")

@@ -29,6 +29,7 @@ from .lanes import lanes as as_lanes
 from .memory import SHARED_ALIGN, GlobalMemory, SharedArray
 from .race import HazardTracker
 from .shifts import ShiftRef
+from .special import SPECIAL
 from .tally import Tally
 
 #: What nvcc emits for every kernel, per warp (sm_86 SASS of the twins in ``cuda/``): at entry a stack-pointer
@@ -680,6 +681,69 @@ class Block:
         (10.0, 40, 40, 80)
         """
         return self._arith("fmul", np.multiply, a, b)
+
+    def expf(self, x) -> np.ndarray:
+        """``__expf(x)``: ``ex2.approx(x · log2 e)``, an FMUL and a ``MUFU.EX2`` per element (see :mod:`~kernellab.simt.special`)."""
+        return self._special("expf", x)
+
+    def exp2f(self, x) -> np.ndarray:
+        """``2**x`` by ``ex2.approx``: one ``MUFU.EX2`` per element."""
+        return self._special("exp2f", x)
+
+    def logf(self, x) -> np.ndarray:
+        """``__logf(x)``: ``lg2.approx(x) · ln 2``, a ``MUFU.LG2`` and an FMUL per element."""
+        return self._special("logf", x)
+
+    def log2f(self, x) -> np.ndarray:
+        """``__log2f(x)``: one ``MUFU.LG2`` per element."""
+        return self._special("log2f", x)
+
+    def sinf(self, x) -> np.ndarray:
+        """``__sinf(x)``: one ``MUFU.SIN`` per element."""
+        return self._special("sinf", x)
+
+    def cosf(self, x) -> np.ndarray:
+        """``__cosf(x)``: one ``MUFU.COS`` per element."""
+        return self._special("cosf", x)
+
+    def sqrtf(self, x) -> np.ndarray:
+        """``sqrt.approx``: one ``MUFU.SQRT`` per element."""
+        return self._special("sqrtf", x)
+
+    def rsqrtf(self, x) -> np.ndarray:
+        """``rsqrtf(x)``: one ``MUFU.RSQ`` per element."""
+        return self._special("rsqrtf", x)
+
+    def rcpf(self, x) -> np.ndarray:
+        """``1/x`` by ``rcp.approx``: one ``MUFU.RCP`` per element."""
+        return self._special("rcpf", x)
+
+    def tanhf(self, x) -> np.ndarray:
+        """``tanh.approx``: one ``MUFU.TANH`` per element."""
+        return self._special("tanhf", x)
+
+    def fdividef(self, a, b) -> np.ndarray:
+        """``__fdividef(a, b)``: ``a · rcp.approx(b)``, a ``MUFU.RCP`` and an FMUL per element."""
+        return self.fmul(a, self.rcpf(b))
+
+    def _special(self, name: str, x) -> np.ndarray:
+        """One special function of :data:`~kernellab.simt.special.SPECIAL` on the active lanes, counted: its
+        MUFU warp instruction (the XU pipe) and its FP32 multiplies, per element and active warp."""
+        self._position()
+        _cuda, fn, kind, fmuls = SPECIAL[name]
+        act, lanes, warps, all_active = self._masks[-1]
+        with np.errstate(all="ignore"):
+            r = np.asarray(fn(np.asarray(x, np.float32)), np.float32)
+        if r.ndim == 0 or r.shape[0] != self.n_threads:
+            r = np.broadcast_to(r, (self.n_threads, *r.shape)).copy()
+        per_lane = r.size // self.n_threads
+        self._note(kind, warps * per_lane, lanes * per_lane)
+        if fmuls:
+            self._note("fmul", fmuls * warps * per_lane, fmuls * lanes * per_lane)
+        if not all_active:
+            keep = ~act.reshape(act.shape + (1,) * (r.ndim - 1))
+            r = np.where(keep, 0, r).astype(np.float32)
+        return r
 
     def _arith(self, kind, fn, a, b) -> np.ndarray:
         self._position()

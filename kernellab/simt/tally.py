@@ -24,6 +24,7 @@ from ..access import (
     shared_wavefronts,
 )
 from ..counters import Counts, memory_kind
+from .special import is_xu
 
 _INT_FIELDS = tuple(f.name for f in fields(Counts) if f.type in ("int", int))
 _GLOBAL_FIELDS = {op: tuple(f"{pre}_{k}" for k in ("instr", "sectors", "ideal_sectors", "lines", "bytes"))
@@ -57,6 +58,8 @@ class Tally:
             self.kinds[kind] = self.kinds.get(kind, 0) + warps
             if kind in ("fadd", "fmul"):  # thread-level, as fma: Counts.flops adds them
                 self.n[kind] += lanes
+            elif is_xu(kind):  # a MUFU: warp-level, Nsight Compute's sm__inst_executed_pipe_xu
+                self.n["xu_instr"] += warps
 
     def barrier(self, blocks: int, warps: int, lanes: int) -> None:
         """Count one ``__syncthreads()`` reached by ``blocks`` blocks: a ``bar.sync`` per active warp, a barrier per block."""
