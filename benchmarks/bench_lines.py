@@ -2,7 +2,7 @@
 
 The target (issue 24): at most 2× the launch without it. Run ``python benchmarks/bench_lines.py``; it
 prints a table and exits non-zero when a launch misses the target. Both launches run fresh, replay off
-(``kernellab.triton.replay``): a replayed launch counts nothing, per line or not.
+(``kernellab.triton.replay.cache``): a replayed launch counts nothing, per line or not.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def cases():
 
 
 def main() -> int:
-    from kernellab.triton import replay
+    from kernellab.triton.replay import cache as replay
 
     replay.enable(False)  # what counting per line costs against counting (a replay counts nothing)
     rows, missed = [], 0

@@ -321,10 +321,10 @@ def simt_times(n: int = 256, only=None, memory: bool = False) -> list[tuple[str,
 
 def first_launch(run) -> float:
     """Seconds of ``run``'s first launch of its signature: every kernel's recorded replays forgotten first
-    (kernellab.triton.replay), so it runs fresh and records."""
+    (kernellab.triton.replay.cache), so it runs fresh and records."""
     import gc
 
-    from kernellab.triton import replay
+    from kernellab.triton.replay import cache as replay
     from kernellab.triton.runtime import JITFunction
 
     for obj in gc.get_objects():
@@ -337,7 +337,7 @@ def first_launch(run) -> float:
 
 def main() -> int:
     from kernellab import print_table
-    from kernellab.triton import replay
+    from kernellab.triton.replay import cache as replay
 
     replay.enable(True)  # steady state: launches after a signature's first replay it (Triton's, after compiling)
 
@@ -414,7 +414,7 @@ def main() -> int:
                      "ok" if t <= 0.2 and mem_ok else "MISSED"])
     print_table(["what", "kernellab", "numpy", "÷ numpy", "goal (and reference)", "peak memory ≤ goal", ""], rows)
     print("mini-Triton times: the steady state, launches a signature's first launch recorded and that replay it "
-          "(kernellab.triton.replay, turned on here), as Triton's own are after compiling; (first …): that first "
+          "(kernellab.triton.replay.cache, turned on here), as Triton's own are after compiling; (first …): that first "
           "launch, which runs fresh and records; every ratio uses the steady state")
     print("peak memory: inputs + outputs + the most one call held at once beyond them (tracemalloc), against issue "
           "23's 2 × (inputs + outputs) + 300 MB; the interpreter is run up to where it takes "

@@ -38,7 +38,7 @@ def attention_float64(q, k, v, scale: float) -> np.ndarray:
 @contextmanager
 def plain_path():
     """Launches without the structured fast path and without deferred stores (the reference they equal)."""
-    from kernellab.triton import engine, tensor
+    from kernellab.triton.executor import engine, tensor
 
     saved = tensor._STRUCTURED, engine.DEFER
     tensor._STRUCTURED, engine.DEFER = frozenset(), False

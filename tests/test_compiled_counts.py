@@ -24,7 +24,7 @@ sys.path.insert(0, str(HERE / "conformance"))
 from compiled_cases import CASES, source  # noqa: E402
 
 from conftest import load_source  # noqa: E402
-from kernellab.triton.specialize import nothing_known  # noqa: E402
+from kernellab.triton.compiler.specialize import nothing_known  # noqa: E402
 
 REFERENCE = json.loads((HERE.parent / "kernellab" / "compiled_counts.json").read_text())["cases"]
 TARGETS = ("sm_80", "sm_90")

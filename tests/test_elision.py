@@ -1,4 +1,4 @@
-"""Temporary elision (kernellab.triton.tensor._elided): writing an operator's result into an operand's
+"""Temporary elision (kernellab.triton.executor.tensor._elided): writing an operator's result into an operand's
 memory changes no value, and never memory something else still reads.
 
 Each kernel runs twice, with the elision on and off (``_ELIDE_MIN`` above every block), on blocks large
@@ -13,7 +13,7 @@ import pytest
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
-from kernellab.triton import tensor as T
+from kernellab.triton.executor import tensor as T
 
 
 @triton.jit

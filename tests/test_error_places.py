@@ -2,7 +2,7 @@
 
 A newcomer's six deliberate mistakes found two front-end errors without a kernel or program (a pointer
 offset by a float, ``tl.arange(0, 1000)``) and LaunchError tracebacks ending inside
-``kernellab/simt/launcher.py`` and ``kernellab/triton/runtime.py``. These tests hold both front ends of
+``kernellab/simt/launcher.py`` and ``kernellab/triton/runtime.py`` (now ``runtime/jit.py``). These tests hold both front ends of
 mini-Triton and the SIMT simulator to one rule: the message starts with the place
 (``kernel K, program (x,y,z): `` or ``kernel K``), ``details`` carries it, and the last frame of the
 traceback is the user's: the kernel's line for an error inside it, the launch line for a bad launch.

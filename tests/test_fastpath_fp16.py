@@ -10,8 +10,8 @@ import pytest
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
-from kernellab.triton import tensor as tensor_module
-from kernellab.triton.numerics import fp16_values
+from kernellab.triton.executor import tensor as tensor_module
+from kernellab.triton.executor.numerics import fp16_values
 from tests.reference import attention_float64
 
 

@@ -5,7 +5,7 @@ random blocks, rows whose extreme is −0 beside +0, rows holding NaN or infinit
 import numpy as np
 import pytest
 
-from kernellab.triton.numerics import block_max, block_min
+from kernellab.triton.executor.numerics import block_max, block_min
 
 
 def bits(a):

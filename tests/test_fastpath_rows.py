@@ -1,9 +1,9 @@
 """mini-Triton's structured fast path gives exactly the numbers, values and errors of the plain path.
 
 ``pid * BLOCK + tl.arange(0, BLOCK)`` is kept as a row start per program plus a shared block, and
-``offs < n`` as a prefix of each program's lanes (kernellab.triton.tensor); the memory layer then
+``offs < n`` as a prefix of each program's lanes (kernellab.triton.executor.tensor); the memory layer then
 checks, counts (kernellab.access.prefix_counts) and moves such rows as slices, and a vectorised step
-defers its stores and lends views of arrays instead of copies (kernellab.triton.program). Each test
+defers its stores and lends views of arrays instead of copies (kernellab.triton.executor.program). Each test
 runs a kernel both ways: as written, and with those optimisations switched off (``plain``), which
 materialises every offset and mask and copies every load.
 """

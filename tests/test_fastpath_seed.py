@@ -1,6 +1,6 @@
 """Seed-form kernels run in batches: the same results, errors and counts as one program after another.
 
-``triton_launch`` runs a batch of programs at once through :mod:`kernellab.triton.perprogram` and
+``triton_launch`` runs a batch of programs at once through :mod:`kernellab.triton.executor.perprogram` and
 reruns the batch one by one whenever it cannot reproduce that exactly. These tests compare the two
 bit for bit on the seed's own kernels and on edge cases, and check that a uniform batch really runs
 vectorised (the kernel is called once for the whole batch), rather than silently falling back.
@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernellab import OutOfBoundsError, cdiv, triton_launch
-from kernellab.triton import engine
-from kernellab.triton.perprogram import NotBatchable, PerProgram
+from kernellab.triton.executor import engine
+from kernellab.triton.executor.perprogram import NotBatchable, PerProgram
 
 _spec = importlib.util.spec_from_file_location("kl_seed_kernels_batch", Path(__file__).with_name("seed_kernels.py"))
 seed = importlib.util.module_from_spec(_spec)

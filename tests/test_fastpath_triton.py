@@ -1,4 +1,4 @@
-"""mini-Triton's counting fast path (kernellab.triton.memory) gives exactly the reference path's numbers.
+"""mini-Triton's counting fast path (kernellab.triton.executor.memory) gives exactly the reference path's numbers.
 
 A pointer whose lineage says its offsets are consecutive is counted from each warp's first address
 and its mask (kernellab.access.affine_counts), and loaded and stored through slices. The same
@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernellab import OutOfBoundsError
-from kernellab.triton import memory
-from kernellab.triton.counts import Tally
-from kernellab.triton.program import Program, pid_table
-from kernellab.triton.tensor import Lineage
+from kernellab.triton.executor import memory
+from kernellab.triton.executor.counts import Tally
+from kernellab.triton.executor.program import Program, pid_table
+from kernellab.triton.executor.tensor import Lineage
 
 
 def run(op, flat, offs, mask, lineage, shift, value=None, programs=1):

@@ -30,7 +30,7 @@ from kernellab.sgemm import KERNELS
 from kernellab.sgemm.kernels import run_kernel
 from kernellab.simt import launch
 from kernellab.specs import A6000, H100, PERF_A6000
-from kernellab.triton.counts import Touched
+from kernellab.triton.executor.counts import Touched
 
 LANES = np.arange(32)
 

@@ -2,7 +2,7 @@
 
 Ideal sectors are :func:`kernellab.access.ideal_sectors` of each request: ⌈distinct bytes its active lanes
 access / 32⌉. A ``@triton.jit`` access's requests are the warp instructions of its compiled layout
-(:mod:`kernellab.triton.layout`), a lane moving ``vec`` elements as one access; the lecture form's are
+(:mod:`kernellab.triton.compiler.layout`), a lane moving ``vec`` elements as one access; the lecture form's are
 warps of 32 lanes, one element a lane.
 """
 
@@ -15,7 +15,7 @@ import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import TritonCounts, triton_launch
 from kernellab.access import Access, affine_ideal, ideal_sectors, packed_sectors, prefix_ideal
-from kernellab.triton import counts as tcounts
+from kernellab.triton.executor import counts as tcounts
 
 WARP = 32
 
@@ -344,7 +344,7 @@ def test_lecture_form_rows_carry_dram_and_ideal_sectors():
 
 
 def test_first_touch_rollback_restores_exactly_what_a_step_marked():
-    from kernellab.triton.counts import Touched
+    from kernellab.triton.executor.counts import Touched
 
     x = np.zeros(256, np.float32)  # 8 floats a sector
     t = Touched(first_touch=True)

@@ -151,7 +151,7 @@ def test_an_array_registered_before_is_found_again_at_its_own_address():
     """register_array finds an array it saw before by identity; a new array at a dead one's id is
     registered afresh, and the region lookup follows. (A registered array's memory cannot move: numpy
     refuses to resize an array a weak reference points to.)"""
-    from kernellab.triton.addresses import region_of, register_array
+    from kernellab.triton.executor.addresses import region_of, register_array
 
     x = np.zeros(16, np.float32)
     assert register_array(x) == register_array(x) == x.ctypes.data
@@ -168,7 +168,7 @@ def test_an_array_registered_before_is_found_again_at_its_own_address():
 def test_a_launch_after_the_modelled_gpu_changed_counts_as_cold(other):
     """The counts are the compiled code's for sm_80 and sm_90 alike (both columns), so the modelled GPU
     changes none of them; a cache that kept something of the GPU without it in its key would show here."""
-    from kernellab.triton.driver import set_gpu
+    from kernellab.triton.runtime.driver import set_gpu
 
     kernel = triton.jit(K.add_kernel.fn)
     case = CASES["n 4097 (not a multiple of 16)"]

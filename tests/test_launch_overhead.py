@@ -21,9 +21,9 @@ import pytest
 import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import allow_float64
-from kernellab.triton import counts, memory
-from kernellab.triton.program import Program
-from kernellab.triton.runtime import _argument
+from kernellab.triton.executor import counts, memory
+from kernellab.triton.executor.program import Program
+from kernellab.triton.runtime.jit import _argument
 from tests.reference import fresh_module, placed, plain_path
 
 K = fresh_module(Path(__file__).with_name("triton_kernels.py"), "kl_triton_kernels_overhead")
@@ -136,7 +136,7 @@ def test_shared_memory_counts_looked_up_are_those_computed(which, monkeypatch):
 
 
 def test_frozen_tags_resolve_to_the_same_layouts():
-    from kernellab.triton import axis, convert
+    from kernellab.triton.compiler import axis, convert
 
     cols = axis.to_shape(axis.arange(0, 32), (32,), (64, 32))  # a row of 32 consecutive elements, 64 times
     ptr = axis.add(axis.splat(axis.argument(4), (64, 32)), cols, (64, 32), elem_bytes=4)  # 4-byte aligned

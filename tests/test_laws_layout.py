@@ -1,4 +1,4 @@
-"""Laws of the blocked layouts (kernellab.triton.layout) that hold for every input: a vector never exceeds
+"""Laws of the blocked layouts (kernellab.triton.compiler.layout) that hold for every input: a vector never exceeds
 the contiguity, the alignment, the mask's constancy or 128 bits, and the warp instructions cover every
 element of the block, each owned by exactly one lane."""
 
@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernellab.triton.axis import AxisInfo
-from kernellab.triton.layout import lanes, plan
+from kernellab.triton.compiler.axis import AxisInfo
+from kernellab.triton.compiler.layout import lanes, plan
 
 # Strategies built once: built inside a draw, each is validated again at every draw
 pow2 = st.sampled_from([1, 2, 4, 8, 16, 32, 64, 128, 256, 1024])

@@ -281,13 +281,13 @@ def test_quickstart_triton_axpy_rows_sum():
 
 
 def test_sampled_launch_rows_sum_to_its_scaled_totals():
-    """A sampled launch (benchmarks, kernellab.triton.sampling) scales its totals; its rows scale with them.
+    """A sampled launch (benchmarks, kernellab.triton.executor.sampling) scales its totals; its rows scale with them.
 
     The softmax runs 8 of its 37 rows: every count is scaled by 37/8 = 4.625 and rounded once for the launch,
     so each line's share is rounded to add up to that total (one program's 100 floats, 400 bytes, load and
     store: 8 × 400 × 4.625 = 14800 load bytes, split between the lines that load).
     """
-    from kernellab.triton import sampling
+    from kernellab.triton.executor import sampling
     rng = np.random.default_rng(1)
     x = rng.standard_normal((37, 100)).astype(np.float32)
     runs = []

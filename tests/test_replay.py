@@ -1,4 +1,4 @@
-"""Record once, replay per signature (kernellab.triton.replay): a replayed launch gives bitwise the values
+"""Record once, replay per signature (kernellab.triton.replay.cache): a replayed launch gives bitwise the values
 and exactly the counts of a fresh launch on the same (new) data; data-dependent launches are refused;
 a changed signature is a miss, never a wrong hit."""
 
@@ -15,7 +15,7 @@ import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import errors as kernellab_errors
 from kernellab import record as klrecord
-from kernellab.triton import replay
+from kernellab.triton.replay import cache as replay
 from tests.reference import fresh_module
 
 

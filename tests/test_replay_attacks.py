@@ -1,4 +1,4 @@
-"""Launches written to fool the replay (kernellab.triton.replay): each is launched again with the same
+"""Launches written to fool the replay (kernellab.triton.replay.cache): each is launched again with the same
 signature after something the kernel's Python reads has changed, and must give what a fresh launch gives
 (replay off) — a miss, a refusal or a right replay, never the values of the recorded launch."""
 
@@ -12,7 +12,7 @@ import pytest
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
-from kernellab.triton import replay
+from kernellab.triton.replay import cache as replay
 
 N = 64
 
@@ -388,7 +388,7 @@ def loop_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 def test_a_traces_nodes_count_against_its_budget(monkeypatch):
     # a loop's trace keeps its nodes (about 0.6 kB each: 40 000 kept 23.6 MB), which counted nothing:
     # a few bytes of offsets stood for the whole trace against BUDGET and TOTAL
-    from kernellab.triton import trace
+    from kernellab.triton.replay import trace
 
     monkeypatch.setattr(replay, "BUDGET", 100 * trace.NODE_BYTES)
     replay.clear(loop_kernel)

@@ -1,4 +1,4 @@
-"""Two-dimensional tiles stored as lines (kernellab.triton.tiles) give exactly the reference path's numbers.
+"""Two-dimensional tiles stored as lines (kernellab.triton.executor.tiles) give exactly the reference path's numbers.
 
 Three layers, each against the one it replaces: ``layout.line_runs`` against ``layout.lanes`` (the runs
 hold exactly the lanes' elements); the tile form of ``count_planned`` against the lanes' addresses
@@ -16,9 +16,10 @@ import pytest
 import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import OutOfBoundsError
-from kernellab.triton import counts, layout, tiles
-from kernellab.triton.counts import Geometry, Touched, count_planned
-from kernellab.triton.numerics import _widen
+from kernellab.triton.compiler import layout
+from kernellab.triton.executor import counts, tiles
+from kernellab.triton.executor.counts import Geometry, Touched, count_planned
+from kernellab.triton.executor.numerics import _widen
 from tests import triton_kernels as K
 from tests.reference import attention_float64
 
@@ -341,7 +342,7 @@ def test_where_with_a_small_condition_and_reused_dot_operand(dtype, n):
 
 @pytest.mark.parametrize("seed", RNG_SEEDS)
 def test_lines_of_an_outer_sum_equal_the_lines_of_the_sum(seed):
-    from kernellab.triton import dtypes as T
+    from kernellab.triton.executor import dtypes as T
 
     rng = np.random.default_rng(200 + seed)
     for _ in range(40):

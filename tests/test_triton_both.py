@@ -191,7 +191,7 @@ def _bytes(c):
 def _by_lanes(launch):
     """The counts of ``launch()`` with the closed forms of the layout counting switched off: every lane's
     address under its layout built and counted through kernellab.access."""
-    from kernellab.triton import counts
+    from kernellab.triton.executor import counts
 
     counts.CLOSED_FORMS = False
     try:

@@ -5,7 +5,7 @@ import pytest
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
-from kernellab.triton import engine
+from kernellab.triton.executor import engine
 
 
 @pytest.fixture
@@ -83,8 +83,8 @@ def test_jit_helpers_see_the_same_builtins_and_python_values_keep_python_semanti
     out = np.zeros(6, np.int32)
     uses_helper[(6,)](out, 3)
     assert out.tolist() == [0, 1, 2, 3, 3, 3] and fallbacks == []
-    from kernellab.triton.pybuiltins import max as kmax
-    from kernellab.triton.pybuiltins import min as kmin
+    from kernellab.triton.executor.pybuiltins import max as kmax
+    from kernellab.triton.executor.pybuiltins import min as kmin
     assert (kmin(3, 1, 2), kmax("ab", "b"), kmin([4, 2]), kmax([], default=7)) == (1, "b", 2, 7)
 
 

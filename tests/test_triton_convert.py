@@ -1,4 +1,4 @@
-"""Shared-memory traffic of layout conversions and cross-warp reductions (kernellab.triton.convert),
+"""Shared-memory traffic of layout conversions and cross-warp reductions (kernellab.triton.compiler.convert),
 derived by hand; tests/test_compiled_counts.py holds the same counts to real Triton's PTX."""
 
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
-from kernellab.triton import convert as C
+from kernellab.triton.compiler import convert as C
 from kernellab.triton.tools.tensor_descriptor import TensorDescriptor
 
 
@@ -228,7 +228,7 @@ def test_ldmatrix_conversion_by_hand():
 
 
 def test_atomic_widths_by_hand():
-    from kernellab.triton import axis
+    from kernellab.triton.compiler import axis
 
     # an aligned fp32 block of 1024, 4 warps: on sm_90 atom.add.v4.f32, 1024 / 128 / 4 = 2 a thread,
     # 8 a program; on sm_80 one float each, 8 a thread, 32 a program
@@ -270,7 +270,7 @@ def _desc_copy(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
 
 
 def test_descriptor_tiles_take_the_vector_width():
-    from kernellab.triton.specialize import nothing_known
+    from kernellab.triton.compiler.specialize import nothing_known
 
     # a 16×64 fp32 tile, 4 warps: 1024 / 128 = 8 floats a thread. N = 64 is divisible by 16, so the
     # column mask (idx < N) is constant over runs of 16 and the rows start 16-byte aligned: 2 ld.v4

@@ -7,7 +7,7 @@ import pytest
 import kernellab
 import kernellab.triton as triton
 from kernellab import specs
-from kernellab.triton import driver as D
+from kernellab.triton.runtime import driver as D
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import LaunchError as kernellab_LaunchError
 from kernellab import specs
-from kernellab.triton import driver
+from kernellab.triton.runtime.driver import set_gpu
 
 
 @triton.jit
@@ -54,12 +54,12 @@ def test_warmup_returns_a_compiled_kernel_launched_with_every_argument():
 
 
 def test_warmup_follows_the_modelled_gpu():
-    previous = driver.set_gpu("A6000")
+    previous = set_gpu("A6000")
     try:
         k = persistent_rows.warmup(np.zeros((1, 16), np.int32), 1, BLOCK=16, num_stages=2, num_warps=2, grid=(1,))
         assert k.metadata.shared == specs.A6000.max_smem_per_block and k.n_regs == 255
     finally:
-        driver.set_gpu(previous)
+        set_gpu(previous)
 
 
 def test_launch_options_of_triton_change_nothing():

@@ -10,7 +10,7 @@ import pytest
 import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import OutOfBoundsError
-from kernellab.triton import dtypes as T
+from kernellab.triton.executor import dtypes as T
 from kernellab.triton.language.random import philox_np
 from tests.reference import fresh_module
 
@@ -23,7 +23,7 @@ MODES = [pytest.param(True, id="vectorised"), pytest.param(False, id="one-by-one
 def test_members_are_registered_by_the_functions_themselves():
     import ast
 
-    src = (Path(triton.__file__).parent / "tensor.py").read_text()
+    src = (Path(triton.__file__).parent / "executor" / "tensor.py").read_text()
     imported = [n.module for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom)]
     assert not any("language" in (m or "") for m in imported), "tensor.py must not import the language modules"
     for name in ["exp", "exp2", "log", "log2", "cos", "sin", "sqrt", "sqrt_rn", "rsqrt", "abs", "erf", "floor", "ceil",
@@ -35,10 +35,12 @@ def test_members_are_registered_by_the_functions_themselves():
         assert getattr(tl.tensor, name) is getattr(tl.core if name == "item" else tl, name), name
 
 
-def test_jit_module_renamed_and_decorator_kept():
+def test_runtime_is_laid_out_as_tritons():
     import kernellab.triton.runtime as rt
 
-    assert triton.jit is rt.jit and not isinstance(triton.jit, type(rt))
+    # triton.runtime.jit is a module holding JITFunction (libraries import from it), triton.jit its decorator
+    assert isinstance(rt.jit, type(rt)) and triton.jit is rt.jit.jit and rt.JITFunction is rt.jit.JITFunction
+    assert rt.driver.active.get_current_target().backend == "cuda"  # the driver object, as in Triton
 
 
 @pytest.mark.parametrize("vectorize", MODES)

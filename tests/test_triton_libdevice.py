@@ -12,9 +12,9 @@ import pytest
 import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import triton_launch
-from kernellab.triton import dtypes as T
+from kernellab.triton.executor import dtypes as T
+from kernellab.triton.executor.tensor import tensor
 from kernellab.triton.language.extra import libdevice as LD
-from kernellab.triton.tensor import tensor
 
 MODES = [pytest.param(True, id="vectorised"), pytest.param(False, id="one-by-one")]
 NP = {"fp32": np.float32, "fp64": np.float64, "int32": np.int32, "uint32": np.uint32, "int64": np.int64,

@@ -6,7 +6,7 @@ import pytest
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
-from kernellab.triton import microscaling as mx
+from kernellab.triton.executor import microscaling as mx
 from kernellab.triton.tools.mxfp import MXFP4Tensor, MXScaleTensor, fp8e8m0_to_float32
 
 

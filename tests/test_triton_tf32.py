@@ -10,7 +10,7 @@ import pytest
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
-from kernellab.triton.numerics import tf32_round, tf32_truncate
+from kernellab.triton.executor.numerics import tf32_round, tf32_truncate
 from kernellab.triton.tools.tensor_descriptor import TensorDescriptor
 
 ULP = 2.0**-10  # TF32's ulp on [1, 2)

@@ -385,7 +385,7 @@ print("\n".join(gelu_code["aligned"]["sass"]))
 # aligned arrays and 1024, which ``triton.jit`` specialises as divisible by 16), and with nothing known
 # (``nothing_known``: every argument in ``do_not_specialize``).
 
-from kernellab.triton.specialize import nothing_known
+from kernellab.triton.compiler.specialize import nothing_known
 
 
 def compiled_loads(variant):

@@ -427,7 +427,7 @@ print("\n".join(softmax_code["aligned"]["sass"]))
 # launch specialises the aligned arrays, strides and ``num_cols`` as divisible by 16) and with nothing
 # known (every argument in ``do_not_specialize``):
 
-from kernellab.triton.specialize import nothing_known
+from kernellab.triton.compiler.specialize import nothing_known
 
 row_args = (np.zeros((1, 1024), np.float32), np.zeros((1, 1024), np.float32), 1024, 1024, 1024)
 one_row = triton_softmax_kernel[(1,)](*row_args, BLOCK_SIZE=1024)

@@ -174,7 +174,7 @@ Claims().add(tr("Unsynchronised median below a fifth of the synchronised one"), 
 # Here it profiles one kernellab launch of the notes' GeLU kernel over 2¹⁶ elements, and ``pstats``
 # sorts the functions by their own time. Replay is off for it (``replay.disabled()``): a launch whose
 # signature ran before would otherwise replay what the first one recorded, without calling the kernel
-# (``kernellab.triton.replay``).
+# (``kernellab.triton.replay.cache``).
 
 import cProfile
 import pstats
@@ -182,7 +182,7 @@ from pathlib import Path
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
-from kernellab.triton import replay
+from kernellab.triton.replay import cache as replay
 
 
 @triton.jit

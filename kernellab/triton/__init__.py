@@ -1,31 +1,32 @@
 """mini-Triton: ``import kernellab.triton as triton`` stands in for ``import triton``.
 
-Two front ends share one engine (:mod:`.engine`): the lecture form ``triton_launch(kernel, grid, *args)``
-(:mod:`.seed`) and real Triton syntax, ``@triton.jit`` with ``kernel[grid](...)`` (:mod:`.runtime`) and
-``import kernellab.triton.language as tl``. Data flows: front end → program step (:mod:`.program`) →
-block values (:mod:`.tensor`) → loads and stores (:mod:`.memory`) → access records and counters
-(:mod:`kernellab.access`, :mod:`.counts`).
+Laid out by layer, as Triton lays out its own: :mod:`.language` (the ``tl`` names), :mod:`.runtime`
+(``@triton.jit``, the autotuner, the driver), the API shell (:mod:`.testing`, :mod:`.benchmark`,
+:mod:`.profiler`), :mod:`.compiler` (what Triton's compiler decides: layouts, conversions, MMA) and
+:mod:`.executor` (programs, blocks, memory and counts). Two front ends share one engine
+(:mod:`kernellab.triton.executor.engine`): the lecture form ``triton_launch(kernel, grid, *args)``
+(:mod:`.seed`) and real Triton syntax, ``@triton.jit`` with ``kernel[grid](...)`` and
+``import kernellab.triton.language as tl``.
 """
 
 from ..grid import cdiv
 from . import language, profiler, runtime, testing, tools
-from .addresses import register_array
-from .autotuner import Config, autotune, heuristics
-from .counts import TritonCounts
-from .driver import set_allocator, set_gpu
-from .runtime import (
+from .executor.addresses import register_array
+from .executor.counts import TritonCounts
+from .runtime.autotuner import Config, autotune, heuristics
+from .runtime.driver import set_allocator, set_gpu
+from .runtime.jit import (
     InterpreterError,
     JITFunction,
     KernelInterface,
     MockTensor,
     OutOfResources,
     TensorWrapper,
+    _unsupported,
     jit,
     reinterpret,
 )
 from .seed import SeedLanguage, triton_launch
-
-runtime._alias_submodules()
 
 #: The Triton release whose API and semantics the engine follows (kernellab's own version is
 #: ``kernellab.__version__``).
@@ -40,10 +41,10 @@ class CompilationError(TritonError):
     """``triton.CompilationError``: kernellab compiles nothing, so it never raises it; kept for ``except`` clauses."""
 
 
-aggregate = runtime._unsupported("triton.aggregate", "kernellab does not emulate aggregate classes of kernel values")
-AsyncCompileMode = runtime._unsupported("triton.AsyncCompileMode", "kernellab compiles nothing, asynchronously or not")
-FutureKernel = runtime._unsupported("triton.FutureKernel", "kernellab compiles nothing, asynchronously or not")
-compile = runtime._unsupported("triton.compile", "kernellab runs kernels in Python and builds no GPU binary")
+aggregate = _unsupported("triton.aggregate", "kernellab does not emulate aggregate classes of kernel values")
+AsyncCompileMode = _unsupported("triton.AsyncCompileMode", "kernellab compiles nothing, asynchronously or not")
+FutureKernel = _unsupported("triton.FutureKernel", "kernellab compiles nothing, asynchronously or not")
+compile = _unsupported("triton.compile", "kernellab runs kernels in Python and builds no GPU binary")
 
 
 def constexpr_function(fn):

@@ -10,7 +10,7 @@ not be predicted instead of showing a number.
 
 **Every launch of a benchmark function is sampled.** While ``Mark.run`` calls the function (predicted
 time, the default), each kernellab launch it makes runs a stratified sample of its programs
-(:mod:`kernellab.triton.sampling`, with that module's error bound on the predicted time), not only
+(:mod:`kernellab.triton.executor.sampling`, with that module's error bound on the predicted time), not only
 the launches inside ``do_bench``: a benchmark that runs a forward pass to time the backward pass
 (``o = fn()`` and then ``do_bench(lambda: o.backward(do))``, as Triton's fused-attention tutorial
 does) would otherwise simulate a GPU-sized launch in full. Outputs of the programs not simulated are
@@ -58,7 +58,8 @@ from typing import Any
 from kernellab.i18n import _
 
 from ..report import Table
-from . import sampling, testing
+from . import testing
+from .executor import sampling
 
 
 @dataclass

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from ..errors import ModelWarning
 from ..model.bounds import predict
 from ..specs import as_perf
-from . import driver
+from .runtime.driver import gpu as modelled_gpu
 
 _RECORDERS: ContextVar[tuple] = ContextVar("kernellab_triton_recorders", default=())
 # While a launch of a kernel with ``@triton.jit(launch_metadata=...)`` runs: a callable giving that dict.
@@ -43,7 +43,7 @@ _METADATA: ContextVar = ContextVar("kernellab_triton_launch_metadata", default=N
 @dataclass(frozen=True)
 class Launch:
     """One launch: the kernel's name, its grid, its counts, and whether they were estimated from a sample
-    of its programs (:mod:`kernellab.triton.sampling`)."""
+    of its programs (:mod:`kernellab.triton.executor.sampling`)."""
 
     kernel: str
     grid: tuple
@@ -65,7 +65,7 @@ def launch_seconds(counts, gpu=None) -> float:
     the launch overhead (``Perf.launch_s``), what a GPU timer around the launch would read. The model's
     warnings (a run shorter than its launch) are not repeated here: the total already includes it.
     Counts that charge nothing cost the launch alone."""
-    gpu = driver.gpu() if gpu is None else gpu
+    gpu = modelled_gpu() if gpu is None else gpu
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ModelWarning)
         try:

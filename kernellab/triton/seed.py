@@ -3,7 +3,7 @@
 The kernel receives a :class:`SeedLanguage` as ``tl``. Its ``load``/``store`` take a numpy array and a
 block of element offsets, exactly as the lecture script's kernels call them, and loaded blocks are
 plain numpy arrays (the kernels call ``np.max``, ``np.exp`` and ``.astype`` on them). Programs run one
-after another through the shared engine (:mod:`kernellab.triton.engine`), which counts every access.
+after another through the shared engine (:mod:`kernellab.triton.executor.engine`), which counts every access.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from ..grid import cdiv
 from ..lines import LineFinder
 from ..record import wants_lines
 from ..tracebacks import user_traceback
-from . import memory, numerics
-from .counts import TritonCounts
-from .engine import run
+from .executor import memory, numerics
+from .executor.counts import TritonCounts
+from .executor.engine import run
+from .executor.perprogram import NotBatchable, PerProgram, batched
+from .executor.program import Program
 from .language import extra as _extra
-from .perprogram import NotBatchable, PerProgram, batched
-from .program import Program
-from .runtime import _prints
+from .runtime.jit import _prints
 
 
 class SeedLanguage:
@@ -109,9 +109,9 @@ class SeedLanguage:
 
 
 class SeedBatchLanguage(SeedLanguage):
-    """The ``tl`` of a batch of lecture-form programs run at once (see :mod:`kernellab.triton.perprogram`).
+    """The ``tl`` of a batch of lecture-form programs run at once (see :mod:`kernellab.triton.executor.perprogram`).
 
-    ``program_id`` is a :class:`~kernellab.triton.perprogram.PerProgram` (one Python int per
+    ``program_id`` is a :class:`~kernellab.triton.executor.perprogram.PerProgram` (one Python int per
     program); loads return one block per program; stores, dots and counts act for every program of
     the batch. What a batch cannot reproduce exactly raises, and the launcher reruns it one by one.
     """

@@ -2,10 +2,10 @@
 ``Mark`` and ``assert_close``, with Triton's signatures.
 
 **What a benchmark measures here.** By default, the GPU time kernellab's performance model predicts,
-on the modelled GPU (:mod:`kernellab.triton.driver`, the H100 unless ``KERNELLAB_GPU`` says otherwise),
+on the modelled GPU (:mod:`kernellab.triton.runtime.driver`, the H100 unless ``KERNELLAB_GPU`` says otherwise),
 for the kernellab launches the benchmarked function makes: ``fn`` is called once inside
 :func:`~kernellab.triton.record.recording`, its launches run as a stratified sample of their programs
-(:mod:`kernellab.triton.sampling`: counted, not computed, so never check what a benchmarked call
+(:mod:`kernellab.triton.executor.sampling`: counted, not computed, so never check what a benchmarked call
 returns), and ``do_bench`` returns the sum of their predicted times in milliseconds. The prediction is
 deterministic, so every quantile is that one number.
 
@@ -51,8 +51,10 @@ import numpy as np
 from kernellab.i18n import _
 
 from ..bench import do_bench as _bench
-from . import driver, record, sampling
-from .runtime import _unsupported as _no_gpu
+from . import record
+from .executor import sampling
+from .runtime.driver import gpu as modelled_gpu
+from .runtime.jit import _unsupported as _no_gpu
 
 MEASURES = ("predicted", "cpu")
 _STATE = {"measure": os.environ.get("KERNELLAB_BENCH", "predicted").strip().lower() or "predicted"}
@@ -79,7 +81,7 @@ def measure_label(which: str | None = None) -> str:
     """What a table's or plot's numbers come from, in the reader's language."""
     if (which or current_measure()) == "cpu":
         return _("CPU time of kernellab's simulation on this machine, not GPU time")
-    return _("GPU time predicted by kernellab's model on the {gpu} (not measured)").format(gpu=driver.gpu().name)
+    return _("GPU time predicted by kernellab's model on the {gpu} (not measured)").format(gpu=modelled_gpu().name)
 
 
 class NotPredicted(float):
@@ -115,8 +117,8 @@ NOT_PREDICTED = NotPredicted()
 
 def _may_launch(obj, seen: set, depth: int = 0) -> bool:
     """Whether calling ``obj`` could make a kernellab launch, as far as its code shows; True when unsure."""
-    from .autotuner import _Wrapped
-    from .runtime import JITFunction
+    from .runtime.autotuner import _Wrapped
+    from .runtime.jit import JITFunction
 
     if isinstance(obj, (JITFunction, _Wrapped)):
         return True
@@ -255,7 +257,7 @@ def get_dram_gbps(device=None) -> float:
     >>> get_dram_gbps()      # the H100 SXM's 3.35 TB/s
     3350.0
     """
-    return driver.gpu().dram_bw / 1e9
+    return modelled_gpu().dram_bw / 1e9
 
 
 def get_max_tensorcore_tflops(dtype=None, clock_rate=None, device=None) -> float:
@@ -264,7 +266,7 @@ def get_max_tensorcore_tflops(dtype=None, clock_rate=None, device=None) -> float
     >>> get_max_tensorcore_tflops()
     989.4
     """
-    return driver.gpu().fp16_tensor_peak / 1e12
+    return modelled_gpu().fp16_tensor_peak / 1e12
 
 
 def get_max_simd_tflops(dtype=None, clock_rate=None, device=None) -> float:
@@ -273,7 +275,7 @@ def get_max_simd_tflops(dtype=None, clock_rate=None, device=None) -> float:
     >>> round(get_max_simd_tflops(), 1)      # 2 FLOP × 128 lanes × 132 SMs × 1.98 GHz
     66.9
     """
-    return driver.gpu().peak_flops("fp32", None if clock_rate is None else clock_rate * 1e3) / 1e12
+    return modelled_gpu().peak_flops("fp32", None if clock_rate is None else clock_rate * 1e3) / 1e12
 
 
 nvsmi = _no_gpu("triton.testing.nvsmi", "it queries nvidia-smi, and kernellab has no GPU")

@@ -12,8 +12,8 @@ import builtins as _builtins
 
 from kernellab.i18n import _
 
-from .. import dtypes as _dtypes
-from ..dtypes import (
+from ..executor import dtypes as _dtypes
+from ..executor.dtypes import (
     bfloat16,
     dtype,
     float8e4b8,
@@ -35,8 +35,8 @@ from ..dtypes import (
     uint32,
     uint64,
 )
-from ..numerics import TRITON_MAX_TENSOR_NUMEL
-from ..tensor import constexpr, tensor
+from ..executor.numerics import TRITON_MAX_TENSOR_NUMEL
+from ..executor.tensor import constexpr, tensor
 from . import core, extra, math, random
 from .atomics import (
     atomic_add,

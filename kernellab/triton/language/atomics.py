@@ -24,10 +24,10 @@ import numpy as np
 from kernellab.i18n import _
 from kernellab.lane_order import in_lane_order
 
-from .. import dtypes as T
-from .. import memory
-from ..program import current
-from ..tensor import _align, _tensor_member_fn, broadcast_shape, convert, facts, pointer, tensor
+from ..executor import dtypes as T
+from ..executor import memory
+from ..executor.program import current
+from ..executor.tensor import _align, _tensor_member_fn, broadcast_shape, convert, facts, pointer, tensor
 from .core import _to_tensor
 
 SPIN_LIMIT = 1000  # failed compare-and-swaps in a row after which a lone program is deadlocked

@@ -1,7 +1,7 @@
 """The ``tl`` functions of real Triton syntax: program ids, block creation, memory, dot, reductions, shapes.
 
-Each works on :class:`~kernellab.triton.tensor.tensor` values of the current step (found through the
-context variable the launcher sets, see :mod:`kernellab.triton.program`) and follows the signatures of
+Each works on :class:`~kernellab.triton.executor.tensor.tensor` values of the current step (found through the
+context variable the launcher sets, see :mod:`kernellab.triton.executor.program`) and follows the signatures of
 ``triton.language``. Elementwise math lives in :mod:`kernellab.triton.language.math`.
 """
 
@@ -15,13 +15,13 @@ import numpy as np
 
 from kernellab.i18n import _
 
-from .. import axis as A
-from .. import dtypes as T
-from .. import memory, numerics, sampling, tiles
-from ..mma import kind as mma_kind
-from ..mma import mma_instructions
-from ..program import current
-from ..tensor import (
+from ..compiler import axis as A
+from ..compiler.mma import kind as mma_kind
+from ..compiler.mma import mma_instructions
+from ..executor import dtypes as T
+from ..executor import memory, numerics, sampling, tiles
+from ..executor.program import current
+from ..executor.tensor import (
     Lineage,
     _align,
     _operand,
@@ -129,7 +129,7 @@ def cdiv(x, div):
 
 
 def _hinted(input, values, kind: str):
-    """``input`` with one of its axis facts replaced by the hint ``values`` (see :mod:`kernellab.triton.axis`).
+    """``input`` with one of its axis facts replaced by the hint ``values`` (see :mod:`kernellab.triton.compiler.axis`).
 
     As in Triton, the hint is an attribute of the operation that made the value: a kernel parameter
     used as it came (no operation made it) keeps what the launch's specialisation says.
@@ -150,7 +150,7 @@ def multiple_of(input, values, _semantic=None):
     """Compiler hint that the first value of every run along each axis is a multiple of ``values``.
 
     No effect on results; it widens the vector width of the loads and stores it reaches, as in Triton
-    (see :mod:`kernellab.triton.axis`).
+    (see :mod:`kernellab.triton.compiler.axis`).
     """
     return _hinted(input, values, "divisibility")
 
@@ -228,7 +228,7 @@ def mul(x, y, sanitize_overflow=True, _semantic=None) -> tensor:
 # --- memory --------------------------------------------------------------------------------------
 def _consecutive_rows(ptr, mask):
     """``(starts, active)`` when every program's pointers are consecutive (row-major) and ``mask`` keeps a
-    prefix of them (or is None): the memory layer's fast path (:func:`~kernellab.triton.memory.load_rows`);
+    prefix of them (or is None): the memory layer's fast path (:func:`~kernellab.triton.executor.memory.load_rows`);
     None otherwise."""
     lin = getattr(ptr, "lineage", None)
     if lin is None or (mask is not None and (getattr(mask, "_prefix", None) is None or mask._shape != ptr._shape)):
@@ -245,7 +245,7 @@ def _consecutive_rows(ptr, mask):
 
 
 def _tile_mask(ptr, mask):
-    """``(mask,)`` when ``ptr`` is a 2-D tile whose lineage stores it as lines (:mod:`kernellab.triton.tiles`):
+    """``(mask,)`` when ``ptr`` is a 2-D tile whose lineage stores it as lines (:mod:`kernellab.triton.executor.tiles`):
     the mask as a bool block broadcasting to ``(rows, *shape)`` (None: no mask); None otherwise."""
     lin = getattr(ptr, "lineage", None)
     if not tiles.ENABLED or lin is None or len(ptr._shape) != 2 or lin.shape[1:] != ptr._shape \
@@ -262,7 +262,7 @@ def _tile_mask(ptr, mask):
 
 def _how(ptr, mask):
     """``(pointer facts, mask facts or None, block shape)``: what the memory layer needs to count an access
-    under the layout Triton gives it (:mod:`kernellab.triton.layout`)."""
+    under the layout Triton gives it (:mod:`kernellab.triton.compiler.layout`)."""
     shape = ptr._shape
     return facts(ptr), None if mask is None else facts(_to_tensor(mask), shape), shape
 
@@ -439,7 +439,7 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
                 shape=c.shape, shape2=a.shape, shape3=b.shape))
         out_t, acc_data = c.dtype, c.data
     prog = current()
-    if sampling.active():  # a benchmark's sampled launch: counted, not computed (see kernellab.triton.sampling)
+    if sampling.active():  # a benchmark's sampled launch: counted, not computed (see kernellab.triton.executor.sampling)
         data = _uncomputed_dot(_dot_operand(a), _dot_operand(b), acc_data, out_t.np)
     else:
         data = numerics.dot(_dot_operand(a), _dot_operand(b), acc_data, input_precision, out_t.np, _wide(a),
@@ -459,7 +459,7 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         lay_b = b._lay if b._lay is not None else ("default", b._shape, prog.num_warps)
         tma = (False, False)
         if what in ("fp16", "bf16"):  # a tensor descriptor's tile: wgmma reads it in shared memory (sm_90)
-            from ..mma import wgmma_tile
+            from ..compiler.mma import wgmma_tile
             from .descriptors import tma_tile
 
             if wgmma_tile(m, b._shape[-1], prog.num_warps) is not None:
@@ -493,7 +493,7 @@ def _wide(t: tensor):
 
 def _uncomputed_dot(a: np.ndarray, b: np.ndarray, acc, out_dtype) -> np.ndarray:
     """NaN (zeros for integers) in the shape of ``a @ b``: what a sampled launch's ``tl.dot`` returns, so
-    that nothing computed from it passes for a result (see :mod:`kernellab.triton.sampling`)."""
+    that nothing computed from it passes for a result (see :mod:`kernellab.triton.executor.sampling`)."""
     shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
     if acc is not None:
         shape = np.broadcast_shapes(shape, np.shape(acc))
@@ -542,7 +542,7 @@ def _axes(x: tensor, axis):
 
 
 def _reduced(x: tensor, ax, keep_dims: bool, out, bits: int, operands: int = 1, used: int | None = None):
-    """Record the shared-memory traffic of a reduction of ``x`` along ``ax`` (:func:`kernellab.triton.convert.reduction`)
+    """Record the shared-memory traffic of a reduction of ``x`` along ``ax`` (:func:`kernellab.triton.compiler.convert.reduction`)
     and give its results (a tensor or a tuple) the sliced layout; returns ``out``."""
     if not x._shape:
         return out
@@ -688,7 +688,7 @@ def trans(input, *dims) -> tensor:
     perm = _dims(dims) or tuple(builtins.range(len(x._shape)))[::-1]
     out = tensor(x.data.transpose((0, *(p + 1 for p in perm))), x.dtype, tuple(x._shape[p] for p in perm))
     if x._lay is not None and tuple(perm) == (1, 0):
-        out._lay = ("trans", x._lay)  # the same threads hold the same elements (kernellab.triton.convert.transposed)
+        out._lay = ("trans", x._lay)  # the same threads hold the same elements (kernellab.triton.compiler.convert.transposed)
     return out
 
 

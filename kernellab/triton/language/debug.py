@@ -16,8 +16,8 @@ import numpy as np
 
 from kernellab.i18n import _
 
-from ..program import current
-from ..tensor import _align, tensor
+from ..executor.program import current
+from ..executor.tensor import _align, tensor
 from .core import _to_tensor, broadcast_to
 
 

@@ -9,10 +9,10 @@ checked against ``shape`` (a descriptor checks every dimension; a block pointer 
 for: same requests, sectors and bytes, and the global instructions sm_80 compiles.
 
 On sm_90 Triton 3.9 compiles a descriptor's load and store to TMA copies instead (``cp.async.bulk.tensor``,
-:func:`kernellab.triton.convert.tma_copies`: ``tma_instructions_sm90``), which move the tile between
+:func:`kernellab.triton.compiler.convert.tma_copies`: ``tma_instructions_sm90``), which move the tile between
 global and shared memory, and no ld/st.global (``load_instructions_sm90``, ``store_instructions_sm90``
 leave them out). The tile then goes between shared memory and the registers
-(:func:`kernellab.triton.convert.tma_shared`, in ``shared_loads_sm90``/``shared_stores_sm90``), unless
+(:func:`kernellab.triton.compiler.convert.tma_shared`, in ``shared_loads_sm90``/``shared_stores_sm90``), unless
 a loaded tile is stored unchanged, which stays in shared memory; a descriptor made in the kernel
 (``tl.make_tensor_descriptor``, not one passed from the host) is first written to shared memory, one
 ``st.shared`` a thread, then copied to global memory for the TMA unit.
@@ -25,11 +25,12 @@ import numpy as np
 from kernellab import lines
 from kernellab.i18n import _
 
-from .. import axis as A
-from .. import convert, numerics
-from .. import dtypes as T
-from ..program import current
-from ..tensor import _tensor_member_fn, facts, pointer, tensor
+from ..compiler import axis as A
+from ..compiler import convert
+from ..executor import dtypes as T
+from ..executor import numerics
+from ..executor.program import current
+from ..executor.tensor import _tensor_member_fn, facts, pointer, tensor
 from .core import _how, load, store
 
 _LOADED: dict[int, tuple] = {}  # id of a desc.load's tile → (the tile, its ld.shared per thread on sm_90, its line)
@@ -71,7 +72,7 @@ def _tile(base: pointer, shape, strides, offsets, block_shape, checked):
 
 
 def _tile_facts(base: pointer, shape_f, strides_f, offsets_f, block_shape: tuple):
-    """The axis facts (:mod:`kernellab.triton.axis`) of a descriptor tile's pointers and mask, as Triton
+    """The axis facts (:mod:`kernellab.triton.compiler.axis`) of a descriptor tile's pointers and mask, as Triton
     3.9 rewrites a descriptor access without TMA (sm_80): ``base + Σ (offset_d + arange(B_d)) · stride_d``,
     masked by ``0 <= offset_d + arange(B_d) < shape_d`` in every dimension."""
     nd = len(block_shape)
@@ -233,7 +234,7 @@ class tensor_descriptor:
         """The tile at ``offsets``; elements outside the tensor read as the padding (zero or NaN).
 
         With ``round_f32_to_tf32``, fp32 elements arrive rounded to TF32, to nearest with ties to even,
-        as Hopper's TMA rounds them (:func:`~kernellab.triton.numerics.tf32_round`).
+        as Hopper's TMA rounds them (:func:`~kernellab.triton.executor.numerics.tf32_round`).
         """
         ptr, m = self._tile(offsets)
         t = load(ptr, m, _fill(ptr.dtype.element_ty, self.padding_option))

@@ -23,7 +23,7 @@ import numpy as np
 
 from kernellab.i18n import _
 
-from ..tensor import _binary, _tensor_member_fn, tensor
+from ..executor.tensor import _binary, _tensor_member_fn, tensor
 from .core import _to_tensor
 
 
@@ -81,7 +81,7 @@ def umulhi(x, y, _semantic=None) -> tensor:
 
     Examples
     --------
-    >>> from kernellab.triton import dtypes as T
+    >>> from kernellab.triton.executor import dtypes as T
     >>> a = tensor(np.uint32([[0xFFFFFFFF, 3]]), T.uint32, (2,))
     >>> umulhi(a, a).data[0].tolist()      # (2^32 - 1)^2 >> 32 = 2^32 - 2;  9 >> 32 = 0
     [4294967294, 0]
@@ -136,7 +136,7 @@ def fma(x, y, z, _semantic=None) -> tensor:
 
     Examples
     --------
-    >>> from kernellab.triton import dtypes as T
+    >>> from kernellab.triton.executor import dtypes as T
     >>> a = tensor(np.float32([1 + 2**-12]), T.float32, ())
     >>> float(fma(a, a, -1.0).data[0]) == 2**-11 + 2**-24      # unfused, fp32 would drop the 2^-24
     True

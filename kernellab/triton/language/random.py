@@ -20,8 +20,8 @@ import numpy as np
 
 from kernellab.i18n import _
 
-from .. import dtypes as T
-from ..tensor import tensor
+from ..executor import dtypes as T
+from ..executor.tensor import tensor
 from .core import _to_tensor
 from .math import cos, log, maximum, mulhi_u64, sin, sqrt
 

@@ -20,9 +20,9 @@ import numpy as np
 
 from kernellab.i18n import _
 
-from .. import dtypes as T
-from .. import microscaling as mx
-from ..tensor import tensor
+from ..executor import dtypes as T
+from ..executor import microscaling as mx
+from ..executor.tensor import tensor
 from .core import _to_tensor, dot
 
 FORMATS = ("e2m1", "e4m3", "e5m2", "bf16", "fp16")

@@ -17,8 +17,8 @@ import numpy as np
 
 from kernellab.i18n import _
 
-from .. import dtypes as T
-from ..tensor import _tensor_member_fn, tensor
+from ..executor import dtypes as T
+from ..executor.tensor import _tensor_member_fn, tensor
 from .core import _axes, _reduce, _reduced, _to_tensor
 
 
@@ -105,7 +105,7 @@ def reduce(input, axis, combine_fn, keep_dims=False, _semantic=None, _generator=
             out.append(x)
         else:
             out.append(tensor(np.squeeze(x.data, axis=ax + 1), x.dtype, x._shape[:ax] + x._shape[ax + 1:]))
-    # its shared-memory traffic: one reduction of len(xs) operands (kernellab.triton.convert.reduction)
+    # its shared-memory traffic: one reduction of len(xs) operands (kernellab.triton.compiler.convert.reduction)
     result = out[0] if single else tuple(out)
     return _reduced(first, None if axis is None else ax, keep_dims, result, bits, operands=len(xs))
 

@@ -13,8 +13,8 @@ import numpy as np
 
 from kernellab.i18n import _
 
-from .. import dtypes as T
-from ..tensor import _align, _tensor_member_fn, broadcast_shape, tensor
+from ..executor import dtypes as T
+from ..executor.tensor import _align, _tensor_member_fn, broadcast_shape, tensor
 from .core import _to_tensor, broadcast_to
 
 

@@ -5,14 +5,14 @@ the scopes open at that moment (``with proton.scope("matmul"):``, ``@proton.scop
 ``enter_scope``/``exit_scope``), as a leaf named after its kernel, the way proton's tree keeps GPU
 kernels under their host scopes. ``deactivate``/``activate`` pause and resume recording;
 ``finalize()`` closes the session, prints one row per scope and kernel (launches, FLOPs, DRAM bytes,
-and the GPU time the model predicts on the modelled GPU, :mod:`kernellab.triton.driver`) and writes
+and the GPU time the model predicts on the modelled GPU, :mod:`kernellab.triton.runtime.driver`) and writes
 ``<name>.hatchet``, a JSON tree of the same numbers (:mod:`.viewer` reads it back and derives
 ``time/ms``, ``tflop16/s`` and proton's other metrics). A kernel's ``launch_metadata`` names its
 launches (``"name"``) and adds its metrics (``flops16``, ``bytes``, ...), as in proton; so do the
 ``metrics`` of a scope. A scope that holds no kernellab launch (cuBLAS, torch's own matmul) keeps its
 metrics, and its time says "not predicted". Nothing is measured: the times are predictions,
 and the table says so. Launches inside ``triton.testing.do_bench`` are sampled
-(:mod:`kernellab.triton.sampling`), their counts estimated.
+(:mod:`kernellab.triton.executor.sampling`), their counts estimated.
 
 Examples
 --------
@@ -44,7 +44,8 @@ from functools import wraps
 from kernellab.i18n import _
 
 from ...report import Table
-from .. import driver, record
+from .. import record
+from ..runtime.driver import gpu as modelled_gpu
 
 DEFAULT_PROFILE_NAME = "proton"
 
@@ -185,7 +186,7 @@ def finalize(session: int | None = None, output_format: str | None = "") -> None
 def _label() -> str:
     from ..testing import measure_label
 
-    return measure_label("predicted") if driver.gpu() else ""
+    return measure_label("predicted") if modelled_gpu() else ""
 
 
 def enter_scope(name: str, *, metrics: dict | None = None) -> int:

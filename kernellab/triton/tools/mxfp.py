@@ -3,7 +3,7 @@ tutorials build them (``MXFP4Tensor``, ``MXScaleTensor``, ``fp8e8m0_to_float32``
 
 The classes hold their codes in ``data`` as uint8: a torch tensor when they were made from one (or
 with a ``device``, torch being installed), else a numpy array. They compute with numpy
-(:mod:`kernellab.triton.microscaling`), so the codes are the same whichever holds them. ``random``
+(:mod:`kernellab.triton.executor.microscaling`), so the codes are the same whichever holds them. ``random``
 draws with torch's generator in torch mode (``torch.manual_seed`` applies) and with numpy's
 ``default_rng(seed)`` otherwise.
 
@@ -29,7 +29,7 @@ import numpy as np
 
 from kernellab.i18n import _
 
-from .. import microscaling as mx
+from ..executor import microscaling as mx
 
 
 def _is_torch(x) -> bool:

@@ -29,7 +29,7 @@ functions run on the SFU, or are not floating-point arithmetic).
 
 On numpy arrays (the lecture form's ``kernel(tl, ...)`` computes on them, and its ``tl.extra`` is this
 package), the functions return numpy arrays, dispatched on the arrays' dtypes; a batch of lecture-form
-programs computes once for all of them (:mod:`kernellab.triton.perprogram`).
+programs computes once for all of them (:mod:`kernellab.triton.executor.perprogram`).
 
 Examples
 --------
@@ -48,9 +48,9 @@ import numpy as np
 
 from kernellab.i18n import _
 
-from ... import dtypes as T
-from ...perprogram import NotBatchable, PerProgram
-from ...tensor import _align, broadcast_shape, count_flops, tensor
+from ...executor import dtypes as T
+from ...executor.perprogram import NotBatchable, PerProgram
+from ...executor.tensor import _align, broadcast_shape, count_flops, tensor
 from ..core import _to_tensor
 from . import bits, rounding, specfun
 
@@ -320,7 +320,7 @@ def _call_numpy(name: str, args: tuple):
         raise _signature_error(name, key)
     if not per:
         return _compute(name, np.broadcast_arrays(*arrs), out_t.np)
-    # a batch of programs (kernellab.triton.perprogram): a leading program axis on every operand, and
+    # a batch of programs (kernellab.triton.executor.perprogram): a leading program axis on every operand, and
     # the blocks aligned on their last axes, so that each program computes what it would alone
     nd = max(a.data.ndim - 1 if isinstance(a, PerProgram) else np.ndim(a) for a in args)
     aligned = [d.reshape(d.shape[0], *(1,) * (nd - d.ndim + 1), *d.shape[1:]) if isinstance(a, PerProgram)

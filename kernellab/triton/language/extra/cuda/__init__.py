@@ -26,8 +26,8 @@ Examples
 
 from kernellab.i18n import _
 
-from ....program import current
-from ....tensor import constexpr
+from ....executor.program import current
+from ....executor.tensor import constexpr
 from . import libdevice  # noqa: F401  (a submodule, not in __all__: three modules share the name)
 
 

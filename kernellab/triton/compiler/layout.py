@@ -2,7 +2,7 @@
 each warp instruction under it.
 
 Triton does not cut a block into warps row-major, one element a lane. Its ``coalesce`` pass reads the
-pointer block's axis facts (:mod:`kernellab.triton.axis`) and gives the access a *blocked layout*:
+pointer block's axis facts (:mod:`kernellab.triton.compiler.axis`) and gives the access a *blocked layout*:
 
 * ``order``: the dimensions, most contiguous first (ties: the last dimension first);
 * ``size_per_thread``: along ``order[0]``, as many elements as are known contiguous and aligned
@@ -22,7 +22,7 @@ starts at; the memory layer counts requests, sectors and lines from those lanes'
 
 Examples
 --------
->>> from kernellab.triton import axis
+>>> from kernellab.triton.compiler import axis
 >>> ptr = axis.add(axis.splat(axis.argument(16), (1024,)), axis.arange(0, 1024), (1024,), elem_bytes=4)
 >>> p = plan(ptr, None, (1024,), 4, 4)                    # an aligned fp32 block of 1024, 4 warps
 >>> p.size_per_thread, p.threads_per_warp, p.warps_per_cta, p.vec, p.instructions
@@ -268,7 +268,7 @@ def line_runs(p: Plan, axis: int) -> LineRuns | None:
     Runs: within an instruction, the lanes on one line start ``vec`` elements apart, one after another,
     no element twice, every line of the instruction holding as many lanes (``K``); a lane's ``vec``
     elements lie along ``axis`` (``order[0] == axis`` unless ``vec`` is 1). The memory layer's closed
-    form for tiles (:func:`kernellab.triton.counts.count_planned`) counts from these runs; this function
+    form for tiles (:func:`kernellab.triton.executor.counts.count_planned`) counts from these runs; this function
     reads them off ``lanes()`` and checks them, so the two cannot disagree.
 
     >>> p = Plan((64, 32), (1, 8), (8, 4), (4, 1), (1, 0), 8, 8)   # fp16 64×32, 8 a lane, 4 warps

@@ -5,7 +5,7 @@ element. Every layout here is a linear layout (:class:`Linear`): a list of *base
 each the coordinates of the element that bit moves to (register bases, lane bases, warp bases), the
 element of a (warp, lane, register) being the sum of the bases of its set bits. A basis whose
 coordinate falls outside the block is zero: that bit *broadcasts* (holds a copy). A blocked layout
-(:func:`blocked`, what :mod:`kernellab.triton.layout` gives a load or store) has register bases for
+(:func:`blocked`, what :mod:`kernellab.triton.compiler.layout` gives a load or store) has register bases for
 its ``size_per_thread``, then lane, then warp bases, then the repetitions when the block is bigger
 than the layout's tile; a reduction's result has its operand's layout *sliced* (:func:`sliced`: the
 reduced dimension dropped, registers that then coincide merged); ``x[:, None]`` and ``keep_dims``
@@ -111,7 +111,7 @@ def blocked(shape: tuple, size_per_thread: tuple, threads_per_warp: tuple, warps
 
 
 def from_plan(p) -> Linear:
-    """The linear layout of a :class:`kernellab.triton.layout.Plan` (a load's or store's layout)."""
+    """The linear layout of a :class:`kernellab.triton.compiler.layout.Plan` (a load's or store's layout)."""
     return blocked(p.shape, p.size_per_thread, p.threads_per_warp, p.warps_per_cta, p.order)
 
 
@@ -319,7 +319,7 @@ def tma_shared(block_shape: tuple, bits: int, num_warps: int) -> int:
 
 def resolve(tag, target: str = "sm80") -> Linear | None:
     """The layout a value's tag stands for, once the launch's accesses are known (loads take the widest
-    vector of their shape and order, :func:`kernellab.triton.layout.plan`). Tags: ``("load", how,
+    vector of their shape and order, :func:`kernellab.triton.compiler.layout.plan`). Tags: ``("load", how,
     element bytes, num_warps, wanted)`` and ``("store", …)`` for a memory access (``how``: the pointer's
     and mask's axis facts and the block's shape), ``("slice", tag, axis)``, ``("expand", tag, axis)``,
     ``("default", shape, num_warps)``, ``("atomic", how, element bytes, num_warps, op, float)`` (an
@@ -448,9 +448,9 @@ def fma_staging(a: Linear, b: Linear, bits: int, num_warps: int, target: str) ->
 @lru_cache(maxsize=256)
 def accumulator(m: int, n: int, what: str, num_warps: int, target: str = "sm80") -> Linear:
     """The layout of a ``tl.dot``'s ``M×N`` accumulator (``#ttg.nvidia_mma``): version 2 (``mma.sync``,
-    warps by :func:`kernellab.triton.mma.mma_warps`) on sm_80, and on sm_90 for blocks too small for
+    warps by :func:`kernellab.triton.compiler.mma.mma_warps`) on sm_80, and on sm_90 for blocks too small for
     ``wgmma``; version 3 on sm_90 (4 warps of a warpgroup down 64 rows, a ``wgmma`` ``N`` wide,
-    :func:`kernellab.triton.mma.wgmma_tile`).
+    :func:`kernellab.triton.compiler.mma.wgmma_tile`).
 
     >>> len(accumulator(64, 64, "fp16", 4).registers), len(accumulator(64, 64, "fp16", 4, "sm90").registers)
     (5, 5)
@@ -547,7 +547,7 @@ def atomic_vector(op: str, elem_bytes: int, is_float: bool, target: str) -> int:
 
 
 def atomic_plan(how, elem_bytes: int, num_warps: int, op: str, is_float: bool, target: str = "sm80"):
-    """The layout and instructions of a ``tl.atomic_*`` (:class:`kernellab.triton.layout.Plan`): the
+    """The layout and instructions of a ``tl.atomic_*`` (:class:`kernellab.triton.compiler.layout.Plan`): the
     coalescing pass gives it the layout of a store through its pointers, its elements per thread at
     most what one atomic instruction updates (:func:`atomic_vector`), so that on sm_80 an fp32
     ``atomic_add`` takes one element a thread, the 32 lanes of a warp 32 consecutive ones."""
@@ -568,7 +568,7 @@ def atomic_instructions(how, elem_bytes: int, num_warps: int, op: str, is_float:
     its layout's instructions (:func:`atomic_plan`); an fp32 ``atomic_max``/``atomic_min`` issues two
     for each element (``atom.max.s32`` for the non-negative values, ``atom.min.u32`` for the others).
 
-    >>> from kernellab.triton import axis
+    >>> from kernellab.triton.compiler import axis
     >>> ptr = axis.add(axis.splat(axis.argument(16), (1024,)), axis.arange(0, 1024), (1024,), elem_bytes=4)
     >>> [atomic_instructions((ptr, None, (1024,)), 4, 4, "atomic_add", True, t) for t in ("sm80", "sm90")]
     [32, 8]

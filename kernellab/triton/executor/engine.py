@@ -15,12 +15,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..errors import fmt_dim3, placed
-from ..grid import dim3
-from ..lines import LineFinder, tally_factory
-from ..record import launched
-from ..tracebacks import user_traceback
-from . import record, sampling
+from ...errors import fmt_dim3, placed
+from ...grid import dim3
+from ...lines import LineFinder, tally_factory
+from ...record import launched
+from ...tracebacks import user_traceback
+from .. import record
+from . import sampling
 from .counts import Tally, Touched, TritonCounts
 from .program import _CURRENT, Program, Reorder, SplitTail, pid_table
 
@@ -107,11 +108,11 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     entries leave ``dram_sectors`` empty: compulsory traffic is a union over the launch).
     ``hints`` is what an earlier launch of the kernel learnt (kept by the caller, updated here): whether
     a vectorised step may defer its stores and let its loads lend views (an optimisation; a step that
-    would see the difference reruns without, see :class:`~kernellab.triton.program.Reorder`).
+    would see the difference reruns without, see :class:`~kernellab.triton.executor.program.Reorder`).
     ``lines`` (a :class:`~kernellab.lines.LineFinder`) adds counts per source line (``by_line``): every
     step's tally keeps rows, and a step undone is dropped with its rows.
     ``num_warps`` sets the layouts of the kernel's loads and stores; ``specialization`` is shown on the
-    counts (see :mod:`kernellab.triton.specialize`). ``addresses`` (``id(array) → (array, address of
+    counts (see :mod:`kernellab.triton.compiler.specialize`). ``addresses`` (``id(array) → (array, address of
     its data)``, the launch arguments' flat views) saves each step looking those addresses up again.
     """
     g = dim3(grid)

@@ -4,10 +4,10 @@ A value's ``data`` is a numpy array of shape ``(rows, *shape)``: the leading axi
 programs of the current step (``rows`` is 1 when every program holds the same value, as for
 ``tl.arange``), so one Python pass over a kernel can run many programs at once. A *pointer* block holds
 int64 element offsets into one array. Arithmetic follows Triton's promotion rules
-(:mod:`kernellab.triton.dtypes`); integer ``//`` and ``%`` truncate toward zero as in C.
+(:mod:`kernellab.triton.executor.dtypes`); integer ``//`` and ``%`` truncate toward zero as in C.
 
 Python control flow on a scalar (``if``, ``range``, ``min``) asks for its single value: when the
-programs of a batch disagree, :class:`~kernellab.triton.program.Divergence` makes the launcher rerun
+programs of a batch disagree, :class:`~kernellab.triton.executor.program.Divergence` makes the launcher rerun
 them one by one.
 
 A value's ``data`` may be computed only when first read (``_lazy``): elementwise results, so that a
@@ -25,7 +25,7 @@ import numpy as np
 
 from kernellab.i18n import _
 
-from . import axis as A
+from ..compiler import axis as A
 from . import dtypes as T
 from . import tiles
 from .program import _CURRENT, Divergence
@@ -81,7 +81,7 @@ def broadcast_shape(a: tuple, b: tuple) -> tuple:
 
 
 def facts(x, shape: tuple | None = None) -> A.AxisInfo:
-    """What Triton's axis analysis knows of ``x`` (:mod:`kernellab.triton.axis`), made ``shape`` (a
+    """What Triton's axis analysis knows of ``x`` (:mod:`kernellab.triton.compiler.axis`), made ``shape`` (a
     block's own shape when None): a block's facts, a Python or numpy integer's constant, else nothing."""
     if isinstance(x, tensor):
         info = x._ax if x._ax is not None else A.unknown(len(x._shape))
@@ -379,8 +379,8 @@ class tensor:
         # dtype ``dtype.np``) reading only the arrays ``operands``, ``write(dst, k)`` the first k lanes of
         # a 1-D block into ``dst`` of shape (rows, k); for a value not yet computed
         self._into = None
-        self._ax = None  # what Triton's axis analysis knows of it (kernellab.triton.axis); None: nothing
-        self._lay = None  # where its layout comes from (kernellab.triton.convert.resolve); None: not followed
+        self._ax = None  # what Triton's axis analysis knows of it (kernellab.triton.compiler.axis); None: nothing
+        self._lay = None  # where its layout comes from (kernellab.triton.compiler.convert.resolve); None: not followed
         self._wide = None  # an fp16 block's values as float32 (or a function making them), for tl.dot
         self._outer = None  # (column, row, dtype): a 2-D integer block that is their outer sum (see _lineage_of)
 
@@ -729,7 +729,7 @@ class Lineage:
         self._start: int | None | bool = start  # False: not yet checked (see start)
         self._lines = lines  # False: not yet checked (see lines)
         # what the memory layer found for one unmasked access of this lineage, by (element bytes, shift's
-        # offset within a sector in bytes, block shape): see kernellab.triton.memory.LineageCounts
+        # offset within a sector in bytes, block shape): see kernellab.triton.executor.memory.LineageCounts
         self.counted: dict = {}
 
     @property
@@ -754,7 +754,7 @@ class Lineage:
 
     @property
     def lines(self):
-        """A 2-D block's offsets as lines of consecutive elements (:func:`kernellab.triton.tiles.lines_of`),
+        """A 2-D block's offsets as lines of consecutive elements (:func:`kernellab.triton.executor.tiles.lines_of`),
         or None. Checked once per lineage."""
         if self._lines is False:
             self._lines = tiles.lines_of(self.data)

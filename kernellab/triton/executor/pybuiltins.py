@@ -43,7 +43,7 @@ def _fold(op, args):
 def min(*args, **kwargs):
     """``tl.minimum`` folded over two or more values when one is a block; Python's ``min`` otherwise."""
     if len(args) >= 2 and not kwargs and builtins.any(isinstance(a, tensor) for a in args):
-        from .language.math import minimum
+        from ..language.math import minimum
 
         return _fold(minimum, args)
     return builtins.min(*args, **kwargs)
@@ -52,7 +52,7 @@ def min(*args, **kwargs):
 def max(*args, **kwargs):
     """``tl.maximum`` folded over two or more values when one is a block; Python's ``max`` otherwise."""
     if len(args) >= 2 and not kwargs and builtins.any(isinstance(a, tensor) for a in args):
-        from .language.math import maximum
+        from ..language.math import maximum
 
         return _fold(maximum, args)
     return builtins.max(*args, **kwargs)

@@ -1,7 +1,7 @@
 """``@triton.jit`` and ``kernel[grid](*args, **meta)`` for kernels in real Triton syntax.
 
 At launch, array arguments (numpy arrays, or CPU torch tensors whenever torch is importable; torch is
-never required) become :class:`~kernellab.triton.tensor.pointer` blocks, Python and numpy
+never required) become :class:`~kernellab.triton.executor.tensor.pointer` blocks, Python and numpy
 numbers become scalar tensors typed as Triton types them (int → int32, float → fp32), and parameters
 annotated ``tl.constexpr`` receive their plain Python value. ``grid`` is a tuple (or int) or a
 callable of the dict of arguments, as in Triton. Any other argument is a :class:`~kernellab.LaunchError`
@@ -18,23 +18,27 @@ from contextlib import nullcontext
 
 import numpy as np
 
-from ..errors import Float64Warning, LaunchError
-from ..float64 import warn_float64
-from ..grid import dim3
-from ..i18n import _
-from ..lines import LineFinder
-from ..record import wants_lines
-from ..tracebacks import user_traceback
-from . import dtypes as T
-from . import memory, record, replay, specialize, trace
-from .addresses import register_array
-from .counts import TritonCounts
-from .engine import run
-from .language.descriptors import make_tensor_descriptor, tensor_descriptor
-from .program import _CURRENT
-from .pybuiltins import in_kernel_environment
-from .tensor import constexpr, pointer, tensor
-from .tools.tensor_descriptor import TensorDescriptor
+from ...errors import Float64Warning, LaunchError
+from ...float64 import warn_float64
+from ...grid import dim3
+from ...i18n import _
+from ...lines import LineFinder
+from ...record import wants_lines
+from ...tracebacks import user_traceback
+from .. import record
+from ..compiler import specialize
+from ..executor import dtypes as T
+from ..executor import memory
+from ..executor.addresses import register_array
+from ..executor.counts import TritonCounts
+from ..executor.engine import run
+from ..executor.program import _CURRENT
+from ..executor.pybuiltins import in_kernel_environment
+from ..executor.tensor import constexpr, pointer, tensor
+from ..language.descriptors import make_tensor_descriptor, tensor_descriptor
+from ..replay import cache as replay
+from ..replay import trace
+from ..tools.tensor_descriptor import TensorDescriptor
 
 # accepted (num_warps sets the layouts of loads and stores), else no effect: how Triton compiles and launches (launch_pdl: programmatic dependent launch, whose
 # gdc_wait / gdc_launch_dependents are no-ops here because launches run one after another, in order)
@@ -147,7 +151,7 @@ class JITFunction:
         self.signature = inspect.signature(fn)
         self.arg_names = list(self.signature.parameters)
         self.constexprs = {n for n, p in self.signature.parameters.items() if _is_constexpr(p.annotation)}
-        # parameters (names or positions) the launch does not specialise (see kernellab.triton.specialize)
+        # parameters (names or positions) the launch does not specialise (see kernellab.triton.compiler.specialize)
         self.do_not_specialize = _names(self.arg_names, do_not_specialize)
         self.do_not_specialize_on_alignment = _names(self.arg_names, do_not_specialize_on_alignment)
         params = self.signature.parameters.values()
@@ -198,7 +202,7 @@ class JITFunction:
             if not kwargs.keys() <= self._plain_kwargs:  # launch options the kernel does not take: dropped
                 for opt in self._options_dropped:
                     kwargs.pop(opt, None)
-            again = None  # the launch's signature, when it may replay (see kernellab.triton.replay)
+            again = None  # the launch's signature, when it may replay (see kernellab.triton.replay.cache)
             if replay._ON[0] and not per_program and vectorize and not lines:
                 again = replay.plan(self, args, kwargs, grid, num_warps)
             elif not replay._ON[0]:
@@ -435,7 +439,7 @@ def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None,
     """Decorate a kernel written in Triton syntax (``@triton.jit`` or ``@triton.jit(...)``).
 
     ``do_not_specialize`` and ``do_not_specialize_on_alignment`` (names or positions of parameters) are
-    honoured as in Triton (see :mod:`kernellab.triton.specialize`). ``launch_metadata=hook`` is called as
+    honoured as in Triton (see :mod:`kernellab.triton.compiler.specialize`). ``launch_metadata=hook`` is called as
     Triton calls it, ``hook(grid, kernel, args)`` with ``kernel.name`` and the launch's arguments by name,
     while a recorder listens (proton, ``do_bench``): its ``"name"`` names the launch in proton's table, its
     other entries are the launch's metrics (:func:`kernellab.triton.record.metadata`). Other options are
@@ -450,8 +454,6 @@ def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None,
 
 
 # --- the rest of ``triton.runtime`` -------------------------------------------------------------------------
-
-from .driver import driver  # noqa: E402, F401  (``triton.runtime.driver``: the modelled GPU's driver)
 
 KernelInterface = JITFunction  # what ``kernel[grid]`` is defined on
 
@@ -480,20 +482,3 @@ RemoteCacheBackend = _unsupported("triton.runtime.RemoteCacheBackend", "kernella
 RedisRemoteCacheBackend = _unsupported("triton.runtime.RedisRemoteCacheBackend", "kernellab compiles nothing to cache")
 MockTensor = _unsupported("triton.MockTensor", "kernellab launches take the real arrays")
 
-
-def _alias_submodules():
-    """``triton.runtime.jit`` and ``triton.runtime.autotuner``, the submodules published kernels import from."""
-    import sys
-
-    from . import autotuner
-
-    sys.modules.setdefault(__name__ + ".jit", sys.modules[__name__])
-    sys.modules.setdefault(__name__ + ".autotuner", autotuner)
-
-
-def __getattr__(name):  # the autotuner module imports this one, so its names are looked up when asked for
-    if name in ("Autotuner", "Config", "Heuristics", "autotune", "heuristics"):
-        from . import autotuner
-
-        return getattr(autotuner, name)
-    raise AttributeError(_("module {module!r} has no attribute {name!r}").format(module=__name__, name=name))

@@ -8,11 +8,11 @@ For every integer (or pointer, or boolean) block Triton's compiler knows, along 
 
 It knows them from the program text, not from the values: ``tl.arange(0, 1024)`` has contiguity 1024;
 a kernel argument is divisible by 16 only if the launch specialised it (see
-:mod:`kernellab.triton.specialize`), an argument equal to 1 is the constant 1; ``tl.program_id`` is
+:mod:`kernellab.triton.compiler.specialize`), an argument equal to 1 is the constant 1; ``tl.program_id`` is
 known to be nothing. Each operation combines its operands' facts by the rule of Triton's
 ``lib/Analysis/AxisInfo.cpp`` written out below; the hints ``tl.multiple_of``, ``tl.max_contiguous``
 and ``tl.max_constancy`` replace one fact. A load's vector width and layout follow from the facts of
-its pointer and mask (:mod:`kernellab.triton.layout`).
+its pointer and mask (:mod:`kernellab.triton.compiler.layout`).
 
 A fact is an :class:`AxisInfo` of tuples, one entry per dimension (a scalar has one dimension).
 

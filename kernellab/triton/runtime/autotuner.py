@@ -1,8 +1,8 @@
 """``@triton.autotune``, ``@triton.heuristics`` and ``triton.Config`` for mini-Triton kernels.
 
 The autotuner chooses the config the performance model predicts fastest on the modelled GPU
-(:mod:`kernellab.triton.driver`, the H100 unless ``KERNELLAB_GPU`` says otherwise): each config runs
-once, as a sampled launch (:mod:`kernellab.triton.sampling`: counted, not computed) on the arguments
+(:mod:`kernellab.triton.runtime.driver`, the H100 unless ``KERNELLAB_GPU`` says otherwise): each config runs
+once, as a sampled launch (:mod:`kernellab.triton.executor.sampling`: counted, not computed) on the arguments
 themselves, as Triton's trials run; a copy of each array a trial changes is kept and put back after it,
 so a trial never changes the real outputs. It is hidden from ``triton.testing.do_bench``
 and proton (they see the tuned launch, as Triton's ``do_bench`` times it after its warm-up), and is charged
@@ -32,11 +32,13 @@ import numpy as np
 
 from kernellab.i18n import _
 
-from ..errors import ModelWarning
-from ..report import Table
-from . import driver, record, sampling
-from .language.core import CompileTimeAssertionFailure
-from .runtime import JITFunction, OutOfResources
+from ...errors import ModelWarning
+from ...report import Table
+from .. import record
+from ..executor import sampling
+from ..language.core import CompileTimeAssertionFailure
+from .driver import gpu as modelled_gpu
+from .jit import JITFunction, OutOfResources
 
 
 class Config:
@@ -237,9 +239,9 @@ class Autotuner(_Wrapped):
     def config_table(self) -> Table:
         """The last tuning's configs, fastest first: predicted time on the modelled GPU, its binding resource,
         FLOPs and DRAM bytes, and which was chosen."""
-        from ..model.bounds import predict, resource_label
+        from ...model.bounds import predict, resource_label
 
-        gpu = driver.gpu()
+        gpu = modelled_gpu()
         rows = []
         for cfg, cnt in sorted(self.trials.items(), key=lambda kv: self.configs_timings[kv[0]][0]):
             try:

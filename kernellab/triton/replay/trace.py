@@ -1,4 +1,4 @@
-"""Recording one launch's data flow, for :mod:`kernellab.triton.replay`.
+"""Recording one launch's data flow, for :mod:`kernellab.triton.replay.cache`.
 
 While a launch records, the public functions of ``triton.language`` (and its submodules) and the methods
 of ``tl.tensor`` are wrapped — in the recording's own thread or task only: elsewhere the wrappers call
@@ -45,16 +45,16 @@ def _bind_names():
     global _consecutive_rows, _offsets_and_mask
     if tensor is not None:
         return
-    from . import dtypes
-    from . import memory as mem
-    from .language import core
-    from .numerics import _widen as wd
-    from .program import current as cur
-    from .tensor import _align as al
-    from .tensor import _operand as op
-    from .tensor import constexpr as ce
-    from .tensor import pointer as pt
-    from .tensor import tensor as tt
+    from ..executor import dtypes
+    from ..executor import memory as mem
+    from ..executor.numerics import _widen as wd
+    from ..executor.program import current as cur
+    from ..executor.tensor import _align as al
+    from ..executor.tensor import _operand as op
+    from ..executor.tensor import constexpr as ce
+    from ..executor.tensor import pointer as pt
+    from ..executor.tensor import tensor as tt
+    from ..language import core
 
     T, memory, tensor, pointer, constexpr, _operand, _align, current, _widen = dtypes, mem, tt, pt, ce, op, al, cur, wd
     _to_tensor, _consecutive_rows, _offsets_and_mask = core._to_tensor, core._consecutive_rows, core._offsets_and_mask
@@ -558,8 +558,8 @@ _USERS = [0]
 
 
 def _targets():
-    from . import language as tl
-    from .language import core
+    from .. import language as tl
+    from ..language import core
 
     mods = [tl] + [m for m in vars(tl).values() if isinstance(m, types.ModuleType)
                    and m.__name__.startswith("kernellab.triton.language")]
@@ -587,7 +587,7 @@ _WRAPPERS: list = []  # (owner, name, original, wrapper), made once (again when 
 
 
 def _wrappers() -> list:
-    from .language import core
+    from ..language import core
 
     made: dict = {}
     out = []

@@ -6,7 +6,7 @@ of each step and resets it afterwards; nothing else in kernellab keeps launch st
 and nested or concurrent launches (threads, asyncio tasks) each see their own program.
 
 A step runs either one program or, when the kernel allows, a batch of programs at once: every value
-then carries a leading axis over the batch (see :mod:`kernellab.triton.tensor`).
+then carries a leading axis over the batch (see :mod:`kernellab.triton.executor.tensor`).
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..errors import KernelValueError, fmt_dim3
-from ..i18n import _
+from ...errors import KernelValueError, fmt_dim3
+from ...i18n import _
+from ..replay.trace import REC, touched
 from . import sampling
 from .counts import Tally, Touched
-from .trace import REC, touched
 
 
 class Divergence(Exception):
@@ -49,14 +49,14 @@ class Program:
         the launch grid ``(x, y, z)``.
     pids : numpy.ndarray
         int32 ``(P, 3)``: the ids of the programs this step runs, in launch order.
-    tally : kernellab.triton.counts.Tally
+    tally : kernellab.triton.executor.counts.Tally
         where memory accesses and dot FLOPs are counted.
     names : dict
         ``address of an array's data → parameter name``, for error messages.
     journal : dict or None
         when not None, a copy of every array before this step first stores to it, so that a batch
         that cannot run vectorised is undone and rerun program by program.
-    touched : kernellab.triton.counts.Touched or None
+    touched : kernellab.triton.executor.counts.Touched or None
         the launch's record of distinct sectors touched (compulsory DRAM traffic), shared by its steps.
     deferred : list or None
         when not None, the stores of this step, kept to be applied in order by :meth:`flush` once the
@@ -65,7 +65,7 @@ class Program:
         the launch's warps per program (``num_warps=``, default 4): the layouts of its loads and stores.
     wanted : dict
         the launch's ``(shape, order) → elements per thread`` its accesses ask for (see
-        :meth:`~kernellab.triton.counts.Tally.planned`), shared by its steps.
+        :meth:`~kernellab.triton.executor.counts.Tally.planned`), shared by its steps.
     """
 
     __slots__ = ("kernel", "grid", "pids", "P", "tally", "names", "journal", "_pid_cols", "failed_cas", "touched",
@@ -130,7 +130,7 @@ class Program:
 
     def _storing(self, flat: np.ndarray):
         """What every store to ``flat`` checks first, at once or deferred: that it may be written, and
-        that a recording sees it (see :func:`~kernellab.triton.trace.touched`)."""
+        that a recording sees it (see :func:`~kernellab.triton.replay.trace.touched`)."""
         self.writable(flat)
         touched("store")
 
@@ -200,20 +200,20 @@ class Program:
             self._first_touch(name, self.touched.mark_run(name, flat, start, n, key))
 
     def touch_rows(self, flat: np.ndarray, starts: np.ndarray, active: np.ndarray):
-        """Record the sectors of rows of consecutive elements (see :meth:`~kernellab.triton.counts.Touched.mark_rows`)."""
+        """Record the sectors of rows of consecutive elements (see :meth:`~kernellab.triton.executor.counts.Touched.mark_rows`)."""
         if self.touched is not None:
             name = self.name_of(flat)
             self._first_touch(name, self.touched.mark_rows(name, flat, starts, active))
 
     def touch_lines(self, flat: np.ndarray, starts: np.ndarray, n: int):
-        """Record the sectors of lines of ``n`` consecutive elements (see :meth:`~kernellab.triton.counts.Touched.mark_lines`)."""
+        """Record the sectors of lines of ``n`` consecutive elements (see :meth:`~kernellab.triton.executor.counts.Touched.mark_lines`)."""
         if self.touched is not None:
             name = self.name_of(flat)
             self._first_touch(name, self.touched.mark_lines(name, flat, starts, n))
 
     def touch(self, flat: np.ndarray, offs: np.ndarray, mask=None, starts=None):
         """Record the sectors an access touches, for the launch's ``dram_sectors`` (see
-        :class:`~kernellab.triton.counts.Touched`; ``starts``: each row's first offset when consecutive)."""
+        :class:`~kernellab.triton.executor.counts.Touched`; ``starts``: each row's first offset when consecutive)."""
         if self.touched is not None:
             name = self.name_of(flat)
             self._first_touch(name, self.touched.mark(name, flat, offs, mask, starts))

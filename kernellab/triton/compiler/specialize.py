@@ -9,7 +9,7 @@ Before compiling, Triton looks at each argument of a launch:
   not marked divisible (an int equal to 1 still becomes 1); floats and bools are never specialised.
 
 A kernel is compiled once per specialisation. The marks are the facts Triton's axis analysis starts
-from (:mod:`kernellab.triton.axis`): they decide how wide each load and store is. kernellab applies the
+from (:mod:`kernellab.triton.compiler.axis`): they decide how wide each load and store is. kernellab applies the
 same marks at each launch and shows them on the counts (``counts.specialization``).
 
 Examples
@@ -69,7 +69,7 @@ def nothing_known(kernel):
     >>> aligned.specialization, aligned.load_instructions, plain.specialization, plain.load_instructions
     ({'x_ptr': 'D', 'y_ptr': 'D', 'n': 'D'}, 4, {}, 16)
     """
-    from .runtime import jit
+    from ..runtime.jit import jit
 
     plain = [n for n in kernel.arg_names if n not in kernel.constexprs]
     return jit(kernel.fn, do_not_specialize=plain, do_not_specialize_on_alignment=plain)

@@ -2,7 +2,7 @@
 
 Every memory count goes through :mod:`kernellab.access`. A ``tl.load``/``tl.store`` of a
 ``@triton.jit`` kernel runs under the blocked layout and vector width Triton's compiler gives it
-(:mod:`kernellab.triton.layout`, from the pointer's and mask's axis facts, :mod:`kernellab.triton.axis`):
+(:mod:`kernellab.triton.compiler.layout`, from the pointer's and mask's axis facts, :mod:`kernellab.triton.compiler.axis`):
 its warp instructions are those of the compiled code, and its requests, sectors and lines come from the
 addresses of the lanes of those instructions (:func:`count_planned`). Accesses with no layout (the
 lecture form's ``tl.load(array, offsets)``, block pointers, tensor descriptors) keep the simpler rule:
@@ -10,7 +10,7 @@ the block flattened row-major, cut into warps of 32 lanes, one element a lane; a
 requests and sectors, and count their instructions under Triton's layout for them, by target
 (``atomic_instructions_sm80``/``_sm90``). The shared-memory traffic Triton adds (layout conversions,
 cross-warp reductions, ``tl.dot``'s operands) is in ``shared_stores_*``/``shared_loads_*``
-(:mod:`kernellab.triton.convert`). Bytes are
+(:mod:`kernellab.triton.compiler.convert`). Bytes are
 the same under either rule. Counting is deferred and done in bulk, since the counters are pure
 functions of the access records.
 """
@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..access import (
+from ...access import (
     LINE_BYTES,
     SECTOR_BYTES,
     WARP_SIZE,
@@ -38,8 +38,8 @@ from ..access import (
     requests,
     sectors,
 )
-from ..counters import LoadStoreTotals
-from . import layout
+from ...counters import LoadStoreTotals
+from ..compiler import layout
 
 
 @dataclass(frozen=True)
@@ -106,21 +106,21 @@ class TritonCounts(LoadStoreTotals):
     # warp-level TMA copy instructions executed on sm_90 (the PTX's cp.async.bulk.tensor, SASS UTMALDG and
     # UTMASTG), loads and stores: Triton 3.9 cuts a descriptor's tile into boxes of at most 128 bytes along
     # its last dimension and 256 elements along the others, spreads them over the warps, one elected lane a
-    # warp issuing each (kernellab.triton.convert.tma_copies), every warp running the instruction, per program
+    # warp issuing each (kernellab.triton.compiler.convert.tma_copies), every warp running the instruction, per program
     tma_instructions_sm90: int = 0
-    # warp-level tensor-core instructions of tl.dot as Triton 3.9 compiles it (kernellab.triton.mma):
+    # warp-level tensor-core instructions of tl.dot as Triton 3.9 compiles it (kernellab.triton.compiler.mma):
     # mma.sync on sm_80; wgmma (4 warps each, counted per warp) or mma.sync on sm_90
     mma_sm80: int = 0
     mma_sm90: int = 0
     # warp-level global atomic instructions executed (Nsight Compute's smsp__inst_executed_op_global_atom.sum),
     # by target: a tl.atomic_*'s instructions per thread under Triton 3.9's layout and vector width for it
-    # (kernellab.triton.convert.atomic_instructions) × num_warps, per program
+    # (kernellab.triton.compiler.convert.atomic_instructions) × num_warps, per program
     atomic_instructions_sm80: int = 0
     atomic_instructions_sm90: int = 0
     # warp-level shared-memory store / load instructions executed, by target as for mma_* (Nsight
     # Compute's smsp__inst_executed_op_shared_st.sum / smsp__inst_executed_op_shared_ld.sum; ldmatrix is
     # a load): those Triton 3.9 adds for layout conversions, cross-warp reductions and tl.dot's operands
-    # (kernellab.triton.convert), each thread's instructions × num_warps, per program
+    # (kernellab.triton.compiler.convert), each thread's instructions × num_warps, per program
     shared_stores_sm80: int = 0
     shared_loads_sm80: int = 0
     shared_stores_sm90: int = 0
@@ -248,7 +248,7 @@ class Geometry(NamedTuple):
 def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, int, int, int]:
     """Warp instructions, requests, sectors, lines and ideal sectors of an access under its layout ``p``.
 
-    The reference: each warp instruction's lanes start at the elements :func:`kernellab.triton.layout.lanes`
+    The reference: each warp instruction's lanes start at the elements :func:`kernellab.triton.compiler.layout.lanes`
     gives; a lane moves ``vec`` consecutive elements, one ``vec × width``-byte access at the address of
     the first; a lane is active where the mask keeps it (and, for a store, where it owns its elements).
     Those addresses go to :func:`kernellab.access` (``count_access``). When the layout cuts the block
@@ -262,7 +262,7 @@ def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, i
 
     Examples
     --------
-    >>> from kernellab.triton import axis
+    >>> from kernellab.triton.compiler import axis
     >>> ptr = axis.add(axis.splat(axis.argument(16), (1024,)), axis.arange(0, 1024), (1024,), elem_bytes=4)
     >>> p = layout.plan(ptr, None, (1024,), 4, 4)                 # 2 × ld.global.v4 per thread, 4 warps
     >>> count_planned(Geometry(1, 1, 1024, 4, starts=np.array([0])), p, False)   # 8 × 512 bytes: 16 sectors each
@@ -367,7 +367,7 @@ def _tile_counts(runs: layout.LineRuns, g: Geometry, v: int) -> tuple[int, int, 
     """Requests, sectors, lines and ideal sectors of a tile stored as lines (``g.tile``), from the lines' starts.
 
     Instruction ``i`` of row ``r`` moves, on each of its lines ``g``, the lanes ``k`` of a run
-    (:func:`~kernellab.triton.layout.line_runs`): their addresses are ``(S + first + k·vec)·w`` with ``S``
+    (:func:`~kernellab.triton.compiler.layout.line_runs`): their addresses are ``(S + first + k·vec)·w`` with ``S``
     the line's start. A run's active lanes must be consecutive (a run cut at both ends); then, lanes
     being at most 16 bytes and ``vec·w`` apart, the 32-byte sectors (128-byte lines) those addresses
     fall in are every one from the first active lane's to the last's — an interval per run — and, the
@@ -503,7 +503,7 @@ def _moved(convert, kind: str, src, dst, bits: int, num_warps: int, target: str)
 def _moves_on_targets(kind: str, src, dst, bits: int, num_warps: int) -> tuple:
     """``(sm80, sm90)``: :func:`_moved` of one recorded move on each target (computed once when the layouts
     are the same on both)."""
-    from . import convert
+    from ..compiler import convert
 
     other = dst[0] if kind == "dot" else dst if kind == "convert" else None
     alike = kind != "dot" and convert.target_free(src) and (other is None or convert.target_free(other))
@@ -515,7 +515,7 @@ _WANT = "frozen"  # marks a memory access's tag whose ``wanted`` dict is replace
 
 
 def _frozen(tag):
-    """A layout tag as a key (:func:`kernellab.triton.convert.resolve`): a load's ``wanted`` (the launch's
+    """A layout tag as a key (:func:`kernellab.triton.compiler.convert.resolve`): a load's ``wanted`` (the launch's
     widths, a dict that grows) replaced by the width it gives this load's shape and order."""
     if tag.__class__ is not tuple:
         return tag
@@ -609,7 +609,7 @@ class Tally:
 
     def planned(self, kind: str, g: Geometry, ptr, mask, shape: tuple, num_warps: int, wanted: dict):
         """Record one ``tl.load``/``tl.store`` of a ``@triton.jit`` kernel, counted under the layout
-        Triton's coalescing pass gives it (:func:`kernellab.triton.layout.plan`).
+        Triton's coalescing pass gives it (:func:`kernellab.triton.compiler.layout.plan`).
 
         ``ptr`` and ``mask`` are the axis facts of the pointer block and the mask (None: no mask).
         ``wanted`` is the launch's ``(shape, order) → the most elements per thread an access of that
@@ -642,18 +642,18 @@ class Tally:
     def converted(self, src, dst, bits: int, num_warps: int, programs: int):
         """Record a value of layout tag ``src`` reaching an op that needs layout tag ``dst`` (a store's),
         in ``programs`` programs: a layout conversion through shared memory when the two differ
-        (:func:`kernellab.triton.convert.conversion`), counted once the layouts are known (``_settle``)."""
+        (:func:`kernellab.triton.compiler.convert.conversion`), counted once the layouts are known (``_settle``)."""
         self._moves.append(("convert", src, dst, bits, num_warps, programs))
 
     def reduced(self, src, axis, bits: int, operands: int, used, num_warps: int, programs: int):
         """Record a reduction of a block of layout tag ``src`` along ``axis`` in ``programs`` programs
-        (:func:`kernellab.triton.convert.reduction`), counted once the layouts are known (``_settle``)."""
+        (:func:`kernellab.triton.compiler.convert.reduction`), counted once the layouts are known (``_settle``)."""
         self._moves.append(("reduce", src, (axis, operands, used), bits, num_warps, programs))
 
     def atomic_layout(self, how, elem_bytes: int, num_warps: int, op: str, is_float: bool, programs: int):
         """Record a ``tl.atomic_*`` through pointers of axis facts ``how`` in ``programs`` programs: its warp
-        instructions by target (:func:`kernellab.triton.convert.atomic_instructions`)."""
-        from . import convert
+        instructions by target (:func:`kernellab.triton.compiler.convert.atomic_instructions`)."""
+        from ..compiler import convert
 
         n = self.n
         for target in ("sm80", "sm90"):
@@ -663,7 +663,7 @@ class Tally:
     def staged(self, a, b, what: str, bits: int, num_warps: int, programs: int, tma: tuple = (False, False)):
         """Record a ``tl.dot`` of operands of layout tags ``a`` and ``b`` (``what``: ``"fp16"``, ``"tf32"``, …)
         in ``programs`` programs: their way through shared memory to the tensor cores
-        (:func:`kernellab.triton.convert.staging`; ``tma``: which are tensor descriptors' tiles), counted
+        (:func:`kernellab.triton.compiler.convert.staging`; ``tma``: which are tensor descriptors' tiles), counted
         once the layouts are known (``_settle``)."""
         self._moves.append(("dot", a, (b, what) if not any(tma) else (b, what, tuple(tma)), bits, num_warps, programs))
 
@@ -671,10 +671,10 @@ class Tally:
         """Record a tensor descriptor's ``desc.load`` (``kind`` ``"load"``) or ``desc.store`` in ``programs``
         programs, already recorded as the pointer access sm_80 compiles it to (``how``: its pointer's and
         mask's axis facts and block shape; ``wanted``: the launch's, for a load's layout, see
-        :meth:`planned`): on sm_90 it is TMA copies (:func:`kernellab.triton.convert.tma_copies`) and
+        :meth:`planned`): on sm_90 it is TMA copies (:func:`kernellab.triton.compiler.convert.tma_copies`) and
         none of that access's global instructions, taken off ``*_instructions_sm90`` once the layouts
         are known (``_settle``)."""
-        from . import convert
+        from ..compiler import convert
 
         shape = how[2]
         self.n["tma_instructions_sm90"] += convert.tma_copies(shape, elem_bytes, num_warps) * num_warps * programs
@@ -746,7 +746,7 @@ class Tally:
         self.n["flops"] += n
 
     def mma(self, sm80: int, sm90: int):
-        """Record the warp-level MMA instructions of a ``tl.dot`` (see :mod:`kernellab.triton.mma`)."""
+        """Record the warp-level MMA instructions of a ``tl.dot`` (see :mod:`kernellab.triton.compiler.mma`)."""
         self.n["mma_sm80"] += sm80
         self.n["mma_sm90"] += sm90
 

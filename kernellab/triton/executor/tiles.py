@@ -3,18 +3,18 @@
 ``a_ptr + offs_m[:, None] * stride_am + offs_k[None, :]`` gives each program ``BLOCK_M`` *lines* of
 ``BLOCK_K`` consecutive elements, one per row of the tile; ``k_ptr + dims[:, None] + keys[None, :] * stride``
 (``Kᵀ``, a column-major operand) gives lines down the columns. A pointer lineage
-(:class:`~kernellab.triton.tensor.Lineage`) finds its lines once (:func:`lines_of`); its later shifts
+(:class:`~kernellab.triton.executor.tensor.Lineage`) finds its lines once (:func:`lines_of`); its later shifts
 (``a_ptrs += BLOCK_K``) move every line alike. :func:`load` and :func:`store` then
 
 * check bounds from the lines' first elements (every lane is inside the array when the lines are);
 * count the access under its layout from the lines' starts (``count_planned``'s tile form, a closed
-  form of :func:`kernellab.triton.layout.lanes` checked by :func:`kernellab.triton.layout.line_runs`);
-* record the DRAM sectors each line covers (:meth:`~kernellab.triton.counts.Touched.mark_lines`), a
+  form of :func:`kernellab.triton.compiler.layout.lanes` checked by :func:`kernellab.triton.compiler.layout.line_runs`);
+* record the DRAM sectors each line covers (:meth:`~kernellab.triton.executor.counts.Touched.mark_lines`), a
   lineage's distinct lines once each;
 * move whole lines through a window view of the array (``n`` elements copied per line, not ``n``
   element lookups).
 
-They give the same values, counts and errors as the reference path of :mod:`kernellab.triton.memory`,
+They give the same values, counts and errors as the reference path of :mod:`kernellab.triton.executor.memory`,
 and decline (return None or False, having done nothing) where that path must run instead: lines
 reaching outside the array, a store whose mask drops a lane or whose lines overlap.
 

@@ -38,8 +38,8 @@ import weakref
 
 import numpy as np
 
-from ..errors import MisalignedError, OutOfBoundsError, fmt_dim3
-from ..i18n import _
+from ...errors import MisalignedError, OutOfBoundsError, fmt_dim3
+from ...i18n import _
 from . import dtypes as T
 
 _REGIONS: dict[int, tuple[int, object]] = {}  # start address → (bytes, weak reference to the array or tensor)

@@ -11,7 +11,7 @@ from it with Python numbers) is *weak*, as a Python number is under NumPy's prom
 combined with an ``int32`` block it gives ``int32``. Whatever this module cannot reproduce exactly —
 a ``PerProgram`` turned into a plain array, an unknown numpy function, Python numbers out of the
 range where int64 and float64 agree with Python, programs that take different branches — raises
-:class:`NotBatchable` or :class:`~kernellab.triton.program.Divergence`, and the launcher reruns the
+:class:`NotBatchable` or :class:`~kernellab.triton.executor.program.Divergence`, and the launcher reruns the
 batch one program at a time.
 """
 

@@ -11,7 +11,7 @@ address); :func:`load` and :func:`store` take it unless one of two optimisations
 the same values, counts and errors with less work — a pointer *lineage* (offsets shared up to a shift,
 ``_check_and_count``), and *rows* of consecutive offsets under a prefix mask (:func:`load_rows`,
 :func:`store_rows`, reached from ``tl.load``/``tl.store`` when the offsets kept their structure). Stores
-go through :meth:`Program.write <kernellab.triton.program.Program.write>`, which applies them at once
+go through :meth:`Program.write <kernellab.triton.executor.program.Program.write>`, which applies them at once
 or, in a vectorised step, when the step ends.
 """
 
@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..access import (
+from ...access import (
     LINE_BYTES,
     WARP_SIZE,
     _row_counts,
@@ -30,8 +30,8 @@ from ..access import (
     prefix_counts,
     prefix_ideal,
 )
-from ..errors import LaunchError, OutOfBoundsError, fmt_dim3
-from ..i18n import _
+from ...errors import LaunchError, OutOfBoundsError, fmt_dim3
+from ...i18n import _
 from .counts import Geometry, count_access
 from .program import Program
 
@@ -131,7 +131,7 @@ def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarra
 
     The reference path checks every lane and counts every lane's address (:func:`_check`,
     :func:`_count`). Two optimisations give the same numbers with less work when the pointer's
-    lineage says its offsets are ``lineage.data + shift`` (see :class:`~kernellab.triton.tensor.Lineage`):
+    lineage says its offsets are ``lineage.data + shift`` (see :class:`~kernellab.triton.executor.tensor.Lineage`):
 
     * consecutive offsets under a mask: each warp is affine (first element, stride one element), so
       :func:`kernellab.access.affine_counts` counts it from its first address and its mask alone,
@@ -248,7 +248,7 @@ def _count_consecutive(prog: Program, kind: str, width: int, shape: tuple, start
     """Count an access whose program row ``p`` reads the consecutive offsets ``starts[p], starts[p]+1, …``.
 
     Each program's lanes fill whole warps (the last one padded with inactive lanes, as
-    :func:`~kernellab.triton.counts.count_access` pads them); warp ``w`` of row ``p`` starts at
+    :func:`~kernellab.triton.executor.counts.count_access` pads them); warp ``w`` of row ``p`` starts at
     offset ``starts[p] + 32·w`` and steps one element per lane. ``mask`` None: every lane is active.
     """
     rows = shape[0]
@@ -314,7 +314,7 @@ def load(prog: Program, flat: np.ndarray, offs: np.ndarray, mask=None, other=Non
 
     ``offs`` is int64 ``(rows, *block)`` with ``rows`` 1 or the step's ``P``; the result has the same
     shape and ``flat``'s dtype. ``how``: ``(pointer facts, mask facts, block shape)`` for an access
-    counted under its layout (:meth:`~kernellab.triton.counts.Tally.planned`), None for the simpler rule.
+    counted under its layout (:meth:`~kernellab.triton.executor.counts.Tally.planned`), None for the simpler rule.
     """
     offs, mask = _prepare(offs, mask)
     prog.before_load(flat)
@@ -528,7 +528,7 @@ def load_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, active=None
     ``l < active[r]`` (``active`` None: every lane) and ``other`` (0 when None) elsewhere.
 
     Returns ``(rows, *shape)``; ``view=True`` allows a view of ``flat`` instead of a copy where no lane is
-    masked off (the launcher then defers stores, see :meth:`~kernellab.triton.program.Program.write`).
+    masked off (the launcher then defers stores, see :meth:`~kernellab.triton.executor.program.Program.write`).
     """
     prog.before_load(flat)
     rows, lanes, s, k, run = _check_count_touch_rows(prog, "load", flat, shape, starts, active, how)

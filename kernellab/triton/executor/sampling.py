@@ -61,7 +61,7 @@ from dataclasses import fields, replace
 
 import numpy as np
 
-from ..i18n import _
+from ...i18n import _
 
 #: Programs a sampled launch runs, unless :func:`sampled` is given another number.
 DEFAULT_PROGRAMS = 8

@@ -18,7 +18,7 @@ global or a constexpr) by identity and, in turn, by what its code reads, its def
 factory's new closure is a new key, however its address); the modelled GPU, the launch's learnt hints and the engine's
 switches (``engine.BATCH``, ``engine.DEFER``, ``tiles.ENABLED``, ``counts.CLOSED_FORMS``).
 
-**What is cached** for a signature, from its first launch (:mod:`kernellab.triton.trace` records it):
+**What is cached** for a signature, from its first launch (:mod:`kernellab.triton.replay.trace` records it):
 the launch's counts, and its *data flow*: every ``tl.load`` as a plan (a slice, or a gather at fixed
 offsets under a fixed mask and fill), every operation on loaded values as the same function called with
 the same static operands, and every ``tl.store`` as a plan, in the launch's order. A later launch of the
@@ -33,18 +33,18 @@ Replay is on unless ``KERNELLAB_REPLAY=0`` is in the environment or :func:`enabl
 **A launch is not replayed** — it runs as always, and a signature found not replayable is not recorded
 again — when replay is off (``KERNELLAB_REPLAY=0``, :func:`enable(False) <enable>`, :func:`disabled`);
 when it asks for ``per_program=``, ``vectorize=False``, ``lines=True`` (or a recording asks for lines),
-runs inside :func:`kernellab.triton.sampling.sampled`, prints, has ``launch_metadata``, or takes an
+runs inside :func:`kernellab.triton.executor.sampling.sampled`, prints, has ``launch_metadata``, or takes an
 argument outside the signature above (a torch tensor, a float64 or bfloat16/float8 array, a tensor
 descriptor, a tuple, a global holding a list or an array); when its Python (or a function's it reads)
 does what a replay would skip: assigns a global, prints, imports a module that is not a library's, uses
 a random-number module or reads a block's private state (``._data``, a pointer's array ``.flat``); or when its counts or effects may depend on
-loaded data or on anything the trace does not follow (see :mod:`kernellab.triton.trace`: a gather
+loaded data or on anything the trace does not follow (see :mod:`kernellab.triton.replay.trace`: a gather
 through loaded indices, a mask or Python control flow from data, the kernel's own numpy on loaded
 values, a nested combine function, atomics, block pointers and descriptors, ``libdevice``, a store to memory another argument
 overlaps, a store whose lanes write one address twice, programs that diverge and run one by one). A
 launch that raises is not recorded, nor one whose vectorised step was undone and rerun (a split tail, a
 reordered store: the next launch, with what the kernel learnt, records). A trace keeping more than
-:data:`BUDGET` bytes (offsets, masks, constants, and :data:`~kernellab.triton.trace.NODE_BYTES` a node)
+:data:`BUDGET` bytes (offsets, masks, constants, and :data:`~kernellab.triton.replay.trace.NODE_BYTES` a node)
 is not kept; each kernel keeps its last
 :data:`ENTRIES` signatures, and all kernels together their last :data:`TOTAL` bytes of traces (a
 kernel the program no longer holds is freed with its traces).
@@ -96,15 +96,16 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..grid import dim3
-from ..record import launched, wants_lines
-from . import counts as C
-from . import dtypes as T
-from . import engine, memory, record, sampling, tiles
-from .addresses import register_array
-from .driver import _STATE
-from .program import _CURRENT, Program
-from .tensor import constexpr, pointer, tensor
+from ...grid import dim3
+from ...record import launched, wants_lines
+from .. import record
+from ..executor import counts as C
+from ..executor import dtypes as T
+from ..executor import engine, memory, sampling, tiles
+from ..executor.addresses import register_array
+from ..executor.program import _CURRENT, Program
+from ..executor.tensor import constexpr, pointer, tensor
+from ..runtime.driver import _STATE
 from .trace import STATIC, Recorder
 from .trace import finish as close
 
@@ -231,7 +232,7 @@ def _constant(v, stack=None):
 
 
 def _runtime():
-    from . import runtime
+    from ..runtime import jit as runtime
 
     return runtime
 
@@ -367,7 +368,7 @@ class Plan:
         self.num_warps = num_warps
 
     def recorder(self, values):
-        """A :class:`~kernellab.triton.trace.Recorder` for the fresh launch of ``values`` (what ``_bind`` made)."""
+        """A :class:`~kernellab.triton.replay.trace.Recorder` for the fresh launch of ``values`` (what ``_bind`` made)."""
         flats = [v.flat for v in values if v.__class__ is pointer]
         if len(flats) != len(self.arrays):
             return None
@@ -616,7 +617,7 @@ def _fresh(kernel, args, kwargs, grid, copies):
 
 def _quietly(fn):
     """``fn()`` reported to no recorder: the check's launches are no launches of the program's."""
-    from .. import record as klrecord
+    from ... import record as klrecord
 
     token = klrecord._RECORDER.set(None)
     try:

@@ -28,9 +28,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ..errors import LaunchError
-from ..i18n import _
-from ..specs import GPU, GPUS, as_gpu
+from ...errors import LaunchError
+from ...i18n import _
+from ...specs import GPU, GPUS, as_gpu
 
 #: The compute capability of each SM type, from the CUDA C Programming Guide's table (GA102, the RTX A6000,
 #: is 8.6; GA100, the A100, 8.0; GH100, the H100 and H200, 9.0).
@@ -144,7 +144,7 @@ class ModelledDriver:
 
     def get_benchmarker(self):
         """``triton.testing.do_bench``, which here reports the model's predicted GPU time."""
-        from .testing import do_bench
+        from ..testing import do_bench
 
         return do_bench
 
@@ -158,22 +158,32 @@ class ModelledDriver:
         """Nothing to clear: each launch's DRAM traffic is counted on its own."""
 
 
+#: ``triton.runtime.driver.active``: the driver launches and tutorials ask (``default`` unless
+#: :func:`set_active` chose another).
+default = ModelledDriver()
+active = default
+
+
+def set_active(new_driver) -> None:
+    """``triton.runtime.driver.set_active(d)``: the driver ``active`` answers with from now on."""
+    global active
+    active = new_driver
+
+
+def reset_active() -> None:
+    """``triton.runtime.driver.reset_active()``: ``active`` is ``default`` again."""
+    global active
+    active = default
+
+
 class DriverConfig:
-    """``triton.runtime.driver``: ``active`` (and ``default``) is the modelled GPU's driver."""
+    """``triton.runtime.driver.driver``, Triton's ``DriverConfig``: the same ``active``, ``default``,
+    ``set_active`` and ``reset_active`` as this module (``triton.runtime.driver`` is the module here)."""
 
-    def __init__(self):
-        self.default = ModelledDriver()
-        self._active = self.default
-
-    @property
-    def active(self) -> ModelledDriver:
-        return self._active
-
-    def set_active(self, driver) -> None:
-        self._active = driver
-
-    def reset_active(self) -> None:
-        self._active = self.default
+    active = property(lambda self: active)
+    default = property(lambda self: default)
+    set_active = staticmethod(set_active)
+    reset_active = staticmethod(reset_active)
 
 
 driver = DriverConfig()
@@ -195,5 +205,5 @@ def get_allocator():
     return _STATE.get("allocator")
 
 
-__all__ = ["COMPUTE_CAPABILITY", "CudaUtils", "DriverConfig", "GPUTarget", "ModelledDriver", "driver", "get_allocator",
-           "gpu", "set_allocator", "set_gpu"]
+__all__ = ["COMPUTE_CAPABILITY", "CudaUtils", "DriverConfig", "GPUTarget", "ModelledDriver", "active", "default", "driver",
+           "get_allocator", "gpu", "reset_active", "set_active", "set_allocator", "set_gpu"]
