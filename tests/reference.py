@@ -1,8 +1,7 @@
 """Helpers several test modules share: arrays placed at a chosen alignment, float64 references, the
-mini-Triton's plain path."""
+mini-Triton's reference policy."""
 
 import importlib.util
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -35,14 +34,9 @@ def attention_float64(q, k, v, scale: float) -> np.ndarray:
     return (p / p.sum(-1, keepdims=True)) @ v64
 
 
-@contextmanager
 def plain_path():
-    """Launches without the structured fast path and without deferred stores (the reference they equal)."""
-    from kernellab.triton.executor import engine, tensor
+    """Launches under the reference policy (:meth:`~kernellab.triton.executor.policy.Policy.reference`): no
+    structured offsets, no closed-form counts, no deferred stores, the reference every shortcut equals."""
+    from kernellab.triton.executor.policy import Policy, using
 
-    saved = tensor._STRUCTURED, engine.DEFER
-    tensor._STRUCTURED, engine.DEFER = frozenset(), False
-    try:
-        yield
-    finally:
-        tensor._STRUCTURED, engine.DEFER = saved
+    return using(Policy.reference())

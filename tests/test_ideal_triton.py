@@ -15,7 +15,7 @@ import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import TritonCounts, triton_launch
 from kernellab.access import Access, affine_ideal, ideal_sectors, packed_sectors, prefix_ideal
-from kernellab.triton.executor import counts as tcounts
+from kernellab.triton.executor.policy import Policy, using
 
 WARP = 32
 
@@ -28,13 +28,9 @@ def row_of(by_line, text):
 
 
 def by_lanes(launch):
-    """``launch()`` with the layout counting's closed forms off: every lane's address counted through
-    kernellab.access (the reference path)."""
-    tcounts.CLOSED_FORMS = False
-    try:
+    """``launch()`` under the reference policy: every lane's address counted through kernellab.access."""
+    with using(Policy.reference()):
         return launch()
-    finally:
-        tcounts.CLOSED_FORMS = True
 
 
 def load_store(c):

@@ -2,13 +2,11 @@
 
 Three layers, each against the one it replaces: ``layout.line_runs`` against ``layout.lanes`` (the runs
 hold exactly the lanes' elements); the tile form of ``count_planned`` against the lanes' addresses
-counted one by one (``counts.CLOSED_FORMS`` off) on random tiles — random and transposed strides,
+counted one by one (``Geometry.closed`` off) on random tiles — random and transposed strides,
 masked edges, prime sizes, blocks one element off a power of two, int64 offsets past 2^32; and whole
 kernels (the grouped matmul, FlashAttention, a transposed copy) with the tile path on and off: the
 same values, counts, DRAM sectors and errors.
 """
-
-from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -17,9 +15,10 @@ import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import OutOfBoundsError
 from kernellab.triton.compiler import layout
-from kernellab.triton.executor import counts, tiles
+from kernellab.triton.executor import tiles
 from kernellab.triton.executor.counts import Geometry, Touched, count_planned
 from kernellab.triton.executor.numerics import _widen
+from kernellab.triton.executor.policy import Policy, using
 from tests import triton_kernels as K
 from tests.reference import attention_float64
 
@@ -82,12 +81,7 @@ def test_line_runs_by_hand():
 
 # --- the tile form of count_planned against the lanes' addresses -------------------------------------
 def reference(g, p, store):
-    saved = counts.CLOSED_FORMS
-    counts.CLOSED_FORMS = False
-    try:
-        return count_planned(g, p, store)
-    finally:
-        counts.CLOSED_FORMS = saved
+    return count_planned(g._replace(closed=False), p, store)
 
 
 def explicit(g):
@@ -189,13 +183,8 @@ def test_widen_is_astype_bit_for_bit():
 
 
 # --- whole kernels, the tile path on and off --------------------------------------------------------
-@contextmanager
 def reference_path():
-    tiles.ENABLED = False
-    try:
-        yield
-    finally:
-        tiles.ENABLED = True
+    return using(Policy.reference())
 
 
 def both(launch, *arrays):
@@ -302,13 +291,10 @@ def test_lines_true_same_rows_both_ways():
     rows = []
     for on in (True, False):
         c = np.zeros((M, N), np.float16)
-        tiles.ENABLED = on
-        try:
+        with using(Policy() if on else Policy.reference()):
             grid = (triton.cdiv(M, 64) * triton.cdiv(N, 64),)
             cnt = K.matmul_kernel[grid](a, b, c, M, N, Kd, Kd, 1, N, 1, N, 1, BLOCK_SIZE_M=64, BLOCK_SIZE_N=64,
                                         BLOCK_SIZE_K=32, GROUP_SIZE_M=8, ACTIVATION="", lines=True)
-        finally:
-            tiles.ENABLED = True
         rows.append({k: (v, v.dram_sectors) for k, v in cnt.by_line.items()})
     assert rows[0] == rows[1]
     assert sum(sum(v[1].values()) for v in rows[0].values()) > 0

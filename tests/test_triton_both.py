@@ -146,7 +146,7 @@ def test_counting_laws_for_any_vector_add(n, log_block, front):
 @given(M=st.integers(1, 40), N=st.integers(1, 300))
 def test_seed_and_jit_count_the_same_softmax(M, N):
     """The two forms move the same bytes and DRAM sectors; the jit form's closed-form counts equal its
-    lanes' addresses counted one by one (``counts.CLOSED_FORMS`` off)."""
+    lanes' addresses counted one by one (``Policy.reference()``)."""
     x = np.random.default_rng(M).standard_normal((M, N)).astype(np.float32)
     block = 1 << (N - 1).bit_length()
     o1, c1 = softmax("seed", x, block)
@@ -189,15 +189,12 @@ def _bytes(c):
 
 
 def _by_lanes(launch):
-    """The counts of ``launch()`` with the closed forms of the layout counting switched off: every lane's
-    address under its layout built and counted through kernellab.access."""
-    from kernellab.triton.executor import counts
+    """The counts of ``launch()`` under the reference policy: every lane's address under its layout built
+    and counted through kernellab.access."""
+    from kernellab.triton.executor.policy import Policy, using
 
-    counts.CLOSED_FORMS = False
-    try:
+    with using(Policy.reference()):
         return launch()
-    finally:
-        counts.CLOSED_FORMS = True
 
 
 @pytest.mark.parametrize(("n", "block", "shift"), [(4096, 1024, 0), (4096, 1024, 1), (4096, 1024, 8),

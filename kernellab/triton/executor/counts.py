@@ -179,9 +179,6 @@ def count_access(addresses: np.ndarray, active: np.ndarray | None, width: int, i
     return requests(acc), sectors(acc), bytes_requested(acc), lines(acc)
 
 
-CLOSED_FORMS = True  # count_planned's closed forms (tests switch them off to compare with the lanes' addresses)
-
-
 class Geometry(NamedTuple):
     """The element offsets of one access of a step, as the memory layer knows them.
 
@@ -209,6 +206,7 @@ class Geometry(NamedTuple):
     # last has all its lanes active (``active[-1]``: the last row's; ``active`` None: all of them)
     run: bool = False
     tile: tuple | None = None  # (axis, line starts, block shape): see above
+    closed: bool = True  # counted by the closed forms where they apply (False: every lane's address, the reference)
 
     def last_active(self) -> int:
         """The last row's active lanes."""
@@ -273,7 +271,7 @@ def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, i
     """
     v, w = p.vec, g.width
     instructions = p.instructions * g.rows * g.copies
-    if CLOSED_FORMS and g.run and g.mask is None and LINE_BYTES % w == 0 and (g.rows == 1 or g.lanes * w % LINE_BYTES == 0):
+    if g.closed and g.run and g.mask is None and LINE_BYTES % w == 0 and (g.rows == 1 or g.lanes * w % LINE_BYTES == 0):
         # one run of whole rows, each starting at the same byte of a 128-byte line (the first's), then a
         # prefix: (rows − 1) full rows alike and the last; a row's counts are those of the same row
         # moved by whole lines (requests, sectors and lines are all cut at multiples of 128 bytes; ideal
@@ -288,7 +286,7 @@ def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, i
         c = g.copies
         return instructions, req * c, sec * c, lin * c, ideal * c
     starts = None if g.starts is None else np.asarray(g.starts, np.int64).reshape(-1)
-    if CLOSED_FORMS and starts is not None and p.chunked and not (starts % v).any():
+    if g.closed and starts is not None and p.chunked and not (starts % v).any():
         lanes_v = g.lanes // v
         if g.mask is None:
             k = np.full(starts.size, lanes_v, np.int64) if g.active is None else -(-np.asarray(g.active, np.int64) // v)
@@ -300,7 +298,7 @@ def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, i
             stride = np.full(first.size, v * w, np.int64)
             req, sec, lin, _ = affine_counts(first, stride, m, v * w)
             ideal = affine_ideal(stride, m, v * w)
-    elif CLOSED_FORMS and starts is not None and (aff := layout.affine(p)) is not None:
+    elif g.closed and starts is not None and (aff := layout.affine(p)) is not None:
         bases, step = aff  # lane l of instruction i: element starts[r] + bases[i] + l·step of row r
         if g.mask is not None:
             req, sec, lin, ideal = _affine_rows(bases, step, starts, np.asarray(g.mask).reshape(g.rows, g.lanes), w, v)
@@ -320,9 +318,9 @@ def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, i
                 kr = int(k[row])
                 r, s_, li, i_ = _affine_row(p, int(starts[row]) * w % LINE_BYTES // w, None if kr == g.lanes else kr, w)
                 req, sec, lin, ideal = req + r * count, sec + s_ * count, lin + li * count, ideal + i_ * count
-    elif g.cache is not None and (g.key, p, store) in g.cache:
+    elif g.closed and g.cache is not None and (g.key, p, store) in g.cache:
         req, sec, lin, ideal = g.cache[g.key, p, store]
-    elif CLOSED_FORMS and g.tile is not None and (runs := layout.line_runs(p, g.tile[0])) is not None and \
+    elif g.closed and g.tile is not None and (runs := layout.line_runs(p, g.tile[0])) is not None and \
             (counted := _tile_counts_seen(runs, g, p, store)) is not None:
         req, sec, lin, ideal = counted
         if g.cache is not None:
@@ -337,7 +335,7 @@ def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, i
             own = np.broadcast_to(owner.reshape(-1), addr.shape)
             active = own if active is None else active & own
         req, sec, _, lin, ideal = count_access(addr, active, v * w, ideal=True)
-        if g.cache is not None:
+        if g.closed and g.cache is not None:
             g.cache[g.key, p, store] = req, sec, lin, ideal
     return instructions, req * g.copies, sec * g.copies, lin * g.copies, ideal * g.copies
 

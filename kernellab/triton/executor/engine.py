@@ -23,10 +23,30 @@ from ...tracebacks import user_traceback
 from .. import record
 from . import sampling
 from .counts import Tally, Touched, TritonCounts
+from .policy import Policy, active
 from .program import _CURRENT, Program, Reorder, SplitTail, pid_table
 
 BATCH = 4096  # programs per vectorised step: bounds memory to ~BATCH × block elements per value
-DEFER = True  # vectorised steps defer their stores and lend views (tests switch it off to compare)
+
+
+class Launch:
+    """What every step of one launch shares: the kernel, its grid, where its counts go, and its policy."""
+
+    __slots__ = ("kernel", "body", "grid", "names", "touched", "new_tally", "num_warps", "wanted", "addresses",
+                 "hints", "policy")
+
+    def __init__(self, kernel: str, body: Callable[[Program], None], grid: tuple, names: dict, touched: Touched,
+                 new_tally, num_warps: int, addresses: dict | None, hints: dict, policy: Policy):
+        self.kernel, self.body, self.grid, self.names = kernel, body, grid, names
+        self.touched, self.new_tally, self.num_warps, self.addresses = touched, new_tally, num_warps, addresses
+        self.wanted: dict = {}  # what the launch's accesses ask of the layouts (see Tally.planned)
+        self.hints, self.policy = hints, policy
+
+    def program(self, pids: np.ndarray, tally: Tally, journal=None, defer: bool = False) -> Program:
+        """A step of this launch running the programs ``pids``."""
+        return Program(self.kernel, self.grid, pids, tally, self.names, journal=journal, touched=self.touched,
+                       defer=defer, num_warps=self.num_warps, wanted=self.wanted, addresses=self.addresses,
+                       policy=self.policy)
 
 
 def _step(body: Callable[[Program], None], prog: Program):
@@ -37,16 +57,14 @@ def _step(body: Callable[[Program], None], prog: Program):
         _CURRENT.reset(token)
 
 
-def _one_by_one(body, kernel, grid, pids, names, tally, per_program, touched, new_tally=Tally, warps=(4, None),
-                addresses=None):
+def _one_by_one(launch: Launch, pids: np.ndarray, tally, per_program: dict | None):
     for row in range(len(pids)):
-        own = new_tally() if per_program is not None else tally
-        prog = Program(kernel, grid, pids[row:row + 1], own, names, touched=touched, num_warps=warps[0],
-                       wanted=warps[1], addresses=addresses)
+        own = launch.new_tally() if per_program is not None else tally
+        prog = launch.program(pids[row:row + 1], own)
         try:
-            _step(body, prog)
+            _step(launch.body, prog)
         except (TypeError, ValueError) as exc:  # tl.arange(0, 1000), a pointer plus a float: name the place
-            err = placed(exc, prog.where(0), kernel=kernel, program=fmt_dim3(pids[row]))
+            err = placed(exc, prog.where(0), kernel=launch.kernel, program=fmt_dim3(pids[row]))
             if err is exc:
                 raise
             raise err from exc.__cause__
@@ -58,24 +76,25 @@ def _one_by_one(body, kernel, grid, pids, names, tally, per_program, touched, ne
             tally.merge(own)
 
 
-def _batch(body, kernel, g, chunk, names, touched, hints: dict, new_tally=Tally,
-           warps=(4, None), addresses=None) -> Program | SplitTail | None:
+def _batch(launch: Launch, chunk: np.ndarray) -> Program | SplitTail | None:
     """Run ``chunk`` as one vectorised step: the step's Program when it ran, None when it failed (undone),
     :class:`SplitTail` when it should run as two steps (undone).
 
-    The step defers its stores unless ``hints["defer"]`` is false; a step that cannot (:class:`Reorder`)
-    reruns storing at once, and sets that hint for the launch's later steps and the kernel's later launches.
+    The step defers its stores when the launch's policy and ``hints["defer"]`` allow; a step that cannot
+    (:class:`Reorder`) reruns storing at once, and sets that hint for the launch's later steps and the
+    kernel's later launches.
     """
-    batch = Program(kernel, g, chunk, new_tally(), names, journal={}, touched=touched, defer=hints["defer"],
-                    num_warps=warps[0], wanted=warps[1], addresses=addresses)
+    hints = launch.hints
+    batch = launch.program(chunk, launch.new_tally(), journal={}, defer=launch.policy.defer and hints["defer"])
+    touched = launch.touched
     mark = touched.checkpoint()  # lines=True: the sectors the step touches first are unmarked if it is undone
     try:
-        _step(body, batch)
+        _step(launch.body, batch)
     except Reorder:
         batch.undo()
         touched.rollback(mark)
         hints["defer"] = False
-        return _batch(body, kernel, g, chunk, names, touched, hints, new_tally, warps, addresses)
+        return _batch(launch, chunk)
     except SplitTail as split:
         batch.undo()
         touched.rollback(mark)
@@ -100,53 +119,53 @@ def _chunks(pids: np.ndarray, hints: dict) -> list[np.ndarray]:
 
 def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vectorize: bool,
         per_program: bool = False, hints: dict | None = None, lines: LineFinder | None = None,
-        num_warps: int = 4, specialization: dict | None = None, addresses: dict | None = None) -> TritonCounts:
+        num_warps: int = 4, specialization: dict | None = None, addresses: dict | None = None,
+        policy: Policy | None = None) -> TritonCounts:
     """Run ``body`` for every program of ``grid`` and return the launch's counts.
 
     ``body(prog)`` runs the kernel for the programs of ``prog`` (a batch when ``vectorize``).
     ``per_program`` adds a ``(x, y, z) → TritonCounts`` breakdown (programs then run one by one; its
     entries leave ``dram_sectors`` empty: compulsory traffic is a union over the launch).
     ``hints`` is what an earlier launch of the kernel learnt (kept by the caller, updated here): whether
-    a vectorised step may defer its stores and let its loads lend views (an optimisation; a step that
-    would see the difference reruns without, see :class:`~kernellab.triton.executor.program.Reorder`).
+    a vectorised step may defer its stores and let its loads lend views (see
+    :class:`~kernellab.triton.executor.program.Reorder`), whether its last program runs alone.
     ``lines`` (a :class:`~kernellab.lines.LineFinder`) adds counts per source line (``by_line``): every
     step's tally keeps rows, and a step undone is dropped with its rows.
     ``num_warps`` sets the layouts of the kernel's loads and stores; ``specialization`` is shown on the
     counts (see :mod:`kernellab.triton.compiler.specialize`). ``addresses`` (``id(array) → (array, address of
     its data)``, the launch arguments' flat views) saves each step looking those addresses up again.
+    ``policy``: the shortcuts the launch may take (:mod:`kernellab.triton.executor.policy`; None: the active one).
     """
     g = dim3(grid)
     hints = {} if hints is None else hints
     hints.setdefault("defer", True)
-    if not DEFER:
-        hints = {**hints, "defer": False}
     pids = pid_table(g)
     sample = sampling.plan(tuple(g), enabled=not per_program)  # inside sampling.sampled: a benchmark's sample
     if sample is not None:
         n_programs, pids = len(pids), pids[sample[0]]
     new_tally = tally_factory(Tally, lines)
+    launch = Launch(kernel, body, tuple(g), names, Touched(first_touch=lines is not None), new_tally, num_warps,
+                    addresses, hints, active() if policy is None else policy)
     # the launch's tally: a vectorised launch's first step's own (made only when no step gives one)
     tally = new_tally() if per_program or not vectorize else None
-    touched = Touched(first_touch=lines is not None)
-    warps = (num_warps, {})  # the launch's warps per program, and what its accesses ask of the layouts
     breakdown = {} if per_program else None
     try:
         with np.errstate(all="ignore"):  # GPU arithmetic: overflow gives inf, 0/0 NaN, silently
             if per_program or not vectorize:
-                _one_by_one(body, kernel, g, pids, names, tally, breakdown, touched, new_tally, warps, addresses)
+                _one_by_one(launch, pids, tally, breakdown)
             else:
                 chunks = _chunks(pids, hints)
                 fresh = True  # nothing counted yet
                 while chunks:
                     chunk = chunks.pop(0)
-                    batch = _batch(body, kernel, g, chunk, names, touched, hints, new_tally, warps, addresses)
+                    batch = _batch(launch, chunk)
                     if isinstance(batch, SplitTail):  # the others first, then the last program alone
                         hints["split"] = True
                         chunks[:0] = [chunk[:-1], chunk[-1:]]
                     elif batch is None:
                         if fresh:
                             tally, fresh = new_tally(), False
-                        _one_by_one(body, kernel, g, chunk, names, tally, None, touched, new_tally, warps, addresses)
+                        _one_by_one(launch, chunk, tally, None)
                     else:
                         batch.tally.n["programs"] += len(chunk)
                         if fresh:  # the launch's first step: its tally becomes the launch's (no merge)
@@ -159,6 +178,7 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
         raise
     if tally is None:  # no step ran (a grid of no programs)
         tally = new_tally()
+    touched = launch.touched
     counts = tally.result(breakdown, touched.sectors(), specialization, launch={"grid": g})
     if sample is not None:
         counts = sampling.scale(counts, sample[1], n_programs, touched.sizes())

@@ -139,6 +139,10 @@ def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarra
     * no mask: the lineage's requests, sectors and lines are counted once per (width, shift mod 128
       bytes, shape) and reused, its extremes shifting with it.
     """
+    if not prog.policy.closed_forms:  # the reference: every lane checked, every lane's address counted
+        _check(prog, kind, flat, offs, mask)
+        _count(prog, kind, flat, offs, mask)
+        return
     if isinstance(shift, np.ndarray):  # one shift per program: each program's row may be consecutive
         starts = _row_starts(offs, lineage, shift)
         if starts is None:
@@ -233,14 +237,15 @@ def _check_planned(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarray,
     else:
         _check(prog, kind, flat, offs, mask)
     m = None if mask is None else mask.reshape(rows, lanes)
+    closed = prog.policy.closed_forms
     if starts is not None:
-        g = Geometry(rows, copies, lanes, flat.itemsize, starts=starts, mask=m)
+        g = Geometry(rows, copies, lanes, flat.itemsize, starts=starts, mask=m, closed=closed)
     elif m is None and lineage is not None and not isinstance(shift, np.ndarray):
         w = flat.itemsize  # an unmasked lineage: counted once per shift within a 128-byte line
         g = Geometry(rows, copies, lanes, w, offs=offs.reshape(rows, lanes), cache=lineage.counted,
-                     key=("planned", shift * w % LINE_BYTES, offs.shape))
+                     key=("planned", shift * w % LINE_BYTES, offs.shape), closed=closed)
     else:
-        g = Geometry(rows, copies, lanes, flat.itemsize, offs=offs.reshape(rows, lanes), mask=m)
+        g = Geometry(rows, copies, lanes, flat.itemsize, offs=offs.reshape(rows, lanes), mask=m, closed=closed)
     prog.tally.planned(kind, g, ptr, mfacts, shape, prog.num_warps, prog.wanted)
 
 
@@ -475,7 +480,8 @@ def _check_count_touch_rows(prog: Program, kind: str, flat: np.ndarray, shape: t
     one_run = rows == 1 or _one_run(prog, s, k, lanes)
     if how is not None:
         full = active is None or (int(k[-1]) == lanes if one_run else bool((k == lanes).all()))
-        prog.tally.planned(kind, Geometry(rows, copies, lanes, w, starts=s, active=None if full else k, run=one_run),
+        prog.tally.planned(kind, Geometry(rows, copies, lanes, w, starts=s, active=None if full else k, run=one_run,
+                                                 closed=prog.policy.closed_forms),
                            how[0], how[1], shape, prog.num_warps, prog.wanted)
     if one_run:  # one run of elements
         run = (rows - 1) * lanes + int(k[-1])
@@ -483,12 +489,14 @@ def _check_count_touch_rows(prog: Program, kind: str, flat: np.ndarray, shape: t
             _check(prog, kind, flat, *_row_offsets(shape, s, k, lanes))  # raises, naming the program and lane
         if how is not None:
             pass
+        elif not prog.policy.closed_forms:
+            _count(prog, kind, flat, *_row_offsets(shape, s, k, lanes))
         elif rows > 2 and lanes * w % LINE_BYTES == 0:  # the full rows all count alike
             full, last = _row_counts(s0 * w, lanes, w), _row_counts(int(s[-1]) * w, int(k[-1]), w)
             req, sec, lin, nbytes = (f * (rows - 1) + e for f, e in zip(full, last))
         else:
             req, sec, lin, nbytes = prefix_counts(s * w, k, w)
-        if how is None:
+        if how is None and prog.policy.closed_forms:
             prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies, lanes,
                                ideal=prefix_ideal(k, w) * copies)
         prog.touch_run(flat, s0, run)
@@ -496,7 +504,9 @@ def _check_count_touch_rows(prog: Program, kind: str, flat: np.ndarray, shape: t
     if (int(s.min()) < 0 or int((s + k).max()) > flat.size) and \
             (((s < 0) & (k > 0)).any() or ((s + k > flat.size) & (k > 0)).any()):
         _check(prog, kind, flat, *_row_offsets(shape, s, k, lanes))  # raises, naming the program and lane
-    if how is None:
+    if how is None and not prog.policy.closed_forms:
+        _count(prog, kind, flat, *_row_offsets(shape, s, k, lanes))
+    elif how is None:
         req, sec, lin, nbytes = prefix_counts(s * w, k, w)
         prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies, lanes,
                            ideal=prefix_ideal(k, w) * copies)

@@ -21,6 +21,7 @@ from ...i18n import _
 from ..replay.trace import REC, touched
 from . import sampling
 from .counts import Tally, Touched
+from .policy import DEFAULT, Policy
 
 
 class Divergence(Exception):
@@ -66,15 +67,18 @@ class Program:
     wanted : dict
         the launch's ``(shape, order) → elements per thread`` its accesses ask for (see
         :meth:`~kernellab.triton.executor.counts.Tally.planned`), shared by its steps.
+    policy : kernellab.triton.executor.policy.Policy
+        the shortcuts the launch may take.
     """
 
     __slots__ = ("kernel", "grid", "pids", "P", "tally", "names", "journal", "_pid_cols", "failed_cas", "touched",
-                 "deferred", "_lent", "_stored", "_addresses", "num_warps", "wanted", "runs")
+                 "deferred", "_lent", "_stored", "_addresses", "num_warps", "wanted", "runs", "policy")
 
     def __init__(self, kernel: str, grid, pids: np.ndarray, tally: Tally, names: dict, journal=None,
                  touched: Touched | None = None, defer: bool = False, num_warps: int = 4, wanted: dict | None = None,
-                 addresses: dict | None = None):
+                 addresses: dict | None = None, policy: Policy = DEFAULT):
         self.kernel = kernel
+        self.policy = policy
         self.num_warps = num_warps
         self.wanted = {} if wanted is None else wanted
         self.grid = tuple(grid)

@@ -155,7 +155,7 @@ def _binary_values(a, b, fn, op: str, *, div=False, result=None, ints_only=False
         raise TypeError(_("unexpected type {ct} for {op}: it needs integers").format(ct=ct, op=op))
     shape = broadcast_shape(ash, bsh)
     nd = len(shape)
-    if op in _STRUCTURED and ct.is_int():  # an optimisation: see _affine_sum and _prefix_mask
+    if op in _STRUCTURED_OPS and ct.is_int() and _structured():  # an optimisation: see _affine_sum, _prefix_mask
         out = (_affine_sum if op == "+" else _prefix_mask)(a, b, op, ct, shape)
         if out is not None:
             return out
@@ -237,7 +237,15 @@ def _elided(fn, x, y):
         return fn(x, y)
 
     return compute
-_STRUCTURED = frozenset(("+", "<", "<="))
+
+
+_STRUCTURED_OPS = frozenset(("+", "<", "<="))
+
+
+def _structured() -> bool:
+    """Whether the running launch's policy keeps offsets and masks by their structure (outside a launch: yes)."""
+    prog = _CURRENT.get()
+    return prog is None or prog.policy.structured
 
 
 # --- an optimisation: offsets and masks kept by their structure, their values built only when read ----

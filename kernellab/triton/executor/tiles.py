@@ -34,8 +34,6 @@ import numpy as np
 from .counts import Geometry
 from .program import Program
 
-ENABLED = True  # tests switch the tile path off to compare with the reference path
-
 
 class Lines(NamedTuple):
     """A tile's offsets as lines: element ``(i, j)`` of row ``r`` is ``starts[r, i] + j`` (``axis`` 1) or
@@ -124,7 +122,7 @@ def _record(prog: Program, kind: str, flat: np.ndarray, ptr, s: np.ndarray, line
     if mask is None and not isinstance(ptr.shift, np.ndarray):
         cache, key = ptr.lineage.counted, ("tile", ptr.shift * w % 128, shape)
     g = Geometry(rows, prog.P if rows == 1 else 1, lanes, w, mask=None if mask is None else mask.reshape(rows, lanes),
-                 cache=cache, key=key, tile=(lines.axis, s, shape))
+                 cache=cache, key=key, tile=(lines.axis, s, shape), closed=prog.policy.closed_forms)
     prog.tally.planned(kind, g, how[0], how[1], shape, prog.num_warps, prog.wanted)
     if prog.touched is not None:
         if mask is None and not isinstance(ptr.shift, np.ndarray):  # the lineage's distinct lines, shifted

@@ -248,7 +248,7 @@ def _tile_mask(ptr, mask):
     """``(mask,)`` when ``ptr`` is a 2-D tile whose lineage stores it as lines (:mod:`kernellab.triton.executor.tiles`):
     the mask as a bool block broadcasting to ``(rows, *shape)`` (None: no mask); None otherwise."""
     lin = getattr(ptr, "lineage", None)
-    if not tiles.ENABLED or lin is None or len(ptr._shape) != 2 or lin.shape[1:] != ptr._shape \
+    if lin is None or not current().policy.structured or len(ptr._shape) != 2 or lin.shape[1:] != ptr._shape \
             or lin.lines is None:
         return None
     if mask is None:

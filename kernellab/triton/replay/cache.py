@@ -16,7 +16,7 @@ overlaps); the values of the globals and closure cells the kernel's code names, 
 of a library's module it names (``mod.attr``); a function (a ``@triton.jit`` one or a plain one, as a
 global or a constexpr) by identity and, in turn, by what its code reads, its defaults and attributes (a
 factory's new closure is a new key, however its address); the modelled GPU, the launch's learnt hints and the engine's
-switches (``engine.BATCH``, ``engine.DEFER``, ``tiles.ENABLED``, ``counts.CLOSED_FORMS``).
+switches (``engine.BATCH``, the launch policy: :mod:`kernellab.triton.executor.policy`).
 
 **What is cached** for a signature, from its first launch (:mod:`kernellab.triton.replay.trace` records it):
 the launch's counts, and its *data flow*: every ``tl.load`` as a plan (a slice, or a gather at fixed
@@ -99,9 +99,8 @@ import numpy as np
 from ...grid import dim3
 from ...record import launched, wants_lines
 from .. import record
-from ..executor import counts as C
 from ..executor import dtypes as T
-from ..executor import engine, memory, sampling, tiles
+from ..executor import engine, memory, policy, sampling
 from ..executor.addresses import register_array
 from ..executor.program import _CURRENT, Program
 from ..executor.tensor import constexpr, pointer, tensor
@@ -501,7 +500,7 @@ def plan(kernel, args, kwargs, grid, num_warps: int):
         return no("the kernel's hints")
     gpu = _STATE["gpu"]
     _GPUS.setdefault(id(gpu), gpu)  # kept: no other GPU is ever at its address
-    parts = [g3, num_warps, learnt, engine.BATCH, engine.DEFER, tiles.ENABLED, C.CLOSED_FORMS, id(gpu)]
+    parts = [g3, num_warps, learnt, engine.BATCH, policy.active(), id(gpu)]
     arrays, spans = [], []
     constexprs = kernel.constexprs
     for name, v in meta.items():
