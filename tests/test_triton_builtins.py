@@ -14,7 +14,7 @@ def fallbacks(monkeypatch):
     original = engine._one_by_one
 
     def counting(*args, **kwargs):
-        calls.append(len(args[3]))  # programs rerun one by one
+        calls.append(len(args[1]))  # programs rerun one by one (engine._one_by_one(launch, pids, …))
         return original(*args, **kwargs)
 
     monkeypatch.setattr(engine, "_one_by_one", counting)
