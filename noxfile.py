@@ -657,9 +657,10 @@ def sass(session: nox.Session) -> None:
 def gpu_dry_run(session: nox.Session) -> None:
     """Plan the GPU check and compile every CUDA twin for sm_90 with nvcc from PyPI; time nothing (optional).
 
-    ``benchmarks/gpu/gpu_check.py --dry-run``: the same plan, budgets and model as on a GPU, and the cubins
-    and registers nvcc gives, in ``build/gpu-dry-run.json`` and ``.md``. On a GPU machine run the script
-    itself (``python benchmarks/gpu/gpu_check.py --json … --table …``).
+    ``benchmarks/gpu/gpu_check.py --dry-run``: the same plan, budgets and model as on a GPU (the CUDA twins,
+    the gallery's Triton kernels, and the validation rows' own kernels that fit the 8 minutes, with the
+    model's prediction for the GPU), and the cubins and registers nvcc gives, in ``build/gpu-dry-run.json``
+    and ``.md``. On a GPU machine run the script itself (``python benchmarks/gpu/gpu_check.py --json … --table …``).
     """
     session.install("-e", ".", *CUDA_PACKAGES)
     BUILD.mkdir(exist_ok=True)

@@ -10,6 +10,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from kernellab import H200, KERNELS
@@ -69,7 +70,9 @@ def test_estimates_never_exceed_bounds_and_repeats_fill_about_a_second(the_plan)
 
 
 def test_the_plan_fits_eight_minutes_and_adds_up(the_plan):
-    assert the_plan["budget_s"] == pytest.approx(sum(j["budget_s"] for j in the_plan["jobs"]))
+    # 15 twins compile in one round of 16 at once; the jobs' budgets add the rest
+    assert the_plan["compile_s"] == gpu_check.COMPILE_S * math.ceil(15 / gpu_check.COMPILE_WORKERS)
+    assert the_plan["budget_s"] == pytest.approx(the_plan["compile_s"] + sum(j["budget_s"] for j in the_plan["jobs"]))
     assert the_plan["budget_s"] <= 8 * 60
     ids = [j["id"] for j in the_plan["jobs"]]
     assert {"matmul-g1", "matmul-g8", "gelu", "softmax-1024", "softmax-4096"} <= set(ids)
@@ -135,7 +138,7 @@ def test_table_ratios_by_hand(the_plan):
 
 
 def test_dry_run_without_nvcc_plans_and_writes_the_record(tmp_path, capsys):
-    record = gpu_check.main(["--dry-run", "--no-compile", "--json", str(tmp_path / "r.json"),
+    record = gpu_check.main(["--dry-run", "--no-compile", "--no-validation", "--json", str(tmp_path / "r.json"),
                              "--table", str(tmp_path / "t.md")])
     saved = json.loads((tmp_path / "r.json").read_text())
     assert saved["dry_run"] is True and saved["nvcc"] is None and saved["gpu"] == "H200 SXM"
@@ -169,3 +172,92 @@ def test_compile_step_builds_sm90_cubins(tmp_path):
         assert job["compile"]["registers"] > 0
     regs = {j["id"]: j["compile"]["registers"] for j in record["jobs"]}
     assert regs["k10"] > regs["k01"]  # 128 accumulators a thread against one
+
+
+# --- the validation rows' kernels (benchmarks/gpu/validation_jobs.py) ------------------------------------
+
+VAL = gpu_check.validation_jobs
+
+
+def test_rows_of_one_launch_are_one_job():
+    groups = {g[0]: g for g in VAL.groups()}
+    # the autotuned 1024³ fp16 matmul stands in for cuBLAS and for tutorial 03 on both GPUs; attention rows of
+    # one shape are one launch whatever they stand in for; every row is in exactly one group
+    assert groups["GS-01"] == ["GS-01", "GS-02", "GS-09", "GS-10"]
+    assert groups["AF-01"] == ["AF-01", "AF-03", "AF-05"] and groups["LO-03"] == ["LO-03", "LO-04"]
+    assert groups["GL-01"] == ["GL-01", "GL-10"] and ["GL-03"] in groups.values() and ["GL-04"] in groups.values()
+    rows = [r for g in groups.values() for r in g]
+    assert len(rows) == len(set(rows)) == 57
+    assert set(VAL.SIMT) == {g[0] for g in groups.values() if g[0] in VAL.SIMT}
+
+
+def test_validation_jobs_fill_the_budget_in_priority_order():
+    plan = gpu_check.plan("H200", only={"k01", "val-GS-01", "val-MB-03", "val-LA-01"}, validation=True)
+    ids = [j["id"] for j in plan["jobs"]]
+    assert ids == ["k01", "val-GS-01", "val-MB-03", "val-LA-01"]
+    gs, mb = plan["jobs"][1], plan["jobs"][2]
+    # 8 configs of tutorial 03, tuned for the first time: 2 s + 8 × 1.5 s
+    assert gs["autotune"] == "fp16" and gs["budget_s"] == 2 + 8 * VAL.TUNE_FIRST_S
+    assert mb["kind"] == "validation-simt" and mb["source"] == "benchmarks/validation/cuda/expf_chains.cu"
+    # one round of nvcc for k01 and the 12 validation twins; planning and the checks; the jobs
+    assert plan["compile_s"] == gpu_check.COMPILE_S
+    assert plan["budget_s"] == pytest.approx(plan["compile_s"] + gpu_check.VALIDATION_PLAN_S + VAL.CHECKS_S
+                                             + sum(j["budget_s"] for j in plan["jobs"]))
+    # the model for the H200 (the lent GPU), not the row's H100: the same 1024³ matmul as in results.json's GS-01
+    # row when the tensor pipe binds at the same peak on both
+    assert gs["model"]["bound"] == "tensor" and gs["model"]["work"] == 2 * 1024**3
+    assert mb["model"]["cycles_per_event"] == pytest.approx(mb["model"]["t_estimate_s"] * 1.98e9 / (128 * 128))
+    with pytest.raises(gpu_check.PlanError, match="names no job"):
+        gpu_check.plan("H200", only={"val-XX-99"}, validation=True)
+    small = VAL.plan_jobs(H200, VAL.CHECKS_S + 1.0)  # room for the checks and nothing else
+    assert small[0] == [] and len(small[1]) == len(VAL.groups())
+
+
+def test_validation_table_ratios_by_hand():
+    plan = {"jobs": [
+        {"id": "val-GS-01", "kind": "validation-triton", "rows": ["GS-01"], "timing": {"ms": [0.02, 0.019, 0.021]},
+         "model": {"t_estimate_s": 10e-6, "bound": "tensor"}},
+        {"id": "val-MB-03", "kind": "validation-simt", "rows": ["MB-03"], "timing": {"cycles_per_event": 8.0},
+         "model": {"t_estimate_s": 1e-9, "bound": "issue", "cycles_per_event": 2.0}},
+        {"id": "val-LA-03", "kind": "validation-simt", "rows": ["LA-03"], "timing": {"skipped": "out of time"},
+         "model": {"t_estimate_s": 1e-9, "bound": "DRAM", "cycles_per_event": 600.0}}]}
+    rows = {r[0]: r for r in VAL.table_rows(plan)}
+    # 10 µs predicted against 20 µs measured: 0.50; 2 cycles against 8: 0.25
+    assert rows["val-GS-01"][2:5] == ["0.02 ms", "0.01 ms", "0.50"]
+    assert rows["val-MB-03"][2:5] == ["8 cycles", "2 cycles", "0.25"]
+    assert rows["val-LA-03"][2] == "—" and rows["val-GS-01"][6] == "121.1 TFLOP/s"
+    s = VAL.summary(plan)
+    assert s["timed"] == 2 and s["within_1.25"] == 0 and s["within_2"] == 0.5
+    assert s["geomean"] == pytest.approx((0.5 * 0.25) ** 0.5)
+
+
+def test_twin_launches_cover_their_data():
+    class FakeCupy:  # numpy in CuPy's place: the arrays and launches a twin gets, without a GPU
+        float32, int8, int32, int64 = np.float32, np.int8, np.int32, np.int64
+        zeros, asarray = staticmethod(np.zeros), staticmethod(np.asarray)
+
+    def launch(row, length=None):
+        make, cycles = VAL._simt_launch({"rows": [row]}, FakeCupy)
+        return make(length), cycles
+    (grid, block, args), cycles = launch("EW-06")
+    # 32 blocks of 1024 threads stride over 2^28 bytes = 2^24 float4
+    assert grid == (32,) and block == (1024,) and args[2] == 1 << 24 and cycles is None
+    (grid, block, args), _ = launch("EW-09")
+    # 1024 × 1024 tiles of 32 × 32, 8 × 32 threads each moving 4 floats: 32768² floats
+    assert math.prod(grid) * math.prod(block) * 4 == 32768**2 and block == (8, 32)
+    (grid, block, args), _ = launch("EW-04")
+    assert grid[0] * block[0] * 16 == 1 << 28  # 16 bytes a thread
+    (grid, block, args), cycles = launch("LA-01", 512)
+    assert grid == block == (1,) and args[3] == 512 and args[4] == 2048 and cycles is not None
+    (grid, block, args), _ = launch("GL-16")
+    # kernel 10's 128 × 128 tiles over C = 4096 × 8192
+    assert math.prod(grid) == 4096 * 8192 // (128 * 128) and args[3:] == (4096, 8192, 16384)
+
+
+def test_dry_run_plans_validation_jobs_and_writes_their_table(tmp_path):
+    gpu_check.main(["--dry-run", "--no-compile", "--only", "k01,val-LO-03", "--json", str(tmp_path / "r.json"),
+                    "--table", str(tmp_path / "t.md")])
+    saved = json.loads((tmp_path / "r.json").read_text())
+    assert [j["id"] for j in saved["jobs"]] == ["k01", "val-LO-03"]
+    table = (tmp_path / "t.md").read_text()
+    assert "| val-LO-03 | LO-03, LO-04 | — |" in table and "Validation rows' kernels" in table

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from benchmarks.validation import before, cases, kernels_simt, run, scoring
+from benchmarks.validation import before, cases, checks, env, kernels_simt, run, scoring
 from benchmarks.validation.rows import (
     NOT_SCORED,
     RATIO_TO,
@@ -55,6 +55,19 @@ def test_scaled_counts_equal_the_full_launch():
     full, part = counts(512), cases.scaled(counts(256), 4, (16, 16, 1))
     assert part == full and part.dram_bytes == 2 * 512 * 512 * 4
     assert part.launch["grid"] == (16, 16, 1) and part.shld_wavefronts == part.shld_ideal  # padded: no conflict
+
+
+@pytest.mark.parametrize("check", checks.CHECKS, ids=lambda c: c.__name__)
+def test_triton_kernels_compute_what_numpy_does(check):
+    """The rows are predicted from sampled launches, which do not compute: each kernel, run in full at a small
+    size (edges included), agrees with float64 numpy within its limit (the limits are argued in checks.py)."""
+    for name, (err, limit) in check(env.KERNELLAB).items():
+        assert err <= limit, f"{name}: largest error {err:.3g} over {limit:.3g}"
+
+
+def test_every_triton_case_launches_on_an_env_and_every_simt_case_does_not():
+    for c in cases.CASES.values():
+        assert (c.launch is not None) == (c.engine == "triton"), c.row
 
 
 def test_scores_windows_and_summary_by_hand():

@@ -29,6 +29,11 @@ Five steps, each a function a test can call:
    against torch, and times them with ``triton.testing.do_bench``.
 5. :func:`write`: one JSON record and the measured-vs-model table (printed; Markdown with ``--table``).
 
+Besides (``validation_jobs.py``; ``--no-validation`` leaves them out): the validation rows' own kernels
+(``benchmarks/validation``), in the budget the jobs above leave: their Triton kernels checked against
+numpy and timed with real Triton, their SIMT kernels' CUDA twins (``benchmarks/validation/cuda``) timed
+or clock-counted, each beside the model's prediction for the lent GPU.
+
 Needs on the GPU machine: numpy, CuPy (``cupy-cuda12x`` or ``cupy-cuda13x``), torch with CUDA and
 triton; nvcc (the image's or PyPI's ``nvidia-cuda-nvcc``). The dry run needs kernellab and, to compile,
 nvcc alone.
@@ -62,6 +67,9 @@ from kernellab import GPUS, KERNELS, dram_bytes_tiled, occupancy, scale_counts  
 from kernellab.model import dram_bytes_lru, predict  # noqa: E402
 from kernellab.specs import as_perf  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import validation_jobs  # noqa: E402  (benchmarks/gpu/validation_jobs.py)
+
 CUDA_DIR = ROOT / "cuda"
 BUDGET_S = 8 * 60  # the whole check, on the GPU machine
 N_SGEMM = 4096
@@ -69,7 +77,10 @@ N_REDUCE = 1 << 26  # floats per reduction: 256 MiB, well beyond any L2
 N_AXPY = 1 << 26
 MIN_REPS, MAX_REPS, TIME_PER_JOB_S = 3, 50, 1.0  # repeats of a twin: enough for ~1 s, 3 to 50
 COMPILE_S = 8.0  # budget for compiling one twin: 2–4 s each on a busy 2-core machine, and they compile in parallel
+COMPILE_WORKERS = 16  # twins nvcc compiles at once on the GPU machine (compile_twins: one a core; the lent machines have 16)
 TRITON_S = 30.0  # budget for one Triton job: compile, check, do_bench (100 ms of repeats)
+VALIDATION_PLAN_S = 45.0  # predicting the validation jobs while planning (35–50 s for all 57 rows on a busy 2-core machine)
+DEADLINE_MARGIN_S = 15.0  # validation jobs not started this close to the budget's end are skipped
 FLAGS = ["-O3", "-DNDEBUG", "-cubin", "-Xptxas", "-v"]
 
 #: The Harris reductions and the quickstart kernel: name → (elements per thread, argument kinds).
@@ -228,17 +239,22 @@ def _triton_jobs(gpu) -> list[dict]:
 
 def budget_s(job: dict) -> float:
     """Seconds a job may take on the GPU machine: compile, a check run and its warm-up, the repeats."""
+    if job["kind"].startswith("validation"):
+        return job["budget_s"]  # validation_jobs.plan_jobs sets it
     if job["kind"].startswith("triton"):
         return TRITON_S
-    return COMPILE_S + (job["reps"] + 2) * job["model"]["t_estimate_s"]
+    return (job["reps"] + 2) * job["model"]["t_estimate_s"]  # its compile is in the plan's compile_s
 
 
 def plan(gpu_name: str = "H200", arch: str = "sm_90", only=None, triton: bool = True,
-         cuda_dir: Path = CUDA_DIR) -> dict:
+         cuda_dir: Path = CUDA_DIR, validation: bool = False) -> dict:
     """Every job of the check for the GPU named ``gpu_name``, with its launch, model and budget.
 
-    ``only`` keeps the jobs whose id is in it (``k01``, ``reduce1``, ``matmul-g8``, …). Raises
-    :class:`PlanError` for a twin with no known launch or a plan over :data:`BUDGET_S`.
+    ``only`` keeps the jobs whose id is in it (``k01``, ``reduce1``, ``matmul-g8``, ``val-GS-01``, …).
+    ``validation`` adds the validation rows' jobs (``validation_jobs.py``) that fit the budget the other
+    jobs leave, after :data:`VALIDATION_PLAN_S` for predicting them; the rest are listed in
+    ``validation_left_out``. Raises :class:`PlanError` for a twin with no known launch or a plan over
+    :data:`BUDGET_S`.
     """
     gpu = gpu_spec(gpu_name)
     perf = as_perf(gpu)
@@ -254,17 +270,30 @@ def plan(gpu_name: str = "H200", arch: str = "sm_90", only=None, triton: bool = 
                             "(add it to OTHER_TWINS)")
     if triton:
         jobs += _triton_jobs(gpu)
+    val_ids = {f"val-{rows[0]}" for rows in validation_jobs.groups()} if validation else set()
     if only:
-        unknown = set(only) - {j["id"] for j in jobs}
+        unknown = set(only) - {j["id"] for j in jobs} - val_ids
         if unknown:
             raise PlanError(f"--only names no job: {sorted(unknown)}")
         jobs = [j for j in jobs if j["id"] in only]
     for j in jobs:
         j["budget_s"] = budget_s(j)
-    total = sum(j["budget_s"] for j in jobs)
+    # nvcc compiles the twins in parallel, COMPILE_WORKERS at once: a round of COMPILE_S per COMPILE_WORKERS twins
+    # (the validation rows' twins counted in, whether or not the budget leaves room to time them)
+    val_only = None if not only else set(only) & val_ids
+    val_planned = validation and val_only != set()
+    n_cu = sum(j.get("source", "").endswith(".cu") for j in jobs) + (len(validation_jobs.SIMT) if val_planned else 0)
+    compile_s = COMPILE_S * math.ceil(n_cu / COMPILE_WORKERS)
+    total = compile_s + sum(j["budget_s"] for j in jobs)
     if total > BUDGET_S:
         raise PlanError(f"the plan needs {total:.0f} s, more than the {BUDGET_S} s budget")
-    return {"gpu": gpu.name, "arch": arch, "budget_s": total, "jobs": jobs}
+    out = {"gpu": gpu.name, "arch": arch, "budget_s": total, "compile_s": compile_s, "jobs": jobs}
+    if val_planned:
+        vjobs, left, used = validation_jobs.plan_jobs(gpu, BUDGET_S - total - VALIDATION_PLAN_S, val_only)
+        jobs += vjobs
+        out.update(budget_s=total + VALIDATION_PLAN_S + used, validation_left_out=left,
+                   validation_overhead_s={"planning": VALIDATION_PLAN_S, "checks": validation_jobs.CHECKS_S})
+    return out
 
 
 # --- 2. compiling the twins ----------------------------------------------------------------------------
@@ -294,7 +323,7 @@ def compile_twins(the_plan: dict, nvcc: str, out_dir: Path) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     cuobjdump = shutil.which("cuobjdump", path=os.pathsep.join([str(Path(nvcc).parent), os.environ.get("PATH", "")]))
     mix = _sass_mix_module() if cuobjdump else None
-    jobs = [j for j in the_plan["jobs"] if not j["kind"].startswith("triton")]
+    jobs = [j for j in the_plan["jobs"] if j.get("source", "").endswith(".cu")]
 
     def build(job):
         cubin = out_dir / f"{job['id']}.cubin"
@@ -376,7 +405,7 @@ def time_twins(the_plan: dict) -> None:
 
     rng = np.random.default_rng(0)
     for job in the_plan["jobs"]:
-        if "compile" not in job:
+        if "compile" not in job or job["kind"].startswith("validation"):
             continue
         fn = cp.RawModule(path=job["compile"]["cubin"]).get_function(job["kernel"])
         grid, block = tuple(job["grid"]), tuple(job["block"])
@@ -458,6 +487,8 @@ def table_rows(the_plan: dict) -> list[list[str]]:
     """One row a job: measured time and rate beside the model's bound and estimate (— where not timed)."""
     rows = []
     for j in the_plan["jobs"]:
+        if j["kind"].startswith("validation"):
+            continue  # their own table: validation_jobs.table_rows
         t = j.get("timing")
         med = t["ms"][0] * 1e-3 if t else None
         model = j["model"]
@@ -491,6 +522,14 @@ def markdown(the_plan: dict) -> str:
             + (" (dry run: nothing timed)" if the_plan.get("dry_run") else ""))
     lines = [head, "", "| " + " | ".join(TABLE_HEADERS) + " |", "|" + "---|" * len(TABLE_HEADERS)]
     lines += ["| " + " | ".join(r) + " |" for r in table_rows(the_plan)]
+    val = validation_jobs.table_rows(the_plan)
+    if val:
+        heads = validation_jobs.TABLE_HEADERS
+        lines += ["", "Validation rows' kernels (benchmarks/validation), measured here beside the model for this GPU:",
+                  "", "| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+        lines += ["| " + " | ".join(r) + " |" for r in val]
+    if the_plan.get("validation_left_out"):
+        lines += ["", "Left out for the budget: " + ", ".join(the_plan["validation_left_out"])]
     return "\n".join(lines) + "\n"
 
 
@@ -499,6 +538,13 @@ def write(the_plan: dict, json_path: Path | None, table_path: Path | None) -> No
     from kernellab import print_table
 
     print_table(TABLE_HEADERS, table_rows(the_plan))
+    val = validation_jobs.table_rows(the_plan)
+    if val:
+        print()
+        print_table(validation_jobs.TABLE_HEADERS, val)
+        the_plan["validation_summary"] = validation_jobs.summary(the_plan)
+    if the_plan.get("validation_left_out"):
+        print("left out for the budget:", ", ".join(the_plan["validation_left_out"]))
     if json_path:
         json_path.write_text(json.dumps(the_plan, indent=1) + "\n")
     if table_path:
@@ -509,7 +555,9 @@ def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dry-run", action="store_true", help="plan and compile, time nothing (no GPU needed)")
     ap.add_argument("--no-compile", action="store_true", help="with --dry-run: plan only")
-    ap.add_argument("--no-triton", action="store_true", help="leave the Triton jobs out")
+    ap.add_argument("--no-triton", action="store_true", help="leave the Triton gallery jobs out")
+    ap.add_argument("--no-validation", action="store_true",
+                    help="leave out the validation rows' kernels (benchmarks/validation)")
     ap.add_argument("--gpu", help="the GPU to plan for in a dry run (default: H200; on a GPU, the device's)")
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--only", help="comma-separated job ids (k01, reduce1, matmul-g8, gelu, softmax-1024, …)")
@@ -518,13 +566,15 @@ def main(argv=None) -> dict:
     ap.add_argument("--build", type=Path, help="folder for the cubins (default: a temporary one)")
     args = ap.parse_args(argv)
 
+    deadline = time.monotonic() + BUDGET_S - DEADLINE_MARGIN_S  # validation jobs not started after it are skipped
     device = None
     if not args.dry_run:
         import cupy as cp
 
         device = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
     only = set(args.only.split(",")) if args.only else None
-    the_plan = plan(args.gpu or device or "H200", args.arch, only, triton=not args.no_triton)
+    the_plan = plan(args.gpu or device or "H200", args.arch, only, triton=not args.no_triton,
+                    validation=not args.no_validation)
     the_plan.update({"date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                      "device": device or f"none (dry run, planned for the {the_plan['gpu']})",
                      "dry_run": args.dry_run})
@@ -536,12 +586,16 @@ def main(argv=None) -> dict:
             compile_twins(the_plan, nvcc, args.build or Path(tmp))
             if not args.dry_run:
                 time_twins(the_plan)
+                validation_jobs.time_simt_jobs(the_plan, deadline)
     elif not args.dry_run:
         raise SystemExit("no nvcc found ($NVCC, the nvidia-cuda-nvcc wheel, PATH): the twins cannot be built")
     else:
         the_plan["nvcc"] = None
     if not args.dry_run and not args.no_triton:
         time_triton(the_plan)
+    if not args.dry_run and any(j["kind"] == "validation-triton" for j in the_plan["jobs"]):
+        if validation_jobs.check_kernels(the_plan):
+            validation_jobs.time_triton_jobs(the_plan, deadline)
     write(the_plan, args.json, args.table)
     return the_plan
 

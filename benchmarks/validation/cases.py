@@ -6,6 +6,10 @@ quantity the row measured, with the row's *work*: the bytes or FLOPs of its unit
 source's own formula, ``validation.md``), or the events a per-event unit counts (hops, warp
 instructions). Arrays hold zeros: a sampled launch counts, it does not compute (``do_bench`` samples).
 
+A Triton case is written once as ``launch(env) → (fn, work)`` (:mod:`env`): ``fn`` makes the row's
+launches on ``env``'s arrays with ``env``'s Triton. On kernellab (``run``) the model predicts ``fn``
+through ``do_bench``; the GPU check calls the same ``launch`` with torch tensors and real Triton.
+
 Where a full SIMT simulation would take minutes, a case simulates fewer blocks of the same launch and
 scales the counts (:func:`scaled`): exact for grids of identical blocks, as the unit tests check.
 """
@@ -17,13 +21,12 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-import kernellab.triton as triton
-import kernellab.triton.language as tl
 from kernellab import launch
 
 from . import kernels_simt as ks
-from . import kernels_triton as kt
 from . import predicted
+from .checks import matmul_args
+from .env import KERNELLAB
 
 #: Stand-in kinds, for the page: what replaces the row's kernel.
 KINDS = {
@@ -46,6 +49,7 @@ class Case:
     stand_in: str  # the kernel, size and config that stand in for the row's, in words
     run: Callable  # gpu → (predicted.Prediction, work)
     cheap: bool = False  # in the unit test's subset (a second or less)
+    launch: Callable | None = None  # Triton cases: env → (fn, work), the launch on any env
 
 
 CASES: dict[str, Case] = {}
@@ -57,6 +61,18 @@ def case(row, engine, kind, stand_in, cheap=False, ids=None):
         for r in ids or (row,):
             CASES[r] = Case(r, engine, kind, stand_in, fn, cheap)
         return fn
+    return deco
+
+
+def triton_case(row, kind, stand_in, cheap=False, ids=None):
+    """Register the decorated ``launch(env)`` as the Triton case of ``row`` (and of every id in ``ids``)."""
+    def deco(launch_fn):
+        def run(gpu):
+            fn, work = launch_fn(KERNELLAB)
+            return predicted.triton_bench(fn, gpu), work
+        for r in ids or (row,):
+            CASES[r] = Case(r, "triton", kind, stand_in, run, cheap, launch_fn)
+        return launch_fn
     return deco
 
 
@@ -82,18 +98,16 @@ def _warps(block: int) -> int:
 # --- memory-bound elementwise and launch overhead ---------------------------------------------------------
 
 def _vector_add(n):
-    def run(gpu):
-        x, y = np.zeros(n, np.float32), np.zeros(n, np.float32)
-        out, kernel = np.empty_like(x), kt.add_kernel
-        p = predicted.triton_bench(lambda: kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024), gpu)
-        return p, 12 * n  # tutorial 01: 12·n bytes (two fp32 reads, one write)
-    return run
+    def make(env):
+        x, y, out, kernel = env.zeros(n, "fp32"), env.zeros(n, "fp32"), env.zeros(n, "fp32"), env.kt.add_kernel
+        return lambda: kernel[(env.triton.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024), 12 * n  # 12·n bytes
+    return make
 
 
-case("EW-01", "triton", "own", "tutorial 01 add_kernel, n = 134 217 728, BLOCK_SIZE 1024, 4 warps")(
+triton_case("EW-01", "own", "tutorial 01 add_kernel, n = 134 217 728, BLOCK_SIZE 1024, 4 warps")(
     _vector_add(134_217_728))
-case("LO-01", "triton", "own", "tutorial 01 add_kernel, n = 4096, BLOCK_SIZE 1024 (4 programs: cdiv(4096, 1024); "
-     "the row says one)", cheap=True)(_vector_add(4096))
+triton_case("LO-01", "own", "tutorial 01 add_kernel, n = 4096, BLOCK_SIZE 1024 (4 programs: cdiv(4096, 1024); "
+            "the row says one)", cheap=True)(_vector_add(4096))
 
 
 def _scale_bytes(n, simulated):
@@ -141,65 +155,60 @@ def _transpose(gpu):
 # --- softmax and layer norm -------------------------------------------------------------------------------
 
 def _softmax(m, n):
-    def run(gpu):
-        x, y = np.zeros((m, n), np.float32), np.zeros((m, n), np.float32)
-        block, kernel = triton.next_power_of_2(n), kt.softmax_kernel
-        p = predicted.triton_bench(lambda: kernel[(m,)](y, x, n, n, n, BLOCK_SIZE=block, num_warps=_warps(block)),
-                                   gpu)
-        return p, 2 * m * n * 4  # tutorial 02: 2·M·N·4 bytes
-    return run
+    def make(env):
+        x, y, kernel = env.zeros((m, n), "fp32"), env.zeros((m, n), "fp32"), env.kt.softmax_kernel
+        block = env.triton.next_power_of_2(n)
+        return (lambda: kernel[(m,)](y, x, n, n, n, BLOCK_SIZE=block, num_warps=_warps(block)),
+                2 * m * n * 4)  # tutorial 02: 2·M·N·4 bytes
+    return make
 
 
-case("SM-01", "triton", "own", "tutorial 02 softmax_kernel, 4096 × 256 fp32, one program a row, BLOCK_SIZE 256, "
-     "4 warps", cheap=True)(_softmax(4096, 256))
-case("SM-03", "triton", "own", "tutorial 02 softmax_kernel, 4096 × 12672 fp32, one program a row, BLOCK_SIZE "
-     "16384, 16 warps")(_softmax(4096, 12672))
+triton_case("SM-01", "own", "tutorial 02 softmax_kernel, 4096 × 256 fp32, one program a row, BLOCK_SIZE 256, "
+            "4 warps", cheap=True)(_softmax(4096, 256))
+triton_case("SM-03", "own", "tutorial 02 softmax_kernel, 4096 × 12672 fp32, one program a row, BLOCK_SIZE 16384, "
+            "16 warps")(_softmax(4096, 12672))
 
 
 def _ln_block(n, itemsize=2):
     """Tutorial 05's BLOCK_SIZE (the row in one block, at most 64 KB) and its warps."""
-    block = min(65536 // itemsize, triton.next_power_of_2(n))
+    block = min(65536 // itemsize, 1 << (n - 1).bit_length())
     return block, min(max(block // 256, 1), 8)
 
 
-@case("LN-01", "triton", "own", "tutorial 05 forward, 4096 × 4096 fp16 (dtype assumed), BLOCK_SIZE 4096, 8 warps")
-def _ln_fwd(gpu):
+@triton_case("LN-01", "own", "tutorial 05 forward, 4096 × 4096 fp16 (dtype assumed), BLOCK_SIZE 4096, 8 warps")
+def _ln_fwd(env):
     m, n = 4096, 4096
-    x, y = np.zeros((m, n), np.float16), np.zeros((m, n), np.float16)
-    w, b = np.ones(n, np.float16), np.zeros(n, np.float16)
-    mean, rstd = np.zeros(m, np.float32), np.zeros(m, np.float32)
-    (block, warps), kernel = _ln_block(n), kt.layer_norm_fwd
-    p = predicted.triton_bench(lambda: kernel[(m,)](x, y, w, b, mean, rstd, n, n, 1e-5, BLOCK_SIZE=block,
-                                                    num_warps=warps), gpu)
-    return p, 2 * m * n * 2  # tutorial 05: 2·numel·size bytes
+    x, y, w, b = env.zeros((m, n), "fp16"), env.zeros((m, n), "fp16"), env.zeros(n, "fp16"), env.zeros(n, "fp16")
+    mean, rstd = env.zeros(m, "fp32"), env.zeros(m, "fp32")
+    (block, warps), kernel = _ln_block(n), env.kt.layer_norm_fwd
+    return (lambda: kernel[(m,)](x, y, w, b, mean, rstd, n, n, 1e-5, BLOCK_SIZE=block, num_warps=warps),
+            2 * m * n * 2)  # tutorial 05: 2·numel·size bytes
 
 
 def _ln_bwd(m, n):
-    def run(gpu):
+    def make(env):
         group = 128 if n <= 4096 else 96 if n <= 8192 else 64  # tutorial 05's GROUP_SIZE_M
-        x, dy, dx = (np.zeros((m, n), np.float16) for _ in range(3))
-        w = np.ones(n, np.float16)
-        mean, rstd = np.zeros(m, np.float32), np.ones(m, np.float32)
-        dw_part, db_part = np.zeros((group, n), np.float16), np.zeros((group, n), np.float16)
-        locks = np.zeros(2 * group, np.int32)
-        dw, db = np.zeros(n, np.float16), np.zeros(n, np.float16)
+        x, dy, dx = (env.zeros((m, n), "fp16") for _ in range(3))
+        w, mean, rstd = env.zeros(n, "fp16"), env.zeros(m, "fp32"), env.zeros(m, "fp32")
+        dw_part, db_part = env.zeros((group, n), "fp16"), env.zeros((group, n), "fp16")
+        locks, dw, db = env.zeros(2 * group, "int32"), env.zeros(n, "fp16"), env.zeros(n, "fp16")
         block, warps = _ln_block(n)
-        dx_kernel, dwdb_kernel = kt.layer_norm_bwd_dx, kt.layer_norm_bwd_dwdb
+        dx_kernel, dwdb_kernel = env.kt.layer_norm_bwd_dx, env.kt.layer_norm_bwd_dwdb
 
         def backward():
-            dx_kernel[(m,)](dx, dy, dw_part, db_part, x, w, mean, rstd, locks, n, n,
-                                       GROUP_SIZE_M=group, BLOCK_SIZE_N=block, num_warps=warps)
-            dwdb_kernel[(triton.cdiv(n, 128),)](dw_part, db_part, dw, db, group, n, BLOCK_SIZE_M=32,
-                                                BLOCK_SIZE_N=128)
-        return predicted.triton_bench(backward, gpu), 3 * m * n * 2  # tutorial 05: 3·numel·size bytes
-    return run
+            dx_kernel[(m,)](dx, dy, dw_part, db_part, x, w, mean, rstd, locks, n, n, GROUP_SIZE_M=group,
+                            BLOCK_SIZE_N=block, num_warps=warps)
+            dwdb_kernel[(env.triton.cdiv(n, 128),)](dw_part, db_part, dw, db, group, n, BLOCK_SIZE_M=32,
+                                                    BLOCK_SIZE_N=128)
+        return backward, 3 * m * n * 2  # tutorial 05: 3·numel·size bytes
+    return make
 
 
-case("LN-03", "triton", "own", "tutorial 05 backward (dx with a spin lock per group, then dW/dB), 4096 × 4096 fp16, "
-     "GROUP_SIZE_M 128, BLOCK_SIZE_N 4096, 8 warps; torch's zero-fills of the partial sums are not counted")(
-    _ln_bwd(4096, 4096))
-case("LN-04", "triton", "own", "tutorial 05 backward, 4096 × 8192 fp16, GROUP_SIZE_M 96, BLOCK_SIZE_N 8192, "
-     "8 warps")(_ln_bwd(4096, 8192))
+triton_case("LN-03", "own", "tutorial 05 backward (dx with a spin lock per group, then dW/dB), 4096 × 4096 fp16, "
+            "GROUP_SIZE_M 128, BLOCK_SIZE_N 4096, 8 warps; torch's zero-fills of the partial sums are not "
+            "counted")(_ln_bwd(4096, 4096))
+triton_case("LN-04", "own", "tutorial 05 backward, 4096 × 8192 fp16, GROUP_SIZE_M 96, BLOCK_SIZE_N 8192, "
+            "8 warps")(_ln_bwd(4096, 8192))
 
 
 # --- GEMM -------------------------------------------------------------------------------------------------
@@ -208,60 +217,54 @@ def _matmul(m, n, k, dtype="fp16", layout="rrr", config=None, fp8_configs=False,
     """A matmul launch: the autotuned tutorial kernel (``config`` None) or one fixed config
     ``(BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps, num_stages)``. ``layout``: row- or column-major
     storage of A, B, C (``"rcc"``: fast.cu's A row-major, B and C column-major)."""
-    store, bitcast = {"fp16": (np.float16, None), "bf16": (np.uint16, tl.bfloat16),
-                      "fp8": (np.uint8, tl.float8e5), "fp32": (np.float32, None)}[dtype]
-
-    def run(gpu):
-        a, b = np.zeros(m * k, store), np.zeros(k * n, store)
-        c = np.zeros(m * n, np.float16 if dtype != "fp32" else np.float32)
-        sa = (k, 1) if layout[0] == "r" else (1, m)
-        sb = (n, 1) if layout[1] == "r" else (1, k)
-        sc = (n, 1) if layout[2] == "r" else (1, m)
-        args = (a, b, c, m, n, k, *sa, *sb, *sc)
+    def make(env):
+        a, b = env.zeros(m * k, dtype), env.zeros(k * n, dtype)
+        c = env.zeros(m * n, "fp16" if dtype != "fp32" else "fp32")
+        args, cdiv = matmul_args(env, a, b, c, m, n, k, layout), env.triton.cdiv
+        bitcast = env.bitcast[dtype]
         if config is None:
-            kernel = kt.autotuned_matmul(fp8_configs)
+            kernel = env.kt.autotuned_matmul(fp8_configs)
 
             def call():
-                kernel[lambda meta: (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)](
+                kernel[lambda meta: (cdiv(m, meta["BLOCK_SIZE_M"]) * cdiv(n, meta["BLOCK_SIZE_N"]),)](
                     *args, BITCAST=bitcast, PRECISION=precision)
         else:
-            bm, bn, bk, group, warps, stages = config
-            kernel = kt.matmul_kernel
+            (bm, bn, bk, group, warps, stages), kernel = config, env.kt.matmul_kernel
 
             def call():
-                kernel[(triton.cdiv(m, bm) * triton.cdiv(n, bn),)](
-                    *args, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=group, BITCAST=bitcast,
-                    PRECISION=precision, num_warps=warps, num_stages=stages)
-        return predicted.triton_bench(call, gpu), 2 * m * n * k  # 2·M·N·K FLOPs
-    return run
+                kernel[(cdiv(m, bm) * cdiv(n, bn),)](*args, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
+                                                     GROUP_SIZE_M=group, BITCAST=bitcast, PRECISION=precision,
+                                                     num_warps=warps, num_stages=stages)
+        return call, 2 * m * n * k  # 2·M·N·K FLOPs
+    return make
 
 
 _AUTO = "tutorial 03 matmul_kernel, autotuned over the tutorial's CUDA configs, GROUP_SIZE_M 8"
-case("GL-01", "triton", "cublas", f"{_AUTO}; 8192³ bf16, A row-major, B and C column-major", ids=("GL-01", "GL-10"))(
+triton_case("GL-01", "cublas", f"{_AUTO}; 8192³ bf16, A row-major, B and C column-major", ids=("GL-01", "GL-10"))(
     _matmul(8192, 8192, 8192, "bf16", "rcc"))
-case("GL-07", "triton", "cublas", f"{_AUTO}; 6144³ bf16, A row-major, B and C column-major")(
+triton_case("GL-07", "cublas", f"{_AUTO}; 6144³ bf16, A row-major, B and C column-major")(
     _matmul(6144, 6144, 6144, "bf16", "rcc"))
-case("GL-03", "triton", "fastcu", "tutorial 03 matmul_kernel, 128×128×64 tiles, 4 warps (one warpgroup), 1 stage "
-     "(no pipelining), row-major launch order; 8192³ bf16 (the row's 192-wide tile has no power-of-two form)")(
+triton_case("GL-03", "fastcu", "tutorial 03 matmul_kernel, 128×128×64 tiles, 4 warps (one warpgroup), 1 stage "
+            "(no pipelining), row-major launch order; 8192³ bf16 (the row's 192-wide tile has no power-of-two form)")(
     _matmul(8192, 8192, 8192, "bf16", "rcc", (128, 128, 64, 1, 4, 1)))
-case("GL-04", "triton", "fastcu", "tutorial 03 matmul_kernel, 128×256×64 tiles, 8 warps, 4 stages, row-major launch "
-     "order; 8192³ bf16 (producer/consumer warp specialisation has no form here)")(
+triton_case("GL-04", "fastcu", "tutorial 03 matmul_kernel, 128×256×64 tiles, 8 warps, 4 stages, row-major launch "
+            "order; 8192³ bf16 (producer/consumer warp specialisation has no form here)")(
     _matmul(8192, 8192, 8192, "bf16", "rcc", (128, 256, 64, 1, 8, 4)))
-case("GL-06", "triton", "fastcu", "tutorial 03 matmul_kernel, 128×256×64 tiles, 8 warps, 4 stages, grouped launch "
-     "order (GROUP_SIZE_M 8 for the Hilbert curve); 8192³ bf16 (clusters and TMA multicast have no form here)")(
+triton_case("GL-06", "fastcu", "tutorial 03 matmul_kernel, 128×256×64 tiles, 8 warps, 4 stages, grouped launch "
+            "order (GROUP_SIZE_M 8 for the Hilbert curve); 8192³ bf16 (clusters and TMA multicast have no form here)")(
     _matmul(8192, 8192, 8192, "bf16", "rcc", (128, 256, 64, 8, 8, 4)))
-case("GL-11", "triton", "cublas", f"{_AUTO}; M 2048, N 8192, K 8192 fp16, row-major")(_matmul(2048, 8192, 8192))
-case("GL-13", "triton", "own", f"{_AUTO}; 3072³ fp16, row-major")(_matmul(3072, 3072, 3072))
-case("GL-14", "triton", "cublas", f"{_AUTO}; M 4096, N 8192, K 16384 fp32 data, TF32 dots")(
+triton_case("GL-11", "cublas", f"{_AUTO}; M 2048, N 8192, K 8192 fp16, row-major")(_matmul(2048, 8192, 8192))
+triton_case("GL-13", "own", f"{_AUTO}; 3072³ fp16, row-major")(_matmul(3072, 3072, 3072))
+triton_case("GL-14", "cublas", f"{_AUTO}; M 4096, N 8192, K 16384 fp32 data, TF32 dots")(
     _matmul(4096, 8192, 16384, "fp32", precision="tf32"))
 for _id, _n in (("GS-01", 1024), ("GS-03", 2048), ("GS-06", 2688), ("GS-07", 2816), ("GS-09", 1024),
                 ("LO-03", 256), ("LO-04", 256)):
-    case(_id, "triton", "cublas", f"{_AUTO}; {_n}³ fp16, row-major", cheap=_n <= 1024)(_matmul(_n, _n, _n))
+    triton_case(_id, "cublas", f"{_AUTO}; {_n}³ fp16, row-major", cheap=_n <= 1024)(_matmul(_n, _n, _n))
 for _id, _n in (("GS-02", 1024), ("GS-04", 2048), ("GS-10", 1024)):
-    case(_id, "triton", "own", f"{_AUTO}; {_n}³ fp16, row-major", cheap=_n <= 1024)(_matmul(_n, _n, _n))
+    triton_case(_id, "own", f"{_AUTO}; {_n}³ fp16, row-major", cheap=_n <= 1024)(_matmul(_n, _n, _n))
 for _id, _n in (("GS-12", 2048), ("GS-13", 3072)):
-    case(_id, "triton", "own", f"{_AUTO}, and its fp8 configs; {_n}³ fp8 e5m2, B column-major (the tutorial "
-         "passes Bᵀ)")(_matmul(_n, _n, _n, "fp8", "rcr", fp8_configs=True))
+    triton_case(_id, "own", f"{_AUTO}, and its fp8 configs; {_n}³ fp8 e5m2, B column-major (the tutorial passes "
+                "Bᵀ)")(_matmul(_n, _n, _n, "fp8e5", "rcr", fp8_configs=True))
 
 
 def _sgemm(m, n, k):
@@ -288,25 +291,24 @@ case("GL-17", "simt", "k10", "Boehm's kernel 10 (warptiling), scaled to M 5120, 
 
 # --- attention --------------------------------------------------------------------------------------------
 
-def _attn_config(d):
+def attn_config(d):
     """(BLOCK_M, BLOCK_N, num_warps, num_stages) of tutorial 06's forward as of early 2024, by head dim."""
     return (128, 64, 4, 4) if d <= 64 else (128, 32, 8, 3)
 
 
 def _attention_fwd(z, h, n, d, causal=False):
-    def run(gpu):
-        q, k, v, o = (np.zeros((z, h, n, d), np.float16) for _ in range(4))
-        lse = np.zeros((z, h, n), np.float32)
-        (bm, bn, warps, stages), kernel = _attn_config(d), kt.attn_fwd
-        p = predicted.triton_bench(lambda: kernel[(triton.cdiv(n, bm), z * h)](
-            q, k, v, lse, o, d ** -0.5, n, HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal,
-            num_warps=warps, num_stages=stages), gpu)
-        return p, 4 * z * h * n * n * d * (0.5 if causal else 1.0)  # 4·B·H·N²·d, halved when causal
-    return run
+    def make(env):
+        q, k, v, o = (env.zeros((z, h, n, d), "fp16") for _ in range(4))
+        lse = env.zeros((z, h, n), "fp32")
+        (bm, bn, warps, stages), kernel = attn_config(d), env.kt.attn_fwd
+        return (lambda: kernel[(env.triton.cdiv(n, bm), z * h)](
+            q, k, v, lse, o, d ** -0.5, n, HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal, num_warps=warps,
+            num_stages=stages), 4 * z * h * n * n * d * (0.5 if causal else 1.0))  # 4·B·H·N²·d, halved if causal
+    return make
 
 
 def _fwd_text(z, h, n, d, causal=False, what="FlashAttention"):
-    bm, bn, warps, stages = _attn_config(d)
+    bm, bn, warps, stages = attn_config(d)
     return (f"tutorial 06 forward (FlashAttention-2 algorithm) for {what}; B {z}, H {h}, N {n}, d {d} fp16"
             f"{', causal' if causal else ''}; BLOCK_M {bm}, BLOCK_N {bn}, {warps} warps, {stages} stages")
 
@@ -324,29 +326,27 @@ for _id, _shape, _what in (
         ("AF-14", (1, 16, 16384, 128), "tritonbench's tutorial kernel"),
         ("AF-18", (1, 16, 16384, 128), "FlashAttention-2 on the A100 (its best case; the row is an envelope)")):
     _kind = "own" if "Triton" in _what or "tutorial" in _what else "fa"
-    case(_id, "triton", _kind, _fwd_text(*_shape, what=_what))(_attention_fwd(*_shape))
-case("AF-10", "triton", "fa", _fwd_text(1, 16, 16384, 128, True, "FlashAttention-3"))(
+    triton_case(_id, _kind, _fwd_text(*_shape, what=_what))(_attention_fwd(*_shape))
+triton_case("AF-10", "fa", _fwd_text(1, 16, 16384, 128, True, "FlashAttention-3"))(
     _attention_fwd(1, 16, 16384, 128, causal=True))
-case("AF-17", "triton", "own", _fwd_text(4, 48, 1024, 64, True, "the tutorial's 2023-10 revision"))(
+triton_case("AF-17", "own", _fwd_text(4, 48, 1024, 64, True, "the tutorial's 2023-10 revision"))(
     _attention_fwd(4, 48, 1024, 64, causal=True))
 
 BWD = (32, 128, 128, 32, 4, 5)  # tutorial 06's backward: BLOCK_M1, BLOCK_N1, BLOCK_M2, BLOCK_N2, warps, stages
 
 
 def _attention_bwd(z, h, n, d):
-    def run(gpu):
-        q, k, v, o, do, dq, dk, dv = (np.zeros((z, h, n, d), np.float16) for _ in range(8))
-        lse, delta = np.zeros((z, h, n), np.float32), np.zeros((z, h, n), np.float32)
-        m1, n1, m2, n2, warps, stages = BWD
-        pre, main = kt.attn_bwd_preprocess, kt.attn_bwd
+    def make(env):
+        q, k, v, o, do, dq, dk, dv = (env.zeros((z, h, n, d), "fp16") for _ in range(8))
+        lse, delta = env.zeros((z, h, n), "fp32"), env.zeros((z, h, n), "fp32")
+        (m1, n1, m2, n2, warps, stages), pre, main = BWD, env.kt.attn_bwd_preprocess, env.kt.attn_bwd
 
         def backward():
             pre[(n // 128, z * h)](o, do, delta, n, HEAD_DIM=d, BLOCK_M=128)
-            main[(n // n1, 1, z * h)](q, k, v, d ** -0.5, do, dq, dk, dv, lse, delta, n, HEAD_DIM=d,
-                                             BLOCK_M1=m1, BLOCK_N1=n1, BLOCK_M2=m2, BLOCK_N2=n2,
-                                             num_warps=warps, num_stages=stages)
-        return predicted.triton_bench(backward, gpu), 2.5 * 4 * z * h * n * n * d  # backward = 2.5 × forward
-    return run
+            main[(n // n1, 1, z * h)](q, k, v, d ** -0.5, do, dq, dk, dv, lse, delta, n, HEAD_DIM=d, BLOCK_M1=m1,
+                                      BLOCK_N1=n1, BLOCK_M2=m2, BLOCK_N2=n2, num_warps=warps, num_stages=stages)
+        return backward, 2.5 * 4 * z * h * n * n * d  # backward = 2.5 × forward
+    return make
 
 
 for _id, _shape, _what in (("AB-01", (32, 32, 512, 64), "FlashAttention-2"),
@@ -354,9 +354,9 @@ for _id, _shape, _what in (("AB-01", (32, 32, 512, 64), "FlashAttention-2"),
                            ("AB-04", (1, 32, 16384, 64), "FlashAttention-3"),
                            ("AB-07", (1, 16, 16384, 128), "FlashAttention-3")):
     _z, _h, _n, _d = _shape
-    case(_id, "triton", "fa", f"tutorial 06 backward (preprocess, then dK/dV and dQ per block) for {_what}; B {_z}, "
-         f"H {_h}, N {_n}, d {_d} fp16; blocks 32/128/128/32, 4 warps, 5 stages; the tutorial's torch op that "
-         "pre-scales K is not counted")(_attention_bwd(*_shape))
+    triton_case(_id, "fa", f"tutorial 06 backward (preprocess, then dK/dV and dQ per block) for {_what}; B {_z}, "
+                f"H {_h}, N {_n}, d {_d} fp16; blocks 32/128/128/32, 4 warps, 5 stages; the tutorial's torch op "
+                "that pre-scales K is not counted")(_attention_bwd(*_shape))
 
 
 # --- microbenchmarks and latency (clock64 inside the kernel: the loop's own time, no launch) -------------------
@@ -376,28 +376,39 @@ case("MB-04", "simt", "own", "SIMT <<<1, 32>>>: 128 independent FADD chains; cyc
      cheap=True)(_chains(ks.fadd_chains))
 
 
-@case("LA-01", "simt", "own", "SIMT <<<1, 1>>>: pointer chase through a random cycle of 2048 int32 in shared memory "
-      "(8 KB); cycles per hop from 512 − 256 hops", cheap=True)
-def _chase_shared(gpu):
-    n = 2048
+def shared_cycle(n: int = 2048) -> np.ndarray:
+    """A random cycle through ``n`` int32 indices (``nxt[j]`` is the next), as LA-01's source builds one."""
     perm = np.random.default_rng(0).permutation(n)
     nxt = np.zeros(n, np.int32)
     nxt[perm] = np.roll(perm, -1)
-    runs = [predicted.simt(launch(ks.chase_shared, 1, 32, args=(nxt, np.zeros(1, np.int32), hops, n), gpu=gpu), gpu,
-                           with_launch=False, name="chase_shared") for hops in (512, 256)]
+    return nxt
+
+
+def hbm_chain(hops: int = 1024) -> np.ndarray:
+    """256 MiB of int64, one element a 128-byte line: a chain from element 0 through ``hops`` random distinct
+    lines (the rest of the array untouched zeros, so that only the chain's pages are ever written)."""
+    elems, per_line = (1 << 28) // 8, 128 // 8
+    lines = np.random.default_rng(0).choice(elems // per_line, hops + 1, replace=False) * per_line
+    nxt = np.zeros(elems, np.int64)
+    nxt[0] = lines[0]
+    nxt[lines[:-1]] = lines[1:]
+    return nxt
+
+
+@case("LA-01", "simt", "own", "SIMT <<<1, 1>>>: pointer chase through a random cycle of 2048 int32 in shared memory "
+      "(8 KB); cycles per hop from 512 − 256 hops", cheap=True)
+def _chase_shared(gpu):
+    nxt = shared_cycle()
+    runs = [predicted.simt(launch(ks.chase_shared, 1, 1, args=(nxt, np.zeros(1, np.int32), hops, nxt.size),
+                                  gpu=gpu), gpu, with_launch=False, name="chase_shared") for hops in (512, 256)]
     return predicted.difference(*runs), 256
 
 
 @case("LA-03", "simt", "own", "SIMT <<<1, 1>>>: pointer chase through HBM, 256 MiB of int64, one element a "
       "128-byte line, random order, cold; cycles per hop from 1024 − 512 hops")
 def _chase_global(gpu):
-    elems, per_line = (1 << 28) // 8, 128 // 8
-    rng = np.random.default_rng(0)
-    lines = rng.choice(elems // per_line, 1025, replace=False) * per_line
-    nxt = np.zeros(elems, np.int64)  # 256 MiB, untouched but for the 1025 lines of the chain
-    nxt[0] = lines[0]
-    nxt[lines[:-1]] = lines[1:]
-    runs = [predicted.simt(launch(ks.chase_global, 1, 32, args=(nxt, np.zeros(1, np.int64), hops), gpu=gpu), gpu,
+    nxt = hbm_chain()
+    runs = [predicted.simt(launch(ks.chase_global, 1, 1, args=(nxt, np.zeros(1, np.int64), hops), gpu=gpu), gpu,
                            with_launch=False, name="chase_global") for hops in (1024, 512)]
     return predicted.difference(*runs), 512
 

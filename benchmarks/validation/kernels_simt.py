@@ -79,23 +79,21 @@ def fadd_chains(blk, out, iters, CHAINS):
 
 
 def chase_shared(blk, nxt, out, hops, N):
-    """One thread: copy a cycle of ``N`` int32 indices into shared memory, then follow it ``hops`` times
-    (``j = s[j]``, each load's address the previous load's value)."""
+    """One thread (``<<<1, 1>>>``): copy a cycle of ``N`` int32 indices into shared memory, then follow it
+    ``hops`` times (``j = s[j]``, each load's address the previous load's value)."""
     s = blk.shared(N, np.int32, name="s")
-    with blk.where(blk.tx == 0):
-        cols = np.arange(N)[None, :]
-        blk.store(s, np.zeros((blk.n_threads, 1), np.int64) + cols, blk.load(nxt, np.zeros((blk.n_threads, 1),
-                                                                                           np.int64) + cols))
-        j = np.zeros(blk.n_threads, np.int64)
-        for _ in range(hops):
-            j = blk.load(s, j).astype(np.int64)
-        blk.store(out, 0, j.astype(np.int32))
+    cols = np.zeros((blk.n_threads, 1), np.int64) + np.arange(N)
+    blk.store(s, cols, blk.load(nxt, cols))
+    j = np.zeros(blk.n_threads, np.int64)
+    for _ in range(hops):
+        j = blk.load(s, j).astype(np.int64)
+    blk.store(out, 0, j.astype(np.int32))
 
 
 def chase_global(blk, nxt, out, hops):
-    """One thread: follow a chain of int64 indices through global memory ``hops`` times (``j = nxt[j]``)."""
-    with blk.where(blk.tx == 0):
-        j = np.zeros(blk.n_threads, np.int64)
-        for _ in range(hops):
-            j = blk.load(nxt, j)
-        blk.store(out, 0, j)
+    """One thread (``<<<1, 1>>>``): follow a chain of int64 indices through global memory ``hops`` times
+    (``j = nxt[j]``)."""
+    j = np.zeros(blk.n_threads, np.int64)
+    for _ in range(hops):
+        j = blk.load(nxt, j)
+    blk.store(out, 0, j)

@@ -166,7 +166,7 @@ def main(argv=None) -> dict | None:
     print_table(records)
     summary = summarise(scored(records))
     print_summary(summary, f"NOW: the model at {_commit()}")
-    print(f"\n{len(records)} rows predicted in {elapsed:.0f} s of CPU time on this machine")
+    print(f"\n{len(records)} rows predicted in {elapsed:.0f} s (wall clock) on this machine")
     result = {"generated_by": "nox -s validate  (python -m benchmarks.validation.run --before auto --json "
                               "benchmarks/validation/results.json)",
               "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
