@@ -36,6 +36,7 @@ extensions = [
     "sphinx_copybutton",
     "localized_downloads",
     "zh_search",  # docs/_ext: Chinese search finds the glossary's terms whole, and their synonyms
+    "site_weight",  # docs/_ext: no sourcemaps, one copy of the highlighted source pages for both languages
 ]
 sys.path.insert(0, str(HERE / "_ext"))
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
@@ -278,6 +279,7 @@ html_theme_options = {
 # index, and the previous/next links at the end of each page).
 html_sidebars = {"*": [], "auto_examples/*/*": []}  # "*": the top-level pages, whose section navigation is empty
 html_show_sourcelink = False
+html_copy_source = False  # no _sources/: nothing links them (1.3 MB)
 
 # --- copy buttons: prompts and output are not copied; the labels follow the page's <html lang> ---
 copybutton_prompt_text = r">>> |\.\.\. |\$ "

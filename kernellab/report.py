@@ -86,9 +86,16 @@ class Table:
         return "\n".join([line(self.headers), "  ".join("-" * w for w in widths)] + [line(r) for r in self.rows])
 
     def _repr_html_(self) -> str:
+        """An HTML table: numeric columns right-aligned (``class=num``), text and headers left-aligned.
+
+        The left alignment is inline: a notebook never sees the site's stylesheet, and JupyterLab (as
+        sphinx-gallery's own stylesheet) right-aligns every cell.
+        """
+        numeric = [self._numeric(j) for j in range(len(self.headers))]
+
         def cells(tag, row):
             return "".join(
-                f'<{tag}{" class=num" if tag == "td" and self._numeric(j) else ""}>{html.escape(c)}</{tag}>'
+                f'<{tag}{" class=num" if tag == "td" and numeric[j] else _LEFT}>{html.escape(c)}</{tag}>'
                 for j, c in enumerate(row)
             )
 
@@ -98,6 +105,9 @@ class Table:
 
     def __repr__(self) -> str:
         return self.to_text()
+
+
+_LEFT = ' style="text-align:left"'
 
 
 def _looks_numeric(text: str) -> bool:

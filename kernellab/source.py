@@ -35,6 +35,12 @@ SIMT_COLUMNS = ("Warp instructions", "SIMT efficiency", "Requests", "Sectors", "
 TRITON_COLUMNS = ("Requests", "Sectors", "Sectors/request", "Ideal sectors", "Excess sectors", "Lines", "Bytes",
                   "FLOPs", "Atomics", "DRAM bytes")
 MARK = "●"  # the costliest lines' mark
+# A marked row's colours where no stylesheet overrides them (a notebook; the site's light theme):
+# #1f2328 on #fde2e2 is 12.9:1 (WCAG AA asks 4.5:1); tests/site/test_contrast.py holds both themes to it.
+HOT_BACKGROUND, HOT_TEXT = "#fde2e2", "#1f2328"
+# The source cell's code: the row's own colour, no inline-code box, every space kept.
+_CODE_STYLE = ("white-space:pre;color:inherit;background:transparent;border:0;padding:0;"
+               "font-family:SFMono-Regular,Menlo,Consolas,'Liberation Mono',monospace")
 _RATIO_OF = {"SIMT efficiency": lambda c: c.warp_instr, "Sectors/request": lambda c: c.requests}  # blank at 0
 
 
@@ -135,13 +141,21 @@ class SourceView:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        head = "".join(f"<th>{html.escape(h)}</th>" for h in self.headers())
+        """An HTML table whose source column reads as code: left-aligned, monospaced, indentation kept.
+
+        The alignment and the marked rows' colours are inline, for notebooks, which never see the site's
+        stylesheet (JupyterLab right-aligns table cells): the marked rows are dark text on a light red in
+        any theme; the site's dark theme darkens them (docs/_static/custom.css).
+        """
+        left = ' style="text-align:left"'
+        head = "".join(f"<th{left}>{html.escape(h)}</th>" for h in self.headers())
         body = []
         for mark, line, cells, text in self.rows:
-            hot = ' class="kernellab-hot" style="background:#fde2e2"' if mark else ""
+            hot = f' class="kernellab-hot" style="background:{HOT_BACKGROUND};color:{HOT_TEXT}"' if mark else ""
             tds = "".join(f"<td class=num>{html.escape(c)}</td>" for c in cells)
-            body.append(f"<tr{hot}><td>{mark}</td><td class=num>{line}</td>{tds}"
-                        f'<td><code style="white-space:pre">{html.escape(text)}</code></td></tr>')
+            body.append(f"<tr{hot}><td{left}>{mark}</td><td class=num>{line}</td>{tds}"
+                        f'<td class="kernellab-code"{left}><code style="{_CODE_STYLE}">{html.escape(text)}</code></td>'
+                        "</tr>")
         note = f"<p>{html.escape(_('Note: {note}').format(note=self.note))}</p>" if self.note else ""
         return (f'<table class="kernellab-table kernellab-source"><thead><tr>{head}</tr></thead>'
                 f"<tbody>{''.join(body)}</tbody></table>{note}")

@@ -117,6 +117,12 @@ def test_source_view_columns_marks_and_html():
     assert len(lines) == 2 + 3  # header, rule, the def line and two statements
     html = view._repr_html_()
     assert html.count('class="kernellab-hot"') == 2 and "&quot;" not in html.split("<tbody>")[0]
+    # a notebook sees no stylesheet: the source reads as code, and a marked row sets both its colours
+    # (its light background under a dark theme's white text was 1.22:1)
+    assert html.count('<td class="kernellab-code" style="text-align:left"><code style="white-space:pre;') == len(view.rows)
+    assert html.count('style="background:#fde2e2;color:#1f2328"') == 2
+    assert "<code style=\"white-space:pre;color:inherit;background:transparent;border:0;padding:0;font-family:" \
+        "SFMono-Regular,Menlo,Consolas,'Liberation Mono',monospace\">    v = blk.load(" in html  # indentation kept
     with pytest.raises(ValueError, match="lines=True"):
         launch(strided, 1, 32, args=(np.ones(256, np.float32), np.empty(32, np.float32))).source()
     with pytest.raises(ValueError, match="unknown column"):

@@ -26,6 +26,13 @@ def test_html_escapes_every_cell_and_header():
     assert html.count("<tr>") == 2 and html.startswith('<table class="kernellab-table">')
 
 
+def test_html_text_left_and_numbers_right_inline_for_notebooks():
+    """JupyterLab (and sphinx-gallery's stylesheet) right-align every cell; a notebook never sees the site's CSS."""
+    html = Table(["kernel", "FLOPs"], [["sgemm_naive", "2.1 G"]])._repr_html_()
+    assert '<th style="text-align:left">kernel</th>' in html and '<td style="text-align:left">sgemm_naive</td>' in html
+    assert "<td class=num>2.1 G</td>" in html
+
+
 def test_terminal_columns_align_by_display_width_with_chinese():
     t = Table(["内核", "最大误差", "GFLOP/s"], [["朴素版", "1.2e-05", 293], ["合并访存版（coalesced）", "3e-06", 4838]])
     lines = t.to_text().splitlines()

@@ -13,11 +13,25 @@
 })();
 
 // The language switcher keeps the reader's place: the same #anchor (section ids are the English ones in
-// both languages) and, on the search page, the same ?q= query.
+// both languages) and, on the search page, the same ?q= query. On a highlighted source page, which both
+// languages share (docs/_ext/site_weight.py), it leads to the other language's entry of the object in view.
 (function () {
+  function entryInView(link) {
+    var block = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    var back = block && block.classList.contains("viewcode-block") && block.querySelector("a.viewcode-back");
+    if (!back) return null;
+    var root = new URL(document.documentElement.dataset.content_root || "./", location.href).href;
+    var otherRoot = new URL("../" + link.getAttribute("hreflang").replace("-", "_") + "/", root).href;
+    var entry = new URL(back.getAttribute("href"), location.href).href;
+    return entry.indexOf(root) === 0 ? otherRoot + entry.slice(root.length) : null;
+  }
   function keepPlace(event) {
     var link = event.currentTarget;
     var url = new URL(link.getAttribute("href"), location.href);
+    if (document.querySelector("div.viewcode-block")) {
+      link.href = entryInView(link) || url.href;  // the module's API page when no object is in view
+      return;
+    }
     url.search = location.search;
     url.hash = location.hash;
     link.href = url.href;
