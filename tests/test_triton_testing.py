@@ -3,6 +3,7 @@ number; perf_report / Benchmark / Mark.run print, plot and save as Triton's; pro
 
 import csv
 import math
+import types
 
 import numpy as np
 import pytest
@@ -66,6 +67,24 @@ def test_a_function_that_cannot_launch_is_not_called():
         calls.append(1)
         return add(np.ones(4096, np.float32), np.ones(4096, np.float32))
     assert T.do_bench(maybe) > 0 and calls == [1]
+
+
+def test_a_kernel_reached_through_a_users_module_is_predicted():
+    # kernels kept in a module of one's own (``import my_kernels``; ``my_kernels.add_kernel[grid](...)``): the
+    # lambda names only the module, and the kernel is an attribute of it, which the code does not name. Such a
+    # module may launch, so the function is called, and the launch is predicted as it is when the lambda names
+    # the kernel itself (before, do_bench returned "not predicted" without calling it).
+    user = types.ModuleType("my_kernels")
+    user.add_kernel = add_kernel
+    x = np.ones(4096, np.float32)
+    out = np.empty_like(x)
+    fn = eval("lambda: my_kernels.add_kernel[(4,)](x, x, out, 4096, BLOCK=1024)",
+              {"my_kernels": user, "x": x, "out": out})
+    direct = T.do_bench(lambda: add_kernel[(4,)](x, x, out, 4096, BLOCK=1024))
+    assert not math.isnan(direct) and T.do_bench(fn) == direct
+    # a module of the standard library or numpy's still proves nothing is launched
+    assert isinstance(T.do_bench(eval("lambda: math.sqrt(np.ones(3).sum())", {"math": math, "np": np})),
+                      T.NotPredicted)
 
 
 def test_cpu_timing_on_request_runs_in_full():

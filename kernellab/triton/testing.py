@@ -42,6 +42,7 @@ import dis
 import inspect
 import math
 import os
+import sys
 import time
 import types
 from functools import partial
@@ -115,6 +116,11 @@ class NotPredicted(float):
 NOT_PREDICTED = NotPredicted()
 
 
+#: Top-level packages whose modules never launch a kernellab kernel: Python's standard library and the
+#: numerical libraries a benchmark compares against. Any other module may hold kernels.
+_NO_KERNELLAB = frozenset(sys.stdlib_module_names) | {"numpy", "torch", "scipy", "matplotlib", "pandas"}
+
+
 def _may_launch(obj, seen: set, depth: int = 0) -> bool:
     """Whether calling ``obj`` could make a kernellab launch, as far as its code shows; True when unsure."""
     from .runtime.autotuner import _Wrapped
@@ -124,8 +130,8 @@ def _may_launch(obj, seen: set, depth: int = 0) -> bool:
         return True
     if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes, np.ndarray, np.generic, type(...))):
         return False
-    if isinstance(obj, types.ModuleType):
-        return obj.__name__.split(".")[0] == "kernellab"
+    if isinstance(obj, types.ModuleType):  # an attribute of it may be a kernel: only libraries prove nothing is
+        return obj.__name__.split(".")[0] not in _NO_KERNELLAB  # launched (a user's module of kernels may launch)
     if isinstance(obj, (list, tuple, set, frozenset)):
         return any(_may_launch(v, seen, depth + 1) for v in obj)
     if type(obj).__module__.startswith("torch") and hasattr(obj, "grad_fn") and obj.grad_fn is None:
