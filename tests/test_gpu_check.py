@@ -203,7 +203,7 @@ def test_validation_jobs_fill_the_budget_in_priority_order():
     assert plan["compile_s"] == gpu_check.COMPILE_S
     assert plan["budget_s"] == pytest.approx(plan["compile_s"] + gpu_check.VALIDATION_PLAN_S + VAL.CHECKS_S
                                              + sum(j["budget_s"] for j in plan["jobs"]))
-    # the model for the H200 (the lent GPU), not the row's H100: the same 1024³ matmul as in results.json's GS-01
+    # the model for the H200 (the lent GPU), not the row's H100: the same 1024³ matmul as in kernellab/validation.json's GS-01
     # row when the tensor pipe binds at the same peak on both
     assert gs["model"]["bound"] == "tensor" and gs["model"]["work"] == 2 * 1024**3
     assert mb["model"]["cycles_per_event"] == pytest.approx(mb["model"]["t_estimate_s"] * 1.98e9 / (128 * 128))

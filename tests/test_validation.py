@@ -97,8 +97,8 @@ def test_units_convert_to_seconds_both_ways():
 
 @pytest.mark.parametrize("row_id", [rid for rid, c in cases.CASES.items() if c.cheap])
 def test_results_file_is_current(row_id):
-    """The committed results.json holds what the model predicts now for the cheap rows."""
-    hint = "benchmarks/validation/results.json is stale: run `nox -s validate` and commit the file"
+    """The committed kernellab/validation.json holds what the model predicts now for the cheap rows."""
+    hint = "kernellab/validation.json is stale: run `nox -s validate` and commit the file"
     assert RESULTS["harness"] == before.harness_hash(), f"the harness changed since the file was made; {hint}"
     stored = {r["id"]: r for r in RESULTS["rows"]}[row_id]
     now, = run.finish(run.predict_rows([row_id]))

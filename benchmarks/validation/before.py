@@ -2,7 +2,7 @@
 
 Issue 32 asks ``nox -s validate`` to report first the summary for commit ``75152b7``, the model before
 the per-SM timing model. Rebuilding that revision costs a second full run (minutes), so the raw
-predictions of that run are stored in ``results.json`` with the hash of the harness that made them
+predictions of that run are stored in ``kernellab/validation.json`` with the hash of the harness that made them
 (:func:`harness_hash`: the kernels, the cases, the prediction calls and the CSV) and the command. While
 the harness is unchanged they are read back; when it changes (a kernel, a launch, a row), ``auto``
 rebuilds them: a git worktree of ``75152b7`` in ``build/validate-before/``, this harness copied into it,
@@ -45,7 +45,7 @@ def rebuild() -> dict:
     subprocess.run(["git", "checkout", "--quiet", "--detach", COMMIT], cwd=TREE, check=True)
     dest = TREE / "benchmarks" / "validation"
     shutil.rmtree(dest, ignore_errors=True)
-    shutil.copytree(HERE, dest, ignore=shutil.ignore_patterns("__pycache__", "results.json"))
+    shutil.copytree(HERE, dest, ignore=shutil.ignore_patterns("__pycache__"))
     out = TREE / "build" / "raw.json"
     out.parent.mkdir(exist_ok=True)
     env = {**os.environ, "PYTHONPATH": str(TREE), "KERNELLAB_LANG": "en"}

@@ -52,21 +52,23 @@ def scale_bytes(blk, c, b, scalar, n):
         blk.store(b, i, (v * scalar).astype(np.int8), vec=16)
 
 
-def _ex2(blk, x):
-    """``ex2.approx`` on every element of ``x``: kernellab's special-function instruction where the simulator
-    has one (``blk.exp2``), else the value with one ``MUFU.EX2`` warp instruction a chain counted by name."""
-    if hasattr(blk, "exp2"):
-        return blk.exp2(x)
+def _expf(blk, x):
+    """``__expf`` on every element of ``x``: the simulator's ``blk.expf`` (an FMUL by log2 e and a ``MUFU.EX2``
+    on the XU pipe), or, on a kernellab that has none (commit 75152b7, the "before" run), the same FMUL and
+    one warp instruction named ``mufu.ex2`` a chain."""
+    if hasattr(blk, "expf"):
+        return blk.expf(x)
+    x = blk.fmul(x, LOG2E)
     blk.count_instr("mufu.ex2", x.shape[1])
     return np.exp2(x).astype(np.float32)
 
 
 def expf_chains(blk, out, iters, CHAINS):
     """One warp: ``CHAINS`` independent chains ``x = __expf(x · 1e-5)``, ``iters`` steps each (an FMUL by 1e-5,
-    the FMUL by log2 e and the MUFU.EX2 of ``__expf``)."""
+    then ``__expf``'s FMUL by log2 e and MUFU.EX2)."""
     x = np.full((blk.n_threads, CHAINS), 0.5, np.float32) + np.arange(CHAINS, dtype=np.float32) * 1e-3
     for _ in range(iters):
-        x = _ex2(blk, blk.fmul(blk.fmul(x, np.float32(1e-5)), LOG2E))
+        x = _expf(blk, blk.fmul(x, np.float32(1e-5)))
     blk.store(out, np.arange(CHAINS) * 32 + blk.tx[:, None], x)  # chain c of every lane: one line
 
 

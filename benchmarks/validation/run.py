@@ -2,7 +2,7 @@
 
     python -m benchmarks.validation.run                       # every row: table, summary
     python -m benchmarks.validation.run --rows GS-01,LA-03    # some rows
-    python -m benchmarks.validation.run --json benchmarks/validation/results.json --before auto
+    python -m benchmarks.validation.run --json kernellab/validation.json --before auto
 
 ``--raw FILE`` writes the raw predictions alone (what ``before`` reads from a run on an older
 kernellab); ``--json FILE`` writes the scored results, with the before figures when ``--before`` gives
@@ -28,7 +28,7 @@ from .scoring import measured_seconds, predicted_value, score_rows, summarise
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-RESULTS = HERE / "results.json"
+RESULTS = ROOT / "kernellab" / "validation.json"
 
 
 def predict_rows(ids=None, progress=None) -> list[dict]:
@@ -130,8 +130,8 @@ def _pct(x) -> str:
 
 def _commit() -> str:
     out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--", "kernellab"], cwd=ROOT, capture_output=True,
-                           text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "kernellab", ":!kernellab/validation.json"],
+                           cwd=ROOT, capture_output=True, text=True).stdout.strip()
     return out.stdout.strip() + (" (kernellab/ modified)" if dirty else "")
 
 
@@ -168,7 +168,7 @@ def main(argv=None) -> dict | None:
     print_summary(summary, f"NOW: the model at {_commit()}")
     print(f"\n{len(records)} rows predicted in {elapsed:.0f} s (wall clock) on this machine")
     result = {"generated_by": "nox -s validate  (python -m benchmarks.validation.run --before auto --json "
-                              "benchmarks/validation/results.json)",
+                              "kernellab/validation.json)",
               "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
               "commit": _commit(), "harness": before_mod.harness_hash(), "in_sample": IN_SAMPLE,
               "ratio": "predicted time / measured time", "seconds": round(elapsed, 1),
