@@ -186,6 +186,17 @@ def test_a_vector_move_by_part_of_a_vector_is_misaligned():
     both_ways(k, 1, 32, lambda: (np.zeros(256, np.float32),))
 
 
+def test_a_vector_moved_past_the_end_by_part_of_a_vector_raises():
+    # float4 loads at 4·tx + d: lane 31 reads elements 124 + d … 127 + d. Of 134 elements, d = 0 and 4 fit
+    # (131 < 134); d = 8 reads 132 … 135, of which 134 and 135 are past the end: its first element is inside
+    def k(blk, x):
+        for d in (0, 4, 8):
+            blk.load(x, blk.tx * 4 + d, vec=4)
+    with pytest.raises(OutOfBoundsError, match=r"thread \(31,0,0\): load float4 x\[132\] out of bounds \(size 134\)"):
+        launch(k, 1, 32, args=(np.zeros(134, np.float32),))
+    both_ways(k, 1, 32, lambda: (np.zeros(134, np.float32),))
+
+
 def test_a_moved_shared_store_still_finds_its_race():
     # pass 0: thread t writes sh[t]; pass 1 (no barrier): thread t writes sh[t + 1], which thread t + 1 wrote
     def k(blk, out):
@@ -221,7 +232,7 @@ def test_shift_ref_by_hand():
     assert ref.chunks(20) == (26, 8) == ref.chunks(20 + 128 * 5)
     assert ref.shift(idx + 5, act) == 5 and ref.shift(idx - 7, act) == -7
     assert ref.shift(idx + 5, ~act) is None and ref.shift(idx * 2, act) is None
-    assert ref.in_bounds(5, 64 * 3 + 3) and not ref.in_bounds(5, 64 * 3 + 2) and not ref.in_bounds(-1, 1000)
+    assert (ref.lo, ref.hi) == (0, 63 * 3)  # the active lanes' smallest and largest index, found by shift
     moved = ref.sector_ids(20)
     assert sorted(set(moved.tolist())) == sorted(set(((idx * 4 + 20) // 32).tolist()))
     assert ref.sector_ids(20) is None  # marked already

@@ -50,6 +50,16 @@ def test_float_arithmetic_is_not_counted_but_float_comparisons_are():
     assert c.instr_by_kind == {"int": 2 + 1 + 1 + 1, "other": 2 + 1, "ctrl": 1, "ld.global": 1, "st.global": 2}
 
 
+def test_a_comparison_with_a_python_float_is_a_float_comparison():
+    def k(blk, out):
+        with blk.where(blk.tx < 3.5):           # int lanes against a Python float: FSETP (1 other), not ISETP
+            blk.store(out, blk.tx, 1.0)         # STG + its address (1 int)
+    out = np.zeros(32, np.float32)
+    c = launch(k, 1, 32, args=(out,))
+    assert out.sum() == 4                       # threads 0–3: 3 < 3.5 ≤ 4
+    assert c.instr_by_kind == {"int": 2 + 1, "other": 2 + 1, "ctrl": 1, "st.global": 1}
+
+
 def test_a_loop_charges_its_back_edges():
     def k(blk, out):
         acc = blk.tx * 0                        # 1 int

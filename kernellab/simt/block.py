@@ -354,7 +354,7 @@ class Block:
             return None
         d = ref.shift(idx, act)
         if d is None or not (ref.lo + d >= 0 and ref.hi + d + ref.vec <= size and d % ref.vec == 0) or (
-                shared and d * ref.itemsize % BANK_BYTES):  # ShiftRef.in_bounds, inline
+                shared and d * ref.itemsize % BANK_BYTES):  # in bounds, aligned, whole words in shared memory
             ref.misses += 1
             return None
         ref.misses = 0

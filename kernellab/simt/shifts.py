@@ -57,8 +57,9 @@ class ShiftRef:
     """A site's reference access: its index and mask (copies), its record, and what moves of it need.
 
     ``shift(idx, act)`` says by how many elements ``idx`` is the reference's index moved (None when it
-    is not, or the mask differs); :meth:`in_bounds`, :meth:`chunks` and :meth:`sector_ids` give what the
-    moved access checks, counts and touches.
+    is not, or the mask differs); :attr:`lo` and :attr:`hi` (with ``vec``) what the moved access checks
+    (:class:`~kernellab.Block` checks them inline), :meth:`chunks` and :meth:`sector_ids` what it counts
+    and touches.
     """
 
     __slots__ = ("idx", "first", "flat", "columns", "act", "acc", "_bounds", "vec", "itemsize", "misses", "_diff",
@@ -114,10 +115,6 @@ class ShiftRef:
     def hi(self) -> int:
         """The reference's largest active index (known once :meth:`shift` has found a move)."""
         return self._bounds[1]
-
-    def in_bounds(self, d: int, size: int) -> bool:
-        """Whether every active lane of the moved access reads within ``size`` elements, and is aligned."""
-        return self.lo + d >= 0 and self.hi + d + self.vec <= size and d % self.vec == 0
 
     def chunks(self, moved: int) -> tuple[int, int]:
         """Sectors and lines of the access moved by ``moved`` bytes (remembered per ``moved mod 128``)."""
