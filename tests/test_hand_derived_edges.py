@@ -24,12 +24,13 @@ from kernellab.access import (
     shared_wavefronts,
 )
 from kernellab.counters import instr_mix
-from kernellab.model import attainable_flops, occupancy
+from kernellab.model import attainable_flops, occupancy, resource_events
 from kernellab.model.l2waves import dram_bytes_tiled
 from kernellab.sgemm import KERNELS
 from kernellab.sgemm.kernels import run_kernel
 from kernellab.simt import launch
 from kernellab.specs import A6000, H100, PERF_A6000
+from kernellab.triton import TritonCounts
 from kernellab.triton.executor.counts import Touched
 
 LANES = np.arange(32)
@@ -422,3 +423,50 @@ def test_a_record_built_directly_is_not_assumed_aligned():
     acc = Access(addr, np.ones((1, 32), bool), 4)
     assert not acc.aligned
     assert (sectors(acc), lines(acc)) == (5, 2)
+
+
+@triton.jit
+def _reversed_copy(x_ptr, y_ptr, N, BLOCK: tl.constexpr, FORM: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if FORM == "N - 1 - offs":
+        x = tl.load(x_ptr + (N - 1 - offs))
+    elif FORM == "BLOCK - 1 - offs":  # a constexpr left operand, one program
+        x = tl.load(x_ptr + (BLOCK - 1 - offs))
+    else:  # "N - offs": the first lane's element N, a multiple of 16 elements (64 B): aligned
+        x = tl.load(x_ptr + (N - offs))
+    tl.store(y_ptr + offs, x)
+
+
+@pytest.mark.parametrize("form", ["N - 1 - offs", "BLOCK - 1 - offs", "N - offs"])
+def test_offsets_reversed_by_a_subtraction_are_not_contiguous(form):
+    # Triton's rule for c − offs: contiguity gcd(c's contiguity, offs's constancy) = gcd(1, 1) = 1 (descending
+    # offsets are no run), where c + offs has offs's 512. So even "N - offs", whose divisibility (N is
+    # specialised to a multiple of 16: 64 B) would allow 16-byte vectors, loads one element at a time. The
+    # store's y_ptr + offs asks 4 elements a thread (16 B), and Triton's coalescing gives the load of the same
+    # shape that layout too, at vector width 1: 512 elements / 128 threads = 4 scalar loads a thread, 4 × 4
+    # warps = 16 warp instructions a program. Load j of warp w: lane l reads offset 4·(32w + l) + j, lanes
+    # 16 B apart over 512 B: 16 sectors and 4 lines, when the run is placed inside 16 sectors. N − 1 − offs:
+    # byte 4·(N − 1 − 128w − j) − 16l, the top lane's the last 4 bytes of a sector and line (N − 128w is a
+    # multiple of 32 elements): 16 and 4. N − offs: byte 4·(N − 128w − j) − 16l; for j = 0 the top lane is the
+    # first 4 bytes of a sector and line, apart from the other 31 lanes' 16 sectors and 4 lines: 17 and 5, a
+    # warp 17 + 3·16 = 65 sectors and 5 + 3·4 = 17 lines. The store: one 16-byte vector a thread, 1 instruction
+    # a warp, 4 a program, each 32 × 16 B = 512 B: 16 sectors.
+    programs = 1 if form.startswith("BLOCK") else 2
+    n = 512 * programs
+    x = np.arange(n + 1, dtype=np.float32)
+    y = np.zeros(n, np.float32)
+    c = _reversed_copy[(programs,)](x, y, n, BLOCK=512, FORM=form)
+    assert np.array_equal(y, x[n:0:-1] if form == "N - offs" else x[n - 1::-1])
+    sectors, lines = (65, 17) if form == "N - offs" else (4 * 16, 4 * 4)  # a warp's four loads
+    assert (c.load_instructions, c.load_requests) == (16 * programs, 16 * programs)
+    assert (c.load_sectors, c.load_lines) == (4 * sectors * programs, 4 * lines * programs)
+    assert (c.store_instructions, c.store_requests, c.store_sectors) == (4 * programs, 4 * programs, 4 * 16 * programs)
+
+
+@pytest.mark.parametrize(("flops", "fp32_instructions"), [(1, 1), (31, 1), (32, 1), (33, 2), (64, 2), (65, 3)])
+def test_issue_pipe_charges_whole_warp_instructions_for_the_flops(flops, fp32_instructions):
+    # FP32 operations issue 32 lanes a warp instruction: n FLOPs are ⌈n / 32⌉ instructions (33 = 32 + 1 → 2,
+    # the last one with one lane busy), plus one instruction a memory request (3 loads, 1 store here)
+    events = resource_events(TritonCounts(flops=flops, load_requests=3, store_requests=1))
+    assert events["FMA"] == flops
+    assert events["issue"] == fp32_instructions + 3 + 1

@@ -10,6 +10,8 @@ kernellab emptied and a fresh ``@triton.jit`` object. A cache keyed on too littl
 launch an earlier one's numbers.
 """
 
+import copy
+import dataclasses
 import functools
 import sys
 from pathlib import Path
@@ -18,6 +20,7 @@ import numpy as np
 import pytest
 
 import kernellab.triton as triton
+import kernellab.triton.language as tl
 from kernellab import allow_float64, cdiv
 from tests.reference import fresh_module, placed
 
@@ -180,3 +183,112 @@ def test_a_launch_after_the_modelled_gpu_changed_counts_as_cold(other):
     finally:
         set_gpu(previous)
     assert warm == cold == before
+
+
+# --- arguments that compare equal but differ in bits, counts a caller changes, dtypes under one key ---------
+
+def _f32_bits(bits: int) -> np.float32:
+    return np.array([bits], np.uint32).view(np.float32)[0]
+
+
+def _f64_bits(bits: int) -> float:
+    return float(np.array([bits], np.uint64).view(np.float64)[0])
+
+
+@triton.jit
+def _select_kernel(x_ptr, out_ptr, s, n, C: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(out_ptr + offs, tl.where(x > 0, s, C), mask=offs < n)  # s's bits where x > 0, C's elsewhere
+
+
+# (a scalar, its bits as fp32): Triton passes a Python float as fp32, and a NaN keeps its top payload bits
+SCALARS = [
+    (0.0, 0x00000000),
+    (-0.0, 0x80000000),
+    (_f64_bits(0x7FF8_1000_0000_0000), 0x7FC0_8000),  # quiet NaNs: mantissa bits 51, 44 → fp32 bits 22, 15
+    (_f64_bits(0x7FF8_2000_0000_0000), 0x7FC1_0000),  # … bits 51, 45 → 22, 16
+    (np.float32(0.0), 0x00000000),  # numpy float32 scalars: their own bits
+    (np.float32(-0.0), 0x80000000),
+    (_f32_bits(0x7FC0_0001), 0x7FC0_0001),
+    (_f32_bits(0x7FC0_0002), 0x7FC0_0002),
+]
+
+
+@pytest.mark.parametrize("which", ["argument", "constexpr"])
+def test_scalars_equal_but_for_their_bits_are_launches_of_their_own(which):
+    """+0.0 and −0.0 compare equal, and NaNs with different payloads are all NaN to a key by value. Each
+    launch must give the bits of its own scalar, whatever launches came before with the others (a first
+    launch, one that learns, records, replays), as a scalar argument and as a ``tl.constexpr``."""
+    x = np.array([1.0, -2.0] * 128, np.float32)  # the scalar at even lanes, 5.0 at odd ones (or the other way)
+    for _round in range(3):
+        for value, bits in SCALARS:
+            out = np.zeros_like(x)
+            s, c = (value, 5.0) if which == "argument" else (5.0, value)
+            _select_kernel[(2,)](x, out, s, x.size, C=c, BLOCK=128)
+            mine, fixed = (out[0::2], out[1::2]) if which == "argument" else (out[1::2], out[0::2])
+            assert (mine.view(np.uint32) == bits).all(), (value, hex(int(mine.view(np.uint32)[0])))
+            assert (fixed == 5.0).all()
+
+
+def _counts_snapshot(c):
+    """Every field of ``c``, dicts copied."""
+    return {f.name: copy.deepcopy(getattr(c, f.name)) for f in dataclasses.fields(c)}
+
+
+def test_counts_a_caller_changes_are_not_seen_by_the_next_launch():
+    """The counts a launch returns are the caller's: changing their dicts in place (dram_sectors, launch,
+    specialization) changes no later launch's counts, fresh, recorded or replayed."""
+    x = np.arange(1000, dtype=np.float32)
+    first = None
+    for _launch in range(5):
+        out = np.zeros_like(x)
+        c = K.add_kernel[(4,)](x, x + 1, out, 1000, BLOCK_SIZE=256)
+        np.testing.assert_array_equal(out, 2 * x + 1)
+        seen = _counts_snapshot(c)
+        if first is None:
+            first = seen
+        assert seen == first
+        # 1000 floats of each array: 4000 B = 125 sectors each
+        assert c.dram_sectors == {"x_ptr": 125, "y_ptr": 125, "output_ptr": 125}
+        c.dram_sectors["x_ptr"] = -1  # the caller's own business from here on
+        c.dram_sectors.clear()
+        c.launch["grid"] = (0, 0, 0)
+        c.specialization["n_elements"] = "changed"
+
+
+def test_counts_a_caller_changes_per_line_are_not_seen_by_the_next_launch():
+    x = np.arange(1000, dtype=np.float32)
+    rows = []
+    for _launch in range(4):
+        c = K.add_kernel[(4,)](x, x.copy(), np.zeros_like(x), 1000, BLOCK_SIZE=256, lines=True)
+        rows.append(sorted((key[1], row, dict(row.dram_sectors)) for key, row in c.by_line.items()))
+        for row in c.by_line.values():
+            row.dram_sectors.clear()
+    assert rows[1:] == rows[:1] * 3
+    # each load line touches its array's 1000 floats first: 125 sectors; the store line its output's; the
+    # line of the sum touches no memory
+    assert sorted(sum(r[2].values()) for r in rows[0]) == [0, 125, 125, 125]
+
+
+def test_one_autotuned_kernel_with_two_dtypes_and_the_same_key_tunes_each_dtype():
+    """Triton keys its autotuning cache on the ``key`` arguments' values and the dtypes of every array
+    argument: the same ``n`` in float32 and then float16 is tuned again, and each keeps its own config."""
+    seen = []
+
+    def prune(configs, named_args, **kwargs):  # fp32 keeps BLOCK 256, fp16 BLOCK 512 (as a dtype rule might)
+        dtype = named_args["x_ptr"].dtype
+        seen.append(dtype)
+        return [c for c in configs if c.kwargs["BLOCK_SIZE"] == (256 if dtype == np.float32 else 512)]
+
+    tuned = triton.autotune(configs=[triton.Config({"BLOCK_SIZE": 256}), triton.Config({"BLOCK_SIZE": 512})],
+                            key=["n_elements"], prune_configs_by={"early_config_prune": prune})(triton.jit(K.add_kernel.fn))
+    programs = {}
+    for dtype in (np.float32, np.float16, np.float32, np.float16):
+        x = np.ones(4096, dtype)
+        out = np.zeros_like(x)
+        c = tuned[lambda meta: (cdiv(4096, meta["BLOCK_SIZE"]),)](x, x, out, 4096)
+        np.testing.assert_array_equal(out, 2 * x)
+        programs.setdefault(np.dtype(dtype).name, set()).add(c.programs)
+    assert seen == [np.float32, np.float16]  # each dtype tuned once
+    assert programs == {"float32": {4096 // 256}, "float16": {4096 // 512}}  # 16 and 8 programs

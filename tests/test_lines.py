@@ -298,3 +298,32 @@ def test_sampled_launch_rows_sum_to_its_scaled_totals():
     off, on = runs
     assert off.programs == 37 and off.load_bytes == 14800  # 37 rows of 400 bytes, from 8 of them scaled
     assert_rows_sum(on, off)
+
+
+@triton.jit
+def _two_masked_loads(x_ptr, y_ptr, out_ptr, n_x, n_y, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n_x, other=0)
+    y = tl.load(y_ptr + offs, mask=offs < n_y, other=0)
+    tl.store(out_ptr + offs, x + y, mask=offs < n_x)
+
+
+def test_sampled_rows_give_the_rounding_remainder_to_the_largest_remainder():
+    """A sampled launch's line rows are each scaled and rounded so that they add up to the scaled total:
+    the units the rounding down leaves go to the rows whose remainders are largest.
+
+    11 programs of 128 int8 lanes, 4 sampled: programs 1, 4, 6 and 9 (strata of 2.75 ids), scale 11 / 4 =
+    2.75. Program 9 keeps 3 lanes of x and 1 of y (n_x = 9·128 + 3, n_y = 9·128 + 1). Sampled load bytes:
+    x 3·128 + 3 = 387, y 3·128 + 1 = 385; the launch's 772 × 2.75 = 2123. The rows: x 387 × 2.75 = 1064.25,
+    y 385 × 2.75 = 1058.75, rounded down 1064 + 1058 = 2122: the one byte left goes to y, the second row
+    (remainder 0.75 > 0.25), so x 1064, y 1059. The store (masked as x) has the launch's 1064.25 → 1064 alone.
+    """
+    from kernellab.triton.executor import sampling
+    x = np.ones(11 * 128, np.int8)
+    with sampling.sampled(programs=4):
+        c = _two_masked_loads[(11,)](x, x.copy(), np.zeros_like(x), 9 * 128 + 3, 9 * 128 + 1, BLOCK=128, lines=True)
+    assert (c.programs, c.load_bytes, c.store_bytes) == (11, 2123, 1064)
+    lx, ly = row_of(c.by_line, "x = tl.load"), row_of(c.by_line, "y = tl.load")
+    assert (lx.load_bytes, ly.load_bytes) == (1064, 1059)
+    assert row_of(c.by_line, "tl.store(out_ptr").store_bytes == 1064
+    assert lx.loads == ly.loads == 11  # one tl.load a program: 4 sampled × 2.75

@@ -121,3 +121,26 @@ def test_descriptor_rounds_to_tf32_with_ties_to_even():
         y = np.zeros_like(x)
         _desc_copy[(1,)](TensorDescriptor.from_tensor(x, [16, 16], round_f32_to_tf32=rounding), y)
         assert y[0, :3].tolist() == want
+
+
+@triton.jit
+def _dot_mn(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, PREC: tl.constexpr):
+    m, n, k = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + m[:, None] * K + k[None, :])
+    b = tl.load(b_ptr + k[:, None] * N + n[None, :])
+    tl.store(c_ptr + m[:, None] * N + n[None, :], tl.dot(a, b, input_precision=PREC))
+
+
+@pytest.mark.parametrize(("prec", "passes"), [("tf32", 1), ("tf32x3", 3)])
+def test_tf32x3_dot_big_enough_for_wgmma_runs_three_passes_on_both_targets(prec, passes):
+    # A 128×64 by 64×32 fp32 dot, 4 warps. sm_80: mma.sync.m16n8k8, 128·32·64 / (16·8·8) = 256 a pass.
+    # sm_90: M = 128 ≥ 64 and 4 warps (one warpgroup): wgmma.m64n32k8, (128/64)·(32/32)·(64/8) = 16 a pass,
+    # each counted once per warp of the warpgroup: 16 × 4 = 64. "tf32x3" runs each pass three times.
+    rng = np.random.default_rng(5)
+    a = rng.integers(-4, 4, (128, 64)).astype(np.float32)  # small integers: every product exact in TF32
+    b = rng.integers(-4, 4, (64, 32)).astype(np.float32)
+    c = np.zeros((128, 32), np.float32)
+    cnt = _dot_mn[(1,)](a, b, c, M=128, N=32, K=64, PREC=prec, num_warps=4)
+    np.testing.assert_array_equal(c, a @ b)
+    assert (cnt.mma_sm80, cnt.mma_sm90) == (256 * passes, 64 * passes)
+    assert cnt.dot_flops == 2 * 128 * 32 * 64  # the same FLOPs whatever the passes
