@@ -446,6 +446,15 @@ def convert_kernel(x_ptr, out_ptr, bits_ptr, BLOCK: tl.constexpr):
     tl.store(bits_ptr + BLOCK + offs, tl.cast(x, tl.int32, bitcast=True) >> 16)
 
 
+# floats to integers: toward zero and saturated, NaN → 0, as PTX's cvt.rzi (Triton's interpreter: numpy's)
+@triton.jit
+def float_to_int_kernel(x_ptr, i32_ptr, u32_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(i32_ptr + offs, x.to(tl.int32))
+    tl.store(u32_ptr + offs, tl.cast(x, tl.uint32))
+
+
 # CS336 assignment-2 style: a row-block sum with block pointers, advanced along the columns
 @triton.jit
 def block_ptr_rowsum_kernel(x_ptr, out_ptr, M, N, stride_m, stride_n, BM: tl.constexpr, BN: tl.constexpr):

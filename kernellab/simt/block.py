@@ -19,6 +19,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from .. import cvt
 from ..access import BANK_BYTES, WARP_SIZE, Access
 from ..counters import memory_kind
 from ..errors import BarrierError, LaunchError, MisalignedError, OutOfBoundsError, RaceError, fmt_dim3
@@ -466,7 +467,7 @@ class Block:
             out = storage[np.where(a, flat_idx, 0)] if storage.size else np.zeros(flat_idx.shape, storage.dtype)
             out[~np.broadcast_to(a, out.shape)] = 0
             return as_lanes(out, self) if self._auto and out.dtype.kind in "iub" else out
-        value = np.broadcast_to(np.asarray(value, dtype=storage.dtype), flat_idx.shape)
+        value = np.broadcast_to(cvt.astype(value, storage.dtype), flat_idx.shape)  # float → int: cvt.rzi
         if all_active:
             storage[flat_idx] = value
         else:
@@ -544,7 +545,7 @@ class Block:
             self._note("int", warps, lanes)
             self._seen("atom.global", warps)
         self._mem.mark(acc)
-        vals = np.broadcast_to(np.asarray(value, dtype=g.flat.dtype), idx.shape)
+        vals = np.broadcast_to(cvt.astype(value, g.flat.dtype), idx.shape)
         vals = vals if all_active else vals[act]
         old = np.zeros(idx.shape, g.flat.dtype)
         old_active = in_lane_order(g.flat, targets, [vals], np.add, g.flat.dtype)

@@ -56,6 +56,9 @@ DIFFERENCES = {
     "target_info": "kernellab simulates no real target: every query answers False",
     "map_elementwise": "runs element by element in Python: correct, slow",
     "device_assert": "always checked (Triton checks only with TRITON_DEBUG=1)",
+    "cast": "a float converted to an integer type (also by .to and by a store into an integer array) saturates "
+            "and gives 0 for NaN, as the GPU's cvt.rzi does; Triton's interpreter converts with numpy "
+            "(NaN → INT_MIN, −1.0 → uint32 4294967295)",
     "make_block_ptr": "removed in Triton 3.9; kernellab keeps it for course assignments written for ≤ 3.4",
     "dot_scaled": "exact products of the dequantised values, summed in fp32; FLOPs counted as tl.dot's",
     "extra": "libdevice computed with numpy within CUDA's ulp bounds; its Bessel functions (j0, j1, jn, y0, y1, "
@@ -180,6 +183,8 @@ ZH_NOTES = {
     "target_info": "kernellab 不模拟真实的目标硬件：每个查询都回答 False",
     "map_elementwise": "在 Python 中逐元素运行：结果正确，但很慢",
     "device_assert": "总是检查（Triton 只在 TRITON_DEBUG=1 时检查）",
+    "cast": "浮点数转换为整数类型（.to 以及向整数数组的 store 也是如此）时饱和截断，NaN 得 0，与 GPU 的 cvt.rzi "
+            "相同；Triton 的解释器用 numpy 转换（NaN → INT_MIN，−1.0 → uint32 4294967295）",
     "make_block_ptr": "Triton 3.9 已移除；kernellab 为针对 ≤ 3.4 编写的课程作业保留它",
 }
 

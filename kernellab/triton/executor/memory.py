@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ... import cvt
 from ...access import (
     LINE_BYTES,
     WARP_SIZE,
@@ -339,7 +340,7 @@ def _gather(flat: np.ndarray, offs: np.ndarray, mask, other, start):
         return flat[start:start + offs.size].reshape(offs.shape).copy()
     if mask is None:
         return flat[offs]
-    fill = np.asarray(0 if other is None else other).astype(flat.dtype)
+    fill = cvt.astype(0 if other is None else other, flat.dtype)
     if start is not None:  # consecutive and masked: the part inside the array is a slice
         lo = max(start, 0)  # lanes outside the array are masked off (checked)
         hi = max(lo, min(start + offs.size, flat.size))
@@ -358,7 +359,7 @@ def store(prog: Program, flat: np.ndarray, offs: np.ndarray, value: np.ndarray, 
           shift: int = 0, how=None):
     """Scatter ``value`` (cast to ``flat``'s dtype) to ``flat[offs]`` where ``mask`` holds, and count it."""
     offs, mask = _prepare(offs, mask)
-    value = np.asarray(value).astype(flat.dtype, copy=False)
+    value = cvt.astype(value, flat.dtype)
     if value.shape != offs.shape:
         shape = np.broadcast_shapes(offs.shape, value.shape)
         if shape[1:] != offs.shape[1:]:
@@ -529,7 +530,7 @@ def _strided_rows(flat: np.ndarray, s: np.ndarray, width: int):
 def _filled(rows: int, lanes: int, flat: np.ndarray, other) -> tuple[np.ndarray, np.ndarray]:
     """A new flat buffer for ``rows × lanes`` values of ``flat``'s dtype, and the fill of masked-off lanes."""
     out = np.empty(rows * lanes, flat.dtype)
-    return out, np.asarray(0 if other is None else other).astype(flat.dtype)
+    return out, cvt.astype(0 if other is None else other, flat.dtype)
 
 
 def load_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, active=None, other=None,

@@ -23,6 +23,7 @@ from functools import cache
 
 import numpy as np
 
+from kernellab import cvt
 from kernellab.i18n import _
 
 from ..compiler import axis as A
@@ -55,9 +56,9 @@ def _operand(x, values: bool = True):
 
 
 def _cast(data, src: T.dtype, dst: T.dtype, literal: bool):
-    if literal:
-        return np.asarray(data, dst.np)
-    return data if src.np == dst.np else data.astype(dst.np)
+    if literal:  # (a float into an integer type saturates; a Python int out of range raises, as numpy's)
+        return cvt.astype(data, dst.np) if isinstance(data, (float, np.floating)) else np.asarray(data, dst.np)
+    return data if src.np == dst.np else cvt.astype(data, dst.np)
 
 
 def _align(data, shape: tuple, nd: int, literal: bool):
@@ -666,8 +667,9 @@ _FP16_VALUES_FROM = 4096  # lanes per program from which fp32 → fp16 goes thro
 
 
 def convert(data: np.ndarray, src: T.dtype, dst: T.dtype, rounding=None) -> np.ndarray:
-    """Values of type ``src`` converted to ``dst``, as Triton's ``.to``: floats to ints truncate,
-    floats to narrower floats round to nearest even (``rounding="rtz"``: toward zero).
+    """Values of type ``src`` converted to ``dst``, as Triton's ``.to``: floats to ints round toward zero
+    and saturate, NaN giving 0 (PTX's ``cvt.rzi``, :mod:`kernellab.cvt`), floats to narrower floats
+    round to nearest even (``rounding="rtz"``: toward zero).
 
     Examples
     --------
@@ -675,6 +677,8 @@ def convert(data: np.ndarray, src: T.dtype, dst: T.dtype, rounding=None) -> np.n
     ([0.333984375], [0.33203125])
     >>> convert(np.float32([2049.0]), T.float32, T.float16, "rtz").tolist()    # 2049 lies between 2048 and 2050
     [2048.0]
+    >>> convert(np.float32([np.nan, -1.0, 5e9]), T.float32, T.uint32).tolist()  # NaN 0, below 0 → 0, past 2^32 − 1
+    [0, 0, 4294967295]
     """
     if rounding not in (None, "rtne", "rtz"):
         raise ValueError(_("fp_downcast_rounding must be 'rtne' or 'rtz', not {rounding!r}").format(
@@ -684,7 +688,7 @@ def convert(data: np.ndarray, src: T.dtype, dst: T.dtype, rounding=None) -> np.n
             return data
         src_data = data if src.is_floating() else data.astype(np.float64)
         return dst.round(src_data, rounding or "rtne")
-    out = data if src.np == dst.np else data.astype(dst.np)
+    out = data if src.np == dst.np else cvt.astype(data, dst.np)
     if rounding == "rtz" and src.is_floating() and dst.is_floating() and dst.np.itemsize < data.dtype.itemsize:
         wide = data.astype(np.float64)
         away = np.abs(out.astype(np.float64)) > np.abs(wide)

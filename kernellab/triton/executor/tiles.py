@@ -31,6 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ... import cvt
 from .counts import Geometry
 from .program import Program
 
@@ -182,7 +183,7 @@ def load(prog: Program, ptr, mask, other, how):
         vals = np.ascontiguousarray(vals.transpose(0, 2, 1))
     if full is None:
         return vals, widen
-    fill = np.asarray(0 if other is None else other).astype(flat.dtype)
+    fill = cvt.astype(0 if other is None else other, flat.dtype)
     return np.where(full, vals, fill), None
 
 

@@ -13,6 +13,7 @@ import functools
 
 import numpy as np
 
+from kernellab import cvt
 from kernellab.i18n import _
 
 from ..compiler import axis as A
@@ -403,7 +404,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     if elem.__class__ is T.float_format:
         vals = elem.encode(convert(vals, v.dtype, elem))
     else:
-        vals = vals.astype(ptr.flat.dtype, copy=False)
+        vals = cvt.astype(vals, ptr.flat.dtype)  # a float into an int array saturates (cvt.rzi)
     if tile is not None:
         if tiles.store(current(), ptr, vals, tile[0], how):
             return None

@@ -33,6 +33,8 @@ from contextvars import ContextVar
 
 import numpy as np
 
+from ... import cvt
+
 REC: ContextVar = ContextVar("kernellab_triton_trace", default=None)
 
 # the modules this one works with, bound on first use (they import this one: see _bind_names)
@@ -484,7 +486,7 @@ def _store(value, values, flat, kind, a, b, c, d, shape):
                 and all(o.ndim == 0 or o.shape[0] <= d[0] for o in v._into[1]):
             v._into[0](dst.reshape(d))  # computed straight into the array
             return
-        vals = _align(v.data, v._shape, nd, False).astype(flat.dtype, copy=False)
+        vals = cvt.astype(_align(v.data, v._shape, nd, False), flat.dtype)
         if vals.shape != d:
             vals = np.broadcast_to(vals, d)
         np.copyto(dst, vals.reshape(-1)[:b])
@@ -497,7 +499,7 @@ def _store(value, values, flat, kind, a, b, c, d, shape):
                 and all(o.ndim == 0 or o.shape[0] in (1, r) for o in v._into[1]):
             v._into[0](dst, k0)  # computed straight into the array, the first k0 lanes of each row
             return
-        vals = _align(v.data, v._shape, nd, False).astype(flat.dtype, copy=False)
+        vals = cvt.astype(_align(v.data, v._shape, nd, False), flat.dtype)
         if vals.shape != d:
             vals = np.broadcast_to(vals, d)
         np.copyto(dst, vals.reshape(r, lanes)[:, :k0])
@@ -507,7 +509,7 @@ def _store(value, values, flat, kind, a, b, c, d, shape):
         offs = a.reshape((-1,) + (1,) * len(b)) + sum(np.ix_(*[np.arange(n, dtype=np.int64) * st for n, st in zip(b, d)]))
     else:
         offs = a if b is None else a + b
-    vals = np.asarray(_align(v.data, v._shape, nd, False)).astype(flat.dtype, copy=False)
+    vals = cvt.astype(_align(v.data, v._shape, nd, False), flat.dtype)
     full = np.broadcast_shapes(offs.shape, vals.shape, () if c is None else c.shape)
     offs, vals = np.broadcast_to(offs, full), np.broadcast_to(vals, full)
     if c is None:
@@ -763,7 +765,7 @@ def finish(rec: Recorder, budget: int):
             flat = flats[a.arg]
             elem = a.ptr.dtype.element_ty
             shape = a.ptr._shape
-            fill = np.asarray(0 if a.fill is None else a.fill).astype(flat.dtype)
+            fill = cvt.astype(0 if a.fill is None else a.fill, flat.dtype)
             view = a.arg not in stored and not any(np.may_share_memory(flat, flats[j]) for j in stored)
             a.plan = (plan, elem, shape, fill, view)
             a.ptr = a.mask = None  # the recorded launch's arrays are not kept

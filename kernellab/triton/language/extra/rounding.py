@@ -24,6 +24,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from .... import cvt
+
 MODES = ("rn", "rz", "rd", "ru")
 
 
@@ -235,15 +237,10 @@ _TO_INT = {"rn": np.rint, "rz": np.trunc, "rd": np.floor, "ru": np.ceil}
 @_quiet
 def to_int(x, dst, mode: str) -> np.ndarray:
     """Floats converted to integer type ``dst``, rounded in ``mode``; out of range saturates and NaN is
-    0 (PTX's ``cvt`` to integers). ``mode`` may also be ``"away"`` (``round``: halves away from zero)."""
+    0 (PTX's ``cvt`` to integers, :func:`kernellab.cvt.saturate`). ``mode`` may also be ``"away"``
+    (``round``: halves away from zero)."""
     x = np.asarray(x, np.float64)
-    y = round_away(x) if mode == "away" else _TO_INT[mode](x)
-    info = np.iinfo(dst)
-    hi, lo = y >= float(info.max) + 1, y < float(info.min)  # float(max) + 1 is 2^31, 2^32, 2^63 or 2^64
-    out = np.where(np.isnan(y) | hi | lo, 0, y).astype(dst)
-    out[hi] = info.max
-    out[lo] = info.min
-    return out
+    return cvt.saturate(round_away(x) if mode == "away" else _TO_INT[mode](x), dst)
 
 
 @_quiet
