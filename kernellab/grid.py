@@ -6,6 +6,9 @@ from kernellab.i18n import _
 
 from .errors import LaunchError
 
+MAX_BLOCK_DIM = (1024, 1024, 64)  # blockDim.{x,y,z} limits, every compute capability [CCtab]
+MAX_GRID_DIM = (2**31 - 1, 65535, 65535)  # gridDim.{x,y,z} limits [CCtab]
+
 
 def cdiv(a: int, b: int) -> int:
     """Ceiling division, ⌈a / b⌉, as ``triton.cdiv``: the blocks needed to cover ``a`` items.
@@ -42,3 +45,25 @@ def dim3(shape, what: str = "grid") -> tuple[int, int, int]:
         raise LaunchError(_("{what} dimensions must be positive integers, got {shape!r}").format(
             what=what, shape=shape))
     return (*ints, 1, 1)[:3]
+
+
+def check_limits(kernel: str, shape: tuple, what: str = "grid") -> None:
+    """LaunchError naming the kernel, the dimension and the limit when an ``(x, y, z)`` grid or block is larger
+    than CUDA allows (:data:`MAX_GRID_DIM`, :data:`MAX_BLOCK_DIM`), as ``cudaLaunchKernel`` refuses it.
+
+    Examples
+    --------
+    >>> check_limits("k", (2**31 - 1, 65535, 65535))
+    >>> check_limits("k", (2**31, 1, 1))
+    Traceback (most recent call last):
+    ...
+    kernellab.errors.LaunchError: kernel k: grid dimension x = 2147483648 exceeds the limit 2147483647
+    """
+    limits = MAX_GRID_DIM if what == "grid" else MAX_BLOCK_DIM
+    for axis, d, lim in zip("xyz", shape, limits):
+        if d > lim:
+            raise LaunchError((_("kernel {kernel}: block dimension {axis} = {size} exceeds the limit {limit}")
+                               if what == "block" else
+                               _("kernel {kernel}: grid dimension {axis} = {size} exceeds the limit {limit}"))
+                              .format(kernel=kernel, axis=axis, size=d, limit=lim),
+                              kernel=kernel, dimension=f"{what}.{axis}", size=d, limit=lim)

@@ -11,7 +11,7 @@ from ..access import WARP_SIZE
 from ..counters import Counts
 from ..errors import LaunchError, fmt_dim3, placed
 from ..float64 import warn_float64
-from ..grid import cdiv, dim3
+from ..grid import cdiv, check_limits, dim3
 from ..i18n import _
 from ..lines import LineFinder, _function, line_tally
 from ..record import launched, wants_lines
@@ -22,8 +22,6 @@ from .guard import guard_arguments, lane_hint
 from .memory import GlobalMemory
 from .tally import Tally
 
-MAX_BLOCK_DIM = (1024, 1024, 64)  # blockDim.{x,y,z} limits, every compute capability [CCtab]
-MAX_GRID_DIM = (2**31 - 1, 65535, 65535)  # gridDim.{x,y,z} limits [CCtab]
 MAX_LANES_PER_BATCH = 1 << 20  # blocks run together until a batch would exceed this many lanes
 
 
@@ -117,14 +115,8 @@ def _launch(kernel, grid, block, args: tuple, gpu, racecheck: bool, hazards, nam
                             "per block").format(kernel=name, block=fmt_dim3(b), threads=threads, gpu=gpu.name,
                                                 limit=gpu.max_threads_per_block),
                           kernel=name, block=fmt_dim3(b), threads=threads, limit=gpu.max_threads_per_block)
-    for what, dims, limits in (("block", b, MAX_BLOCK_DIM), ("grid", g, MAX_GRID_DIM)):
-        for axis, d, lim in zip("xyz", dims, limits):
-            if d > lim:
-                raise LaunchError((_("kernel {kernel}: block dimension {axis} = {size} exceeds the limit {limit}")
-                                   if what == "block" else
-                                   _("kernel {kernel}: grid dimension {axis} = {size} exceeds the limit {limit}"))
-                                  .format(kernel=name, axis=axis, size=d, limit=lim),
-                                  kernel=name, dimension=f"{what}.{axis}", size=d, limit=lim)
+    check_limits(name, b, "block")
+    check_limits(name, g, "grid")
     named = _named_arrays(kernel, name, tuple(args))
     warn_float64(name, named.items())
     memory = GlobalMemory(named)

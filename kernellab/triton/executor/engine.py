@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ...errors import fmt_dim3, placed
-from ...grid import dim3
+from ...grid import check_limits, dim3
 from ...lines import LineFinder, tally_factory
 from ...record import launched
 from ...tracebacks import user_traceback
@@ -107,13 +107,15 @@ def _batch(launch: Launch, chunk: np.ndarray) -> Program | SplitTail | None:
     return batch
 
 
-def _chunks(pids: np.ndarray, hints: dict) -> list[np.ndarray]:
-    """The launch's vectorised steps: ``BATCH`` programs each, the last program alone when an earlier step
-    of the kernel had to split its tail (``hints["split"]``)."""
-    chunks = [pids[lo:lo + BATCH] for lo in range(0, len(pids), BATCH)]
-    if hints.get("split") and len(chunks[-1]) > 1:
+def _chunks(pids, hints: dict) -> list[slice]:
+    """The launch's vectorised steps, as slices of ``pids`` (each made into ids when its step runs): ``BATCH``
+    programs each, the last program alone when an earlier step of the kernel had to split its tail
+    (``hints["split"]``)."""
+    n = len(pids)
+    chunks = [slice(lo, min(lo + BATCH, n)) for lo in range(0, n, BATCH)]
+    if hints.get("split") and chunks[-1].stop - chunks[-1].start > 1:
         last = chunks.pop()
-        chunks += [last[:-1], last[-1:]]
+        chunks += [slice(last.start, last.stop - 1), slice(last.stop - 1, last.stop)]
     return chunks
 
 
@@ -137,6 +139,7 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     ``policy``: the shortcuts the launch may take (:mod:`kernellab.triton.executor.policy`; None: the active one).
     """
     g = dim3(grid)
+    check_limits(kernel, g)  # CUDA's gridDim limits
     hints = {} if hints is None else hints
     hints.setdefault("defer", True)
     pids = pid_table(g)
@@ -154,14 +157,16 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
             if per_program or not vectorize:
                 _one_by_one(launch, pids, tally, breakdown)
             else:
-                chunks = _chunks(pids, hints)
+                chunks = _chunks(pids, hints)[::-1]  # the next step last, popped from the end
                 fresh = True  # nothing counted yet
                 while chunks:
-                    chunk = chunks.pop(0)
+                    chunk = chunks.pop()
+                    if chunk.__class__ is slice:
+                        chunk = pids[chunk]
                     batch = _batch(launch, chunk)
                     if isinstance(batch, SplitTail):  # the others first, then the last program alone
                         hints["split"] = True
-                        chunks[:0] = [chunk[:-1], chunk[-1:]]
+                        chunks += [chunk[-1:], chunk[:-1]]
                     elif batch is None:
                         if fresh:
                             tally, fresh = new_tally(), False

@@ -249,18 +249,51 @@ def current() -> Program:
     return prog
 
 
+TABLE_PROGRAMS = 1 << 22  #: grids of up to this many programs keep a table of their ids (48 MB at most)
+
+
+def _ids(grid, lin: np.ndarray) -> np.ndarray:
+    """int32 ``(n, 3)``: the ids of the programs at launch positions ``lin`` (x fastest)."""
+    gx, gy, _gz = grid
+    return np.stack([lin % gx, (lin // gx) % gy, lin // (gx * gy)], axis=1).astype(np.int32)
+
+
+class Pids:
+    """The program ids of a grid too large for a table, made a slice at a time: indexed as the table would
+    be (``len``, a position, a slice, an array of positions)."""
+
+    __slots__ = ("grid", "n")
+
+    def __init__(self, grid):
+        self.grid, self.n = tuple(grid), grid[0] * grid[1] * grid[2]
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return _ids(self.grid, np.arange(*k.indices(self.n), dtype=np.int64))
+        if isinstance(k, (int, np.integer)):
+            return _ids(self.grid, np.array([k % self.n], np.int64))[0]
+        return _ids(self.grid, np.asarray(k, np.int64))
+
+
 @lru_cache(maxsize=32)
-def pid_table(grid) -> np.ndarray:
+def pid_table(grid) -> np.ndarray | Pids:
     """int32 ``(X·Y·Z, 3)``: every program id of a grid, x fastest (the launch order); read-only, made
-    once per grid.
+    once per grid. A grid of more than :data:`TABLE_PROGRAMS` programs gets :class:`Pids`, which makes
+    the rows a launch step asks for when it asks.
 
     Examples
     --------
     >>> pid_table((2, 2, 1)).tolist()
     [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]]
+    >>> big = pid_table((1 << 16, 1 << 15, 1)); len(big), big[(1 << 16) + 3].tolist(), big[-1].tolist()
+    (2147483648, [3, 1, 0], [65535, 32767, 0])
     """
     gx, gy, gz = grid
-    lin = np.arange(gx * gy * gz, dtype=np.int64)
-    table = np.stack([lin % gx, (lin // gx) % gy, lin // (gx * gy)], axis=1).astype(np.int32)
+    if gx * gy * gz > TABLE_PROGRAMS:
+        return Pids(grid)
+    table = _ids(grid, np.arange(gx * gy * gz, dtype=np.int64))
     table.flags.writeable = False
     return table

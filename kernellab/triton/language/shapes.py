@@ -11,9 +11,11 @@ import builtins
 
 import numpy as np
 
+from kernellab.errors import OutOfBoundsError, fmt_dim3
 from kernellab.i18n import _
 
 from ..executor import dtypes as T
+from ..executor.program import current
 from ..executor.tensor import _align, _tensor_member_fn, broadcast_shape, tensor
 from .core import _to_tensor, broadcast_to
 
@@ -124,11 +126,25 @@ def gather(src, index, axis, _semantic=None) -> tensor:
             dtype=idx.dtype, shape=idx.shape))
     n = s._shape[ax]
     if idx.data.size and (idx.data.min() < 0 or idx.data.max() >= n):
-        raise IndexError(_("tl.gather: an index is outside [0, {n}) along axis {ax}").format(n=n, ax=ax))
+        _out_of_range(idx.data, n, ax)
     rows = builtins.max(s.data.shape[0], idx.data.shape[0])
     sd = np.broadcast_to(s.data, (rows, *s.data.shape[1:]))
     idd = np.broadcast_to(idx.data, (rows, *idx.data.shape[1:])).astype(np.int64)
     return tensor(np.take_along_axis(sd, idd, axis=ax + 1), s.dtype, idx._shape)
+
+
+def _out_of_range(idx: np.ndarray, n: int, ax: int):
+    """OutOfBoundsError naming the kernel, the first program and lane whose ``tl.gather`` index is outside
+    ``[0, n)``, and the index."""
+    bad = ((idx < 0) | (idx >= n)).reshape(idx.shape[0], -1)
+    row = int(np.argmax(bad.any(axis=1)))  # (one row shared by every program: the step's first program)
+    lane = int(np.argmax(bad[row]))
+    value = int(idx.reshape(idx.shape[0], -1)[row, lane])
+    prog = current()
+    raise OutOfBoundsError(
+        _("{place}: tl.gather index {index} out of bounds (size {size} along axis {axis}) at lane {lane} of the "
+          "index block").format(place=prog.where(row), index=value, size=n, axis=ax, lane=lane),
+        kernel=prog.kernel, program=fmt_dim3(prog.pids[row]), op="tl.gather", index=value, size=n, axis=ax, lane=lane)
 
 
 @_tensor_member_fn

@@ -89,10 +89,30 @@ def _as_array(v, name: str = "array"):
     return None, None
 
 
+def _dtype_error(name: str, dt: np.dtype) -> LaunchError:
+    """The LaunchError for an array argument whose dtype has no Triton type (complex, big-endian, …)."""
+    if not dt.isnative and dt.newbyteorder("=") in T._BY_NUMPY:
+        return LaunchError(_("argument {name} is a big-endian array ({dtype}): a GPU reads memory little-endian; "
+                             "pass {name}.astype({native!r})").format(
+            name=name, dtype=dt.str, native=dt.newbyteorder("=").str), argument=name, dtype=dt.str)
+    return LaunchError(_("argument {name} is an array of {dtype}, which Triton has no type for: pass bool, "
+                         "int8 to int64, uint8 to uint64, float16, float32 or float64 (bfloat16 and float8 as "
+                         "ml_dtypes arrays or torch tensors)").format(name=name, dtype=dt), argument=name,
+                       dtype=str(dt))
+
+
+def _pointer(name: str, arr: np.ndarray, elem=None):
+    """The pointer block of an array argument; LaunchError when its dtype has no Triton type."""
+    try:
+        return pointer(memory.flat_view(arr, name), np.zeros(1, np.int64), (), elem=elem)
+    except TypeError:  # (dtypes.from_numpy: no Triton type)
+        raise _dtype_error(name, arr.dtype) from None
+
+
 def _argument(name: str, v):
     """What the kernel body sees for one argument."""
     if v.__class__ is np.ndarray and _special_dtype(v.dtype) is None:  # the usual case first
-        out = pointer(memory.flat_view(v, name), np.zeros(1, np.int64), ())
+        out = _pointer(name, v)
         out._address = register_array(v)  # kernels may reach it by address later (tl.pointer_type casts)
         return out
     if isinstance(v, (tensor, type(None), str, T.dtype)):
@@ -112,7 +132,7 @@ def _argument(name: str, v):
             address = register_array(v)
         else:
             address = memory.address(arr)
-        out = pointer(memory.flat_view(arr, name), np.zeros(1, np.int64), (), elem=elem)
+        out = _pointer(name, arr, elem)
         out._address = address  # the address of its data: the key naming the array (memory.address)
         return out
     if isinstance(v, tuple) or callable(v):  # tuples of arguments, functions passed to the kernel
@@ -324,7 +344,12 @@ class JITFunction:
             # the usual arguments first, as _argument and _specialise make them (a numpy array of a
             # numpy dtype, a Python int): the same pointer or scalar, the same mark and facts
             if cls is np.ndarray and _special_dtype(v.dtype) is None:
-                arg = pointer(memory.flat_view(v, name), np.zeros(1, np.int64), ())
+                try:
+                    arg = pointer(memory.flat_view(v, name), np.zeros(1, np.int64), ())
+                except TypeError:  # (dtypes.from_numpy: no Triton type)
+                    exc = _dtype_error(name, v.dtype)
+                    raise LaunchError(_("kernel {kernel}: {error}").format(kernel=self.__name__, error=exc),
+                                      kernel=self.__name__, **exc.details) from None
                 address = arg._address = register_array(v)
                 names[address] = name
                 m = None if name in fixed else "D" if name not in unaligned and address % 16 == 0 else None
