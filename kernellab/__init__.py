@@ -24,7 +24,7 @@ from .errors import (
 from .float64 import allow_float64
 from .grid import cdiv
 from .i18n import current_language
-from .report import Table, fmt_bytes, fmt_num, fmt_time, print_header, print_observations, print_table, show
+from .tables import Table, fmt_bytes, fmt_num, fmt_time, print_header, print_observations, print_table, show
 from .specs import (
     A100,
     A6000,
@@ -72,10 +72,9 @@ from .sgemm.study import compare_kernels
 # --- benchmarking ---
 from .bench import Timing, do_bench
 
-# --- profiling: counts per line, the source view, the report (the module kernellab.report is callable:
-# kernellab.report(counts, gpu) is kernellab.profile.report) ---
+# --- profiling: counts per line, the source view, the report ---
 from . import record
-from .profile import Report
+from .profile import Report, report
 from .source import SourceView
 
 __version__ = "0.1.0"  # the one place the version is written (pyproject reads it)

@@ -23,7 +23,7 @@ import numpy as np
 
 from .errors import ClaimError
 from .i18n import _
-from .report import Table, rich_display
+from .tables import Table, rich_display
 
 
 @dataclass(frozen=True)

@@ -83,9 +83,30 @@ def _loads_and_stores(name: str, what: str) -> property:
     return property(total, doc=f"{what} of global loads and stores together (``load_{name} + store_{name}``).")
 
 
+def member(fn, name: str | None = None):
+    """Make ``fn(counts, ...)`` a method of every count record as well (:class:`LoadStoreTotals`, so of
+    ``Counts`` and ``TritonCounts``), under ``name`` (default its own). The modules above the records that
+    present them attach their methods so, as Triton's language attaches its tensor's member functions:
+    the records import none of them.
+
+    Examples
+    --------
+    >>> def twice_the_sectors(counts):
+    ...     return 2 * counts.sectors
+    >>> _ = member(twice_the_sectors)
+    >>> Counts(gld_sectors=8).twice_the_sectors()
+    16
+    >>> del LoadStoreTotals.twice_the_sectors
+    """
+    setattr(LoadStoreTotals, name or fn.__name__, fn)
+    return fn
+
+
 class LoadStoreTotals:
     """The totals :class:`~kernellab.Counts` and :class:`~kernellab.TritonCounts` share (both inherit
-    them), from their ``load_*`` and ``store_*`` names and ``dram_sectors``.
+    them), from their ``load_*`` and ``store_*`` names and ``dram_sectors``. The modules that present
+    counts attach their methods here (:func:`member`): ``counts.source()`` (:mod:`kernellab.source`) and
+    ``counts.report()`` (:mod:`kernellab.profile`).
 
     Examples
     --------
@@ -98,20 +119,6 @@ class LoadStoreTotals:
     def dram_bytes(self) -> int:
         """The compulsory DRAM traffic in bytes, every distinct sector touched (``dram_sectors``) once × 32 B."""
         return SECTOR_BYTES * sum(self.dram_sectors.values())
-
-    def source(self, columns=None, top: int = 3):
-        """The kernel's source with these counts per line beside it (a launch made with ``lines=True``);
-        see :class:`kernellab.source.SourceView`."""
-        from .source import SourceView
-
-        return SourceView(self, columns, top)
-
-    def report(self, gpu=None):
-        """The profiler's report of these counts on ``gpu`` (default: the RTX A6000); see
-        :func:`kernellab.profile.report`."""
-        from .profile import report
-
-        return report(self, gpu)
 
     requests = _loads_and_stores("requests", "Requests (warp-level)")
     sectors = _loads_and_stores("sectors", "32-byte sectors, per request,")

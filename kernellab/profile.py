@@ -26,10 +26,12 @@ from dataclasses import dataclass
 
 from . import metrics
 from .access import WARP_SIZE
+from .counters import member
 from .errors import ModelWarning
 from .i18n import _
-from .report import Table, fmt_bytes, fmt_time
+from .model import occupancy, predict
 from .specs import A6000, as_gpu, as_perf
+from .tables import Table, fmt_bytes, fmt_time
 
 EXCESS_SECTORS = 0.10  # a finding when excess sectors are at least this share of all sectors
 CONFLICT_SHARE = 0.10  # a finding for each line with at least this share of the launch's bank conflicts
@@ -189,8 +191,6 @@ class Report:
         self.findings = findings(counts)
 
     def _sol(self) -> Section | None:
-        from .model import predict
-
         try:
             with warnings.catch_warnings():  # a tiny launch: the report shows the launch overhead beside
                 warnings.simplefilter("ignore", ModelWarning)
@@ -255,8 +255,6 @@ class Report:
         return Section(_("Warp State (divergence)"), _table(rows))
 
     def _launch(self) -> Section:
-        from .model import occupancy
-
         c, info = self.counts, self.counts.launch
         rows = []
         if "grid" in info:
@@ -312,5 +310,9 @@ def _prod(dims) -> int:
 
 
 def report(counts, gpu=None, name: str | None = None) -> Report:
-    """The report of ``counts`` on ``gpu`` (a ``GPU`` or its ``Perf``; default the RTX A6000)."""
+    """The profiler's report of ``counts`` on ``gpu`` (a ``GPU`` or its ``Perf``; default the RTX A6000):
+    ``kernellab.report(counts, gpu)``, or ``counts.report(gpu)``."""
     return Report(counts, gpu, name)
+
+
+member(report)

@@ -26,8 +26,9 @@ import html
 import textwrap
 
 from . import metrics
+from .counters import member
 from .i18n import _
-from .report import display_width
+from .tables import display_width
 
 #: The columns the view shows by default (those all zero for the launch are left out).
 SIMT_COLUMNS = ("Warp instructions", "SIMT efficiency", "Requests", "Sectors", "Sectors/request", "Ideal sectors",
@@ -162,5 +163,9 @@ class SourceView:
 
 
 def source_view(counts, columns=None, top: int = 3) -> SourceView:
-    """The source view of ``counts`` (see :class:`SourceView`)."""
+    """The source view of ``counts`` (see :class:`SourceView`): ``counts.source(columns, top)``, the kernel's
+    source with the counts of a launch made with ``lines=True`` beside each line."""
     return SourceView(counts, columns, top)
+
+
+member(source_view, "source")

@@ -6,7 +6,7 @@ import types
 
 import pytest
 
-from kernellab.report import (
+from kernellab.tables import (
     Table,
     display_width,
     fmt_bytes,

@@ -1,10 +1,10 @@
 """``[docs]`` links of the highlighted source pages that land on the object (a Sphinx extension).
 
-sphinx.ext.viewcode links each object of a source page (``_modules/kernellab/report.html``) back to
+sphinx.ext.viewcode links each object of a source page (``_modules/kernellab/tables.html``) back to
 the object's entry in the API, at ``<page>#<refname>.<name>``, with one ``refname`` per *module*: the
 module name under which its first object was documented. kernellab documents the names it re-exports
 as ``kernellab.X`` and the others as ``kernellab.module.Y``, so in a module with both, one kind of
-link pointed to an id that does not exist (``kernellab.report.html#kernellab.display_width``; the
+link pointed to an id that does not exist (``kernellab.tables.html#kernellab.display_width``; the
 entry's id is ``kernellab.display_width`` on its own page) and landed at the top of the page.
 
 This extension records, for every Python object a page documents, the id of its entry, keyed as

@@ -57,7 +57,7 @@ from typing import Any
 
 from kernellab.i18n import _
 
-from ..report import Table
+from ..tables import Table
 from . import testing
 from .executor import sampling
 

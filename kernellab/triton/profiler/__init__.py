@@ -43,7 +43,7 @@ from functools import wraps
 
 from kernellab.i18n import _
 
-from ...report import Table
+from ...tables import Table
 from .. import record
 from ..runtime.driver import gpu as modelled_gpu
 

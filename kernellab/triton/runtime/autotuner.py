@@ -33,7 +33,7 @@ import numpy as np
 from kernellab.i18n import _
 
 from ...errors import ModelWarning
-from ...report import Table
+from ...tables import Table
 from .. import record
 from ..executor import sampling
 from ..language.core import CompileTimeAssertionFailure

@@ -1,11 +1,8 @@
-"""Reporting: the lecture scripts' console API and a table that renders as HTML on a page and as text in a terminal.
+"""Tables: the lecture scripts' console API and a table that renders as HTML on a page and as text in a terminal.
 
 Scripts make the same calls everywhere: in a terminal ``print_table`` prints aligned text (columns
 measured in display width, so Chinese lines up); in the gallery or a notebook it returns a
 :class:`~kernellab.Table` whose ``_repr_html_`` the page shows as a real HTML table.
-
-The module is callable: ``kernellab.report(counts, gpu)`` is the profiler's report of a launch,
-:func:`kernellab.profile.report`.
 """
 
 from __future__ import annotations
@@ -13,7 +10,6 @@ from __future__ import annotations
 import html
 import os
 import sys
-import types
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -207,15 +203,3 @@ def fmt_time(seconds: float) -> str:
         if abs(seconds) >= scale:
             return f"{seconds / scale:.3g} {unit}"
     return f"{seconds / 1e-9:.3g} ns"
-
-
-class _ReportModule(types.ModuleType):
-    """This module, callable: ``kernellab.report(counts, gpu)`` is :func:`kernellab.profile.report`."""
-
-    def __call__(self, counts, gpu=None, name: str | None = None):
-        from .profile import report
-
-        return report(counts, gpu, name)
-
-
-sys.modules[__name__].__class__ = _ReportModule
