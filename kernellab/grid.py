@@ -6,8 +6,10 @@ from kernellab.i18n import _
 
 from .errors import LaunchError
 
-MAX_BLOCK_DIM = (1024, 1024, 64)  # blockDim.{x,y,z} limits, every compute capability [CCtab]
-MAX_GRID_DIM = (2**31 - 1, 65535, 65535)  # gridDim.{x,y,z} limits [CCtab]
+#: blockDim.{x,y,z} limits, every compute capability [CCtab]
+MAX_BLOCK_DIM = (1024, 1024, 64)
+#: gridDim.{x,y,z} limits [CCtab]
+MAX_GRID_DIM = (2**31 - 1, 65535, 65535)
 
 
 def cdiv(a: int, b: int) -> int:

@@ -163,7 +163,7 @@ class SourceView:
 
 
 def source_view(counts, columns=None, top: int = 3) -> SourceView:
-    """The source view of ``counts`` (see :class:`SourceView`): ``counts.source(columns, top)``, the kernel's
+    """The source view of ``counts`` (see :class:`~kernellab.source.SourceView`): ``counts.source(columns, top)``, the kernel's
     source with the counts of a launch made with ``lines=True`` beside each line."""
     return SourceView(counts, columns, top)
 
