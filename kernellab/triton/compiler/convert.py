@@ -56,6 +56,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
+from .swizzle import Flat, Plan, plan
+
 WARP = 32
 MAX_VECTOR_BITS = 128
 
@@ -191,48 +193,49 @@ def _cap(bits: int) -> int:
     return _bits(max(MAX_VECTOR_BITS // max(bits, 1), 1))
 
 
+def flat(lay: Linear) -> Flat:
+    """``lay`` flattened to one dimension as Triton's ``LinearLayout::flattenOuts`` flattens it (dimension 0
+    fastest): each basis the element number it moves to (0: a copy).
+
+    >>> flat(blocked((4, 8), (1, 2), (4, 8), (1, 1), (1, 0)))    # 2 along a row (dim 1 counts ×4), then
+    Flat(regs=(4,), lanes=(8, 16, 0, 1, 2), warps=())
+    >>> # lanes: columns 2 and 4 (column 8 is past the block: a copy), then rows 1 and 2
+    """
+    strides = [1] * len(lay.shape)
+    for d in range(1, len(lay.shape)):
+        strides[d] = strides[d - 1] * lay.shape[d - 1]
+
+    def one(b):
+        return sum(c * s for c, s in zip(b, strides))
+
+    return Flat(tuple(one(b) for b in lay.registers), tuple(one(b) for b in lay.lanes),
+                tuple(one(b) for b in lay.warps))
+
+
 @lru_cache(maxsize=4096)
-def conversion(src: Linear, dst: Linear, bits: int) -> tuple[int, int]:
+def conversion(src: Linear, dst: Linear, bits: int, target: str = "sm80") -> tuple[int, int]:
     """``(stores, loads)`` per thread of converting a block of ``bits``-bit elements from ``src`` to ``dst``
-    through shared memory (``ttg.convert_layout``); ``(0, 0)`` for equal layouts.
+    through shared memory (``ttg.convert_layout``) on ``target``; ``(0, 0)`` for equal layouts and for
+    layouts whose warps hold the same elements (the lanes exchange them by shuffles). The buffer and the
+    instructions are Triton 3.9's (:func:`kernellab.triton.compiler.swizzle.plan`).
 
     >>> a = blocked((16, 32), (1, 4), (4, 8), (4, 1), (1, 0))
     >>> conversion(sliced(a, 0), blocked((32,), (1,), (32,), (4,), (0,)), 32)   # 4 partial sums: st.v4, ld
     (1, 1)
     """
+    p = shared_plan(src, dst, bits, target)
+    return (0, 0) if p is None else (p.stores, p.loads)
+
+
+def shared_plan(src: Linear, dst: Linear, bits: int, target: str = "sm80") -> Plan | None:
+    """The shared-memory plan of a conversion (:func:`kernellab.triton.compiler.swizzle.plan`), None when it
+    needs no shared memory."""
     if src[:4] == dst[:4]:  # the same bases: the same layout, whatever its order says
-        return 0, 0
+        return None
     if src.warps == dst.warps and _distinct(src.warps) == src.warps \
             and _distinct(src.lanes + dst.lanes) == src.lanes + dst.lanes:
-        return 0, 0  # every warp keeps its own elements, none copied: the lanes exchange them by shuffles
-    s, d = _distinct(src.registers), _distinct(dst.registers)
-    cap = _cap(bits)
-    if not s:
-        vs, vd = 0, min(len(d), cap)
-    elif not d:
-        vs, vd = min(len(s), cap), 0
-    else:
-        vs = vd = min(len(set(s) & set(d)), cap)
-    plain = (1 << len(s)) >> vs, (1 << len(d)) >> vd
-    gather = _ldmatrix(s, d, dst.lanes, bits)
-    return gather if gather is not None and sum(gather) < sum(plain) else plain
-
-
-def _ldmatrix(s: tuple, d: tuple, lanes: tuple, bits: int) -> tuple[int, int] | None:
-    """``(stores, loads)`` through ``ldmatrix`` where it applies, else None. ``ldmatrix.x4`` gives lane
-    ``l`` the 32-bit word ``l mod 4`` of row ``l / 4`` of each of 4 matrices whose 16-byte rows other
-    lanes address: the destination's first two lane bits (and, for 16-bit elements, its first register
-    bit, the two halves of a word) are the buffer's lowest address bits, so the source must hold those
-    elements in registers and stores them 16 bytes at a time; the destination's other lanes and
-    registers pick any rows."""
-    if bits not in (16, 32) or len(lanes) < 2:
-        return None
-    low = ((d[0],) if bits == 16 and d else ()) + tuple(lanes[:2])
-    if bits == 16 and not d or not all(any(b) for b in low) or not set(low) <= set(s):
-        return None
-    per_word = 32 // bits
-    words = max((1 << len(d)) // per_word, 1)
-    return (1 << len(s)) >> _cap(bits), max(words // 4, 1)
+        return None  # every warp keeps its own elements, none copied: the lanes exchange them by shuffles
+    return plan(flat(src), flat(dst), bits, target)
 
 
 def _along(bases: tuple, axes) -> int:

@@ -495,7 +495,7 @@ def _moved(convert, kind: str, src, dst, bits: int, num_warps: int, target: str)
         return None
     if kind == "dot":
         return convert.staging(a, b, dst[1], bits, num_warps, target, *dst[2:])
-    return convert.conversion(a, b, bits) if a.shape == b.shape else None
+    return convert.conversion(a, b, bits, target) if a.shape == b.shape else None
 
 
 def _moves_on_targets(kind: str, src, dst, bits: int, num_warps: int) -> tuple:
@@ -504,7 +504,8 @@ def _moves_on_targets(kind: str, src, dst, bits: int, num_warps: int) -> tuple:
     from ..compiler import convert
 
     other = dst[0] if kind == "dot" else dst if kind == "convert" else None
-    alike = kind != "dot" and convert.target_free(src) and (other is None or convert.target_free(other))
+    # a conversion's instructions differ by target (stmatrix from sm_90 on) even between the same layouts
+    alike = kind == "reduce" and convert.target_free(src) and (other is None or convert.target_free(other))
     sm80 = _moved(convert, kind, src, dst, bits, num_warps, "sm80")
     return sm80, sm80 if alike else _moved(convert, kind, src, dst, bits, num_warps, "sm90")
 
