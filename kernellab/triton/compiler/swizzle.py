@@ -26,9 +26,7 @@ ties to the one with the most repetitions; when none fits, plain ``st.shared``/`
 bits are register bases of that side (``largestVectorisation``), at most 128 bits; an ``ldmatrix`` or
 ``stmatrix`` .x4 moves 128 bits a thread.
 
-:func:`plan` returns the buffer and the instructions; :func:`moves` the per-thread instruction counts and
-the lanes' byte offsets of every instruction, from which :mod:`kernellab.access` counts wavefronts and
-bank conflicts as Nsight Compute does.
+:func:`plan` returns the buffer, each side's instruction and its count per thread.
 
 Examples
 --------
