@@ -223,9 +223,27 @@ def tests(session: nox.Session) -> None:
     (``-m "not gallery"``): the default run executes each in the strict docs build and runs its English
     download as a plain script with warnings as errors (the downloads session), which is what
     tests/test_gallery.py checks. ``nox -s tests -- -m gallery`` runs them here.
+
+    ``nox -s tests -- --cov`` (with or without other options) measures branch coverage of kernellab/ with
+    coverage.py, in the tests' processes and the Python processes they start, and reports it per module;
+    then again for the modules that decide a number, with every line and branch no test runs.
     """
     _install(session, "test")
-    session.run("pytest", *(session.posargs or (*XDIST, "-m", "not gallery")), env={**ENV, "KERNELLAB_LANG": "en"})
+    cov = [a for a in session.posargs if a.startswith("--cov")]
+    args = [a for a in session.posargs if not a.startswith("--cov")] or [*XDIST, "-m", "not gallery"]
+    env = {**ENV, "KERNELLAB_LANG": "en"}
+    if not cov:
+        session.run("pytest", *args, env=env)
+        return
+    # --cov: branch coverage of kernellab/ ([tool.coverage] in pyproject.toml), the rest of the options as
+    # without it; then the modules that decide a number (tools/mutants.py's) again, each missing line and branch
+    (BUILD / "coverage").mkdir(parents=True, exist_ok=True)
+    session.run("pytest", *args, *cov, "--cov-report=term", env=env)
+    import mutants  # tools/mutants.py
+
+    focus = sorted({str(p.relative_to(ROOT)) for t in mutants.TARGETS for p in ROOT.glob(t)})
+    session.log("the modules that decide a number (the mutation tests' targets): every line and branch no test runs")
+    session.run("coverage", "report", "--skip-covered", "--include", ",".join(focus), env=env)
 
 
 @nox.session
@@ -622,10 +640,14 @@ def validate(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def mutants(session: nox.Session) -> None:
-    """Plant one-line bugs in access.py, counters.py and model/*.py one at a time; print the kill rate (not in CI).
+    """Plant one-line bugs in the modules that decide a number, a seeded sample of each, and print the kill
+    rate per module (not in CI; see tools/mutants.py).
 
-    Each mutant (an operator, comparison, constant or min/max swap) runs the fast tests in a scratch copy;
-    arguments after ``--`` go to ``tools/mutants.py``, e.g. ``-- --jobs 2`` or ``-- kernellab/access.py``.
+    Each mutant (an operator, comparison, constant or min/max swap) runs the tests that execute its line,
+    then, if it survives them, the whole of the fast tests, in a scratch copy. The sample (40 mutants a
+    module) runs in shards, one at a time: ``-- --shard 1/8`` … ``-- --shard 8/8`` (each writes
+    build/mutants/), then ``-- --summary``; ``-- --list`` shows a shard's mutants, ``-- --rerun`` runs the
+    survivors again after tests were added, ``-- kernellab/access.py --sample 0`` every mutant of one module.
     """
     _install(session, "test")
     session.run("python", "tools/mutants.py", *session.posargs, env={**ENV, "KERNELLAB_LANG": "en"})

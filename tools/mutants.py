@@ -3,17 +3,31 @@
 Each mutant changes one operator or constant on one line of a target module (``+`` ↔ ``-``, ``<`` ↔
 ``<=``, ``and`` ↔ ``or``, ``min`` ↔ ``max``, ``.any()`` ↔ ``.all()``, an integer ``n`` → ``n + 1``,
 ``True`` ↔ ``False``, dropping a ``not``). The fast tests then run against a scratch copy of the
-repository with that one change; a mutant is *killed* when they fail (or time out). The kill rate is
-killed ÷ mutants; the survivors are listed with their line, since each is a behaviour no test checks
-(or an equivalent change that cannot be told apart).
+repository with that one change; a mutant is *killed* when they fail (or time out). A survivor is either
+a behaviour no test checks (a gap: add a test) or an *equivalent* mutant, one no test could tell apart
+(listed with the reason in ``tools/mutants_equivalent.toml``). The kill rate of a module is killed ÷
+(mutants − equivalent ones).
+
+The target modules are those that decide a number (:data:`TARGETS`): the access record, both engines'
+counting and fast paths, the layout and compiled-count rules, the model, per-line counts and the report.
+They hold thousands of mutants; a run draws a seeded random sample of ``--sample`` of each module's (the
+same sample for the same seed and source) and can be split into shards run one at a time
+(``--shard 2/5``); each shard's results go to ``build/mutants/``, and ``--summary`` prints the kill rate per
+module over every shard run on the current sources.
+
+How a mutant is run: first the tests that execute its line (found once per state of the sources by a run
+of the fast tests under coverage.py with a context per test, ``build/mutants/contexts.json``), those of
+the module's own test files first, stopping at the first failure; a mutant they do not kill is then run
+against the whole of the fast tests (a line also executed at import, or in a subprocess, is seen by tests
+the contexts cannot name). So a mutant counts as surviving only when the fast tests pass with it.
 
 Usage::
 
-    python tools/mutants.py                       # access.py, counters.py and model/*.py
-    python tools/mutants.py kernellab/access.py   # one module
-    python tools/mutants.py --list                # show the mutants, run nothing
-    python tools/mutants.py --jobs 2 --limit 50   # two scratch copies in parallel; the first 50 mutants
-    python tools/mutants.py --rerun run.log       # only the survivors of an earlier run (after adding tests)
+    python tools/mutants.py --list                        # the sample, run nothing
+    python tools/mutants.py --shard 1/8                   # run the first of eight shards of the sample
+    python tools/mutants.py --summary                     # kill rate per module over the shards run
+    python tools/mutants.py --rerun                       # the survivors of every shard again (after adding tests)
+    python tools/mutants.py kernellab/access.py --sample 0   # every mutant of one module
 
 Messages inside ``raise`` and docstrings are not mutated. The repository itself is never modified.
 """
@@ -22,22 +36,43 @@ from __future__ import annotations
 
 import argparse
 import ast
-import concurrent.futures
 import glob
+import hashlib
+import json
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TARGETS = ["kernellab/access.py", "kernellab/counters.py", "kernellab/model/*.py"]
+OUT = ROOT / "build" / "mutants"
+EQUIVALENT = ROOT / "tools" / "mutants_equivalent.toml"
+
+#: The modules that decide a number: the access record and the counters, the SIMT engine's counting and
+#: fast paths, the mini-Triton's counts, loads and stores and sampled launches, the compiler's layout and
+#: instruction rules, the performance model, per-line counts, the profiler's report and its metrics.
+TARGETS = [
+    "kernellab/access.py", "kernellab/counters.py",
+    "kernellab/simt/block.py", "kernellab/simt/lanes.py", "kernellab/simt/memory.py", "kernellab/simt/shifts.py",
+    "kernellab/simt/tally.py",
+    "kernellab/triton/executor/counts.py", "kernellab/triton/executor/memory.py", "kernellab/triton/executor/tiles.py",
+    "kernellab/triton/executor/sampling.py", "kernellab/triton/executor/view*.py",
+    "kernellab/triton/compiler/axis.py", "kernellab/triton/compiler/layout.py", "kernellab/triton/compiler/convert.py",
+    "kernellab/triton/compiler/mma.py", "kernellab/triton/compiler/specialize.py",
+    "kernellab/model/*.py",
+    "kernellab/lines.py", "kernellab/profile.py", "kernellab/metrics.py", "kernellab/report.py", "kernellab/tables.py",
+]
+SAMPLE = 40  # mutants drawn per module
+SEED = 37
 # the fast tests: everything pytest collects except the gallery scripts, the built-site and conformance checks
 TESTS = ["tests", "kernellab", "-m", "not gallery", "--ignore=tests/site", "--ignore=tests/conformance",
          "--ignore=tests/test_bench.py"]
-COPY = ["kernellab", "tests", "gallery", "tools", "benchmarks", "cuda", "docs", "noxfile.py", "pyproject.toml"]
+COPY = ["kernellab", "tests", "gallery", "tools", "benchmarks", "cuda", "docs", "noxfile.py", "pyproject.toml",
+        "conftest.py"]
 
 BINOPS = {ast.Add: ("+", "-"), ast.Sub: ("-", "+"), ast.Mult: ("*", "/"), ast.Div: ("/", "*"),
           ast.FloorDiv: ("//", "*"), ast.Mod: ("%", "//"), ast.Pow: ("**", "*"), ast.RShift: (">>", "<<"),
@@ -57,13 +92,18 @@ class Mutant:
     end: int
     new: bytes
     what: str  # e.g. "< → <="
+    stmt: int = 0  # the first line of the statement that holds it (coverage.py records a statement there)
 
     def apply(self, source: bytes) -> bytes:
         return source[: self.start] + self.new + source[self.end :]
 
+    def text(self, source: bytes) -> str:
+        """The mutated line as the source has it (stripped): with ``what``, what names a mutant across edits
+        that move it to another line."""
+        return source.splitlines()[self.line - 1].decode().strip()
+
     def show(self, source: bytes) -> str:
-        line = source.splitlines()[self.line - 1].decode().strip()
-        return f"{self.path}:{self.line}: {self.what}    | {line}"
+        return f"{self.path}:{self.line}: {self.what}    | {self.text(source)}"
 
 
 def _offsets(source: bytes) -> list[int]:
@@ -116,11 +156,22 @@ def mutants_of(path: str) -> list[Mutant]:
     starts = _offsets(source)
     skip = _skipped(tree)
     out: list[Mutant] = []
+    statement = {}  # id(node) → the first line of the innermost statement holding it
+    for st in ast.walk(tree):
+        if isinstance(st, ast.stmt):
+            for child in ast.iter_child_nodes(st):
+                if not isinstance(child, ast.stmt):
+                    for n in ast.walk(child):
+                        if not isinstance(n, ast.stmt):
+                            statement[id(n)] = st.lineno
 
     def pos(lineno, col):
         return starts[lineno - 1] + col
 
-    def between(a: ast.AST, b: ast.AST, old: str, new: str, line: int):
+    def mutant(node, line, lo, hi, new: bytes, what: str):
+        out.append(Mutant(path, line, lo, hi, new, what, statement.get(id(node), line)))
+
+    def between(a: ast.AST, b: ast.AST, old: str, new: str, line: int, node):
         lo, hi = pos(a.end_lineno, a.end_col_offset), pos(b.lineno, b.col_offset)
         seg = source[lo:hi]
         words = seg.replace(b"(", b" ").replace(b")", b" ").split()
@@ -128,48 +179,144 @@ def mutants_of(path: str) -> list[Mutant]:
             return
         i = seg.find(old.split()[0].encode())
         j = seg.rfind(old.split()[-1].encode()) + len(old.split()[-1])
-        out.append(Mutant(path, line, lo + i, lo + j, new.encode(), f"{old} → {new}"))
+        mutant(node, line, lo + i, lo + j, new.encode(), f"{old} → {new}")
 
     for node in ast.walk(tree):
         if id(node) in skip:
             continue
         if isinstance(node, ast.BinOp) and type(node.op) in BINOPS:
             old, new = BINOPS[type(node.op)]
-            between(node.left, node.right, old, new, node.lineno)
+            between(node.left, node.right, old, new, node.lineno, node)
         elif isinstance(node, ast.AugAssign) and type(node.op) in BINOPS:
             old, new = BINOPS[type(node.op)]
-            between(node.target, node.value, old + "=", new + "=", node.lineno)
+            between(node.target, node.value, old + "=", new + "=", node.lineno, node.target)
         elif isinstance(node, ast.Compare):
             left = node.left
             for op, right in zip(node.ops, node.comparators):
                 if type(op) in CMPOPS:
                     old, new = CMPOPS[type(op)]
-                    between(left, right, old, new, right.lineno)
+                    between(left, right, old, new, right.lineno, node)
                 left = right
         elif isinstance(node, ast.BoolOp):
             old, new = ("and", "or") if isinstance(node.op, ast.And) else ("or", "and")
-            between(node.values[0], node.values[1], old, new, node.values[1].lineno)
+            between(node.values[0], node.values[1], old, new, node.values[1].lineno, node)
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub)):
             lo, hi = pos(node.lineno, node.col_offset), pos(node.operand.lineno, node.operand.col_offset)
             sym = "not" if isinstance(node.op, ast.Not) else "-"
             if source[lo:hi].strip() == sym.encode():
-                out.append(Mutant(path, node.lineno, lo, hi, b"", f"drop {sym}"))
+                mutant(node, node.lineno, lo, hi, b"", f"drop {sym}")
         elif isinstance(node, ast.Constant) and type(node.value) is int and node.lineno == node.end_lineno:
             lo, hi = pos(node.lineno, node.col_offset), pos(node.end_lineno, node.end_col_offset)
-            out.append(Mutant(path, node.lineno, lo, hi, str(node.value + 1).encode(),
-                              f"{node.value} → {node.value + 1}"))
+            mutant(node, node.lineno, lo, hi, str(node.value + 1).encode(), f"{node.value} → {node.value + 1}")
         elif isinstance(node, ast.Constant) and type(node.value) is bool:
             lo, hi = pos(node.lineno, node.col_offset), pos(node.end_lineno, node.end_col_offset)
-            out.append(Mutant(path, node.lineno, lo, hi, str(not node.value).encode(),
-                              f"{node.value} → {not node.value}"))
+            mutant(node, node.lineno, lo, hi, str(not node.value).encode(), f"{node.value} → {not node.value}")
         elif isinstance(node, ast.Call):
             f = node.func
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
             if name in SWAP_NAMES:
                 hi = pos(f.end_lineno, f.end_col_offset)
-                out.append(Mutant(path, f.end_lineno, hi - len(name), hi, SWAP_NAMES[name].encode(),
-                                  f"{name} → {SWAP_NAMES[name]}"))
+                mutant(node, f.end_lineno, hi - len(name), hi, SWAP_NAMES[name].encode(), f"{name} → {SWAP_NAMES[name]}")
     return sorted(set(out), key=lambda m: (m.path, m.start, m.what))
+
+
+def sample_of(path: str, n: int, seed: int) -> list[Mutant]:
+    """``n`` mutants of ``path`` drawn at random (all when it has fewer, or ``n`` is 0), in file order.
+
+    The draw ranks each mutant by a hash of the seed, the module, its line's text, its change and its rank
+    among equal ones, and keeps the ``n`` first: the same mutants for the same seed and source, and an edit
+    elsewhere in the module (or in another module) leaves the other lines' mutants in or out of the sample.
+    """
+    every = mutants_of(path)
+    if not n or n >= len(every):
+        return every
+    source = (ROOT / path).read_bytes()
+    seen: dict = {}
+    ranked = []
+    for m in every:
+        name = (m.text(source), m.what)
+        seen[name] = seen.get(name, -1) + 1
+        digest = hashlib.sha256(f"{seed}\0{path}\0{name[0]}\0{name[1]}\0{seen[name]}".encode()).hexdigest()
+        ranked.append((digest, m))
+    kept = {id(m) for _d, m in sorted(ranked, key=lambda dm: dm[0])[:n]}
+    return [m for m in every if id(m) in kept]
+
+
+# --- which tests execute a line ----------------------------------------------------------------------
+
+def _tree_hash(*folders: str) -> str:
+    """A hash of every Python file under ``folders`` (and the test settings): what the contexts depend on."""
+    digest = hashlib.sha256()
+    files = [p for f in folders for p in sorted((ROOT / f).rglob("*.py")) if "__pycache__" not in p.parts]
+    for p in [*files, ROOT / "pyproject.toml", ROOT / "conftest.py"]:
+        digest.update(str(p.relative_to(ROOT)).encode() + b"\0" + p.read_bytes())
+    return digest.hexdigest()
+
+
+def contexts(paths: list[str], quiet: bool = False) -> dict:
+    """``{path: {line: [test ids]}}``: the fast tests that execute each line of ``paths`` (ids as pytest
+    names them); ``""`` among a line's ids when it also runs outside any test (at import). Made by one run
+    of the fast tests under coverage.py with a context per test, kept in ``build/mutants/contexts.json``
+    while kernellab/ and tests/ are unchanged."""
+    cache = OUT / "contexts.json"
+    key = _tree_hash("kernellab", "tests")
+    if cache.exists():
+        got = json.loads(cache.read_text())
+        if got.get("key") == key:
+            return _lines_of(got, paths)
+    OUT.mkdir(parents=True, exist_ok=True)
+    rc = OUT / "coveragerc"  # the project's settings, but in-process only and a data file of its own
+    rc.write_text(f"[run]\nbranch = false\nsource = kernellab\ndata_file = {OUT / 'contexts.coverage'}\n")
+    if not quiet:
+        print("finding which tests execute each line: the fast tests under coverage.py (a few minutes)", flush=True)
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov", f"--cov-config={rc}",
+           "--cov-context=test", "--cov-report=", *(["-n", "2"] if (os.cpu_count() or 1) >= 2 else []), *TESTS]
+    done = subprocess.run(cmd, cwd=ROOT, env=_env(ROOT, pycache=OUT / "pycache"), capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit("the fast tests fail without any mutant: fix them first\n" + done.stdout[-3000:])
+    from coverage import CoverageData
+
+    data = CoverageData(str(OUT / "contexts.coverage"))
+    data.read()
+    tests: dict = {}  # test id → its number in the file
+    lines: dict = {}
+    for f in data.measured_files():
+        rel = str(Path(f).resolve().relative_to(ROOT))
+        lines[rel] = {n: sorted({tests.setdefault(c.split("|")[0], len(tests)) for c in cs})
+                      for n, cs in data.contexts_by_lineno(f).items()}
+    got = {"key": key, "tests": list(tests), "lines": lines}
+    cache.write_text(json.dumps(got))
+    return _lines_of(json.loads(json.dumps(got)), paths)
+
+
+def _lines_of(got: dict, paths: list[str]) -> dict:
+    names = got["tests"]
+    return {p: {int(n): [names[i] for i in ids] for n, ids in got["lines"].get(p, {}).items()} for p in paths}
+
+
+def _first_files(path: str) -> list[str]:
+    """The test files most likely to kill a mutant of ``path``: its own, run first."""
+    stem = Path(path).stem
+    return [f"tests/test_{stem}", f"tests/test_model_{stem}", f"tests/test_fastpath_{stem}", f"tests/test_laws_{stem}"]
+
+
+def _selected(m: Mutant, lines: dict) -> list[str] | None:
+    """The ids of the tests that execute ``m``'s line, its module's own first; None when the line also runs at
+    import (then only the whole of the fast tests says), [] when no test executes it."""
+    ids = lines.get(m.stmt, [])
+    if "" in ids:
+        return None
+    first = _first_files(m.path)
+    return sorted(ids, key=lambda t: (not t.startswith(tuple(first)), not t.startswith(m.path)))
+
+
+# --- running a mutant --------------------------------------------------------------------------------
+
+def _env(where: Path, pycache: Path) -> dict:
+    """The tests' environment: ``where`` first on the path (its kernellab shadows the installed one), its
+    bytecode cached in ``pycache`` between mutants."""
+    return {"KERNELLAB_LANG": "en", "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1", "PATH": "/usr/bin:/bin",
+            "PYTHONPATH": str(where), "PYTHONPYCACHEPREFIX": str(pycache), "HOME": os.environ.get("HOME", "/tmp")}
 
 
 def _scratch() -> Path:
@@ -178,121 +325,195 @@ def _scratch() -> Path:
         src = ROOT / name
         if src.is_dir():
             shutil.copytree(src, tmp / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        else:
+        elif src.exists():
             shutil.copy2(src, tmp / name)
     return tmp
 
 
-def _first_tests(path: str, where: Path) -> list[str]:
-    """The tests most likely to kill a mutant of ``path``, run first so most mutants die in a second or two."""
-    stem = Path(path).stem
-    names = {"access": ["test_access.py", "test_simt_counts.py", "test_regressions_model.py"],
-             "counters": ["test_regressions_model.py", "test_simt_counts.py"]}.get(
-        stem, [f"test_model_{stem}.py", f"test_{stem}.py", "test_regressions_model.py"])
-    return [f"tests/{n}" for n in names if (where / "tests" / n).exists()] + [path]
-
-
 def _pytest(where: Path, timeout: float, tests: list[str] | None = None) -> str:
-    """'pass', 'fail' or 'timeout' of ``tests`` (default: the fast tests) run in ``where``.
-
-    ``where`` goes first on the path, so its kernellab shadows any installed one.
-    """
-    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *(tests or TESTS)]
-    env = {"KERNELLAB_LANG": "en", "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1",
-           "PATH": "/usr/bin:/bin", "PYTHONPATH": str(where)}
+    """'pass', 'fail' or 'timeout' of ``tests`` (default: the fast tests) run in ``where``, stopping at the
+    first failure."""
+    args = tests if tests is not None else TESTS
+    argfile = where / ".mutant-tests"
+    argfile.write_text("\n".join(args) + "\n")  # pytest reads its arguments from a file: thousands of ids
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", f"@{argfile}"]
     try:
-        proc = subprocess.run(cmd, cwd=where, env=env, capture_output=True, timeout=timeout)
+        proc = subprocess.run(cmd, cwd=where, env=_env(where, where / ".pycache"), capture_output=True,
+                              timeout=timeout)
     except subprocess.TimeoutExpired:
         return "timeout"
     return "pass" if proc.returncode == 0 else "fail"
 
 
+def run_one(m: Mutant, where: Path, source: bytes, lines: dict, timeout: float, stamp: int) -> tuple[str, str]:
+    """``(result, how)`` of one mutant in the scratch copy ``where``: result 'killed' or 'survived'; how it
+    was decided ('covering tests', 'fast tests', 'timeout')."""
+    target = where / m.path
+    mtime = target.stat().st_mtime_ns
+    try:
+        target.write_bytes(m.apply(source))
+        # a new modification time, so that no bytecode cached for another version of the file is taken for it
+        os.utime(target, ns=(mtime + stamp * 10**9, mtime + stamp * 10**9))
+        chosen = _selected(m, lines)
+        if chosen:
+            first = _pytest(where, timeout, chosen)
+            if first != "pass":
+                return "killed", "timeout" if first == "timeout" else "covering tests"
+        full = _pytest(where, timeout * 3)
+        return ("survived", "fast tests") if full == "pass" else ("killed", "timeout" if full == "timeout" else "fast tests")
+    finally:
+        target.write_bytes(source)
+        os.utime(target, ns=(mtime, mtime))
+
+
+# --- shards, results and the summary -----------------------------------------------------------------
+
+def _paths(targets: list[str]) -> list[str]:
+    found = sorted({str(Path(p).relative_to(ROOT)) for t in targets for p in glob.glob(str(ROOT / t))})
+    return [p for p in found if not p.endswith("__init__.py") or (ROOT / p).stat().st_size > 200]
+
+
+def _sources_key(paths: list[str], seed: int, sample: int) -> str:
+    digest = hashlib.sha256(f"{seed}:{sample}".encode())
+    for p in paths:
+        digest.update(p.encode() + b"\0" + (ROOT / p).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _equivalents() -> list[dict]:
+    """The survivors classified as equivalent (``tools/mutants_equivalent.toml``), each with its reason."""
+    if not EQUIVALENT.exists():
+        return []
+    import tomllib
+
+    return tomllib.loads(EQUIVALENT.read_text(encoding="utf-8")).get("equivalent", [])
+
+
+def _is_equivalent(r: dict, known: list[dict]) -> dict | None:
+    for e in known:
+        if e["module"] == r["path"] and e["mutation"] == r["what"] and e["line"] == r["text"]:
+            return e
+    return None
+
+
+def summary(key: str | None = None) -> int:
+    """Print the kill rate per module over the shards in ``build/mutants`` (of the sources as they are now,
+    when ``key`` is given; else of the newest run); 1 when a module is below 90 % of its non-equivalent mutants."""
+    shards = [_read(p) for p in sorted(OUT.glob("shard-*.json"))]
+    if key is None and shards:
+        key = max(shards, key=lambda s: s["time"])["key"]
+    shards = [s for s in shards if s["key"] == key]
+    if not shards:
+        print("no shard of this sample has run: python tools/mutants.py --shard 1/N")
+        return 1
+    n = shards[0]["shards"]
+    have = sorted({s["shard"] for s in shards})
+    results = {r["id"]: r for s in shards for r in s["results"]}
+    known = _equivalents()
+    by_module: dict = {}
+    for r in results.values():
+        by_module.setdefault(r["path"], []).append(r)
+    print(f"\nmutants: seed {shards[0]['seed']}, {shards[0]['sample']} a module; shards {have} of {n} run"
+          + ("" if len(have) == n else " (not all: the rates are of the shards run)"))
+    width = max(len(p) for p in by_module)
+    print(f"{'module':{width}}  mutants  killed  equivalent  survived  kill rate (of non-equivalent)")
+    low = False
+    gaps = []
+    for path in sorted(by_module):
+        rs = by_module[path]
+        killed = sum(r["result"] == "killed" for r in rs)
+        eq = [r for r in rs if r["result"] == "survived" and _is_equivalent(r, known)]
+        gap = [r for r in rs if r["result"] == "survived" and not _is_equivalent(r, known)]
+        rate = killed / (len(rs) - len(eq)) if len(rs) > len(eq) else 1.0
+        low |= rate < 0.9
+        gaps += gap
+        print(f"{path:{width}}  {len(rs):7}  {killed:6}  {len(eq):10}  {len(gap):8}  {rate:9.1%}")
+    total = len(results)
+    killed = sum(r["result"] == "killed" for r in results.values())
+    eq = sum(r["result"] == "survived" and _is_equivalent(r, known) is not None for r in results.values())
+    print(f"{'all':{width}}  {total:7}  {killed:6}  {eq:10}  {total - killed - eq:8}  "
+          f"{killed / max(1, total - eq):9.1%}")
+    if gaps:
+        print("\nsurvivors not classified equivalent (gaps: a behaviour no fast test checks):")
+        for r in sorted(gaps, key=lambda r: (r["path"], r["line"])):
+            print(f"  {r['path']}:{r['line']}: {r['what']}    | {r['text']}")
+    return 1 if low else 0
+
+
+def _shard(spec: str) -> tuple[int, int]:
+    i, n = (int(v) for v in spec.split("/"))
+    if not 1 <= i <= n:
+        raise argparse.ArgumentTypeError(f"--shard {spec}: i must be between 1 and n")
+    return i, n
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("targets", nargs="*", default=TARGETS, help="modules to mutate (globs, relative to the repository)")
-    ap.add_argument("--list", action="store_true", help="list the mutants and stop")
-    ap.add_argument("--jobs", type=int, default=1, help="scratch copies run in parallel")
-    ap.add_argument("--limit", type=int, default=0, help="run only the first N mutants (0: all)")
-    ap.add_argument("--timeout", type=float, default=120, help="seconds per mutant before it counts as killed")
-    ap.add_argument("--rerun", metavar="LOG", help="run only the mutants an earlier run's output lists as SURVIVED")
+    ap.add_argument("--sample", type=int, default=SAMPLE, help="mutants drawn per module (0: every one)")
+    ap.add_argument("--seed", type=int, default=SEED, help="the seed of the draw")
+    ap.add_argument("--shard", type=_shard, default=(1, 1), metavar="I/N", help="run the I-th of N shards of the sample")
+    ap.add_argument("--list", action="store_true", help="list the shard's mutants and stop")
+    ap.add_argument("--limit", type=int, default=0, help="run only the first N mutants of the shard (0: all)")
+    ap.add_argument("--timeout", type=float, default=120, help="seconds of covering tests per mutant before it counts as killed")
+    ap.add_argument("--rerun", action="store_true", help="run again the survivors of every shard of this sample")
+    ap.add_argument("--summary", action="store_true", help="print the kill rate per module over the shards run")
     args = ap.parse_args(argv)
 
-    paths = sorted({str(Path(p).relative_to(ROOT)) if Path(p).is_absolute() else p
-                    for t in args.targets for p in glob.glob(str(ROOT / t)) or [t]})
-    paths = [str(Path(p).relative_to(ROOT)) if Path(p).is_absolute() else p for p in paths]
-    mutants = [m for p in paths for m in mutants_of(p)]
-    if args.limit:
-        mutants = mutants[: args.limit]
+    paths = _paths(args.targets)
+    key = _sources_key(paths, args.seed, args.sample)
+    if args.summary:
+        return summary(key)
     sources = {p: (ROOT / p).read_bytes() for p in paths}
-    total, killed_before = len(mutants), 0
-    if args.rerun:
-        mutants, killed_before = _survivors_of(Path(args.rerun).read_text(), mutants, sources)
+    sample = [m for p in paths for m in sample_of(p, args.sample, args.seed)]
+    if args.rerun:  # every shard of this sample run so far, its survivors only
+        shards = sorted({(s["shard"], s["shards"]) for s in map(_read, OUT.glob("shard-*.json")) if s["key"] == key})
+    else:
+        shards = [args.shard]
     if args.list:
-        for m in mutants:
-            print(m.show(sources[m.path]))
-        print(f"{len(mutants)} mutants in {len(paths)} modules")
+        for si, sn in shards:
+            mine = sample[si - 1::sn][: args.limit or None]
+            for m in mine:
+                print(m.show(sources[m.path]))
+            print(f"{len(mine)} mutants in shard {si}/{sn} of {len(sample)} drawn from {len(paths)} modules "
+                  f"(seed {args.seed}, {args.sample or 'all'} a module)")
         return 0
 
-    copies = [_scratch() for _ in range(max(1, args.jobs))]
+    lines = contexts(paths)
+    where = _scratch()
+    stamp = 0
     try:
-        t0 = time.perf_counter()
-        if _pytest(copies[0], args.timeout * 3) != "pass":
-            print("the fast tests fail without any mutant: fix them first", file=sys.stderr)
-            return 2
-        baseline = time.perf_counter() - t0
-        print(f"{len(mutants)} mutants in {', '.join(paths)}; the fast tests take {baseline:.1f} s unmutated"
-              + (f"; {killed_before} of {total} were killed in {args.rerun}" if args.rerun else ""), flush=True)
-        free = list(copies)
-
-        def run(m: Mutant) -> tuple[Mutant, str]:
-            where = free.pop()
-            target = where / m.path
-            try:
-                target.write_bytes(m.apply(sources[m.path]))
-                first = _pytest(where, args.timeout, _first_tests(m.path, where))
-                return m, first if first != "pass" else _pytest(where, args.timeout)
-            finally:
-                target.write_bytes(sources[m.path])
-                free.append(where)
-
-        survivors, killed = [], 0
-        with concurrent.futures.ThreadPoolExecutor(len(copies)) as pool:
-            for i, (m, result) in enumerate(pool.map(run, mutants), 1):
-                if result == "pass":
-                    survivors.append(m)
-                else:
-                    killed += 1
-                print(f"[{i}/{len(mutants)}] {'SURVIVED' if result == 'pass' else result:8} "
+        for si, sn in shards:
+            file = OUT / f"shard-{si}-of-{sn}.json"
+            old = {r["id"]: r for r in _read(file)["results"]} if args.rerun else {}
+            mine = sample[si - 1::sn][: args.limit or None]
+            print(f"shard {si}/{sn}: {len(mine)} mutants of {len(sample)} drawn from {len(paths)} modules "
+                  f"(seed {args.seed}, {args.sample or 'all'} a module)", flush=True)
+            results = []
+            for k, m in enumerate(mine, 1):
+                ident = f"{m.path}:{m.start}:{m.what}"
+                if ident in old and old[ident]["result"] == "killed":
+                    results.append(old[ident])
+                    continue
+                stamp += 1
+                t = time.perf_counter()
+                result, how = run_one(m, where, sources[m.path], lines.get(m.path, {}), args.timeout, stamp)
+                results.append({**asdict(m), "new": m.new.decode(), "id": ident, "text": m.text(sources[m.path]),
+                                "result": result, "how": how})
+                print(f"[{k}/{len(mine)}] {result:8} ({how}, {time.perf_counter() - t:.0f} s) "
                       f"{m.show(sources[m.path])}", flush=True)
+            OUT.mkdir(parents=True, exist_ok=True)
+            file.write_text(json.dumps({"key": key, "seed": args.seed, "sample": args.sample, "shard": si,
+                                        "shards": sn, "time": time.time(), "results": results}, indent=1))
+            print(f"shard {si}/{sn} written to {file.relative_to(ROOT)}", flush=True)
     finally:
-        for c in copies:
-            shutil.rmtree(c, ignore_errors=True)
-
-    print(f"\nsurvivors ({len(survivors)}):")
-    for m in survivors:
-        print("  " + m.show(sources[m.path]))
-    killed += killed_before
-    rate = killed / total if total else 1.0
-    print(f"\nkill rate: {killed}/{total} = {rate:.1%}")
+        shutil.rmtree(where, ignore_errors=True)
+    summary(key)
     return 0
 
 
-def _survivors_of(log: str, mutants: list[Mutant], sources: dict) -> tuple[list[Mutant], int]:
-    """The mutants an earlier run's ``log`` reports as SURVIVED, and how many it killed (same targets only)."""
-    import re
-
-    if "kill rate:" not in log:
-        raise SystemExit("the log is of a run that did not finish")
-    found = [(int(i), int(n), rest.strip()) for i, n, rest in re.findall(r"^\[(\d+)/(\d+)\] SURVIVED (.*)$", log, re.M)]
-    if any(n != len(mutants) for _, n, _ in found):
-        raise SystemExit("the log is of another set of mutants (targets or sources changed)")
-    picked = []
-    for i, _, shown in found:
-        m = mutants[i - 1]
-        if m.show(sources[m.path]).strip() != shown:
-            raise SystemExit(f"mutant {i} differs from the log: the sources changed since")
-        picked.append(m)
-    return picked, len(mutants) - len(picked)
+def _read(path: Path) -> dict:
+    return json.loads(path.read_text())
 
 
 if __name__ == "__main__":
