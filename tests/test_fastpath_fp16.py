@@ -100,7 +100,7 @@ def test_stored_and_dotted_halves_equal_the_plain_conversion(monkeypatch, scale)
 
 @triton.jit
 def shared_tile_kernel(x_ptr, w_ptr, y_ptr, z_ptr, BLOCK: tl.constexpr):
-    # two programs load each fp16 tile of x (shared lines: tiles.load leaves its float16 values
+    # two programs load each fp16 tile of x (shared lines: memory.load leaves its float16 values
     # unmade), overwrites x there, then stores the tile it loaded and its dot with w: the values before
     rows = tl.arange(0, BLOCK)
     offs = rows[:, None] * BLOCK + rows[None, :]

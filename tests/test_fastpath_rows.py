@@ -149,7 +149,7 @@ def test_a_uniform_batch_keeps_offsets_and_masks_by_structure_and_lends_views():
         offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
         mask = offs < n
         v = tl.load(x_ptr + offs, mask=mask)
-        seen.update(offs=offs._data is None, mask=mask._prefix.tolist(), rows=v.data.shape[0], view=v.data.base)
+        seen.update(offs=offs._data is None, mask=mask._view.keep.tolist(), rows=v.data.shape[0], view=v.data.base)
         tl.store(out_ptr + offs, v + 1, mask=mask)
 
     x = np.arange(256, dtype=np.float32)

@@ -1,9 +1,8 @@
-"""mini-Triton's counting fast path (kernellab.triton.executor.memory) gives exactly the reference path's numbers.
+"""mini-Triton's memory route (kernellab.triton.executor.memory) gives exactly the reference path's numbers.
 
-A pointer whose lineage says its offsets are consecutive is counted from each warp's first address
-and its mask (kernellab.access.affine_counts), and loaded and stored through slices. The same
-access made without a lineage takes the reference path (every lane's address, a gather or a
-scatter): values, counts and errors must agree, on random shapes, shifts, masks and dtypes.
+A view whose base says its offsets are consecutive is checked from its rows and loaded and stored through
+slices. The same access as built offsets (``View.of``) takes the reference path (every lane checked, a
+gather or a scatter): values, counts and errors must agree, on random shapes, shifts, masks and dtypes.
 """
 
 import numpy as np
@@ -14,16 +13,22 @@ from kernellab import OutOfBoundsError
 from kernellab.triton.executor import memory
 from kernellab.triton.executor.counts import Tally
 from kernellab.triton.executor.program import Program, pid_table
-from kernellab.triton.executor.tensor import Lineage
+from kernellab.triton.executor.view import Base, View
 
 
 def run(op, flat, offs, mask, lineage, shift, value=None, programs=1):
+    """The access of ``offs`` (built, when ``lineage`` is None) or of ``lineage + shift``, kept by ``mask``."""
     prog = Program("k", (programs, 1, 1), pid_table((programs, 1, 1)), Tally(), {})
+    if lineage is None:
+        view = memory.lanes_view(offs, mask)
+    else:
+        shift = shift.reshape(-1) if isinstance(shift, np.ndarray) else shift
+        view = View(Base.of(lineage), shift).masked(mask)
     try:
         if op == "load":
-            out = memory.load(prog, flat, offs, mask, other=-1, lineage=lineage, shift=shift)
+            out = memory.load(prog, flat, view, other=-1)
         else:
-            memory.store(prog, flat, offs, value, mask, lineage=lineage, shift=shift)
+            memory.store(prog, flat, view, value)
             out = flat.copy()
     except OutOfBoundsError as exc:
         return "error", str(exc)
@@ -61,22 +66,22 @@ def test_consecutive_masked_access_equals_the_reference(rows, lanes, start, size
     else:
         mask = np.ones(offs.shape, bool)
     value = rng.integers(0, 100, offs.shape).astype(dtype)
-    assert_paths_agree(op, size, dtype, offs, mask, value, rows, Lineage(base), start, reference_shift=start)
+    assert_paths_agree(op, size, dtype, offs, mask, value, rows, base, start, reference_shift=start)
 
 
 def test_a_masked_tail_counts_by_hand(monkeypatch):
     # 2 programs × 64 floats from offset 0, n = 100: program 0 reads floats 0–63 (2 warps × 4 sectors);
     # program 1 reads 64–99: warp 0 is floats 64–95 (4 sectors), warp 1 floats 96–99 (16 B, 1 sector)
     base = np.arange(128, dtype=np.int64).reshape(2, 64)
-    monkeypatch.setattr(memory, "_count", lambda *a: 1 / 0)  # the fast path, not the reference one
-    _, counts = run("load", np.zeros(100, np.float32), base, base < 100, Lineage(base), 0, programs=2)
+    monkeypatch.setattr(memory, "check", lambda *a: 1 / 0)  # the rows' check, not the lanes'
+    _, counts = run("load", np.zeros(100, np.float32), base, base < 100, base, 0, programs=2)
     assert (counts["loads"], counts["load_requests"], counts["load_sectors"], counts["load_bytes"]) == (
         2, 4, 13, 400)
 
 
 def test_an_unmasked_lane_outside_the_array_is_still_an_error():
     base = np.arange(64, dtype=np.int64)[None]
-    err, message = run("load", np.zeros(60, np.float32), base, base < 62, Lineage(base), 0)
+    err, message = run("load", np.zeros(60, np.float32), base, base < 62, base, 0)
     assert err == "error" and "[60]" in message and "lane 60" in message
 
 
@@ -93,4 +98,4 @@ def test_a_row_start_per_program_equals_the_reference(rows, lanes, size, dtype, 
     mask = {"prefix": np.broadcast_to(cols < rng.integers(0, lanes + 1), offs.shape) & (offs >= 0) & (offs < size),
             "random": rng.random(offs.shape) < 0.6, "none": np.ones(offs.shape, bool)}[kind]
     value = rng.integers(0, 100, offs.shape).astype(dtype)
-    assert_paths_agree(op, size, dtype, offs, mask, value, rows, Lineage(cols), shift, reference_shift=0)
+    assert_paths_agree(op, size, dtype, offs, mask, value, rows, cols, shift, reference_shift=0)

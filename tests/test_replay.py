@@ -392,9 +392,7 @@ GALLERY_TRITON = [ROOT / "gallery" / "triton_notes" / "01_gelu.py", ROOT / "gall
                   "06_flash_attention.py", ROOT / "gallery" / "lecture10" / "06_triton_style.py"]
 RUN_CHECKED = """
 import runpy, sys
-from kernellab.triton import replay
-from tests.reference import fresh_module
-from tests.reference import fresh_module
+from kernellab.triton.replay import cache as replay
 runpy.run_path(sys.argv[1], run_name="__main__")
 print("replays checked:", replay.CHECKED[0])
 """

@@ -1,8 +1,8 @@
-"""Two-dimensional tiles stored as lines (kernellab.triton.executor.tiles) give exactly the reference path's numbers.
+"""Two-dimensional tiles kept as lines (kernellab.triton.executor.view) give exactly the reference path's numbers.
 
 Three layers, each against the one it replaces: ``layout.line_runs`` against ``layout.lanes`` (the runs
 hold exactly the lanes' elements); the tile form of ``count_planned`` against the lanes' addresses
-counted one by one (``Geometry.closed`` off) on random tiles — random and transposed strides,
+counted one by one (``closed=False``) on random tiles — random and transposed strides,
 masked edges, prime sizes, blocks one element off a power of two, int64 offsets past 2^32; and whole
 kernels (the grouped matmul, FlashAttention, a transposed copy) with the tile path on and off: the
 same values, counts, DRAM sectors and errors.
@@ -15,8 +15,8 @@ import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import OutOfBoundsError
 from kernellab.triton.compiler import layout
-from kernellab.triton.executor import tiles
-from kernellab.triton.executor.counts import Geometry, Touched, count_planned
+from kernellab.triton.executor import view as V
+from kernellab.triton.executor.counts import Touched, count_planned
 from kernellab.triton.executor.numerics import _widen
 from kernellab.triton.executor.policy import Policy, using
 from tests import triton_kernels as K
@@ -80,17 +80,24 @@ def test_line_runs_by_hand():
 
 
 # --- the tile form of count_planned against the lanes' addresses -------------------------------------
-def reference(g, p, store):
-    return count_planned(g._replace(closed=False), p, store)
-
-
-def explicit(g):
-    """The same access with every offset built by broadcasting (not through Geometry.offsets)."""
-    axis, s, shape = g.tile
+def built(axis, s, shape):
+    """The offsets of a tile of lines from ``s`` built by broadcasting, ``(rows, *shape)``."""
     i = np.arange(shape[0])[:, None]
     j = np.arange(shape[1])[None, :]
-    offs = s[:, i + 0 * j] + j if axis == 1 else s[:, j + 0 * i] + i
-    return g._replace(tile=None, offs=offs.reshape(g.rows, -1))
+    return s[:, i + 0 * j] + j if axis == 1 else s[:, j + 0 * i] + i
+
+
+def tile_view(axis, s, shape, mask=None):
+    """A view whose base is known as the lines from ``s`` (its offsets built only if asked for)."""
+    lines = V.Lines(axis, s, shape[axis], int(s.min()), int(s.max()))
+    base = V.Base(make=lambda: built(axis, s, shape), rows=s.shape[0], shape=shape, lines=lines)
+    return V.View(base, 0, None if mask is None else mask.reshape(s.shape[0], *shape))
+
+
+def reference(view, width, copies, p, store):
+    """The lanes' addresses counted one by one: the view as built offsets, no closed form."""
+    offs, mask = view.lanes()
+    return count_planned(V.View.of(offs, mask), width, copies, p, store, closed=False)
 
 
 def random_lines(rng, rows, n_lines, vec, big):
@@ -137,11 +144,12 @@ def test_tile_counts_equal_the_lanes_addresses(seed):
             n_lines = p.shape[1 - axis]
             s = random_lines(rng, rows, n_lines, vec, big=rng.random() < 0.3).astype(np.int64)
             s = np.broadcast_to(s, (rows, n_lines)).copy()
-            g = Geometry(rows, int(rng.integers(1, 3)), p.shape[0] * p.shape[1], width,
-                         mask=random_mask(rng, rows, p.shape), tile=(axis, s, p.shape))
+            mask = random_mask(rng, rows, p.shape)
+            view, copies = tile_view(axis, s, p.shape, mask), int(rng.integers(1, 3))
             for store in (False, True):
-                got = count_planned(g, p, store)
-                assert got == reference(g, p, store) == reference(explicit(g), p, store), (p, axis, g.mask is None)
+                got = count_planned(view, width, copies, p, store)
+                assert got == count_planned(view, width, copies, p, store, closed=False) == reference(
+                    view, width, copies, p, store), (p, axis, mask is None)
                 closed += layout.line_runs(p, axis) is not None
     assert closed > 50
 
@@ -152,13 +160,13 @@ def test_tile_counts_by_hand():
     # 512 distinct bytes an instruction: 16 ideal sectors
     p = layout.Plan((64, 32), (1, 8), (8, 4), (4, 1), (1, 0), 8, 8)
     s = (np.arange(64) * 1024)[None]
-    assert count_planned(Geometry(1, 1, 2048, 2, tile=(1, s, (64, 32))), p, False) == (8, 8, 8 * 16, 8 * 8, 8 * 16)
+    assert count_planned(tile_view(1, s, (64, 32)), 2, 1, p, False) == (8, 8, 8 * 16, 8 * 8, 8 * 16)
     # shifted by 16 elements (32 bytes): still 2 sectors a row; by 8 (16 bytes): 3 sectors a row
-    assert count_planned(Geometry(1, 1, 2048, 2, tile=(1, s + 16, (64, 32))), p, False)[2] == 8 * 16
-    assert count_planned(Geometry(1, 1, 2048, 2, tile=(1, s + 8, (64, 32))), p, False)[2] == 8 * 24
+    assert count_planned(tile_view(1, s + 16, (64, 32)), 2, 1, p, False)[2] == 8 * 16
+    assert count_planned(tile_view(1, s + 8, (64, 32)), 2, 1, p, False)[2] == 8 * 24
     # rows 32 elements apart (the tile is one run of 4 KB): 4 sectors per 2 rows, 1 line per 2 rows
     s = (np.arange(64) * 32)[None]
-    assert count_planned(Geometry(1, 1, 2048, 2, tile=(1, s, (64, 32))), p, False) == (8, 8, 8 * 16, 8 * 4, 8 * 16)
+    assert count_planned(tile_view(1, s, (64, 32)), 2, 1, p, False) == (8, 8, 8 * 16, 8 * 4, 8 * 16)
 
 
 def test_mark_lines_equals_mark():
@@ -344,13 +352,13 @@ def test_lines_of_an_outer_sum_equal_the_lines_of_the_sum(seed):
         if big:
             col = col + (2**31 - 60)
         col, row = col.astype(np.int32), row.astype(np.int32)
-        known, lines = tiles.lines_of_outer(row, col, T.int32)  # either order
+        known, lines = V.lines_of_outer(row, col, T.int32)  # either order
         with np.errstate(over="ignore"):
             built = (col + row).astype(np.int64)
         if not known:
             assert big
             continue
-        ref = tiles.lines_of(np.broadcast_to(built, (max(r0, r1), d0, d1)))
+        ref = V.lines_of(np.broadcast_to(built, (max(r0, r1), d0, d1)))
         assert (lines is None) == (ref is None)
         if lines is not None:
             assert (lines.axis, lines.n, lines.lo, lines.hi) == (ref.axis, ref.n, ref.lo, ref.hi)

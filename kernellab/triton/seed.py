@@ -90,14 +90,14 @@ class SeedLanguage:
         flat = self._flat(array, "load")
         offs = np.asarray(offsets, dtype=np.int64)
         m = None if mask is None else np.asarray(mask, dtype=bool)[None]
-        return memory.load(self._prog, flat, offs[None], m, other)[0]
+        return memory.load(self._prog, flat, memory.lanes_view(offs[None], m), other)[0]
 
     def store(self, array: np.ndarray, offsets, value, mask=None) -> None:
         """Write ``value`` (cast to the array's dtype) to ``array.flat[offsets]`` where ``mask`` holds."""
         flat = self._flat(array, "store")
         offs = np.asarray(offsets, dtype=np.int64)
         m = None if mask is None else np.asarray(mask, dtype=bool)[None]
-        memory.store(self._prog, flat, offs[None], np.asarray(value)[None], m)
+        memory.store(self._prog, flat, memory.lanes_view(offs[None], m), np.asarray(value)[None])
 
     def dot(self, a: np.ndarray, b: np.ndarray, acc=None) -> np.ndarray:
         """``acc + a @ b`` with fp32 accumulation (fp16 inputs are exact in fp32); counts 2·M·N·K FLOPs."""
@@ -145,7 +145,7 @@ class SeedBatchLanguage(SeedLanguage):
             raise NotBatchable("a per-program `other`")
         offs, m = self._rows(offsets, np.int64), None if mask is None else self._rows(mask, bool)
         self._loaded.setdefault(memory.address(flat), []).append((offs, m))
-        return PerProgram(memory.load(self._prog, flat, offs, m, other))
+        return PerProgram(memory.load(self._prog, flat, memory.lanes_view(offs, m), other))
 
     def store(self, array: np.ndarray, offsets, value, mask=None) -> None:
         flat = self._flat(array, "store")
@@ -156,7 +156,7 @@ class SeedBatchLanguage(SeedLanguage):
         if key in self._loaded and self._read_by_later_program(flat.size, self._loaded[key], offs, m):
             raise NotBatchable("a store to an element a later program read")  # it should have read this
         self._stored.add(key)
-        memory.store(self._prog, flat, offs, self._rows(value), m)
+        memory.store(self._prog, flat, memory.lanes_view(offs, m), self._rows(value))
 
     def _read_by_later_program(self, size: int, loads: list, offs: np.ndarray, mask) -> bool:
         """Whether some program stores to an element that a program after it in launch order loaded."""

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
-from typing import NamedTuple
 
 import numpy as np
 
@@ -40,6 +39,7 @@ from ...access import (
 )
 from ...counters import LoadStoreTotals
 from ..compiler import layout
+from .view import Base, View
 
 
 @dataclass(frozen=True)
@@ -179,133 +179,102 @@ def count_access(addresses: np.ndarray, active: np.ndarray | None, width: int, i
     return requests(acc), sectors(acc), bytes_requested(acc), lines(acc)
 
 
-class Geometry(NamedTuple):
-    """The element offsets of one access of a step, as the memory layer knows them.
-
-    ``rows`` programs' blocks of ``lanes`` elements of ``width`` bytes, each run by ``copies`` programs
-    alike. Either every row is consecutive (``starts``: each row's first offset), its active lanes a
-    prefix (``active``: how many) or given by ``mask``; or each row is a 2-D tile stored as lines
-    (``tile``: ``(axis, line starts, shape)``: element ``(i, j)`` of row ``r`` is at ``line_starts[r, j] + i``
-    when ``axis`` is 0, ``line_starts[r, i] + j`` when 1); or ``offs`` gives every offset. ``mask`` is bool
-    ``(rows, lanes)`` or None (all active).
-    """
-
-    rows: int
-    copies: int
-    lanes: int
-    width: int
-    starts: np.ndarray | None = None
-    active: np.ndarray | None = None
-    offs: np.ndarray | None = None
-    mask: np.ndarray | None = None
-    # where counts of unmasked ``offs`` may be kept and found again, and under what key: offsets that
-    # differ by a shift of whole 128-byte lines count alike (a pointer lineage's ``counted``)
-    cache: dict | None = None
-    key: tuple | None = None
-    # the rows are one run of elements: row ``r`` starts at ``starts[0] + r·lanes`` and every row but the
-    # last has all its lanes active (``active[-1]``: the last row's; ``active`` None: all of them)
-    run: bool = False
-    tile: tuple | None = None  # (axis, line starts, block shape): see above
-    closed: bool = True  # counted by the closed forms where they apply (False: every lane's address, the reference)
-
-    def last_active(self) -> int:
-        """The last row's active lanes."""
-        a = self.active
-        if a is None:
-            return self.lanes
-        return int(a[-1] if a.__class__ is np.ndarray and a.ndim == 1 else np.asarray(a).reshape(-1)[-1])
-
-    def active_elements(self) -> int:
-        """Elements the active lanes move, over the rows (one copy)."""
-        if self.run:
-            return (self.rows - 1) * self.lanes + self.last_active()
-        if self.mask is not None:
-            return int(np.count_nonzero(self.mask))
-        if self.active is not None:
-            return int(np.broadcast_to(np.asarray(self.active, np.int64).reshape(-1), (self.rows,)).sum())
-        return self.rows * self.lanes
-
-    def offsets(self) -> tuple[np.ndarray, np.ndarray | None]:
-        """``(offs, mask)``, ``(rows, lanes)``: built from the starts when the rows are consecutive."""
-        if self.offs is not None:
-            return self.offs.reshape(self.rows, self.lanes), None if self.mask is None else self.mask.reshape(self.rows, self.lanes)
-        if self.tile is not None:
-            axis, line_starts, shape = self.tile
-            pos = np.arange(shape[axis], dtype=np.int64)
-            offs = line_starts[:, None, :] + pos[None, :, None] if axis == 0 else line_starts[:, :, None] + pos
-            offs = np.broadcast_to(offs, (self.rows, *shape)).reshape(self.rows, self.lanes)
-            return offs, None if self.mask is None else self.mask.reshape(self.rows, self.lanes)
-        lane = np.arange(self.lanes, dtype=np.int64)
-        offs = np.asarray(self.starts, np.int64).reshape(-1, 1) + lane
-        mask = self.mask
-        if mask is None and self.active is not None:
-            mask = lane < np.asarray(self.active, np.int64).reshape(-1, 1)
-        return np.broadcast_to(offs, (self.rows, self.lanes)), None if mask is None else mask.reshape(self.rows, self.lanes)
-
-
-def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, int, int, int]:
-    """Warp instructions, requests, sectors, lines and ideal sectors of an access under its layout ``p``.
+def count_planned(view: View, width: int, copies: int, p: layout.Plan, store: bool, closed: bool = True,
+                  runs: bool = True) -> tuple[int, int, int, int, int]:
+    """Warp instructions, requests, sectors, lines and ideal sectors of an access of ``view``'s offsets, elements of
+    ``width`` bytes, each row run by ``copies`` programs alike, under its layout ``p``.
 
     The reference: each warp instruction's lanes start at the elements :func:`kernellab.triton.compiler.layout.lanes`
     gives; a lane moves ``vec`` consecutive elements, one ``vec × width``-byte access at the address of
-    the first; a lane is active where the mask keeps it (and, for a store, where it owns its elements).
-    Those addresses go to :func:`kernellab.access` (``count_access``). When the layout cuts the block
-    row-major into runs of ``32 × vec`` elements (``p.chunked``) and the rows are consecutive, the same
-    numbers follow in closed form from each row's start (``prefix_counts``, ``affine_counts``), each
-    lane's ``vec`` elements counted as one element ``vec`` times wider. Instructions count whether or
-    not their lanes are masked off; requests, as Nsight Compute counts them, only those with an active lane.
-    Ideal sectors are :func:`kernellab.access.ideal_sectors` of those requests: a request of ``n`` active
-    lanes at distinct addresses (every layout with a non-zero step) ideally takes ``⌈n × vec × width / 32⌉``
-    sectors (``prefix_ideal``, ``affine_ideal``).
+    the first; a lane is active where the view keeps it (and, for a store, where it owns its elements).
+    Those addresses (:meth:`View.lanes <kernellab.triton.executor.view.View.lanes>`) go to :func:`kernellab.access`
+    (``count_access``). ``closed``: the same numbers from the view's structure where it has one — rows of
+    consecutive offsets from each row's start (``prefix_counts``, ``affine_counts``, each lane's ``vec`` elements
+    counted as one element ``vec`` times wider, when the layout cuts the block row-major into runs of
+    ``32 × vec`` elements, ``p.chunked``), a tile of lines from the lines' starts (:func:`_tile_counts`), and an
+    unmasked view counted before at the same place within a 128-byte line (:meth:`View.memo
+    <kernellab.triton.executor.view.View.memo>`). Instructions count whether or not their lanes are masked off;
+    requests, as Nsight Compute counts them, only those with an active lane. Ideal sectors are
+    :func:`kernellab.access.ideal_sectors` of those requests: a request of ``n`` active lanes at distinct
+    addresses (every layout with a non-zero step) ideally takes ``⌈n × vec × width / 32⌉`` sectors
+    (``prefix_ideal``, ``affine_ideal``).
 
     Examples
     --------
     >>> from kernellab.triton.compiler import axis
+    >>> from kernellab.triton.executor.view import Base, View
     >>> ptr = axis.add(axis.splat(axis.argument(16), (1024,)), axis.arange(0, 1024), (1024,), elem_bytes=4)
     >>> p = layout.plan(ptr, None, (1024,), 4, 4)                 # 2 × ld.global.v4 per thread, 4 warps
-    >>> count_planned(Geometry(1, 1, 1024, 4, starts=np.array([0])), p, False)   # 8 × 512 bytes: 16 sectors each
+    >>> count_planned(View(Base.consecutive(0, (1024,))), 4, 1, p, False)   # 8 × 512 bytes: 16 sectors each
     (8, 8, 128, 32, 128)
-    >>> g = Geometry(1, 1, 1024, 4, offs=np.arange(1024)[None])   # the same lanes, built: the same numbers
-    >>> count_planned(g, p._replace(warps_per_cta=p.warps_per_cta), False)
+    >>> count_planned(View(Base.consecutive(0, (1024,))), 4, 1, p, False, closed=False)   # every lane's address
     (8, 8, 128, 32, 128)
     """
-    v, w = p.vec, g.width
-    instructions = p.instructions * g.rows * g.copies
-    if g.closed and g.run and g.mask is None and LINE_BYTES % w == 0 and (g.rows == 1 or g.lanes * w % LINE_BYTES == 0):
-        # one run of whole rows, each starting at the same byte of a 128-byte line (the first's), then a
-        # prefix: (rows − 1) full rows alike and the last; a row's counts are those of the same row
-        # moved by whole lines (requests, sectors and lines are all cut at multiples of 128 bytes; ideal
-        # sectors do not depend on where the row starts)
-        s = g.starts
-        at = int(s[0] if s.__class__ is np.ndarray and s.ndim == 1 else np.asarray(s).reshape(-1)[0]) * w % LINE_BYTES // w
-        req, sec, lin, ideal = _run_row(p, at, g.lanes, g.last_active(), w, store)
-        if g.rows > 1:
-            f_req, f_sec, f_lin, f_ideal = _run_row(p, at, g.lanes, g.lanes, w, store)
-            r = g.rows - 1
-            req, sec, lin, ideal = req + f_req * r, sec + f_sec * r, lin + f_lin * r, ideal + f_ideal * r
-        c = g.copies
-        return instructions, req * c, sec * c, lin * c, ideal * c
-    starts = None if g.starts is None else np.asarray(g.starts, np.int64).reshape(-1)
-    if g.closed and starts is not None and p.chunked and not (starts % v).any():
-        lanes_v = g.lanes // v
-        if g.mask is None:
-            k = np.full(starts.size, lanes_v, np.int64) if g.active is None else -(-np.asarray(g.active, np.int64) // v)
-            req, sec, lin, _ = prefix_counts(starts * w, k, v * w)
-            ideal = prefix_ideal(np.broadcast_to(k, starts.shape), v * w)
-        else:
-            m = np.asarray(g.mask).reshape(g.rows, lanes_v, v)[:, :, 0].reshape(-1, WARP_SIZE)
-            first = np.add.outer(starts, np.arange(lanes_v // WARP_SIZE, dtype=np.int64) * (WARP_SIZE * v)).ravel() * w
-            stride = np.full(first.size, v * w, np.int64)
-            req, sec, lin, _ = affine_counts(first, stride, m, v * w)
-            ideal = affine_ideal(stride, m, v * w)
-    elif g.closed and starts is not None and (aff := layout.affine(p)) is not None:
-        bases, step = aff  # lane l of instruction i: element starts[r] + bases[i] + l·step of row r
-        if g.mask is not None:
-            req, sec, lin, ideal = _affine_rows(bases, step, starts, np.asarray(g.mask).reshape(g.rows, g.lanes), w, v)
-        else:  # rows alike up to whole 128-byte lines count alike: one row per (start mod 128 B, active)
-            k = np.broadcast_to(np.asarray(g.lanes if g.active is None else g.active, np.int64).reshape(-1),
-                                (starts.size,))
-            key = starts * w % LINE_BYTES * (g.lanes + 1) + k
+    v, w = p.vec, width
+    rows, lanes = view.rows, view.numel
+    instructions = p.instructions * rows * copies
+    if closed:
+        got = _closed(view, w, p, store, rows, lanes, runs)
+        if got is not None:
+            req, sec, lin, ideal = got
+            return instructions, req * copies, sec * copies, lin * copies, ideal * copies
+    first, owner = layout.lanes(p)
+    offs, mask = view.lanes()
+    offs = offs.reshape(rows, lanes)
+    idx = first.reshape(-1)
+    addr = offs[:, idx] * w
+    active = None if mask is None else mask.reshape(rows, lanes)[:, idx]
+    if store and owner is not None:
+        own = np.broadcast_to(owner.reshape(-1), addr.shape)
+        active = own if active is None else active & own
+    req, sec, _, lin, ideal = count_access(addr, active, v * w, ideal=True)
+    if closed and (memo := view.memo(w)) is not None:
+        memo[0][memo[1], p, store] = req, sec, lin, ideal
+    return instructions, req * copies, sec * copies, lin * copies, ideal * copies
+
+
+def _closed(view: View, w: int, p: layout.Plan, store: bool, rows: int, lanes: int, runs: bool):
+    """:func:`count_planned`'s requests, sectors, lines and ideal sectors (one copy) from the view's structure, or
+    None where it has none that applies (``runs``: a run of rows counted from its first row, :func:`_run_row`)."""
+    v = p.vec
+    starts = view.starts()
+    if starts is not None:
+        k = view.prefix()
+        active = None if k is None or view.keep is None or (k == lanes).all() else k
+        if runs and k is not None and view.run() and LINE_BYTES % w == 0 and (rows == 1 or lanes * w % LINE_BYTES == 0):
+            # one run of whole rows, each starting at the same byte of a 128-byte line (the first's), then a
+            # prefix: (rows − 1) full rows alike and the last; a row's counts are those of the same row
+            # moved by whole lines (requests, sectors and lines are all cut at multiples of 128 bytes; ideal
+            # sectors do not depend on where the row starts)
+            at = int(starts[0]) * w % LINE_BYTES // w
+            req, sec, lin, ideal = _run_row(p, at, lanes, lanes if active is None else int(k[-1]), w, store)
+            if rows > 1:
+                f_req, f_sec, f_lin, f_ideal = _run_row(p, at, lanes, lanes, w, store)
+                r = rows - 1
+                req, sec, lin, ideal = req + f_req * r, sec + f_sec * r, lin + f_lin * r, ideal + f_ideal * r
+            return req, sec, lin, ideal
+        starts = np.asarray(starts, np.int64)
+        mask = None if k is not None else view.mask()
+        if p.chunked and not (starts % v).any():
+            lanes_v = lanes // v
+            if mask is None:
+                kv = np.full(starts.size, lanes_v, np.int64) if active is None else -(-np.asarray(active, np.int64) // v)
+                req, sec, lin, _ = prefix_counts(starts * w, kv, v * w)
+                ideal = prefix_ideal(np.broadcast_to(kv, starts.shape), v * w)
+            else:
+                m = np.asarray(mask).reshape(rows, lanes_v, v)[:, :, 0].reshape(-1, WARP_SIZE)
+                first = np.add.outer(starts, np.arange(lanes_v // WARP_SIZE, dtype=np.int64) * (WARP_SIZE * v)).ravel() * w
+                stride = np.full(first.size, v * w, np.int64)
+                req, sec, lin, _ = affine_counts(first, stride, m, v * w)
+                ideal = affine_ideal(stride, m, v * w)
+            return req, sec, lin, ideal
+        if (aff := layout.affine(p)) is not None:
+            bases, step = aff  # lane l of instruction i: element starts[r] + bases[i] + l·step of row r
+            if mask is not None:
+                return _affine_rows(bases, step, starts, np.asarray(mask).reshape(rows, lanes), w, v)
+            # rows alike up to whole 128-byte lines count alike: one row per (start mod 128 B, active)
+            k = np.broadcast_to(np.asarray(lanes if active is None else active, np.int64).reshape(-1), (starts.size,))
+            key = starts * w % LINE_BYTES * (lanes + 1) + k
             if key.size == 1 or (key[1:] == key[0]).all():
                 groups = [(0, key.size)]
             elif (key[1:-1] == key[0]).all():  # every row alike but the last (a masked tail)
@@ -316,53 +285,48 @@ def count_planned(g: Geometry, p: layout.Plan, store: bool) -> tuple[int, int, i
             req = sec = lin = ideal = 0
             for row, count in groups:
                 kr = int(k[row])
-                r, s_, li, i_ = _affine_row(p, int(starts[row]) * w % LINE_BYTES // w, None if kr == g.lanes else kr, w)
+                r, s_, li, i_ = _affine_row(p, int(starts[row]) * w % LINE_BYTES // w, None if kr == lanes else kr, w)
                 req, sec, lin, ideal = req + r * count, sec + s_ * count, lin + li * count, ideal + i_ * count
-    elif g.closed and g.cache is not None and (g.key, p, store) in g.cache:
-        req, sec, lin, ideal = g.cache[g.key, p, store]
-    elif g.closed and g.tile is not None and (runs := layout.line_runs(p, g.tile[0])) is not None and \
-            (counted := _tile_counts_seen(runs, g, p, store)) is not None:
-        req, sec, lin, ideal = counted
-        if g.cache is not None:
-            g.cache[g.key, p, store] = counted
-    else:
-        first, owner = layout.lanes(p)
-        offs, mask = g.offsets()
-        idx = first.reshape(-1)
-        addr = offs[:, idx] * w
-        active = None if mask is None else mask[:, idx]
-        if store and owner is not None:
-            own = np.broadcast_to(owner.reshape(-1), addr.shape)
-            active = own if active is None else active & own
-        req, sec, _, lin, ideal = count_access(addr, active, v * w, ideal=True)
-        if g.closed and g.cache is not None:
-            g.cache[g.key, p, store] = req, sec, lin, ideal
-    return instructions, req * g.copies, sec * g.copies, lin * g.copies, ideal * g.copies
+            return req, sec, lin, ideal
+    memo = view.memo(w)
+    if memo is not None and (memo[1], p, store) in memo[0]:
+        return memo[0][memo[1], p, store]
+    tile = view.lines()
+    if tile is not None and (runs := layout.line_runs(p, tile[0])) is not None:
+        counted = _tile_counts_seen(runs, tile, view, w, p, store)
+        if counted is not None:
+            if memo is not None:
+                memo[0][memo[1], p, store] = counted
+            return counted
+    return None
 
 
 _TILES_SEEN: dict = {}  # (plan, store, width, line starts up to whole 128-byte lines) → _tile_counts
 _TILES_SEEN_MAX, _TILES_SEEN_STARTS = 64, 1 << 14  # entries kept, and the most line starts one may hold
 
 
-def _tile_counts_seen(runs: layout.LineRuns, g: Geometry, p: layout.Plan, store: bool):
+def _tile_counts_seen(runs: layout.LineRuns, tile: tuple, view: View, w: int, p: layout.Plan, store: bool):
     """:func:`_tile_counts` of an unmasked tile, found again when a tile of the same plan has the same line
     starts up to a shift by whole 128-byte lines (a kernel launched again: its first launch's counts)."""
-    if g.mask is not None or g.tile[1].size > _TILES_SEEN_STARTS:
-        return _tile_counts(runs, g, p.vec)
-    s = np.broadcast_to(g.tile[1], (g.rows, g.tile[1].shape[1]))
-    per_line = LINE_BYTES // g.width
-    key = (p, store, g.width, s.shape, (s - int(s.min()) // per_line * per_line).tobytes())
+    mask = view.mask()
+    if mask is not None or tile[1].size > _TILES_SEEN_STARTS:
+        return _tile_counts(runs, tile, mask, view.rows, w, p.vec)
+    s = np.broadcast_to(tile[1], (view.rows, tile[1].shape[1]))
+    per_line = LINE_BYTES // w
+    key = (p, store, w, s.shape, (s - int(s.min()) // per_line * per_line).tobytes())
     got = _TILES_SEEN.get(key)
     if got is None:
-        got = _tile_counts(runs, g, p.vec)
+        got = _tile_counts(runs, tile, None, view.rows, w, p.vec)
         if len(_TILES_SEEN) >= _TILES_SEEN_MAX:
             _TILES_SEEN.clear()
         _TILES_SEEN[key] = got
     return got
 
 
-def _tile_counts(runs: layout.LineRuns, g: Geometry, v: int) -> tuple[int, int, int, int] | None:
-    """Requests, sectors, lines and ideal sectors of a tile stored as lines (``g.tile``), from the lines' starts.
+def _tile_counts(runs: layout.LineRuns, tile: tuple, mask, rows: int, w: int, v: int) -> tuple[int, int, int, int] | None:
+    """Requests, sectors, lines and ideal sectors of a tile stored as lines (``tile``: ``(axis, line starts, n)``,
+    :meth:`View.lines <kernellab.triton.executor.view.View.lines>`; ``mask``: bool ``(rows, lanes)`` or None),
+    from the lines' starts.
 
     Instruction ``i`` of row ``r`` moves, on each of its lines ``g``, the lanes ``k`` of a run
     (:func:`~kernellab.triton.compiler.layout.line_runs`): their addresses are ``(S + first + k·vec)·w`` with ``S``
@@ -375,18 +339,17 @@ def _tile_counts(runs: layout.LineRuns, g: Geometry, v: int) -> tuple[int, int, 
     None when a run's active lanes have a gap or a line does not start at a multiple of ``vec`` (the
     caller then counts the lanes' addresses).
     """
-    axis, line_starts, _shape = g.tile
-    w = g.width
-    S = np.broadcast_to(line_starts, (g.rows, line_starts.shape[1]))[:, runs.line] + runs.first  # (rows, I, G)
+    _axis, line_starts, _n = tile
+    S = np.broadcast_to(line_starts, (rows, line_starts.shape[1]))[:, runs.line] + runs.first  # (rows, I, G)
     if v > 1 and (S % v).any():
         return None
     K = runs.K
-    if g.mask is None:
+    if mask is None:
         lo, hi = S, S + (K - 1) * v
         live = None
-        req = g.rows * runs.line.shape[0]
+        req = rows * runs.line.shape[0]
     else:
-        act = np.asarray(g.mask).reshape(g.rows, -1)[:, runs.members]  # (rows, I, G, K)
+        act = np.asarray(mask).reshape(rows, -1)[:, runs.members]  # (rows, I, G, K)
         n = act.sum(axis=3)
         k0 = np.argmax(act, axis=3)
         k1 = K - 1 - np.argmax(act[..., ::-1], axis=3)
@@ -427,8 +390,8 @@ def _run_row(p: layout.Plan, at: int, lanes: int, k: int, w: int, store: bool) -
     """Requests, sectors, lines and ideal sectors of one row of ``lanes`` consecutive elements from element ``at``
     (within one 128-byte line), its first ``k`` lanes active, under plan ``p``: :func:`count_planned`
     of that row, once per (plan, start within a line, active lanes) over every launch."""
-    g = Geometry(1, 1, lanes, w, starts=np.array([at], np.int64), active=None if k == lanes else np.array([k], np.int64))
-    return count_planned(g, p, store)[1:]
+    view = View(Base.consecutive(at, (lanes,)), 0, None if k == lanes else np.array([k], np.int64))
+    return count_planned(view, w, 1, p, store, runs=False)[1:]
 
 
 @lru_cache(maxsize=4096)
@@ -606,30 +569,34 @@ class Tally:
             counts = self._updates[key] = np.zeros(max(flat.size, 1), np.int64)
         np.add.at(counts, np.asarray(offs, np.int64).reshape(-1), copies)
 
-    def planned(self, kind: str, g: Geometry, ptr, mask, shape: tuple, num_warps: int, wanted: dict):
-        """Record one ``tl.load``/``tl.store`` of a ``@triton.jit`` kernel, counted under the layout
-        Triton's coalescing pass gives it (:func:`kernellab.triton.compiler.layout.plan`).
+    def planned(self, kind: str, view: View, width: int, copies: int, how: tuple, num_warps: int, wanted: dict,
+                closed: bool = True):
+        """Record one ``tl.load``/``tl.store`` of a ``@triton.jit`` kernel: the offsets and kept lanes of ``view``,
+        elements of ``width`` bytes, each row run by ``copies`` programs alike, counted under the layout Triton's
+        coalescing pass gives it (:func:`kernellab.triton.compiler.layout.plan`; ``closed``: see
+        :func:`count_planned`).
 
-        ``ptr`` and ``mask`` are the axis facts of the pointer block and the mask (None: no mask).
-        ``wanted`` is the launch's ``(shape, order) → the most elements per thread an access of that
+        ``how`` is ``(pointer facts, mask facts or None, block shape)``, the axis facts of the pointer block and
+        the mask. ``wanted`` is the launch's ``(shape, order) → the most elements per thread an access of that
         shape and order asks for`` (shared by every tally of the launch, line rows included). A store is
         counted now; a load takes the largest width in ``wanted`` for its shape and order, so it is
         counted when its tally is merged or read (``_settle``), once the kernel's accesses have run.
         """
-        order, own = layout.own_width(ptr, shape, g.width)
+        ptr, mask, shape = how
+        order, own = layout.own_width(ptr, shape, width)
         key = (shape, order)
         if own > wanted.get(key, 0):
             wanted[key] = own
         n = self.n
-        n[kind + "s"] += g.rows * g.copies
-        n[kind + "_bytes"] += g.active_elements() * g.width * g.copies
+        n[kind + "s"] += view.rows * copies
+        n[kind + "_bytes"] += view.kept() * width * copies
         if kind == "store" or not shape:
-            self._count_planned(kind, g, layout.plan(ptr, mask, shape, g.width, num_warps))
+            self._count_planned(kind, view, width, copies, closed, layout.plan(ptr, mask, shape, width, num_warps))
         else:
-            self._planned.append((g, ptr, mask, shape, num_warps, wanted, key))
+            self._planned.append((view, width, copies, closed, how, num_warps, wanted, key))
 
-    def _count_planned(self, kind: str, g: Geometry, p):
-        ins, req, sec, lin, ideal = count_planned(g, p, kind == "store")
+    def _count_planned(self, kind: str, view: View, width: int, copies: int, closed: bool, p):
+        ins, req, sec, lin, ideal = count_planned(view, width, copies, p, kind == "store", closed)
         n = self.n
         n[kind + "_ideal_sectors"] += ideal
         n[kind + "_instructions"] += ins
@@ -698,8 +665,9 @@ class Tally:
     def _settle(self):
         """Count the loads recorded by :meth:`planned`, each under its final layout, and the shared-memory
         traffic of the conversions and reductions recorded by :meth:`converted` and :meth:`reduced`."""
-        for g, ptr, mask, shape, num_warps, wanted, key in self._planned:
-            self._count_planned("load", g, layout.plan(ptr, mask, shape, g.width, num_warps, wanted[key]))
+        for view, width, copies, closed, (ptr, mask, shape), num_warps, wanted, key in self._planned:
+            self._count_planned("load", view, width, copies, closed,
+                                layout.plan(ptr, mask, shape, width, num_warps, wanted[key]))
         self._planned.clear()
         if self._moves:
             n = self.n

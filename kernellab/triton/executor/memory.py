@@ -1,40 +1,30 @@
-"""Loads and stores of blocks of element offsets into flat arrays: bounds, masks, and counting.
+"""Loads and stores of blocks of element offsets into flat arrays: bounds, masks, counting and moving.
 
 Both front ends come here: the lecture form's ``tl.load(array, offsets, mask)`` and the real syntax's
-``tl.load(ptr + offsets, mask)``. Offsets carry a leading axis over the programs of the step (length 1
-when every program uses the same offsets). Masked-off lanes read nothing, write nothing and count
-nothing; an unmasked lane outside its array raises :class:`~kernellab.OutOfBoundsError`.
-Every array is taken to start 256-byte aligned, as ``cudaMalloc`` and PyTorch's allocator give.
-
-Reading order: ``_check`` and ``_count`` are the reference path (every lane's offset and
-address); :func:`load` and :func:`store` take it unless one of two optimisations applies, each giving
-the same values, counts and errors with less work — a pointer *lineage* (offsets shared up to a shift,
-``_check_and_count``), and *rows* of consecutive offsets under a prefix mask (:func:`load_rows`,
-:func:`store_rows`, reached from ``tl.load``/``tl.store`` when the offsets kept their structure). Stores
-go through :meth:`Program.write <kernellab.triton.executor.program.Program.write>`, which applies them at once
-or, in a vectorised step, when the step ends.
+``tl.load(ptr + offsets, mask)``. An access is a :class:`~kernellab.triton.executor.view.View` (the
+offsets of a block for every program of the step, and the lanes its mask keeps) and takes one route:
+:func:`load` and :func:`store` check its bounds (an unmasked lane outside its array raises
+:class:`~kernellab.OutOfBoundsError` naming the first program and lane; masked-off lanes read nothing, write
+nothing and count nothing), record it for counting (:mod:`kernellab.triton.executor.counts`), record the
+DRAM sectors it touches, and move the data. Each of these steps asks the view for its cheapest exact form
+and falls back on its lanes (:meth:`~kernellab.triton.executor.view.View.lanes`), the reference: rows of
+consecutive offsets move as slices or strided views, a two-dimensional tile of lines of consecutive elements
+through a window of its array, anything else as a gather or a scatter. Stores go through
+:meth:`Program.write <kernellab.triton.executor.program.Program.write>`, which applies them at once or, in a
+vectorised step, when the step ends. Every array is taken to start 256-byte aligned, as ``cudaMalloc`` and
+PyTorch's allocator give.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 from ... import cvt
-from ...access import (
-    LINE_BYTES,
-    WARP_SIZE,
-    _row_counts,
-    affine_counts,
-    affine_ideal,
-    prefix_counts,
-    prefix_ideal,
-)
 from ...errors import LaunchError, OutOfBoundsError, fmt_dim3
 from ...i18n import _
-from .counts import Geometry, count_access
+from .numerics import _widen
 from .program import Program
+from .view import View
 
 
 def flat_view(array: np.ndarray, what: str = "array") -> np.ndarray:
@@ -69,8 +59,9 @@ def address(array: np.ndarray) -> int:
     return array.__array_interface__["data"][0]
 
 
-def _check(prog: Program, op: str, flat: np.ndarray, offs: np.ndarray, mask):
-    """Raise OutOfBoundsError for the first program and lane with an unmasked offset outside ``flat``."""
+def check(prog: Program, op: str, flat: np.ndarray, offs: np.ndarray, mask):
+    """Raise OutOfBoundsError for the first program and lane with an unmasked offset outside ``flat`` (``offs``
+    int64 ``(rows, *block)``, ``mask`` bool of the same shape or None): the reference bounds check."""
     size = flat.size
     if mask is None:
         if offs.size == 0 or (offs.min() >= 0 and offs.max() < size):
@@ -92,199 +83,349 @@ def _check(prog: Program, op: str, flat: np.ndarray, offs: np.ndarray, mask):
     )
 
 
-def _prepare(offs: np.ndarray, mask):
-    """Broadcast offsets and mask to one shape; drop a mask that is all true."""
-    if mask is None:
-        return offs, None
-    mask = np.asarray(mask, dtype=bool)
-    if mask.shape != offs.shape:
-        shape = np.broadcast_shapes(offs.shape, mask.shape)
-        offs = np.broadcast_to(offs, shape)
-        mask = np.broadcast_to(mask, shape)
-    if mask.all():
-        return offs, None
-    return offs, mask
 
-
-def _count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarray, mask):
-    """Count an access through :mod:`kernellab.access` (the reference path: every lane's address)."""
-    rows = offs.shape[0]
-    addr = offs.reshape(rows, -1) * flat.itemsize
-    active = None if mask is None else mask.reshape(rows, -1)
-    copies = prog.P if rows == 1 else 1  # one row shared by every program of the step
-    prog.tally.access(kind, addr, active, flat.itemsize, copies)
-
-
-class LineageCounts(NamedTuple):
-    """One unmasked access of a pointer lineage, counted once: its offsets' extremes and its counts."""
-
-    lo: int  # smallest offset of the lineage (shift 0)
-    hi: int  # largest offset
-    requests: int
-    sectors: int
-    bytes: int
-    lines: int
-    ideal: int  # ideal sectors (kernellab.access.ideal_sectors)
-
-
-def _check_and_count(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarray, mask, lineage, shift: int):
-    """Bounds-check and count an access.
-
-    The reference path checks every lane and counts every lane's address (:func:`_check`,
-    :func:`_count`). Two optimisations give the same numbers with less work when the pointer's
-    lineage says its offsets are ``lineage.data + shift`` (see :class:`~kernellab.triton.executor.tensor.Lineage`):
-
-    * consecutive offsets under a mask: each warp is affine (first element, stride one element), so
-      :func:`kernellab.access.affine_counts` counts it from its first address and its mask alone,
-      and the bounds need checking lane by lane only when the block reaches outside the array;
-    * no mask: the lineage's requests, sectors and lines are counted once per (width, shift mod 128
-      bytes, shape) and reused, its extremes shifting with it.
-    """
-    if not prog.policy.closed_forms:  # the reference: every lane checked, every lane's address counted
-        _check(prog, kind, flat, offs, mask)
-        _count(prog, kind, flat, offs, mask)
-        return
-    if isinstance(shift, np.ndarray):  # one shift per program: each program's row may be consecutive
-        starts = _row_starts(offs, lineage, shift)
-        if starts is None:
-            _check(prog, kind, flat, offs, mask)
-            _count(prog, kind, flat, offs, mask)
-            return
-        lanes = offs.size // offs.shape[0]
-        outside = (starts < 0) | (starts + lanes > flat.size)  # rows reaching past an end of the array
-        if outside.any():
-            lane = np.arange(lanes)
-            rows = np.flatnonzero(outside)
-            bad = (lane < -starts[rows, None]) | (lane >= flat.size - starts[rows, None])
-            if mask is None or (bad & mask.reshape(offs.shape[0], lanes)[rows]).any():
-                _check(prog, kind, flat, offs, mask)  # raises, naming the first offending program and lane
-        _count_consecutive(prog, kind, flat.itemsize, offs.shape, starts, mask)
-        return
-    start = _contiguous_block(offs, lineage, shift)
-    if mask is not None and start is not None:
-        # only the lanes before the array's start or past its end can be out of bounds: look at those
-        inside = slice(max(-start, 0), max(flat.size - start, 0))
-        m = mask.reshape(-1)
-        if m[:inside.start].any() or m[inside.stop:].any():
-            _check(prog, kind, flat, offs, mask)  # raises, naming the first offending program and lane
-        lanes = offs.size // offs.shape[0]
-        _count_consecutive(prog, kind, flat.itemsize, offs.shape, start + np.arange(offs.shape[0]) * lanes, mask)
-        return
-    if lineage is None or mask is not None:
-        _check(prog, kind, flat, offs, mask)
-        _count(prog, kind, flat, offs, mask)
-        return
-    w = flat.itemsize
-    key = (w, shift * w % 128, offs.shape)  # lines stay put under shifts by whole 128-byte lines
-    st = lineage.counted.get(key)
-    if st is None:
-        rows = offs.shape[0]
-        c0 = lineage.start if offs.shape == lineage.shape else None
-        if c0 is not None and offs.size // rows % 32 == 0 and (c0 + shift) * w % 32 == 0:
-            # consecutive elements from a sector boundary, whole warps per program: every warp is the
-            # first one moved by a multiple of 32 bytes, so it has the same requests and sectors
-            req, sec, nbytes, _lin, ideal = count_access((c0 + shift + np.arange(32, dtype=np.int64))[None] * w, None,
-                                                         w, ideal=True)
-            warps = offs.size // 32
-            first = (c0 + shift) * w + np.arange(warps, dtype=np.int64) * (32 * w)  # each warp's first byte
-            lin = int(((first + 32 * w - 1) // 128 - first // 128 + 1).sum())  # lines per warp vary when w < 4
-            req, sec, nbytes, ideal = req * warps, sec * warps, nbytes * warps, ideal * warps
-        else:
-            req, sec, nbytes, lin, ideal = count_access(offs.reshape(rows, -1) * w, None, w, ideal=True)
-        if c0 is not None:
-            lo, hi = c0, c0 + lineage.data.size - 1
-        else:
-            lo, hi = int(lineage.data.min()), int(lineage.data.max())
-        st = lineage.counted[key] = LineageCounts(lo, hi, req, sec, nbytes, lin, ideal)
-    if st.lo + shift < 0 or st.hi + shift >= flat.size:
-        _check(prog, kind, flat, offs, None)
-    copies = prog.P if offs.shape[0] == 1 else 1
-    prog.tally.counted(kind, offs.shape[0] * copies, st.requests * copies, st.sectors * copies, st.bytes * copies,
-                       st.lines * copies, offs.size // offs.shape[0], ideal=st.ideal * copies)
-
-
-def _check_planned(prog: Program, kind: str, flat: np.ndarray, offs: np.ndarray, mask, lineage, shift, how):
-    """Bounds-check an access and record it for counting under its layout (``how``: see :func:`load`).
-
-    The bounds are checked lane by lane (:func:`_check`) unless the pointers' lineage says where the
-    block lies: consecutive rows (only rows reaching past an end of the array are looked at), or an
-    unmasked lineage whose extremes, kept once per lineage, are inside the array.
-    """
-    rows = offs.shape[0]
-    lanes = offs.size // rows
-    copies = prog.P if rows == 1 else 1
-    ptr, mfacts, shape = how
-    starts = None
-    if isinstance(shift, np.ndarray):
-        starts = _row_starts(offs, lineage, shift)
-    else:
-        start = _contiguous_block(offs, lineage, shift)
-        if start is not None:
-            starts = start + np.arange(rows, dtype=np.int64) * lanes
-    if starts is not None:
-        outside = (starts < 0) | (starts + lanes > flat.size)  # rows reaching past an end of the array
-        if outside.any():
-            lane = np.arange(lanes)
-            bad_rows = np.flatnonzero(outside)
-            bad = (lane < -starts[bad_rows, None]) | (lane >= flat.size - starts[bad_rows, None])
-            if mask is None or (bad & np.broadcast_to(mask.reshape(-1, lanes), (rows, lanes))[bad_rows]).any():
-                _check(prog, kind, flat, offs, mask)  # raises, naming the first offending program and lane
-    elif mask is None and lineage is not None and not isinstance(shift, np.ndarray):
-        ext = lineage.counted.get("extremes")
-        if ext is None:
-            ext = lineage.counted["extremes"] = (int(lineage.data.min()), int(lineage.data.max()))
-        if ext[0] + shift < 0 or ext[1] + shift >= flat.size:
-            _check(prog, kind, flat, offs, None)
-    else:
-        _check(prog, kind, flat, offs, mask)
-    m = None if mask is None else mask.reshape(rows, lanes)
-    closed = prog.policy.closed_forms
-    if starts is not None:
-        g = Geometry(rows, copies, lanes, flat.itemsize, starts=starts, mask=m, closed=closed)
-    elif m is None and lineage is not None and not isinstance(shift, np.ndarray):
-        w = flat.itemsize  # an unmasked lineage: counted once per shift within a 128-byte line
-        g = Geometry(rows, copies, lanes, w, offs=offs.reshape(rows, lanes), cache=lineage.counted,
-                     key=("planned", shift * w % LINE_BYTES, offs.shape), closed=closed)
-    else:
-        g = Geometry(rows, copies, lanes, flat.itemsize, offs=offs.reshape(rows, lanes), mask=m, closed=closed)
-    prog.tally.planned(kind, g, ptr, mfacts, shape, prog.num_warps, prog.wanted)
-
-
-def _count_consecutive(prog: Program, kind: str, width: int, shape: tuple, starts: np.ndarray, mask):
-    """Count an access whose program row ``p`` reads the consecutive offsets ``starts[p], starts[p]+1, …``.
-
-    Each program's lanes fill whole warps (the last one padded with inactive lanes, as
-    :func:`~kernellab.triton.executor.counts.count_access` pads them); warp ``w`` of row ``p`` starts at
-    offset ``starts[p] + 32·w`` and steps one element per lane. ``mask`` None: every lane is active.
-    """
-    rows = shape[0]
-    lanes = int(np.prod(shape[1:], dtype=np.int64))
-    warps = -(-lanes // WARP_SIZE)
-    active = None
+def lanes_view(offs: np.ndarray, mask=None) -> View:
+    """The view of built offsets and mask (the lecture form's ``tl.load(array, offsets, mask)``): broadcast to
+    one shape, a mask that keeps every lane dropped; no structure looked for."""
+    offs = np.asarray(offs, np.int64)
     if mask is not None:
-        active = mask.reshape(rows, lanes)
-        if lanes % WARP_SIZE:
-            active = np.concatenate([active, np.zeros((rows, warps * WARP_SIZE - lanes), bool)], axis=1)
-        active = active.reshape(-1, WARP_SIZE)
-    elif lanes % WARP_SIZE:
-        active = np.tile(np.arange(warps * WARP_SIZE) < lanes, rows).reshape(-1, WARP_SIZE)
-    first = np.add.outer(np.asarray(starts, np.int64), np.arange(warps, dtype=np.int64) * WARP_SIZE).ravel() * width
-    stride = np.full(first.size, width, np.int64)
-    req, sec, lin, nbytes = affine_counts(first, stride, active, width)
-    ideal = affine_ideal(stride, active, width)
-    copies = prog.P if rows == 1 else 1
-    prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies, lanes,
-                       ideal=ideal * copies)
+        mask = np.asarray(mask, dtype=bool)
+        if mask.shape != offs.shape:
+            shape = np.broadcast_shapes(offs.shape, mask.shape)
+            offs = np.broadcast_to(offs, shape)
+            mask = np.broadcast_to(mask, shape)
+        if mask.all():
+            mask = None
+    return View.of(offs, mask)
 
 
-def _row_starts(offs: np.ndarray, lineage, shift: np.ndarray):
-    """Each program row's first offset when every row is consecutive (its lineage says so), else None."""
-    if (lineage is None or lineage.shape[0] != 1 or offs.shape[1:] != lineage.shape[1:]
-            or shift.shape[0] != offs.shape[0] or lineage.start is None):
+def load(prog: Program, flat: np.ndarray, view: View, other=None, how=None, lend: bool = False):
+    """``flat[offsets]`` of the view's kept lanes, ``other`` (0 when None, in ``flat``'s dtype) elsewhere: checked,
+    counted, and its sectors recorded.
+
+    Returns ``(rows, *shape)`` values in ``flat``'s dtype, or, for an unmasked float16 tile whose programs share
+    lines, ``(values, widen)``: functions giving the values and their float32 widening, each made only if read
+    (a ``tl.dot`` reads the float32 ones). ``how``: ``(pointer facts, mask facts, block shape)`` of an access
+    counted under its layout (:meth:`~kernellab.triton.executor.counts.Tally.planned`), None for the simpler
+    rule. ``lend``: the values may be a view of ``flat`` where no lane is masked off, when the step defers its
+    stores (:meth:`~kernellab.triton.executor.program.Program.lend`).
+    """
+    if not prog.policy.structured:
+        view = _plain(view)
+    prog.before_load(flat)
+    _place(prog, "load", flat, view, how)
+    starts = view.starts()
+    if starts is not None:
+        k = view.prefix()
+        if k is not None:
+            return _read_rows(prog, flat, view, starts, k, other, lend)
+    else:
+        lines = view.lines()
+        if lines is not None:
+            got = _read_lines(flat, view, lines, other)
+            if got is not None:
+                return got
+    offs, mask = view.lanes()
+    return _gather(flat, offs, mask, other, _block_start(view, starts))
+
+
+def store(prog: Program, flat: np.ndarray, view: View, value, how=None):
+    """Write ``value`` to ``flat[offsets]`` where the view keeps a lane: checked, counted, its sectors recorded,
+    and applied through :meth:`~kernellab.triton.executor.program.Program.write` (at once or when the step ends).
+
+    ``value``: ``(rows or 1, *shape)`` in ``flat``'s dtype, or a block not yet computed whose ``_into`` writes it
+    (:mod:`kernellab.triton.executor.tensor`), computed straight into ``flat`` where the view is a slice.
+    """
+    if not prog.policy.structured:
+        view = _plain(view)
+    lazy = value.__class__ is not np.ndarray
+    if lazy:
+        operands = value._into[1]
+        rows_v = max((o.shape[0] for o in operands if o.ndim), default=1)
+    else:
+        value = cvt.astype(value, flat.dtype)
+        if value.shape[1:] != view.shape and np.broadcast_shapes(value.shape[1:], view.shape) != view.shape:
+            raise ValueError(_("cannot store a block of shape {shape} through pointers of shape {shape2}").format(
+                shape=list(value.shape[1:]), shape2=list(view.shape)))
+        rows_v = value.shape[0]
+    if rows_v > view.rows:  # one address, a value per program: each program stores, in program order
+        s = view.shift
+        view = View(view.base, np.full(rows_v, s, np.int64) if s.__class__ is not np.ndarray else
+                    np.broadcast_to(s, (rows_v,)), view.keep)
+    _place(prog, "store", flat, view, how)
+    rows, shape = view.rows, view.shape
+    starts = view.starts()
+    k = None if starts is None else view.prefix()
+    if k is not None:
+        return _write_rows(prog, flat, view, starts, k, value)
+    if lazy:
+        value = value.data
+    if starts is None and view.keep is None:
+        lines = view.lines()
+        if lines is not None and _write_lines(prog, flat, lines, value, rows, shape):
+            return
+    if value.shape != (rows, *shape):
+        value = np.broadcast_to(value, (rows, *shape))
+    offs, mask = view.lanes()
+    prog.write(flat, *_scatter(flat, offs, value, mask, _block_start(view, starts)))
+
+
+def _block_start(view: View, starts) -> int | None:
+    """The first offset when the view's offsets are one consecutive block over all its programs, else None."""
+    if starts is None:
         return None
-    return lineage.start + shift.reshape(-1)
+    if view.rows > 1 and not (starts[1:] - starts[:-1] == view.numel).all():
+        return None
+    return int(starts[0])
 
 
+def _plain(view: View) -> View:
+    """The view with its offsets and mask built and no structure: the reference policy's."""
+    return View.of(*view.lanes())
+
+
+# --- check, count, touch --------------------------------------------------------------------------------------
+def _place(prog: Program, kind: str, flat: np.ndarray, view: View, how):
+    """Check the bounds of an access, record it for counting and record the DRAM sectors it touches."""
+    _check_view(prog, kind, flat, view)
+    copies = prog.P if view.rows == 1 else 1  # one row shared by every program of the step
+    if how is None:  # the lecture form: the block flattened row-major, warps of 32 lanes
+        offs, mask = view.lanes()
+        rows = offs.shape[0]
+        prog.tally.access(kind, offs.reshape(rows, -1) * flat.itemsize,
+                          None if mask is None else mask.reshape(rows, -1), flat.itemsize, copies)
+    else:
+        prog.tally.planned(kind, view, flat.itemsize, copies, how, prog.num_warps, prog.wanted,
+                           prog.policy.closed_forms)
+    if prog.touched is not None:
+        _touch(prog, flat, view)
+
+
+def _check_view(prog: Program, kind: str, flat: np.ndarray, view: View):
+    """Raise OutOfBoundsError, as :func:`check` does, when a kept lane is outside ``flat``; looks lane by lane
+    only where the view's extremes (or its rows, when consecutive) reach outside the array."""
+    lo, hi = view.extremes()
+    size = flat.size
+    if lo >= 0 and hi < size:
+        return
+    starts = view.starts()
+    if starts is not None and view.keep is not None:
+        n = view.numel
+        outside = (starts < 0) | (starts + n > size)  # rows reaching past an end of the array
+        rows = np.flatnonzero(outside)
+        lane = np.arange(n)
+        bad = (lane < -starts[rows, None]) | (lane >= size - starts[rows, None])
+        k = view.prefix()
+        kept = (lane < k[rows, None]) if k is not None else view.mask()[rows]
+        if not (bad & kept).any():
+            return
+    check(prog, kind, flat, *view.lanes())  # raises, naming the first offending program and lane
+
+
+def _touch(prog: Program, flat: np.ndarray, view: View):
+    """Record the sectors an access touches (the launch's compulsory DRAM traffic) from its cheapest form."""
+    starts = view.starts()
+    if starts is not None:
+        k = view.prefix()
+        if k is not None and view.run():
+            prog.touch_run(flat, int(starts[0]), (view.rows - 1) * view.numel + int(k[-1]))
+        elif k is not None:
+            prog.touch_rows(flat, starts, k)
+        else:
+            prog.touch(flat, *view.lanes(), starts)
+        return
+    if view.keep is None:
+        lines = view.lines()
+        if lines is not None:
+            if view.shift.__class__ is np.ndarray:
+                prog.touch_lines(flat, lines[1], lines[2])
+            else:  # the base's distinct lines, shifted
+                _distinct(view.base)
+                prog.touch_lines(flat, view.base.memo["distinct lines"] + view.shift, lines[2])
+            return
+    prog.touch(flat, *view.lanes())
+
+
+def _distinct(base):
+    """``(distinct starts, which)`` of a base whose programs share lines: ``starts == distinct[which]``, kept once
+    per base (with the distinct starts alone); None when fewer than half the lines repeat (a copy through them
+    gains nothing)."""
+    memo = base.memo
+    got = memo.get("shared lines", False)
+    if got is False:
+        starts = base.lines.starts
+        u = np.sort(starts, axis=None)
+        u = u[np.r_[True, u[1:] != u[:-1]]]
+        got = (u, np.searchsorted(u, starts)) if 2 * u.size <= starts.size else None
+        memo["shared lines"], memo["distinct lines"] = got, u
+    return got
+
+
+# --- moving: rows of consecutive elements ---------------------------------------------------------------------
+def _read_rows(prog: Program, flat: np.ndarray, view: View, s: np.ndarray, k: np.ndarray, other, lend: bool):
+    """Row ``r`` reads ``flat[s[r] + l]`` for its kept lanes ``l < k[r]``: one slice when they are one run, a
+    strided view when every row keeps the same prefix and the rows are evenly spaced, else a gather."""
+    rows, lanes, shape = view.rows, view.numel, view.shape
+    s0 = int(s[0])
+    if view.run():  # one run of elements, then masked-off lanes
+        run = (rows - 1) * lanes + int(k[-1])
+        if run == rows * lanes:
+            block = flat[s0:s0 + run].reshape((rows, *shape))
+            return block if lend and prog.lend(flat) else block.copy()
+        if lend:
+            prog.split_tail(rows)  # only the last program is short: run the others as views
+        out, fill = _filled(rows, lanes, flat, other)
+        out[:run] = flat[s0:s0 + run]
+        out[run:] = fill
+        return out.reshape((rows, *shape))
+    k0 = int(k.min())
+    if k0 > 0 and int(k.max()) == k0:  # the same prefix of every row: evenly spaced rows are a strided view
+        part = _strided_rows(flat, s, k0)
+        if part is not None:
+            if k0 == lanes:
+                return part.reshape((rows, *shape)) if lend and prog.lend(flat) else part.copy().reshape((rows, *shape))
+            out, fill = _filled(rows, lanes, flat, other)
+            out = out.reshape(rows, lanes)
+            out[:, :k0] = part
+            out[:, k0:] = fill
+            return out.reshape((rows, *shape))
+    return _gather(flat, *view.lanes(), other, None)
+
+
+def _write_rows(prog: Program, flat: np.ndarray, view: View, s: np.ndarray, k: np.ndarray, value):
+    """Row ``r`` writes its kept lanes ``l < k[r]`` to ``flat[s[r] + l]``: as one slice or a strided view where it
+    can (``value`` computed straight into it when it is a block not yet computed), else as a scatter."""
+    rows, lanes, shape = view.rows, view.numel, view.shape
+    lazy = value.__class__ is not np.ndarray
+    run = (rows - 1) * lanes + int(k[-1]) if view.run() else None
+    if lazy and run == rows * lanes:  # computed straight into the array: one slice
+        write, s0 = value._into[0], int(s[0])
+        dst = flat[s0:s0 + run].reshape((rows, *shape))
+        prog.write(flat, lambda: write(dst), *value._into[1])
+        return
+    k0 = int(k.min())
+    if lazy:  # computed straight into the array where that is a slice
+        dst = _strided_rows(flat, s, k0) if run is None and len(shape) == 1 and _disjoint(s, k) else None
+        if dst is not None:  # the same first k0 lanes of each row (a 1-D block), rows apart
+            write = value._into[0]
+            prog.write(flat, lambda: write(dst, k0), *value._into[1])
+            return
+        value = value.data
+    if value.shape != (rows, *shape):
+        value = np.broadcast_to(value, (rows, *shape))
+    src = value.reshape(rows, lanes)
+    if run is not None:  # one run: full rows, then a prefix
+        if run < rows * lanes:
+            prog.split_tail(rows)  # only the last program is short: run the others on their own
+        s0 = int(s[0])
+        prog.write(flat, _assign(flat[s0:s0 + run], src.reshape(-1)[:run]), value)
+        return
+    if _disjoint(s, k):  # the same prefix of each row, evenly spaced rows that do not overlap
+        dst = _strided_rows(flat, s, k0)
+        if dst is not None:
+            prog.write(flat, _assign(dst, src[:, :k0]), value)
+            return
+    offs, mask = view.lanes()
+    prog.write(flat, *_scatter(flat, offs, value, mask, None))
+
+
+def _strided_rows(flat: np.ndarray, s: np.ndarray, width: int):
+    """The first ``width`` elements of every row as one (possibly strided) view, or None when the rows'
+    starts are not evenly spaced (``s`` non-decreasing; every row's first ``width`` elements in bounds)."""
+    rows = s.size
+    step = int(s[1] - s[0]) if rows > 1 else 0
+    if step < 0 or (rows > 2 and (np.diff(s) != step).any()):
+        return None
+    base = flat[int(s[0]):]
+    return np.lib.stride_tricks.as_strided(base, (rows, width), (step * flat.itemsize, flat.itemsize),
+                                           writeable=True)
+
+
+def _disjoint(s: np.ndarray, k: np.ndarray) -> bool:
+    """Whether every row keeps the same first ``k0 > 0`` lanes and the rows start at least ``k0`` apart
+    (increasing): writing them through a strided view changes each element once, as the programs would."""
+    k0 = int(k[0])
+    return s.size > 1 and k0 > 0 and int(k.min()) == k0 == int(k.max()) and int(s[1] - s[0]) >= k0
+
+
+def _filled(rows: int, lanes: int, flat: np.ndarray, other) -> tuple[np.ndarray, np.ndarray]:
+    """A new flat buffer for ``rows × lanes`` values of ``flat``'s dtype, and the fill of masked-off lanes."""
+    out = np.empty(rows * lanes, flat.dtype)
+    return out, cvt.astype(0 if other is None else other, flat.dtype)
+
+
+# --- moving: two-dimensional tiles as lines of consecutive elements -----------------------------------------
+def _window(flat: np.ndarray, n: int, writeable: bool = False) -> np.ndarray:
+    """Every run of ``n`` consecutive elements of ``flat``: row ``s`` is ``flat[s:s + n]`` (a view)."""
+    w = flat.itemsize
+    return np.lib.stride_tricks.as_strided(flat, (flat.size - n + 1, n), (w, w), writeable=writeable)
+
+
+def _inside(s: np.ndarray, n: int, size: int, view: View) -> bool:
+    """Whether every line of ``n`` elements from the starts ``s`` lies inside an array of ``size`` elements."""
+    lo, hi = view.extremes()
+    if lo >= 0 and hi < size:
+        return True
+    return int(s.min()) >= 0 and int(s.max()) + n <= size
+
+
+def _read_lines(flat: np.ndarray, view: View, lines, other):
+    """A tile read a line at a time through a window of ``flat`` (``n`` elements copied a line, not ``n`` lookups);
+    None when a line reaches outside the array (the gather then reads its kept lanes).
+
+    Programs that share lines (the grouped matmul's operands, FlashAttention's keys) read each distinct line once;
+    an unmasked float16 tile of them is ``(values, widen)``, as :func:`load` says.
+    """
+    axis, s, n = lines
+    if not _inside(s, n, flat.size, view):
+        return None
+    shape, rows, keep = view.shape, view.rows, view.keep
+    full = None if keep is None else np.broadcast_to(keep, (rows, *shape)) if keep.dtype == bool else view.lanes()[1]
+    shared = None if view.shift.__class__ is np.ndarray else _distinct(view.base)
+    if shared is None:
+        vals = _window(flat, n)[s]  # (rows of s, lines, n)
+    else:  # the distinct lines once, then each program's
+        distinct, which = shared
+        part = _window(flat, n)[distinct + view.shift]
+        if full is None and flat.dtype == np.float16:
+            def widen(part=part, which=which, axis=axis):  # a column tile: its lines' transpose, a view
+                wide = _widen(part)[which]  # (np.matmul reads each matrix in either order, the same sums)
+                return wide.transpose(0, 2, 1) if axis == 0 else wide
+
+            def values(part=part, which=which, axis=axis):  # ``part`` is a copy: later stores do not reach it
+                vals = part[which]
+                return np.ascontiguousarray(vals.transpose(0, 2, 1)) if axis == 0 else vals
+
+            return values, widen
+        vals = part[which]
+    if axis == 0:
+        vals = np.ascontiguousarray(vals.transpose(0, 2, 1))
+    if full is None:
+        return vals
+    fill = cvt.astype(0 if other is None else other, flat.dtype)
+    return np.where(full, vals, fill)
+
+
+def _write_lines(prog: Program, flat: np.ndarray, lines, vals: np.ndarray, rows: int, shape: tuple) -> bool:
+    """An unmasked tile written a line at a time through a window of ``flat``; False, having written nothing, when
+    a line reaches outside the array or lines overlap one another (whose writes the scatter orders)."""
+    axis, s, n = lines
+    if int(s.min()) < 0 or int(s.max()) + n > flat.size:
+        return False
+    if s.shape[0] != rows:
+        s = np.broadcast_to(s, (rows, s.shape[1]))
+    order = np.sort(s, axis=None)
+    if order.size > 1 and not (order[1:] - order[:-1] >= n).all():
+        return False
+    if vals.shape != (rows, *shape):
+        vals = np.broadcast_to(vals, (rows, *shape))
+    src = vals if axis == 1 else vals.transpose(0, 2, 1)
+    dst = _window(flat, n, writeable=True)
+    prog.write(flat, lambda: dst.__setitem__(s, src), vals)
+    return True
+
+
+# --- moving: any offsets -------------------------------------------------------------------------------------
 def _exactly_inside(mask: np.ndarray, start: int, lo: int, hi: int) -> bool:
     """Whether ``mask`` keeps every lane of a consecutive block at offsets ``lo … hi-1`` (inside the array).
 
@@ -292,45 +433,6 @@ def _exactly_inside(mask: np.ndarray, start: int, lo: int, hi: int) -> bool:
     then exactly those.
     """
     return bool(mask.reshape(-1)[lo - start:hi - start].all())
-
-
-def _contiguous_block(offs: np.ndarray, lineage, shift: int):
-    """``s`` when ``offs`` is exactly ``s, s+1, …`` in row-major order (its lineage says so), else None."""
-    if lineage is None or offs.shape != lineage.shape or isinstance(shift, np.ndarray):
-        return None
-    c = lineage.start
-    return None if c is None else c + shift
-
-
-def _touch(prog: Program, flat: np.ndarray, offs: np.ndarray, mask, lineage, shift, start):
-    """Record the sectors an access touches (the launch's compulsory DRAM traffic), from its rows' starts
-    when its offsets are consecutive."""
-    if start is not None:
-        starts = np.array([start], np.int64)
-    elif isinstance(shift, np.ndarray):
-        starts = _row_starts(offs, lineage, shift)
-    else:
-        starts = None
-    prog.touch(flat, offs, mask, starts)
-
-
-def load(prog: Program, flat: np.ndarray, offs: np.ndarray, mask=None, other=None, lineage=None,
-         shift: int = 0, how=None) -> np.ndarray:
-    """Gather ``flat[offs]`` where ``mask`` holds, ``other`` (0 when None) elsewhere, and count it.
-
-    ``offs`` is int64 ``(rows, *block)`` with ``rows`` 1 or the step's ``P``; the result has the same
-    shape and ``flat``'s dtype. ``how``: ``(pointer facts, mask facts, block shape)`` for an access
-    counted under its layout (:meth:`~kernellab.triton.executor.counts.Tally.planned`), None for the simpler rule.
-    """
-    offs, mask = _prepare(offs, mask)
-    prog.before_load(flat)
-    if how is None:
-        _check_and_count(prog, "load", flat, offs, mask, lineage, shift)
-    else:
-        _check_planned(prog, "load", flat, offs, mask, lineage, shift, how)
-    start = _contiguous_block(offs, lineage, shift)
-    _touch(prog, flat, offs, mask, lineage, shift, start)
-    return _gather(flat, offs, mask, other, start)
 
 
 def _gather(flat: np.ndarray, offs: np.ndarray, mask, other, start):
@@ -353,30 +455,6 @@ def _gather(flat: np.ndarray, offs: np.ndarray, mask, other, start):
         return np.where(mask, vals.reshape(offs.shape), fill)
     vals = flat.take(offs, mode="clip")
     return np.where(mask, vals, fill)
-
-
-def store(prog: Program, flat: np.ndarray, offs: np.ndarray, value: np.ndarray, mask=None, lineage=None,
-          shift: int = 0, how=None):
-    """Scatter ``value`` (cast to ``flat``'s dtype) to ``flat[offs]`` where ``mask`` holds, and count it."""
-    offs, mask = _prepare(offs, mask)
-    value = cvt.astype(value, flat.dtype)
-    if value.shape != offs.shape:
-        shape = np.broadcast_shapes(offs.shape, value.shape)
-        if shape[1:] != offs.shape[1:]:
-            raise ValueError(_("cannot store a block of shape {shape} through pointers of shape "
-                               "{shape2}").format(
-                shape=list(value.shape[1:]), shape2=list(offs.shape[1:])))
-        offs = np.broadcast_to(offs, shape)
-        mask = None if mask is None else np.broadcast_to(mask, shape)
-        value = np.broadcast_to(value, shape)
-        lineage = None
-    if how is None:
-        _check_and_count(prog, "store", flat, offs, mask, lineage, shift)
-    else:
-        _check_planned(prog, "store", flat, offs, mask, lineage, shift, how)
-    start = _contiguous_block(offs, lineage, shift)
-    _touch(prog, flat, offs, mask, lineage, shift, start)
-    prog.write(flat, *_scatter(flat, offs, value, mask, start))
 
 
 def _scatter(flat: np.ndarray, offs: np.ndarray, value: np.ndarray, mask, start):
@@ -402,215 +480,3 @@ def _scatter(flat: np.ndarray, offs: np.ndarray, value: np.ndarray, mask, start)
 def _assign(dst: np.ndarray, src: np.ndarray):
     """``apply()`` for ``dst[...] = src``."""
     return lambda: np.copyto(dst, src.reshape(dst.shape))
-
-
-# --- an optimisation: rows of consecutive elements under a prefix mask ------------------------------
-# ``tl.load(x_ptr + offs, mask=offs < n)`` with ``offs = pid * BLOCK + tl.arange(0, BLOCK)``: program
-# row ``r`` reads ``flat[starts[r] : starts[r] + active[r]]``. Checked, counted (kernellab.access.
-# prefix_counts) and touched from the starts and active counts alone, and moved as slices; any other
-# shape of rows falls back to the reference path with the same numbers.
-
-
-_INT64 = np.dtype(np.int64)
-
-
-def _rows(shape: tuple, starts, active):
-    """``(rows, lanes, starts, active)``, int64 and broadcast to one length (``active`` None: every lane)."""
-    lanes = 1
-    for d in shape:
-        lanes *= d
-    s = starts if starts.__class__ is np.ndarray and starts.dtype is _INT64 and starts.ndim == 1 else \
-        np.asarray(starts, np.int64).reshape(-1)
-    if active is None:
-        k = np.array([lanes], np.int64)
-    else:
-        k = active if active.__class__ is np.ndarray and active.dtype is _INT64 and active.ndim == 1 else \
-            np.asarray(active, np.int64).reshape(-1)
-    if s.size != k.size:
-        if s.size == 1:
-            s = np.full(k.size, s[0])
-        else:
-            k = np.full(s.size, k[0])
-    return s.size, lanes, s, k
-
-
-def _row_offsets(shape: tuple, starts: np.ndarray, active: np.ndarray, lanes: int):
-    """The offsets and mask of rows, built: for the reference path."""
-    lane = np.arange(lanes, dtype=np.int64)
-    offs = (starts[:, None] + lane).reshape((-1, *shape))
-    mask = None if (active == lanes).all() else (lane < active[:, None]).reshape((-1, *shape))
-    return offs, mask
-
-
-def _owner(a: np.ndarray):
-    """The read-only array whose every element ``a`` is, in order (``a`` itself or a view of all of it), else None."""
-    b = a if a.base is None else a.base
-    if b.__class__ is np.ndarray and not b.flags.writeable and b.size == a.size and b.dtype == a.dtype \
-            and a.flags.c_contiguous and b.flags.c_contiguous:
-        return b
-    return None
-
-
-def _one_run(prog: Program, s: np.ndarray, k: np.ndarray, lanes: int) -> bool:
-    """Whether rows from ``s`` with active lanes ``k`` are one run: each row ``lanes`` after the last, all
-    full but the last. Read-only starts and counts (a kernel's row starts and mask, shared by its
-    pointers) are looked at once per step."""
-    so, ko = _owner(s), _owner(k)
-    key = (id(so), id(ko), lanes)
-    hit = prog.runs.get(key) if so is not None and ko is not None else None
-    if hit is not None and hit[0] is so and hit[1] is ko:
-        return hit[2]
-    verdict = bool((s[1:] - s[:-1] == lanes).all() and (k[:-1] == lanes).all())
-    if so is not None and ko is not None:
-        prog.runs[key] = (so, ko, verdict)
-    return verdict
-
-
-def _check_count_touch_rows(prog: Program, kind: str, flat: np.ndarray, shape: tuple, starts, active, how=None):
-    """Bounds-check, count and record the sectors of rows of consecutive offsets (see :func:`load_rows`;
-    ``how``: the axis facts of the pointers and mask, for an access counted under its layout).
-
-    Returns ``(rows, lanes, starts, active, run)``: ``run`` is the number of elements from ``starts[0]``
-    when the active lanes of all rows form one run (full rows one after another, the last a prefix),
-    else None.
-    """
-    rows, lanes, s, k = _rows(shape, starts, active)
-    w = flat.itemsize
-    copies = prog.P if rows == 1 else 1  # one row shared by every program of the step
-    s0 = int(s[0])
-    one_run = rows == 1 or _one_run(prog, s, k, lanes)
-    if how is not None:
-        full = active is None or (int(k[-1]) == lanes if one_run else bool((k == lanes).all()))
-        prog.tally.planned(kind, Geometry(rows, copies, lanes, w, starts=s, active=None if full else k, run=one_run,
-                                                 closed=prog.policy.closed_forms),
-                           how[0], how[1], shape, prog.num_warps, prog.wanted)
-    if one_run:  # one run of elements
-        run = (rows - 1) * lanes + int(k[-1])
-        if run and (s0 < 0 or s0 + run > flat.size):
-            _check(prog, kind, flat, *_row_offsets(shape, s, k, lanes))  # raises, naming the program and lane
-        if how is not None:
-            pass
-        elif not prog.policy.closed_forms:
-            _count(prog, kind, flat, *_row_offsets(shape, s, k, lanes))
-        elif rows > 2 and lanes * w % LINE_BYTES == 0:  # the full rows all count alike
-            full, last = _row_counts(s0 * w, lanes, w), _row_counts(int(s[-1]) * w, int(k[-1]), w)
-            req, sec, lin, nbytes = (f * (rows - 1) + e for f, e in zip(full, last))
-        else:
-            req, sec, lin, nbytes = prefix_counts(s * w, k, w)
-        if how is None and prog.policy.closed_forms:
-            prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies, lanes,
-                               ideal=prefix_ideal(k, w) * copies)
-        prog.touch_run(flat, s0, run)
-        return rows, lanes, s, k, run
-    if (int(s.min()) < 0 or int((s + k).max()) > flat.size) and \
-            (((s < 0) & (k > 0)).any() or ((s + k > flat.size) & (k > 0)).any()):
-        _check(prog, kind, flat, *_row_offsets(shape, s, k, lanes))  # raises, naming the program and lane
-    if how is None and not prog.policy.closed_forms:
-        _count(prog, kind, flat, *_row_offsets(shape, s, k, lanes))
-    elif how is None:
-        req, sec, lin, nbytes = prefix_counts(s * w, k, w)
-        prog.tally.counted(kind, rows * copies, req * copies, sec * copies, nbytes * copies, lin * copies, lanes,
-                           ideal=prefix_ideal(k, w) * copies)
-    prog.touch_rows(flat, s, k)
-    return rows, lanes, s, k, None
-
-
-def _strided_rows(flat: np.ndarray, s: np.ndarray, width: int):
-    """The first ``width`` elements of every row as one (possibly strided) view, or None when the rows'
-    starts are not evenly spaced (``s`` non-decreasing; every row's first ``width`` elements in bounds)."""
-    rows = s.size
-    step = int(s[1] - s[0]) if rows > 1 else 0
-    if step < 0 or (rows > 2 and (np.diff(s) != step).any()):
-        return None
-    base = flat[int(s[0]):]
-    return np.lib.stride_tricks.as_strided(base, (rows, width), (step * flat.itemsize, flat.itemsize),
-                                           writeable=True)
-
-
-def _filled(rows: int, lanes: int, flat: np.ndarray, other) -> tuple[np.ndarray, np.ndarray]:
-    """A new flat buffer for ``rows × lanes`` values of ``flat``'s dtype, and the fill of masked-off lanes."""
-    out = np.empty(rows * lanes, flat.dtype)
-    return out, cvt.astype(0 if other is None else other, flat.dtype)
-
-
-def load_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, active=None, other=None,
-              view: bool = False, how=None) -> np.ndarray:
-    """:func:`load` of rows of consecutive offsets: row ``r`` reads ``flat[starts[r] + l]`` for lanes
-    ``l < active[r]`` (``active`` None: every lane) and ``other`` (0 when None) elsewhere.
-
-    Returns ``(rows, *shape)``; ``view=True`` allows a view of ``flat`` instead of a copy where no lane is
-    masked off (the launcher then defers stores, see :meth:`~kernellab.triton.executor.program.Program.write`).
-    """
-    prog.before_load(flat)
-    rows, lanes, s, k, run = _check_count_touch_rows(prog, "load", flat, shape, starts, active, how)
-    s0 = int(s[0])
-    if run is not None:  # one run of elements, then masked-off lanes
-        if run == rows * lanes:
-            block = flat[s0:s0 + run].reshape((rows, *shape))
-            return block if view and prog.lend(flat) else block.copy()
-        if view:
-            prog.split_tail(rows)  # only the last program is short: run the others as views
-        out, fill = _filled(rows, lanes, flat, other)
-        out[:run] = flat[s0:s0 + run]
-        out[run:] = fill
-        return out.reshape((rows, *shape))
-    k0 = int(k.min())
-    if k0 > 0 and int(k.max()) == k0:  # the same prefix of every row: evenly spaced rows are a strided view
-        part = _strided_rows(flat, s, k0)
-        if part is not None:
-            if k0 == lanes:
-                return part.reshape((rows, *shape)) if view and prog.lend(flat) else part.copy().reshape((rows, *shape))
-            out, fill = _filled(rows, lanes, flat, other)
-            out = out.reshape(rows, lanes)
-            out[:, :k0] = part
-            out[:, k0:] = fill
-            return out.reshape((rows, *shape))
-    offs, mask = _row_offsets(shape, s, k, lanes)
-    return _gather(flat, offs, mask, other, None)
-
-
-def store_rows(prog: Program, flat: np.ndarray, shape: tuple, starts, value: np.ndarray, active=None, how=None):
-    """:func:`store` of rows of consecutive offsets (see :func:`load_rows`); ``value`` is ``(rows or 1,
-    *shape)`` in ``flat``'s dtype, or a block not yet computed whose ``_into`` writes it (then computed
-    straight into ``flat`` when every lane is stored, else computed here)."""
-    operands = value._into[1] if not isinstance(value, np.ndarray) else (value,)
-    programs = 1  # rows of the values stored
-    for o in operands:
-        if o.ndim and o.shape[0] > programs:
-            programs = o.shape[0]
-    if programs > 1 and np.size(starts) == 1 and (active is None or np.size(active) == 1):
-        starts = np.full(programs, np.asarray(starts).reshape(-1)[0])  # one address, a value per program
-    rows, lanes, s, k, run = _check_count_touch_rows(prog, "store", flat, shape, starts, active, how)
-    if not isinstance(value, np.ndarray) and run is not None and run == rows * lanes:
-        # computed straight into the array: one slice
-        write, s0 = value._into[0], int(s[0])
-        dst = flat[s0:s0 + run].reshape((rows, *shape))
-        return prog.write(flat, lambda: write(dst), *operands)
-    k0 = int(k.min())
-    if not isinstance(value, np.ndarray):  # computed straight into the array where that is a slice
-        write = value._into[0]
-        dst = _strided_rows(flat, s, k0) if run is None and len(shape) == 1 and _disjoint(s, k) else None
-        if dst is not None:  # the same first k0 lanes of each row (a 1-D block), rows apart
-            return prog.write(flat, lambda: write(dst, k0), *operands)
-        value = value.data
-    if value.shape != (rows, *shape):
-        value = np.broadcast_to(value, (rows, *shape))
-    src = value.reshape(rows, lanes)
-    if run is not None:  # one run: full rows, then a prefix
-        if run < rows * lanes:
-            prog.split_tail(rows)  # only the last program is short: run the others on their own
-        s0 = int(s[0])
-        return prog.write(flat, _assign(flat[s0:s0 + run], src.reshape(-1)[:run]), value)
-    if _disjoint(s, k):  # the same prefix of each row, evenly spaced rows that do not overlap
-        dst = _strided_rows(flat, s, k0)
-        if dst is not None:
-            return prog.write(flat, _assign(dst, src[:, :k0]), value)
-    offs, mask = _row_offsets(shape, s, k, lanes)
-    prog.write(flat, *_scatter(flat, offs, value, mask, None))
-
-
-def _disjoint(s: np.ndarray, k: np.ndarray) -> bool:
-    """Whether every row keeps the same first ``k0 > 0`` lanes and the rows start at least ``k0`` apart
-    (increasing): writing them through a strided view changes each element once, as the programs would."""
-    k0 = int(k[0])
-    return s.size > 1 and k0 > 0 and int(k.min()) == k0 == int(k.max()) and int(s[1] - s[0]) >= k0

@@ -11,9 +11,10 @@ programs of a batch disagree, :class:`~kernellab.triton.executor.program.Diverge
 them one by one.
 
 A value's ``data`` may be computed only when first read (``_lazy``): elementwise results, so that a
-store can compute them straight into its array, and — an optimisation of the memory layer — offsets
-``pid * BLOCK + tl.arange(0, BLOCK)`` and masks ``offs < n``, kept by their structure (``_affine``,
-``_prefix``). Whatever reads ``data`` gets exactly the values the plain computation gives.
+store can compute them straight into its array, and — an optimisation of the memory layer — integer
+blocks kept by their structure, a :class:`~kernellab.triton.executor.view.View` (``_view``): offsets
+``pid * BLOCK + tl.arange(0, BLOCK)``, the outer sums that make a tile's offsets, masks ``offs < n``, and
+every pointer block. Whatever reads ``data`` gets exactly the values the plain computation gives.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from kernellab.i18n import _
 
 from ..compiler import axis as A
 from . import dtypes as T
-from . import tiles
 from .program import _CURRENT, Divergence
+from .view import Base, View, lines_of_outer
 
 
 class constexpr:
@@ -174,8 +175,10 @@ def _binary_values(a, b, fn, op: str, *, div=False, result=None, ints_only=False
     out._lazy = _elided(fn, x, y) if fn in _IN_PLACE else lambda: fn(x, y)
     if isinstance(fn, np.ufunc):
         out._into = (lambda dst, k=None: fn(_lanes(x, k), _lanes(y, k), out=dst)), (x, y)
-    if op == "+" and nd == 2 and ct.is_int() and _outer_shapes(x, y, shape):  # a tile's offsets: see _lineage_of
-        out._outer = (x, y, ct)
+    if op == "+" and nd == 2 and ct.is_int() and _outer_shapes(x, y, shape) and _structured():  # a tile's offsets
+        known, lines = lines_of_outer(x, y, ct)
+        if known:  # its lines from its two sides; its offsets built only if read
+            out._view = View(Base.outer(x, y, lines))
     return out
 
 
@@ -250,10 +253,10 @@ def _structured() -> bool:
 
 
 # --- an optimisation: offsets and masks kept by their structure, their values built only when read ----
-# ``pid * BLOCK + tl.arange(0, BLOCK)`` is a row start per program plus a block every program shares,
-# and ``offs < n`` keeps a prefix of each program's lanes. Kept that way (``_affine``, ``_prefix``), the
-# memory layer loads and stores such blocks as slices and counts them in closed form; anything else that
-# reads ``.data`` gets exactly the values the plain path would have computed.
+# ``pid * BLOCK + tl.arange(0, BLOCK)`` is a row start per program plus a block every program shares, and
+# ``offs < n`` keeps a prefix of each program's lanes. Kept that way (a View, ``_view``), the memory layer
+# loads and stores such blocks as slices and counts them in closed form; anything else that reads ``.data``
+# gets exactly the values the plain computation would have given.
 
 
 @cache
@@ -262,20 +265,33 @@ def _int_range(dt: T.dtype) -> tuple[int, int]:
     return int(info.min), int(info.max)
 
 
+def offsets_view(t: tensor) -> View | None:
+    """The View of an integer block's values, kept by ``t`` (made from its values, once, when it has none); None
+    for a block of another type, or a mask."""
+    v = t._view
+    if v is None:
+        if t.dtype.__class__ is T.pointer_type or not t.dtype.is_int() or t.dtype is T.int1:
+            return None
+        v = t._view = View(Base.of(t.data.astype(np.int64, copy=False)))
+    return v if v.keep is None else None
+
+
 def _affine_sum(a, b, op: str, ct: T.dtype, shape: tuple):
     """``a + b`` as a lazy block when one operand is a scalar per program and the other a block every
     program shares (``pid * BLOCK + tl.arange(0, BLOCK)``); None otherwise."""
     if not (isinstance(a, tensor) and isinstance(b, tensor)):
         return None
     row, block = (a, b) if not a._shape else (b, a)
-    if row._shape or not block._shape or block._affine is not None or block.data.shape[0] != 1:
+    if row._shape or not block._shape or not row.dtype.is_int() or not block.dtype.is_int():
         return None
+    v = block._view
+    if v is not None and (v.shift.__class__ is np.ndarray or v.keep is not None):
+        return None
+    if _rows_of(block) != 1:
+        return None
+    v = offsets_view(block)
+    lo, hi = v.extremes()
     rows = row.data
-    if not row.dtype.is_int() or not block.dtype.is_int():
-        return None
-    lin = _lineage_of(block)
-    start = lin.start
-    lo, hi = (start, start + lin.data.size - 1) if start is not None else (int(lin.data.min()), int(lin.data.max()))
     r = rows.astype(np.int64)
     r.flags.writeable = False  # shared: the row starts of every pointer moved by this block
     tmin, tmax = _int_range(ct)
@@ -287,7 +303,7 @@ def _affine_sum(a, b, op: str, ct: T.dtype, shape: tuple):
     y = _align(_cast(b.data, b.dtype, ct, False), b._shape, nd, False)
     out = tensor(None, ct, shape)
     out._lazy = lambda: np.add(x, y)
-    out._affine = (r, block)
+    out._view = v.moved(r)
     return out
 
 
@@ -304,17 +320,19 @@ def _prefix_mask(a, b, op: str, ct: T.dtype, shape: tuple):
         bound = np.array([int(b)], np.int64)
     else:
         return None
-    if a._affine is not None:
-        rows, block = a._affine
-    elif a.data.shape[0] == 1:
-        rows, block = np.zeros(1, np.int64), a
-    else:
+    v = a._view
+    if v is None and a.data.shape[0] != 1:
         return None
-    start = _lineage_of(block).start
-    if start is None:
+    v = offsets_view(a)
+    if v is None or v.base.rows != 1:
         return None
+    first = v.base.starts
+    if first is None:
+        return None
+    start = int(first[0])
+    rows = v.shift if v.shift.__class__ is np.ndarray else np.array([v.shift], np.int64)
     lanes = 1
-    for d in block._shape:
+    for d in shape:
         lanes *= d
     if bound.shape == rows.shape == (1,):  # one row: the same in Python ints
         k = int(bound[0]) - (int(rows[0]) + start) + (op != "<")
@@ -325,7 +343,7 @@ def _prefix_mask(a, b, op: str, ct: T.dtype, shape: tuple):
     k.flags.writeable = False  # shared by every access under this mask
     out = tensor(None, T.int1, shape)
     out._lazy = lambda: np.arange(lanes).reshape((1, *shape)) < k.reshape((-1,) + (1,) * len(shape))
-    out._prefix = k
+    out._view = View(v.base, v.shift, k)  # the offsets it compares, and the lanes it keeps
     return out
 
 
@@ -371,8 +389,7 @@ class tensor:
     (triton.language.fp32, triton.language.int1)
     """
 
-    __slots__ = ("_data", "dtype", "_shape", "_lineage", "_lazy", "_affine", "_prefix", "_into", "_ax", "_lay",
-                 "_wide", "_outer", "_rp")
+    __slots__ = ("_data", "dtype", "_shape", "_lazy", "_view", "_into", "_ax", "_lay", "_wide", "_rp")
     __array_ufunc__ = None  # numpy defers to the reflected operators; np.exp(block) is a TypeError, as in Triton
     __hash__ = object.__hash__
 
@@ -380,10 +397,10 @@ class tensor:
         self._data = data
         self.dtype = dtype
         self._shape = tuple(shape)
-        self._lineage = None
         self._lazy = None  # makes ``data`` when it is None (a block kept by its structure, see _affine_sum)
-        self._affine = None  # (row start per program, shared block): data[p] == row[p] + block.data[0]
-        self._prefix = None  # int64 per program: a mask whose first k[p] lanes (row-major) are true
+        # its structure (kernellab.triton.executor.view): an integer block's values (data == view's offsets), or
+        # for a mask the View of the offsets it compares with the lanes it keeps (keep); None: none known
+        self._view = None
         # (write, operands): ``write(dst)`` computes the values into ``dst`` (of the full broadcast shape,
         # dtype ``dtype.np``) reading only the arrays ``operands``, ``write(dst, k)`` the first k lanes of
         # a 1-D block into ``dst`` of shape (rows, k); for a value not yet computed
@@ -391,7 +408,6 @@ class tensor:
         self._ax = None  # what Triton's axis analysis knows of it (kernellab.triton.compiler.axis); None: nothing
         self._lay = None  # where its layout comes from (kernellab.triton.compiler.convert.resolve); None: not followed
         self._wide = None  # an fp16 block's values as float32 (or a function making them), for tl.dot
-        self._outer = None  # (column, row, dtype): a 2-D integer block that is their outer sum (see _lineage_of)
 
     @property
     def data(self) -> np.ndarray:
@@ -720,96 +736,30 @@ def _pointer_to(elem: T.dtype) -> T.pointer_type:
     return T.pointer_type(elem)
 
 
-class Lineage:
-    """The offsets a family of pointers shares, up to a shift: ``ptr.data == root.data + ptr.shift``.
-
-    The shift is an int every program shares, or one int per program (an int64 array of shape
-    ``(P, 1, …)``: a row start per program, as ``x_ptr + row * stride + cols``).
-
-    ``x_ptr + offs``, ``y_ptr + offs`` and ``a_ptrs += BLOCK_K`` keep one lineage, so the memory layer
-    checks bounds and counts sectors once per lineage (a shift by a multiple of 32 bytes leaves
-    sectors and requests unchanged) instead of once per access.
-    """
-
-    __slots__ = ("_data", "_make", "shape", "_start", "_lines", "counted")
-
-    def __init__(self, data: np.ndarray | None, start: int | None | bool = False, make=None, shape=None,
-                 lines=False):
-        self._data = data
-        self._make = make  # builds ``data`` when it is None (a tile whose lines are known without it)
-        self.shape = data.shape if data is not None else tuple(shape)
-        self._start: int | None | bool = start  # False: not yet checked (see start)
-        self._lines = lines  # False: not yet checked (see lines)
-        # what the memory layer found for one unmasked access of this lineage, by (element bytes, shift's
-        # offset within a sector in bytes, block shape): see kernellab.triton.executor.memory.LineageCounts
-        self.counted: dict = {}
-
-    @property
-    def data(self) -> np.ndarray:
-        """The offsets, int64 ``(rows, *block)``: built on first use for a tile made with its lines."""
-        d = self._data
-        if d is None:
-            d = self._data = self._make()
-            self._make = None
-        return d
-
-    @property
-    def start(self) -> int | None:
-        """The first offset when the offsets are consecutive in row-major order (``s, s+1, …``), else None.
-
-        Checked once per lineage.
-        """
-        if self._start is False:
-            d = self.data.reshape(-1)
-            self._start = int(d[0]) if _consecutive(d) else None
-        return self._start
-
-    @property
-    def lines(self):
-        """A 2-D block's offsets as lines of consecutive elements (:func:`kernellab.triton.executor.tiles.lines_of`),
-        or None. Checked once per lineage."""
-        if self._lines is False:
-            self._lines = tiles.lines_of(self.data)
-        return self._lines
-
-
-def _consecutive(d: np.ndarray) -> bool:
-    """Whether ``d`` is ``s, s+1, s+2, …``: checked a cache-sized piece at a time (no large temporaries)."""
-    if d.size < 2:
-        return True
-    if int(d[-1]) - int(d[0]) != d.size - 1:
-        return False
-    step = 1 << 15
-    for lo in range(0, d.size - 1, step):
-        piece = d[lo:lo + step + 1]
-        if not (piece[1:] - piece[:-1] == 1).all():
-            return False
-    return True
-
-
 class pointer(tensor):
     """A block of pointers into one array: int64 element offsets in ``data``, the array's flat view in ``flat``.
 
-    ``ptr + offsets`` and ``ptr += step`` move it; ``tl.load`` / ``tl.store`` dereference it.
+    ``ptr + offsets`` and ``ptr += step`` move it; ``tl.load`` / ``tl.store`` dereference it. ``view``: the
+    structure of its offsets (:class:`~kernellab.triton.executor.view.View`), kept through its moves
+    (``x_ptr + offs``, ``y_ptr + offs`` and ``a_ptrs += BLOCK_K`` share one base), or None.
     """
 
-    __slots__ = ("flat", "lineage", "shift", "_address")
+    __slots__ = ("flat", "view", "_address")
 
-    def __init__(self, flat: np.ndarray, data: np.ndarray, shape: tuple, lineage=None, shift: int = 0,
+    def __init__(self, flat: np.ndarray, data: np.ndarray | None, shape: tuple, view: View | None = None,
                  elem: T.dtype | None = None):
         super().__init__(data, _pointer_type(flat.dtype) if elem is None else _pointer_to(elem), shape)
         self.flat = flat
-        self.lineage = lineage
-        self.shift = shift
+        self.view = view
         self._address = None  # a launch argument's: the address of ``flat``'s data (set by the launcher)
 
     def _like(self, data, shape):
         return pointer(self.flat, data, shape, elem=self.dtype.element_ty)
 
-    def _lazy_moved(self, lineage: Lineage, shift, shape: tuple) -> pointer:
-        """The pointers ``lineage.data + shift``, their values built only when read."""
-        out = pointer(self.flat, None, shape, lineage, shift, self.dtype.element_ty)
-        out._lazy = lambda: lineage.data + shift
+    def _lazy_moved(self, view: View, shape: tuple) -> pointer:
+        """The pointers of ``view``, their values built only when read."""
+        out = pointer(self.flat, None, shape, view, self.dtype.element_ty)
+        out._lazy = lambda: view.lanes()[0]
         return out
 
     def _move(self, other, sign: int):
@@ -822,16 +772,16 @@ class pointer(tensor):
         return out
 
     def _moved(self, other, sign: int):
-        if sign > 0 and not self._shape and isinstance(other, tensor) and other._affine is not None:
-            # base pointer(s) + a row start per program + a block every program shares: the lineage is
-            # the block's, the shift one int per program (shape (P, 1, …), broadcasting)
-            rows, block = other._affine
+        structured = _structured()
+        if structured and sign > 0 and not self._shape and isinstance(other, tensor) and other._view is not None \
+                and other._view.keep is None and other._view.shift.__class__ is np.ndarray:
+            # base pointer(s) + a row start per program + a block every program shares: the base is the
+            # block's, the shift one int per program
+            v = other._view
             d = self.data
             if d.shape == (1,) and d[0] == 0:  # an argument's pointer: the shift is the row starts
-                shift = rows
-            else:
-                shift = d.astype(np.int64).reshape(-1) + rows
-            return self._lazy_moved(_lineage_of(block), shift.reshape(-1, *(1,) * len(block._shape)), other._shape)
+                return self._lazy_moved(v, other._shape)
+            return self._lazy_moved(v.moved(d.astype(np.int64).reshape(-1)), other._shape)
         od, ot, osh, olit = _operand(other, values=False)  # a block's values read only where needed
         if not ot.is_int() or isinstance(ot, T.pointer_type):
             raise TypeError(_("a pointer can be offset only by integers, not by {ot}").format(ot=ot))
@@ -839,24 +789,21 @@ class pointer(tensor):
             od = other.data
         if not osh and (olit or od.shape[0] == 1):  # a shift every program shares
             s = sign * int(od if olit else od[0])
-            if self.lineage is not None:
-                return self._lazy_moved(self.lineage, self.shift + s, self._shape)
-            return pointer(self.flat, self.data + s, self._shape, Lineage(self.data), s, self.dtype.element_ty)
-        if sign > 0 and not self._shape and self.data.shape[0] == 1 and osh:  # base pointer + a block of offsets
-            lineage = _lineage_of(other)
-            base = int(self.data[0])
-            if base == 0:
-                if lineage._data is not None:
-                    return pointer(self.flat, lineage.data, osh, lineage, 0, self.dtype.element_ty)
-                out = pointer(self.flat, None, osh, lineage, 0, self.dtype.element_ty)
-                out._lazy = lambda: lineage.data
-                return out
-            return self._lazy_moved(lineage, base, osh)
-        if sign > 0 and not self._shape and osh and not olit and _rows_of(other) in (1, self.data.shape[0]):
-            # a base pointer per program (a row start) + a block of offsets every program shares, or
-            # one block per program
-            base = self.data.astype(np.int64).reshape(-1, *(1,) * len(osh))
-            return self._lazy_moved(_lineage_of(other), base, osh)
+            if self.view is not None:
+                return self._lazy_moved(self.view.moved(s), self._shape)
+            view = View(Base.of(self.data), s) if structured else None
+            return pointer(self.flat, self.data + s, self._shape, view, self.dtype.element_ty)
+        if structured and sign > 0 and not self._shape and osh and (self.data.shape[0] == 1 or _rows_of(other) in (
+                1, self.data.shape[0])) and (v := offsets_view(other)) is not None:
+            # a base pointer, or one per program (a row start), + a block of offsets every program shares
+            # or one block per program
+            d = self.data
+            if d.shape == (1,):
+                base = int(d[0])
+                if base == 0 and v.shift.__class__ is not np.ndarray and v.shift == 0 and v.base._lanes is not None:
+                    return pointer(self.flat, v.base.lanes, osh, v, self.dtype.element_ty)
+                return self._lazy_moved(v.moved(base), osh)
+            return self._lazy_moved(v.moved(d.astype(np.int64).reshape(-1)), osh)
         shape = broadcast_shape(self._shape, osh)
         nd = len(shape)
         if od is None:
@@ -864,16 +811,13 @@ class pointer(tensor):
         off = np.int64(od) if olit else od.astype(np.int64, copy=False)
         x = _align(self.data, self._shape, nd, False)
         y = _align(off, osh, nd, olit)
-        if nd == 2 and sign > 0 and _outer_shapes(x, y, shape):  # ``ptr + rows[:, None] * s + cols[None, :]``
-            known, lines = tiles.lines_of_outer(x, y, None)
-            if known:  # a lineage whose lines are known: its offsets built only when read
-                lin = Lineage(None, make=lambda: x + y, shape=(max(x.shape[0], y.shape[0]), *shape), lines=lines)
-                out = pointer(self.flat, None, shape, lin, 0, self.dtype.element_ty)
-                out._lazy = lambda: lin.data
-                return out
+        if structured and nd == 2 and sign > 0 and _outer_shapes(x, y, shape):  # ``ptr + rows[:, None] * s + cols[None, :]``
+            known, lines = lines_of_outer(x, y, None)
+            if known:  # a base whose lines are known: its offsets built only when read
+                return self._lazy_moved(View(Base.outer(x, y, lines)), shape)
         data = x + y if sign > 0 else x - y
-        if nd == 2:  # a tile (``ptr + rows[:, None] * stride + cols[None, :]``): a lineage, to find its lines
-            return pointer(self.flat, data, shape, Lineage(data), 0, self.dtype.element_ty)
+        if structured and nd == 2:  # a tile (``ptr + rows[:, None] * stride + cols[None, :]``): to find its lines
+            return pointer(self.flat, data, shape, View(Base.of(data)), self.dtype.element_ty)
         return pointer(self.flat, data, shape, elem=self.dtype.element_ty)
 
     def __add__(self, o):
@@ -911,25 +855,6 @@ class pointer(tensor):
 
 def _rows_of(t: tensor) -> int:
     """The rows (programs) of a block's values, without building them where its structure says."""
-    if t._data is None and t._outer is not None:
-        return max(t._outer[0].shape[0], t._outer[1].shape[0])
+    if t._data is None and t._view is not None:
+        return t._view.rows
     return t.data.shape[0]
-
-
-def _lineage_of(t: tensor) -> Lineage:
-    """The lineage of pointers ``base + t``: made once per offsets block, shared by every base."""
-    lin = t._lineage
-    if lin is None:
-        outer = t._outer
-        if outer is not None:  # an outer sum: its lines from its two sides
-            known, lines = tiles.lines_of_outer(*outer)
-            if known and t._data is not None:
-                lin = t._lineage = Lineage(t._data.astype(np.int64, copy=False), lines=lines)
-                return lin
-            if known:
-                rows = max(outer[0].shape[0], outer[1].shape[0])
-                lin = t._lineage = Lineage(None, make=lambda: t.data.astype(np.int64, copy=False),
-                                           shape=(rows, *t._shape), lines=lines)
-                return lin
-        lin = t._lineage = Lineage(t.data.astype(np.int64, copy=False))
-    return lin

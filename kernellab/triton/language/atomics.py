@@ -85,7 +85,7 @@ def _atomic(op: str, ptr, others, mask, sem, scope, fn, returns=True):
     _check_order(op, sem, scope)
     prog, offs, vals, act, shape, elem = _lanes(op, ptr, others, mask)
     flat = ptr.flat
-    memory._check(prog, op, flat, offs, act)
+    memory.check(prog, op, flat, offs, act)
     rows = offs.shape[0]
     prog.tally.access("atomic", offs.reshape(rows, -1) * flat.itemsize,
                       None if act is None else act.reshape(rows, -1), flat.itemsize)

@@ -20,12 +20,12 @@ from ..compiler import axis as A
 from ..compiler.mma import kind as mma_kind
 from ..compiler.mma import mma_instructions
 from ..executor import dtypes as T
-from ..executor import memory, numerics, sampling, tiles
+from ..executor import memory, numerics, sampling
 from ..executor.program import current
 from ..executor.tensor import (
-    Lineage,
     _align,
     _operand,
+    _structured,
     _tensor_member_fn,
     bitcast_data,
     broadcast_shape,
@@ -37,6 +37,7 @@ from ..executor.tensor import (
     pointer,
     tensor,
 )
+from ..executor.view import Base, View
 
 _POINTER = pointer  # the class (``load`` and ``store`` name their argument ``pointer``)
 
@@ -82,9 +83,10 @@ def arange(start, end, _semantic=None) -> tensor:
     """
     start, end = getattr(start, "value", start), getattr(end, "value", end)
     n = numerics.check_arange(start, end)
-    data, lineage, ax = (_arange if n <= _ARANGE_KEPT else _arange.__wrapped__)(int(start), int(end))
+    data, base, ax = (_arange if n <= _ARANGE_KEPT else _arange.__wrapped__)(int(start), int(end))
     out = tensor(data, T.int32, (n,))
-    out._lineage = lineage
+    if _structured():
+        out._view = View(base)
     out._ax = ax
     return out
 
@@ -94,12 +96,12 @@ _ARANGE_KEPT = 1 << 14  # elements: larger blocks are made afresh (at most 128 Ã
 
 @functools.lru_cache(maxsize=128)
 def _arange(start: int, end: int):
-    """The values (read-only), pointer lineage and axis facts of ``tl.arange(start, end)``: made once, shared
-    by every launch (a lineage keeps what the memory layer counted of it, which depends on its offsets alone)."""
+    """The values (read-only), offsets base and axis facts of ``tl.arange(start, end)``: made once, shared by
+    every launch (a base keeps what the memory layer counted of it, which depends on its offsets alone)."""
     data = np.arange(start, end, dtype=np.int32)[None]
     wide = np.arange(start, end, dtype=np.int64)[None]
     data.flags.writeable = wide.flags.writeable = False
-    return data, Lineage(wide, start=start), A.arange(start, end)
+    return data, Base.consecutive(start, (end - start,), wide), A.arange(start, end)
 
 
 def full(shape, value, dtype, _semantic=None) -> tensor:
@@ -227,40 +229,6 @@ def mul(x, y, sanitize_overflow=True, _semantic=None) -> tensor:
 
 
 # --- memory --------------------------------------------------------------------------------------
-def _consecutive_rows(ptr, mask):
-    """``(starts, active)`` when every program's pointers are consecutive (row-major) and ``mask`` keeps a
-    prefix of them (or is None): the memory layer's fast path (:func:`~kernellab.triton.executor.memory.load_rows`);
-    None otherwise."""
-    lin = getattr(ptr, "lineage", None)
-    if lin is None or (mask is not None and (getattr(mask, "_prefix", None) is None or mask._shape != ptr._shape)):
-        return None
-    if lin.shape != (1, *ptr._shape) or lin.start is None:
-        return None
-    shift = ptr.shift
-    start = lin.start
-    if isinstance(shift, np.ndarray):
-        starts = shift.reshape(-1) if start == 0 else start + shift.reshape(-1)
-    else:
-        starts = np.array([start + shift], np.int64)
-    return starts, None if mask is None else mask._prefix
-
-
-def _tile_mask(ptr, mask):
-    """``(mask,)`` when ``ptr`` is a 2-D tile whose lineage stores it as lines (:mod:`kernellab.triton.executor.tiles`):
-    the mask as a bool block broadcasting to ``(rows, *shape)`` (None: no mask); None otherwise."""
-    lin = getattr(ptr, "lineage", None)
-    if lin is None or not current().policy.structured or len(ptr._shape) != 2 or lin.shape[1:] != ptr._shape \
-            or lin.lines is None:
-        return None
-    if mask is None:
-        return (None,)
-    m = _to_tensor(mask)
-    if m.dtype is not T.int1 or len(m._shape) > 2 or any(a != b and a != 1 for a, b in zip(
-            (1,) * (2 - len(m._shape)) + m._shape, ptr._shape)):
-        return None
-    return (_align(m.data, m._shape, 2, False),)
-
-
 def _how(ptr, mask):
     """``(pointer facts, mask facts or None, block shape)``: what the memory layer needs to count an access
     under the layout Triton gives it (:mod:`kernellab.triton.compiler.layout`)."""
@@ -268,23 +236,21 @@ def _how(ptr, mask):
     return facts(ptr), None if mask is None else facts(_to_tensor(mask), shape), shape
 
 
-def _access(ptr, mask, what: str):
-    """``(rows, offsets, mask)`` of a ``tl.load``/``tl.store``: ``rows`` from :func:`_consecutive_rows` when its
-    fast path applies (offsets and mask then None, never built), else None and the built offsets and mask."""
-    rows = _consecutive_rows(ptr, mask)
-    if rows is not None:
-        return rows, None, None
-    return (None, *_offsets_and_mask(ptr, mask, what))
-
-
-def _offsets_and_mask(ptr, mask, what: str):
+def _view(ptr, mask, what: str) -> View:
+    """The :class:`~kernellab.triton.executor.view.View` a ``tl.load``/``tl.store`` reaches: the pointers'
+    offsets and the lanes ``mask`` keeps (a prefix of each program's lanes where the mask is ``offs < n``)."""
     if not isinstance(ptr, pointer):
         raise TypeError(_("{what} needs a pointer (an array argument plus offsets), got {type}").format(
             what=what, type=type(ptr).__name__))
-    offs = ptr.data
+    view = ptr.view
+    if view is None:  # offsets with no structure known: as built
+        view = View.of(ptr.data)
     if mask is None:
-        return offs, None
+        return view
     m = _to_tensor(mask)
+    kept = m._view
+    if kept is not None and kept.keep is not None and m._shape == ptr._shape:  # a prefix of each program's lanes
+        return view.masked(kept.keep)
     if m.dtype is not T.int1:
         m = m.to(T.int1)
     shape = broadcast_shape(ptr._shape, m._shape)
@@ -292,8 +258,7 @@ def _offsets_and_mask(ptr, mask, what: str):
         raise ValueError(_("mask of shape {shape} does not broadcast to the pointer block "
                            "{shape2}").format(
             shape=m.shape, shape2=ptr.shape))
-    nd = len(shape)
-    return _align(offs, ptr._shape, nd, False), _align(m.data, m._shape, nd, False)
+    return view.masked(_align(m.data, m._shape, len(shape), False))
 
 
 _LOAD_CACHE = ("", ".ca", ".cg", ".cv")
@@ -330,8 +295,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     if pointer.__class__ is not _POINTER and hasattr(pointer, "_load"):  # a block pointer, a descriptor
         return pointer._load(boundary_check, padding_option)
     ptr = pointer
-    tile = _tile_mask(ptr, mask)
-    rows, offs, m = (None, None, None) if tile is not None else _access(ptr, mask, "tl.load")
+    view = _view(ptr, mask, "tl.load")
     fill = None
     if other is not None:
         od, _dt, osh, olit = _operand(other)
@@ -347,16 +311,11 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     if bits and fill is not None:
         fill = elem.encode(np.float32(fill))
     how = _how(ptr, mask)
-    got = None if tile is None else tiles.load(current(), ptr, tile[0], fill, how)
-    data, widen = (None, None) if got is None else got
-    if data is None:
-        if tile is not None:
-            rows, offs, m = _access(ptr, mask, "tl.load")
-        if rows is None:
-            data = memory.load(current(), ptr.flat, offs, m, fill, ptr.lineage, ptr.shift, how)
-        else:
-            data = memory.load_rows(current(), ptr.flat, ptr._shape, *rows, fill, view=not bits, how=how)
-    if callable(data):  # a shared fp16 tile (tiles.load): its float16 values made only if read
+    data = memory.load(current(), ptr.flat, view, fill, how, lend=not bits)
+    widen = None
+    if data.__class__ is tuple:
+        data, widen = data
+    if callable(data):  # a shared fp16 tile (memory.load): its float16 values made only if read
         out = tensor(None, elem, ptr._shape)
         out._lazy = data
     else:
@@ -382,8 +341,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     if pointer.__class__ is not _POINTER and hasattr(pointer, "_store"):
         return pointer._store(value, boundary_check)
     ptr = pointer
-    tile = _tile_mask(ptr, mask)
-    rows, offs, m = (None, None, None) if tile is not None else _access(ptr, mask, "tl.store")
+    view = _view(ptr, mask, "tl.store")
     v = _to_tensor(value)
     shape = broadcast_shape(ptr._shape, v._shape)
     if shape != tuple(ptr._shape):
@@ -393,26 +351,18 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
     nd = len(shape)
     elem = ptr.dtype.element_ty
     how = _how(ptr, mask)
+    prog = current()
     if v._lay is not None and v._shape == ptr._shape:  # the value reaches the store under another layout
-        prog = current()
         prog.tally.converted(v._lay, ("store", how, ptr.flat.itemsize, prog.num_warps, None),
                              8 * ptr.flat.itemsize, prog.num_warps, prog.P)
-    if rows is not None and v._data is None and v._into is not None and v._shape == ptr._shape \
-            and v.dtype.np == ptr.flat.dtype:  # computed straight into the array where it can be
-        return memory.store_rows(current(), ptr.flat, ptr._shape, rows[0], v, rows[1], how)
+    if v._data is None and v._into is not None and v._shape == ptr._shape and v.dtype.np == ptr.flat.dtype:
+        return memory.store(prog, ptr.flat, view, v, how)  # computed straight into the array where it can be
     vals = _align(v.data, v._shape, nd, False)
     if elem.__class__ is T.float_format:
         vals = elem.encode(convert(vals, v.dtype, elem))
     else:
         vals = cvt.astype(vals, ptr.flat.dtype)  # a float into an int array saturates (cvt.rzi)
-    if tile is not None:
-        if tiles.store(current(), ptr, vals, tile[0], how):
-            return None
-        rows, offs, m = _access(ptr, mask, "tl.store")
-    if rows is None:
-        memory.store(current(), ptr.flat, offs, vals, m, ptr.lineage, ptr.shift, how)
-    else:
-        memory.store_rows(current(), ptr.flat, ptr._shape, rows[0], vals, rows[1], how)
+    memory.store(prog, ptr.flat, view, vals, how)
 
 
 # --- dot -----------------------------------------------------------------------------------------
@@ -472,7 +422,7 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
 
 def _dot_operand(t: tensor) -> np.ndarray:
     """``t.data`` for ``numerics.dot``; for an fp16 block not yet made whose float32 values are known
-    (``p.to(tl.float16)``, see ``tensor.to``; a shared tile, see ``tiles.load``), a stand-in of its shape
+    (``p.to(tl.float16)``, see ``tensor.to``; a shared tile, see ``memory.load``), a stand-in of its shape
     and type, not made: the dot reads its values from ``_wide``."""
     if t._data is None and t._wide is not None:
         return np.broadcast_to(np.float16(0), _wide(t).shape)

@@ -30,7 +30,8 @@ from ..compiler import convert
 from ..executor import dtypes as T
 from ..executor import numerics
 from ..executor.program import current
-from ..executor.tensor import _tensor_member_fn, facts, pointer, tensor
+from ..executor.tensor import _structured, _tensor_member_fn, facts, pointer, tensor
+from ..executor.view import Base, View
 from .core import _how, load, store
 
 _LOADED: dict[int, tuple] = {}  # id of a desc.load's tile → (the tile, its ld.shared per thread on sm_90, its line)
@@ -54,20 +55,33 @@ def _ints(values, what: str) -> list[np.ndarray]:
 
 
 def _tile(base: pointer, shape, strides, offsets, block_shape, checked):
-    """The pointer block and mask of the tile at ``offsets``."""
+    """The pointer block and mask of the tile at ``offsets``: ``base + Σ (offsets[d] + arange(B_d)) · strides[d]``,
+    kept as a strided :class:`~kernellab.triton.executor.view.View` where every program has the same strides."""
     nd = len(block_shape)
     rows = max([1] + [a.shape[0] for a in (*shape, *strides, *offsets)] + [base.data.shape[0]])
-    offs = np.broadcast_to(base.data.astype(np.int64).reshape(-1, *(1,) * nd), (rows, *block_shape)).copy()
     mask = None
+    idxs = []
     for d in range(nd):
         idx = offsets[d].reshape(-1, *(1,) * nd) + np.arange(block_shape[d]).reshape(
             (1,) + (1,) * d + (block_shape[d],) + (1,) * (nd - d - 1))
-        offs = offs + idx * strides[d].reshape(-1, *(1,) * nd)
+        idxs.append(idx)
         if d in checked:
             ok = (idx >= 0) & (idx < shape[d].reshape(-1, *(1,) * nd))
             mask = ok if mask is None else mask & ok
-    ptr = pointer(base.flat, offs, tuple(block_shape), elem=base.dtype.element_ty)
-    m = None if mask is None else tensor(np.broadcast_to(mask, offs.shape), T.int1, tuple(block_shape))
+    if _structured() and all(st.shape[0] == 1 for st in strides):  # each program's tile: a start and strides
+        start = base.data.astype(np.int64).reshape(-1)
+        for d in range(nd):
+            start = start + offsets[d].reshape(-1) * strides[d][0]
+        start = np.broadcast_to(start, (rows,))
+        view = View(Base.strided(start, tuple(block_shape), tuple(int(st[0]) for st in strides)))
+        ptr = pointer(base.flat, None, tuple(block_shape), view, elem=base.dtype.element_ty)
+        ptr._lazy = lambda: view.lanes()[0]
+    else:
+        offs = np.broadcast_to(base.data.astype(np.int64).reshape(-1, *(1,) * nd), (rows, *block_shape)).copy()
+        for d in range(nd):
+            offs = offs + idxs[d] * strides[d].reshape(-1, *(1,) * nd)
+        ptr = pointer(base.flat, offs, tuple(block_shape), elem=base.dtype.element_ty)
+    m = None if mask is None else tensor(np.broadcast_to(mask, (rows, *block_shape)), T.int1, tuple(block_shape))
     return ptr, m
 
 

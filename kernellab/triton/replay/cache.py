@@ -242,8 +242,8 @@ def _is_jit(v) -> bool:
 
 # names whose use a replay would skip: printing, a block's or pointer's private state (its numpy values, a
 # pointer's whole array ``.flat``) read by the kernel's own code, builtins reading what the key does not name
-_SKIPPED = frozenset(("print", "device_print", "flat", "_data", "_lazy", "_wide", "_into", "_lineage", "_affine",
-                      "_prefix", "_make",
+_SKIPPED = frozenset(("print", "device_print", "flat", "_data", "_lazy", "_wide", "_into", "_view",
+                      "_make",
                       # builtins that read what the key does not name (a global by a string, a file, input)
                       "eval", "exec", "compile", "globals", "locals", "vars", "getattr", "__import__", "open",
                       "input", "id", "setattr", "delattr", "breakpoint"))

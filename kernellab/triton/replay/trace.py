@@ -39,12 +39,12 @@ REC: ContextVar = ContextVar("kernellab_triton_trace", default=None)
 
 # the modules this one works with, bound on first use (they import this one: see _bind_names)
 T = memory = tensor = pointer = constexpr = _operand = _align = _to_tensor = current = _widen = None
-_consecutive_rows = _offsets_and_mask = None
+_view = None
 
 
 def _bind_names():
     global T, memory, tensor, pointer, constexpr, _operand, _align, _to_tensor, current, _widen
-    global _consecutive_rows, _offsets_and_mask
+    global _view
     if tensor is not None:
         return
     from ..executor import dtypes
@@ -59,7 +59,7 @@ def _bind_names():
     from ..language import core
 
     T, memory, tensor, pointer, constexpr, _operand, _align, current, _widen = dtypes, mem, tt, pt, ce, op, al, cur, wd
-    _to_tensor, _consecutive_rows, _offsets_and_mask = core._to_tensor, core._consecutive_rows, core._offsets_and_mask
+    _to_tensor, _view = core._to_tensor, core._view
 
 STATIC = -1
 UNKNOWN = -2
@@ -653,9 +653,14 @@ def _plan(a: Access, flat: np.ndarray):
     or ``("take", root, shift, mask, None)`` (offsets ``root + shift``), or a reason it cannot be replayed."""
 
     ptr, mask = a.ptr, a.mask
-    rows = _consecutive_rows(ptr, mask)
-    if rows is not None:
-        r, lanes, s, k = memory._rows(ptr._shape, *rows)
+    view = _view(ptr, mask, "tl.store" if a.store else "tl.load")
+    starts = view.starts()
+    k = None if starts is None else view.prefix()
+    offs, m = view.lanes()
+    root, shift = offs, None
+    if k is not None:
+        r, lanes = view.rows, view.numel
+        s = np.asarray(starts, np.int64)
         if a.store and r == 1 and a.P > 1:
             return "every program stores to the same addresses"
         if r == 1 or ((s[1:] - s[:-1] == lanes).all() and (k[:-1] == lanes).all()):
@@ -664,23 +669,12 @@ def _plan(a: Access, flat: np.ndarray):
         step = int(s[1] - s[0])
         if k0 > 0 and int(k.max()) == k0 and step >= (k0 if a.store else 0) and (np.diff(s) == step).all() \
                 and s0 >= 0 and s0 + (r - 1) * step + k0 <= flat.size:
-            # the same first k0 lanes of rows evenly spaced: a strided view (memory.load_rows, store_rows)
+            # the same first k0 lanes of rows evenly spaced: a strided view (as memory.load and store move them)
             return ("rows", s0, step, (r, k0, lanes), (r, *ptr._shape))
-        offs, m = memory._row_offsets(ptr._shape, s, k, lanes)
-        root, shift = offs, None
-    else:
-        offs, m = _offsets_and_mask(ptr, mask, "tl.store" if a.store else "tl.load")
-        offs, m = memory._prepare(offs, m)
-        root, shift = offs, None
-        lin = ptr.lineage
-        if lin is not None and lin._data is not None and offs.shape == ptr.data.shape:
-            try:
-                same = np.array_equal(lin._data + ptr.shift, offs)
-            except ValueError:
-                same = False
-            if same:
-                root = lin._data
-                shift = None if isinstance(ptr.shift, int) and ptr.shift == 0 else ptr.shift
+    elif view.base._lanes is not None and view.base.rows in (1, view.rows):
+        root = view.base._lanes  # offsets that programs share, up to a shift
+        sh = view.shift
+        shift = sh.reshape(-1, *(1,) * len(ptr._shape)) if sh.__class__ is np.ndarray else sh or None
     if a.store:
         full = np.broadcast_shapes(offs.shape, () if m is None else m.shape)
         if full[0] == 1 and a.P > 1:
