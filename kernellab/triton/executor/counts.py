@@ -191,7 +191,7 @@ def count_planned(view: View, width: int, copies: int, p: layout.Plan, store: bo
     (``count_access``). ``closed``: the same numbers from the view's structure where it has one — rows of
     consecutive offsets from each row's start (``prefix_counts``, ``affine_counts``, each lane's ``vec`` elements
     counted as one element ``vec`` times wider, when the layout cuts the block row-major into runs of
-    ``32 × vec`` elements, ``p.chunked``), a tile of lines from the lines' starts (:func:`_tile_counts`), and an
+    ``32 × vec`` elements, ``p.chunked``), a tile of lines from the lines' starts (``_tile_counts``), and an
     unmasked view counted before at the same place within a 128-byte line (:meth:`View.memo
     <kernellab.triton.executor.view.View.memo>`). Instructions count whether or not their lanes are masked off;
     requests, as Nsight Compute counts them, only those with an active lane. Ideal sectors are
