@@ -175,7 +175,7 @@ def main(argv=None) -> dict | None:
               "summary": summary, "rows": records}
     if before is not None:
         result["before"] = {k: before[k] for k in ("commit", "harness", "command", "how")} | {
-            "summary": summarise(scored(finish(before["rows"]))), "rows": [before_mod._raw(r) for r in before["rows"]]}
+            "summary": summarise(scored(finish(before["rows"]))), "rows": before["rows"]}
     if args.json and ids:
         print(f"{args.json} not written: it holds every row, and --rows chose some")
     elif args.json:

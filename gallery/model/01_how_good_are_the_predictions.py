@@ -1,0 +1,259 @@
+"""
+How good are the predictions?
+=============================
+
+Every ``triton.testing.do_bench`` and every ``predict`` in kernellab prints a time for a GPU that is not
+there. This page holds those times against 57 measurements that other people made on real GPUs and
+published: Triton's tutorials on the A100 and the H100, cuBLAS, FlashAttention-2 and -3, CUB, and
+microbenchmarks of copies, special functions and memory latency.
+
+Each published kernel was rebuilt as a kernel of this project, at its published size and launch, and
+predicted on its GPU as a user would predict it; ``python3 -m nox -s validate`` does it and writes the
+file this page reads. You will see which kinds of kernels the model predicts well, which it does not,
+how it has changed, and how far apart the measurements themselves are.
+"""
+
+# %%
+# The file of results
+# -------------------
+# ``kernellab/validation.json`` ships with kernellab. For each row of the published measurements it
+# holds the kernel that stands in for the published one, the prediction, the measurement and their
+# ratio, and the same for the model as it was at commit ``75152b7``, before its per-SM timing model.
+#
+# The ratio is a **time ratio**: predicted time ÷ measured time. A rate (GB/s, TFLOP/s) becomes a time
+# by its source's own formula (2·M·N·K FLOPs for a matrix product, 4·B·H·N²·d for attention, the
+# bytes each Triton tutorial counts), so a ratio above 1 says the model expects the kernel to be
+# slower than it ran, below 1 faster. A row is a hit when its ratio lies in [0.8, 1.25], and close
+# when it lies in [0.5, 2].
+
+import json
+from importlib.resources import files
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from kernellab import A100, H100, Claims, Table, print_table, show
+from kernellab.figures import use_cjk_font
+from kernellab.i18n import _ as tr
+from kernellab.model import resource_label
+
+results = json.loads((files("kernellab") / "validation.json").read_text(encoding="utf-8"))
+rows = results["rows"]
+by_id = {r["id"]: r for r in rows}
+before = {r["id"]: r for r in results["before"]["rows"]}
+scored = [r for r in rows if r["role"] in ("scored", "ratio")]
+ROLES = {"scored": tr("scored"), "ratio": tr("scored on its ratio to {row}"), "reference": tr("reference row"),
+         "not scored": tr("not scored"), "in-sample": tr("in-sample (fitted a constant)")}
+
+print_table([tr("What"), tr("Value")], [
+    [tr("Published measurements"), len(rows)],
+    [tr("Scored rows"), len(scored)],
+    [tr("Scored on their ratio to a reference row"), sum(r["role"] == "ratio" for r in rows)],
+    [tr("Reported, not scored"), sum(r["role"] in ("reference", "not scored", "in-sample") for r in rows)],
+    [tr("Model now (commit)"), results["commit"]],
+    [tr("Model before (commit)"), results["before"]["commit"]],
+])
+
+# %%
+Claims().add(tr("Published measurements"), len(rows), 57) \
+    .add(tr("Reference rows, an envelope and a second machine"),
+         sum(r["role"] in ("reference", "not scored") for r in rows), 8) \
+    .add(tr("The model before"), results["before"]["commit"], "75152b7") \
+    .add(tr("The envelope AF-18 ÷ the A100's Tensor Core peak"), by_id["AF-18"]["measured"] * 1e12
+         / A100.fp16_tensor_peak, 0.73, sig=2).show()
+
+# %%
+# Of the 57 rows, 8 are reported without a score: the reference rows of one source whose absolute
+# numbers disagree with other reports (only its ratios count), an envelope (FlashAttention-2 "up to
+# 73 % of the peak" of an A100) and a second run of the same cuBLAS call on another machine. A row
+# that cannot be predicted at all (its GPU has no spec in kernellab) stays among the scored rows as a
+# miss.
+#
+# Before and now, category by category
+# ------------------------------------
+# The shares of the scored rows within each window, and the geometric mean of their ratios (1 is
+# right on average; 0.5, twice too fast). The goal row gives what issue 32 asks of the model.
+
+GOALS = (0.80, 0.95)  # issue 32: 80 % of the scored rows within [0.8, 1.25], 95 % within [0.5, 2]
+CATEGORY = {"memory-bound elementwise": tr("memory-bound elementwise"), "softmax": tr("softmax"),
+            "layer norm": tr("layer norm"), "GEMM large": tr("GEMM, large"),
+            "GEMM small-or-tail": tr("GEMM, small or tail"), "launch overhead": tr("launch overhead"),
+            "attention fwd": tr("attention, forward"), "attention bwd": tr("attention, backward"),
+            "microbenchmark throughput": tr("microbenchmark throughput"), "latency": tr("latency")}
+
+
+def pct(x):
+    return "—" if x is None else f"{x:.0%}"
+
+
+def gm(x):
+    return "—" if x is None else f"{x:.2f}"
+
+
+now_s, before_s = results["summary"], results["before"]["summary"]
+lines = [[tr("all"), now_s["all"]["rows"]]]
+for key in ("within_1.25", "within_2"):
+    lines[0] += [pct(now_s["all"][key]), pct(before_s["all"][key])]
+lines[0] += [gm(now_s["all"]["geomean"]), gm(before_s["all"]["geomean"])]
+for cat, s in now_s["categories"].items():
+    b = before_s["categories"][cat]
+    lines.append([CATEGORY[cat], s["rows"], pct(s["within_1.25"]), pct(b["within_1.25"]), pct(s["within_2"]),
+                  pct(b["within_2"]), gm(s["geomean"]), gm(b["geomean"])])
+lines.append([tr("goal"), "", pct(GOALS[0]), "", pct(GOALS[1]), "", "1.00", ""])
+show(Table([tr("Category"), tr("Scored rows"), tr("Within [0.8, 1.25], now"), tr("before"),
+            tr("Within [0.5, 2], now"), tr("before"), tr("Geometric mean, now"), tr("before")], lines))
+
+# %%
+# Predicted against measured
+# --------------------------
+# One panel per category, both axes logarithmic and in seconds: a point on the diagonal is a perfect
+# prediction, the dark band is [0.8, 1.25] and the light one [0.5, 2]. Filled markers are the model
+# now, grey rings the model before, joined by a line where it moved. Diamonds are rows scored on
+# their ratio to a reference row; crosses are rows reported without a score.
+
+use_cjk_font()
+cats = list(CATEGORY)
+STYLE = {"scored": ("o", "C0"), "ratio": ("D", "C1")}  # any other role: ("x", grey)
+fig, axes = plt.subplots(4, 3, figsize=(8.5, 10.5), layout="constrained")
+for ax in axes.flat[len(cats):]:
+    ax.remove()
+for ax, cat in zip(axes.flat, cats):
+    members = [r for r in rows if r["category"] == cat and r["ratio"] is not None]
+    t = [r["measured_seconds"] * f for r in members for f in (1, r["ratio"], before[r["id"]]["ratio"] or 1)]
+    mid, half = np.sqrt(min(t) * max(t)), max(np.sqrt(max(t) / min(t)) * 3, 30)  # at least three decades
+    lo, hi = mid / half, mid * half
+    grid = np.geomspace(lo, hi, 50)
+    ax.fill_between(grid, grid * 0.5, grid * 2, color="C2", alpha=0.12, lw=0)
+    ax.fill_between(grid, grid * 0.8, grid * 1.25, color="C2", alpha=0.25, lw=0)
+    ax.plot(grid, grid, color="C2", lw=0.8)
+    for r in members:
+        x = r["measured_seconds"]
+        old = before[r["id"]]["ratio"]
+        if old is not None:
+            ax.plot([x, x], [old * x, r["ratio"] * x], color="0.6", lw=0.7, zorder=1)
+            ax.plot(x, old * x, "o", mfc="none", mec="0.55", ms=8, zorder=2)
+        marker, color = STYLE.get(r["role"], ("x", "0.3"))
+        ax.plot(x, r["ratio"] * x, marker, color=color, ms=5, zorder=3)
+        ax.annotate(r["id"], (x, r["ratio"] * x), xytext=(3, 3), textcoords="offset points", fontsize=6.5)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.xaxis.set_minor_formatter(plt.NullFormatter())
+    ax.yaxis.set_minor_formatter(plt.NullFormatter())
+    ax.set_title(CATEGORY[cat], fontsize=10)
+for ax in axes[:, 0]:
+    ax.set_ylabel(tr("Predicted time (s)"))
+for ax in axes.flat[len(cats) - 3:len(cats)]:
+    ax.set_xlabel(tr("Measured time (s)"))
+legend = [plt.Line2D([], [], ls="", marker="o", color="C0", label=tr("scored, now")),
+          plt.Line2D([], [], ls="", marker="D", color="C1", label=tr("scored on a ratio, now")),
+          plt.Line2D([], [], ls="", marker="x", color="0.3", label=tr("not scored, now")),
+          plt.Line2D([], [], ls="", marker="o", mfc="none", mec="0.55", ms=8,
+                     label=tr("before (commit {commit})").format(commit=results["before"]["commit"])),
+          plt.Rectangle((0, 0), 1, 1, color="C2", alpha=0.25, lw=0, label=tr("within [0.8, 1.25]")),
+          plt.Rectangle((0, 0), 1, 1, color="C2", alpha=0.12, lw=0, label=tr("within [0.5, 2]"))]
+fig.legend(handles=legend, loc="lower right", bbox_to_anchor=(0.97, 0.06), fontsize=9)
+fig.suptitle(tr("kernellab's predictions against published measurements"))
+plt.show()
+
+# %%
+# Row by row
+# ----------
+# Each row's GPU (a row whose variant was not published is predicted on the SXM part), what stands in
+# for its kernel, the measurement and the prediction in the row's own unit, the time ratio, the score
+# (the ratio, or for a low-confidence row its ratio divided by its reference row's) and the resource
+# the model finds binding.
+
+KINDS = {"own": tr("our kernel, the row's algorithm"), "cublas": tr("tutorial matmul, autotuned, for cuBLAS"),
+         "fastcu": tr("tutorial matmul, the row's tile, for fast.cu"),
+         "fa": tr("tutorial attention for FlashAttention"), "k10": tr("Boehm's kernel 10 for cuBLAS SGEMM"),
+         "cub": tr("SIMT transform for CUB")}
+UNITS = {"cycles per warp-instruction": tr("cycles per warp instruction"), "cycles": tr("cycles"),
+         "cycles (288.1 ns)": tr("cycles")}
+
+
+def value(x):
+    return "—" if x is None else f"{x:.3g}"
+
+
+def binding(r):
+    try:
+        return resource_label(r["bound"])
+    except ValueError:  # a term this kernellab does not name
+        return r["bound"] or "—"
+
+
+def counts_as(r):
+    return tr("miss: no prediction") if r["error"] else ROLES[r["role"]].format(row=r.get("ratio_to"))
+
+
+show(Table([tr("Row"), tr("Category"), tr("GPU"), tr("Stands in"), tr("Unit"), tr("Measured"), tr("Predicted"),
+            tr("Time ratio"), tr("Score"), tr("Binding term"), tr("Counts as")],
+           [[r["id"], CATEGORY[r["category"]], r["gpu"] or tr("no spec"), KINDS[r["kind"]],
+             UNITS.get(r["unit"], r["unit"]), value(r["measured"]), value(r["predicted"]), value(r["ratio"]),
+             value(r["score"]), binding(r) if r["bound"] else "—", counts_as(r)] for r in rows]))
+
+# %%
+# How far apart are the measurements themselves?
+# ----------------------------------------------
+# A prediction cannot be closer to a row than the row is to the truth, and published numbers disagree.
+# The same cuBLAS call measured 798 TFLOP/s on one H100 and 519 on another (rows GL-01 and GL-10): a
+# factor of 1.54, far outside the hit window. One README of microbenchmarks reports a whole-GPU copy at
+# 1992 GB/s, 59 % of the H100's 3.35 TB/s, well below other H100 reports; its rows are scored only on
+# their ratios to each other (a few SMs against all of them, ``__expf`` against FADD, shared memory
+# against HBM). Triton's softmax tutorial was reported at 676 GB/s on an A100, 33 % of its 2039 GB/s,
+# on an unstated variant of the card. Rows read off a figure's bar labels (the FlashAttention-3
+# paper's) are second-hand. And one launch can stand in for rows that disagree: on the H100 at 1024³,
+# cuBLAS measured 121 TFLOP/s and Triton's tutorial kernel 26 (GS-01 and GS-02), both predicted by
+# the same autotuned tutorial kernel.
+
+spread = by_id["GL-01"]["measured"] / by_id["GL-10"]["measured"]
+Claims().add(tr("Same cuBLAS call, one H100 (GL-01), TFLOP/s"), by_id["GL-01"]["measured"], 798, sig=3) \
+    .add(tr("Same cuBLAS call, another H100 (GL-10), TFLOP/s"), by_id["GL-10"]["measured"], 519, sig=3) \
+    .add(tr("GL-01 ÷ GL-10"), spread, 1.54, sig=3) \
+    .add(tr("Whole-GPU copy (EW-07), GB/s"), by_id["EW-07"]["measured"], 1992) \
+    .add(tr("The H100's DRAM bandwidth, TB/s"), H100.dram_bw / 1e12, 3.35) \
+    .add(tr("EW-07 ÷ the H100's DRAM bandwidth"), by_id["EW-07"]["measured"] * 1e9 / H100.dram_bw, 0.59, sig=2) \
+    .add(tr("Softmax (SM-03), GB/s"), by_id["SM-03"]["measured"], 676, sig=3) \
+    .add(tr("SM-03 ÷ the A100's DRAM bandwidth"), by_id["SM-03"]["measured"] * 1e9 / A100.dram_bw, 0.33, sig=2) \
+    .add(tr("The A100's DRAM bandwidth, GB/s"), A100.dram_bw / 1e9, 2039) \
+    .add(tr("cuBLAS and tutorial 03 at 1024³ (GS-01, GS-02), TFLOP/s"),
+         f"{by_id['GS-01']['measured']:.0f}, {by_id['GS-02']['measured']:.0f}", "121, 26") \
+    .add(tr("GS-01 and GS-02 stand in by one launch"), by_id["GS-01"]["stand_in"] == by_id["GS-02"]["stand_in"]
+         and by_id["GS-01"]["seconds"] == by_id["GS-02"]["seconds"], True).show()
+
+# %%
+# So a ratio between 0.8 and 1.25 is about as close as two machines running the same binary come:
+# even a perfect model would miss some rows.
+#
+# What stands in for the published kernels
+# ----------------------------------------
+# Where a row measured a library (cuBLAS, CUB, FlashAttention), the kernel predicted is one of this
+# project's that does the same work: Triton's tutorial matmul autotuned over the tutorial's configs
+# for cuBLAS, the tutorial's FlashAttention-2 algorithm for FlashAttention-2 and -3, Boehm's
+# warptiling SGEMM for cuBLAS's FP32 one. A stand-in is not the library: FlashAttention-3 overlaps its
+# softmax with the Tensor Cores by warp specialisation, which the tutorial's kernel does not, so a
+# row can miss because the stand-in is slower than the library as well as because the model is wrong.
+
+kinds = {}
+for r in rows:
+    kinds.setdefault(r["kind"], []).append(r["id"])
+show(Table([tr("Stands in"), tr("Rows"), tr("Which")], [[KINDS[k], len(v), ", ".join(v)] for k, v in kinds.items()]))
+
+# %%
+# The rows farthest from their measurement
+# ----------------------------------------
+# The scored rows whose score is farthest from 1 (in the logarithm), with the term the model finds
+# binding: where to look first.
+
+far = sorted((r for r in scored if r["score"] is not None), key=lambda r: -abs(np.log(r["score"])))[:8]
+show(Table([tr("Row"), tr("Category"), tr("Score"), tr("Binding term"), tr("Stands in")],
+           [[r["id"], CATEGORY[r["category"]], value(r["score"]), binding(r), KINDS[r["kind"]]] for r in far]))
+
+# %%
+# Each number in the tables comes from ``kernellab/validation.json``. To make it again with the
+# model you have, run ``python3 -m nox -s validate`` in a clone of the repository: it predicts every
+# row (with sampled launches), prints the same tables, and rewrites the file. The kernels
+# are in ``benchmarks/validation/``; on a machine with a GPU, ``benchmarks/gpu/gpu_check.py`` times the
+# same kernels beside the model's prediction for that GPU.
