@@ -19,6 +19,7 @@ from kernellab.access import (
     lane_sector_ids,
     lines,
     phase_lanes,
+    prefix_counts,
     requests,
     sector_ids,
     sectors,
@@ -275,3 +276,9 @@ def test_pair_rule_never_costs_more(p):
     valid = np.repeat(acc.active, wpl, axis=1).reshape(-1, lanes * wpl)
     assert shared_wavefronts(acc) <= _max_bank_load(words, valid)
     assert shared_ideal_wavefronts(acc) <= int(valid.any(axis=1).sum())
+
+
+def test_prefix_counts_broadcast_one_start_to_every_row():
+    # two rows from byte 0: 32 floats (128 B: 1 request, 4 sectors, 1 line) and 17 floats (68 B: 1 request,
+    # 3 sectors, 1 line)
+    assert prefix_counts(0, [32, 17], 4) == (2, 7, 2, 196) == prefix_counts([0, 0], [32, 17], 4)

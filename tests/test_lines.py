@@ -327,3 +327,37 @@ def test_sampled_rows_give_the_rounding_remainder_to_the_largest_remainder():
     assert (lx.load_bytes, ly.load_bytes) == (1064, 1059)
     assert row_of(c.by_line, "tl.store(out_ptr").store_bytes == 1064
     assert lx.loads == ly.loads == 11  # one tl.load a program: 4 sampled × 2.75
+
+
+def _copy_lanes(blk, x, y):
+    v = blk.load(x, blk.tx)
+    blk.store(y, blk.tx, v)
+
+
+class _Callable:
+    def __call__(self, blk, x, y):
+        _copy_lanes(blk, x, y)
+
+    def method(self, blk, x, y):
+        v = blk.load(x, blk.tx)
+        blk.store(y, blk.tx, v)
+
+
+def test_lines_of_a_kernel_given_as_a_partial_a_method_or_a_callable_object():
+    import functools
+
+    x, y = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
+    for kernel in (functools.partial(_copy_lanes, y=y), _Callable().method):
+        args = (x,) if isinstance(kernel, functools.partial) else (x, y)
+        c = launch(kernel, 1, 32, args=args, lines=True)
+        assert y.tolist() == x.tolist() and c.by_line.note is None
+        load = row_of(c.by_line, "v = blk.load(x, blk.tx)")
+        assert (load.gld_instr, load.dram_sectors) == (1, {"x": 4})  # one warp, 128 B: 4 sectors
+        line = next(key for key in c.by_line if c.by_line[key] is load)[1]
+        assert c.by_line[line] is load  # a line number of the kernel's own file
+        assert c.by_line.line((c.by_line.file, line)) == "v = blk.load(x, blk.tx)"
+        assert repr(c.by_line) == f"<ByLine {c.by_line.kernel}: 2 lines>"
+    assert LineFinder(_Callable()).root is _Callable.__call__.__code__  # a callable object: its __call__
+    c = launch(_Callable(), 1, 32, args=(x, y), lines=True)
+    assert row_of(c.by_line, "v = blk.load(x, blk.tx)").gld_instr == 1  # the helper's row, called from __call__
+    assert c.by_line.text((c.by_line.file, 10**6)) == ""  # no such line

@@ -5,7 +5,7 @@ import pytest
 
 import kernellab as kl
 from kernellab import H100, launch
-from kernellab.metrics import METRICS, values
+from kernellab.metrics import METRICS, fmt, values
 from kernellab.profile import findings
 
 
@@ -193,3 +193,15 @@ def test_speed_of_light_of_a_tl_dot_shows_the_tensor_core_pipe():
     tensor = next(r for r in rows if r[0] == "Tensor Core pipe")
     assert tensor[1] == "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"
     assert c.mma_sm80 == 128 and not any(r[0] == "FMA pipe" for r in rows)
+
+
+def test_metric_cells_by_unit():
+    # a missing value is an empty cell; a percentage has one decimal, a ratio two; an integral count gets
+    # thousands separators whatever its type, any other number 4 significant digits
+    by_name = {m.name: m for m in METRICS}
+    sectors, ratio = by_name["l1tex__t_sectors_pipe_lsu_mem_global.sum"], \
+        by_name["l1tex__average_t_sectors_per_request_pipe_lsu_mem_global.ratio"]
+    efficiency = by_name["warp_execution_efficiency"]
+    assert fmt(sectors, None) == "" and fmt(efficiency, 87.25) == "87.2 %" and fmt(ratio, 4.0) == "4.00"
+    assert (fmt(sectors, 1234567), fmt(sectors, 3.0), fmt(sectors, 2.5), fmt(sectors, 1 / 3)) == \
+        ("1,234,567", "3", "2.5", "0.3333")

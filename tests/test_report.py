@@ -108,3 +108,9 @@ def test_si_prefixes_start_exactly_at_their_power_of_1000():
     # 1000 is 1 k, 999 stays 999; 10⁹ is 1 G; the same boundaries for bytes and for negative numbers
     assert (fmt_num(1000), fmt_num(999), fmt_num(1e9), fmt_num(-1e6)) == ("1 k", "999", "1 G", "-1 M")
     assert (fmt_bytes(1000), fmt_bytes(999), fmt_bytes(1e12)) == ("1 kB", "999 B", "1 TB")
+
+
+def test_float_cells_keep_four_significant_digits_and_a_table_reads_as_its_text():
+    t = Table(["x", "y"], [[1 / 3, 2.0], [12345.678, 7]])
+    assert [row.split() for row in t.to_text().splitlines()[2:]] == [["0.3333", "2"], ["1.235e+04", "7"]]
+    assert repr(t) == t.to_text()

@@ -119,3 +119,18 @@ def test_lanes_stay_usable_as_indices_and_refuse_python_if():
             blk.store(out, blk.tx, 1.0)
     with pytest.raises(ValueError, match="blk.where"):
         launch(k, 1, 32, args=(np.zeros(32, np.float32),))
+
+
+def test_ufunc_forms_on_lanes_count_as_their_instructions():
+    def k(blk, out):
+        q, r = np.divmod(blk.tx, 5)             # one unsigned-division sequence: 15 int + 3 other
+        buf = np.empty(32, np.int64)
+        np.add(q, r, out=buf)                   # an out= array: IADD3 (1 int), the result is the plain array
+        s = np.sin(blk.tx)                      # a float result: not counted here (blk.fmul and the like are)
+        total = np.add.reduce(blk.tx)           # a reduction, not a lane-parallel operation: not counted
+        blk.store(out, blk.tx, (buf + s * 0 + total * 0).astype(np.float32))  # + the address (1 int)
+    out = np.zeros(32, np.float32)
+    c = launch(k, 1, 32, args=(out,))
+    # buf + (float) and total * 0 on plain arrays and numbers: not Lanes, not counted
+    assert out.tolist() == [t // 5 + t % 5 for t in range(32)]
+    assert c.instr_by_kind == {"int": 2 + 15 + 1 + 1, "other": 2 + 3, "ctrl": 1, "st.global": 1}

@@ -250,3 +250,15 @@ def test_laws_through_the_simulator(indices, n_active):
     assert c.gld_bytes == 4 * active and c.thread_instr == active
     assert c.gld_instr == -(-active // 32)
     assert c.dram_sectors.get("src", 0) <= c.gld_sectors
+
+
+def test_lsu_instructions_are_the_memory_instructions_of_both_spaces():
+    def k(blk, x, y):
+        sh = blk.shared(64, np.float32, name="sh")
+        blk.store(sh, blk.tx, blk.load(x, blk.tx))  # 2 warps: 2 global loads, 2 shared stores
+        blk.syncthreads()
+        blk.store(y, blk.tx, blk.load(sh, 63 - blk.tx))  # 2 shared loads, 2 global stores
+    x, y = np.arange(64, dtype=np.float32), np.zeros(64, np.float32)
+    c = launch(k, 1, 64, args=(x, y))
+    assert y.tolist() == x[::-1].tolist()
+    assert (c.gld_instr, c.gst_instr, c.shld_instr, c.shst_instr, c.lsu_instr) == (2, 2, 2, 2, 8)

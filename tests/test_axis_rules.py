@@ -1,0 +1,62 @@
+"""Triton's axis rules (kernellab.triton.compiler.axis) on facts made by hand: the constant folds, the
+comparisons, selects and bit operations, each with its answer derived from the rule of AxisInfo.cpp.
+
+A fact is (contiguity, divisibility, constancy, value) per dimension; ``MAX`` (2^62) is "divisible by
+anything", the divisibility of 0.
+"""
+
+from kernellab.triton.compiler import axis as A
+from kernellab.triton.compiler.axis import MAX, AxisInfo
+
+ONE = (1,)
+
+
+def test_constant_operands_fold_to_a_constant():
+    # C remainder takes the dividend's sign: 7 % 3 = 1, -7 % 3 = -1 (divisibility of ±1: 1)
+    assert A.remainder(A.constant(7), A.constant(3), ()) == AxisInfo(ONE, ONE, ONE, 1)
+    assert A.remainder(A.constant(-7), A.constant(3), ()) == AxisInfo(ONE, ONE, ONE, -1)
+    # 6 & 3 = 2, 6 | 3 = 7, 6 ^ 3 = 5: divisibility of 2 is 2, of 7 and 5 is 1
+    assert [A.logical(op, A.constant(6), A.constant(3)) for op in "&|^"] == [
+        AxisInfo(ONE, (2,), ONE, 2), AxisInfo(ONE, ONE, ONE, 7), AxisInfo(ONE, ONE, ONE, 5)]
+    # min and max of two constants: the constant, its facts all 1 (Triton keeps no divisibility for them)
+    assert A.minmax("min", A.constant(4), A.constant(9)) == AxisInfo(ONE, ONE, ONE, 4)
+    assert A.minmax("max", A.constant(4), A.constant(9)) == AxisInfo(ONE, ONE, ONE, 9)
+
+
+def test_comparisons_of_constants_and_of_unknown_scalars():
+    # two scalar constants: 2 < 3 is the constant 1, 2 >= 3 the constant 0
+    assert A.compare("<", A.constant(2), A.constant(3), ()) == AxisInfo(ONE, ONE, ONE, 1)
+    # splat to 4 lanes: constancy 4, the value kept
+    assert A.compare(">=", A.constant(2, (4,)), A.constant(3, (4,)), (4,)) == AxisInfo(ONE, ONE, (4,), 0)
+    # an argument against a constant, as scalars: nothing known
+    assert A.compare("<", A.argument(16), A.constant(3), ()) == A.unknown(1)
+    # n (divisible by 16) > offs, the constant on the left: runs of gcd(1024, 16, 16) = 16 lanes kept alike
+    offs = A.arange(0, 1024)
+    n = A.splat(A.argument(16), (1024,))
+    assert A.compare(">", n, offs, (1024,)).constancy == (16,)
+    assert A.compare("==", n, offs, (1024,)).constancy == (1,)  # == and != learn nothing from the runs
+
+
+def test_select_with_a_known_condition_a_scalar_condition_and_a_block_condition():
+    a, b = A.arange(0, 16), A.splat(A.constant(5), (16,))
+    assert A.select(A.constant(0), a, b, True) is b and A.select(A.constant(1), a, b, True) is a
+    # a scalar condition picks a whole operand: runs are those both operands have (gcd(16, 1) = 1 contiguous,
+    # gcd(1, 16) = 1 constant); divisibility from contiguity: gcd(MAX, 8, 16, 1) = 1 (their runs differ)
+    assert A.select(A.UNKNOWN_SCALAR, a, b, True) == AxisInfo(ONE, ONE, ONE)
+    # the same operand twice: its own facts; a block condition with runs of 4 cuts them to 4
+    assert A.select(A.UNKNOWN_SCALAR, a, a, True) == AxisInfo((16,), (MAX,), ONE)
+    cond = AxisInfo(ONE, ONE, (4,))
+    assert A.select(cond, a, a, False) == AxisInfo((4,), (MAX,), ONE)
+    both_five = A.select(cond, b, b, False)
+    assert (both_five.constancy, both_five.value) == ((4,), 5)  # one constant both ways: still that constant
+
+
+def test_an_operator_the_analysis_does_not_follow():
+    assert A.binary("**", A.constant(2), A.constant(3), ()) is None
+
+
+def test_hints_replace_one_fact():
+    # tl.multiple_of, tl.max_contiguous: the hinted fact replaced, the others kept
+    offs = A.arange(0, 64)
+    assert A.hint(offs, "divisibility", 16).divisibility == (16,)
+    assert A.hint(offs, "contiguity", [8]) == AxisInfo((8,), (MAX,), ONE)
