@@ -209,9 +209,7 @@ def _weak_to(d: np.ndarray, target: np.dtype) -> np.ndarray:
     """Python numbers (as int64/float64/bool values) converted to ``target`` the way NumPy converts them."""
     if d.dtype.kind == "b" or d.dtype == target:
         return d.astype(target, copy=False)
-    if target.kind in "iu":
-        if d.dtype.kind != "i":
-            raise NotBatchable("a Python float meets an integer block")
+    if target.kind in "iu":  # d is int64 here: numpy's promotion (NEP 50) makes a Python float and a block float
         info = np.iinfo(target)
         if d.size and (d.min() < info.min or d.max() > info.max):
             raise NotBatchable(f"a Python int out of range for {target}")  # numpy raises OverflowError
