@@ -126,3 +126,46 @@ def test_a_store_to_a_read_only_array_names_the_kernel_program_and_array():
         _count_into[(1,)](_read_only(np.zeros(2, np.int32)), BLOCK=8)  # an atomic writes too
     with pytest.raises(KernelValueError, match="a store to out_ptr, a read-only array"):
         _block_ptr_copy[(1,)](x[:16], _read_only(np.zeros(16, np.float32)), N=16)
+
+
+def test_a_column_major_array_is_read_in_memory_order():
+    # a 2 × 3 Fortran array holds its columns one after another: memory order 0, 3, 1, 4, 2, 5
+    a = np.asfortranarray(np.arange(6, dtype=np.int32).reshape(2, 3))
+    triton.register_array(a)
+    out = np.zeros(1, np.int32)
+    per_program_array[(1,)](np.array([a.ctypes.data + 4 * 2], np.int64), out)  # p + 1: memory element 3
+    assert out.tolist() == [4]
+
+
+def test_an_array_subclass_is_registered_by_its_address():
+    class Tagged(np.ndarray):
+        pass
+
+    a = np.array([5, 6, 7], np.int32).view(Tagged)
+    assert triton.register_array(a) == a.ctypes.data
+    out = np.zeros(1, np.int32)
+    per_program_array[(1,)](np.array([a.ctypes.data], np.int64), out)
+    assert out.tolist() == [6]
+
+
+def test_only_arrays_and_tensors_are_registered():
+    with pytest.raises(TypeError, match="register_array takes a numpy array or a CPU torch tensor, not a list"):
+        triton.register_array([1, 2, 3])
+
+
+def test_an_address_past_a_known_array_or_in_a_freed_one_is_inside_no_array():
+    import gc
+
+    buf = np.zeros(64, np.int32)
+    head = buf[:32]  # registered: bytes 0 … 127 of buf; buf itself is not
+    triton.register_array(head)
+    out = np.zeros(1, np.int32)
+    with pytest.raises(OutOfBoundsError, match="inside no array"):
+        per_program_array[(1,)](np.array([head.ctypes.data + head.nbytes], np.int64), out)  # p + 1 is buf[33]
+    freed = np.zeros(1 << 20, np.int32)  # 4 MB: its memory goes back to the system when it is freed
+    triton.register_array(freed)
+    address = freed.ctypes.data + 4096
+    del freed
+    gc.collect()
+    with pytest.raises(OutOfBoundsError, match="inside no array"):
+        per_program_array[(1,)](np.array([address], np.int64), out)

@@ -262,12 +262,14 @@ def from_numpy(np_dtype) -> dtype:
 
 
 def of_python(value) -> dtype:
-    """The type Triton gives a Python or numpy scalar: int → int32 (int64/uint if it does not fit), float → fp32.
+    """The type Triton gives a Python or numpy scalar in a kernel's code (Triton's ``to_tensor``): int → int32
+    (uint32, int64, uint64 when it does not fit), float → fp32 (fp64 for a magnitude fp32 holds only as a
+    subnormal or not at all). A scalar *argument* is typed by :func:`of_argument`.
 
     Examples
     --------
-    >>> of_python(3), of_python(2**40), of_python(0.5), of_python(True), of_python(np.float16(1))
-    (triton.language.int32, triton.language.int64, triton.language.fp32, triton.language.int1, triton.language.fp16)
+    >>> of_python(3), of_python(2**40), of_python(0.5), of_python(True), of_python(np.float16(1)), of_python(1e-40)
+    (triton.language.int32, triton.language.int64, triton.language.fp32, triton.language.int1, triton.language.fp16, triton.language.fp64)
     """
     if isinstance(value, (bool, np.bool_)):
         return int1
@@ -283,8 +285,38 @@ def of_python(value) -> dtype:
         if 0 <= value < 2**64:
             return uint64
         raise OverflowError(_("integer {value} does not fit in 64 bits").format(value=value))
+    if isinstance(value, float):  # fp32 when it is 0, inf, NaN or a normal fp32 magnitude, as Triton's to_tensor
+        return float32 if value == 0 or not np.isfinite(value) or _FP32_NORMAL <= abs(value) <= _FP32_MAX else float64
+    raise TypeError(_("a {type} is not a Triton scalar").format(type=type(value).__name__))
+
+
+_FP32_NORMAL, _FP32_MAX = 2.0**-126, (2 - 2**-23) * 2.0**127  # Python floats: compared without a cast to fp32
+
+
+def of_argument(value) -> dtype:
+    """The type Triton's launcher gives a scalar kernel argument (Triton 3.9's ``specialize_impl``), which is
+    not :func:`of_python`'s for a number in the kernel's code: a float is fp32 whatever its magnitude (the
+    launcher passes a C ``float``), an int is int32 when it fits, uint64 in [2^63, 2^64), else int64.
+
+    Examples
+    --------
+    >>> of_argument(3), of_argument(2**31), of_argument(2**63), of_argument(1e300), of_argument(True)
+    (triton.language.int32, triton.language.int64, triton.language.uint64, triton.language.fp32, triton.language.int1)
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return int1
+    if isinstance(value, np.generic):
+        return from_numpy(value.dtype)
+    if isinstance(value, int):
+        if -(2**31) <= value < 2**31:
+            return int32
+        if 2**63 <= value < 2**64:
+            return uint64
+        if -(2**63) <= value < 2**63:
+            return int64
+        raise OverflowError(_("integer {value} does not fit in 64 bits").format(value=value))
     if isinstance(value, float):
-        return float32 if not np.isfinite(value) or abs(value) <= np.finfo(np.float32).max else float64
+        return float32
     raise TypeError(_("a {type} is not a Triton scalar").format(type=type(value).__name__))
 
 

@@ -120,8 +120,9 @@ def _argument(name: str, v):
     if isinstance(v, constexpr):
         return v.value
     if isinstance(v, (bool, int, float, np.generic)):
-        dt = T.of_python(v)
-        return tensor(np.array([v], dt.np), dt, ())
+        dt = T.of_argument(v)
+        with np.errstate(over="ignore"):  # a float beyond fp32's range arrives as ±inf, as the C float it is passed as
+            return tensor(np.array([v], dt.np), dt, ())
     if isinstance(v, TensorDescriptor):  # a host-side descriptor: the kernel sees tl.make_tensor_descriptor's
         base = _argument(name, v.base)
         return make_tensor_descriptor(base, [int(d) for d in v.shape], [int(d) for d in v.strides],
@@ -359,7 +360,7 @@ class JITFunction:
                 values.append(arg)
                 continue
             if cls is int:
-                dt = T.of_python(v)
+                dt = T.of_argument(v)
                 arg = tensor(np.array([v], dt.np), dt, ())
                 m = None if name in fixed else 1 if v == 1 else "D" if name not in unaligned and v % 16 == 0 else None
                 if m is not None:
