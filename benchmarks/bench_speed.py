@@ -320,16 +320,7 @@ def simt_times(n: int = 256, only=None, memory: bool = False) -> list[tuple[str,
 
 
 def first_launch(run) -> float:
-    """Seconds of ``run``'s first launch of its signature: every kernel's recorded replays forgotten first
-    (kernellab.triton.replay.cache), so it runs fresh and records."""
-    import gc
-
-    from kernellab.triton.replay import cache as replay
-    from kernellab.triton.runtime import JITFunction
-
-    for obj in gc.get_objects():
-        if isinstance(obj, JITFunction):
-            replay.clear(obj)
+    """Seconds of ``run``'s first launch in the row (before the kernel has learnt how its steps run)."""
     t = time.perf_counter()
     run()
     return time.perf_counter() - t
@@ -337,9 +328,6 @@ def first_launch(run) -> float:
 
 def main() -> int:
     from kernellab import print_table
-    from kernellab.triton.replay import cache as replay
-
-    replay.enable(True)  # steady state: launches after a signature's first replay it (Triton's, after compiling)
 
     os.environ.setdefault("KERNELLAB_DISPLAY", "text")
     steady = "--system-allocator" not in sys.argv and steady_allocator()
@@ -413,9 +401,9 @@ def main() -> int:
         rows.append([f"SIMT simulator {k}, 256³", f"{t * 1e3:.0f} ms", "", "", "≤ 200 ms", mem,
                      "ok" if t <= 0.2 and mem_ok else "MISSED"])
     print_table(["what", "kernellab", "numpy", "÷ numpy", "goal (and reference)", "peak memory ≤ goal", ""], rows)
-    print("mini-Triton times: the steady state, launches a signature's first launch recorded and that replay it "
-          "(kernellab.triton.replay.cache, turned on here), as Triton's own are after compiling; (first …): that first "
-          "launch, which runs fresh and records; every ratio uses the steady state")
+    print("mini-Triton times: fresh launches, the best of a few after a warm-up (replay, kernellab.triton.replay.cache, "
+          "is opt-in and off here); (first …): the row's first launch, before the kernel has learnt how its steps "
+          "run; every ratio uses the best")
     print("peak memory: inputs + outputs + the most one call held at once beyond them (tracemalloc), against issue "
           "23's 2 × (inputs + outputs) + 300 MB; the interpreter is run up to where it takes "
           f"≤ {INTERP_LIMIT:.0f} s, and extrapolated linearly in the work beyond (marked)")

@@ -21,9 +21,8 @@ from tests.reference import fresh_module
 
 @pytest.fixture(autouse=True)
 def _replay_on():
-    previous = replay.enable(True)
-    yield
-    replay.enable(previous)
+    with replay.replaying():  # (replay is opt-in: these tests ask for it around every launch)
+        yield
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -338,8 +337,7 @@ def test_off_switch():
     with replay.disabled():
         _add(1024)
         assert replay.status(K.add_kernel) == "off"
-    assert replay.enabled()
-    assert replay.DEFAULT in ("0", "1")
+    assert replay.wants(K.add_kernel)
 
 
 def test_launch_that_raises_is_not_cached():
@@ -447,3 +445,53 @@ def test_gather_in_registers_replays_and_a_bad_index_raises_as_fresh():
         register_gather_kernel[(1,)](x, bad, out.copy(), BLOCK=32)
     assert type(got.value) is type(want.value) and str(got.value) == str(want.value)
     assert "gather" in str(got.value)
+
+
+# --- the switch: replay is opt-in (issue 33) ---
+
+
+@pytest.mark.parametrize("value", ["disable", "none", "disabled", "yes", "true"])
+def test_a_replay_setting_it_does_not_know_is_an_error_naming_the_switch(value):
+    with pytest.raises(ValueError) as err:
+        replay._setting(value)
+    assert str(err.value).startswith(f"KERNELLAB_REPLAY={value!r} is not a setting of replay: unset")
+    assert "0 or off" in str(err.value) and "1 or on" in str(err.value) and "check" in str(err.value)
+
+
+def test_the_environment_sets_where_launches_replay():
+    assert [replay._setting(v) for v in ("", "0", "OFF", " off ", "1", "on", "check")] == \
+        ["asked", "never", "never", "never", "always", "always", "always"]
+    # a bad value stops the import, before any launch could replay or not (as KERNELLAB_GPU's does)
+    proc = subprocess.run([sys.executable, "-c", "import kernellab"], capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, "KERNELLAB_REPLAY": "disable", "KERNELLAB_LANG": "en"}, timeout=120)
+    assert proc.returncode != 0
+    assert "ValueError: KERNELLAB_REPLAY='disable' is not a setting of replay" in proc.stderr
+
+
+@triton.jit(replay=True)
+def asked_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) + 1)
+
+
+def test_replay_is_opt_in():
+    x, out = np.arange(64, dtype=np.float32), np.zeros(64, np.float32)
+    with replay._where("asked"):  # the default (KERNELLAB_REPLAY unset), whatever the fixture asked
+        for _ in range(2):
+            K.add_kernel[(1,)](x, x, out, 64, BLOCK_SIZE=64)
+            assert replay.status(K.add_kernel) == "off"  # not asked: fresh, every launch
+        replay.clear(asked_kernel)
+        statuses = []
+        for _ in range(2):
+            asked_kernel[(1,)](x, out, BLOCK=64)
+            statuses.append(replay.status(asked_kernel))
+        assert statuses == ["recorded", "replayed"] and out.tolist() == (x + 1).tolist()
+        with replay.replaying():  # asked around the launch
+            K.add_kernel[(1,)](x, x, out, 64, BLOCK_SIZE=64)
+            assert replay.status(K.add_kernel) in ("recorded", "replayed")
+        with replay.disabled():
+            asked_kernel[(1,)](x, out, BLOCK=64)
+            assert replay.status(asked_kernel) == "off"
+    with replay._where("never"), replay.replaying():  # KERNELLAB_REPLAY=0 wins over a block that asks
+        asked_kernel[(1,)](x, out, BLOCK=64)
+        assert replay.status(asked_kernel) == "off"

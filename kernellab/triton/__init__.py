@@ -13,6 +13,7 @@ from ..grid import cdiv
 from . import language, profiler, runtime, testing, tools
 from .executor.addresses import register_array
 from .executor.counts import TritonCounts
+from .replay.cache import replaying
 from .runtime.autotuner import Config, autotune, heuristics
 from .runtime.driver import set_allocator, set_gpu
 from .runtime.jit import (
@@ -72,5 +73,6 @@ def next_power_of_2(n: int) -> int:
 __all__ = ["AsyncCompileMode", "CompilationError", "FutureKernel", "aggregate", "Config", "InterpreterError", "JITFunction", "KernelInterface", "MockTensor",
            "OutOfResources", "SeedLanguage", "TensorWrapper", "TritonCounts", "TritonError", "__version__", "autotune",
            "cdiv", "compile", "constexpr_function", "heuristics", "jit", "language", "must_use_result",
-           "next_power_of_2", "profiler", "register_array", "reinterpret", "runtime", "set_allocator", "set_gpu", "testing", "tools",
+           "next_power_of_2", "profiler", "register_array", "reinterpret", "replaying", "runtime", "set_allocator",
+           "set_gpu", "testing", "tools",
            "triton_launch"]

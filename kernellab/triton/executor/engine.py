@@ -30,28 +30,31 @@ BATCH = 4096  # programs per vectorised step: bounds memory to ~BATCH × block e
 
 
 class Launch:
-    """What every step of one launch shares: the kernel, its grid, where its counts go, and its policy."""
+    """What every step of one launch shares: the kernel, its grid, where its counts go, its policy and its
+    hook (see :class:`~kernellab.triton.executor.program.Program`)."""
 
     __slots__ = ("kernel", "body", "grid", "names", "touched", "new_tally", "num_warps", "wanted", "addresses",
-                 "hints", "policy")
+                 "hints", "policy", "hook")
 
     def __init__(self, kernel: str, body: Callable[[Program], None], grid: tuple, names: dict, touched: Touched,
-                 new_tally, num_warps: int, addresses: dict | None, hints: dict, policy: Policy):
+                 new_tally, num_warps: int, addresses: dict | None, hints: dict, policy: Policy, hook=None):
         self.kernel, self.body, self.grid, self.names = kernel, body, grid, names
         self.touched, self.new_tally, self.num_warps, self.addresses = touched, new_tally, num_warps, addresses
         self.wanted: dict = {}  # what the launch's accesses ask of the layouts (see Tally.planned)
-        self.hints, self.policy = hints, policy
+        self.hints, self.policy, self.hook = hints, policy, hook
 
     def program(self, pids: np.ndarray, tally: Tally, journal=None, defer: bool = False) -> Program:
         """A step of this launch running the programs ``pids``."""
         return Program(self.kernel, self.grid, pids, tally, self.names, journal=journal, touched=self.touched,
                        defer=defer, num_warps=self.num_warps, wanted=self.wanted, addresses=self.addresses,
-                       policy=self.policy)
+                       policy=self.policy, hook=self.hook)
 
 
 def _step(body: Callable[[Program], None], prog: Program):
     token = _CURRENT.set(prog)
     try:
+        if prog.hook is not None:
+            prog.hook.step(prog)
         body(prog)
     finally:
         _CURRENT.reset(token)
@@ -122,7 +125,7 @@ def _chunks(pids, hints: dict) -> list[slice]:
 def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vectorize: bool,
         per_program: bool = False, hints: dict | None = None, lines: LineFinder | None = None,
         num_warps: int = 4, specialization: dict | None = None, addresses: dict | None = None,
-        policy: Policy | None = None) -> TritonCounts:
+        policy: Policy | None = None, hook=None) -> TritonCounts:
     """Run ``body`` for every program of ``grid`` and return the launch's counts.
 
     ``body(prog)`` runs the kernel for the programs of ``prog`` (a batch when ``vectorize``).
@@ -137,6 +140,7 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     counts (see :mod:`kernellab.triton.compiler.specialize`). ``addresses`` (``id(array) → (array, address of
     its data)``, the launch arguments' flat views) saves each step looking those addresses up again.
     ``policy``: the shortcuts the launch may take (:mod:`kernellab.triton.executor.policy`; None: the active one).
+    ``hook``: what watches the launch's steps (see :class:`~kernellab.triton.executor.program.Program`).
     """
     g = dim3(grid)
     check_limits(kernel, g)  # CUDA's gridDim limits
@@ -148,7 +152,7 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
         n_programs, pids = len(pids), pids[sample[0]]
     new_tally = tally_factory(Tally, lines)
     launch = Launch(kernel, body, tuple(g), names, Touched(first_touch=lines is not None), new_tally, num_warps,
-                    addresses, hints, active() if policy is None else policy)
+                    addresses, hints, active() if policy is None else policy, hook)
     # the launch's tally: a vectorised launch's first step's own (made only when no step gives one)
     tally = new_tally() if per_program or not vectorize else None
     breakdown = {} if per_program else None

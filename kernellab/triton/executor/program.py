@@ -18,7 +18,6 @@ import numpy as np
 
 from ...errors import KernelValueError, fmt_dim3
 from ...i18n import _
-from ..replay.trace import REC, touched
 from . import sampling
 from .counts import Tally, Touched
 from .policy import DEFAULT, Policy
@@ -69,16 +68,21 @@ class Program:
         :meth:`~kernellab.triton.executor.counts.Tally.planned`), shared by its steps.
     policy : kernellab.triton.executor.policy.Policy
         the shortcuts the launch may take.
+    hook : object or None
+        what watches the launch (a replay recorder, :class:`kernellab.triton.replay.trace.Recorder`): told
+        ``hook.step(prog)`` when a step starts, ``hook.memory(prog, "load" or "store")`` when it touches
+        memory, ``hook.undone(prog)`` when it is undone. The executor knows nothing else of it.
     """
 
     __slots__ = ("kernel", "grid", "pids", "P", "tally", "names", "journal", "_pid_cols", "failed_cas", "touched",
-                 "deferred", "_lent", "_stored", "_addresses", "num_warps", "wanted", "policy")
+                 "deferred", "_lent", "_stored", "_addresses", "num_warps", "wanted", "policy", "hook")
 
     def __init__(self, kernel: str, grid, pids: np.ndarray, tally: Tally, names: dict, journal=None,
                  touched: Touched | None = None, defer: bool = False, num_warps: int = 4, wanted: dict | None = None,
-                 addresses: dict | None = None, policy: Policy = DEFAULT):
+                 addresses: dict | None = None, policy: Policy = DEFAULT, hook=None):
         self.kernel = kernel
         self.policy = policy
+        self.hook = hook
         self.num_warps = num_warps
         self.wanted = {} if wanted is None else wanted
         self.grid = tuple(grid)
@@ -133,9 +137,10 @@ class Program:
 
     def _storing(self, flat: np.ndarray):
         """What every store to ``flat`` checks first, at once or deferred: that it may be written, and
-        that a recording sees it (see :func:`~kernellab.triton.replay.trace.touched`)."""
+        that the launch's hook, if any, hears of it."""
         self.writable(flat)
-        touched("store")
+        if self.hook is not None:
+            self.hook.memory(self, "store")
 
     def before_store(self, flat: np.ndarray):
         """Keep a copy of ``flat`` the first time this step changes it at once (when journaling).
@@ -154,7 +159,8 @@ class Program:
 
     def before_load(self, flat: np.ndarray):
         """A step that defers its stores cannot read an array it has a store pending for: :class:`Reorder`."""
-        touched("load")
+        if self.hook is not None:
+            self.hook.memory(self, "load")
         if self.deferred is not None and self.address(flat) in self._stored:
             raise Reorder
 
@@ -227,10 +233,9 @@ class Program:
             self.tally.first_touch(name, sectors)
 
     def undo(self):
-        """Restore every array this step stored to."""
-        rec = REC.get()
-        if rec is not None:
-            rec.refuse("a step was undone")
+        """Restore every array this step stored to (and tell the launch's hook, if any)."""
+        if self.hook is not None:
+            self.hook.undone(self)
         for flat, saved in (self.journal or {}).values():
             np.copyto(flat, saved)
 

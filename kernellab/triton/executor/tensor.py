@@ -29,6 +29,7 @@ from kernellab.i18n import _
 
 from ..compiler import axis as A
 from . import dtypes as T
+from . import kinds
 from .program import _CURRENT, Divergence
 from .view import Base, View, lines_of_outer
 
@@ -389,7 +390,7 @@ class tensor:
     (triton.language.fp32, triton.language.int1)
     """
 
-    __slots__ = ("_data", "dtype", "_shape", "_lazy", "_view", "_into", "_ax", "_lay", "_wide", "_rp")
+    __slots__ = ("_data", "dtype", "_shape", "_lazy", "_view", "_into", "_ax", "_lay", "_wide", "__weakref__")
     __array_ufunc__ = None  # numpy defers to the reflected operators; np.exp(block) is a TypeError, as in Triton
     __hash__ = object.__hash__
 
@@ -410,6 +411,7 @@ class tensor:
         self._wide = None  # an fp16 block's values as float32 (or a function making them), for tl.dot
 
     @property
+    @kinds.host  # (a block's values handed to Python as numpy)
     def data(self) -> np.ndarray:
         """The values, ``(rows, *shape)``: built on first use for a block kept by its structure."""
         d = self._data
@@ -458,125 +460,163 @@ class tensor:
             raise Divergence
         return d[0].item()
 
+    @kinds.host
     def __bool__(self):
         return bool(self._item("truth value"))
 
+    @kinds.host
     def __index__(self):
         if not self.dtype.is_int():
             raise TypeError(_("a {dtype} value cannot be used as an index").format(dtype=self.dtype))
         return int(self._item("index"))
 
+    @kinds.host
     def __int__(self):
         return int(self._item("value"))
 
+    @kinds.host
     def __float__(self):
         return float(self._item("value"))
 
+    @kinds.host
     def __iter__(self):
         raise TypeError(_("a Triton block cannot be iterated over; use tl.static_range over indices"))
 
+    @kinds.host
     def __repr__(self) -> str:
         body = self.data[0] if self.data.shape[0] == 1 else self.data
         return f"tensor({body!r}, shape={list(self._shape)}, dtype={self.dtype})"
 
+    @kinds.host
     def __str__(self) -> str:
         """The values, as ``print(x)`` in a kernel shows them (one program: ``0``, ``[0 1 2 3]``)."""
         return str(self.data[0]) if self.data.shape[0] == 1 else repr(self)
 
     # --- arithmetic -----------------------------------------------------------------------------
+    @kinds.pure
     def __add__(self, o):
         return _binary(self, o, np.add, "+")
 
+    @kinds.pure
     def __radd__(self, o):
         return _binary(o, self, np.add, "+")
 
+    @kinds.pure
     def __sub__(self, o):
         return _binary(self, o, np.subtract, "-")
 
+    @kinds.pure
     def __rsub__(self, o):
         return _binary(o, self, np.subtract, "-")
 
+    @kinds.pure
     def __mul__(self, o):
         return _binary(self, o, np.multiply, "*")
 
+    @kinds.pure
     def __rmul__(self, o):
         return _binary(o, self, np.multiply, "*")
 
+    @kinds.pure
     def __truediv__(self, o):
         return _binary(self, o, np.true_divide, "/", div=True, compute=_truediv_type)
 
+    @kinds.pure
     def __rtruediv__(self, o):
         return _binary(o, self, np.true_divide, "/", div=True, compute=_truediv_type)
 
+    @kinds.pure
     def __floordiv__(self, o):
         return _floordiv(self, o)
 
+    @kinds.pure
     def __rfloordiv__(self, o):
         return _floordiv(o, self)
 
+    @kinds.pure
     def __mod__(self, o):
         return _binary(self, o, np.fmod, "%", div=True)
 
+    @kinds.pure
     def __rmod__(self, o):
         return _binary(o, self, np.fmod, "%", div=True)
 
+    @kinds.pure
     def __and__(self, o):
         return _binary(self, o, np.bitwise_and, "&", ints_only=True)
 
+    @kinds.pure
     def __rand__(self, o):
         return _binary(o, self, np.bitwise_and, "&", ints_only=True)
 
+    @kinds.pure
     def __or__(self, o):
         return _binary(self, o, np.bitwise_or, "|", ints_only=True)
 
+    @kinds.pure
     def __ror__(self, o):
         return _binary(o, self, np.bitwise_or, "|", ints_only=True)
 
+    @kinds.pure
     def __xor__(self, o):
         return _binary(self, o, np.bitwise_xor, "^", ints_only=True)
 
+    @kinds.pure
     def __rxor__(self, o):
         return _binary(o, self, np.bitwise_xor, "^", ints_only=True)
 
+    @kinds.pure
     def __lshift__(self, o):
         return _binary(self, o, np.left_shift, "<<", ints_only=True)
 
+    @kinds.pure
     def __rshift__(self, o):
         return _binary(self, o, np.right_shift, ">>", ints_only=True)
 
+    @kinds.pure
     def __lt__(self, o):
         return _binary(self, o, np.less, "<", result=T.int1)
 
+    @kinds.pure
     def __le__(self, o):
         return _binary(self, o, np.less_equal, "<=", result=T.int1)
 
+    @kinds.pure
     def __gt__(self, o):
         return _binary(self, o, np.greater, ">", result=T.int1)
 
+    @kinds.pure
     def __ge__(self, o):
         return _binary(self, o, np.greater_equal, ">=", result=T.int1)
 
+    @kinds.pure
     def __eq__(self, o):
         return _binary(self, o, np.equal, "==", result=T.int1)
 
+    @kinds.pure
     def __ne__(self, o):
         return _binary(self, o, np.not_equal, "!=", result=T.int1)
 
+    @kinds.pure
     def __neg__(self):
         return self._like(np.negative(self.data), self._shape)
 
+    @kinds.pure
     def __pos__(self):
         return self
 
+    @kinds.pure
     def __invert__(self):
         if self.dtype.is_floating():
             raise TypeError(_("unexpected type {dtype} for ~").format(dtype=self.dtype))
         return self._like(np.invert(self.data), self._shape)
 
+    @kinds.pure
     def __abs__(self):
         return self._like(np.abs(self.data), self._shape)
 
     # --- shape ----------------------------------------------------------------------------------
+    @kinds.pure
     def __getitem__(self, key):
         """``x[:, None]``, ``x[None, :]``: insert size-1 axes (Triton allows only ``None`` and ``:``)."""
         key = key if isinstance(key, tuple) else (key,)
@@ -607,6 +647,7 @@ class tensor:
             out._ax = info
         return out
 
+    @kinds.pure
     def to(self, dtype, fp_downcast_rounding=None, bitcast: bool = False):
         """Convert to another element type.
 
@@ -745,6 +786,8 @@ class pointer(tensor):
     """
 
     __slots__ = ("flat", "view", "_address")
+    _host = ("flat",)  # attributes holding the host's memory itself (the array): what a kernel's code that
+    # reads them does leaves the language
 
     def __init__(self, flat: np.ndarray, data: np.ndarray | None, shape: tuple, view: View | None = None,
                  elem: T.dtype | None = None):
@@ -820,22 +863,27 @@ class pointer(tensor):
             return pointer(self.flat, data, shape, View(Base.of(data)), self.dtype.element_ty)
         return pointer(self.flat, data, shape, elem=self.dtype.element_ty)
 
+    @kinds.pure
     def __add__(self, o):
         return self._move(o, 1)
 
     __radd__ = __add__
 
+    @kinds.pure
     def __sub__(self, o):
         return self._move(o, -1)
 
+    @kinds.pure
     def __rsub__(self, o):
         raise TypeError(_("cannot subtract a pointer from a number"))
 
+    @kinds.pure
     def __mul__(self, o):
         raise TypeError(_("cannot multiply a pointer"))
 
     __rmul__ = __truediv__ = __rtruediv__ = __floordiv__ = __mod__ = __mul__
 
+    @kinds.pure
     def to(self, dtype, fp_downcast_rounding=None, bitcast: bool = False):
         """A pointer to another element type over the same bytes (``ptr.to(tl.pointer_type(tl.int32))``)."""
         dst = getattr(dtype, "value", dtype)

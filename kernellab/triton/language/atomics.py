@@ -25,7 +25,7 @@ from kernellab.i18n import _
 from kernellab.lane_order import in_lane_order
 
 from ..executor import dtypes as T
-from ..executor import memory
+from ..executor import kinds, memory
 from ..executor.program import current
 from ..executor.tensor import _align, _tensor_member_fn, broadcast_shape, convert, facts, pointer, tensor
 from .core import _to_tensor
@@ -124,7 +124,7 @@ def _rmw(name: str, fn, doc: str):
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc + " Returns the old values; lanes take effect in launch order (see the module)."
-    return _tensor_member_fn(op)
+    return _tensor_member_fn(kinds.memory(op))
 
 
 def _check_int(name):
@@ -146,6 +146,7 @@ atomic_xor = _rmw("atomic_xor", _check_int("atomic_xor"), "``*pointer ^= val`` a
 atomic_xchg = _rmw("atomic_xchg", lambda old, v: v, "``*pointer = val`` atomically.")
 
 
+@kinds.memory
 @_tensor_member_fn
 def atomic_cas(pointer, cmp, val, sem=None, scope=None, _semantic=None) -> tensor:
     """Compare and swap: where ``*pointer == cmp``, write ``val``; returns the old values (a lock:
@@ -173,18 +174,21 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None, _semantic=None) -> tenso
     return out
 
 
+@kinds.memory
 @_tensor_member_fn
 def atomic_load(pointer, mask=None, sem=None, scope=None, _semantic=None) -> tensor:
     """Read atomically (counted as an atomic, not as a load)."""
     return _atomic("atomic_load", pointer, [], mask, sem, scope, lambda old: old)
 
 
+@kinds.memory
 @_tensor_member_fn
 def atomic_store(pointer, val, mask=None, sem=None, scope=None, _semantic=None) -> None:
     """Write atomically (counted as an atomic, not as a store)."""
     _atomic("atomic_store", pointer, [val], mask, sem, scope, lambda old, v: v, returns=False)
 
 
+@kinds.memory
 @_tensor_member_fn
 def atomic_poll(pointer, expected_value, sem=None, scope=None, timeout_ns=None, _semantic=None) -> tensor:
     """Wait until ``*pointer == expected_value``. Programs here run one after another, so a value that

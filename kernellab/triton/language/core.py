@@ -20,7 +20,7 @@ from ..compiler import axis as A
 from ..compiler.mma import kind as mma_kind
 from ..compiler.mma import mma_instructions
 from ..executor import dtypes as T
-from ..executor import memory, numerics, sampling
+from ..executor import kinds, memory, numerics, sampling
 from ..executor.program import current
 from ..executor.tensor import (
     _align,
@@ -49,6 +49,7 @@ def _to_tensor(x) -> tensor:
     return tensor(np.asarray([data], dt.np), dt, ())
 
 
+@kinds.pure
 def to_tensor(x, _semantic=None) -> tensor:
     """A Python number as a scalar block (int → int32, float → fp32); a block unchanged."""
     return _to_tensor(x)
@@ -61,11 +62,13 @@ def _dims(shape) -> tuple[int, ...]:
 
 
 # --- programs ------------------------------------------------------------------------------------
+@kinds.pure
 def program_id(axis, _semantic=None) -> tensor:
     """This program's id along ``axis`` (0, 1 or 2), an int32 scalar."""
     return tensor(current().program_id(int(getattr(axis, "value", axis))), T.int32, ())
 
 
+@kinds.pure
 def num_programs(axis, _semantic=None) -> tensor:
     """The number of programs along ``axis`` of the launch grid, an int32 scalar."""
     axis = int(getattr(axis, "value", axis))
@@ -73,6 +76,7 @@ def num_programs(axis, _semantic=None) -> tensor:
 
 
 # --- creation ------------------------------------------------------------------------------------
+@kinds.pure
 def arange(start, end, _semantic=None) -> tensor:
     """``[start, end)`` as int32; ``end - start`` must be a power of two.
 
@@ -104,6 +108,7 @@ def _arange(start: int, end: int):
     return data, Base.consecutive(start, (end - start,), wide), A.arange(start, end)
 
 
+@kinds.pure
 def full(shape, value, dtype, _semantic=None) -> tensor:
     """A block of ``shape`` filled with ``value`` of type ``dtype``."""
     dims = numerics.check_shape(_dims((shape,)))
@@ -115,16 +120,19 @@ def full(shape, value, dtype, _semantic=None) -> tensor:
     return out
 
 
+@kinds.pure
 def zeros(shape, dtype, _semantic=None) -> tensor:
     """A block of zeros (``tl.zeros((BM, BN), dtype=tl.float32)``)."""
     return full(shape, 0, dtype)
 
 
+@kinds.pure
 def zeros_like(input) -> tensor:
     """A block of zeros with the shape and dtype of ``input``."""
     return full(input.shape, 0, input.dtype)
 
 
+@kinds.pure
 @_tensor_member_fn
 def cdiv(x, div):
     """⌈x / div⌉ for ints or integer blocks."""
@@ -149,6 +157,7 @@ def _hinted(input, values, kind: str):
     return out
 
 
+@kinds.pure
 def multiple_of(input, values, _semantic=None):
     """Compiler hint that the first value of every run along each axis is a multiple of ``values``.
 
@@ -158,16 +167,19 @@ def multiple_of(input, values, _semantic=None):
     return _hinted(input, values, "divisibility")
 
 
+@kinds.pure
 def max_contiguous(input, values, _semantic=None):
     """Compiler hint that the values come in runs of ``values`` consecutive integers (no effect on results)."""
     return _hinted(input, values, "contiguity")
 
 
+@kinds.pure
 def max_constancy(input, values, _semantic=None):
     """Compiler hint that the values come in runs of ``values`` equal values (no effect on results)."""
     return _hinted(input, values, "constancy")
 
 
+@kinds.pure
 @_tensor_member_fn
 def cast(input, dtype, fp_downcast_rounding=None, bitcast=False, _semantic=None) -> tensor:
     """``input`` converted to ``dtype`` (``bitcast=True``: its bits reinterpreted), as ``x.to(dtype)``.
@@ -182,6 +194,7 @@ def cast(input, dtype, fp_downcast_rounding=None, bitcast=False, _semantic=None)
     return x.to(getattr(dtype, "value", dtype), fp_downcast_rounding=fp_downcast_rounding, bitcast=bitcast)
 
 
+@kinds.pure
 def bitcast(input, dtype) -> tensor:
     """The bits of ``input`` read as ``dtype`` of the same width."""
     return bitcast_data(_to_tensor(input), T.from_numpy(getattr(dtype, "value", dtype)))
@@ -191,12 +204,14 @@ class CompileTimeAssertionFailure(AssertionError):
     """A failed ``tl.static_assert``: Triton's compiler raises it, and its autotuner skips the config."""
 
 
+@kinds.host
 def static_assert(cond, msg="", _semantic=None):
     """Assert at 'compile' time (here: when the line runs); raises ``CompileTimeAssertionFailure`` (an ``AssertionError``)."""
     if not cond:
         raise CompileTimeAssertionFailure(_("Static assert failed: {msg}").format(msg=msg) if msg else _("Static assert failed"))
 
 
+@kinds.pure
 def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, warp_specialize=False,
           disallow_acc_multi_buffer=False, flatten=False, **kwargs):
     """``tl.range``: a Python range here. Its other arguments (``num_stages``, ``loop_unroll_factor``,
@@ -208,21 +223,25 @@ def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, 
     return builtins.range(*(int(a) for a in args))
 
 
+@kinds.pure
 def static_range(arg1, arg2=None, step=None):
     """``tl.static_range``: an unrolled loop, a Python range here."""
     return range(arg1, arg2, step)
 
 
+@kinds.pure
 def add(x, y, sanitize_overflow=True, _semantic=None) -> tensor:
     """``x + y`` (integer overflow wraps; ``sanitize_overflow`` only matters to Triton's sanitizer)."""
     return _to_tensor(x) + y
 
 
+@kinds.pure
 def sub(x, y, sanitize_overflow=True, _semantic=None) -> tensor:
     """``x - y``."""
     return _to_tensor(x) - y
 
 
+@kinds.pure
 def mul(x, y, sanitize_overflow=True, _semantic=None) -> tensor:
     """``x * y``."""
     return _to_tensor(x) * y
@@ -281,6 +300,7 @@ def _check_cache(op: str, cache_modifier, allowed, eviction_policy):
             op=op, allowed=', '.join(_EVICTION[1:]), eviction_policy=eviction_policy))
 
 
+@kinds.memory
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
          eviction_policy="", volatile=False, _semantic=None) -> tensor:
     """Read the block ``pointer`` points to; lanes where ``mask`` is false read nothing and give ``other``.
@@ -328,6 +348,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     return out
 
 
+@kinds.memory
 @_tensor_member_fn
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy="",
           _semantic=None) -> None:
@@ -366,6 +387,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 
 
 # --- dot -----------------------------------------------------------------------------------------
+@kinds.pure
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
         out_dtype=T.float32, _semantic=None) -> tensor:
     """``acc + input @ other`` for 2-D (or batched 3-D) blocks, accumulating in fp32 (int32 for ints)."""
@@ -452,6 +474,7 @@ def _uncomputed_dot(a: np.ndarray, b: np.ndarray, acc, out_dtype) -> np.ndarray:
 
 
 # --- selection -----------------------------------------------------------------------------------
+@kinds.pure
 def where(condition, x, y, _semantic=None) -> tensor:
     """``x`` where ``condition`` holds, else ``y``, with Triton's promotion of ``x`` and ``y``."""
     c = _to_tensor(condition)
@@ -553,6 +576,7 @@ def _with_index(x: tensor, axis, keep_dims, fn, argfn, out_t):
     return _reduced(x, _axes(x, axis), keep_dims, res, 32, operands=2)
 
 
+@kinds.pure
 @_tensor_member_fn
 def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
     """Largest element along ``axis`` (all axes when None); fp16 reduces in fp32, small ints in int32."""
@@ -562,6 +586,7 @@ def max(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
     return _reduce(x, axis, keep_dims, numerics.block_max, _minmax_type(x))
 
 
+@kinds.pure
 @_tensor_member_fn
 def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
     """Smallest element along ``axis`` (all axes when None)."""
@@ -571,18 +596,21 @@ def min(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
     return _reduce(x, axis, keep_dims, numerics.block_min, _minmax_type(x))
 
 
+@kinds.pure
 @_tensor_member_fn
 def argmax(input, axis, tie_break_left=True, keep_dims=False) -> tensor:
     """Index (int32) of the largest element along ``axis``; ties go to the first."""
     return _arg(input, axis, keep_dims, np.argmax)
 
 
+@kinds.pure
 @_tensor_member_fn
 def argmin(input, axis, tie_break_left=True, keep_dims=False) -> tensor:
     """Index (int32) of the smallest element along ``axis``; ties go to the first."""
     return _arg(input, axis, keep_dims, np.argmin)
 
 
+@kinds.pure
 @_tensor_member_fn
 def sum(input, axis=None, keep_dims=False, dtype=None) -> tensor:
     """Sum along ``axis``; integers narrower than 32 bits sum in int32, floats in their own type."""
@@ -600,6 +628,7 @@ def sum(input, axis=None, keep_dims=False, dtype=None) -> tensor:
 
 
 # --- shapes --------------------------------------------------------------------------------------
+@kinds.pure
 @_tensor_member_fn
 def reshape(input, *shape, can_reorder=False) -> tensor:
     """The same elements in another block shape (row-major)."""
@@ -611,6 +640,7 @@ def reshape(input, *shape, can_reorder=False) -> tensor:
     return x._like(x.data.reshape((x.data.shape[0], *dims)), dims)
 
 
+@kinds.pure
 @_tensor_member_fn
 def item(input, _semantic=None, _generator=None) -> tensor:
     """The single element of a one-element block, as a scalar (``x.item()``)."""
@@ -620,18 +650,21 @@ def item(input, _semantic=None, _generator=None) -> tensor:
     return x._like(x.data.reshape(x.data.shape[0]), ())
 
 
+@kinds.pure
 @_tensor_member_fn
 def view(input, *shape) -> tensor:
     """The same elements in another block shape (Triton's deprecated alias of ``reshape``)."""
     return reshape(input, *shape)
 
 
+@kinds.pure
 @_tensor_member_fn
 def ravel(x) -> tensor:
     """The block flattened to one dimension."""
     return reshape(x, x.numel)
 
 
+@kinds.pure
 @_tensor_member_fn
 def trans(input, *dims) -> tensor:
     """Permute the axes (reverse them when ``dims`` is empty)."""
@@ -643,12 +676,14 @@ def trans(input, *dims) -> tensor:
     return out
 
 
+@kinds.pure
 @_tensor_member_fn
 def permute(input, *dims) -> tensor:
     """Permute the axes of a block to ``dims``."""
     return trans(input, *dims)
 
 
+@kinds.pure
 @_tensor_member_fn
 def broadcast_to(input, *shape) -> tensor:
     """Broadcast a block to ``shape``."""
@@ -664,6 +699,7 @@ def broadcast_to(input, *shape) -> tensor:
     return out
 
 
+@kinds.pure
 @_tensor_member_fn
 def expand_dims(input, axis) -> tensor:
     """Insert a size-1 axis at ``axis``."""

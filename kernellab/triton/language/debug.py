@@ -16,16 +16,19 @@ import numpy as np
 
 from kernellab.i18n import _
 
+from ..executor import kinds
 from ..executor.program import current
 from ..executor.tensor import _align, tensor
 from .core import _to_tensor, broadcast_to
 
 
+@kinds.effect
 def static_print(*values, sep: str = " ", end: str = "\n", file=None, flush=False, _semantic=None):
     """Print at 'compile' time: here, each time the line runs (once per step of the launch)."""
     builtins.print(*(getattr(v, "value", v) for v in values), sep=sep, end=end, file=file, flush=flush)
 
 
+@kinds.effect
 def device_print(prefix, *args, hex=False, _semantic=None):
     """Print ``prefix`` and the values of ``args`` for every program and element."""
     prog = current()
@@ -41,6 +44,7 @@ def device_print(prefix, *args, hex=False, _semantic=None):
                 builtins.print(f"pid ({pid[0]}, {pid[1]}, {pid[2]}){where} {prefix}{text}")
 
 
+@kinds.host
 def device_assert(cond, msg="", mask=None, _semantic=None):
     """Raise AssertionError if ``cond`` is false for some lane (where ``mask`` holds)."""
     c = _to_tensor(cond)
@@ -60,25 +64,30 @@ def device_assert(cond, msg="", mask=None, _semantic=None):
         where=where, lane=lane, msg=msg))
 
 
+@kinds.host
 def assume(cond, _semantic=None):
     """Compiler hint that ``cond`` holds; checked here like ``device_assert``."""
     device_assert(cond, "tl.assume: the assumed condition is false")
 
 
+@kinds.pure
 def debug_barrier(_semantic=None):
     """A barrier for the threads of one program; programs here have no threads to wait for."""
 
 
+@kinds.pure
 def condition(cond, disable_licm=False):
     """The condition of a ``while`` loop (``while tl.condition(i < n):``), unchanged."""
     return cond
 
 
+@kinds.pure
 def expect_zero(x, mask, _semantic=None):
     """Mark values expected to have underflowed to zero: returns ``x`` unchanged (as a regular build)."""
     return x
 
 
+@kinds.pure
 def map_elementwise(scalar_fn, *args, pack=1, _semantic=None, _generator=None):
     """Apply ``scalar_fn`` (a ``@triton.jit`` function of scalars, free to branch) to every element of the
     broadcast ``args``. Runs element by element: slow, but any Python control flow works."""
@@ -110,7 +119,7 @@ def _cannot(name: str, why):
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Not supported: raises NotImplementedError ({why.__doc__})."
-    return fn
+    return kinds.effect(fn)
 
 
 def _asm():

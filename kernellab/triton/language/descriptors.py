@@ -28,7 +28,7 @@ from kernellab.i18n import _
 from ..compiler import axis as A
 from ..compiler import convert
 from ..executor import dtypes as T
-from ..executor import numerics
+from ..executor import kinds, numerics
 from ..executor.program import current
 from ..executor.tensor import _structured, _tensor_member_fn, facts, pointer, tensor
 from ..executor.view import Base, View
@@ -157,6 +157,7 @@ class block_ptr:
         return advance(self, offsets)
 
 
+@kinds.pure
 def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=None) -> block_ptr:
     """A pointer to the tile ``block_shape`` at ``offsets`` of the array ``base`` of ``shape`` and ``strides``.
 
@@ -187,6 +188,7 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=
     return block_ptr(base, *lists, block_shape, tuple(getattr(order, "value", order)))
 
 
+@kinds.pure
 @_tensor_member_fn
 def advance(base, offsets, _semantic=None) -> block_ptr:
     """A block pointer moved by ``offsets`` (one per dimension)."""
@@ -312,6 +314,7 @@ def _give_back(prog, loaded) -> None:
         prog.tally.shared_sm90(*args)
 
 
+@kinds.pure
 def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero", round_f32_to_tf32=False,
                            _semantic=None, _host=False):
     """A descriptor of the array ``base`` (``shape``, ``strides`` in elements, the last stride 1) read in
@@ -358,11 +361,13 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
                              ([facts(x) for x in shape], [facts(x) for x in strides]))
 
 
+@kinds.memory
 def load_tensor_descriptor(desc, offsets, _semantic=None) -> tensor:
     """``desc.load(offsets)``."""
     return desc.load(offsets)
 
 
+@kinds.memory
 def store_tensor_descriptor(desc, offsets, value, _semantic=None) -> None:
     """``desc.store(offsets, value)``."""
     return desc.store(offsets, value)

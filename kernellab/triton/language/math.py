@@ -23,6 +23,7 @@ import numpy as np
 
 from kernellab.i18n import _
 
+from ..executor import kinds
 from ..executor.tensor import _binary, _tensor_member_fn, tensor
 from .core import _to_tensor
 
@@ -45,7 +46,7 @@ def _unary(name: str, fn, allowed=("fp32", "fp64"), doc=None):
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc or f"Elementwise ``{name}`` of an fp32 or fp64 block (a tensor member: ``x.{name}()``)."
-    return _tensor_member_fn(op)
+    return _tensor_member_fn(kinds.pure(op))
 
 
 _erf = np.frompyfunc(_pymath.erf, 1, 1)
@@ -65,6 +66,7 @@ erf = _unary("erf", lambda d: _erf(d.astype(np.float64)).astype(np.float64),
              doc="The error function of an fp32 or fp64 block (``math.erf`` of each value, rounded).")
 
 
+@kinds.pure
 @_tensor_member_fn
 def abs(x, _semantic=None) -> tensor:
     """Elementwise absolute value, any type (unsigned and boolean blocks unchanged)."""
@@ -74,6 +76,7 @@ def abs(x, _semantic=None) -> tensor:
     return tensor(np.abs(x.data), x.dtype, x._shape)
 
 
+@kinds.pure
 def umulhi(x, y, _semantic=None) -> tensor:
     """The high half of the 2N-bit product of N-bit integers (``__umulhi``), for int32/int64/uint32/uint64.
 
@@ -117,17 +120,20 @@ def mulhi_u64(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return hh + (lh >> s32) + (hl >> s32) + (mid >> s32)
 
 
+@kinds.pure
 def fdiv(x, y, ieee_rounding=False, approx=False, _semantic=None) -> tensor:
     """``x / y`` on floats (the GPU's fast division unless ``ieee_rounding``; IEEE here)."""
     return _binary(_to_tensor(x), y, np.true_divide, "fdiv", div=True)
 
 
+@kinds.pure
 def div_rn(x, y, _semantic=None) -> tensor:
     """``x / y`` rounded to nearest (IEEE), fp32 only."""
     x = _checked("div_rn", x, ("fp32",))
     return _binary(x, y, np.true_divide, "div_rn", div=True)
 
 
+@kinds.pure
 def fma(x, y, z, _semantic=None) -> tensor:
     """``x * y + z`` with one rounding, as the GPU's fused multiply-add.
 
@@ -149,27 +155,32 @@ def fma(x, y, z, _semantic=None) -> tensor:
     return tensor(out.data.astype(out.dtype.np, copy=False), out.dtype, out._shape)
 
 
+@kinds.pure
 def maximum(x, y, propagate_nan=None, _semantic=None) -> tensor:
     """Elementwise maximum (NaN-propagating, as ``propagate_nan=ALL``; Triton's default may return either)."""
     return _binary(_to_tensor(x), y, np.maximum, "maximum")
 
 
+@kinds.pure
 def minimum(x, y, propagate_nan=None, _semantic=None) -> tensor:
     """Elementwise minimum."""
     return _binary(_to_tensor(x), y, np.minimum, "minimum")
 
 
+@kinds.pure
 def clamp(x, min, max, propagate_nan=None, _semantic=None) -> tensor:
     """``minimum(maximum(x, min), max)``."""
     return minimum(maximum(x, min), max)
 
 
+@kinds.pure
 @_tensor_member_fn
 def sigmoid(x) -> tensor:
     """``1 / (1 + exp(-x))``, as Triton's standard library defines it."""
     return 1 / (1 + exp(-_to_tensor(x)))
 
 
+@kinds.pure
 @_tensor_member_fn
 def softmax(x, dim=None, keep_dims=False, ieee_rounding=False) -> tensor:
     """Softmax along ``dim`` (the last axis when None), as Triton's standard library."""

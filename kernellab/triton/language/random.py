@@ -21,6 +21,7 @@ import numpy as np
 from kernellab.i18n import _
 
 from ..executor import dtypes as T
+from ..executor import kinds
 from ..executor.tensor import tensor
 from .core import _to_tensor
 from .math import cos, log, maximum, mulhi_u64, sin, sqrt
@@ -68,6 +69,7 @@ def _seed_parts(seed, bits: int):
     return d, np.zeros_like(d)
 
 
+@kinds.pure
 def randint4x(seed, offset, n_rounds=N_ROUNDS_DEFAULT) -> tuple[tensor, tensor, tensor, tensor]:
     """Four blocks of random uint32 (uint64 for 64-bit offsets) for ``seed`` and an ``offset`` block."""
     off = _to_tensor(offset)
@@ -108,11 +110,13 @@ def _philox_rows(c0, c1, c2, c3, k0, k1, n_rounds):
     return c0, c1, c2, c3
 
 
+@kinds.pure
 def randint(seed, offset, n_rounds=N_ROUNDS_DEFAULT) -> tensor:
     """A block of random uint32: the first of ``randint4x``."""
     return randint4x(seed, offset, n_rounds)[0]
 
 
+@kinds.pure
 def uint_to_uniform_float(x) -> tensor:
     """Random 32-bit (or 64-bit) integers to floats in ``[0, 1)``, as Triton: ``~x`` for negatives, times a scale."""
     x = _to_tensor(x)
@@ -126,6 +130,7 @@ def uint_to_uniform_float(x) -> tensor:
     return tensor(i.astype(np.float32) * np.float32(1.0842020432385337e-19), T.float32, x._shape)
 
 
+@kinds.pure
 def rand(seed, offset, n_rounds=N_ROUNDS_DEFAULT) -> tensor:
     """A block of uniform float32 in ``[0, 1)`` for ``seed`` and an ``offset`` block.
 
@@ -144,11 +149,13 @@ def rand(seed, offset, n_rounds=N_ROUNDS_DEFAULT) -> tensor:
     return uint_to_uniform_float(randint(seed, offset, n_rounds))
 
 
+@kinds.pure
 def rand4x(seed, offsets, n_rounds=N_ROUNDS_DEFAULT) -> tuple[tensor, tensor, tensor, tensor]:
     """Four blocks of uniform float32 in ``[0, 1)``."""
     return tuple(uint_to_uniform_float(i) for i in randint4x(seed, offsets, n_rounds))
 
 
+@kinds.pure
 def pair_uniform_to_normal(u1, u2) -> tuple[tensor, tensor]:
     """Box–Muller: two uniform blocks to two standard normal blocks."""
     u1 = maximum(1.0e-7, _to_tensor(u1))
@@ -157,12 +164,14 @@ def pair_uniform_to_normal(u1, u2) -> tuple[tensor, tensor]:
     return r * cos(th), r * sin(th)
 
 
+@kinds.pure
 def randn(seed, offset, n_rounds=N_ROUNDS_DEFAULT) -> tensor:
     """A block of standard normal float32 (Box–Muller of the first two Philox draws)."""
     i1, i2, _, _ = randint4x(seed, offset, n_rounds)
     return pair_uniform_to_normal(uint_to_uniform_float(i1), uint_to_uniform_float(i2))[0]
 
 
+@kinds.pure
 def randn4x(seed, offset, n_rounds=N_ROUNDS_DEFAULT) -> tuple[tensor, tensor, tensor, tensor]:
     """Four blocks of standard normal float32."""
     u1, u2, u3, u4 = rand4x(seed, offset, n_rounds)
@@ -171,6 +180,7 @@ def randn4x(seed, offset, n_rounds=N_ROUNDS_DEFAULT) -> tuple[tensor, tensor, te
     return n1, n2, n3, n4
 
 
+@kinds.pure
 def philox(seed, c0, c1, c2, c3, n_rounds=N_ROUNDS_DEFAULT):
     """Philox of the counter blocks ``c0…c3`` (32- or 64-bit) keyed by ``seed``, as ``tl.philox``."""
     cs = [_to_tensor(c) for c in (c0, c1, c2, c3)]
@@ -188,6 +198,7 @@ def philox(seed, c0, c1, c2, c3, n_rounds=N_ROUNDS_DEFAULT):
     return tuple(tensor(o, ut, cs[0]._shape) for o in outs)
 
 
+@kinds.pure
 def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds=N_ROUNDS_DEFAULT):
     """Raw Philox rounds on counter blocks and key scalars (``tl.philox_impl``)."""
     cs = [_to_tensor(c) for c in (c0, c1, c2, c3)]

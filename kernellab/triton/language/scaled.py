@@ -21,6 +21,7 @@ import numpy as np
 from kernellab.i18n import _
 
 from ..executor import dtypes as T
+from ..executor import kinds
 from ..executor import microscaling as mx
 from ..executor.tensor import tensor
 from .core import _to_tensor, dot
@@ -67,6 +68,7 @@ def _scales(s, fmt: str, rows: int, k: int, side: str) -> np.ndarray | None:
     return np.repeat(v, k // s._shape[-1], axis=-1)
 
 
+@kinds.pure
 def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None, fast_math=False,
                lhs_k_pack=True, rhs_k_pack=True, out_dtype=T.float32, _semantic=None) -> tensor:
     """``acc + (lhs · lhs_scale) @ (rhs · rhs_scale)`` for blocks in microscaling formats (see the module).

@@ -18,6 +18,7 @@ import numpy as np
 from kernellab.i18n import _
 
 from ..executor import dtypes as T
+from ..executor import kinds
 from ..executor.tensor import _tensor_member_fn, tensor
 from .core import _axes, _reduce, _reduced, _to_tensor
 
@@ -62,6 +63,7 @@ def _rows(xs: list[tensor]) -> list[tensor]:
                                                      x._shape) for x in xs]
 
 
+@kinds.pure
 @_tensor_member_fn
 def reduce(input, axis, combine_fn, keep_dims=False, _semantic=None, _generator=None):
     """Reduce ``input`` (a block or a tuple of blocks) along ``axis`` (all axes when None) with ``combine_fn``.
@@ -110,6 +112,7 @@ def reduce(input, axis, combine_fn, keep_dims=False, _semantic=None, _generator=
     return _reduced(first, None if axis is None else ax, keep_dims, result, bits, operands=len(xs))
 
 
+@kinds.pure
 @_tensor_member_fn
 def associative_scan(input, axis, combine_fn, reverse=False, _semantic=None, _generator=None):
     """Inclusive scan of ``input`` (a block or a tuple) along ``axis`` with ``combine_fn``
@@ -155,6 +158,7 @@ def _scan_np(input, axis, reverse, dtype, fn) -> tensor:
     return tensor(np.ascontiguousarray(out), t, x._shape)
 
 
+@kinds.pure
 @_tensor_member_fn
 def cumsum(input, axis=0, reverse=False, dtype=None) -> tensor:
     """Inclusive prefix sum along ``axis`` (sequential order, narrow ints in int32).
@@ -168,6 +172,7 @@ def cumsum(input, axis=0, reverse=False, dtype=None) -> tensor:
     return _scan_np(input, axis, reverse, dtype, np.cumsum)
 
 
+@kinds.pure
 @_tensor_member_fn
 def cumprod(input, axis=0, reverse=False) -> tensor:
     """Inclusive prefix product along ``axis``."""
@@ -182,12 +187,14 @@ def _int_reduce(name, input, axis, keep_dims, ufunc) -> tensor:
                    x.dtype)
 
 
+@kinds.pure
 @_tensor_member_fn
 def xor_sum(input, axis=None, keep_dims=False) -> tensor:
     """Bitwise xor of the elements along ``axis`` (integers)."""
     return _int_reduce("xor_sum", input, axis, keep_dims, np.bitwise_xor)
 
 
+@kinds.pure
 @_tensor_member_fn
 def reduce_or(input, axis, keep_dims=False) -> tensor:
     """Bitwise or of the elements along ``axis`` (integers)."""

@@ -15,6 +15,7 @@ from kernellab.errors import OutOfBoundsError, fmt_dim3
 from kernellab.i18n import _
 
 from ..executor import dtypes as T
+from ..executor import kinds
 from ..executor.program import current
 from ..executor.tensor import _align, _tensor_member_fn, broadcast_shape, tensor
 from .core import _to_tensor, broadcast_to
@@ -30,6 +31,7 @@ def _check_same_type(a: tensor, b: tensor, what: str):
             what=what, dtype=a.dtype, dtype2=b.dtype))
 
 
+@kinds.pure
 def broadcast(input, other, _semantic=None) -> tuple[tensor, tensor]:
     """Both blocks broadcast to their common shape."""
     a, b = _to_tensor(input), _to_tensor(other)
@@ -37,6 +39,7 @@ def broadcast(input, other, _semantic=None) -> tuple[tensor, tensor]:
     return broadcast_to(a, shape), broadcast_to(b, shape)
 
 
+@kinds.pure
 def cat(input, other, can_reorder=False, dim=0, _semantic=None) -> tensor:
     """Two blocks concatenated along ``dim`` (Triton: 1-D, ``can_reorder=True`` allows any order; kept in order here)."""
     a, b = _to_tensor(input), _to_tensor(other)
@@ -54,6 +57,7 @@ def cat(input, other, can_reorder=False, dim=0, _semantic=None) -> tensor:
     return tensor(np.concatenate([ad, bd], axis=dim + 1), a.dtype, tuple(shape))
 
 
+@kinds.pure
 def join(a, b, _semantic=None) -> tensor:
     """Two blocks of one shape stacked along a new last axis of size 2.
 
@@ -73,6 +77,7 @@ def join(a, b, _semantic=None) -> tensor:
     return tensor(np.stack([ad, bd], axis=-1), a.dtype, (*shape, 2))
 
 
+@kinds.pure
 @_tensor_member_fn
 def split(a, _semantic=None, _generator=None) -> tuple[tensor, tensor]:
     """The two halves of a block whose last axis has size 2 (the inverse of ``join``)."""
@@ -83,6 +88,7 @@ def split(a, _semantic=None, _generator=None) -> tuple[tensor, tensor]:
     return (tensor(a.data[..., 0], a.dtype, a._shape[:-1]), tensor(a.data[..., 1], a.dtype, a._shape[:-1]))
 
 
+@kinds.pure
 def interleave(a, b) -> tensor:
     """The elements of ``a`` and ``b`` alternating along the last axis (``join`` then merge the last two axes)."""
     j = join(a, b)
@@ -90,6 +96,7 @@ def interleave(a, b) -> tensor:
     return tensor(j.data.reshape((j.data.shape[0], *shape)), j.dtype, shape)
 
 
+@kinds.pure
 @_tensor_member_fn
 def flip(x, dim=None) -> tensor:
     """The block reversed along ``dim`` (the last axis when None)."""
@@ -99,6 +106,7 @@ def flip(x, dim=None) -> tensor:
     return tensor(np.flip(x.data, axis=d + 1), x.dtype, x._shape)
 
 
+@kinds.pure
 def squeeze(x, dim) -> tensor:
     """Remove axis ``dim``, of size 1."""
     x = _to_tensor(x)
@@ -108,6 +116,7 @@ def squeeze(x, dim) -> tensor:
     return tensor(np.squeeze(x.data, axis=d + 1), x.dtype, x._shape[:d] + x._shape[d + 1:])
 
 
+@kinds.pure
 def unsqueeze(x, dim) -> tensor:
     """Insert an axis of size 1 at ``dim``."""
     x = _to_tensor(x)
@@ -115,6 +124,7 @@ def unsqueeze(x, dim) -> tensor:
     return tensor(np.expand_dims(x.data, d + 1), x.dtype, x._shape[:d] + (1,) + x._shape[d:])
 
 
+@kinds.checked
 @_tensor_member_fn
 def gather(src, index, axis, _semantic=None) -> tensor:
     """``out[i][j] = src[index[i][j]][j]`` along ``axis`` (``numpy.take_along_axis``); ``index`` must be in range."""
@@ -147,6 +157,7 @@ def _out_of_range(idx: np.ndarray, n: int, ax: int):
         kernel=prog.kernel, program=fmt_dim3(prog.pids[row]), op="tl.gather", index=value, size=n, axis=ax, lane=lane)
 
 
+@kinds.pure
 @_tensor_member_fn
 def histogram(input, num_bins, mask=None, _semantic=None, _generator=None) -> tensor:
     """int32 counts of the values ``0 … num_bins-1`` in a 1-D integer block (values outside are ignored;
@@ -175,6 +186,7 @@ def _sort_data(x: tensor, dim, descending: bool) -> tuple[np.ndarray, int]:
     return (np.flip(s, axis=-1) if descending else s), d
 
 
+@kinds.pure
 def sort(x, dim=None, descending=0) -> tensor:
     """The block sorted along its last axis (ascending unless ``descending``)."""
     x = _to_tensor(x)
@@ -182,6 +194,7 @@ def sort(x, dim=None, descending=0) -> tensor:
     return tensor(np.ascontiguousarray(data), x.dtype, x._shape)
 
 
+@kinds.pure
 def topk(x, k, dim=None, descending=True) -> tensor:
     """The ``k`` largest values along the last axis, in descending order (``k`` a power of two)."""
     x = _to_tensor(x)
@@ -193,11 +206,13 @@ def topk(x, k, dim=None, descending=True) -> tensor:
     return tensor(np.ascontiguousarray(data[..., :k]), x.dtype, (*x._shape[:-1], k))
 
 
+@kinds.pure
 def bitonic_merge(x, dim=None, descending=0) -> tensor:
     """Merge the sorted halves of a block (the step of Triton's bitonic sort): here, sort it."""
     return sort(x, dim, descending)
 
 
+@kinds.pure
 def swizzle2d(i, j, size_i, size_j, size_g):
     """Map row-major ids ``(i, j)`` of a ``size_i × size_j`` grid to column-major within groups of
     ``size_g`` rows, as Triton's standard library does (grouped ordering for L2 reuse).

@@ -27,34 +27,40 @@ values are bitwise those a fresh launch computes — and returns a copy of the c
 reports to every recorder (:func:`kernellab.record.recording`, :func:`kernellab.triton.record.recording`)
 as a fresh launch does.
 
-Replay is on unless ``KERNELLAB_REPLAY=0`` is in the environment or :func:`enable` turns it off
-(:data:`DEFAULT`).
+**Replay is opt-in**, as tinygrad's ``TinyJit`` is: a launch replays only where asked, by the kernel
+(``@triton.jit(replay=True)``) or around the launch (``with triton.replaying():``). ``KERNELLAB_REPLAY``
+sets it for the process: unset, where asked; ``0`` or ``off``, nowhere; ``1`` or ``on``, every launch;
+``check``, every launch, and every replay checked (below). Any other value is an error at import that
+names the switch and its values. :func:`disabled` turns replay off for a block.
 
-**A launch is not replayed** — it runs as always, and a signature found not replayable is not recorded
-again — when replay is off (``KERNELLAB_REPLAY=0``, :func:`enable(False) <enable>`, :func:`disabled`);
-when it asks for ``per_program=``, ``vectorize=False``, ``lines=True`` (or a recording asks for lines),
-runs inside :func:`kernellab.triton.executor.sampling.sampled`, prints, has ``launch_metadata``, or takes an
-argument outside the signature above (a torch tensor, a float64 or bfloat16/float8 array, a tensor
-descriptor, a tuple, a global holding a list or an array); when its Python (or a function's it reads)
-does what a replay would skip: assigns a global, prints, imports a module that is not a library's, uses
-a random-number module or reads a block's private state (``._data``, a pointer's array ``.flat``); or when its counts or effects may depend on
-loaded data or on anything the trace does not follow (see :mod:`kernellab.triton.replay.trace`: a gather
-through loaded indices, a mask or Python control flow from data, the kernel's own numpy on loaded
-values, a nested combine function, atomics, block pointers and descriptors, ``libdevice``, a store to memory another argument
-overlaps, a store whose lanes write one address twice, programs that diverge and run one by one). A
-launch that raises is not recorded, nor one whose vectorised step was undone and rerun (a split tail, a
-reordered store: the next launch, with what the kernel learnt, records). A trace keeping more than
-:data:`BUDGET` bytes (offsets, masks, constants, and :data:`~kernellab.triton.replay.trace.NODE_BYTES` a node)
-is not kept; each kernel keeps its last
-:data:`ENTRIES` signatures, and all kernels together their last :data:`TOTAL` bytes of traces (a
-kernel the program no longer holds is freed with its traces).
+**What a recording captured is checked at every launch** (the signature is made again and looked up):
+where it no longer holds the launch records again, and where it cannot be checked (below) the launch
+runs fresh. A replay does not run the kernel's Python: a global, a closure cell or a helper the kernel's
+code names is read again each launch, defined or not yet (a name defined later, a builtin shadowed
+later, are new signatures).
 
-**Errors.** A replay raises what the same functions raise on the new data; a call that checks loaded
-values (``tl.gather``'s index) is replayed even when nothing stores what it returns, and a trace with one
-after a store is refused (a replay raising there has stored what a fresh launch, deferring its stores,
-may not have). One stopped before its first store, in a trace that stores to no array it loads, reruns
-the launch fresh, which raises as a fresh launch does. Arguments a fresh launch would reject
-(an array too small, not contiguous) have another signature: they run fresh.
+**A launch runs fresh** (and its signature is not recorded again) when:
+
+* it asks for ``per_program=``, ``vectorize=False`` or ``lines=True`` (or a recording asks for lines), runs
+  inside :func:`kernellab.triton.executor.sampling.sampled`, prints, or has ``launch_metadata``;
+* an argument is outside the signature (a torch tensor, a float64, bfloat16 or float8 array, a tensor
+  descriptor, a tuple, a global holding a list or an array);
+* the kernel's Python (or a function's it reads) does what a replay would skip: assigns a global, imports a
+  module that is not a library's, names a random-number module, calls a builtin that is not known to be
+  harmless (:data:`BUILTINS`: ``print``, ``getattr``, ``object``, ``eval``, … are not), or names a private
+  attribute (``._data``, ``.__getattribute__``) or an attribute its class marks as the host's (a
+  pointer's array, ``.flat``);
+* its counts or effects may depend on loaded data or on anything the trace does not follow
+  (:mod:`kernellab.triton.replay.trace`: a gather through loaded indices, a mask or Python control flow
+  from data, a language function marked ``memory``, ``effect`` or ``host`` on data, a store to memory
+  another argument overlaps, programs that diverge and run one by one, a step undone);
+* the trace would keep more than :data:`BUDGET` bytes. Each kernel keeps its last :data:`ENTRIES`
+  signatures, and all kernels together their last :data:`TOTAL` bytes of traces.
+
+**Errors.** A replay raises what the same functions raise on the new data. One that stops before its first
+store (a ``tl.gather`` index out of range) has written nothing: the launch reruns fresh, and raises, and
+leaves memory, as a fresh launch does. A function marked ``checked`` (``tl.gather``) is replayed even when
+nothing stores what it returns, and a trace calling one after a store is refused.
 
 :func:`status` says what a kernel's last launch did. ``KERNELLAB_REPLAY=check`` tests the replay itself:
 every replayed launch is also run fresh on copies of its arrays, and replayed and run fresh again on
@@ -70,22 +76,20 @@ Examples
 ... def scale(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 ...     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
 ...     tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
->>> previous = enable()                    # on (the default)
 >>> x, out = np.arange(128, dtype=np.float32), np.zeros(128, np.float32)
->>> first = scale[(2,)](x, out, 128, BLOCK=64); status(scale)
-'recorded'
->>> x += 1; again = scale[(2,)](x, out, 128, BLOCK=64); status(scale), out[:3].tolist(), again == first
-('replayed', [2.0, 4.0, 6.0], True)
->>> with disabled():
-...     _ = scale[(2,)](x, out, 128, BLOCK=64)
->>> status(scale)
+>>> first = scale[(2,)](x, out, 128, BLOCK=64); status(scale)      # not asked: fresh
 'off'
->>> _ = enable(previous)
+>>> with replaying():
+...     first = scale[(2,)](x, out, 128, BLOCK=64); s1 = status(scale)
+...     x += 1; again = scale[(2,)](x, out, 128, BLOCK=64); s2 = status(scale)
+>>> s1, s2, out[:3].tolist(), again == first
+('recorded', 'replayed', [2.0, 4.0, 6.0], True)
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import dis
 import os
 import struct
@@ -93,10 +97,13 @@ import threading
 import types
 import weakref
 from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 
+from ... import record as klrecord
 from ...grid import dim3
+from ...i18n import _
 from ...record import launched, wants_lines
 from .. import record
 from ..executor import dtypes as T
@@ -104,7 +111,7 @@ from ..executor import engine, memory, policy, sampling
 from ..executor.addresses import register_array
 from ..executor.program import _CURRENT, Program
 from ..executor.tensor import constexpr, pointer, tensor
-from ..runtime.driver import _STATE
+from ..runtime.driver import gpu as modelled_gpu
 from .trace import STATIC, Recorder
 from .trace import finish as close
 
@@ -117,8 +124,24 @@ _GPUS: dict = {}  # id → every GPU a launch modelled (the key names it by addr
 _KEPT: dict = {}  # (id(kernel), key) → (weak reference to the kernel, bytes): every kept trace, oldest first
 _LOCK = threading.Lock()  # around _KEPT: threads recording at once
 
-DEFAULT = "1"  #: replay's setting when ``KERNELLAB_REPLAY`` is not set ("0": off)
-_ON = [os.environ.get(ENV, DEFAULT).strip().lower() not in ("0", "off", "false", "no", "")]
+#: ``KERNELLAB_REPLAY``'s values and where each lets a launch replay: ``"asked"`` (by the kernel,
+#: ``@triton.jit(replay=True)``, or by :func:`replaying`), ``"never"``, ``"always"``
+SETTINGS = {"": "asked", "0": "never", "off": "never", "1": "always", "on": "always", "check": "always"}
+
+
+def _setting(value: str) -> str:
+    """Where ``KERNELLAB_REPLAY=value`` lets a launch replay; ValueError naming the switch and its values."""
+    where = SETTINGS.get(value.strip().lower())
+    if where is None:
+        raise ValueError(_("KERNELLAB_REPLAY={value!r} is not a setting of replay: unset (a launch replays "
+                           "only where asked, @triton.jit(replay=True) or triton.replaying()), 0 or off (no "
+                           "launch replays), 1 or on (every launch may), or check (every launch may, and every "
+                           "replay is checked against a fresh launch)").format(value=value))
+    return where
+
+
+DEFAULT = _setting(os.environ.get(ENV, ""))  #: where launches replay outside :func:`replaying` and :func:`disabled`
+_WHERE: ContextVar[str] = ContextVar("kernellab_replay", default=DEFAULT)
 # ``KERNELLAB_REPLAY=check``: every replayed launch is also run fresh on copies of its arrays, and a
 # difference in any array's bits or in the counts raises ReplayMismatch (for testing the replay itself)
 CHECK = os.environ.get(ENV, "").strip().lower() == "check"
@@ -131,25 +154,30 @@ class ReplayMismatch(AssertionError):
     """A replayed launch differs from a fresh launch on the same data (``KERNELLAB_REPLAY=check``)."""
 
 
-def enabled() -> bool:
-    """Whether launches are replayed (``KERNELLAB_REPLAY=1`` or ``0`` sets it for the process)."""
-    return _ON[0]
-
-
-def enable(on: bool = True) -> bool:
-    """Turn replay on or off; returns the previous setting."""
-    previous, _ON[0] = _ON[0], bool(on)
-    return previous
+def wants(kernel) -> bool:
+    """Whether a launch of ``kernel`` made here may replay: where asked (the default: the kernel's
+    ``replay=True``, or inside :func:`replaying`), never, or always (``KERNELLAB_REPLAY``)."""
+    where = _WHERE.get()
+    return where == "always" or where == "asked" and kernel.replay
 
 
 @contextmanager
-def disabled():
-    """Launches in the block run fresh, as with replay off."""
-    previous = enable(False)
+def _where(setting: str):
+    token = _WHERE.set(setting)
     try:
         yield
     finally:
-        enable(previous)
+        _WHERE.reset(token)
+
+
+def replaying():
+    """``with triton.replaying():`` every launch in the block may replay (unless ``KERNELLAB_REPLAY=0``)."""
+    return _where("never" if _WHERE.get() == "never" else "always")
+
+
+def disabled():
+    """``with replay.disabled():`` every launch in the block runs fresh."""
+    return _where("never")
 
 
 def status(kernel) -> str:
@@ -230,76 +258,82 @@ def _constant(v, stack=None):
     return _NO
 
 
-def _runtime():
-    from ..runtime import jit as runtime
-
-    return runtime
-
-
 def _is_jit(v) -> bool:
-    return isinstance(v, _runtime().JITFunction)
+    """Whether ``v`` is a ``@triton.jit`` function (its Python and its parameter names)."""
+    return hasattr(v, "arg_names") and isinstance(getattr(v, "fn", None), types.FunctionType)
 
 
-# names whose use a replay would skip: printing, a block's or pointer's private state (its numpy values, a
-# pointer's whole array ``.flat``) read by the kernel's own code, builtins reading what the key does not name
-_SKIPPED = frozenset(("print", "device_print", "flat", "_data", "_lazy", "_wide", "_into", "_view",
-                      "_make",
-                      # builtins that read what the key does not name (a global by a string, a file, input)
-                      "eval", "exec", "compile", "globals", "locals", "vars", "getattr", "__import__", "open",
-                      "input", "id", "setattr", "delattr", "breakpoint"))
+#: The builtins a kernel's code may name and still replay: they compute from their arguments alone. Any
+#: other (``print``, ``getattr``, ``object``, ``type``, ``globals``, ``eval``, ``open``, ``id``, …) reads or
+#: does what the signature does not name, or what a replay, which does not run the Python, would skip.
+BUILTINS = frozenset(("abs", "all", "any", "bool", "divmod", "enumerate", "float", "int", "isinstance", "len", "list",
+                      "max", "min", "pow", "range", "reversed", "round", "slice", "sorted", "sum", "tuple", "zip",
+                      "True", "False", "None", "ValueError", "TypeError", "AssertionError", "NotImplementedError"))
+# attributes a class of the language hands to the host's Python (a pointer's whole array): its ``_host``
+_HOST = frozenset(a for cls in (tensor, pointer) for a in getattr(cls, "_host", ()))
 _READS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # a function → _reads(function)
 _MISSING = object()
 _NONE_YET = (_MISSING, None)
-_CHANGING = ("jit", "fn", "tuple")  # keys of objects whose key may change (what a function reads)
+_CHANGING = ("jit", "fn", "tuple", "module")  # keys of objects whose key may change (what a function reads, a
+# module's settings)
 
 
 def _reads(fn):
-    """What the code of the function ``fn`` reads, as ``[holder, name, attribute, (object, key)]`` (the last:
-    what :func:`_code_key` read last and its key, when that cannot change): a global the code
-    names (``(fn.__globals__, name, None)``), a closure cell (``(cell, None, None)``), a scalar attribute of
-    a library module the code names as a global (``(fn.__globals__, module name, attribute)``: a module's
-    setting read as ``mod.attr``); ``_NO`` when its code assigns or deletes a global, imports a module that is
-    not a library's, names a library's random-number module, calls ``print``, reads a block's private
-    state (``_data``, a pointer's array ``.flat``) or calls a builtin that reads what the key does not name
-    (``globals()``, ``getattr``, ``eval``, ``open``, ``input``, ``id``): what a replay, which does not run
-    the code, would not do or would not see. Made once per function."""
+    """What the code of the function ``fn`` reads, as ``([holder, name, None, (object, key)], ...], attributes)``
+    (the last item of each read: what :func:`_code_key` read last and its key, when that cannot change): every
+    global name the code loads (``(fn.__globals__, name)``), whether defined yet or not, and every closure cell
+    (``(cell, None)``); ``attributes``, the attribute names it loads (a library module's settings read as
+    ``mod.attr`` are keyed by them). ``_NO`` when the code assigns or deletes a global, imports a module that
+    is not a library's, names a builtin outside :data:`BUILTINS`, or names a private attribute or one a class
+    of the language hands to the host (``_HOST``): what a replay, which does not run the code, would not do
+    or would not see. Made once per function."""
     out = _READS.get(fn)
     if out is not None:
         return out
     code = fn.__code__
-    names, stack, ok = set(), [code], True
+    names, attrs, stack, ok = set(), set(), [code], True
     while stack:
         c = stack.pop()
-        names.update(c.co_names)
         stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
         for ins in dis.get_instructions(c):
-            if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL"):
+            op = ins.opname
+            if op in ("LOAD_GLOBAL", "LOAD_NAME"):
+                names.add(ins.argval)
+            elif op in ("LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR", "DELETE_ATTR", "IMPORT_FROM"):
+                attrs.add(ins.argval)
+            elif op in ("STORE_GLOBAL", "DELETE_GLOBAL", "STORE_NAME", "DELETE_NAME"):
                 ok = False
-            elif ins.opname in ("IMPORT_NAME", "IMPORT_FROM") and (
-                    not _library(ins.argval) if ins.opname == "IMPORT_NAME" else ins.argval == "random"):
+            elif op == "IMPORT_NAME" and not _library(ins.argval):
                 ok = False
-    if names & _SKIPPED:
-        ok = False
-    out = []
     g = fn.__globals__
-    for n in sorted(names):
-        if n not in g:
-            continue
-        out.append([g, n, None, _NONE_YET])
-        v = g[n]
-        if isinstance(v, types.ModuleType):
-            attrs = vars(v)
-            for a in sorted(names):
-                w = attrs.get(a, _MISSING)
-                if isinstance(w, types.ModuleType) and not _library(w.__name__):
-                    ok = False  # np.random
-                elif w is not _MISSING and _scalar(w) is not _NO:
-                    out.append([g, n, a, _NONE_YET])
-    for cell in fn.__closure__ or ():
-        out.append([cell, None, None, _NONE_YET])
-    out = out if ok else _NO
+    builtins = g.get("__builtins__", __builtins__)
+    builtins = builtins if isinstance(builtins, dict) else vars(builtins)
+    if any(n in builtins and n not in BUILTINS for n in names) or any(a.startswith("_") or a in _HOST for a in attrs):
+        ok = False
+    reads = [[g, n, None, _NONE_YET] for n in sorted(names)] + [[cell, None, None, _NONE_YET]
+                                                                  for cell in fn.__closure__ or ()]
+    out = (reads, tuple(sorted(attrs))) if ok else _NO
     _READS[fn] = out
     return out
+
+
+def _module_key(module, attrs):
+    """The key of a library module the code names: the module, and the value of each attribute the code reads
+    that is a setting (a scalar) or missing; ``_NO`` for one holding a module that is not a library's
+    (``np.random``)."""
+    parts = []
+    for a in attrs:
+        w = getattr(module, a, _MISSING)
+        if w is _MISSING:
+            parts.append(None)
+        elif isinstance(w, types.ModuleType):
+            if not _library(w.__name__):
+                return _NO
+        else:
+            k = _scalar(w)
+            if k is not _NO:
+                parts.append((a, k))
+    return ("module", module, tuple(parts))
 
 
 def _code_key(fn, stack, plain: bool):
@@ -310,14 +344,15 @@ def _code_key(fn, stack, plain: bool):
         stack = set()
     if id(fn) in stack:
         return ()
-    reads = _reads(fn)
-    if reads is _NO:
+    found = _reads(fn)
+    if found is _NO:
         return _NO
+    reads, attrs = found
     stack.add(id(fn))
     try:
         parts = []
         for read in reads:
-            holder, n, attr, last = read
+            holder, n, _attr, last = read
             if n is None:
                 try:
                     v = holder.cell_contents
@@ -326,15 +361,14 @@ def _code_key(fn, stack, plain: bool):
                     continue
             else:
                 v = holder.get(n, _MISSING)
-                if attr is not None and v is not _MISSING:
-                    v = getattr(v, attr, _MISSING)
-                if v is _MISSING:
+                if v is _MISSING:  # not defined yet (a builtin, or a NameError): its definition is a new key
                     parts.append(None)
                     continue
             if v is last[0]:  # the object of the last launch, whose key cannot have changed
                 parts.append(last[1])
                 continue
-            k = _constant(v, stack)
+            k = _module_key(v, attrs) if isinstance(v, types.ModuleType) and _library(v.__name__) \
+                else _constant(v, stack)
             if k is _NO:
                 return _NO
             if k[0] not in _CHANGING and v.__class__ is not constexpr:  # (a constexpr's .value may be set)
@@ -404,7 +438,8 @@ class Plan:
         """Run the recorded data flow on this launch's arrays; report and return the recorded counts.
 
         An error raised before the first store (a value computed from the data out of a function's range)
-        is :class:`Rerun` when no array the trace stores to is one it loads: the launch then runs fresh."""
+        is :class:`Rerun`: nothing is written yet, and the launch runs fresh, raising and leaving memory as a
+        fresh launch does. (A trace that could raise after a store is refused when recorded.)"""
         e = self.entry
         flats = [memory.flat_view(a) for a in self.arrays]
         values = [None] * e.nvalues
@@ -425,13 +460,25 @@ class Plan:
                     finally:
                         _CURRENT.reset(token)
             except Exception as exc:
-                if e.rerun and done < e.first_store:
+                if done < e.first_store:
                     raise Rerun from exc
                 raise
         counts = _copy(e.counts)
         self.kernel._replay_status = "replayed"
         record.note(name, e.grid, counts, sampled=False)
         return launched(name, "triton", counts, e.grid)
+
+
+def replayed(kernel, args, given: dict, grid, plan_: Plan):
+    """The launch ``plan_`` replays (checked against fresh launches under ``KERNELLAB_REPLAY=check``); a replay
+    stopped before its first store (:class:`Rerun`) runs the launch fresh instead, which raises as a fresh
+    launch does."""
+    try:
+        return checked(kernel, args, given, grid, plan_) if CHECK else plan_.replay()
+    except Rerun:
+        pass
+    with disabled():
+        return kernel.run(*args, grid=grid, **given)
 
 
 class Rerun(Exception):
@@ -461,11 +508,10 @@ def _copy(counts):
 class Entry:
     """A recorded signature: its counts, its steps (``(pids, [(node, vids freed after it), ...])``)."""
 
-    __slots__ = ("counts", "steps", "nvalues", "grid", "rerun", "first_store")
+    __slots__ = ("counts", "steps", "nvalues", "grid", "first_store")
 
-    def __init__(self, counts, steps, nvalues, grid, rerun=False):
+    def __init__(self, counts, steps, nvalues, grid):
         self.counts, self.steps, self.nvalues, self.grid = counts, steps, nvalues, grid
-        self.rerun = rerun  # no array the trace stores to is one it loads: a replay that raises may rerun fresh
         order = [n for _p, nodes in steps for n, _f in nodes]
         self.first_store = next((i for i, n in enumerate(order) if getattr(n, "store", False)), len(order))
 
@@ -473,8 +519,6 @@ class Entry:
 def plan(kernel, args, kwargs, grid, num_warps: int):
     """The launch's :class:`Plan` (its ``entry`` the recorded replay, None when it is to be recorded), or
     None when it runs fresh and unrecorded (the reason in :func:`status`)."""
-    _special_dtype = _runtime()._special_dtype
-
     def no(why):
         kernel._replay_status = "unsupported: " + why
         return None
@@ -498,7 +542,7 @@ def plan(kernel, args, kwargs, grid, num_warps: int):
         hash(learnt)
     except TypeError:
         return no("the kernel's hints")
-    gpu = _STATE["gpu"]
+    gpu = modelled_gpu()
     _GPUS.setdefault(id(gpu), gpu)  # kept: no other GPU is ever at its address
     parts = [g3, num_warps, learnt, engine.BATCH, policy.active(), id(gpu)]
     arrays, spans = [], []
@@ -511,7 +555,7 @@ def plan(kernel, args, kwargs, grid, num_warps: int):
             parts.append(k)
             continue
         if v.__class__ is np.ndarray:
-            if _special_dtype(v.dtype) is not None or v.dtype == np.float64:
+            if v.dtype.name in T._BY_NAME or v.dtype == np.float64:  # (bfloat16, float8: ml_dtypes arrays)
                 return no("array " + name + " of " + v.dtype.name)
             address = register_array(v)
             parts.append((v.dtype, v.shape, v.strides, v.flags.writeable, address % 16 == 0))
@@ -616,8 +660,6 @@ def _fresh(kernel, args, kwargs, grid, copies):
 
 def _quietly(fn):
     """``fn()`` reported to no recorder: the check's launches are no launches of the program's."""
-    from ... import record as klrecord
-
     token = klrecord._RECORDER.set(None)
     try:
         with record.hidden():
@@ -627,8 +669,6 @@ def _quietly(fn):
 
 
 def _compare(kernel, got, want, pairs, where=""):
-    import dataclasses
-
     for f in dataclasses.fields(got):
         if f.name not in ("per_program", "by_line") and getattr(got, f.name) != getattr(want, f.name):
             raise ReplayMismatch(f"{kernel.__name__}: replayed {f.name} {getattr(got, f.name)!r} != fresh "
@@ -648,9 +688,9 @@ def finish(plan_: Plan, rec, counts, grid) -> None:
         plan_.store("refused: " + why)
         plan_.kernel._replay_status = "refused: " + why
         return
-    plan_.store(Entry(_copy(counts), steps, rec.nvalues, grid, rec.rerun), max(rec.nbytes, 1))  # a copy: callers may
+    plan_.store(Entry(_copy(counts), steps, rec.nvalues, grid), max(rec.nbytes, 1))  # a copy: callers may
     # change the counts' dicts
     plan_.kernel._replay_status = "recorded"
 
 
-__all__ = ["BUDGET", "ENTRIES", "TOTAL", "clear", "disabled", "enable", "enabled", "status"]
+__all__ = ["BUDGET", "BUILTINS", "ENTRIES", "SETTINGS", "TOTAL", "clear", "disabled", "replaying", "status", "wants"]

@@ -1,65 +1,56 @@
 """Recording one launch's data flow, for :mod:`kernellab.triton.replay.cache`.
 
-While a launch records, the public functions of ``triton.language`` (and its submodules) and the methods
-of ``tl.tensor`` are wrapped — in the recording's own thread or task only: elsewhere the wrappers call
-straight through. A call the kernel makes (a wrapped call inside another one is not looked at) tags every
-block it returns:
+While a launch records, the functions the language marks (:mod:`kernellab.triton.executor.kinds`: the
+public functions of ``triton.language`` and its submodules, and the marked methods of ``tl.tensor``) are
+wrapped, found by their marks as Triton's interpreter finds its ``@builtin`` functions — in the recording's
+own thread or task only: elsewhere the wrappers call straight through. The recorder is also the launch's
+hook (:class:`Recorder`): the engine tells it of each step, of the memory a step touches, and of a step
+undone. A call the kernel makes (a wrapped call inside another one is not looked at) tags every block it
+returns:
 
 * *static* when every block it was given is static: the launch's arguments, and what is computed from
   them and the program ids without reading memory (a function of the launch's signature);
-* *data* when one of them is data (a ``tl.load`` result, or computed from one): the call becomes a node of
-  the trace, kept to be called again, with the same function and its static operands, on the next launch;
+* *data* when one of them is data (a ``tl.load`` result, or computed from one): the call of a ``pure`` (or
+  ``checked``) function becomes a node of the trace, kept to be called again, with the same function and its
+  static operands, on the next launch;
 * *unknown* when one of them has no tag of this recording (a block made by a path that is not wrapped).
 
 The recording is refused (``Recorder.why`` says why) when the launch's counts or effects might depend on
-loaded data or on anything not followed: a ``tl.load``/``tl.store`` whose pointer, mask or ``other`` is
-not static (a gather through loaded indices, a mask from data); a store of an unknown value; Python
-control flow on a block that is not static (``if``, ``range()``, ``int()`` on data), or the kernel's own
-read of such a block's numpy values (``.data``); a value computed from
-data leaving the blocks (a Python number); atomics, printing, assertions on data; memory read or written
-other than by a wrapped ``tl.load``/``tl.store`` of a launch argument (block pointers, tensor
-descriptors); a step undone (the programs ran one by one or were rerun); a ``tl.gather`` (which checks
-its loaded index) after a store; a function given to a call (a combine function) that holds a loaded
-value, or a nested one (a closure) given to a call on data (a replay would call it with its cells as the
-recorded launch left them).
+loaded data or on anything not followed:
+
+* a ``tl.load``/``tl.store`` whose pointer, mask or ``other`` is not static (a gather through loaded
+  indices, a mask from data), or a store of an unknown value;
+* a function marked ``host`` on a block that is not static (``if``, ``range()``, ``int()`` on data, an
+  assertion on data, the kernel's own read of a block's numpy values, ``.data``), or a value computed from
+  data leaving the blocks (a Python number);
+* a function marked ``effect`` (printing, a clock), or ``memory`` other than ``tl.load`` and ``tl.store``
+  (atomics, block pointers and descriptors), or memory touched other than by them;
+* a step undone (the programs ran one by one or were rerun); a function marked ``checked`` after a store;
+* a function given to a call (a combine function) that holds a loaded value, or a nested one (a closure)
+  given to a call on data (a replay would call it with its cells as the recorded launch left them).
 """
 
 from __future__ import annotations
 
 import inspect
 import types
+import weakref
 from contextlib import contextmanager
 from contextvars import ContextVar
 
 import numpy as np
 
 from ... import cvt
+from .. import language as tl
+from ..executor import dtypes as T
+from ..executor import kinds, memory
+from ..executor.numerics import _widen
+from ..executor.program import current
+from ..executor.tensor import _align, _operand, constexpr, pointer, tensor
+from ..language import core
+from ..language.core import _to_tensor, _view
 
 REC: ContextVar = ContextVar("kernellab_triton_trace", default=None)
-
-# the modules this one works with, bound on first use (they import this one: see _bind_names)
-T = memory = tensor = pointer = constexpr = _operand = _align = _to_tensor = current = _widen = None
-_view = None
-
-
-def _bind_names():
-    global T, memory, tensor, pointer, constexpr, _operand, _align, _to_tensor, current, _widen
-    global _view
-    if tensor is not None:
-        return
-    from ..executor import dtypes
-    from ..executor import memory as mem
-    from ..executor.numerics import _widen as wd
-    from ..executor.program import current as cur
-    from ..executor.tensor import _align as al
-    from ..executor.tensor import _operand as op
-    from ..executor.tensor import constexpr as ce
-    from ..executor.tensor import pointer as pt
-    from ..executor.tensor import tensor as tt
-    from ..language import core
-
-    T, memory, tensor, pointer, constexpr, _operand, _align, current, _widen = dtypes, mem, tt, pt, ce, op, al, cur, wd
-    _to_tensor, _view = core._to_tensor, core._view
 
 STATIC = -1
 UNKNOWN = -2
@@ -172,19 +163,13 @@ class Access:
         _store(self.value, values, flat, kind, a, b, c, d, shape)
 
 
-def touched(kind: str) -> None:
-    """Refuse the open recording, if any, when memory is touched other than by a wrapped ``tl.load``
-    (``kind`` ``"load"``) or ``tl.store`` (``"store"``): block pointers, descriptors, a kernel's own numpy."""
-    rec = REC.get()
-    if rec is not None and rec.mem != kind:
-        rec.refuse("memory {} other than by tl.{}".format("written" if kind == "store" else "read", kind))
-
-
 class Recorder:
-    """The trace of one launch being recorded (see the module)."""
+    """The trace of one launch being recorded (see the module), and the launch's hook: the engine tells it of
+    each step (:meth:`step`), and each step of the memory it touches (:meth:`memory`) and of being undone
+    (:meth:`undone`)."""
 
     def __init__(self, flats: list):
-        self.token = object()  # what tags name: a tensor tagged by an earlier recording is unknown here
+        self.tags: dict = {}  # id(block) → (weak reference to it, STATIC, UNKNOWN or the vid of a data value)
         self.depth = 0
         self.mem = None  # "load" / "store" while a wrapped tl.load / tl.store runs
         self.why = None  # why the launch cannot be replayed (None: it can, so far)
@@ -194,25 +179,35 @@ class Recorder:
         self.flat_objs = flats
         self.kept: dict = {}  # id → static block kept by a node (the budget counts them)
         self.nbytes = 0  # what the finished trace keeps
-        self.rerun = False  # whether a replay that raised may rerun fresh (it stores to no array it loads)
 
     def refuse(self, why: str):
         if self.why is None:
             self.why = why
 
-    def begin_step(self, prog):
+    def step(self, prog):
+        """A step of the launch starts (the engine's hook)."""
         if prog.journal is None:
             self.refuse("programs ran one by one")
         self.steps.append((prog.pids, []))
 
+    def memory(self, prog, kind: str):
+        """The step touches memory (``kind`` ``"load"`` or ``"store"``): refused unless a wrapped ``tl.load`` or
+        ``tl.store`` does (block pointers, descriptors, atomics, a kernel's own numpy)."""
+        if self.mem != kind:
+            self.refuse("memory {} other than by tl.{}".format("written" if kind == "store" else "read", kind))
+
+    def undone(self, prog):
+        """The step is undone, to be rerun (the engine's hook)."""
+        self.refuse("a step was undone")
+
     def tag(self, x) -> int:
-        t = getattr(x, "_rp", None)
-        if t is None or t[0] is not self.token:
+        t = self.tags.get(id(x))
+        if t is None or t[0]() is not x:  # (a block of this recording, not one made since at its address)
             return UNKNOWN
         return t[1]
 
     def mark(self, x, v: int):
-        x._rp = (self.token, v)
+        self.tags[id(x)] = (weakref.ref(x), v)
 
     def new_value(self) -> int:
         self.nvalues += 1
@@ -295,13 +290,13 @@ _PLAIN = frozenset((int, float, bool, str, type(None)))
 def _args_state(rec, args, kwargs) -> int:
     """:func:`_state_of` of a call's arguments, the usual ones (blocks, Python numbers) looked at inline."""
     s = 0
-    token = rec.token
+    tags = rec.tags
     for group in (args, kwargs.values()):
         for x in group:
             c = x.__class__
             if c is tensor or c is pointer:
-                t = getattr(x, "_rp", None)
-                if t is None or t[0] is not token or t[1] == UNKNOWN:
+                t = tags.get(id(x))
+                if t is None or t[1] == UNKNOWN or t[0]() is not x:
                     return 2
                 if t[1] != STATIC:
                     s = 1
@@ -391,31 +386,26 @@ def _pure(fn):
     return call
 
 
-def _control(fn):
-    def call(self, *args, **kwargs):
-        rec = REC.get()
-        if rec is not None and not rec.depth and rec.tag(self) != STATIC:
-            rec.refuse(f"Python control flow on a block that is not static ({fn.__name__})")
-        return fn(self, *args, **kwargs)
-
-    return call
-
-
-def _effect(fn):
+def _host(fn):
+    """A function marked ``host`` (its block's values go to the host's Python: ``if x:``, ``int(x)``, an
+    assertion): refused on a block that is not static."""
     def call(*args, **kwargs):
         rec = REC.get()
-        if rec is not None and not rec.depth:
-            rec.refuse(f"{fn.__name__} is not replayed")
+        if rec is not None and not rec.depth and max(_state_of(rec, args), _state_of(rec, kwargs)):
+            rec.refuse(f"{fn.__name__} on a block that is not static (Python control flow, an assertion, "
+                       "or the block's values, on data)")
         return fn(*args, **kwargs)
 
     return call
 
 
-def _check(fn):
+def _effect(fn):
+    """A function marked ``effect`` (a clock, printing, assembly), or ``memory`` other than ``tl.load`` and
+    ``tl.store`` (atomics, a descriptor's loads and stores): refused."""
     def call(*args, **kwargs):
         rec = REC.get()
-        if rec is not None and not rec.depth and max(_state_of(rec, args), _state_of(rec, kwargs)):
-            rec.refuse(f"{fn.__name__} on a block that is not static")
+        if rec is not None and not rec.depth:
+            rec.refuse(f"{fn.__name__} is not replayed")
         return fn(*args, **kwargs)
 
     return call
@@ -457,7 +447,7 @@ def _access(fn, store: bool):
         if not ok or vstate == 2:
             _mark_all(rec, out, UNKNOWN)
             return out
-        prog = _current()
+        prog = current()
         if store:
             tv, _nested = _template(rec, value)
             rec.add(Access(True, rec.flats[id(ptr.flat)], ptr, mask, None, None, tv, None, prog.P))
@@ -534,35 +524,14 @@ def recording(rec):
         REC.reset(token)
 
 
-def _current():
-    return current()
-
-
-_CONTROL = frozenset(("__bool__", "__index__", "__int__", "__float__", "__repr__", "__str__", "__format__",
-                      "__len__", "__iter__", "__contains__", "__complex__", "__round__", "__trunc__", "__floor__",
-                      "__ceil__"))
-_SKIP = frozenset(("__init__", "__new__", "__hash__", "__getattribute__", "__getattr__", "__setattr__",
-                   "__delattr__", "__init_subclass__", "__class_getitem__", "__reduce__", "__reduce_ex__",
-                   "__sizeof__", "__dir__", "__subclasshook__", "__copy__", "__deepcopy__"))
-
-
-def _kind(name: str):
-    if name.startswith("atomic_") or name in ("device_print", "static_print", "print", "globaltimer", "clock",
-                                              "smid", "inline_asm_elementwise"):
-        return _effect
-    if name in ("device_assert", "static_assert", "assume"):
-        return _check
-    return _pure
-
-
 _INSTALLED: list = []  # (owner, name, original) while wrapped
 _USERS = [0]
 
 
 def _targets():
-    from .. import language as tl
-    from ..language import core
-
+    """``(owner, name, function)`` of every function the language marks (:mod:`~kernellab.triton.executor.kinds`):
+    the public functions of ``triton.language`` and its submodules, and the marked methods and properties of
+    its blocks."""
     mods = [tl] + [m for m in vars(tl).values() if isinstance(m, types.ModuleType)
                    and m.__name__.startswith("kernellab.triton.language")]
     seen = set()
@@ -571,51 +540,42 @@ def _targets():
             continue
         seen.add(id(mod))
         for name, fn in list(vars(mod).items()):
-            if name.startswith("_") or not isinstance(fn, types.FunctionType) \
-                    or not fn.__module__.startswith("kernellab"):
-                continue
-            yield mod, name, fn
+            if not name.startswith("_") and kinds.of(fn) is not None:
+                yield mod, name, fn
     for cls in (tensor, pointer):
         for name, fn in list(vars(cls).items()):
-            if not isinstance(fn, types.FunctionType) or name in _SKIP:
-                continue
-            if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
-                continue
-            yield cls, name, fn
-    _ = core
+            if kinds.of(fn) is not None:
+                yield cls, name, fn
 
 
 _WRAPPERS: list = []  # (owner, name, original, wrapper), made once (again when an original changed)
 
 
-def _wrappers() -> list:
-    from ..language import core
+_BY_KIND = {"pure": _pure, "checked": _pure, "memory": _effect, "effect": _effect, "host": _host}
 
+
+def _wrapper(fn):
+    """The wrapper of a marked function: :func:`_access` for ``tl.load`` and ``tl.store``, else by its kind."""
+    if fn is core.load:
+        return _access(fn, False)
+    if fn is core.store:
+        return _access(fn, True)
+    return _BY_KIND[kinds.of(fn)](fn)
+
+
+def _wrappers() -> list:
     made: dict = {}
     out = []
     for owner, name, fn in _targets():
         w = made.get(id(fn))
         if w is None:
-            if fn is core.load:
-                w = _access(fn, False)
-            elif fn is core.store:
-                w = _access(fn, True)
-            elif name in _CONTROL:
-                w = _control(fn)
+            if isinstance(fn, property):  # (a block's values, read as numpy: ``x.data``)
+                w = property(_wrapper(fn.fget), fn.fset, doc=fn.__doc__)
             else:
-                w = _kind(name)(fn)
-            w.__name__, w.__doc__, w.__wrapped__ = fn.__name__, fn.__doc__, fn
+                w = _wrapper(fn)
+                w.__name__, w.__doc__, w.__wrapped__ = fn.__name__, fn.__doc__, fn
             made[id(fn)] = w
         out.append((owner, name, fn, w))
-    data = vars(tensor)["data"]  # a block's values read by the kernel's own code: it may branch on them
-
-    def get(self):
-        rec = REC.get()
-        if rec is not None and not rec.depth and rec.tag(self) != STATIC:
-            rec.refuse("a block's values read as numpy (.data) by the kernel's own code")
-        return data.fget(self)
-
-    out.append((tensor, "data", data, property(get, data.fset, doc=data.__doc__)))
     return out
 
 
@@ -624,7 +584,6 @@ def install():
     _USERS[0] += 1
     if _USERS[0] > 1:
         return
-    _bind_names()
     if not _WRAPPERS or any(vars(owner).get(name) is not fn for owner, name, fn, _w in _WRAPPERS):
         _WRAPPERS[:] = _wrappers()
     for owner, name, fn, w in _WRAPPERS:
@@ -720,18 +679,16 @@ def _tile(offs: np.ndarray, size: int):
 
 
 NODE_BYTES = 512  #: bytes a trace's node keeps, about (40 000 nodes of a loop kept 23.6 MB)
-_CHECKS_DATA = frozenset(("gather",))  # functions that raise on loaded values (tl.gather: an index out of range)
+def _checks(fn) -> bool:
+    """Whether ``fn`` is marked ``checked``: it raises on loaded values out of its range (``tl.gather``'s index)."""
+    return kinds.of(getattr(fn, "__wrapped__", fn)) == "checked"
 
 
 def finish(rec: Recorder, budget: int):
     """``(steps, None)``: each step's ``(pids, [(runnable, vids freed after it), ...])``; or ``(None, why)``."""
-
-    _bind_names()
     flats = rec.flat_objs
     stored = {a.arg for _p, nodes in rec.steps for a in nodes if isinstance(a, Access) and a.store}
     used = {a.arg for _p, nodes in rec.steps for a in nodes if isinstance(a, Access)}
-    loaded = {a.arg for _p, nodes in rec.steps for a in nodes if isinstance(a, Access) and not a.store}
-    rec.rerun = not (loaded & stored)  # (arrays that overlap another one stored to are refused below)
     for i in used:
         for j in stored:
             if i != j and np.may_share_memory(flats[i], flats[j]):
@@ -764,7 +721,7 @@ def finish(rec: Recorder, budget: int):
             a.plan = (plan, elem, shape, fill, view)
             a.ptr = a.mask = None  # the recorded launch's arrays are not kept
     rec.flat_objs = rec.flats = None
-    # liveness: a node is kept when a store needs its values, or when it checks them (_CHECKS_DATA); each
+    # liveness: a node is kept when a store needs its values, or when it checks them (_checks); each
     # value is freed after its last use
     order = [n for _p, nodes in rec.steps for n in nodes]
     live_vids: set = set()
@@ -777,12 +734,12 @@ def finish(rec: Recorder, budget: int):
                 live_vids.update(_refs(n.value))
             elif n.vid in live_vids:
                 keep[i] = True
-        elif any(vid in live_vids for vid, _path in n.outs) or getattr(n.fn, "__name__", None) in _CHECKS_DATA:
+        elif any(vid in live_vids for vid, _path in n.outs) or _checks(n.fn):
             keep[i] = True  # (a call that raises on bad data is kept when nothing uses it: a fresh launch raises)
             live_vids.update(_refs(n.args))
             live_vids.update(_refs(n.kwargs))
     stores = [i for i, n in enumerate(order) if keep[i] and isinstance(n, Access) and n.store]
-    if stores and any(keep[i] and not isinstance(n, Access) and getattr(n.fn, "__name__", None) in _CHECKS_DATA
+    if stores and any(keep[i] and not isinstance(n, Access) and _checks(n.fn)
                       for i, n in enumerate(order[stores[0] + 1:], stores[0] + 1)):
         # a replay that raises there has stored what it did before; a fresh launch, deferring its stores and
         # undoing a step, may not have: only an error before any store is replayed (or rerun fresh)

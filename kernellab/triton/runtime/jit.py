@@ -186,6 +186,7 @@ class JITFunction:
         self._options_free = "num_warps" not in self.signature.parameters
         self._plain_kwargs = frozenset(self.signature.parameters)
         self._hints: dict = {}  # what launches learnt about running it vectorised (see engine.run)
+        self.replay = False  # whether its launches may replay (``@triton.jit(replay=True)``)
 
     def __getitem__(self, grid):
         return functools.partial(self.run, grid=grid)  # no launcher frame in a kernel error's traceback
@@ -224,12 +225,12 @@ class JITFunction:
                 for opt in self._options_dropped:
                     kwargs.pop(opt, None)
             again = None  # the launch's signature, when it may replay (see kernellab.triton.replay.cache)
-            if replay._ON[0] and not per_program and vectorize and not lines:
-                again = replay.plan(self, args, kwargs, grid, num_warps)
-            elif not replay._ON[0]:
+            if not replay.wants(self):
                 self._replay_status = "off"
-            else:
+            elif per_program or not vectorize or lines:
                 self._replay_status = "unsupported: per_program, vectorize=False or lines=True"
+            else:
+                again = replay.plan(self, args, kwargs, grid, num_warps)
             if again is not None:
                 grid = again.grid  # a callable grid is called once a launch
             grid, values, names, marks = self._bind(args, kwargs, grid) if again is None or not again.entry \
@@ -242,23 +243,14 @@ class JITFunction:
             raise
         if again is not None and again.entry:
             try:
-                if replay.CHECK:
-                    return replay.checked(self, args, given, grid, again)
-                return again.replay()
-            except replay.Rerun:
-                # a replay stopped (a value computed from data, such as tl.gather's index, out of range) before
-                # writing anything: the launch runs fresh, and raises as a fresh launch does
-                with replay.disabled():
-                    return self.run(*args, grid=grid, **given)
+                return replay.replayed(self, args, given, grid, again)
             except Exception as exc:
                 user_traceback(exc)
                 raise
         fn = self._run_fn
-        rec = again.recorder(values) if again is not None and again.entry is None else None
+        rec = again.recorder(values) if again is not None and again.entry is None else None  # the launch's hook
 
         def body(prog):
-            if rec is not None:
-                rec.begin_step(prog)
             fn(*values)
 
         hook = getattr(self, "launch_metadata", None)
@@ -269,7 +261,8 @@ class JITFunction:
                              per_program=per_program, hints=self._hints,
                              lines=LineFinder(self.fn, (JITFunction.__call__.__code__,), self.__name__) if wants_lines(lines) else None,
                              num_warps=num_warps, specialization=marks,
-                             addresses={id(a.flat): (a.flat, a._address) for a in flats if a._address is not None})
+                             addresses={id(a.flat): (a.flat, a._address) for a in flats if a._address is not None},
+                             hook=rec)
         except Exception as exc:  # one traceback, ending at the kernel's line (or at the launch line)
             user_traceback(exc)
             raise
@@ -461,8 +454,11 @@ def _names(params: list, which) -> frozenset:
     return frozenset(params[w] if isinstance(w, int) else w for w in (which or ()))
 
 
-def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None, **options):
+def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None, replay: bool = False, **options):
     """Decorate a kernel written in Triton syntax (``@triton.jit`` or ``@triton.jit(...)``).
+
+    ``replay=True``: a launch whose signature ran before replays its data flow instead of running the kernel's
+    Python (:mod:`kernellab.triton.replay.cache`; opt-in, as tinygrad's ``TinyJit``).
 
     ``do_not_specialize`` and ``do_not_specialize_on_alignment`` (names or positions of parameters) are
     honoured as in Triton (see :mod:`kernellab.triton.compiler.specialize`). ``launch_metadata=hook`` is called as
@@ -474,6 +470,7 @@ def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None,
     def make(f):
         kernel = JITFunction(f, do_not_specialize or (), do_not_specialize_on_alignment or ())
         kernel.launch_metadata = options.get("launch_metadata")  # proton's names and metrics (record.metadata)
+        kernel.replay = bool(replay)
         return kernel
 
     return make if fn is None else make(fn)

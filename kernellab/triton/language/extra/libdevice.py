@@ -49,6 +49,7 @@ import numpy as np
 from kernellab.i18n import _
 
 from ...executor import dtypes as T
+from ...executor import kinds
 from ...executor.perprogram import NotBatchable, PerProgram
 from ...executor.tensor import _align, broadcast_shape, count_flops, tensor
 from ..core import _to_tensor
@@ -354,7 +355,7 @@ def _function(name: str):
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
     fn.__module__ = __name__
-    return fn
+    return kinds.pure(fn)
 
 
 for _name in SIGNATURES:
