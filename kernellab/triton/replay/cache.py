@@ -124,8 +124,8 @@ _GPUS: dict = {}  # id → every GPU a launch modelled (the key names it by addr
 _KEPT: dict = {}  # (id(kernel), key) → (weak reference to the kernel, bytes): every kept trace, oldest first
 _LOCK = threading.Lock()  # around _KEPT: threads recording at once
 
-#: ``KERNELLAB_REPLAY``'s values and where each lets a launch replay: ``"asked"`` (by the kernel,
-#: ``@triton.jit(replay=True)``, or by :func:`replaying`), ``"never"``, ``"always"``
+#: Where each value of ``KERNELLAB_REPLAY`` lets a launch replay, ``"asked"`` (by the kernel,
+#: ``@triton.jit(replay=True)``, or by :func:`replaying`), ``"never"`` or ``"always"``
 SETTINGS = {"": "asked", "0": "never", "off": "never", "1": "always", "on": "always", "check": "always"}
 
 
@@ -263,7 +263,7 @@ def _is_jit(v) -> bool:
     return hasattr(v, "arg_names") and isinstance(getattr(v, "fn", None), types.FunctionType)
 
 
-#: The builtins a kernel's code may name and still replay: they compute from their arguments alone. Any
+#: The builtins a kernel's code may name and still replay, each computing from its arguments alone. Any
 #: other (``print``, ``getattr``, ``object``, ``type``, ``globals``, ``eval``, ``open``, ``id``, …) reads or
 #: does what the signature does not name, or what a replay, which does not run the Python, would skip.
 BUILTINS = frozenset(("abs", "all", "any", "bool", "divmod", "enumerate", "float", "int", "isinstance", "len", "list",
