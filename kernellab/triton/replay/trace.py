@@ -43,7 +43,7 @@ import numpy as np
 from ... import cvt
 from .. import language as tl
 from ..executor import dtypes as T
-from ..executor import kinds, memory
+from ..executor import kinds
 from ..executor.numerics import _widen
 from ..executor.program import current
 from ..executor.tensor import _align, _operand, constexpr, pointer, tensor
