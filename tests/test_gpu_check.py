@@ -220,12 +220,15 @@ def test_validation_table_ratios_by_hand():
         {"id": "val-MB-03", "kind": "validation-simt", "rows": ["MB-03"], "timing": {"cycles_per_event": 8.0},
          "model": {"t_estimate_s": 1e-9, "bound": "issue", "cycles_per_event": 2.0}},
         {"id": "val-LA-03", "kind": "validation-simt", "rows": ["LA-03"], "timing": {"skipped": "out of time"},
-         "model": {"t_estimate_s": 1e-9, "bound": "DRAM", "cycles_per_event": 600.0}}]}
+         "model": {"t_estimate_s": 1e-9, "bound": "DRAM", "cycles_per_event": 600.0}},
+        {"id": "val-GL-03", "kind": "validation-triton", "rows": ["GL-03"], "timing": {"error": "OutOfResources: x"},
+         "model": {"t_estimate_s": 1e-3, "bound": "tensor"}}]}
     rows = {r[0]: r for r in VAL.table_rows(plan)}
     # 10 µs predicted against 20 µs measured: 0.50; 2 cycles against 8: 0.25
     assert rows["val-GS-01"][2:5] == ["0.02 ms", "0.01 ms", "0.50"]
     assert rows["val-MB-03"][2:5] == ["8 cycles", "2 cycles", "0.25"]
-    assert rows["val-LA-03"][2] == "—" and rows["val-GS-01"][6] == "121.1 TFLOP/s"
+    assert rows["val-LA-03"][2] == "out of time" and rows["val-GS-01"][6] == "121.1 TFLOP/s"
+    assert rows["val-GL-03"][2:5] == ["OutOfResources: x", "1 ms", "—"]  # a job that failed is shown, not timed
     s = VAL.summary(plan)
     assert s["timed"] == 2 and s["within_1.25"] == 0 and s["within_2"] == 0.5
     assert s["geomean"] == pytest.approx((0.5 * 0.25) ** 0.5)

@@ -166,11 +166,15 @@ def time_triton_jobs(the_plan: dict, deadline: float) -> None:
             job["timing"] = {"skipped": "out of time"}
             continue
         t0 = time.monotonic()
-        fn, _work = CASES[job["rows"][0]].launch(gpu_env)
-        fn()  # compile (and autotune)
-        torch.cuda.synchronize()
-        ms = [float(v) for v in triton.testing.do_bench(fn, warmup=10, rep=100, quantiles=[0.5, 0.2, 0.8])]
-        job["timing"] = {"ms": ms, "wall_s": round(time.monotonic() - t0, 2)}
+        fn = None
+        try:
+            fn, _work = CASES[job["rows"][0]].launch(gpu_env)
+            fn()  # compile (and autotune)
+            torch.cuda.synchronize()
+            ms = [float(v) for v in triton.testing.do_bench(fn, warmup=10, rep=100, quantiles=[0.5, 0.2, 0.8])]
+            job["timing"] = {"ms": ms, "wall_s": round(time.monotonic() - t0, 2)}
+        except Exception as exc:  # one job that fails (an older Triton, memory) does not stop the others
+            job["timing"] = {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"}
         del fn
         torch.cuda.empty_cache()
 
@@ -228,37 +232,45 @@ def time_simt_jobs(the_plan: dict, deadline: float) -> None:
         if time.monotonic() > deadline:
             job["timing"] = {"skipped": "out of time"}
             continue
-        spec = SIMT[job["rows"][0]]
-        fn = cp.RawModule(path=job["compile"]["cubin"]).get_function(job["kernel"])
-        make, cycles = _simt_launch(job, cp)
-        if cycles is not None:  # clock64 around the loop, at two lengths: cycles per event from the difference
-            counts = {}
-            for length in spec["lengths"]:
-                runs = []
-                for _ in range(5):
-                    flush.fill(0)
-                    fn(*make(length))
-                    cp.cuda.Device().synchronize()
-                    runs.append(int(cycles.get()[0]))
-                counts[length] = float(np.median(runs))
-            long, short = spec["lengths"]
-            events = (long - short) * spec["per"]
-            job["timing"] = {"cycles": counts, "cycles_per_event": (counts[long] - counts[short]) / events}
-            continue
-        grid, block, args = make()
-        fn(grid, block, args)  # warm-up
-        ms = []
-        for _ in range(EVENT_REPS):
-            if not spec.get("warm"):
-                flush.fill(0)
-            start, end = cp.cuda.Event(), cp.cuda.Event()
-            start.record()
-            fn(grid, block, args)
-            end.record()
-            end.synchronize()
-            ms.append(cp.cuda.get_elapsed_time(start, end))
-        job["timing"] = {"ms": [float(np.median(ms)), float(np.percentile(ms, 20)), float(np.percentile(ms, 80))]}
+        try:
+            _time_twin(job, cp, flush)
+        except Exception as exc:  # as for the Triton jobs: recorded, and the next job runs
+            job["timing"] = {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"}
         cp.get_default_memory_pool().free_all_blocks()
+
+
+def _time_twin(job: dict, cp, flush) -> None:
+    """One twin: its clock64 count at two lengths, or CUDA events around each launch after an L2 flush."""
+    spec = SIMT[job["rows"][0]]
+    fn = cp.RawModule(path=job["compile"]["cubin"]).get_function(job["kernel"])
+    make, cycles = _simt_launch(job, cp)
+    if cycles is not None:  # clock64 around the loop, at two lengths: cycles per event from the difference
+        counts = {}
+        for length in spec["lengths"]:
+            runs = []
+            for _ in range(5):
+                flush.fill(0)
+                fn(*make(length))
+                cp.cuda.Device().synchronize()
+                runs.append(int(cycles.get()[0]))
+            counts[length] = float(np.median(runs))
+        long, short = spec["lengths"]
+        events = (long - short) * spec["per"]
+        job["timing"] = {"cycles": counts, "cycles_per_event": (counts[long] - counts[short]) / events}
+        return
+    grid, block, args = make()
+    fn(grid, block, args)  # warm-up
+    ms = []
+    for _ in range(EVENT_REPS):
+        if not spec.get("warm"):
+            flush.fill(0)
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        fn(grid, block, args)
+        end.record()
+        end.synchronize()
+        ms.append(cp.cuda.get_elapsed_time(start, end))
+    job["timing"] = {"ms": [float(np.median(ms)), float(np.percentile(ms, 20)), float(np.percentile(ms, 80))]}
 
 
 # --- the table -------------------------------------------------------------------------------------------
@@ -281,11 +293,11 @@ def table_rows(the_plan: dict) -> list[list[str]]:
         pub = f"{row.measured:g} {row.unit}"
         if "cycles_per_event" in m:
             pred = f"{m['cycles_per_event']:.3g} cycles"
-            meas = f"{t['cycles_per_event']:.3g} cycles" if "cycles_per_event" in t else "—"
+            meas = f"{t['cycles_per_event']:.3g} cycles" if "cycles_per_event" in t else t.get("skipped") or t.get("error") or "—"
             ratio = f"{m['cycles_per_event'] / t['cycles_per_event']:.2f}" if "cycles_per_event" in t else "—"
         else:
             pred = f"{m['t_estimate_s'] * 1e3:.4g} ms"
-            meas = f"{t['ms'][0]:.4g} ms" if "ms" in t else t.get("skipped", "—")
+            meas = f"{t['ms'][0]:.4g} ms" if "ms" in t else t.get("skipped") or t.get("error") or "—"
             ratio = f"{m['t_estimate_s'] / (t['ms'][0] * 1e-3):.2f}" if "ms" in t else "—"
         out.append([j["id"], ", ".join(j["rows"]), meas, pred, ratio, m["bound"], pub])
     return out
