@@ -242,45 +242,144 @@ def _along(bases: tuple, axes) -> int:
     return sum(1 for b in bases if any(b[a] for a in axes))
 
 
+def _unit_along(rank: int, axis: int, k: int) -> tuple:
+    return tuple((1 << k) if i == axis else 0 for i in range(rank))
+
+
+def partials(src: Linear, axis: int) -> tuple[Linear, list, list]:
+    """The partial results of a reduction of a block under ``src`` along ``axis`` once each thread reduced
+    its registers and each warp its lanes: ``(layout, indices of the lanes along the axis, indices of
+    the warps along it)``. The layout's axis has one entry per warp along it (its warp bases are 1, 2,
+    4, … there); the lanes along the axis now hold copies."""
+    rank = len(src.shape)
+    zero = (0,) * rank
+    regs = tuple(dict.fromkeys(b for b in src.registers if any(b) and not b[axis]))
+    lanes_on = [i for i, b in enumerate(src.lanes) if b[axis]]
+    warps_on = [i for i, b in enumerate(src.warps) if b[axis]]
+    shape = tuple((1 << len(warps_on)) if d == axis else n for d, n in enumerate(src.shape))
+    warps = list(src.warps)
+    for k, i in enumerate(warps_on):
+        warps[i] = _unit_along(rank, axis, k)
+    lanes = tuple(zero if b[axis] else b for b in src.lanes)
+    return Linear(shape, regs, lanes, tuple(warps)), lanes_on, warps_on
+
+
 @lru_cache(maxsize=4096)
-def reduction(src: Linear, axis: int | None, bits: int, operands: int = 1, used: int | None = None) -> tuple[int, int]:
+def reduction(src: Linear, axis: int | None, bits: int, operands: int = 1, used: int | None = None,
+              target: str = "sm80") -> tuple[int, int]:
     """``(stores, loads)`` per thread of a reduction of a block under ``src`` along ``axis`` (None: every
     dimension), of ``operands`` operands of ``bits`` bits (``used``: how many of the results are read;
-    None: all).
+    None: all), as Triton 3.9 lowers ``tt.reduce``: each thread reduces its registers, each warp its lanes
+    (shuffles); when warps lie along the axis, their partial results (:func:`partials`) are converted
+    through shared memory (:func:`conversion`) to a layout whose lanes hold the axis's warps, reduced by
+    shuffles again. When the lanes along the axis (copies now) are at least as many as those warps, the
+    warps go there and the result is already in the reduction's own layout (its operand's, sliced): one
+    conversion. Otherwise the first lanes take them, the lanes they displace go to the warps, and the
+    result is converted once more to the sliced layout; a result nobody reads is not loaded then. Each
+    operand (``tl.argmax`` has two) is converted on its own.
 
     >>> lay = blocked((16, 32), (1, 1), (1, 32), (4, 1), (1, 0))   # 16 rows over 4 warps, 1 lane each
-    >>> reduction(lay, 0, 32), reduction(lay, 0, 32, operands=2, used=1)   # the older scheme
+    >>> reduction(lay, 0, 32), reduction(lay, 0, 32, operands=2, used=1)   # 2 conversions a value
     ((2, 2), (4, 3))
     >>> reduction(lay, 1, 32)                                         # along a row: within a warp
     (0, 0)
+    >>> reduction(blocked((1024,), (4,), (32,), (4,), (0,)), 0, 32)   # tl.max of 1024 floats: one, v1
+    (1, 1)
     """
     if axis is None:
         src, axis = flattened(src), 0
     used = operands if used is None else used
-    warps = 1 << _along(src.warps, (axis,))
-    if warps == 1:
+    part, lanes_on, warps_on = partials(src, axis)
+    if not warps_on:
         return 0, 0
-    lanes = 1 << _along(src.lanes, (axis,))
-    accs = _distinct(tuple(b for b in src.registers if not b[axis]))
-    partials = 1 << len(accs)
-    if lanes >= warps:  # the lanes along the axis take the warps' partials and reduce them again
-        n = partials >> min(len(accs), _cap(bits))
-        return n * operands, n * operands
-    rest = 1
-    for i, s in enumerate(src.shape):
-        if i != axis:
-            rest *= s
-    threads = WARP * (1 << len(src.warps))
-    rounds = max(warps * rest // threads, 1)
-    return (partials + rounds) * operands, rounds * operands + partials * used
+    rank = len(src.shape)
+    zero = (0,) * rank
+    lanes, warps = list(part.lanes), list(part.warps)
+    if len(lanes_on) >= len(warps_on):
+        for li, wi in zip(lanes_on, warps_on):
+            lanes[li], warps[wi] = part.warps[wi], zero
+        tmp = part._replace(lanes=tuple(lanes), warps=tuple(warps))
+        st, ld = conversion(part, tmp, bits, target)
+        return st * operands, ld * operands
+    for k, wi in enumerate(warps_on):
+        lanes[k], warps[wi] = part.warps[wi], part.lanes[k]
+    tmp = part._replace(lanes=tuple(lanes), warps=tuple(warps))
+    st1, ld1 = conversion(part, tmp, bits, target)
+    reduced = Linear(_drop(part.shape, axis), tuple(_drop(b, axis) for b in part.registers),
+                     tuple(_drop(zero if b[axis] else b, axis) for b in tmp.lanes),
+                     tuple(_drop(b, axis) for b in tmp.warps))
+    st2, ld2 = conversion(reduced, sliced(src, axis), bits, target)
+    return (st1 + st2) * operands, ld1 * operands + ld2 * used
 
 
-def target_free(tag) -> bool:
-    """Whether a layout tag stands for the same layout on every target (no ``tl.dot`` accumulator,
-    atomic or sm_80-only access in it)."""
-    while tag[0] in ("slice", "expand", "trans"):
-        tag = tag[1]
-    return tag[0] not in ("dot", "atomic", "sm80")
+@lru_cache(maxsize=1024)
+def scan(src: Linear, axis: int, bits: int, operands: int = 1) -> tuple[int, int]:
+    """``(stores, loads)`` per thread of an inclusive scan (``tl.cumsum``, ``tl.associative_scan``) of a
+    block under ``src`` along ``axis``, as Triton 3.9 lowers ``tt.scan`` (``ScanOpToLLVM``): each thread
+    scans its runs of consecutive registers along the axis (its *chunks*), each warp its lanes by
+    shuffles; when warps lie along the axis, every chunk's last value goes to shared memory (one store a
+    chunk and operand, the warp's last lane writing), and each chunk reads back the totals of every warp
+    along the axis. Those reads are consecutive words when no lane or warp lies across the axis, which
+    LLVM merges into 128-bit loads; otherwise one load each, less one a run of chunks of the same
+    columns (the last warp's total, read only to carry into a next chunk there is not).
+
+    >>> scan(blocked((1024,), (4,), (32,), (4,), (0,)), 0, 32)     # 2 chunks of 4: st × 2, ld.v4 × 2
+    (2, 2)
+    >>> scan(blocked((64, 32), (1, 4), (4, 8), (4, 1), (1, 0)), 0, 32)   # 16 chunks × 4 warps − 4
+    (16, 60)
+    """
+    warps_on = _along(src.warps, (axis,))
+    if not warps_on:
+        return 0, 0
+    regs = _distinct(src.registers)
+    chunks = (1 << len(regs)) >> _run(src, axis)
+    columns = 1 << sum(1 for b in regs if not b[axis])  # accumulators: the thread's distinct columns
+    across = sum(1 for b in (*src.lanes, *src.warps) if any(b) and not b[axis])
+    reads = chunks << warps_on
+    if not across:
+        loads = -(-reads * bits // MAX_VECTOR_BITS)
+    else:
+        loads = reads - columns
+    return chunks * operands, loads * operands
+
+
+def hypercube(lay: Linear) -> Linear:
+    """``lay`` reshaped to ``[2] * log2(elements)`` as ``tl.sort`` reshapes a block (row-major: the last
+    dimension of the hypercube is bit 0 of the element's row-major index)."""
+    flat_ = flattened(lay)
+    n = flat_.shape[0].bit_length() - 1
+
+    def cube(b):
+        v = b[0]
+        return tuple(1 if v >> (n - 1 - d) & 1 else 0 for d in range(n))
+
+    return Linear((2,) * n, tuple(cube(b) for b in flat_.registers), tuple(cube(b) for b in flat_.lanes),
+                  tuple(cube(b) for b in flat_.warps))
+
+
+@lru_cache(maxsize=256)
+def sort(src: Linear, bits: int, target: str = "sm80", k: int | None = None) -> tuple[int, int]:
+    """``(stores, loads)`` per thread of ``tl.sort`` of a block under ``src`` along its last dimension:
+    Triton's bitonic network on the block reshaped to a hypercube (:func:`hypercube`), every
+    compare-and-swap along index bit ``j`` an ``xor_sum`` reduction along that dimension (stage ``i``,
+    1 ≤ i ≤ log2 n, swaps along bits ``i − 1 … 0``: bit ``j`` ``log2 n − j`` times); only those along bits
+    a warp holds move data through shared memory (:func:`reduction`).
+
+    >>> sort(blocked((128,), (1,), (32,), (4,), (0,)), 32)   # bits 5, 6 on warps: 2 + 1 reductions × (2, 2)
+    (6, 6)
+    """
+    cube = hypercube(src)
+    n = len(cube.shape)
+    log_n = src.shape[-1].bit_length() - 1
+    st = ld = 0
+    for j in range(log_n):
+        dim = n - 1 - j
+        if not any(b[dim] for b in cube.warps):
+            continue
+        s, t = reduction(cube, dim, bits, 1, None, target)
+        st += s * (log_n - j)
+        ld += t * (log_n - j)
+    return st, ld
 
 
 TMA_BOX_BYTES = 128  # a box's last dimension: at most the 128-byte swizzle Triton 3.9 gives the tile

@@ -452,7 +452,11 @@ def _moved(convert, kind: str, src, dst, bits: int, num_warps: int, target: str)
     if a is None:
         return None
     if kind == "reduce":
-        return convert.reduction(a, dst[0], bits, dst[1], dst[2])
+        return convert.reduction(a, dst[0], bits, dst[1], dst[2], target)
+    if kind == "scan":
+        return convert.scan(a, dst[0], bits, dst[1])
+    if kind == "sort":
+        return convert.sort(a, bits, target)
     b = convert.resolve(dst[0] if kind == "dot" else dst, target)
     if b is None:
         return None
@@ -462,15 +466,12 @@ def _moved(convert, kind: str, src, dst, bits: int, num_warps: int, target: str)
 
 
 def _moves_on_targets(kind: str, src, dst, bits: int, num_warps: int) -> tuple:
-    """``(sm80, sm90)``: :func:`_moved` of one recorded move on each target (computed once when the layouts
-    are the same on both)."""
+    """``(sm80, sm90)``: :func:`_moved` of one recorded move on each target (a conversion's instructions
+    differ by target even between the same layouts: ``stmatrix`` exists from sm_90 on)."""
     from ..compiler import convert
 
-    other = dst[0] if kind == "dot" else dst if kind == "convert" else None
-    # a conversion's instructions differ by target (stmatrix from sm_90 on) even between the same layouts
-    alike = kind == "reduce" and convert.target_free(src) and (other is None or convert.target_free(other))
-    sm80 = _moved(convert, kind, src, dst, bits, num_warps, "sm80")
-    return sm80, sm80 if alike else _moved(convert, kind, src, dst, bits, num_warps, "sm90")
+    return (_moved(convert, kind, src, dst, bits, num_warps, "sm80"),
+            _moved(convert, kind, src, dst, bits, num_warps, "sm90"))
 
 
 _WANT = "frozen"  # marks a memory access's tag whose ``wanted`` dict is replaced by the one width it gives
@@ -615,6 +616,16 @@ class Tally:
         """Record a reduction of a block of layout tag ``src`` along ``axis`` in ``programs`` programs
         (:func:`kernellab.triton.compiler.convert.reduction`), counted once the layouts are known (``_settle``)."""
         self._moves.append(("reduce", src, (axis, operands, used), bits, num_warps, programs))
+
+    def scanned(self, src, axis: int, bits: int, operands: int, num_warps: int, programs: int):
+        """Record a scan (``tl.cumsum``, ``tl.associative_scan``) of a block of layout tag ``src`` along
+        ``axis`` in ``programs`` programs (:func:`kernellab.triton.compiler.convert.scan`)."""
+        self._moves.append(("scan", src, (axis, operands), bits, num_warps, programs))
+
+    def sorted(self, src, bits: int, num_warps: int, programs: int):
+        """Record a ``tl.sort`` of a block of layout tag ``src`` along its last dimension in ``programs``
+        programs (:func:`kernellab.triton.compiler.convert.sort`)."""
+        self._moves.append(("sort", src, (), bits, num_warps, programs))
 
     def atomic_layout(self, how, elem_bytes: int, num_warps: int, op: str, is_float: bool, programs: int):
         """Record a ``tl.atomic_*`` through pointers of axis facts ``how`` in ``programs`` programs: its warp

@@ -515,6 +515,24 @@ def _axes(x: tensor, axis):
     return axis % nd
 
 
+def _layout_tag(x: tensor):
+    """A block's layout tag (Triton's default layout when no access gave it one)."""
+    return x._lay if x._lay is not None else ("default", x._shape, current().num_warps)
+
+
+def _scanned(x: tensor, ax: int, out, bits: int, operands: int = 1):
+    """Record the shared-memory traffic of a scan of ``x`` along ``ax``
+    (:func:`kernellab.triton.compiler.convert.scan`); its results keep ``x``'s layout. Returns ``out``."""
+    if not x._shape:
+        return out
+    prog = current()
+    lay = _layout_tag(x)
+    prog.tally.scanned(lay, ax, bits, operands, prog.num_warps, prog.P)
+    for o in out if isinstance(out, tuple) else (out,):
+        o._lay = lay
+    return out
+
+
 def _reduced(x: tensor, ax, keep_dims: bool, out, bits: int, operands: int = 1, used: int | None = None):
     """Record the shared-memory traffic of a reduction of ``x`` along ``ax`` (:func:`kernellab.triton.compiler.convert.reduction`)
     and give its results (a tensor or a tuple) the sliced layout; returns ``out``."""

@@ -20,7 +20,7 @@ from kernellab.i18n import _
 from ..executor import dtypes as T
 from ..executor import kinds
 from ..executor.tensor import _tensor_member_fn, tensor
-from .core import _axes, _reduce, _reduced, _to_tensor
+from .core import _axes, _reduce, _reduced, _scanned, _to_tensor
 
 
 def _as_list(input) -> tuple[list[tensor], bool]:
@@ -120,6 +120,7 @@ def associative_scan(input, axis, combine_fn, reverse=False, _semantic=None, _ge
     xs, single = _as_list(input)
     xs = _rows(xs)
     ax = _axes(xs[0], axis)
+    first = xs[0]
     if reverse:
         xs = [tensor(np.flip(x.data, axis=ax + 1), x.dtype, x._shape) for x in xs]
     n = xs[0]._shape[ax]
@@ -131,7 +132,8 @@ def associative_scan(input, axis, combine_fn, reverse=False, _semantic=None, _ge
         d *= 2
     if reverse:
         xs = [tensor(np.ascontiguousarray(np.flip(x.data, axis=ax + 1)), x.dtype, x._shape) for x in xs]
-    return xs[0] if single else tuple(xs)
+    out = xs[0] if single else tuple(xs)
+    return _scanned(first, ax, out, first.dtype.primitive_bitwidth, operands=len(xs))
 
 
 def _promoted(x: tensor, dtype) -> T.dtype:
@@ -155,7 +157,7 @@ def _scan_np(input, axis, reverse, dtype, fn) -> tensor:
     out = fn(d, axis=ax + 1, dtype=t.np)
     if reverse:
         out = np.flip(out, axis=ax + 1)
-    return tensor(np.ascontiguousarray(out), t, x._shape)
+    return _scanned(x, ax, tensor(np.ascontiguousarray(out), t, x._shape), t.primitive_bitwidth)
 
 
 @kinds.pure

@@ -18,7 +18,7 @@ from ..executor import dtypes as T
 from ..executor import kinds
 from ..executor.program import current
 from ..executor.tensor import _align, _tensor_member_fn, broadcast_shape, tensor
-from .core import _to_tensor, broadcast_to
+from .core import _layout_tag, _to_tensor, broadcast_to
 
 
 def _c(v):
@@ -191,7 +191,13 @@ def sort(x, dim=None, descending=0) -> tensor:
     """The block sorted along its last axis (ascending unless ``descending``)."""
     x = _to_tensor(x)
     data, _ = _sort_data(x, dim, bool(_c(descending)))
-    return tensor(np.ascontiguousarray(data), x.dtype, x._shape)
+    out = tensor(np.ascontiguousarray(data), x.dtype, x._shape)
+    if x._shape:  # Triton's bitonic network: xor_sum reductions along the index bits warps hold
+        prog = current()
+        lay = _layout_tag(x)
+        prog.tally.sorted(lay, x.dtype.primitive_bitwidth, prog.num_warps, prog.P)
+        out._lay = lay
+    return out
 
 
 @kinds.pure
