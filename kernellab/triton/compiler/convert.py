@@ -382,6 +382,21 @@ def sort(src: Linear, bits: int, target: str = "sm80", k: int | None = None) -> 
     return st, ld
 
 
+def histogram(bins: int, num_warps: int) -> tuple[int, int]:
+    """``(stores, loads)`` per thread of ``tl.histogram`` into ``bins`` bins (Triton 3.9's
+    ``HistogramOpToLLVM``): each warp counts its values by ballots, the bins (at least 32) are zeroed in
+    shared memory (``⌈bins ÷ threads⌉`` stores a thread), each warp adds its counts with shared atomics
+    (``atom.shared``, neither a load nor a store), and every thread reads its bins back under the
+    result's default layout (one load a register).
+
+    >>> histogram(16, 4), histogram(1024, 4)          # 32 bins over 128 threads; 1024 bins: 8 each
+    ((1, 1), (8, 8))
+    """
+    threads = WARP * num_warps
+    stores = -(-max(bins, WARP) // threads)
+    return stores, 1 << len(_distinct(default((bins,), num_warps).registers))
+
+
 TMA_BOX_BYTES = 128  # a box's last dimension: at most the 128-byte swizzle Triton 3.9 gives the tile
 TMA_BOX_ELEMS = 256  # a box's other dimensions: at most 256 elements (cuTensorMapEncodeTiled's boxDim)
 

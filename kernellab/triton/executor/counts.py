@@ -657,6 +657,23 @@ class Tally:
         self.n["tma_instructions_sm90"] += convert.tma_copies(shape, elem_bytes, num_warps) * num_warps * programs
         self._moves.append(("tma", kind, (how, wanted), elem_bytes, num_warps, programs))
 
+    def histogrammed(self, bins: int, num_warps: int, programs: int):
+        """Record a ``tl.histogram`` of ``bins`` bins in ``programs`` programs: its shared-memory bins zeroed
+        and read back (:func:`kernellab.triton.compiler.convert.histogram`), the same on both targets."""
+        from ..compiler import convert
+
+        st, ld = convert.histogram(bins, num_warps)
+        for target in ("sm80", "sm90"):
+            self.n["shared_stores_" + target] += st * num_warps * programs
+            self.n["shared_loads_" + target] += ld * num_warps * programs
+
+    def broadcast(self, num_warps: int, programs: int):
+        """Record a scalar atomic whose old value is used: one thread's result stored to shared memory and
+        read back by every thread (``st.shared`` and ``ld.shared`` once a thread, on both targets)."""
+        for target in ("sm80", "sm90"):
+            self.n["shared_stores_" + target] += num_warps * programs
+            self.n["shared_loads_" + target] += num_warps * programs
+
     def shared_sm90(self, stores: int, loads: int):
         """Record warp-level shared-memory stores and loads only sm_90 runs (a TMA tile's way between
         shared memory and registers, a device-side descriptor written to shared memory)."""

@@ -865,13 +865,13 @@ class pointer(tensor):
 
     @kinds.pure
     def __add__(self, o):
-        return self._move(o, 1)
+        return _offset_layout(self._move(o, 1), o)
 
     __radd__ = __add__
 
     @kinds.pure
     def __sub__(self, o):
-        return self._move(o, -1)
+        return _offset_layout(self._move(o, -1), o)
 
     @kinds.pure
     def __rsub__(self, o):
@@ -899,6 +899,15 @@ class pointer(tensor):
         out = pointer(flat, self.data, self._shape, elem=elem)
         out._ax = self._ax  # a bitcast: the analysis passes the facts through
         return out
+
+
+def _offset_layout(out: pointer, offsets) -> pointer:
+    """Pointers moved by offsets that have a layout (computed from loaded values: a histogram's bins)
+    keep it, as Triton's IR does (an atomic or a store through them converts the pointers)."""
+    lay = getattr(offsets, "_lay", None)
+    if lay is not None and offsets._shape == out._shape:
+        out._lay = lay
+    return out
 
 
 def _rows_of(t: tensor) -> int:

@@ -19,6 +19,12 @@ one element receives in the launch: the L2 serialises them, and the performance 
 
 from __future__ import annotations
 
+import bisect
+import dis
+import functools
+import os
+import sys
+
 import numpy as np
 
 from kernellab.i18n import _
@@ -96,6 +102,12 @@ def _atomic(op: str, ptr, others, mask, sem, scope, fn, returns=True):
     for t in _tensors(others):  # a value reaching the atomic under another layout is converted
         if t._lay is not None and t._shape == ptr._shape:
             prog.tally.converted(t._lay, lay, 8 * flat.itemsize, prog.num_warps, prog.P)
+    if ptr._lay is not None and ptr._shape:  # pointers computed from loaded values: converted too (64 bits)
+        prog.tally.converted(ptr._lay, lay, 64, prog.num_warps, prog.P)
+    if mask is not None and getattr(mask, "_lay", None) is not None and mask._shape == ptr._shape:
+        prog.tally.converted(mask._lay, lay, 8, prog.num_warps, prog.P)  # a mask from loaded values (i1 as i8)
+    if not ptr._shape and returns and _result_used():  # one thread's atomic, its old value sent to all
+        prog.tally.broadcast(prog.num_warps, prog.P)
     prog.before_store(flat)
     prog.touch(flat, offs, act)
     sel = np.ones(offs.shape, bool) if act is None else act
@@ -111,6 +123,35 @@ def _atomic(op: str, ptr, others, mask, sem, scope, fn, returns=True):
     if shape == ptr._shape and shape:
         out._lay = lay
     return out
+
+
+def _result_used() -> bool:
+    """Whether the kernel's line that called the atomic uses its result (Triton's
+    ``atomicNeedsSharedMemory``: a scalar atomic whose result has uses broadcasts it through shared
+    memory). Read from the kernel's bytecode: a call whose value is popped at once is unused."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_LANGUAGE_DIR):
+        frame = frame.f_back
+    if frame is None:
+        return True
+    return _next_op(frame.f_code, frame.f_lasti) != "POP_TOP"
+
+
+_LANGUAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # kernellab/triton
+
+
+@functools.lru_cache(maxsize=256)
+def _ops(code) -> tuple:
+    ops = list(dis.get_instructions(code))  # without the CACHE entries that follow a call
+    return tuple(i.offset for i in ops), tuple(i.opname for i in ops)
+
+
+def _next_op(code, lasti: int) -> str | None:
+    """The first instruction after the one at byte ``lasti`` (a frame's ``f_lasti``, which during a call
+    points at the call or at its last inline cache entry)."""
+    offsets, names = _ops(code)
+    i = bisect.bisect_right(offsets, lasti)
+    return names[i] if i < len(names) else None
 
 
 def _tensors(others):

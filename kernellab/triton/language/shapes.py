@@ -161,7 +161,8 @@ def _out_of_range(idx: np.ndarray, n: int, ax: int):
 @_tensor_member_fn
 def histogram(input, num_bins, mask=None, _semantic=None, _generator=None) -> tensor:
     """int32 counts of the values ``0 … num_bins-1`` in a 1-D integer block (values outside are ignored;
-    lanes where ``mask`` is false are not counted). Registers only: no memory is counted."""
+    lanes where ``mask`` is false are not counted). Counts the shared memory Triton 3.9's lowering uses
+    (:func:`kernellab.triton.compiler.convert.histogram`); the counts have Triton's default layout."""
     x = _to_tensor(input)
     nb = int(_c(num_bins))
     if len(x._shape) != 1 or not x.dtype.is_int():
@@ -174,7 +175,11 @@ def histogram(input, num_bins, mask=None, _semantic=None, _generator=None) -> te
     rows = vals.shape[0]
     flat = np.where(ok, vals + np.arange(rows)[:, None] * nb, rows * nb)
     counts = np.bincount(flat.ravel(), minlength=rows * nb + 1)[:rows * nb].reshape(rows, nb)
-    return tensor(counts.astype(np.int32), T.int32, (nb,))
+    out = tensor(counts.astype(np.int32), T.int32, (nb,))
+    prog = current()
+    prog.tally.histogrammed(nb, prog.num_warps, prog.P)
+    out._lay = ("default", (nb,), prog.num_warps)
+    return out
 
 
 def _sort_data(x: tensor, dim, descending: bool) -> tuple[np.ndarray, int]:
