@@ -33,6 +33,10 @@ class Case:
     num_warps: int = 4
     num_stages: int | None = None  # None: Triton's default
 
+    def options(self) -> dict:
+        """The launch options: ``num_warps``, and ``num_stages`` when the case names one (else Triton's 3)."""
+        return {"num_warps": self.num_warps, **({} if self.num_stages is None else {"num_stages": self.num_stages})}
+
     def arrays(self, seed: int = 0) -> list:
         """The launch's arguments, arrays filled from ``seed``."""
         rng = np.random.default_rng(seed)
@@ -49,7 +53,7 @@ class Case:
         return out
 
 
-DTYPES = {"f32": np.float32, "f16": np.float16, "i32": np.int32}
+DTYPES = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "i8": np.int8, "u8": np.uint8}
 TK, CK = "tests/triton_kernels.py", "tests/compiled_kernels.py"
 GELU, SOFTMAX = "gallery/triton_notes/01_gelu.py", "gallery/triton_notes/02_softmax.py"
 L10, FLASH = "gallery/lecture10/06_triton_style.py", "gallery/triton_notes/06_flash_attention.py"

@@ -63,7 +63,7 @@ def test_instructions_equal_the_compiled_code(case, spec, modules):
     kernel = modules(case)
     if spec == "none":
         kernel = nothing_known(kernel)
-    cnt = kernel[case.grid](*case.arrays(), **case.meta, num_warps=case.num_warps)
+    cnt = kernel[case.grid](*case.arrays(), **case.meta, **case.options())
     for target in TARGETS:
         r = REFERENCE[case.id][f"{target}/{spec}"]
         suffix = "_sm90" if target == "sm_90" else ""  # sm_90 compiles a tensor descriptor to TMA copies
@@ -118,7 +118,7 @@ def launched(modules):
             kernel = modules(case)
             if spec == "none":
                 kernel = nothing_known(kernel)
-            done[case.id, spec] = kernel[case.grid](*case.arrays(), **case.meta, num_warps=case.num_warps)
+            done[case.id, spec] = kernel[case.grid](*case.arrays(), **case.meta, **case.options())
         return done[case.id, spec]
 
     return get

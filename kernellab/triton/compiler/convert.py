@@ -456,7 +456,10 @@ def resolve(tag, target: str = "sm80") -> Linear | None:
     if kind == "default":
         return default(tag[1], tag[2])
     if kind == "dot":
-        return accumulator(*tag[1:], target=target)
+        plan = tag[5] if len(tag) > 5 else None
+        if plan is not None and plan.__class__ is tuple and plan and plan[0].__class__.__name__ == "DotChain":
+            plan = plan[0].plan(plan[1], tag[3], tag[4])
+        return accumulator(*tag[1:5], target=target, plan=plan)
     if kind == "atomic":
         return from_plan(atomic_plan(*tag[1:], target=target))
     if kind == "sm80":  # a descriptor's access, a pointer access on sm_80 only (TMA on sm_90)
@@ -563,25 +566,26 @@ def fma_staging(a: Linear, b: Linear, bits: int, num_warps: int, target: str) ->
 
 
 @lru_cache(maxsize=256)
-def accumulator(m: int, n: int, what: str, num_warps: int, target: str = "sm80") -> Linear:
-    """The layout of a ``tl.dot``'s ``M×N`` accumulator (``#ttg.nvidia_mma``): version 2 (``mma.sync``,
-    warps by :func:`kernellab.triton.compiler.mma.mma_warps`) on sm_80, and on sm_90 for blocks too small for
-    ``wgmma``; version 3 on sm_90 (4 warps of a warpgroup down 64 rows, a ``wgmma`` ``N`` wide,
-    :func:`kernellab.triton.compiler.mma.wgmma_tile`).
+def accumulator(m: int, n: int, what: str, num_warps: int, target: str = "sm80", plan=None) -> Linear:
+    """The layout of a ``tl.dot``'s ``M×N`` accumulator (``#ttg.nvidia_mma``) under its warps (``plan``,
+    :func:`kernellab.triton.compiler.mma.dot_plan`; None: the dot's own): version 2 (``mma.sync``) on
+    sm_80, and on sm_90 for blocks too small for ``wgmma``; version 3 on sm_90 (warpgroups of 4 warps down
+    64 rows, a ``wgmma`` ``N`` wide). Warps beyond the block's tiles hold copies.
 
     >>> len(accumulator(64, 64, "fp16", 4).registers), len(accumulator(64, 64, "fp16", 4, "sm90").registers)
     (5, 5)
     """
-    from .mma import mma_warps, wgmma_tile
+    from .mma import dot_plan
 
     if what == "fma":
         return fma_layout(m, n, num_warps)
-    tile = wgmma_tile(m, n, num_warps) if target == "sm90" else None
-    if tile is None:
-        wm, wn = mma_warps(m, n, num_warps)
-        return _mma(m, n, wm, wn, 8, 1)
-    wg_m, wg_n, n_instr = tile
-    return _mma(m, n, wg_m, wg_n, n_instr, 4)
+    if plan is None:
+        plan = dot_plan(m, n, what, num_warps)
+    if target == "sm90" and plan.sm90[0] == "wgmma":
+        _v, w0, w1, n_instr = plan.sm90
+        return _mma(m, n, max(w0 // 4, 1), w1, n_instr, 4)
+    wm, wn = plan.sm80 if target != "sm90" else plan.sm90[1:]
+    return _mma(m, n, wm, wn, 8, 1)
 
 
 def _fastest(lay: Linear) -> int:
@@ -603,47 +607,112 @@ def _run(lay: Linear, d: int | None = None) -> int:
 
 @lru_cache(maxsize=1024)
 def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: str,
-            tma: tuple = (False, False)) -> tuple[int, int]:
+            tma: tuple = (False, False), plan=None, copied: tuple = (False, False), a_plan=None) -> tuple[int, int]:
     """``(stores, loads)`` per thread of a ``tl.dot``'s operands on their way to the tensor cores, as
     Triton 3.9 lowers them: each operand, in the layout of its load, is stored to shared memory
     (``ttg.local_alloc``), each thread writing its runs of consecutive elements in vectors of up to 128
     bits. On sm_90 ``wgmma`` reads both from shared memory: no loads; for tf32 it reads B K-major, so a
     B loaded row by row is stored one element at a time. With ``mma.sync`` (sm_80, and sm_90
     blocks too small for ``wgmma``) each warp loads its rows of A and columns of B with
-    ``ldmatrix.x4``, 16 × 16 fp16 (512 bytes) an instruction (``.trans`` for B); tf32 B, which
-    ``ldmatrix`` cannot transpose, is loaded one 32-bit element at a time. An operand that is a tensor
-    descriptor's tile (``tma``: for A and B) is already in shared memory on sm_90, where ``wgmma`` reads
-    it as the TMA copy left it: no stores.
+    ``ldmatrix.x4``, 16 × 16 fp16 (512 bytes) an instruction (``.trans`` for B), whole 16-row (8-column)
+    tiles even where its warps outnumber the block's tiles; tf32 B, which ``ldmatrix`` cannot transpose,
+    is loaded one 32-bit element at a time. An operand that is a tensor descriptor's tile (``tma``: for A
+    and B) is already in shared memory on sm_90, where ``wgmma`` reads it as the TMA copy left it: no
+    stores. ``plan``: the dot's warps (:func:`kernellab.triton.compiler.mma.dot_plan`; None: its own);
+    ``copied``: the operands a pipelined loop's ``cp.async`` copies write to shared memory (no stores).
+
+    ``a_plan``: operand A is the accumulator of an earlier dot of the same chain, under that plan (flash
+    attention's ``p``). With ``mma.sync`` whose warps all lie along M, the two dots' layouts match
+    register for register (no shared memory); otherwise A goes through shared memory like a loaded
+    block. ``wgmma`` takes such an A in registers: nothing when both dots have the same warps, else a
+    layout conversion to its operand layout (:func:`wgmma_a_operand`).
 
     >>> a = blocked((64, 32), (1, 8), (8, 4), (4, 1), (1, 0)); b = blocked((32, 64), (1, 8), (4, 8), (4, 1), (1, 0))
     >>> staging(a, b, "fp16", 16, 4, "sm80"), staging(a, b, "fp16", 16, 4, "sm90")
     ((4, 8), (4, 0))
     """
-    from .mma import mma_warps, wgmma_tile
+    from .mma import dot_plan
 
     if what == "fma":
         return fma_staging(a, b, bits, num_warps, target)
     cap = _cap(bits)
     (m, k), n = a.shape, b.shape[1]
-    wgmma = target == "sm90" and wgmma_tile(m, n, num_warps) is not None
+    if plan is None:
+        plan = dot_plan(m, n, what, num_warps)
+    wgmma = target == "sm90" and plan.sm90[0] == "wgmma"
     along = (None, 0 if wgmma and what == "tf32" else None)  # tf32 wgmma reads B K-major: down its columns
-    stores = 0
-    for x, d, copied in zip((a, b), along, tma):
-        if wgmma and copied:
+    stores = loads = 0
+    a_free = False
+    if a_plan is not None:
+        if wgmma:  # A in registers: converted, unless both dots lay their warps alike
+            a_free = True
+            if a_plan.sm90[0] != "wgmma" or a_plan.sm90[1:3] != plan.sm90[1:3]:
+                st, ld = conversion(a, wgmma_a_operand(m, k, *plan.sm90[1:3]), bits, target)
+                stores, loads = stores + st, loads + ld
+        else:  # mma.sync: free when the producer's warps are the same, all along M
+            own = plan.sm80 if target != "sm90" else plan.sm90[1:]
+            if target != "sm90":
+                theirs = a_plan.sm80
+            else:
+                theirs = a_plan.sm90[1:] if a_plan.sm90[0] == "mma" else None
+            a_free = theirs is not None and tuple(own) == tuple(theirs) and own[-1] == 1
+    for slot, (x, d, in_smem, cp) in enumerate(zip((a, b), along, tma, copied)):
+        if wgmma and in_smem or cp or (slot == 0 and a_free):
             continue
         plain = (1 << len(_distinct(x.registers))) >> min(_run(x, d), cap)
         st = _stmatrix(x, _fastest(x) if d is None else d, bits) if wgmma else None
         stores += min(plain, st) if st is not None else plain
     if wgmma:
-        return stores, 0
-    wm, wn = mma_warps(m, n, num_warps)
+        return stores, loads
+    wm, wn = plan.sm80 if target != "sm90" else plan.sm90[1:]
     nbytes = bits // 8
-    loads = (m // wm) * k * nbytes // 512
+    rows, cols = 16 * -(-m // (16 * wm)), 8 * -(-n // (8 * wn))  # each warp's rows of A, columns of B
+    if not a_free:
+        loads += rows * k * nbytes // 512
     if what == "tf32":
-        loads += k * (n // wn) // WARP
+        loads += k * cols // WARP
     else:
-        loads += k * (n // wn) * nbytes // 512
+        loads += k * cols * nbytes // 512
     return stores, loads
+
+
+def wgmma_a_operand(m: int, k: int, warps_m: int, warps_n: int) -> Linear:
+    """The register layout of a ``wgmma``'s A operand (``#ttg.dot_op<opIdx = 0>`` of a version-3 parent of
+    ``warps_m × warps_n`` warps) for an ``M×K`` block: each warp's 16 rows (4 warps a warpgroup down 64
+    rows), a thread 2 adjacent columns in rows ``r`` and ``r + 8`` of each 16-column slice, as the
+    accumulator lays its columns; the warps along N hold copies."""
+    shape = (m, k)
+    regs = [(0, 1), (8, 0)] + [(0, 8 << b) for b in range(_bits(k // 8))]
+    lanes = [(0, 2), (0, 4), (1, 0), (2, 0), (4, 0)]
+    warps = [(16 << b, 0) for b in range(_bits(warps_m))] + [(0, 0)] * _bits(warps_n)
+    tile_m = 16 * warps_m
+    while tile_m < m:
+        regs.append((tile_m, 0))
+        tile_m *= 2
+    clip = [tuple(_clip(shape, b) for b in part) for part in (regs, lanes, warps)]
+    return Linear(shape, *clip)
+
+
+PREFETCH_K = {"fp16": 16, "bf16": 16, "tf32": 8, "int8": 32, "fp8": 16}  # 8 × kWidth of the mma.sync operands
+
+
+def prefetch_loads(m: int, n: int, k: int, what: str, bits: int, warps: tuple) -> int:
+    """``ldmatrix`` (and tf32 B's scalar) loads per thread of the first K slice of a pipelined
+    ``mma.sync`` dot's operands, which sm_80's ``Prefetch`` pass loads once more before the loop: a slice
+    ``8 × kWidth`` wide (16 for 16-bit operands, 8 for tf32, 32 for 8-bit), none when K is narrower.
+
+    >>> prefetch_loads(64, 64, 32, "fp16", 16, (2, 2))   # A: 32 rows × 16 × 2 B = 2; B: 16 × 32 × 2 B = 2
+    4
+    """
+    width = PREFETCH_K.get(what)
+    if width is None or k < width or len(warps) != 2:
+        return 0
+    wm, wn = warps
+    nbytes = bits // 8
+    rows, cols = 16 * -(-m // (16 * wm)), 8 * -(-n // (8 * wn))
+    loads = rows * width * nbytes // 512
+    loads += width * cols // WARP if what == "tf32" else width * cols * nbytes // 512
+    return loads
 
 
 def atomic_vector(op: str, elem_bytes: int, is_float: bool, target: str) -> int:

@@ -461,7 +461,10 @@ def _moved(convert, kind: str, src, dst, bits: int, num_warps: int, target: str)
     if b is None:
         return None
     if kind == "dot":
-        return convert.staging(a, b, dst[1], bits, num_warps, target, *dst[2:])
+        what, tma, ref, copied = dst[1:]
+        acc = src if src.__class__ is tuple and src[0] == "dot" and len(src) > 5 else None
+        return convert.staging(a, b, what, bits, num_warps, target, tma, _plan(ref, what, num_warps),
+                               tuple(copied or (False, False)), None if acc is None else _plan(acc[5], acc[3], acc[4]))
     return convert.conversion(a, b, bits, target) if a.shape == b.shape else None
 
 
@@ -489,9 +492,36 @@ def _frozen(tag):
             return tag
         order, _own = layout.own_width(how[0], how[2], width)
         return kind, how, width, num_warps, (_WANT, (how[2], order), wanted.get((how[2], order)))
-    if kind in ("slice", "expand"):
+    if kind in ("slice", "expand", "trans", "sm80"):
         return (kind, _frozen(tag[1]), *tag[2:])
+    if kind == "dot" and len(tag) > 5:
+        return (*tag[:5], _plan(tag[5], tag[3], tag[4]))
     return tag
+
+
+@lru_cache(maxsize=256)
+def _what(operands: str, precision) -> str:
+    from ..compiler.mma import kind
+
+    return kind(operands, precision)[0] or "fma"
+
+
+@lru_cache(maxsize=1024)
+def _mma_counts(dims: tuple, plan, num_warps: int) -> tuple:
+    from ..compiler.mma import mma_instructions
+
+    m, n, k, operands, precision, batch = dims
+    return mma_instructions(m, n, k, operands, precision, num_warps, batch, plan)
+
+
+def _plan(ref, what: str, num_warps: int, batch: int = 1):
+    """The frozen :class:`~kernellab.triton.compiler.mma.Plan` of a dot's ``(chain, place)`` (a plan already)."""
+    from ..compiler.mma import Plan
+
+    if ref is None or ref.__class__ is Plan:
+        return ref
+    chain, i = ref
+    return chain.plan(i, what, num_warps, batch)
 
 
 def _thawed(tag):
@@ -504,17 +534,18 @@ def _thawed(tag):
         if last.__class__ is tuple and last and last[0] == _WANT:
             return (*tag[:4], {} if last[2] is None else {last[1]: last[2]})
         return tag
-    if kind in ("slice", "expand"):
+    if kind in ("slice", "expand", "trans", "sm80"):
         return (kind, _thawed(tag[1]), *tag[2:])
     return tag
 
 
-def _move_key(kind: str, src, dst) -> tuple:
+def _move_key(kind: str, src, dst, num_warps: int = 4) -> tuple:
     """``(src, dst)`` of a recorded move with their tags frozen (:func:`_frozen`): a reduction's ``dst`` is
     ``(axis, operands, used)``, a dot's ``(b's tag, what)`` (and which operands are TMA tiles), a
     conversion's a tag."""
     if kind == "dot":
-        return _frozen(src), (_frozen(dst[0]), *dst[1:])
+        b, what, tma, ref, copied = dst
+        return _frozen(src), (_frozen(b), what, tma, _plan(ref, what, num_warps), tuple(copied or (False, False)))
     return _frozen(src), (_frozen(dst) if kind == "convert" else dst)
 
 
@@ -637,12 +668,33 @@ class Tally:
             n["atomic_instructions_" + target] += programs * convert.atomic_instructions(
                 how, elem_bytes, num_warps, op, is_float, target)
 
-    def staged(self, a, b, what: str, bits: int, num_warps: int, programs: int, tma: tuple = (False, False)):
+    def dotted(self, m: int, n: int, k: int, operands: str, precision, num_warps: int, batch: int, programs: int,
+               ref):
+        """Record a ``tl.dot`` of an ``M×K`` by a ``K×N`` block (``batch`` of them) in ``programs`` programs:
+        its MMA instructions by target (:func:`kernellab.triton.compiler.mma.mma_instructions`), counted
+        once the program has run and the dots after it are known (``ref``: its chain and place,
+        :class:`kernellab.triton.compiler.mma.DotChain`)."""
+        self._moves.append(("mma", ref, (m, n, k, operands, precision, batch), 0, num_warps, programs))
+
+    def staged(self, a, b, what: str, bits: int, num_warps: int, programs: int, tma: tuple = (False, False),
+               ref=None, copied: list | None = None):
         """Record a ``tl.dot`` of operands of layout tags ``a`` and ``b`` (``what``: ``"fp16"``, ``"tf32"``, …)
         in ``programs`` programs: their way through shared memory to the tensor cores
         (:func:`kernellab.triton.compiler.convert.staging`; ``tma``: which are tensor descriptors' tiles), counted
         once the layouts are known (``_settle``)."""
-        self._moves.append(("dot", a, (b, what) if not any(tma) else (b, what, tuple(tma)), bits, num_warps, programs))
+        self._moves.append(("dot", a, (b, what, tuple(tma), ref, copied), bits, num_warps, programs))
+
+    def pipelined(self, tag, operand: bool, extra: int, iterations: int, num_warps: int, programs: int):
+        """Record a load of layout tag ``tag`` that a loop of ``iterations`` iterations pipelines ``extra``
+        (num_stages − 1) iterations ahead (:mod:`kernellab.triton.executor.loops`): its copies run
+        ``extra`` more times (the prologue's, predicated off past the loop's end); a load that feeds no dot
+        (``operand`` False) is read back from shared memory every iteration (``ld.shared``)."""
+        self._moves.append(("pipe", tag, (operand, extra, iterations), 0, num_warps, programs))
+
+    def prefetched(self, ref, dims: tuple, num_warps: int, programs: int):
+        """Record sm_80's ``Prefetch`` of a pipelined loop's one dot (``dims``: ``(M, N, K, kind, bits)``):
+        the first K slice of its operands loaded once more (``ldmatrix``), before the loop."""
+        self._moves.append(("prefetch", ref, dims, 0, num_warps, programs))
 
     def tma(self, kind: str, how, elem_bytes: int, num_warps: int, programs: int, wanted: dict | None):
         """Record a tensor descriptor's ``desc.load`` (``kind`` ``"load"``) or ``desc.store`` in ``programs``
@@ -703,8 +755,17 @@ class Tally:
                 if kind == "tma":
                     self._untma(src, *dst, bits, num_warps, programs)
                     continue
+                if kind == "mma":
+                    self._mma_settled(src, dst, num_warps, programs)
+                    continue
+                if kind == "pipe":
+                    self._pipe_settled(src, dst, num_warps, programs)
+                    continue
+                if kind == "prefetch":
+                    self._prefetch_settled(src, dst, num_warps, programs)
+                    continue
                 try:  # the same layouts, the same counts: looked up once over every launch
-                    both = _moves_by_target(kind, *_move_key(kind, src, dst), bits, num_warps)
+                    both = _moves_by_target(kind, *_move_key(kind, src, dst, num_warps), bits, num_warps)
                 except TypeError:  # a tag that cannot be a key
                     both = _moves_on_targets(kind, src, dst, bits, num_warps)
                 for target, done in zip(("sm80", "sm90"), both):
@@ -712,6 +773,34 @@ class Tally:
                         n["shared_stores_" + target] += done[0] * num_warps * programs
                         n["shared_loads_" + target] += done[1] * num_warps * programs
             self._moves.clear()
+
+    def _pipe_settled(self, tag, info, num_warps: int, programs: int):
+        """Count a pipelined load's prologue copies (:meth:`pipelined`) under its final layout."""
+        operand, extra, iterations = info
+        (ptr, mask, shape), width, _nw, wanted = tag[1:]
+        want = None if wanted is None else wanted.get((shape, layout.own_width(ptr, shape, width)[0]))
+        ins = layout.plan(ptr, mask, shape, width, num_warps, want).instructions * programs
+        n = self.n
+        for suffix in ("", "_sm90"):
+            n["load_instructions" + suffix] += extra * ins
+        if not operand:  # read back from shared memory into the load's layout every iteration
+            for target in ("sm80", "sm90"):
+                n["shared_loads_" + target] += iterations * ins
+
+    def _prefetch_settled(self, ref, dims, num_warps: int, programs: int):
+        """Count sm_80's prefetch of a pipelined dot's first K slice (:meth:`prefetched`)."""
+        from ..compiler.convert import prefetch_loads
+
+        m, n, k, what, bits = dims
+        plan = _plan(ref, what, num_warps)
+        self.n["shared_loads_sm80"] += prefetch_loads(m, n, k, what, bits, plan.sm80) * num_warps * programs
+
+    def _mma_settled(self, ref, dims, num_warps: int, programs: int):
+        """Count a recorded dot's MMA instructions under its plan (:meth:`dotted`)."""
+        chain, i = ref
+        sm80, sm90 = _mma_counts(dims, chain.plan(i, _what(dims[3], dims[4]), num_warps, dims[5]), num_warps)
+        self.n["mma_sm80"] += sm80 * programs
+        self.n["mma_sm90"] += sm90 * programs
 
     def access(self, kind: str, addresses: np.ndarray, active: np.ndarray | None, width: int, copies: int = 1):
         """Record one ``tl.load`` / ``tl.store`` executed by ``copies`` programs alike per row of ``addresses``.

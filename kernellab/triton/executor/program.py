@@ -75,7 +75,7 @@ class Program:
     """
 
     __slots__ = ("kernel", "grid", "pids", "P", "tally", "names", "journal", "_pid_cols", "failed_cas", "touched",
-                 "deferred", "_lent", "_stored", "_addresses", "num_warps", "wanted", "policy", "hook")
+                 "deferred", "_lent", "_stored", "_addresses", "num_warps", "wanted", "policy", "hook", "loops")
 
     def __init__(self, kernel: str, grid, pids: np.ndarray, tally: Tally, names: dict, journal=None,
                  touched: Touched | None = None, defer: bool = False, num_warps: int = 4, wanted: dict | None = None,
@@ -99,6 +99,7 @@ class Program:
         self._stored: set[int] = set()  # addresses of arrays with a deferred store
         # id(array) → (array, address of its data): the launch arguments' known from the start
         self._addresses: dict[int, tuple] = {} if addresses is None else dict(addresses)
+        self.loops: list = []  # the kernel loops running now, innermost last (kernellab.triton.executor.loops)
 
     def address(self, flat: np.ndarray) -> int:
         """The address of ``flat``'s data (looked up once per array object and step)."""

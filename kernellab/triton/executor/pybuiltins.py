@@ -58,8 +58,16 @@ def max(*args, **kwargs):
     return builtins.max(*args, **kwargs)
 
 
+def range(*args):
+    """``range`` in a kernel: Triton's ``scf.for``, a loop the running program knows of (its pipelining,
+    :mod:`kernellab.triton.executor.loops`); Python's ``range`` values."""
+    from .loops import kernel_range
+
+    return kernel_range(*args)
+
+
 #: What a kernel sees in place of Python's builtins of the same name.
-KERNEL_BUILTINS = {"min": min, "max": max}
+KERNEL_BUILTINS = {"min": min, "max": max, "range": range}
 
 
 class KernelGlobals(dict):
@@ -105,4 +113,4 @@ def in_kernel_environment(fn):
     return out
 
 
-__all__ = ["KERNEL_BUILTINS", "KernelGlobals", "in_kernel_environment", "max", "min"]
+__all__ = ["KERNEL_BUILTINS", "KernelGlobals", "in_kernel_environment", "max", "min", "range"]

@@ -17,11 +17,11 @@ from kernellab import cvt
 from kernellab.i18n import _
 
 from ..compiler import axis as A
+from ..compiler.mma import DotChain, dot_plan
 from ..compiler.mma import kind as mma_kind
-from ..compiler.mma import mma_instructions
 from ..executor import dtypes as T
 from ..executor import kinds, memory, numerics, sampling
-from ..executor.program import current
+from ..executor.program import _CURRENT, current
 from ..executor.tensor import (
     _align,
     _operand,
@@ -214,19 +214,24 @@ def static_assert(cond, msg="", _semantic=None):
 @kinds.pure
 def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, warp_specialize=False,
           disallow_acc_multi_buffer=False, flatten=False, **kwargs):
-    """``tl.range``: a Python range here. Its other arguments (``num_stages``, ``loop_unroll_factor``,
-    ``warp_specialize``, ``flatten``, ``disallow_acc_multi_buffer``) tell Triton's compiler how to
-    schedule the loop; none changes what the loop computes or which bytes it moves, so kernellab, which
-    simulates programs as whole blocks, runs the same loop for every setting.
+    """``tl.range``: the loop's values, as Python's range. ``num_stages`` pipelines it as Triton's
+    compiler does (every load, when the loop has no ``tl.dot``; :mod:`kernellab.triton.executor.loops`),
+    which changes the instructions counted, not the bytes moved; the other arguments
+    (``loop_unroll_factor``, ``warp_specialize``, ``flatten``, ``disallow_acc_multi_buffer``) change
+    neither here.
     """
+    from ..executor.loops import Loop
+
     args = (arg1,) if arg2 is None else (arg1, arg2) if step is None else (arg1, arg2, step)
-    return builtins.range(*(int(a) for a in args))
+    stages = None if num_stages is None else int(getattr(num_stages, "value", num_stages))
+    return Loop(builtins.range(*(int(a) for a in args)), stages)
 
 
 @kinds.pure
 def static_range(arg1, arg2=None, step=None):
-    """``tl.static_range``: an unrolled loop, a Python range here."""
-    return range(arg1, arg2, step)
+    """``tl.static_range``: an unrolled loop (no ``scf.for``), a Python range here."""
+    args = (arg1,) if arg2 is None else (arg1, arg2) if step is None else (arg1, arg2, step)
+    return builtins.range(*(int(a) for a in args))
 
 
 @kinds.pure
@@ -345,6 +350,8 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     if ptr._shape:
         prog = current()
         out._lay = ("load", how, ptr.flat.itemsize, prog.num_warps, prog.wanted)
+        if prog.loops:  # a load of a loop's body: perhaps pipelined (kernellab.triton.executor.loops)
+            prog.loops[-1].load(out._lay, 8 * ptr.flat.itemsize)
     return out
 
 
@@ -419,12 +426,17 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
                             _wide(b))
     prog.tally.flops(numerics.dot_flops((1, *a._shape), (1, *b._shape), prog.P))
     m, k = a._shape[-2:]
+    n = b._shape[-1]
     operands = a.dtype.name if a.dtype.primitive_bitwidth > 8 else ("fp8" if a.dtype.is_floating() else "int8")
-    sm80, sm90 = mma_instructions(m, b._shape[-1], k, operands, getattr(input_precision, "value", input_precision),
-                                  prog.num_warps, a._shape[0] if len(a._shape) == 3 else 1)
-    prog.tally.mma(sm80 * prog.P, sm90 * prog.P)
+    precision = getattr(input_precision, "value", input_precision)
+    # dots feeding one another share their warps (kernellab.triton.compiler.mma.DotChain): the plan of
+    # each is made once the program has run, so its MMA instructions and layouts are counted then
+    chain = _dot_chain(a) or _dot_chain(b) or DotChain()
+    ref = (chain, chain.add(m, n))
+    batch = a._shape[0] if len(a._shape) == 3 else 1
+    prog.tally.dotted(m, n, k, operands, precision, prog.num_warps, batch, prog.P, ref)
     out = tensor(data, out_t, a._shape[:-1] + b._shape[-1:])
-    what = mma_kind(operands, getattr(input_precision, "value", input_precision))[0]
+    what = mma_kind(operands, precision)[0]
     if what is None and operands in ("fp32", "float32"):
         what = "fma"  # input_precision="ieee": FMAs, the operands through shared memory all the same
     if what is not None and len(a._shape) == 2:  # through shared memory to the tensor cores
@@ -432,14 +444,27 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         lay_b = b._lay if b._lay is not None else ("default", b._shape, prog.num_warps)
         tma = (False, False)
         if what in ("fp16", "bf16"):  # a tensor descriptor's tile: wgmma reads it in shared memory (sm_90)
-            from ..compiler.mma import wgmma_tile
             from .descriptors import tma_tile
 
-            if wgmma_tile(m, b._shape[-1], prog.num_warps) is not None:
+            if dot_plan(m, n, what, prog.num_warps).sm90[0] == "wgmma":
                 tma = (tma_tile(a), tma_tile(b))
-        prog.tally.staged(lay_a, lay_b, what, a.dtype.primitive_bitwidth, prog.num_warps, prog.P, tma)
-        out._lay = ("dot", m, b._shape[-1], what, prog.num_warps)
+        flags = [False, False]  # which operands the pipeliner copies to shared memory (set when a loop ends)
+        prog.tally.staged(lay_a, lay_b, what, a.dtype.primitive_bitwidth, prog.num_warps, prog.P, tma, ref, flags)
+        out._lay = ("dot", m, n, what, prog.num_warps, ref)
+        if prog.loops:
+            prog.loops[-1].dot(lay_a, lay_b, ref, flags, (m, n, k, what, a.dtype.primitive_bitwidth))
     return out
+
+
+def _dot_chain(t: tensor):
+    """The :class:`~kernellab.triton.compiler.mma.DotChain` of a dot whose result ``t`` came from (through
+    elementwise operations, reductions, ``tl.trans``), or None."""
+    tag = t._lay
+    while tag.__class__ is tuple and tag[0] in ("slice", "expand", "trans"):
+        tag = tag[1]
+    if tag.__class__ is tuple and tag[0] == "dot" and len(tag) > 5:
+        return tag[5][0]
+    return None
 
 
 def _dot_operand(t: tensor) -> np.ndarray:
@@ -523,9 +548,9 @@ def _layout_tag(x: tensor):
 def _scanned(x: tensor, ax: int, out, bits: int, operands: int = 1):
     """Record the shared-memory traffic of a scan of ``x`` along ``ax``
     (:func:`kernellab.triton.compiler.convert.scan`); its results keep ``x``'s layout. Returns ``out``."""
-    if not x._shape:
+    prog = _CURRENT.get()
+    if not x._shape or prog is None:  # a scan of a scalar, or outside a kernel (a doctest): nothing moves
         return out
-    prog = current()
     lay = _layout_tag(x)
     prog.tally.scanned(lay, ax, bits, operands, prog.num_warps, prog.P)
     for o in out if isinstance(out, tuple) else (out,):

@@ -6,7 +6,7 @@ kernel's Python on pid arithmetic, aranges, pointers and masks, and counting eve
 depends on the data in the arrays, so the first launch of a signature records it and the next ones replay
 only what does.
 
-**The signature** (the cache key, per ``@triton.jit`` kernel): the grid, ``num_warps``, every
+**The signature** (the cache key, per ``@triton.jit`` kernel): the grid, ``num_warps``, ``num_stages``, every
 ``tl.constexpr`` by value and type; every scalar argument by value and type (an ``int``, ``float`` —
 by its bits —, ``bool``, numpy scalar, ``None``, string); every array argument by dtype, shape, strides,
 writeability and whether its address is a multiple of 16 bytes (Triton's ``tt.divisibility``, the only
@@ -516,7 +516,7 @@ class Entry:
         self.first_store = next((i for i, n in enumerate(order) if getattr(n, "store", False)), len(order))
 
 
-def plan(kernel, args, kwargs, grid, num_warps: int):
+def plan(kernel, args, kwargs, grid, num_warps: int, num_stages: int = 3):
     """The launch's :class:`Plan` (its ``entry`` the recorded replay, None when it is to be recorded), or
     None when it runs fresh and unrecorded (the reason in :func:`status`)."""
     def no(why):
@@ -544,7 +544,7 @@ def plan(kernel, args, kwargs, grid, num_warps: int):
         return no("the kernel's hints")
     gpu = modelled_gpu()
     _GPUS.setdefault(id(gpu), gpu)  # kept: no other GPU is ever at its address
-    parts = [g3, num_warps, learnt, engine.BATCH, policy.active(), id(gpu)]
+    parts = [g3, num_warps, num_stages, learnt, engine.BATCH, policy.active(), id(gpu)]
     arrays, spans = [], []
     constexprs = kernel.constexprs
     for name, v in meta.items():

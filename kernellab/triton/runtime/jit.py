@@ -28,7 +28,7 @@ from ...tracebacks import user_traceback
 from .. import record
 from ..compiler import specialize
 from ..executor import dtypes as T
-from ..executor import memory
+from ..executor import loops, memory
 from ..executor.addresses import register_array
 from ..executor.counts import TritonCounts
 from ..executor.engine import run
@@ -212,14 +212,18 @@ class JITFunction:
         ``lines=True`` adds counts per source line, a ``@triton.jit`` helper's lines with their call
         sites (``counts.by_line``, see :mod:`kernellab.lines`).
 
-        ``num_warps=`` (default 4) sets the layouts of the kernel's loads and stores, as in Triton; the
-        other launch options (``num_stages``, …) are accepted and change nothing here.
+        ``num_warps=`` (default 4) sets the layouts of the kernel's loads and stores, as in Triton;
+        ``num_stages=`` (default 3) pipelines its loops as Triton's compiler does (the instructions counted,
+        not the bytes moved: :mod:`kernellab.triton.executor.loops`); the other launch options are
+        accepted and change nothing here.
         """
         try:  # a bad launch (or a float64 warning made an error): the traceback ends at the user's launch line
             num_warps = int(kwargs.get("num_warps", 4)) if self._options_free else 4
             if num_warps < 1 or num_warps & (num_warps - 1):
                 raise LaunchError(_("kernel {kernel}: num_warps must be a power of two, not {n}").format(
                     kernel=self.__name__, n=num_warps), kernel=self.__name__)
+            stages = kwargs.get("num_stages") if "num_stages" not in self.signature.parameters else None
+            stages = loops.DEFAULT_STAGES if stages is None else int(stages)
             given = dict(kwargs)  # the launch options too: for a fresh rerun of a replay, and the check's launch
             if not kwargs.keys() <= self._plain_kwargs:  # launch options the kernel does not take: dropped
                 for opt in self._options_dropped:
@@ -230,7 +234,7 @@ class JITFunction:
             elif per_program or not vectorize or lines:
                 self._replay_status = "unsupported: per_program, vectorize=False or lines=True"
             else:
-                again = replay.plan(self, args, kwargs, grid, num_warps)
+                again = replay.plan(self, args, kwargs, grid, num_warps, stages)
             if again is not None:
                 grid = again.grid  # a callable grid is called once a launch
             grid, values, names, marks = self._bind(args, kwargs, grid) if again is None or not again.entry \
@@ -256,7 +260,7 @@ class JITFunction:
         hook = getattr(self, "launch_metadata", None)
         try:
             with record.metadata(lambda: hook(grid, self, self._named(args, kwargs))) if hook else nullcontext(), \
-                    trace.recording(rec):
+                    trace.recording(rec), loops.stages(stages):
                 counts = run(self.__name__, body, grid, names, vectorize=vectorize and not self.prints,
                              per_program=per_program, hints=self._hints,
                              lines=LineFinder(self.fn, (JITFunction.__call__.__code__,), self.__name__) if wants_lines(lines) else None,

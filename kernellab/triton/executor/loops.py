@@ -1,0 +1,200 @@
+"""The loops of a ``@triton.jit`` kernel as Triton 3.9's software pipeliner compiles them.
+
+Triton turns a ``for`` loop (``range`` or ``tl.range``) into an ``scf.for`` and, with ``num_stages`` S ≥ 2
+(the launch's, default 3, or ``tl.range(..., num_stages=S)``), pipelines it (``AssignLatencies``,
+``ScheduleLoops``, ``LowerLoops``): a load whose result reaches a ``tl.dot`` of the loop (or, in a loop
+given ``num_stages`` that has no dot, every load) is issued S − 1 iterations ahead, as ``cp.async``
+copies straight into shared memory. The compiled loop is then
+
+* a **prologue**: the loads of iterations 0 … S − 2, each predicated on the iteration existing;
+* the **steady state**, run once per iteration: the loads of iteration ``i + S − 1`` (predicated
+  likewise), the dot of iteration ``i`` reading its operands from shared memory;
+
+and no epilogue (the predicates take its place). A loop of ``n`` iterations therefore executes each
+pipelined load's instructions ``n + S − 1`` times; the S − 1 beyond ``n`` are predicated off, executed
+warp instructions that move no byte (Nsight Compute's ``inst_executed`` counts them, its requests and
+sectors do not). The operands' stores to shared memory (``st.shared``) disappear: the copies write it.
+On sm_80 the ``Prefetch`` pass then loads the first K slice of the next iteration's operands at the end
+of each iteration, and the first iteration's before the loop: one slice's ``ldmatrix`` more per loop.
+
+Only innermost loops are pipelined, and only loads of at least 32 bits a thread (``isSmallLoad``). The
+kernel's ``range`` is :func:`kernel_range` (:mod:`kernellab.triton.executor.pybuiltins`), ``tl.range``
+passes its ``num_stages``; each tells the running program when a loop starts, iterates and ends, and the
+program's innermost loop notes its loads and dots (:class:`Frame`). When a loop ends, :func:`finish`
+records its pipelined loads in the tally, counted once the layouts are known.
+
+Examples
+--------
+>>> f = Frame(3, explicit=False); f.iterations = 4
+>>> f.stages, f.iterations + f.stages - 1      # 4 iterations, 3 stages: each pipelined load runs 6 times
+(3, 6)
+"""
+
+from __future__ import annotations
+
+import builtins
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+DEFAULT_STAGES = 3  # Triton 3.9's num_stages for CUDA targets when the launch names none
+_STAGES: ContextVar[int] = ContextVar("kernellab_triton_num_stages", default=DEFAULT_STAGES)
+
+
+def launch_stages() -> int:
+    """The ``num_stages`` of the launch now running (its ``num_stages=`` option, else 3)."""
+    return _STAGES.get()
+
+
+@contextmanager
+def stages(n: int | None):
+    """Launches started inside the ``with`` block compile their loops with ``num_stages=n`` (None: 3)."""
+    token = _STAGES.set(DEFAULT_STAGES if n is None else int(n))
+    try:
+        yield
+    finally:
+        _STAGES.reset(token)
+
+
+class Frame:
+    """One running loop of a program: its stages, its iterations so far, whether a loop ran inside it
+    (then it is not pipelined), and the loads and dots of its body (the last iteration's: every
+    iteration runs the same lines). ``loads`` maps a load's layout tag (by identity: the tag a value
+    carries through elementwise operations) to ``[tag, role]``, role None or the operand slot of the dot
+    it feeds; ``dots`` holds ``(chain reference, operand flags)`` per dot."""
+
+    __slots__ = ("stages", "explicit", "iterations", "inner", "loads", "dots", "flags")
+
+    def __init__(self, stages: int, explicit: bool):
+        self.stages = stages
+        self.explicit = explicit  # tl.range(num_stages=...): loads with no dot are pipelined too
+        self.iterations = 0
+        self.inner = False
+        self.loads: dict = {}
+        self.dots: list = []
+        self.flags: list = []  # every iteration's dots' operand flags, by the dot's place in the iteration
+
+    def iterate(self):
+        self.iterations += 1
+        self.loads = {}
+        self.dots = []
+
+    def load(self, tag, bits: int):
+        """Note a ``tl.load`` of the body, its value's layout tag and its elements' bits."""
+        self.loads[id(tag)] = [tag, None, bits]
+
+    def dot(self, a_tag, b_tag, ref, flags: list, dims: tuple):
+        """Note a ``tl.dot`` of the body (``dims``: its ``(M, N, K, kind, bits)``): the operands that are loads
+        of this iteration feed it (directly, or through elementwise operations, which keep the tag);
+        ``flags`` (its staged move's, operand A and B) are set for the operands the pipeliner copies, once
+        the loop ends."""
+        roles = []
+        for slot, tag in enumerate((a_tag, b_tag)):
+            while tag.__class__ is tuple and tag[0] == "trans":
+                tag = tag[1]
+            entry = self.loads.get(id(tag))
+            if entry is not None and entry[0] is tag:
+                entry[1] = slot
+                roles.append(slot)
+        self.flags.append((len(self.dots), flags))
+        self.dots.append((ref, flags, tuple(roles), (*dims, _unwrap(a_tag), _unwrap(b_tag))))
+
+
+def _unwrap(tag):
+    while tag.__class__ is tuple and tag[0] == "trans":
+        tag = tag[1]
+    return tag
+
+
+class Loop:
+    """A kernel loop's iterator: a range that tells the running program when it starts, iterates and
+    ends (:class:`Frame`)."""
+
+    __slots__ = ("_it", "_stages", "_frame", "_prog")
+
+    def __init__(self, r: builtins.range, stages: int | None):
+        self._it = iter(r)
+        self._stages = stages
+        self._frame = None
+        self._prog = None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        frame = self._frame
+        if frame is None:
+            from .program import _CURRENT
+
+            prog = self._prog = _CURRENT.get()
+            if prog is None:
+                return next(self._it)
+            explicit = self._stages is not None
+            frame = self._frame = Frame(self._stages if explicit else launch_stages(), explicit)
+            if prog.loops:
+                prog.loops[-1].inner = True
+            prog.loops.append(frame)
+        try:
+            v = next(self._it)
+        except StopIteration:
+            prog = self._prog
+            if prog is not None and prog.loops and prog.loops[-1] is frame:
+                prog.loops.pop()
+                finish(prog, frame)
+            self._prog = None
+            raise
+        frame.iterate()
+        return v
+
+
+def kernel_range(*args) -> Loop:
+    """``range`` inside a ``@triton.jit`` kernel: the same values, its loop known to the program."""
+    return Loop(builtins.range(*(_index(a) for a in args)), None)
+
+
+def _index(a) -> int:
+    return a if a.__class__ is int else int(a)
+
+
+def finish(prog, frame: Frame):
+    """Record what the pipeliner does to a loop that ended (:class:`Frame`): its pipelined loads (their
+    prologue copies, the operand stores they replace) and, on sm_80, the prefetch of the first K slice."""
+    if frame.inner or frame.stages < 2 or not frame.iterations:
+        return
+    extra = frame.stages - 1
+    if frame.dots:
+        piped = [e for e in frame.loads.values() if e[1] is not None]
+    elif frame.explicit:
+        piped = list(frame.loads.values())
+    else:
+        return
+    tally = prog.tally
+    copied = set()
+    for tag, role, bits in piped:
+        if id(tag) in copied or _small(tag, bits):
+            continue
+        copied.add(id(tag))
+        tally.pipelined(tag, role is not None, extra, frame.iterations, prog.num_warps, prog.P)
+    roles = []
+    for _ref, _flags, slots, dims in frame.dots:
+        a_tag, b_tag = dims[-2:]
+        roles.append(tuple(s for s in slots if id((a_tag, b_tag)[s]) in copied))
+    for place, flags in frame.flags:  # every iteration's dot at that place: its copied operands
+        for slot in roles[place] if place < len(roles) else ():
+            flags[slot] = True
+    if len(frame.dots) == 1 and len(roles[0]) == 2:  # both operands from the buffers: sm_80's Prefetch
+        ref, _flags, _slots, dims = frame.dots[0]
+        tally.prefetched(ref, dims[:-2], prog.num_warps, prog.P)
+
+
+def _small(tag, bits: int) -> bool:
+    """``isSmallLoad``: a load of fewer than 32 bits a thread an instruction is not pipelined (``cp.async``
+    copies 4, 8 or 16 bytes)."""
+    from ..compiler import layout
+
+    (ptr, mask, shape), width, num_warps, wanted = tag[1:]
+    if not shape:
+        return True
+    want = None
+    if wanted is not None:
+        want = wanted.get((shape, layout.own_width(ptr, shape, width)[0]))
+    return layout.plan(ptr, mask, shape, width, num_warps, want).vec * bits < 32

@@ -1,0 +1,152 @@
+"""Software pipelining (num_stages), chained dots and the other rules of issue 35, on kernels whose
+counts are derived by hand below (each rule is also held to Triton 3.9's PTX by tests/test_compiled_counts.py)."""
+
+import numpy as np
+import pytest
+
+import kernellab.triton as triton
+import kernellab.triton.language as tl
+
+
+@triton.jit
+def _kloop(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * BN + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(0, K, BK):
+        acc += tl.dot(tl.load(a_ptrs), tl.load(b_ptrs))
+        a_ptrs += BK
+        b_ptrs += BK * BN
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+def _matmul(K, stages):
+    a = np.ones((64, K), np.float16)
+    b = np.ones((K, 64), np.float16)
+    c = np.zeros((64, 64), np.float32)
+    return _kloop[(1,)](a, b, c, K, BM=64, BN=64, BK=32, num_warps=4, num_stages=stages)
+
+
+@pytest.mark.parametrize("n,stages", [(1, 3), (4, 3), (4, 2), (4, 5)])
+def test_pipelined_loads_run_n_plus_stages_minus_one_times(n, stages):
+    # A 64×32 and B 32×64 fp16 tiles: 2048 halves over 128 threads = 16 a thread = 2 × 16-byte loads
+    # each, × 4 warps = 8 warp instructions a tile per iteration, 16 for both. Pipelined, each runs in
+    # the prologue stages − 1 times more (predicated off past the loop's end): (n + S − 1) × 16.
+    cnt = _matmul(32 * n, stages)
+    assert cnt.load_instructions == (n + stages - 1) * 16
+    assert cnt.load_instructions_sm90 == (n + stages - 1) * 16
+    # the copies beyond n are predicated off: requests and bytes are those of the n iterations
+    plain = _matmul(32 * n, 1)
+    assert (cnt.load_requests, cnt.load_bytes) == (plain.load_requests, plain.load_bytes)
+    assert plain.load_instructions == n * 16
+
+
+def test_pipelined_operands_are_not_stored_and_sm80_prefetches_a_slice():
+    # num_stages=1: each iteration stores both operands (A: 16 halves a thread in 2 st.v4, B alike:
+    # 4 per thread × 4 warps = 16) and loads them with ldmatrix.x4 (warps 2 × 2: each warp's 32 rows
+    # × 32 K × 2 B = 2048 B = 4 x4 of 512 B for A, 32 K × 32 columns for B: 4; 8 × 4 warps = 32); the
+    # accumulator (64×64 fp32) then goes to the store's layout (8 st + 8 ld a thread: 32 + 32).
+    n = 3
+    one = _matmul(32 * n, 1)
+    assert one.shared_stores_sm80 == n * 16 + 32 and one.shared_loads_sm80 == n * 32 + 32
+    # pipelined: cp.async writes the operands, no st.shared for them; sm_80's Prefetch loads the first
+    # K slice (16 wide: A 32 × 16 × 2 B = 2 x4, B 16 × 32 × 2 B = 2; 4 × 4 warps = 16) before the loop
+    piped = _matmul(32 * n, 3)
+    assert piped.shared_stores_sm80 == 32 and piped.shared_loads_sm80 == n * 32 + 16 + 32
+    # sm_90: wgmma reads the operands in shared memory; only the accumulator's conversion remains (its
+    # 32 floats a thread leave in 8 st.shared.v4: 32 a program)
+    assert piped.shared_loads_sm90 == one.shared_loads_sm90 and piped.shared_stores_sm90 == 32
+
+
+@triton.jit
+def _row_sum(x_ptr, out_ptr, N, BM: tl.constexpr, BN: tl.constexpr, STAGES: tl.constexpr):
+    rows = tl.arange(0, BM)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for j in tl.range(0, N, BN, num_stages=STAGES):
+        acc += tl.load(x_ptr + rows[:, None] * N + j + tl.arange(0, BN)[None, :])
+    tl.store(out_ptr + rows, tl.sum(acc, axis=1))
+
+
+def test_a_loop_given_stages_pipelines_its_loads_even_with_no_dot():
+    # 16 × 128 fp32 per iteration: 16 floats a thread = 4 × 16-byte loads × 4 warps = 16 instructions.
+    # tl.range(num_stages=3) pipelines them (2 ahead) and reads each tile back from shared memory into
+    # the load's layout every iteration (4 ld.shared.v4 a thread: 16 a program); without it, nothing
+    x, out = np.ones((16, 256), np.float32), np.zeros(16, np.float32)
+    piped = _row_sum[(1,)](x, out, 256, BM=16, BN=128, STAGES=3)
+    plain = _row_sum[(1,)](x, out, 256, BM=16, BN=128, STAGES=1)
+    assert plain.load_instructions == 2 * 16 and piped.load_instructions == (2 + 2) * 16
+    assert piped.shared_loads_sm80 - plain.shared_loads_sm80 == 2 * 16
+
+
+@triton.jit
+def _nested(x_ptr, out_ptr, N, BN: tl.constexpr):
+    acc = tl.zeros((BN,), dtype=tl.float32)
+    for i in tl.range(0, 2, num_stages=3):
+        for j in tl.range(0, N, BN, num_stages=3):
+            acc += tl.load(x_ptr + i * N + j + tl.arange(0, BN))
+        acc += tl.load(x_ptr + i * N + tl.arange(0, BN))
+    tl.store(out_ptr + tl.arange(0, BN), acc)
+
+
+def test_only_innermost_loops_are_pipelined():
+    # 512 floats: 4 a thread, one 16-byte load × 4 warps = 4 instructions. The inner loop (2 iterations,
+    # run twice) pipelines its load: (2 + 2) × 4 each time; the outer loop's own load is not: 2 × 4.
+    x, out = np.ones(2048, np.float32), np.zeros(512, np.float32)
+    cnt = _nested[(1,)](x, out, 1024, BN=512)
+    assert cnt.load_instructions == 2 * (2 + 2) * 4 + 2 * 4
+
+
+@triton.jit
+def _chain(q_ptr, k_ptr, v_ptr, o_ptr, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+    rm, rn, rd = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, D)
+    q = tl.load(q_ptr + rm[:, None] * D + rd[None, :])
+    kt = tl.load(k_ptr + rn[None, :] * D + rd[:, None])
+    p = tl.dot(q, kt).to(tl.float16)
+    o = tl.dot(p, tl.load(v_ptr + rn[:, None] * D + rd[None, :]))
+    tl.store(o_ptr + rm[:, None] * D + rd[None, :], o)
+
+
+def _attention(D, warps):
+    q = np.ones((64, D), np.float16)
+    k = np.ones((64, D), np.float16)
+    o = np.zeros((64, D), np.float32)
+    return _chain[(1,)](q, k, k, o, D=D, BM=64, BN=64, num_warps=warps)
+
+
+def test_chained_dots_put_all_warps_on_one_axis():
+    # q·kᵀ (64×64, K = D) feeds p·v (64×D, K = 64). sm_80: the chain takes its warps from the last dot:
+    # along M when M ≥ N. D = 64, 8 warps: all 8 along M, but 64 rows give 4 tiles of 16: warps 4-7
+    # repeat 0-3. Each warp: 1 × (64 / 8 = 8) × (64 / 16 = 4) = 32 mma.sync a dot, × 8 warps × 2 dots
+    cnt = _attention(64, 8)
+    assert cnt.mma_sm80 == 2 * 8 * 32
+    # D = 128: p·v is 64 × 128, M < N: all 8 warps along N for both dots. q·kᵀ: each warp 4 row tiles ×
+    # 64 / (8 · 8) = 1 column tile × 128 / 16 = 8 k-steps = 32; p·v: 4 × 128 / 64 = 2 × 4 = 32
+    assert _attention(128, 8).mma_sm80 == 8 * (32 + 32)
+    # sm_90, D = 128: q·kᵀ feeds a dot: warps [8, 1], wgmma N = 64 / max(8 / (64 / 16), 1) = 32:
+    # 1 × 2 × 8 = 16 a thread; p·v: warps [4, 2], N = 64: 1 × 1 × 4 = 4; (16 + 4) × 8 warps
+    assert _attention(128, 8).mma_sm90 == (16 + 4) * 8
+
+
+def test_a_chained_operand_in_registers_needs_no_shared_memory():
+    # 4 warps, D = 64: both dots [4, 1] on sm_80, so p is already in the mma operand's registers: only
+    # q, kᵀ and v go through shared memory (3 tiles of 4096 halves: 4 × 16-byte stores a thread... each
+    # tile 32 halves a thread = 4 st.v4 × 4 warps = 16), plus the output's conversion (64 × 64 fp32 from
+    # the accumulator: 8 + 8 a thread, 32 + 32)
+    cnt = _attention(64, 4)
+    assert cnt.shared_stores_sm80 == 3 * 16 + 32
+
+
+@triton.jit
+def _spin(lock, out):
+    while tl.atomic_cas(lock, 0, 1) == 1:
+        pass
+    tl.store(out + tl.program_id(0), 1)
+    tl.atomic_xchg(lock, 0)
+
+
+def test_a_scalar_atomic_broadcasts_its_result_only_when_used():
+    # atomic_cas's old value is compared: one thread's result goes through shared memory to every
+    # thread (1 st + 1 ld a thread, 4 warps); atomic_xchg's is dropped: nothing
+    cnt = _spin[(1,)](np.zeros(1, np.int32), np.zeros(1, np.int32))
+    assert (cnt.shared_stores_sm80, cnt.shared_loads_sm80) == (4, 4)
