@@ -188,7 +188,7 @@ class DotChain:
     through any elementwise operations, reductions or layout changes), in program order: what
     :func:`dot_plan` needs to know of each, once the program has run (a dot's warps depend on the dots
     after it). A value's layout tag names its chain and place (``("dot", M, N, kind, warps, (chain,
-    i))``); :meth:`plan` gives the frozen :class:`Plan`.
+    i))``); its ``plan`` gives the frozen :class:`Plan`.
 
     >>> c = DotChain(); c.add(64, 64), c.add(64, 128)                    # q·kᵀ, then p·v
     (0, 1)
