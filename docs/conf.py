@@ -274,6 +274,8 @@ html_theme_options = {
     # one header row at desktop widths (five long titles wrapped it into three rows, 136 px): the rest
     # of the pages are under "More"
     "header_links_before_dropdown": 3,
+    # the left navigation shows the open page's branch only: the API pages' full tree was 3.9 MB a language
+    "collapse_navigation": True,
 }
 # Gallery pages give their width to the code (the section's pages are one click away: the gallery's
 # index, and the previous/next links at the end of each page).

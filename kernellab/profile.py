@@ -31,7 +31,7 @@ from .errors import ModelWarning
 from .i18n import _
 from .model import occupancy, predict
 from .specs import A6000, as_gpu, as_perf
-from .tables import Table, fmt_bytes, fmt_time
+from .tables import Table, display_width, fmt_bytes, fmt_time
 
 EXCESS_SECTORS = 0.10  # a finding when excess sectors are at least this share of all sectors
 CONFLICT_SHARE = 0.10  # a finding for each line with at least this share of the launch's bank conflicts
@@ -191,6 +191,8 @@ class Report:
         self.findings = findings(counts)
 
     def _sol(self) -> Section | None:
+        from .model.bounds import resource_label
+
         try:
             with warnings.catch_warnings():  # a tiny launch: the report shows the launch overhead beside
                 warnings.simplefilter("ignore", ModelWarning)
@@ -199,7 +201,8 @@ class Report:
             return None
         rows = [[_(label), metric, fmt_time(p[key]), f"{100 * p[key] / p['time']:.1f} %"]
                 for key, label, metric in _RESOURCES if p.get(key)]
-        rows.append([_("Bound: {resource}").format(resource=p["bound"]), "", fmt_time(p["time"]), "100.0 %"])
+        rows.append([_("Bound: {resource}").format(resource=resource_label(p["bound"])), "", fmt_time(p["time"]),
+                     "100.0 %"])
         if p.get("t_launch"):  # what launching costs besides the run, as a share of the bound's time
             rows.append([_("Launch overhead"), "", fmt_time(p["t_launch"]), f"{100 * p['t_launch'] / p['time']:.1f} %"])
         return Section(_("GPU Speed Of Light"),
@@ -279,10 +282,10 @@ class Report:
     def to_text(self) -> str:
         """The sections as aligned text, then the findings."""
         title = _("kernel {name} on the {gpu}").format(name=self.name or "?", gpu=self.gpu.name)
-        parts = [title, "=" * len(title)]
+        parts = [title, "=" * display_width(title)]  # underlines as wide as their titles: a CJK character is two
         for s in self.sections:
-            parts += ["", f"{s.title}", "-" * len(s.title), s.table.to_text()]
-        parts += ["", _("Findings"), "-" * len(_("Findings"))]
+            parts += ["", f"{s.title}", "-" * display_width(s.title), s.table.to_text()]
+        parts += ["", _("Findings"), "-" * display_width(_("Findings"))]
         parts += [f"  * {f}" for f in self.findings] or ["  " + _("none: no rule fired")]
         return "\n".join(parts)
 

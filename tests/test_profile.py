@@ -1,5 +1,7 @@
 """The source view, the report and its findings, each finding on a kernel built to trigger it."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -205,3 +207,44 @@ def test_metric_cells_by_unit():
     assert fmt(sectors, None) == "" and fmt(efficiency, 87.25) == "87.2 %" and fmt(ratio, 4.0) == "4.00"
     assert (fmt(sectors, 1234567), fmt(sectors, 3.0), fmt(sectors, 2.5), fmt(sectors, 1 / 3)) == \
         ("1,234,567", "3", "2.5", "0.3333")
+
+
+def test_a_chinese_report_names_each_resource_one_way(monkeypatch):
+    """显存 and 共享内存, as the glossary writes them, in every row and the verdict: not DRAM in one row and
+    显存 in another, nor the model's key ("瓶颈：shared") in the verdict (issue 36)."""
+    monkeypatch.setenv("KERNELLAB_LANG", "zh_CN")
+
+    def stream(blk, x, y):
+        i = blk.bx * blk.bdx + blk.tx
+        blk.store(y, i, blk.load(x, i))
+
+    def transpose_tile(blk, x, y):  # a column read of a 32×32 shared tile: 32-way conflicts, bound by shared
+        s = blk.shared(32 * 32, np.float32, name="s")
+        for r in range(32):
+            blk.store(s, r * 32 + blk.tx, blk.load(x, r * 32 + blk.tx))
+        blk.syncthreads()
+        for r in range(32):
+            blk.store(y, r * 32 + blk.tx, blk.load(s, blk.tx * 32 + r))
+
+    n = 1 << 16
+    dram = launch(stream, n // 256, 256, args=(np.ones(n, np.float32), np.empty(n, np.float32)), lines=True)
+    shared = launch(transpose_tile, 1, 32, args=(np.ones(1024, np.float32), np.empty(1024, np.float32)), lines=True)
+    for counts, verdict in ((dram, "瓶颈：显存"), (shared, "瓶颈：共享内存")):
+        report = counts.report(H100)
+        cells = [c for s in report.sections for row in [s.table.headers, *s.table.rows] for c in row]
+        chinese = [c for c in cells if re.search(r"[\u4e00-\u9fff]", c)]
+        assert verdict in chinese, chinese
+        mixed = [c for c in chinese if re.search(r"DRAM|(?i:shared)", c)]
+        assert not mixed, f"English resource names beside Chinese ones: {mixed}"
+
+
+def test_a_chinese_text_report_underlines_each_title_across_its_width(monkeypatch):
+    """A CJK character takes two terminal columns: an underline of len(title) characters stopped halfway."""
+    from kernellab.tables import display_width
+
+    monkeypatch.setenv("KERNELLAB_LANG", "zh_CN")
+    c = launch(strided, 1, 32, args=(np.ones(256, np.float32), np.empty(32, np.float32)), lines=True)
+    lines = c.report().to_text().splitlines()
+    ruled = [(title, rule) for title, rule in zip(lines, lines[1:]) if rule and set(rule) <= set("=-")]
+    assert len(ruled) >= 3 and any(re.search(r"[\u4e00-\u9fff]", t) for t, _ in ruled)
+    assert all(len(rule) == display_width(title) for title, rule in ruled), ruled

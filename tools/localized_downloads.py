@@ -7,7 +7,9 @@ extension rewrites them:
 - on a translated build, every text block (the docstring and each ``# %%`` comment block) is
   translated paragraph by paragraph with the page's own catalog
   (``locale/<lang>/LC_MESSAGES/auto_examples/.../<name>.po``, the one Sphinx translates the page with);
-  code, and comments inside code, stay as they are;
+  code, and comments inside code, stay as they are; the text loses reST's escaped spaces (``\\ ``, which a
+  notebook shows as a backslash) and, in the ``.py``, its paragraphs (one line each in a catalog) are
+  wrapped at :data:`WRAP` display columns;
 - every ``.py`` starts with a comment header, in the page's language, saying how to install kernellab
   and run the script; a translated ``.py`` also sets ``KERNELLAB_LANG`` (unless the reader did);
 - every notebook's first cell installs kernellab when it is not importable, from the site's wheel
@@ -120,6 +122,111 @@ def translate_rst(text: str, catalog: dict[str, str]) -> str:
     return fix_underlines(text)
 
 
+# --- plain text for the downloads: no reST escapes, lines a reader can read ----------------------------------
+
+ESCAPED_SPACE = re.compile(r"(?<!\\)\\ ")
+WRAP = 100  # display columns of a downloaded script's prose line (a Chinese character is two)
+# what a line is never broken inside: an inline literal, a role or a link, a URL, a run of non-space
+_ATOM = re.compile(r"``.+?``(?:\\ )?|:[\w:+-]+:`[^`]*`|`[^`]*`_{0,2}|https?://\S+|[\u3000-\u303f\uff00-\uffef]|"
+                   r"[\u3400-\u9fff\uf900-\ufaff]|[^\s\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]+|\s+")
+_NO_BREAK_BEFORE = set("，。；：、！？）》」』】,.;:!?)")  # punctuation that closes: stays with what it follows
+_NO_BREAK_AFTER = set("（《「『【(")
+
+
+def plain(text: str) -> str:
+    r"""Text without reST's escaped space, which only separates inline markup from a Chinese character: a
+    notebook's Markdown shows it as a literal backslash, a script's reader as noise.
+
+    >>> plain(r"``tl.tanh``\ （tanh 来自 libdevice），*数据*\ 带宽")
+    '``tl.tanh``（tanh 来自 libdevice），*数据*带宽'
+    """
+    return ESCAPED_SPACE.sub("", text)
+
+
+def _atoms(text: str) -> list[str]:
+    """``text`` cut where a line may break: inline markup whole, punctuation glued to what it closes or opens."""
+    atoms: list[str] = []
+    for atom in _ATOM.findall(text):
+        if atoms and (atom[0] in _NO_BREAK_BEFORE or atoms[-1][-1] in _NO_BREAK_AFTER) and not atoms[-1].isspace():
+            atoms[-1] += atom
+        else:
+            atoms.append(atom)
+    return atoms
+
+
+def wrap_line(line: str, width: int = WRAP) -> list[str]:
+    """``line`` of reST prose cut into lines of at most ``width`` display columns: between words, or between two
+    Chinese characters, never inside inline markup, before closing punctuation or after opening punctuation; a
+    bullet's or an enumerator's continuation lines are indented under its text (a single atom wider than
+    ``width``, a URL, stays whole).
+
+    >>> for part in wrap_line("- 每个请求碰到 32 个 sector（``blk.load``），合并访存版只碰到 4 个。", 30):
+    ...     print(part)
+    - 每个请求碰到 32 个 sector
+      （``blk.load``），合并访存版
+      只碰到 4 个。
+    """
+    if _width(line) <= width:
+        return [line]
+    prefix = re.match(_PREFIX, line)["prefix"]
+    indent = " " * len(prefix)
+    lines, current = [], prefix
+    for atom in _atoms(line[len(prefix):]):
+        if atom.isspace():
+            if current.strip():
+                current += atom
+            continue
+        if current.strip() and _width(current + atom) > width:
+            lines.append(current.rstrip())
+            current = indent
+        current += atom
+    lines.append(current.rstrip())
+    return lines
+
+
+def wrap_text(text: str, width: int = WRAP) -> str:
+    """Every line of ``text`` (reST prose) wrapped by :func:`wrap_line`, except in literal blocks and tables."""
+    out, literal = [], False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if literal and stripped and not line[:1].isspace():
+            literal = False
+        if literal or stripped.startswith(("|", "+-", "+=", ".. ")) or not stripped:
+            out.append(line)
+        else:
+            out += wrap_line(line, width)
+        if stripped.endswith("::"):
+            literal = True
+    return "\n".join(out)
+
+
+def map_text_blocks(source: str, edit) -> str:
+    """A sphinx-gallery script with ``edit`` applied to its docstring and to each ``# %%`` text block (as reST,
+    without the comment marks); code, and comments inside code, untouched."""
+    lines = source.split("\n")
+    tree = ast.parse(source)
+    first = tree.body[0] if tree.body else None
+    out: list[str] = []
+    start = 0
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        doc = edit(ast.get_docstring(tree, clean=True) or "")
+        quote = 'r"""' if "\\" in doc else '"""'
+        out += lines[: first.lineno - 1] + [quote, *doc.split("\n"), '"""']
+        start = first.end_lineno
+    i = start
+    while i < len(lines):
+        line = lines[i]
+        out.append(line)
+        i += 1
+        if re.match(r"^(#{20,}|# ?%%)", line):  # a text block: the comment lines that follow
+            block = []
+            while i < len(lines) and lines[i].startswith("#"):
+                block.append(lines[i][2:] if lines[i].startswith("# ") else lines[i][1:])
+                i += 1
+            out += _comment_block(edit("\n".join(block)).split("\n"))
+    return "\n".join(out)
+
+
 def _comment_block(lines: list[str]) -> list[str]:
     return [("# " + line).rstrip() if line else "#" for line in lines]
 
@@ -138,28 +245,7 @@ def translate_script(source: str, catalog: dict[str, str]) -> str:
     <BLANKLINE>
     x = 1  # Some text.
     """
-    lines = source.split("\n")
-    tree = ast.parse(source)
-    first = tree.body[0] if tree.body else None
-    out: list[str] = []
-    start = 0
-    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-        doc = translate_rst(ast.get_docstring(tree, clean=True) or "", catalog)
-        quote = 'r"""' if "\\" in doc else '"""'
-        out += lines[: first.lineno - 1] + [quote, *doc.split("\n"), '"""']
-        start = first.end_lineno
-    i = start
-    while i < len(lines):
-        line = lines[i]
-        out.append(line)
-        i += 1
-        if re.match(r"^(#{20,}|# ?%%)", line):  # a text block: the comment lines that follow
-            block = []
-            while i < len(lines) and lines[i].startswith("#"):
-                block.append(lines[i][2:] if lines[i].startswith("# ") else lines[i][1:])
-                i += 1
-            out += _comment_block(translate_rst("\n".join(block), catalog).split("\n"))
-    return "\n".join(out)
+    return map_text_blocks(source, lambda text: translate_rst(text, catalog))
 
 
 # --- install instructions ---------------------------------------------------------------------------
@@ -248,8 +334,8 @@ def localize_downloads(app) -> None:
                 continue  # not an example sphinx-gallery rendered (helpers, filtered out)
             docname = (Path(gallery_dir) / rel.with_suffix("")).as_posix()
             text = source.read_text(encoding="utf-8")
-            if lang != "en":
-                text = translate_script(text, _page_catalog(srcdir, lang, docname))
+            if lang != "en":  # (the English scripts are written as they are published)
+                text = map_text_blocks(translate_script(text, _page_catalog(srcdir, lang, docname)), plain)
             # the notebook, from the (translated) script's blocks, by sphinx-gallery itself
             tmp = target.with_suffix(".localized.py")
             tmp.write_text(text, encoding="utf-8")
@@ -268,7 +354,8 @@ def localize_downloads(app) -> None:
             save_notebook(jupyter_notebook(blocks, conf, str(target.parent)), notebook)
             page = f"{base}{docname}.html" if base else f"{docname}.html"
             header = script_header(lang, target.name, page, wheel, wheel_url)
-            target.write_text(_with_header(text, header, lang), encoding="utf-8")
+            script = map_text_blocks(text, wrap_text) if lang != "en" else text  # a catalog's paragraph is one line
+            target.write_text(_with_header(script, header, lang), encoding="utf-8")
             stamp = source.stat().st_mtime
             for path in (target, notebook):  # before zipping: the zip entries carry these times, so an
                 os.utime(path, (stamp, stamp))  # unchanged example zips to the same bytes, build after build

@@ -171,7 +171,9 @@ GLOSSARY: dict[str, tuple[str, tuple[str, ...]]] = {
     "tiling": ("分块", (r"(?i)\btiling\b",)),
     "padding": ("填充", (r"(?i)(?<!参数 )\bpadd(ing|ed)\b",)),  # 参数 padding: tl.load's parameter
     "phase": ("阶段（phase）", (r"(?i)\bphases?\b",)),
-    "charge (the model charges a resource)": ("计入 / 记账", ("计费",)),
+    "charge (the model charges a resource)": ("计入 / 记账", ("计费", "定价")),
+    "divergence (of a warp's threads)": ("分支发散", ("分化",)),
+    "compulsory traffic": ("必需流量（表头：必需量）", (r"强制的?\s*(?:DRAM\s*)?(?:流量|字节)",)),
     "running max / sum": ("当前最大值 / 累加和", ("运行中的最大值", "运行最大值", "运行中的和", r"运行和(?!下载)")),
 }
 # an English gloss in full-width parentheses is allowed (波次（wave）), but not these: the pages gloss
@@ -190,6 +192,7 @@ TYPOGRAPHY: dict[str, tuple[str, str]] = {
     "a half-width comma or semicolon between Chinese": (r"[\u4e00-\u9fff][,;][\u4e00-\u9fff]",
                                                         "full-width ，； or, in coordinates, (行, 列)"),
     "a unit glued to its number": (r"(?<![\w.])\d+B\b", "128 字节"),
+    "an estimate as '慢估/快估 N 倍' or '少了多少倍'": (r"[慢快]估|少了多少倍", "估出的时间是实际的 N 倍, 两者之比"),
     "a space around an emphasised Chinese word": (
         r"[\u4e00-\u9fff] \*{1,2}[\u4e00-\u9fff][^*]*\*{1,2}|\*{1,2}[^*\s]*[\u4e00-\u9fff]\*{1,2} [\u4e00-\u9fff]",
         "写入\\ *下一个*\\ tile (reST) or 写入*下一个* tile (MyST)"),
@@ -327,6 +330,12 @@ def check(pot_dir: str, po_dir: str) -> int:
                 if rel.parts[0] == "auto_examples" or rel.name == "api.po":  # reST sources
                     for markup in rest_markup_problems(entry.string):
                         problems.append(f"{rel}: reST markup touching Chinese text, add '\\ ': {markup!r}")
+                elif str(rel) != GLOSSARY_CATALOG:  # MyST pages (the glossary quotes reST on purpose)
+                    if m := re.search(r".{0,8}(?<!\\)\\ .{0,8}", str(entry.string)):  # the page shows it
+                        problems.append(f"{rel}: a reST escape in a MyST page, shown as a backslash: {m.group(0)!r}")
+                    if m := re.search(r".{0,8}[。，；：！？]\*{1,2} \S", str(entry.string)):
+                        problems.append(f"{rel}: a space after a bold lead-in's full-width punctuation, write "
+                                        f"**引语**。正文: {m.group(0)!r}")
                 for problem in ([] if str(rel) == GLOSSARY_CATALOG else glossary_problems(str(msg.id), str(entry.string))):
                     problems.append(f"{rel}: {problem}: {str(msg.id)[:60]!r}")
     for p in problems:

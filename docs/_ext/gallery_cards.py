@@ -10,7 +10,7 @@ translation, with or without JavaScript.
 The same goes for the cards sphinx-gallery includes into each example: its "Related examples" (its
 recommender's ``<example>.recommendations``, whose heading this extension also translates). The
 gettext build leaves them out: they are links to other pages, not text to translate. On the API
-pages, the heading of sphinx-gallery's mini-gallery ("Examples using ``X``") is translated too.
+pages, sphinx-gallery's mini-gallery ("Examples using ``X``") is translated too: its heading and its cards.
 """
 
 from __future__ import annotations
@@ -113,8 +113,34 @@ def _doctree_read(app, doctree):
             title.append(nodes.Text(after))
 
 
+def _translated_minigallery(app):
+    """sphinx-gallery's ``minigallery`` directive (the "Examples using X" cards of an API page), its cards'
+    titles and tooltips in the page's language: the directive writes them from the English scripts."""
+    from docutils import statemachine
+    from sphinx_gallery.directives import MiniGallery
+
+    class TranslatedMiniGallery(MiniGallery):
+        def run(self):
+            if (app.config.language or "en") == "en":
+                return super().run()
+            insert = self.state_machine.insert_input
+
+            def translated(lines, source):
+                text = translate_cards("\n".join(lines), _catalogs(app))
+                return insert(statemachine.string2lines(text, convert_whitespace=True), source)
+
+            self.state_machine.insert_input = translated
+            try:
+                return super().run()
+            finally:
+                del self.state_machine.insert_input  # the instance attribute: back to the class's method
+
+    return TranslatedMiniGallery
+
+
 def setup(app):
+    app.add_directive("minigallery", _translated_minigallery(app), override=True)
     app.connect("source-read", _source_read)
     app.connect("include-read", _include_read)
     app.connect("doctree-read", _doctree_read, priority=400)  # before the table of contents is collected
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 3}  # 3: the headings it translates
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 4}  # 4: the mini-galleries' cards

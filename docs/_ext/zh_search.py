@@ -6,9 +6,11 @@ jieba cuts in two (合并访存 → 合并 + 访存, 线程块 → 线程 + 块)
 - gives jieba a user dictionary (``html_search_options["dict"]``) of every Chinese term of
   docs/glossary.md and of :data:`EXTRA_TERMS`, so each is indexed whole (jieba's search mode still
   indexes its parts too: 合并 and 访存 keep finding their pages);
-- adds the synonyms a reader may type instead, each leading to the pages of its term: the renderings
-  the glossary rejects (线程束 for warp, 核函数 for 内核, …) and :data:`EXTRA_SYNONYMS` (合并访问,
-  存储体冲突, …), written into the built ``searchindex.js`` as terms of their own.
+- gives the browser's search (docs/_static/kernellab-search.js, which also cuts any Chinese query into the
+  index's own terms: this list makes terms whole, it is not what a query needs to be found) the synonyms a
+  reader may type instead, each standing for its term: the renderings the glossary rejects (线程束 for
+  warp, 核函数 for 内核, …; these also rank the glossary first) and :data:`EXTRA_SYNONYMS` (合并访问,
+  存储体冲突, …), written into the built ``searchindex.js`` beside Sphinx's tables (:func:`search_data`).
 
 :func:`glossary_terms` and :func:`synonyms` are what tests/site/test_search.py checks the built index
 against.
@@ -30,9 +32,9 @@ EXTRA_TERMS = ("全局内存", "线程块", "竞争检测器", "寄存器", "访
 EXTRA_SYNONYMS = {
     "合并访问": ("合并访存",), "访存合并": ("合并访存",), "内存合并": ("合并访存",), "合并内存访问": ("合并访存",),
     "存储体冲突": ("bank conflict",), "bank冲突": ("bank conflict",), "内存库冲突": ("bank conflict",),
-    "线程束": ("warp",), "共享存储器": ("共享内存",), "全局存储器": ("全局内存",), "线程网格": ("网格",),
+    "共享存储器": ("共享内存",), "全局存储器": ("全局内存",), "线程网格": ("网格",),
     "核函数": ("内核",), "屋顶模型": ("roofline",), "占有率": ("占用率",), "计算强度": ("算术强度",),
-    "运算强度": ("算术强度",), "栅栏": ("屏障",), "同步屏障": ("屏障",), "算子融合": ("融合",), "内核融合": ("融合",),
+    "运算强度": ("算术强度",), "屋顶线模型": ("roofline",), "栅栏": ("屏障",), "同步屏障": ("屏障",), "算子融合": ("融合",), "内核融合": ("融合",),
     "竞态条件": ("冒险",), "数据竞争": ("冒险",), "张量核": ("Tensor Core",), "张量核心": ("Tensor Core",), "内存带宽": ("显存带宽",), "流式多处理器": ("SM",),
 }
 
@@ -113,19 +115,6 @@ def read_index(path: Path) -> dict:
     return json.loads(re.fullmatch(r"Search\.setIndex\((.*)\)\s*", text, re.S)[1])
 
 
-def add_synonyms(index: dict, stem) -> dict[str, list[int]]:
-    """Give each synonym the documents of its terms; return what was added."""
-    added = {}
-    for word, terms in synonyms().items():
-        docs = set().union(*(_docs(index, t, stem) for t in terms))
-        if not docs:
-            continue
-        hit = index["terms"].get(word, [])
-        docs |= {hit} if isinstance(hit, int) else set(hit)
-        index["terms"][word] = added[word] = sorted(docs)
-    return added
-
-
 def _config_inited(app, config):
     if not (config.language or "").startswith("zh"):
         return
@@ -145,14 +134,25 @@ def _config_inited(app, config):
     config.html_search_options = {**(config.html_search_options or {}), "dict": str(path)}
 
 
+def search_data() -> dict:
+    """What the browser's search (docs/_static/kernellab-search.js) reads beside Sphinx's index: each synonym
+    and the term it stands for (lower case; the query looks it up instead), and the renderings the
+    glossary rejects (a query holding one ranks the glossary first: it says what the site writes instead).
+    Kept out of Sphinx's own tables, which an incremental build reads back and would keep stale."""
+    def term(word, terms):  # of several (运行和 → 当前最大值 / 累加和): the one sharing most characters with it
+        return max(terms, key=lambda t: (len(set(t) & set(word)), -terms.index(t))).lower()
+
+    return {"kernellab_synonyms": {word: [term(word, terms)] for word, terms in sorted(synonyms().items())},
+            "kernellab_rejected": sorted(w for w in synonyms() if w not in EXTRA_SYNONYMS)}
+
+
 def _build_finished(app, exception):
     if exception or app.builder.format != "html" or not (app.config.language or "").startswith("zh"):
         return
     path = Path(app.outdir, "searchindex.js")
     if not path.is_file():
         return
-    index = read_index(path)
-    add_synonyms(index, app.builder.indexer.lang.stem)
+    index = {**read_index(path), **search_data()}
     path.write_text("Search.setIndex(" + json.dumps(index, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
                     + ")", encoding="utf-8")
 

@@ -302,7 +302,8 @@ Claims() \
     .add(tr("Naive: share of the excess sectors on the A line (%)"), round(100 * share, 1), 99.2) \
     .add(tr("Coalesced: excess sectors of its loads"), a_coal.sectors + b_coal.sectors
          - a_coal.gld_ideal_sectors - b_coal.gld_ideal_sectors, 0) \
-    .add(tr("The finding names the A line"), f"{finding.rule}, {finding.line}", f"uncoalesced, {a_line}") \
+    .add(tr("The finding names the A line"), tr("{rule}, line {line}").format(rule=tr(finding.rule), line=finding.line),
+         tr("{rule}, line {line}").format(rule=tr("uncoalesced"), line=a_line)) \
     .show()
 
 # %%
@@ -352,6 +353,9 @@ for ax, ((kernel, array), addresses) in zip(axes, patterns.items()):
         kernel=kernel.removeprefix("sgemm_"), array=array, lines=lines(acc), sectors=sectors(acc))
     framed[kernel, array] = draw_warp(ax, addresses, N_SIM, title)
     assert framed[kernel, array] == lines(acc)  # the frames are the simulator's line count
+# the figure's own title, first in its alt text: the heat-map above has the same four panel titles
+fig.suptitle(tr("Top-left 32×32 corner of each matrix: what the first warp's lanes read at k = 0 (blue) "
+                "and the lines they touch (red)"), fontsize=10)
 plt.show()
 Claims().add(tr("Bytes between the naive kernel's lanes in A (K·4)"), K * 4, 512) \
     .add(tr("Lines framed: naive A, naive B, coalesced A, coalesced B"), " / ".join(map(str, framed.values())),

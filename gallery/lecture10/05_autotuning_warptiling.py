@@ -341,9 +341,9 @@ Claims().add(tr("Measurements in the fits of η / outside them / all"),
 #   count separates them: kernel 5 loads and stores with 32-bit instructions and its B loads conflict
 #   (180 wavefronts per 512 FFMAs); kernel 7 reads B with 64 scalar loads, 652 instructions in all,
 #   which make issue its tightest bound, but it reaches only 0.53 of that bound, held back by the
-#   latency of those dependent loads rather than by a throughput; kernel 8 pays 216 wavefronts. The queue of load/store instructions (MIO,
-#   one per SM per cycle) is not what holds kernel 7 back: its 90 per 512 FFMAs would allow 5.7 FFMAs
-#   per SM-cycle, against the 1.68 measured.
+#   latency of those dependent loads rather than by a throughput; kernel 8 pays 216 wavefronts. The queue
+#   of load/store instructions (MIO, one per SM per cycle) is not what holds kernel 7 back: its 90 per
+#   512 FFMAs would allow 5.7 FFMAs per SM-cycle, against the 1.68 measured.
 # * **Kernel 10 and the FP32 peak.** On the A6000 (and the H100), 128 FP32 lanes per SM are 4 warp
 #   FFMAs per cycle, exactly the issue rate of the 4 warp schedulers: the FP32 peak is an *issue-rate*
 #   peak, reached only if an FFMA issues on every cycle of every scheduler. Every load, address

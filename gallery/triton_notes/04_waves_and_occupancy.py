@@ -345,8 +345,8 @@ Claims().add(tr("Compiled registers per thread, A100 / H100"),
 # the slots do work (with the 3 programs per SM that shared memory alone allows, it would have been 3
 # waves of 396 and 86.2 %). As a fraction of the *time*, that overstates the loss a little: the picture
 # assumes that every program takes the same time, but the programs of a partly filled last wave share
-# their SMs with fewer others and run faster. On the A100, 2 programs per SM make waves of 216, and 1024 programs take 5 of
-# them (94.8 %). These are also the waves the L2 *wave model* of lecture 10 (page 6) should use: it
+# their SMs with fewer others and run faster. On the A100, 2 programs per SM make waves of 216, and 1024
+# programs take 5 of them (94.8 %). These are also the waves the L2 *wave model* of lecture 10 (page 6) should use: it
 # assumes one program per SM, which for these configurations overstates the number of waves, and it
 # assumes that nothing in L2 survives from one wave to the next, which makes its DRAM traffic an upper
 # bound. Page 6 sets it beside an LRU estimate of the L2.

@@ -150,3 +150,50 @@ def test_first_cell_without_kernellab(lang):
     done = _run_first_cell(source, f"https://example.org/kl/dist/{WHEEL}")
     assert done.returncode == 0, done.stderr
     assert f"'-m', 'pip', 'install', 'https://example.org/kl/dist/{WHEEL}'" in done.stdout
+
+
+# --- what a reader opens: no reST escapes, no over-long prose lines (issue 36) ------------------------------
+
+ESCAPE = re.compile(r"(?<!\\)\\ ")  # reST's escaped space: Markdown shows it as a backslash
+PROSE_COLUMNS = 120  # display columns (a Chinese character is two) of a downloaded script's prose line
+
+
+def escapes_in_notebook(notebook: dict) -> list[str]:
+    """The markdown cells' stretches around a reST escaped space (``*数据*\\ 带宽``), which Jupyter shows as "\\"."""
+    return [_source(c)[max(0, m.start() - 12): m.end() + 12] for c in notebook["cells"] if c["cell_type"] == "markdown"
+            for m in ESCAPE.finditer(_source(c))]
+
+
+def long_prose_lines(script: str, columns: int = PROSE_COLUMNS) -> list[str]:
+    """The lines of a script's text blocks wider than ``columns`` that a reader could have had broken (a single
+    unbreakable word, a URL, is left alone)."""
+    from wcwidth import wcswidth
+
+    return [line for block in _text_blocks(script) for line in block.split("\n")
+            if wcswidth(line) > columns and len(line.split()) > 1]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_notebooks_hold_no_rest_escapes(lang):
+    found = {nb.name: escapes_in_notebook(_notebook(nb))[:2] for nb in _downloads(lang, ".ipynb")}
+    found = {k: v for k, v in found.items() if v}
+    assert not found, f"{lang}: reST escapes in notebooks (shown as a backslash): {found}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_scripts_hold_no_over_long_prose_lines(lang):
+    found = {py.name: long_prose_lines(py.read_text(encoding="utf-8")) for py in _downloads(lang, ".py")}
+    found = {k: f"{len(v)} lines, e.g. {v[0][:60]!r}" for k, v in found.items() if v}
+    assert not found, f"{lang}: prose lines wider than {PROSE_COLUMNS} columns: {found}"
+    for py in _downloads(lang, ".py"):
+        assert not ESCAPE.search("\n".join(_text_blocks(py.read_text(encoding="utf-8")))), f"{lang}/{py.name}: reST escapes"
+
+
+def test_the_download_checks_find_what_the_chinese_downloads_held():
+    """The Chinese downloads before issue 36: an escape in a notebook, a 712-character paragraph in a script."""
+    notebook = {"cells": [{"cell_type": "markdown", "source": ["用 ``tl.tanh``\\ （tanh 来自 libdevice）"]},
+                          {"cell_type": "code", "source": ["x = '\\\\ '"]}]}
+    found = escapes_in_notebook(notebook)
+    assert len(found) == 1 and "``tl.tanh``\\ （" in found[0], found
+    script = '"""\n标题\n====\n"""\n# %%\n# ' + "每个请求碰到 32 个 sector，" * 20 + "\n# https://" + "x" * 150 + "\n"
+    assert len(long_prose_lines(script)) == 1

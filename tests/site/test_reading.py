@@ -259,3 +259,51 @@ def test_chinese_cells_break_between_words_and_emphasis_is_upright():
     assert re.search(r":lang\(zh\) \.bd-article em \{ font-style: normal;", css)
     assert re.search(r"table\.kernellab-table td\.num \{ white-space: nowrap; \}", css)
     assert '<html lang="zh-CN"' in _read("zh_CN", GALLERY[0])  # what :lang(zh) matches
+
+
+# --- one h1 a page, distinct figure descriptions, Chinese cards on Chinese API pages (issue 36) ----------------
+
+def h1_count(page: str) -> int:
+    """The h1 headings of a page's article (the theme has none outside it)."""
+    body = page[page.find("<body"):]
+    return len(re.findall(r"<h1\b", re.sub(r"<script\b.*?</script>", "", body, flags=re.S)))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_one_h1_per_page(lang):
+    """The gallery's index had three (its title and its two sections'), so the landing page listed its sections
+    as siblings of the gallery and none of its lessons."""
+    root = SITE / lang
+    pages = [p for p in root.rglob("*.html") if "_static" not in p.parts]
+    wrong = {p.relative_to(root).as_posix(): n for p in pages if (n := h1_count(p.read_text(encoding="utf-8"))) != 1}
+    assert len(pages) > 150 and not wrong, f"{lang}: pages without exactly one h1: {dict(list(wrong.items())[:8])}"
+
+
+def test_the_h1_check_counts_the_gallery_index_as_it_was():
+    page = '<body><article><section><h1>Gallery</h1><section><h1>Lecture 10</h1></section><h1>Notes</h1></section>'
+    assert h1_count(page) == 3
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_figures_of_a_page_have_distinct_descriptions(lang):
+    same = {}
+    for rel in GALLERY:
+        alts = re.findall(r'<img [^>]*alt="([^"]+)"[^>]*class="sphx-glr-', _read(lang, rel))
+        if len(alts) != len(set(alts)):
+            same[rel] = sorted({a for a in alts if alts.count(a) > 1})
+    assert not same, f"{lang}: figures sharing an alt text: {same}"
+
+
+def test_chinese_api_pages_show_chinese_example_cards():
+    """sphinx-gallery writes the mini-gallery's cards from the English scripts (38 Chinese API pages had English
+    titles and tooltips)."""
+    english = []
+    for page in sorted((SITE / "zh_CN" / "generated").glob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        for title in re.findall(r'<div class="sphx-glr-thumbnail-title">(.*?)</div>', text):
+            if not CJK.search(title):
+                english.append(f"{page.name}: {title}")
+        for tooltip in re.findall(r'class="sphx-glr-thumbcontainer" tooltip="([^"]*)"', text):
+            if tooltip and not CJK.search(tooltip):
+                english.append(f"{page.name}: {tooltip[:40]}")
+    assert not english, f"{len(english)} English cards on Chinese API pages, e.g. {english[:4]}"
