@@ -37,6 +37,7 @@ extensions = [
     "localized_downloads",
     "zh_search",  # docs/_ext: Chinese search finds the glossary's terms whole, and their synonyms
     "site_weight",  # docs/_ext: no sourcemaps, one copy of the highlighted source pages for both languages
+    "edit_links",  # docs/_ext: "Edit this page" opens the file a reader changes (script, Markdown, catalog)
 ]
 sys.path.insert(0, str(HERE / "_ext"))
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
@@ -257,6 +258,9 @@ sphinx_gallery_conf = {
 # to a host.
 SITE_URL = site_publish.site_url()
 WHEEL = localized_downloads.wheel_name(release)
+import edit_links  # noqa: E402  (docs/_ext: where the site's repository is, when it is known)
+
+REPOSITORY = edit_links.repository()  # "" in a local build: no repository link, no "Edit this page"
 
 # --- HTML ---
 html_theme = "pydata_sphinx_theme"
@@ -266,10 +270,12 @@ html_static_path = ["_static"]
 html_favicon = "_static/favicon.svg"
 html_css_files = ["custom.css"]
 html_js_files = ["sphinx9-zh-search-fix.js", "kernellab.js"]
-html_context = {"languages": LANGUAGES, "site_url": SITE_URL, "wheel": WHEEL}
+html_context = {"languages": LANGUAGES, "site_url": SITE_URL, "wheel": WHEEL, "repository": REPOSITORY,
+                "repository_branch": os.environ.get("KERNELLAB_REPOSITORY_BRANCH", "main")}
 html_theme_options = {
     "navbar_end": ["lang-switcher", "theme-switcher", "navbar-icon-links"],
-    "secondary_sidebar_items": ["page-toc", "sg_download_links"],
+    "secondary_sidebar_items": ["page-toc", "edit-this-page", "sg_download_links"],
+    "icon_links": [{"name": "Repository", "url": REPOSITORY, "icon": "fa-solid fa-code-branch"}] if REPOSITORY else [],
     "show_toc_level": 2,
     # one header row at desktop widths (five long titles wrapped it into three rows, 136 px): the rest
     # of the pages are under "More"
@@ -297,7 +303,9 @@ def _runtime_language(app, config):
     os.environ["KERNELLAB_LANG"] = lang
     if lang == "zh_CN":  # the footer's "© Copyright 2026, the kernellab developers.", the search box's hint
         config.copyright = "2026，kernellab 开发者"
-        config.html_theme_options = {**config.html_theme_options, "search_bar_text": "搜索文档……"}
+        config.html_theme_options = {**config.html_theme_options, "search_bar_text": "搜索文档……",
+                                     "icon_links": [{**link, "name": "代码仓库"}
+                                                    for link in config.html_theme_options.get("icon_links", [])]}
     if SITE_URL:
         config.html_baseurl = f"{SITE_URL}{lang}/"
     config.sphinx_gallery_conf["first_notebook_cell"] = localized_downloads.first_cell(

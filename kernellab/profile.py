@@ -80,14 +80,17 @@ def _uncoalesced(counts) -> list[Finding]:
             "uncoalesced global accesses: {pct:.0f} % of the {sectors} sectors are excess, ideally {ideal} "
             "(launch with lines=True to see the line)").format(pct=100 * excess / counts.sectors,
                                                                 sectors=counts.sectors, ideal=ideal))]
-    key, row = max(counts.by_line.items(), key=lambda kv: _excess(kv[1]))
-    share = _excess(row) / excess
-    ideal_row = row.load_ideal_sectors + row.store_ideal_sectors
-    return [Finding("uncoalesced", key[1], metric, share, _(
-        "uncoalesced global accesses: line {line} causes {pct:.0f} % of the excess sectors ({excess} of "
-        "{sectors} sectors; {per:.1f} sectors per request, ideally {ideal:.1f})").format(
-        line=key[1], pct=100 * share, excess=excess, sectors=counts.sectors,
-        per=row.sectors / row.requests, ideal=ideal_row / row.requests))]
+    most = max(_excess(row) for row in counts.by_line.values())
+    out = []  # every line with the most excess sectors: fixing one of several that tie changes little
+    for key, row in sorted((kv for kv in counts.by_line.items() if _excess(kv[1]) == most), key=lambda kv: kv[0][1]):
+        share = _excess(row) / excess
+        ideal_row = row.load_ideal_sectors + row.store_ideal_sectors
+        out.append(Finding("uncoalesced", key[1], metric, share, _(
+            "uncoalesced global accesses: line {line} causes {pct:.0f} % of the excess sectors ({excess} of "
+            "{sectors} sectors; {per:.1f} sectors per request, ideally {ideal:.1f})").format(
+            line=key[1], pct=100 * share, excess=excess, sectors=counts.sectors,
+            per=row.sectors / row.requests, ideal=ideal_row / row.requests)))
+    return out
 
 
 def _conflicts(counts) -> list[Finding]:
@@ -107,7 +110,11 @@ def _conflicts(counts) -> list[Finding]:
         conflicts = row.shld_conflicts + row.shst_conflicts
         if conflicts <= 0 or conflicts < CONFLICT_SHARE * total or len(out) == 3:
             continue
-        ways = (row.shld_wavefronts + row.shst_wavefronts) / (row.shld_ideal + row.shst_ideal)
+        # the worse of the line's shared loads and stores, not their average: a kernel whose lines cannot be
+        # read (made by exec) is one line, and a 32-way load beside a conflict-free store is 32-way
+        ways = max(waves / ideal for waves, ideal, extra in ((row.shld_wavefronts, row.shld_ideal, row.shld_conflicts),
+                                                             (row.shst_wavefronts, row.shst_ideal, row.shst_conflicts))
+                   if ideal and extra > 0)
         out.append(Finding("bank conflicts", key[1], metric, ways, _(
             "{ways:.0f}-way bank conflicts on line {line}: {conflicts} extra wavefronts, {pct:.0f} % of the "
             "kernel's bank conflicts").format(ways=ways, line=key[1], conflicts=conflicts, pct=100 * conflicts / total)))

@@ -248,3 +248,38 @@ def test_a_chinese_text_report_underlines_each_title_across_its_width(monkeypatc
     ruled = [(title, rule) for title, rule in zip(lines, lines[1:]) if rule and set(rule) <= set("=-")]
     assert len(ruled) >= 3 and any(re.search(r"[\u4e00-\u9fff]", t) for t, _ in ruled)
     assert all(len(rule) == display_width(title) for title, rule in ruled), ruled
+
+
+def test_lines_that_tie_are_all_named():
+    """Three loads at stride 8 floats: 32 sectors a request where 4 would do, 28 excess each, a third of the
+    kernel's excess each (the store is coalesced). Naming only the first sent a reader to fix one of three."""
+
+    def three(blk, x, y, z, out):
+        a = blk.load(x, blk.tx * 8)
+        b = blk.load(y, blk.tx * 8)
+        c = blk.load(z, blk.tx * 8)
+        blk.store(out, blk.tx, a + b + c)
+
+    args = (np.ones(256, np.float32), np.ones(256, np.float32), np.ones(256, np.float32), np.empty(32, np.float32))
+    found = [f for f in findings(launch(three, 1, 32, args=args, lines=True)) if f.rule == "uncoalesced"]
+    lines = [line_of(three, f"{v} = blk.load") for v in "abc"]
+    assert [f.line for f in found] == lines
+    assert all(abs(f.value - 1 / 3) < 1e-12 for f in found)  # 28 of 84 excess sectors each
+    assert all(f"line {line} causes 33 %" in str(f) for f, line in zip(found, lines))
+
+
+def test_a_kernel_made_by_exec_reports_its_worst_conflict_not_an_average():
+    """exec'd source cannot be read: every access counts on the exec line. A conflict-free shared store (32
+    wavefronts of 1) beside a 32-way load (32 of 32) averaged to "16-way"; the load is 32-way."""
+    namespace = {}
+    exec("def tile(blk, x, y):\n"
+         "    s = blk.shared(32 * 32, np.float32, name='s')\n"
+         "    for r in range(32):\n"
+         "        blk.store(s, r * 32 + blk.tx, blk.load(x, r * 32 + blk.tx))\n"
+         "    blk.syncthreads()\n"
+         "    for r in range(32):\n"
+         "        blk.store(y, r * 32 + blk.tx, blk.load(s, blk.tx * 32 + r))\n", {"np": np}, namespace)
+    c = launch(namespace["tile"], 1, 32, args=(np.ones(1024, np.float32), np.empty(1024, np.float32)), lines=True)
+    (conflict,) = [f for f in findings(c) if f.rule == "bank conflicts"]
+    # 32 column reads of 32 lanes, one bank: 32 wavefronts each, 1 ideal; the 32 row writes: 1 each
+    assert conflict.value == 32 and str(conflict).startswith("32-way bank conflicts")

@@ -3,6 +3,7 @@
 - **No sourcemaps.** The theme's bundles come with ``.map`` files (3.7 MB over both languages) that only a
   browser's developer tools ask for; they are deleted from ``_static/`` and the bundles' ``sourceMappingURL``
   comments dropped, so those tools ask for nothing that is missing.
+- **No script that does nothing.** sphinx-gallery's tag filter (``sg-tags.js``) is left out: no example has tags.
 - **One copy of the highlighted source.** viewcode's ``_modules/`` pages (6 MB a language) show kernellab's
   code, which is the same in every language: only the English site (:data:`SOURCE_LANGUAGE`) writes them,
   and on every other language the API pages' ``[source]`` links lead there. On those shared pages the
@@ -107,6 +108,10 @@ def switch_target(pagename: str, docnames) -> str:
 
 def _page_context(app, pagename, templatename, context, doctree) -> None:
     context["switch_target"] = switch_target(pagename, app.env.all_docs)
+    # sphinx-gallery's tag filter on every page: kernellab's examples carry no tags, and the gallery's index
+    # showed an empty list of them
+    context["script_files"] = [js for js in context.get("script_files", [])
+                               if not str(getattr(js, "filename", js)).endswith("sg-tags.js")]
 
 
 def stale_pages(out: Path, current: set[str]) -> list[Path]:

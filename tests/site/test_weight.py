@@ -14,6 +14,7 @@ from site_common import LANGS, SITE
 # a new page or asset that needs more says so here.
 BUDGET_BYTES = 45_000_000
 SEARCH_FILES = ("searchindex.js", "searchtools.js", "language_data.js")
+UNUSED_SCRIPTS = ("sg-tags.js",)  # sphinx-gallery's tag filter: no example has tags, its list was empty
 
 
 def site_bytes(site: Path) -> int:
@@ -52,6 +53,13 @@ def test_the_search_index_loads_on_the_search_page_only(lang):
     assert not loading, f"{lang}: {len(loading)} pages load the search index, e.g. {loading[:3]}"
     search = (SITE / lang / "search.html").read_text(encoding="utf-8")
     assert {s.split("?")[0].rsplit("/", 1)[-1] for s in search_scripts(search)} == set(SEARCH_FILES)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_page_loads_a_script_that_does_nothing(lang):
+    loading = [p.relative_to(SITE / lang).as_posix() for p in _pages(lang)
+               if any(s in p.read_text(encoding="utf-8") for s in UNUSED_SCRIPTS)]
+    assert not loading, f"{lang}: {len(loading)} pages load {UNUSED_SCRIPTS}, e.g. {loading[:3]}"
 
 
 @pytest.mark.parametrize("lang", LANGS)
