@@ -647,3 +647,38 @@ def test_type_queries_students_write():
     out = np.zeros_like(x)
     k[(1,)](x, out, N=8)
     assert (out == 2 * x).all()
+
+
+def test_broadcast_squeeze_unsqueeze_and_bitonic_merge():
+    @triton.jit
+    def k(x_ptr, out_ptr):
+        a = tl.load(x_ptr + tl.arange(0, 4))                        # [4]
+        col, row = tl.broadcast(a[:, None], a[None, :])             # both [4, 4]
+        tl.store(out_ptr + tl.arange(0, 4)[:, None] * 4 + tl.arange(0, 4)[None, :], col * 10 + row)
+        u = tl.unsqueeze(a, 0)                                      # [1, 4]
+        tl.store(out_ptr + 16 + tl.arange(0, 4), tl.squeeze(u, 0) + tl.squeeze(tl.unsqueeze(a, -1), 1))
+        tl.store(out_ptr + 20 + tl.arange(0, 4), tl.bitonic_merge(a, descending=1))
+
+    x = np.array([3, 1, 4, 2], np.int32)
+    out = np.zeros(24, np.int32)
+    k[(1,)](x, out)
+    assert out[:16].reshape(4, 4).tolist() == (x[:, None] * 10 + x[None, :]).tolist()
+    assert out[16:20].tolist() == (2 * x).tolist() and out[20:].tolist() == [4, 3, 2, 1]
+
+
+@pytest.mark.parametrize(("body", "error", "message"), [
+    ("tl.cat(a, a.to(tl.float32), can_reorder=True)", TypeError, "tl.cat needs two blocks of one type"),
+    ("tl.cat(a, a[:, None], can_reorder=True)", ValueError, "tl.cat needs blocks that differ only along dim 0"),
+    ("tl.split(tl.join(a, a).reshape(8))", ValueError, "last dimension is 2, got shape \\[8\\]"),
+    ("tl.squeeze(a, 0)", ValueError, "tl.squeeze: dimension 0 of shape \\[4\\] is not 1"),
+    ("tl.gather(a, a.to(tl.float32), 0)", ValueError, "tl.gather needs an integer index block"),
+    ("tl.histogram(a[:, None], 4)", ValueError, "tl.histogram needs a 1-D integer block"),
+    ("tl.sort(tl.join(a, a), dim=0)", ValueError, "sort only along the last dimension"),
+    ("tl.topk(a, 3)", ValueError, "tl.topk needs k a power of two at most 4, got 3"),
+])
+def test_shape_operations_refuse_what_triton_refuses(body, error, message):
+    scope = {"tl": tl}
+    exec(f"def k(x_ptr):\n    a = tl.load(x_ptr + tl.arange(0, 4))\n    {body}\n", scope)
+    kernel = triton.jit(scope["k"])
+    with pytest.raises(error, match=message):
+        kernel[(1,)](np.zeros(4, np.int32))

@@ -838,22 +838,6 @@ class Tally:
         """Record ``n`` FLOPs of elementwise arithmetic or reductions."""
         self.n["flops"] += n
 
-    def counted(self, kind: str, instructions: int, requests: int, sectors: int, nbytes: int, nlines: int = 0,
-                lanes: int = 1, *, ideal: int):
-        """Add an access already counted by :func:`count_access` (``instructions`` programs ran it, each
-        on a block of ``lanes`` elements: one warp instruction per 32 of them; ``ideal``: its ideal sectors,
-        :func:`kernellab.access.ideal_sectors`)."""
-        n = self.n
-        n[kind + "_ideal_sectors"] += ideal
-        n[kind + "s"] += instructions
-        if kind != "atomic":
-            n[kind + "_instructions"] += instructions * -(-lanes // WARP_SIZE)
-            n[kind + "_instructions_sm90"] += instructions * -(-lanes // WARP_SIZE)
-        n[kind + "_requests"] += requests
-        n[kind + "_sectors"] += sectors
-        n[kind + "_bytes"] += nbytes
-        n[kind + "_lines"] += nlines
-
     def flush(self):
         """Count every pending access through :mod:`kernellab.access`."""
         for (kind, width, copies, _), parts in self._pending.items():

@@ -408,12 +408,8 @@ def _read_lines(flat: np.ndarray, view: View, lines, other):
 
 def _write_lines(prog: Program, flat: np.ndarray, lines, vals: np.ndarray, rows: int, shape: tuple) -> bool:
     """An unmasked tile written a line at a time through a window of ``flat``; False, having written nothing, when
-    a line reaches outside the array or lines overlap one another (whose writes the scatter orders)."""
-    axis, s, n = lines
-    if int(s.min()) < 0 or int(s.max()) + n > flat.size:
-        return False
-    if s.shape[0] != rows:
-        s = np.broadcast_to(s, (rows, s.shape[1]))
+    lines overlap one another (whose writes the scatter orders, lane by lane)."""
+    axis, s, n = lines  # s: (rows, lines), inside the array (every lane is kept and was checked)
     order = np.sort(s, axis=None)
     if order.size > 1 and not (order[1:] - order[:-1] >= n).all():
         return False
@@ -437,9 +433,8 @@ def _exactly_inside(mask: np.ndarray, start: int, lo: int, hi: int) -> bool:
 
 def _gather(flat: np.ndarray, offs: np.ndarray, mask, other, start):
     """The values of an access already checked: ``flat[offs]`` where ``mask`` holds, ``other`` elsewhere
-    (``start``: the first offset when ``offs`` is consecutive, else None)."""
-    if start is not None and mask is None:  # a contiguous block: a slice, not a gather
-        return flat[start:start + offs.size].reshape(offs.shape).copy()
+    (``start``: the first offset when ``offs`` is consecutive, else None; an unmasked consecutive block is
+    read as rows, never here)."""
     if mask is None:
         return flat[offs]
     fill = cvt.astype(0 if other is None else other, flat.dtype)
@@ -459,9 +454,8 @@ def _gather(flat: np.ndarray, offs: np.ndarray, mask, other, start):
 
 def _scatter(flat: np.ndarray, offs: np.ndarray, value: np.ndarray, mask, start):
     """``(apply, source)``: ``apply()`` writes ``value`` to ``flat[offs]`` where ``mask`` holds, reading
-    ``source`` (``start``: the first offset when ``offs`` is consecutive, else None)."""
-    if start is not None and mask is None:
-        return _assign(flat[start:start + offs.size], value.reshape(-1)), value
+    ``source`` (``start``: the first offset when ``offs`` is consecutive, else None; an unmasked consecutive
+    block is written as rows, never here)."""
     if mask is None:
         return (lambda: flat.__setitem__(offs, value)), value
     if start is not None:  # consecutive and masked: write the slice inside the array where the mask holds

@@ -80,14 +80,11 @@ def lines_of_outer(x: np.ndarray, y: np.ndarray, dtype=None) -> tuple[bool, Line
     (True, 1, [[5, 105]], 3)
     """
     col, row = (x, y) if x.shape[2] == 1 else (y, x)
-    rows = max(col.shape[0], row.shape[0])
     for axis, run, other in ((1, row[:, 0, :], col[:, :, 0]), (0, col[:, :, 0], row[:, 0, :])):
         r = run.astype(np.int64)
         if not (r[:, 1:] - r[:, :-1] == 1).all():
             continue
-        starts = other.astype(np.int64) + r[:, :1]
-        if starts.shape[0] != rows:
-            starts = np.broadcast_to(starts, (rows, starts.shape[1]))
+        starts = other.astype(np.int64) + r[:, :1]  # (rows, …): one side has them, the other has 1 or them
         lo, hi, n = int(starts.min()), int(starts.max()), r.shape[1]
         if dtype is not None:
             info = np.iinfo(dtype.np)
@@ -199,16 +196,15 @@ class Base:
         if nd == 1:
             first = np.ascontiguousarray(starts, np.int64) if shape[0] <= 1 or strides[0] == 1 else None
         elif nd == 2:
-            lines = first = None
-            if shape[0] * shape[1]:
-                for axis in ((1, 0) if shape[1] > 1 or shape[0] == 1 else (0, 1)):
-                    if shape[axis] > 1 and strides[axis] != 1:
-                        continue
-                    other = 1 - axis
-                    ls = starts[:, None] + np.arange(shape[other], dtype=np.int64) * strides[other]
-                    lines = Lines(axis, ls, shape[axis], int(ls.min()), int(ls.max()))
-                    break
-                first = _line_row_starts(lines, shape)
+            lines = None
+            for axis in ((1, 0) if shape[1] > 1 or shape[0] == 1 else (0, 1)):
+                if shape[axis] > 1 and strides[axis] != 1:
+                    continue
+                other = 1 - axis
+                ls = starts[:, None] + np.arange(shape[other], dtype=np.int64) * strides[other]
+                lines = Lines(axis, ls, shape[axis], int(ls.min()), int(ls.max()))
+                break
+            first = _line_row_starts(lines, shape)
         return cls(make=make, rows=starts.size, shape=shape, lines=lines, starts=first)
 
     @property
@@ -244,10 +240,8 @@ class Base:
         ext = self.memo.get("extremes")
         if ext is None:
             starts, lines = self._starts, self._lines
-            n = int(np.prod(self.shape, dtype=np.int64))
-            if self.rows * n == 0:
-                ext = (0, -1)
-            elif starts is not _UNKNOWN and starts is not None:
+            n = int(np.prod(self.shape, dtype=np.int64))  # at least 1: a block has at least one lane
+            if starts is not _UNKNOWN and starts is not None:
                 ext = (int(starts.min()), int(starts.max()) + n - 1)
             elif lines is not _UNKNOWN and lines is not None:
                 ext = (lines.lo, lines.hi + lines.n - 1)
@@ -256,10 +250,6 @@ class Base:
                 ext = (int(d.min()), int(d.max()))
             self.memo["extremes"] = ext
         return ext
-
-
-def _rows_of(a) -> int:
-    return a.shape[0] if a.__class__ is np.ndarray else 1
 
 
 class View:
@@ -318,13 +308,6 @@ class View:
         if keep is not None and keep.dtype == bool and keep.all():
             keep = None
         return View(self.base, self.shift, keep)
-
-    def _shifts(self) -> np.ndarray:
-        """``shift`` as int64 ``(rows,)``."""
-        s = self.shift
-        if s.__class__ is np.ndarray:
-            return s if s.shape[0] == self.rows else np.broadcast_to(s, (self.rows,))
-        return np.full(self.rows, s, np.int64)
 
     def lanes(self) -> tuple[np.ndarray, np.ndarray | None]:
         """``(offsets, mask)``: every offset, int64 ``(rows, *shape)``, and the bool mask of the same shape (None:
