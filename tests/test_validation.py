@@ -115,3 +115,14 @@ def test_results_file_summaries_follow_from_its_rows():
         rows = run.finish([before._raw(r) for r in part["rows"]])
         assert scoring.summarise(run.scored(rows)) == json.loads(json.dumps(part["summary"]))
     assert RESULTS["before"]["commit"] == before.COMMIT and len(RESULTS["before"]["rows"]) == 57
+
+
+def test_moved_rows_are_listed_against_the_file(capsys):
+    stored = {"commit": "abc", "rows": [{"id": "GS-01", "seconds": 1e-5, "ratio": 0.5, "bound": "tensor"},
+                                        {"id": "GS-02", "seconds": 2e-5, "ratio": 0.8, "bound": "tensor"}]}
+    now = [{"id": "GS-01", "seconds": 1e-5, "ratio": 0.5, "bound": "tensor"},
+           {"id": "GS-02", "seconds": 3e-5, "ratio": 1.2, "bound": "DRAM"}]
+    run.print_moved(stored, now)
+    out = capsys.readouterr().out
+    # GS-02's time and binding term changed, GS-01's did not
+    assert "(commit abc): 1" in out and "GS-02" in out and "GS-01" not in out and "1.2" in out

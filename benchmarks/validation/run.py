@@ -124,6 +124,24 @@ def print_summary(summary: dict, title: str) -> None:
            "misses (no prediction)"], rows)
 
 
+def print_moved(stored: dict, records: list[dict]) -> None:
+    """The rows whose prediction moved since the results file was written (the last ``nox -s validate``)."""
+    from kernellab import print_table as table
+
+    old = {r["id"]: r for r in stored.get("rows", [])}
+    moved = []
+    for r in records:
+        o = old.get(r["id"])
+        if o is None or (o.get("seconds") is None) != (r["seconds"] is None) or o.get("bound") != r["bound"] or (
+                r["seconds"] is not None and abs(r["seconds"] / o["seconds"] - 1) > 1e-6):
+            moved.append([r["id"], _fmt((o or {}).get("ratio")), _fmt(r["ratio"]), (o or {}).get("bound") or "—",
+                          r["bound"] or "—"])
+    print(f"\nrows whose prediction moved since {RESULTS.name} was written (commit {stored.get('commit')}): "
+          f"{len(moved)}")
+    if moved:
+        table(["row", "time ratio then", "now", "binding term then", "now"], moved)
+
+
 def _pct(x) -> str:
     return "—" if x is None else f"{100 * x:.0f} %"
 
@@ -166,6 +184,8 @@ def main(argv=None) -> dict | None:
     print_table(records)
     summary = summarise(scored(records))
     print_summary(summary, f"NOW: the model at {_commit()}")
+    if RESULTS.exists():
+        print_moved(json.loads(RESULTS.read_text()), records)
     print(f"\n{len(records)} rows predicted in {elapsed:.0f} s (wall clock) on this machine")
     result = {"generated_by": "nox -s validate  (python -m benchmarks.validation.run --before auto --json "
                               "kernellab/validation.json)",
