@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from site_common import LANGS, SITE
 
-# The whole site, both languages and dist/ (52 MB at issue 36, 39 MB the round before; 42.5 MB after it):
+# The whole site, both languages and dist/ (53.6 MB at issue 36, 39 MB the round before; 42.2 MB after it):
 # a new page or asset that needs more says so here.
 BUDGET_BYTES = 45_000_000
 SEARCH_FILES = ("searchindex.js", "searchtools.js", "language_data.js")
