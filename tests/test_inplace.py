@@ -8,8 +8,11 @@ none of that may show. Each kernel below runs four times on new data (the first 
 learn hints and record, the ones that reuse what was learnt) through each route of an access: rows of
 consecutive offsets with the grid's tail masked, a 2-D tile of a wider array, a permuted gather and a
 block pointer; in the ``@triton.jit`` form and in the lecture form. The values are checked against
-numpy and the counts against the first launch's and a hand derivation.
+numpy and the counts against the first launch's and a hand derivation; the ``@triton.jit`` kernels once
+fresh and once replaying what they recorded (``triton.replaying()``).
 """
+
+from contextlib import nullcontext
 
 import numpy as np
 import pytest
@@ -149,17 +152,19 @@ KERNELS = {"reuse": reuse_kernel, "reload": reload_kernel, "swap": swap_kernel, 
 JIT_CASES = [(name, route) for name in KERNELS for route in ROUTES if (name, route) != ("atomic", "block_ptr")]
 
 
+@pytest.mark.parametrize("replay", [False, True], ids=["fresh", "replaying"])
 @pytest.mark.parametrize(("name", "route"), JIT_CASES)
-def test_jit_kernels_storing_in_place_see_what_a_gpu_sees(name, route):
+def test_jit_kernels_storing_in_place_see_what_a_gpu_sees(name, route, replay):
     rng = np.random.default_rng(7)
-    kernel = KERNELS[name]
+    kernel = triton.jit(KERNELS[name].fn)  # a kernel of its own: what it learns and records is this test's
     counts = []
     for _launch in range(4):  # the first launch, then ones that learn, record and reuse what was learnt
         # small integers in float32: every result is exact
         p = rng.integers(-50, 50, (ROWS, WIDE)).astype(np.float32)
         q = rng.integers(-50, 50, (ROWS, WIDE)).astype(np.float32)
         want_p, want_q = _expected(name, p, q, route)
-        counts.append(kernel[(GRID[route],)](p, q, N, ROUTE=route))
+        with triton.replaying() if replay else nullcontext():
+            counts.append(kernel[(GRID[route],)](p, q, N, ROUTE=route))
         np.testing.assert_array_equal(p, want_p)
         np.testing.assert_array_equal(q, want_q)
     assert counts[1:] == counts[:1] * 3
@@ -171,7 +176,8 @@ def test_jit_kernels_storing_in_place_see_what_a_gpu_sees(name, route):
     assert counts[0].atomic_bytes == (4 * covered if name == "atomic" else 0)
 
 
-def test_jit_kernel_with_one_array_passed_twice_adds_in_place():
+@pytest.mark.parametrize("replay", [False, True], ids=["fresh", "replaying"])
+def test_jit_kernel_with_one_array_passed_twice_adds_in_place(replay):
     """``add(x, y, x)``: output and input one array, as ``x += y`` is written in Triton."""
     @triton.jit
     def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
@@ -186,7 +192,8 @@ def test_jit_kernel_with_one_array_passed_twice_adds_in_place():
         x = rng.integers(-50, 50, 1000).astype(np.float32)
         y = rng.integers(-50, 50, 1000).astype(np.float32)
         x0, y0 = x.copy(), y.copy()
-        add[(8,)](x, y, x, 1000, BLOCK=128)
+        with triton.replaying() if replay else nullcontext():
+            add[(8,)](x, y, x, 1000, BLOCK=128)
         np.testing.assert_array_equal(x, x0 + y0)
         np.testing.assert_array_equal(y, x0)
 

@@ -14,6 +14,7 @@ import copy
 import dataclasses
 import functools
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -215,17 +216,20 @@ SCALARS = [
 ]
 
 
+@pytest.mark.parametrize("replay", [False, True], ids=["fresh", "replaying"])
 @pytest.mark.parametrize("which", ["argument", "constexpr"])
-def test_scalars_equal_but_for_their_bits_are_launches_of_their_own(which):
+def test_scalars_equal_but_for_their_bits_are_launches_of_their_own(which, replay):
     """+0.0 and −0.0 compare equal, and NaNs with different payloads are all NaN to a key by value. Each
     launch must give the bits of its own scalar, whatever launches came before with the others (a first
     launch, one that learns, records, replays), as a scalar argument and as a ``tl.constexpr``."""
     x = np.array([1.0, -2.0] * 128, np.float32)  # the scalar at even lanes, 5.0 at odd ones (or the other way)
+    kernel = triton.jit(_select_kernel.fn)  # a kernel of its own: its records are this test's
     for _round in range(3):
         for value, bits in SCALARS:
             out = np.zeros_like(x)
             s, c = (value, 5.0) if which == "argument" else (5.0, value)
-            _select_kernel[(2,)](x, out, s, x.size, C=c, BLOCK=128)
+            with triton.replaying() if replay else nullcontext():
+                kernel[(2,)](x, out, s, x.size, C=c, BLOCK=128)
             mine, fixed = (out[0::2], out[1::2]) if which == "argument" else (out[1::2], out[0::2])
             assert (mine.view(np.uint32) == bits).all(), (value, hex(int(mine.view(np.uint32)[0])))
             assert (fixed == 5.0).all()
@@ -236,14 +240,17 @@ def _counts_snapshot(c):
     return {f.name: copy.deepcopy(getattr(c, f.name)) for f in dataclasses.fields(c)}
 
 
-def test_counts_a_caller_changes_are_not_seen_by_the_next_launch():
+@pytest.mark.parametrize("replay", [False, True], ids=["fresh", "replaying"])
+def test_counts_a_caller_changes_are_not_seen_by_the_next_launch(replay):
     """The counts a launch returns are the caller's: changing their dicts in place (dram_sectors, launch,
     specialization) changes no later launch's counts, fresh, recorded or replayed."""
     x = np.arange(1000, dtype=np.float32)
+    kernel = triton.jit(K.add_kernel.fn)
     first = None
     for _launch in range(5):
         out = np.zeros_like(x)
-        c = K.add_kernel[(4,)](x, x + 1, out, 1000, BLOCK_SIZE=256)
+        with triton.replaying() if replay else nullcontext():
+            c = kernel[(4,)](x, x + 1, out, 1000, BLOCK_SIZE=256)
         np.testing.assert_array_equal(out, 2 * x + 1)
         seen = _counts_snapshot(c)
         if first is None:
