@@ -283,3 +283,27 @@ def test_a_kernel_made_by_exec_reports_its_worst_conflict_not_an_average():
     (conflict,) = [f for f in findings(c) if f.rule == "bank conflicts"]
     # 32 column reads of 32 lanes, one bank: 32 wavefronts each, 1 ideal; the 32 row writes: 1 each
     assert conflict.value == 32 and str(conflict).startswith("32-way bank conflicts")
+
+
+def test_a_divergent_kernel_without_lines_is_one_finding_for_the_kernel():
+    def half(blk, out):
+        with blk.where(blk.tx < 8):  # 8 of 32 lanes store: the store issues with a quarter of its lanes
+            for _ in range(20):
+                blk.store(out, blk.tx, 1.0)
+
+    c = launch(half, 1, 32, args=(np.zeros(32, np.float32),), auto_instr=False)
+    assert c.simt_efficiency() == 0.25  # 20 stores, 8 lanes each: 160 / (20 × 32)
+    assert [str(f) for f in findings(c)] == [
+        "divergent branches: 25 % SIMT efficiency over the kernel (launch with lines=True to see the line)"]
+
+
+def test_the_report_of_counts_with_no_memory_access_and_no_launch():
+    r = kl.report(kl.Counts(fma=64, warp_instr=2, thread_instr=64))
+    titles = [s.title for s in r.sections]
+    assert "Memory Workload Analysis" in titles and r.findings == []
+    memory = next(s for s in r.sections if s.title == "Memory Workload Analysis")
+    assert not any("Excess sectors %" in str(row[0]) for row in memory.table.rows)  # no sectors: no share
+    launch_ = next(s for s in r.sections if s.title == "Launch Statistics and Occupancy")
+    assert [row[0] for row in launch_.table.rows] == ["Barriers"]  # no grid or block recorded
+    empty = kl.report(kl.Counts())  # nothing at all to price: no Speed Of Light section
+    assert "GPU Speed Of Light" not in [s.title for s in empty.sections]

@@ -134,3 +134,17 @@ def test_ufunc_forms_on_lanes_count_as_their_instructions():
     # buf + (float) and total * 0 on plain arrays and numbers: not Lanes, not counted
     assert out.tolist() == [t // 5 + t % 5 for t in range(32)]
     assert c.instr_by_kind == {"int": 2 + 15 + 1 + 1, "other": 2 + 3, "ctrl": 1, "st.global": 1}
+
+
+def test_atomics_with_plain_indices_and_arithmetic_on_scalars():
+    def k(blk, out, res):
+        blk.atomic_add(out, np.arange(32) % 4, 1.0)  # a plain int64 index per lane: 8 lanes a bin
+        r = blk.fadd(2.0, 0.5) + blk.expf(0.0)          # two scalars: one value a lane, counted a lane each
+        blk.store(res, blk.tx, r)
+    out, res = np.zeros(4, np.float32), np.zeros(32, np.float32)
+    c = launch(k, 1, 32, args=(out, res), auto_instr=False)
+    assert out.tolist() == [8.0] * 4 and (res == 3.5).all()
+    # auto_instr=False: no integer work counted, only what the kernel does: 1 FADD and 1 MUFU.EX2 (with its
+    # FMUL) on the one warp
+    assert (c.fadd, c.fmul, c.atomic_requests) == (32, 32, 1)
+    assert c.instr_by_kind.get("int", 0) == 0

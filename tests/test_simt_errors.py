@@ -137,3 +137,32 @@ def test_arguments_must_fit_the_kernel():
     with pytest.raises(LaunchError, match="do not fit its parameters") as e:
         launch(k, 1, 32, args=(1, 2))
     assert isinstance(e.value.__cause__, TypeError)
+
+
+def test_indices_of_a_shape_that_is_not_per_lane():
+    def k(blk, out):
+        blk.load(out, np.arange(5))  # 5 indices for 32 lanes
+
+    with pytest.raises(ValueError, match=r"kernel k: an index must be a scalar, a vector over the 32 lanes, or lanes × "
+                                         r"instructions; got shape \(5,\)"):
+        launch(k, 1, 32, args=(np.zeros(8, np.float32),))
+
+    def two_per_lane(blk, out):
+        blk.atomic_add(out, np.zeros((32, 2), np.int64), 1.0)
+
+    with pytest.raises(ValueError, match=r"two_per_lane: blk.atomic_add takes one index per lane, got shape \(32, 2\)"):
+        launch(two_per_lane, 1, 32, args=(np.zeros(8, np.float32),))
+
+
+def test_a_shared_array_of_another_launch_is_refused():
+    kept = []
+
+    def declare(blk, out):
+        kept.append(blk.shared(32, np.float32, name="sh"))
+
+    def reuse(blk, out):
+        blk.store(kept[0], blk.tx, 1.0)
+
+    launch(declare, 1, 32, args=(np.zeros(1, np.float32),))
+    with pytest.raises(ValueError, match="kernel reuse: shared array sh was declared by another launch"):
+        launch(reuse, 1, 32, args=(np.zeros(1, np.float32),))
