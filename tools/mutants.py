@@ -15,11 +15,13 @@ same sample for the same seed and source) and can be split into shards run one a
 (``--shard 2/5``); each shard's results go to ``build/mutants/``, and ``--summary`` prints the kill rate per
 module over every shard run on the current sources.
 
-How a mutant is run: first the tests that execute its line (found once per state of the sources by a run
-of the fast tests under coverage.py with a context per test, ``build/mutants/contexts.json``), those of
-the module's own test files first, stopping at the first failure; a mutant they do not kill is then run
-against the whole of the fast tests (a line also executed at import, or in a subprocess, is seen by tests
-the contexts cannot name). So a mutant counts as surviving only when the fast tests pass with it.
+How a mutant is run: the tests that execute its line (found once per state of the sources by a run of the
+fast tests under coverage.py with a context per test, ``build/mutants/contexts.json``), those of the module's
+own test files first, stopping at the first failure. Only they can see the change: a test that does not
+execute the line runs exactly as before. So a mutant they kill is killed by the fast tests, and one they leave
+alive survives them — except where the line also runs at import (a module constant: then the whole of the
+fast tests run) or in a process a test starts (the CLI's), which the contexts do not see: ``--confirm`` runs
+every survivor against the whole of the fast tests. A line no test executes survives without a run.
 
 Usage::
 
@@ -27,6 +29,7 @@ Usage::
     python tools/mutants.py --shard 1/8                   # run the first of eight shards of the sample
     python tools/mutants.py --summary                     # kill rate per module over the shards run
     python tools/mutants.py --rerun                       # the survivors of every shard again (after adding tests)
+    python tools/mutants.py --rerun --confirm             # … each against the whole of the fast tests
     python tools/mutants.py kernellab/access.py --sample 0   # every mutant of one module
 
 Messages inside ``raise`` and docstrings are not mutated. The repository itself is never modified.
@@ -345,20 +348,27 @@ def _pytest(where: Path, timeout: float, tests: list[str] | None = None) -> str:
     return "pass" if proc.returncode == 0 else "fail"
 
 
-def run_one(m: Mutant, where: Path, source: bytes, lines: dict, timeout: float, stamp: int) -> tuple[str, str]:
-    """``(result, how)`` of one mutant in the scratch copy ``where``: result 'killed' or 'survived'; how it
-    was decided ('covering tests', 'fast tests', 'timeout')."""
+def run_one(m: Mutant, where: Path, source: bytes, lines: dict, timeout: float, stamp: int,
+            confirm: bool = False) -> tuple[str, str]:
+    """``(result, how)`` of one mutant in the scratch copy ``where``: result 'killed' or 'survived'; how it was
+    decided: 'covering tests' (those that execute its line), 'fast tests' (all of them: for a line also run at
+    import, or with ``confirm``), 'no test runs it' (a line no fast test executes in its own process), 'timeout'.
+    """
+    chosen = _selected(m, lines)
+    if chosen == [] and not confirm:
+        return "survived", "no test runs it"
     target = where / m.path
     mtime = target.stat().st_mtime_ns
     try:
         target.write_bytes(m.apply(source))
         # a new modification time, so that no bytecode cached for another version of the file is taken for it
         os.utime(target, ns=(mtime + stamp * 10**9, mtime + stamp * 10**9))
-        chosen = _selected(m, lines)
         if chosen:
             first = _pytest(where, timeout, chosen)
             if first != "pass":
                 return "killed", "timeout" if first == "timeout" else "covering tests"
+            if not confirm:
+                return "survived", "covering tests"
         full = _pytest(where, timeout * 3)
         return ("survived", "fast tests") if full == "pass" else ("killed", "timeout" if full == "timeout" else "fast tests")
     finally:
@@ -436,7 +446,7 @@ def summary(key: str | None = None) -> int:
     if gaps:
         print("\nsurvivors not classified equivalent (gaps: a behaviour no fast test checks):")
         for r in sorted(gaps, key=lambda r: (r["path"], r["line"])):
-            print(f"  {r['path']}:{r['line']}: {r['what']}    | {r['text']}")
+            print(f"  {r['path']}:{r['line']}: {r['what']}    | {r['text']}    ({r['how']})")
     return 1 if low else 0
 
 
@@ -458,6 +468,8 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=120, help="seconds of covering tests per mutant before it counts as killed")
     ap.add_argument("--rerun", action="store_true", help="run again the survivors of every shard of this sample")
     ap.add_argument("--summary", action="store_true", help="print the kill rate per module over the shards run")
+    ap.add_argument("--confirm", action="store_true", help="run a mutant the covering tests leave alive against the "
+                    "whole of the fast tests (and a mutant of a line no test runs)")
     args = ap.parse_args(argv)
 
     paths = _paths(args.targets)
@@ -497,7 +509,8 @@ def main(argv=None) -> int:
                     continue
                 stamp += 1
                 t = time.perf_counter()
-                result, how = run_one(m, where, sources[m.path], lines.get(m.path, {}), args.timeout, stamp)
+                result, how = run_one(m, where, sources[m.path], lines.get(m.path, {}), args.timeout, stamp,
+                                      args.confirm)
                 results.append({**asdict(m), "new": m.new.decode(), "id": ident, "text": m.text(sources[m.path]),
                                 "result": result, "how": how})
                 print(f"[{k}/{len(mine)}] {result:8} ({how}, {time.perf_counter() - t:.0f} s) "
