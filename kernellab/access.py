@@ -508,7 +508,7 @@ def _mask_runs(active: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     operations per warp: the number of set bits, the lowest and highest set bit, and whether the
     word is ``2^(q+1) − 2^p`` (bits p to q set, no gap). A warp with no active lane has n = 0.
     """
-    packed = np.packbits(active, axis=1, bitorder="little")  # 4 bytes per warp
+    packed = np.ascontiguousarray(np.packbits(active, axis=1, bitorder="little"))  # 4 bytes per warp
     word = packed.view("<u4").reshape(-1).astype(np.int64)
     n = np.bitwise_count(word).astype(np.int64) if _HAS_POPCOUNT else _POPCOUNT8[packed].sum(axis=1)
     p = np.frexp(word & -word)[1].astype(np.int64) - 1  # the lowest set bit: 2^p, of binary exponent p + 1
@@ -697,7 +697,7 @@ def _shared_class(width: int, first: int, stride: int, mask: int = (1 << WARP_SI
 # Optimisation for mini-Triton's commonest access: rows of consecutive elements, a prefix of each row
 # active (``offs = pid * BLOCK + tl.arange(0, BLOCK)`` under ``offs < n``). Counted from each row's first
 # byte and its number of active lanes, in closed form; equal to the exact path by construction and by
-# tests/test_fastpath_rows.py.
+# tests/test_view.py.
 # ---------------------------------------------------------------------------------------------------
 
 

@@ -11,7 +11,7 @@ import pytest
 import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab.triton.executor import tensor as tensor_module
-from kernellab.triton.executor.numerics import fp16_values
+from kernellab.triton.executor.numerics import _widen, fp16_values
 from tests.reference import attention_float64
 
 
@@ -98,28 +98,8 @@ def test_stored_and_dotted_halves_equal_the_plain_conversion(monkeypatch, scale)
         assert np.array_equal(y.view(np.uint16), x.astype(np.float16).view(np.uint16))
 
 
-@triton.jit
-def shared_tile_kernel(x_ptr, w_ptr, y_ptr, z_ptr, BLOCK: tl.constexpr):
-    # two programs load each fp16 tile of x (shared lines: memory.load leaves its float16 values
-    # unmade), overwrites x there, then stores the tile it loaded and its dot with w: the values before
-    rows = tl.arange(0, BLOCK)
-    offs = rows[:, None] * BLOCK + rows[None, :]
-    mine = tl.program_id(0) * BLOCK * BLOCK + offs
-    pair = x_ptr + (tl.program_id(0) // 2) * BLOCK * BLOCK + rows[:, None] * BLOCK + rows[None, :]
-    t = tl.load(pair)  # programs 0 and 1 read tile 0, 2 and 3 tile 1
-    tl.store(pair, tl.zeros([BLOCK, BLOCK], dtype=tl.float16))
-    tl.store(z_ptr + mine, tl.dot(t, tl.load(w_ptr + offs)))
-    tl.store(y_ptr + mine, t * 2)
-
-
-def test_a_shared_tile_read_after_a_store_holds_the_values_loaded():
-    from tests.test_tiles import both as both_paths
-
-    rng = np.random.default_rng(8)
-    x = rng.standard_normal((2, 16, 16)).astype(np.float16)
-    w = rng.standard_normal((16, 16)).astype(np.float16)
-    y, z = np.zeros((4, 16, 16), np.float16), np.zeros((4, 16, 16), np.float32)
-    _, (x_after, _, y, z) = both_paths(lambda *a: shared_tile_kernel[(4,)](*a, BLOCK=16), x, w, y, z)
-    tile = np.repeat(x, 2, axis=0)  # program p's tile is x[p // 2]
-    assert not x_after.any() and np.array_equal(y, 2 * tile)
-    assert np.array_equal(z, tile.astype(np.float32) @ w.astype(np.float32))
+def test_widen_is_astype_bit_for_bit():
+    h = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+    assert np.array_equal(_widen(h).view(np.uint32), h.astype(np.float32).view(np.uint32))
+    t = h.reshape(256, 256).T  # not contiguous
+    assert np.array_equal(_widen(t).view(np.uint32), t.astype(np.float32).view(np.uint32))

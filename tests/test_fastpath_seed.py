@@ -1,9 +1,10 @@
 """Seed-form kernels run in batches: the same results, errors and counts as one program after another.
 
 ``triton_launch`` runs a batch of programs at once through :mod:`kernellab.triton.executor.perprogram` and
-reruns the batch one by one whenever it cannot reproduce that exactly. These tests compare the two
-bit for bit on the seed's own kernels and on edge cases, and check that a uniform batch really runs
-vectorised (the kernel is called once for the whole batch), rather than silently falling back.
+reruns the batch one by one whenever it cannot reproduce that exactly. The seed's own kernels are compared
+with the reference policy's launch in ``tests/test_policy.py``; these tests compare the two bit for bit on
+edge cases, and check that a uniform batch really runs vectorised (the kernel is called once for the whole
+batch), rather than silently falling back.
 """
 
 import importlib.util
@@ -12,76 +13,14 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from kernellab import OutOfBoundsError, cdiv, triton_launch
+from kernellab import OutOfBoundsError, triton_launch
 from kernellab.triton.executor import engine
 from kernellab.triton.executor.perprogram import NotBatchable, PerProgram
 
 _spec = importlib.util.spec_from_file_location("kl_seed_kernels_batch", Path(__file__).with_name("seed_kernels.py"))
 seed = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(seed)
-
-
-def both(launch):
-    """``launch(vectorize)`` run both ways on fresh outputs; returns (one by one, batched).
-
-    The batched run must really run batched: no batch may fall back to one program at a time.
-    """
-    one_by_one = launch(False)
-    with mock.patch.object(engine, "_one_by_one", wraps=engine._one_by_one) as fallback:
-        batched = launch(True)
-    assert fallback.call_count == 0
-    return one_by_one, batched
-
-
-def same(r0, r1):
-    (arrays0, counts0), (arrays1, counts1) = r0, r1
-    assert counts0 == counts1
-    for a, b in zip(arrays0, arrays1):
-        assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
-
-
-@settings(max_examples=12, deadline=None)
-@given(st.integers(1, 150), st.integers(1, 150), st.integers(1, 80), st.sampled_from([16, 32]),
-       st.integers(1, 5), st.booleans())
-def test_seed_matmul_batched_equals_one_by_one(M, N, K, block, group, mask_k):
-    rng = np.random.default_rng(M * N + K)
-    a = rng.standard_normal((M, K)).astype(np.float32)
-    b = rng.standard_normal((K, N)).astype(np.float32)
-
-    def launch(vectorize):
-        c = np.zeros((M, N), np.float32)
-        cnt = triton_launch(seed.matmul_kernel, cdiv(M, block) * cdiv(N, block), a, b, c, M, N, K, BLOCK_M=block,
-                            BLOCK_N=block, BLOCK_K=16, GROUP_M=group, mask_k=mask_k, vectorize=vectorize)
-        return [c], cnt
-
-    same(*both(launch))
-
-
-@settings(max_examples=12, deadline=None)
-@given(st.integers(1, 70), st.integers(1, 1100))
-def test_seed_softmax_kernels_batched_equal_one_by_one(M, N):
-    x = np.random.default_rng(N).standard_normal((M, N)).astype(np.float32)
-    B = 1 << (N - 1).bit_length()
-
-    def fused(vectorize):
-        y = np.zeros_like(x)
-        return [y], triton_launch(seed.softmax_fused_kernel, M, x, y, M, N, BLOCK=B, vectorize=vectorize)
-
-    def eager(vectorize):
-        mx, s = np.zeros(M, np.float32), np.zeros(M, np.float32)
-        z, e, y = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
-        cnts = [triton_launch(seed._rowwise, M, x, mx, M, N, op="max", BLOCK=B, vectorize=vectorize),
-                triton_launch(seed._elementwise, M, x, mx, z, M, N, op="sub", BLOCK=B, vectorize=vectorize),
-                triton_launch(seed._elementwise, M, z, None, e, M, N, op="exp", BLOCK=B, vectorize=vectorize),
-                triton_launch(seed._rowwise, M, e, s, M, N, op="sum", BLOCK=B, vectorize=vectorize),
-                triton_launch(seed._elementwise, M, e, s, y, M, N, op="div", BLOCK=B, vectorize=vectorize)]
-        return [mx, z, e, s, y], cnts
-
-    same(*both(fused))
-    same(*both(eager))
 
 
 def copy_kernel(calls):

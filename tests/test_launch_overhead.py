@@ -1,18 +1,15 @@
 """The launch path's fixed-cost shortcuts (issue 23) give exactly the numbers of the path without them.
 
-Three shortcuts, each checked against its reference:
+Two shortcuts, each checked against its reference (a one-program step's structured offsets are in
+``tests/test_policy.py``'s corpus):
 
-- a one-program step keeps ``pid * BLOCK + tl.arange(0, BLOCK)`` by its structure, as a step of many
-  programs does (before, one program computed the offsets and scanned them each launch): against the
-  plain path (no structured offsets or masks, no deferred stores), at edge sizes (1, primes, the block
-  ± 1, masked tails) and misaligned arrays;
 - the shared-memory traffic of a recorded conversion, reduction or ``tl.dot`` is looked up by its
   layout tags once over every launch (``counts._moves_by_target``): against computing it each time;
 - a step starts knowing the launch arguments' addresses (``Program(addresses=…)``): each equals the
   address read from the flat view itself, whatever the array's layout.
 """
 
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -20,11 +17,10 @@ import pytest
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
-from kernellab import allow_float64
 from kernellab.triton.executor import counts, memory
 from kernellab.triton.executor.program import Program
 from kernellab.triton.runtime.jit import _argument
-from tests.reference import fresh_module, placed, plain_path
+from tests.reference import fresh_module, placed
 
 K = fresh_module(Path(__file__).with_name("triton_kernels.py"), "kl_triton_kernels_overhead")
 
@@ -38,72 +34,6 @@ def uncached_moves(monkeypatch):
     with monkeypatch.context() as m:
         m.setattr(counts, "_move_key", no_key)
         yield
-
-
-
-@triton.jit
-def _gelu(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    offs = pid * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask)
-    a = 0.7978845608028654 * (x + 0.044715 * x * x * x)
-    tl.store(y_ptr + offs, 0.5 * x * (1 + (1 - 2 / (tl.exp(2 * a) + 1))), mask=mask)
-
-
-@triton.jit
-def _second_block(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-    # one program reading the block after the first: a row start that is not 0
-    offs = (tl.program_id(0) + 1) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2, mask=mask)
-
-
-def _both(launch, *arrays):
-    out = []
-    for ctx in (nullcontext(), plain_path()):
-        copies = [a.copy() for a in arrays]
-        with ctx:
-            result = launch(*copies)
-        out.append((result, result.dram_sectors, copies))
-    return out
-
-
-@pytest.mark.parametrize("n", [1, 2, 7, 31, 127, 1021, 1023, 1024])
-@pytest.mark.parametrize("at", [0, 1, 8])
-def test_one_program_add_is_the_plain_path(n, at):
-    rng = np.random.default_rng(n)
-    x, y = placed(rng.random(n, dtype=np.float32), at), placed(rng.random(n, dtype=np.float32), at)
-    out = np.zeros(n, np.float32)
-    (fast, fd, fa), (ref, rd, ra) = _both(
-        lambda a, b, o: K.add_kernel.run(a, b, o, n, BLOCK_SIZE=1024, grid=(1,)), x, y, out)
-    assert fast == ref and fd == rd
-    assert np.array_equal(fa[2], x + y) and np.array_equal(fa[2], ra[2])
-
-
-@pytest.mark.parametrize("n", [1, 5, 255, 256, 257, 1000])
-def test_one_program_gelu_is_the_plain_path(n):
-    x = np.random.default_rng(3).standard_normal(n).astype(np.float32)
-    out = np.zeros(n, np.float32)
-    (fast, fd, fa), (ref, rd, ra) = _both(lambda a, o: _gelu.run(a, o, n, BLOCK=256, grid=(triton.cdiv(n, 256),)),
-                                          x, out)
-    assert fast == ref and fd == rd
-    assert np.array_equal(fa[1], ra[1])
-    with allow_float64():
-        x64 = x.astype(np.float64)
-        want = 0.5 * x64 * (1 + np.tanh(0.7978845608028654 * (x64 + 0.044715 * x64 ** 3)))
-    assert np.allclose(fa[1], want, rtol=1e-5, atol=1e-6)
-
-
-@pytest.mark.parametrize("n", [1024, 1025, 1500, 2047, 2048])
-def test_one_program_off_the_first_block_is_the_plain_path(n):
-    x = np.arange(2048, dtype=np.float32)
-    out = np.zeros(2048, np.float32)
-    (fast, fd, fa), (ref, rd, ra) = _both(lambda a, o: _second_block.run(a, o, n, BLOCK=1024, grid=(1,)), x, out)
-    assert fast == ref and fd == rd
-    want = np.zeros(2048, np.float32)
-    want[1024:n] = 2 * x[1024:n]
-    assert np.array_equal(fa[1], want) and np.array_equal(ra[1], want)
 
 
 def _kernels():
@@ -209,27 +139,6 @@ def test_bound_arguments_are_the_general_ones(n, at, opts):
             assert got._address == want._address and got.flat is not None and np.shares_memory(got.flat, want.flat)
     out = kernel[(1,)](x, y, n, B=64)
     assert out.specialization == ref_marks
-
-
-@triton.jit
-def _row_plus_block(out_ptr, base, n, B: tl.constexpr):
-    # a row start per program plus a shared block, stored as values (int32: may wrap past 2^31 − 1),
-    # and a mask ``<=`` keeping a prefix
-    offs = (tl.program_id(0) + base) + tl.arange(0, B)
-    lanes = tl.program_id(0) * B + tl.arange(0, B)
-    tl.store(out_ptr + lanes, offs, mask=lanes <= n)
-
-
-@pytest.mark.parametrize("programs", [1, 3])
-@pytest.mark.parametrize("base", [0, 5, 2 ** 31 - 63, 2 ** 31 - 64, 2 ** 31 - 65, 2 ** 31 - 30, -(2 ** 31)])
-@pytest.mark.parametrize("n", [0, 17, 63, 64, 191, 1000])
-def test_row_starts_near_the_int32_limit_are_the_plain_path(programs, base, n):
-    out = np.zeros(64 * programs, np.int32)
-    (fast, fd, fa), (ref, rd, ra) = _both(lambda o: _row_plus_block.run(o, base, n, B=64, grid=(programs,)), out)
-    assert fast == ref and fd == rd and np.array_equal(fa[0], ra[0])
-    lanes = np.arange(64 * programs)
-    want = ((lanes // 64 + base + lanes % 64 + 2 ** 31) % 2 ** 32 - 2 ** 31).astype(np.int32)  # int32 wraps
-    assert np.array_equal(fa[0][lanes <= n], want[lanes <= n]) and not fa[0][lanes > n].any()
 
 
 def test_frozen_counts_hold_every_field_in_order():

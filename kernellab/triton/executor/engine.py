@@ -128,7 +128,8 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
         policy: Policy | None = None, hook=None) -> TritonCounts:
     """Run ``body`` for every program of ``grid`` and return the launch's counts.
 
-    ``body(prog)`` runs the kernel for the programs of ``prog`` (a batch when ``vectorize``).
+    ``body(prog)`` runs the kernel for the programs of ``prog`` (a batch when ``vectorize`` and the policy's
+    ``batch`` allow).
     ``per_program`` adds a ``(x, y, z) → TritonCounts`` breakdown (programs then run one by one; its
     entries leave ``dram_sectors`` empty: compulsory traffic is a union over the launch).
     ``hints`` is what an earlier launch of the kernel learnt (kept by the caller, updated here): whether
@@ -153,12 +154,13 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     new_tally = tally_factory(Tally, lines)
     launch = Launch(kernel, body, tuple(g), names, Touched(first_touch=lines is not None), new_tally, num_warps,
                     addresses, hints, active() if policy is None else policy, hook)
+    vectorize = vectorize and launch.policy.batch and not per_program
     # the launch's tally: a vectorised launch's first step's own (made only when no step gives one)
-    tally = new_tally() if per_program or not vectorize else None
+    tally = new_tally() if not vectorize else None
     breakdown = {} if per_program else None
     try:
         with np.errstate(all="ignore"):  # GPU arithmetic: overflow gives inf, 0/0 NaN, silently
-            if per_program or not vectorize:
+            if not vectorize:
                 _one_by_one(launch, pids, tally, breakdown)
             else:
                 chunks = _chunks(pids, hints)[::-1]  # the next step last, popped from the end

@@ -118,13 +118,14 @@ def load(prog: Program, flat: np.ndarray, view: View, other=None, how=None, lend
     if starts is not None:
         k = view.prefix()
         if k is not None:
-            return _read_rows(prog, flat, view, starts, k, other, lend)
-    else:
-        lines = view.lines()
-        if lines is not None:
-            got = _read_lines(flat, view, lines, other)
+            got = _read_rows(prog, flat, view, starts, k, other, lend)
             if got is not None:
                 return got
+    lines = view.lines()
+    if lines is not None:
+        got = _read_lines(flat, view, lines, other)
+        if got is not None:
+            return got
     offs, mask = view.lanes()
     return _gather(flat, offs, mask, other, _block_start(view, starts))
 
@@ -157,10 +158,12 @@ def store(prog: Program, flat: np.ndarray, view: View, value, how=None):
     starts = view.starts()
     k = None if starts is None else view.prefix()
     if k is not None:
-        return _write_rows(prog, flat, view, starts, k, value)
-    if lazy:
+        value = _write_rows(prog, flat, view, starts, k, value)
+        if value is None:
+            return
+    elif lazy:
         value = value.data
-    if starts is None and view.keep is None:
+    if view.keep is None:
         lines = view.lines()
         if lines is not None and _write_lines(prog, flat, lines, value, rows, shape):
             return
@@ -264,7 +267,7 @@ def _distinct(base):
 # --- moving: rows of consecutive elements ---------------------------------------------------------------------
 def _read_rows(prog: Program, flat: np.ndarray, view: View, s: np.ndarray, k: np.ndarray, other, lend: bool):
     """Row ``r`` reads ``flat[s[r] + l]`` for its kept lanes ``l < k[r]``: one slice when they are one run, a
-    strided view when every row keeps the same prefix and the rows are evenly spaced, else a gather."""
+    strided view when every row keeps the same prefix and the rows are evenly spaced; else None."""
     rows, lanes, shape = view.rows, view.numel, view.shape
     s0 = int(s[0])
     if view.run():  # one run of elements, then masked-off lanes
@@ -289,12 +292,13 @@ def _read_rows(prog: Program, flat: np.ndarray, view: View, s: np.ndarray, k: np
             out[:, :k0] = part
             out[:, k0:] = fill
             return out.reshape((rows, *shape))
-    return _gather(flat, *view.lanes(), other, None)
+    return None
 
 
 def _write_rows(prog: Program, flat: np.ndarray, view: View, s: np.ndarray, k: np.ndarray, value):
-    """Row ``r`` writes its kept lanes ``l < k[r]`` to ``flat[s[r] + l]``: as one slice or a strided view where it
-    can (``value`` computed straight into it when it is a block not yet computed), else as a scatter."""
+    """Row ``r`` writes its kept lanes ``l < k[r]`` to ``flat[s[r] + l]``: as one slice or a strided view (``value``
+    computed straight into it when it is a block not yet computed). Returns None when written, else the values
+    (computed), nothing written."""
     rows, lanes, shape = view.rows, view.numel, view.shape
     lazy = value.__class__ is not np.ndarray
     run = (rows - 1) * lanes + int(k[-1]) if view.run() else None
@@ -302,14 +306,14 @@ def _write_rows(prog: Program, flat: np.ndarray, view: View, s: np.ndarray, k: n
         write, s0 = value._into[0], int(s[0])
         dst = flat[s0:s0 + run].reshape((rows, *shape))
         prog.write(flat, lambda: write(dst), *value._into[1])
-        return
+        return None
     k0 = int(k.min())
     if lazy:  # computed straight into the array where that is a slice
         dst = _strided_rows(flat, s, k0) if run is None and len(shape) == 1 and _disjoint(s, k) else None
         if dst is not None:  # the same first k0 lanes of each row (a 1-D block), rows apart
             write = value._into[0]
             prog.write(flat, lambda: write(dst, k0), *value._into[1])
-            return
+            return None
         value = value.data
     if value.shape != (rows, *shape):
         value = np.broadcast_to(value, (rows, *shape))
@@ -319,14 +323,13 @@ def _write_rows(prog: Program, flat: np.ndarray, view: View, s: np.ndarray, k: n
             prog.split_tail(rows)  # only the last program is short: run the others on their own
         s0 = int(s[0])
         prog.write(flat, _assign(flat[s0:s0 + run], src.reshape(-1)[:run]), value)
-        return
+        return None
     if _disjoint(s, k):  # the same prefix of each row, evenly spaced rows that do not overlap
         dst = _strided_rows(flat, s, k0)
         if dst is not None:
             prog.write(flat, _assign(dst, src[:, :k0]), value)
-            return
-    offs, mask = view.lanes()
-    prog.write(flat, *_scatter(flat, offs, value, mask, None))
+            return None
+    return value
 
 
 def _strided_rows(flat: np.ndarray, s: np.ndarray, width: int):

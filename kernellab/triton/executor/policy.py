@@ -1,9 +1,10 @@
 """How a launch runs: the exact shortcuts it may take, fixed for the launch.
 
 Every :class:`Policy` gives the same values, counts and errors; they differ only in speed.
-:meth:`Policy.reference` takes no shortcut: every offset and mask of an access is built lane by lane,
-every access counted from each lane's address, every store applied when it runs. The equivalence tests
-compare a kernel's launch under the default policy with its launch under the reference one.
+:meth:`Policy.reference` takes no shortcut: the programs run one after another, every offset and mask
+of an access is built lane by lane, every access counted from each lane's address, every store applied
+when it runs. The equivalence tests compare a kernel's launch under the default policy with its launch
+under the reference one (``tests/test_policy.py``).
 
 A launch takes the policy active where it starts (:func:`using`, a context manager) and carries it in
 its :class:`~kernellab.triton.executor.program.Program` steps to the end.
@@ -11,7 +12,7 @@ its :class:`~kernellab.triton.executor.program.Program` steps to the end.
 Examples
 --------
 >>> Policy().structured, Policy.reference()
-(True, Policy(structured=False, closed_forms=False, defer=False))
+(True, Policy(structured=False, closed_forms=False, defer=False, batch=False))
 >>> with using(Policy.reference()):
 ...     active().defer
 False
@@ -38,11 +39,14 @@ class Policy:
     closed_forms: bool = True
     # a vectorised step defers its stores to its end and lets its loads lend views of arrays
     defer: bool = True
+    # the programs run a batch at a time, every value carrying a leading axis over the batch (a batch that
+    # cannot is undone and rerun program by program; see kernellab.triton.executor.engine)
+    batch: bool = True
 
     @classmethod
     def reference(cls) -> Policy:
         """The policy that takes no shortcut: what every other policy is tested against."""
-        return cls(structured=False, closed_forms=False, defer=False)
+        return cls(structured=False, closed_forms=False, defer=False, batch=False)
 
 
 DEFAULT = Policy()

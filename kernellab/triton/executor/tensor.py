@@ -178,8 +178,11 @@ def _binary_values(a, b, fn, op: str, *, div=False, result=None, ints_only=False
         out._into = (lambda dst, k=None: fn(_lanes(x, k), _lanes(y, k), out=dst)), (x, y)
     if op == "+" and nd == 2 and ct.is_int() and _outer_shapes(x, y, shape) and _structured():  # a tile's offsets
         known, lines = lines_of_outer(x, y, ct)
-        if known:  # its lines from its two sides; its offsets built only if read
+        if lines is not None:  # its lines from its two sides (no sum wraps around); its offsets built only if read
             out._view = View(Base.outer(x, y, lines))
+        elif known:  # no lines: its offsets are its values, as computed (in ``ct``, wrapping where they do)
+            out._view = View(Base(make=lambda: out.data.astype(np.int64, copy=False), rows=max(x.shape[0], y.shape[0]),
+                                  shape=shape, starts=None, lines=None))
     return out
 
 
