@@ -26,7 +26,8 @@ ROOT = HERE.parents[1]
 COMMIT = "75152b7"
 TREE = ROOT / "build" / "validate-before"
 #: The files whose content decides a row's prediction (besides kernellab itself).
-INPUTS = ("cases.py", "kernels_triton.py", "kernels_simt.py", "predicted.py", "rows.py", "validation.csv")
+INPUTS = ("cases.py", "kernels_triton.py", "kernels_simt.py", "predicted.py", "rows.py", "env.py", "checks.py",
+          "validation.csv")
 
 
 def harness_hash() -> str:

@@ -82,7 +82,7 @@ class TorchEnv(Env):
         # bfloat16 and fp8 travel as their bits here too, as on kernellab: the same kernel code runs everywhere
         # (Triton 3.9's interpreter cannot load fp8 with other=0, and its bfloat16 dot returned inf)
         self.bitcast = {d: None for d in DTYPES} | {"bf16": self.tl.bfloat16, "fp8e5": self.tl.float8e5}
-        self._bits = {"bf16": torch.uint16, "fp8e5": torch.uint8}
+        self._bits = {"bf16": torch.int16, "fp8e5": torch.uint8}  # int16: torch.uint16 is new in torch 2.3
 
     def _dtype(self, dtype):
         t = self.torch
