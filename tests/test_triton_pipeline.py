@@ -150,3 +150,60 @@ def test_a_scalar_atomic_broadcasts_its_result_only_when_used():
     # thread (1 st + 1 ld a thread, 4 warps); atomic_xchg's is dropped: nothing
     cnt = _spin[(1,)](np.zeros(1, np.int32), np.zeros(1, np.int32))
     assert (cnt.shared_stores_sm80, cnt.shared_loads_sm80) == (4, 4)
+
+
+@triton.jit
+def _bdot(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rb, rm, rn, rk = tl.arange(0, B), tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rb[:, None, None] * M * K + rm[None, :, None] * K + rk[None, None, :])
+    b = tl.load(b_ptr + rb[:, None, None] * K * N + rk[None, :, None] * N + rn[None, None, :])
+    tl.store(c_ptr + rb[:, None, None] * M * N + rm[None, :, None] * N + rn[None, None, :], tl.dot(a, b))
+
+
+def test_a_batched_dot_stages_its_operands_per_batch_share():
+    # (2, 32, 16) @ (2, 16, 32) fp16, 4 warps: mma.sync warps [2, 1, 2] (2 along the batch, the other 2
+    # by the 2-D rule: 32 / 16 = 2 row tiles < 32 / 8 = 4 column tiles: along N). Each warp: one batch
+    # entry, 2 row tiles × 32 / (8 · 2) = 2 column tiles × 1 k-step = 4 mma a thread, 16 a program.
+    # Operands: 1024 halves each over 128 threads, 8 a thread: one st.v4 each; each warp loads its 32
+    # rows × 16 k × 2 B = 1024 B of A (2 ldmatrix.x4) and 16 k × 16 columns of B (1 .trans)
+    a, b = np.ones((2, 32, 16), np.float16), np.ones((2, 16, 32), np.float16)
+    cnt = _bdot[(1,)](a, b, np.zeros((2, 32, 32), np.float32), B=2, M=32, N=32, K=16)
+    assert cnt.mma_sm80 == cnt.mma_sm90 == 16
+    # the (2, 32, 32) fp32 accumulator then goes to the store's layout: 16 floats a thread, 4 + 4
+    assert (cnt.shared_stores_sm80, cnt.shared_loads_sm80) == ((2 + 4) * 4, (3 + 4) * 4)
+
+
+@triton.jit
+def _fp8(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :]).to(tl.float8e4nv, bitcast=True)
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :]).to(tl.float8e4nv, bitcast=True)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
+
+
+def test_fp8_wgmma_reads_b_k_major_and_a_computed_operand_from_registers():
+    # 64 × 64 fp8 bytes each, 32 a thread. wgmma reads B K-major (only 16-bit floats may be transposed):
+    # B, loaded along N, is stored one byte at a time: 32 st.shared a thread. A is a bitcast, not a
+    # load's result: wgmma takes it in registers, converted from its load layout (16 bytes a thread
+    # along K, twice) with 2 st.shared.v4 and 2 ldmatrix.x4. The 64 × 64 fp32 accumulator: 8 + 8.
+    cnt = _fp8[(1,)](np.zeros((64, 64), np.uint8), np.zeros((64, 64), np.uint8), np.zeros((64, 64), np.float32),
+                     M=64, N=64, K=64)
+    assert (cnt.shared_stores_sm90, cnt.shared_loads_sm90) == ((32 + 2 + 8) * 4, (2 + 8) * 4)
+
+
+@triton.jit
+def _scale(w_ptr, s_ptr, out_ptr, N: tl.constexpr, BM: tl.constexpr):
+    rm, rn = tl.arange(0, BM), tl.arange(0, N)
+    w = tl.load(w_ptr + rm[:, None] * N + rn[None, :])
+    s = tl.load(s_ptr + rn)
+    tl.store(out_ptr + rm[:, None] * N + rn[None, :], w.to(tl.float32) * s[None, :])
+
+
+def test_a_small_load_broadcast_is_reloaded_in_its_consumers_layout():
+    # w: 16 × 64 int8, 8 bytes a thread (one 8-byte load, × 4 warps: 4). s: 64 floats, fewer than the 128
+    # threads: Triton loads it again in w's layout sliced (each thread the 8 consecutive columns its w
+    # row has, every row of lanes a copy): 2 × 16-byte loads a thread, 8 a program, not one float a
+    # thread (4); 4 + 8 = 12 load instructions, on both targets
+    w, s = np.ones((16, 64), np.int8), np.ones(64, np.float32)
+    cnt = _scale[(1,)](w, s, np.zeros((16, 64), np.float32), N=64, BM=16)
+    assert cnt.load_instructions == cnt.load_instructions_sm90 == 4 + 8

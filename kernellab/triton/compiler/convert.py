@@ -493,6 +493,28 @@ def _mma(m: int, n: int, warps_m: int, warps_n: int, warp_n: int, group_rows: in
     return Linear(shape, *clip)
 
 
+def _mma3(b: int, m: int, n: int, wb: int, wm: int, wn: int) -> Linear:
+    """A batched dot's ``mma.sync`` accumulator (``instrShape [1, 16, 8]``): each warp its 16 × 8 tiles of
+    one batch entry, warps over M, then N, then the batch; the block repeats the warps' tile."""
+    shape = (b, m, n)
+    regs = [(0, 0, 1), (0, 8, 0)]
+    lanes = [(0, 0, 2), (0, 0, 4), (0, 1, 0), (0, 2, 0), (0, 4, 0)]
+    warps = [(0, 16 << i, 0) for i in range(_bits(wm))] + [(0, 0, 8 << i) for i in range(_bits(wn))]
+    warps += [(1 << i, 0, 0) for i in range(_bits(wb))]
+    tile_n, tile_m, tile_b = 8 * wn, 16 * wm, wb
+    while tile_n < n:
+        regs.append((0, 0, tile_n))
+        tile_n *= 2
+    while tile_m < m:
+        regs.append((0, tile_m, 0))
+        tile_m *= 2
+    while tile_b < b:
+        regs.append((tile_b, 0, 0))
+        tile_b *= 2
+    clip = [tuple(_clip(shape, x) for x in part) for part in (regs, lanes, warps)]
+    return Linear(shape, *clip)
+
+
 def fma_layout(m: int, n: int, num_warps: int) -> Linear:
     """The blocked layout Triton 3.9 gives a ``tl.dot`` that runs on FMAs (``input_precision="ieee"``;
     ``TritonDotPattern``): 2 × 2 elements a thread when the ``M×N`` result has at least 4 a thread, 4 × 4
@@ -577,6 +599,9 @@ def accumulator(m: int, n: int, what: str, num_warps: int, target: str = "sm80",
     """
     from .mma import dot_plan
 
+    if m.__class__ is tuple:  # a batched dot's (batch, M): mma.sync, warps over batch, M and N
+        (b, m), (wb, wm, wn) = m, (plan or dot_plan(m[1], n, what, num_warps, m[0])).sm80
+        return _mma3(b, m, n, wb, wm, wn)
     if what == "fma":
         return fma_layout(m, n, num_warps)
     if plan is None:
@@ -607,7 +632,8 @@ def _run(lay: Linear, d: int | None = None) -> int:
 
 @lru_cache(maxsize=1024)
 def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: str,
-            tma: tuple = (False, False), plan=None, copied: tuple = (False, False), a_plan=None) -> tuple[int, int]:
+            tma: tuple = (False, False), plan=None, copied: tuple = (False, False), a_plan=None,
+            a_regs: bool = False) -> tuple[int, int]:
     """``(stores, loads)`` per thread of a ``tl.dot``'s operands on their way to the tensor cores, as
     Triton 3.9 lowers them: each operand, in the layout of its load, is stored to shared memory
     (``ttg.local_alloc``), each thread writing its runs of consecutive elements in vectors of up to 128
@@ -627,6 +653,11 @@ def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: 
     block. ``wgmma`` takes such an A in registers: nothing when both dots have the same warps, else a
     layout conversion to its operand layout (:func:`wgmma_a_operand`).
 
+    ``a_regs``: A is computed (not a load's result itself, Triton's ``comesFromLoadOrBlockArg``):
+    ``wgmma`` takes it in registers, converted to its operand layout. ``wgmma`` reads B K-major for
+    every operand type but 16-bit floats (``allowTranspose``): a B loaded along N is stored one element
+    at a time. A batched (3-D) dot is ``mma.sync`` on both targets, each warp its share of the batch.
+
     >>> a = blocked((64, 32), (1, 8), (8, 4), (4, 1), (1, 0)); b = blocked((32, 64), (1, 8), (4, 8), (4, 1), (1, 0))
     >>> staging(a, b, "fp16", 16, 4, "sm80"), staging(a, b, "fp16", 16, 4, "sm90")
     ((4, 8), (4, 0))
@@ -636,18 +667,24 @@ def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: 
     if what == "fma":
         return fma_staging(a, b, bits, num_warps, target)
     cap = _cap(bits)
-    (m, k), n = a.shape, b.shape[1]
+    batch = a.shape[0] if len(a.shape) == 3 else 1
+    (m, k), n = a.shape[-2:], b.shape[-1]
     if plan is None:
-        plan = dot_plan(m, n, what, num_warps)
+        plan = dot_plan(m, n, what, num_warps, batch)
     wgmma = target == "sm90" and plan.sm90[0] == "wgmma"
-    along = (None, 0 if wgmma and what == "tf32" else None)  # tf32 wgmma reads B K-major: down its columns
+    # wgmma reads B K-major unless its elements are 16-bit floats: down its columns
+    along = (None, len(b.shape) - 2 if wgmma and what not in ("fp16", "bf16") else None)
     stores = loads = 0
     a_free = False
-    if a_plan is not None:
+    if wgmma and a_regs and a_plan is None:  # a computed A: converted to wgmma's register operand
+        a_free = True
+        st, ld = conversion(a, wgmma_a_operand(m, k, *plan.sm90[1:3], bits), bits, target)
+        stores, loads = st, ld
+    elif a_plan is not None:
         if wgmma:  # A in registers: converted, unless both dots lay their warps alike
             a_free = True
             if a_plan.sm90[0] != "wgmma" or a_plan.sm90[1:3] != plan.sm90[1:3]:
-                st, ld = conversion(a, wgmma_a_operand(m, k, *plan.sm90[1:3]), bits, target)
+                st, ld = conversion(a, wgmma_a_operand(m, k, *plan.sm90[1:3], bits), bits, target)
                 stores, loads = stores + st, loads + ld
         else:  # mma.sync: free when the producer's warps are the same, all along M
             own = plan.sm80 if target != "sm90" else plan.sm90[1:]
@@ -664,26 +701,33 @@ def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: 
         stores += min(plain, st) if st is not None else plain
     if wgmma:
         return stores, loads
-    wm, wn = plan.sm80 if target != "sm90" else plan.sm90[1:]
+    warps = plan.sm80 if target != "sm90" else plan.sm90[1:]
+    per = 1
+    if len(warps) == 3:  # batched: each warp its share of the batch
+        per = -(-batch // warps[0])
+        warps = warps[1:]
+    wm, wn = warps
     nbytes = bits // 8
     rows, cols = 16 * -(-m // (16 * wm)), 8 * -(-n // (8 * wn))  # each warp's rows of A, columns of B
     if not a_free:
-        loads += rows * k * nbytes // 512
+        loads += per * (rows * k * nbytes // 512)
     if what == "tf32":
-        loads += k * cols // WARP
+        loads += per * (k * cols // WARP)
     else:
-        loads += k * cols * nbytes // 512
+        loads += per * (k * cols * nbytes // 512)
     return stores, loads
 
 
-def wgmma_a_operand(m: int, k: int, warps_m: int, warps_n: int) -> Linear:
+def wgmma_a_operand(m: int, k: int, warps_m: int, warps_n: int, bits: int = 16) -> Linear:
     """The register layout of a ``wgmma``'s A operand (``#ttg.dot_op<opIdx = 0>`` of a version-3 parent of
     ``warps_m × warps_n`` warps) for an ``M×K`` block: each warp's 16 rows (4 warps a warpgroup down 64
-    rows), a thread 2 adjacent columns in rows ``r`` and ``r + 8`` of each 16-column slice, as the
-    accumulator lays its columns; the warps along N hold copies."""
+    rows), a thread one 32-bit word of adjacent columns (2 of 16 bits, 4 of 8) in rows ``r`` and ``r + 8``
+    of each slice 4 words wide, as the accumulator lays its columns; the warps along N hold copies."""
     shape = (m, k)
-    regs = [(0, 1), (8, 0)] + [(0, 8 << b) for b in range(_bits(k // 8))]
-    lanes = [(0, 2), (0, 4), (1, 0), (2, 0), (4, 0)]
+    word = max(32 // bits, 1)
+    regs = [(0, 1 << i) for i in range(_bits(word))] + [(8, 0)]
+    regs += [(0, 4 * word << b) for b in range(_bits(max(k // (4 * word), 1)))]
+    lanes = [(0, word), (0, 2 * word), (1, 0), (2, 0), (4, 0)]
     warps = [(16 << b, 0) for b in range(_bits(warps_m))] + [(0, 0)] * _bits(warps_n)
     tile_m = 16 * warps_m
     while tile_m < m:

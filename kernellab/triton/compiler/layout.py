@@ -302,3 +302,26 @@ def line_runs(p: Plan, axis: int) -> LineRuns | None:
     members = np.take_along_axis(first, order, axis=1).reshape(-1, groups, K)
     return LineRuns(_frozen(ln.reshape(-1, groups, K)[:, :, 0].copy()), _frozen(ps[:, :, 0].copy()),
                     _frozen(members), K)
+
+
+def sliced_instructions(lay, ptr: AxisInfo, mask: AxisInfo | None, elem_bytes: int) -> int:
+    """Load instructions per thread of a 1-D block under a distributed layout ``lay`` (a
+    :class:`kernellab.triton.compiler.convert.Linear`, such as a 2-D layout sliced): its distinct registers
+    in vectors of the consecutive ones it starts with, at most what the pointers' alignment and the
+    mask's constancy allow and 128 bits.
+
+    >>> from kernellab.triton.compiler import axis, convert
+    >>> ptr = axis.add(axis.splat(axis.argument(16), (64,)), axis.arange(0, 64), (64,), elem_bytes=4)
+    >>> lay = convert.sliced(convert.blocked((16, 64), (1, 8), (4, 8), (4, 1), (1, 0)), 0)
+    >>> sliced_instructions(lay, ptr, None, 4)     # 8 consecutive floats a thread: 2 × 16 bytes
+    2
+    """
+    regs = [b for b in lay.registers if any(b)]
+    run = 0
+    while run < len(regs) and regs[run] == (1 << run,):
+        run += 1
+    align = min(max(ptr.divisibility[0] // elem_bytes, 1), ptr.contiguity[0])
+    vec = min(1 << run, align, max(16 // elem_bytes, 1))
+    if mask is not None:
+        vec = min(vec, mask.constancy[0])
+    return max((1 << len(regs)) // max(vec, 1), 1)

@@ -204,17 +204,17 @@ class DotChain:
         self.dots: list = []
         self._plans: dict = {}  # made once the program has run, when the chain no longer grows
 
-    def add(self, m: int, n: int) -> int:
-        self.dots.append((m, n))
+    def add(self, m: int, n: int, batch: int = 1) -> int:
+        self.dots.append((m, n, batch))
         self._plans.clear()
         return len(self.dots) - 1
 
-    def plan(self, i: int, what: str, num_warps: int, batch: int = 1) -> Plan:
-        key = (i, what, num_warps, batch)
+    def plan(self, i: int, what: str, num_warps: int, batch: int | None = None) -> Plan:
+        key = (i, what, num_warps)
         got = self._plans.get(key)
         if got is None:
-            m, n = self.dots[i]
+            m, n, b = self.dots[i]
             chained = len(self.dots) > 1
-            got = self._plans[key] = dot_plan(m, n, what, num_warps, batch, self.dots[-1] if chained else None,
+            got = self._plans[key] = dot_plan(m, n, what, num_warps, b, self.dots[-1][:2] if chained else None,
                                               feeds_dot=i < len(self.dots) - 1)
         return got

@@ -461,10 +461,11 @@ def _moved(convert, kind: str, src, dst, bits: int, num_warps: int, target: str)
     if b is None:
         return None
     if kind == "dot":
-        what, tma, ref, copied = dst[1:]
+        what, tma, ref, copied, a_loaded = dst[1:]
         acc = src if src.__class__ is tuple and src[0] == "dot" and len(src) > 5 else None
         return convert.staging(a, b, what, bits, num_warps, target, tma, _plan(ref, what, num_warps),
-                               tuple(copied or (False, False)), None if acc is None else _plan(acc[5], acc[3], acc[4]))
+                               tuple(copied or (False, False)), None if acc is None else _plan(acc[5], acc[3], acc[4]),
+                               not a_loaded and acc is None)
     return convert.conversion(a, b, bits, target) if a.shape == b.shape else None
 
 
@@ -544,8 +545,9 @@ def _move_key(kind: str, src, dst, num_warps: int = 4) -> tuple:
     ``(axis, operands, used)``, a dot's ``(b's tag, what)`` (and which operands are TMA tiles), a
     conversion's a tag."""
     if kind == "dot":
-        b, what, tma, ref, copied = dst
-        return _frozen(src), (_frozen(b), what, tma, _plan(ref, what, num_warps), tuple(copied or (False, False)))
+        b, what, tma, ref, copied, a_loaded = dst
+        return _frozen(src), (_frozen(b), what, tma, _plan(ref, what, num_warps), tuple(copied or (False, False)),
+                              a_loaded)
     return _frozen(src), (_frozen(dst) if kind == "convert" else dst)
 
 
@@ -677,12 +679,12 @@ class Tally:
         self._moves.append(("mma", ref, (m, n, k, operands, precision, batch), 0, num_warps, programs))
 
     def staged(self, a, b, what: str, bits: int, num_warps: int, programs: int, tma: tuple = (False, False),
-               ref=None, copied: list | None = None):
+               ref=None, copied: list | None = None, a_loaded: bool = True):
         """Record a ``tl.dot`` of operands of layout tags ``a`` and ``b`` (``what``: ``"fp16"``, ``"tf32"``, …)
         in ``programs`` programs: their way through shared memory to the tensor cores
         (:func:`kernellab.triton.compiler.convert.staging`; ``tma``: which are tensor descriptors' tiles), counted
         once the layouts are known (``_settle``)."""
-        self._moves.append(("dot", a, (b, what, tuple(tma), ref, copied), bits, num_warps, programs))
+        self._moves.append(("dot", a, (b, what, tuple(tma), ref, copied, a_loaded), bits, num_warps, programs))
 
     def pipelined(self, tag, operand: bool, extra: int, iterations: int, num_warps: int, programs: int):
         """Record a load of layout tag ``tag`` that a loop of ``iterations`` iterations pipelines ``extra``
@@ -690,6 +692,14 @@ class Tally:
         ``extra`` more times (the prologue's, predicated off past the loop's end); a load that feeds no dot
         (``operand`` False) is read back from shared memory every iteration (``ld.shared``)."""
         self._moves.append(("pipe", tag, (operand, extra, iterations), 0, num_warps, programs))
+
+    def remat(self, load, consumer, axis: int, num_warps: int, programs: int):
+        """Record a small 1-D load (layout tag ``load``) broadcast along ``axis`` into a block of layout tag
+        ``consumer``: Triton loads it again in that layout, sliced (every lane along ``axis`` a copy), instead
+        of converting it; its warp instructions are counted under that layout
+        (:func:`kernellab.triton.compiler.layout.sliced_instructions`), its requests and sectors stay its own
+        layout's."""
+        self._moves.append(("remat", load, (consumer, axis), 0, num_warps, programs))
 
     def prefetched(self, ref, dims: tuple, num_warps: int, programs: int):
         """Record sm_80's ``Prefetch`` of a pipelined loop's one dot (``dims``: ``(M, N, K, kind, bits)``):
@@ -764,6 +774,9 @@ class Tally:
                 if kind == "prefetch":
                     self._prefetch_settled(src, dst, num_warps, programs)
                     continue
+                if kind == "remat":
+                    self._remat_settled(src, dst, num_warps, programs)
+                    continue
                 try:  # the same layouts, the same counts: looked up once over every launch
                     both = _moves_by_target(kind, *_move_key(kind, src, dst, num_warps), bits, num_warps)
                 except TypeError:  # a tag that cannot be a key
@@ -786,6 +799,21 @@ class Tally:
         if not operand:  # read back from shared memory into the load's layout every iteration
             for target in ("sm80", "sm90"):
                 n["shared_loads_" + target] += iterations * ins
+
+    def _remat_settled(self, tag, dst, num_warps: int, programs: int):
+        """Count a rematerialised load's instructions under its consumer's layout (:meth:`remat`)."""
+        from ..compiler import convert
+
+        consumer, axis = dst
+        (ptr, mask, shape), width, _nw, wanted = tag[1:]
+        want = None if wanted is None else wanted.get((shape, layout.own_width(ptr, shape, width)[0]))
+        own = layout.plan(ptr, mask, shape, width, num_warps, want).instructions
+        for suffix, target in (("", "sm80"), ("_sm90", "sm90")):
+            lay = convert.resolve(consumer, target)
+            if lay is None or len(lay.shape) != 2:
+                continue
+            ins = layout.sliced_instructions(convert.sliced(lay, axis), ptr, mask, width)
+            self.n["load_instructions" + suffix] += (ins * num_warps - own) * programs
 
     def _prefetch_settled(self, ref, dims, num_warps: int, programs: int):
         """Count sm_80's prefetch of a pipelined dot's first K slice (:meth:`prefetched`)."""

@@ -119,7 +119,28 @@ def layout_of(out, *sources):
         if lay is not None and x._shape == out._shape:
             out._lay = lay
             break
+    else:
+        return out
+    for x in sources:  # a small load broadcast into it is loaded again under its layout (see _remat)
+        lay = getattr(x, "_lay", None)
+        if lay is not None and lay[0] == "expand" and x._shape != out._shape:
+            _remat(lay, out._lay)
     return out
+
+
+def _remat(expanded, lay):
+    """A 1-D load broadcast (``s[None, :]``) into a block of layout tag ``lay``: Triton's layout pass
+    reloads a load of fewer elements than the program has threads in the consumer's layout, sliced,
+    rather than convert it (``isExpensiveLoadOrStore``); the tally counts its instructions so
+    (:meth:`kernellab.triton.executor.counts.Tally.remat`)."""
+    from .program import _CURRENT
+
+    load = expanded[1]
+    prog = _CURRENT.get()
+    if prog is None or load.__class__ is not tuple or load[0] != "load" or len(load[1][2]) != 1:
+        return
+    if load[1][2][0] < 32 * prog.num_warps:
+        prog.tally.remat(load, lay, expanded[2], prog.num_warps, prog.P)
 
 
 def _binary(a, b, fn, op: str, *, div=False, result=None, ints_only=False, compute=None):
@@ -393,7 +414,9 @@ class tensor:
     (triton.language.fp32, triton.language.int1)
     """
 
-    __slots__ = ("_data", "dtype", "_shape", "_lazy", "_view", "_into", "_ax", "_lay", "_wide", "__weakref__")
+    # ``_loaded``: set by tl.load only (unset on every other block): the block is a load's result itself,
+    # not computed from one (what tl.dot's wgmma asks of its A operand)
+    __slots__ = ("_data", "dtype", "_shape", "_lazy", "_view", "_into", "_ax", "_lay", "_wide", "_loaded", "__weakref__")
     __array_ufunc__ = None  # numpy defers to the reflected operators; np.exp(block) is a TypeError, as in Triton
     __hash__ = object.__hash__
 
@@ -766,8 +789,11 @@ def bitcast_data(x: tensor, dst: T.dtype) -> tensor:
             primitive_bitwidth=x.dtype.primitive_bitwidth, primitive_bitwidth2=dst.primitive_bitwidth))
     bits = x.dtype.encode(x.data) if x.dtype.__class__ is T.float_format else x.data
     if dst.__class__ is T.float_format:
-        return tensor(dst.decode(bits.view(dst.storage)), dst, x._shape)
-    return tensor(bits.view(dst.np), dst, x._shape)
+        out = tensor(dst.decode(bits.view(dst.storage)), dst, x._shape)
+    else:
+        out = tensor(bits.view(dst.np), dst, x._shape)
+    out._lay = x._lay  # a bitcast moves no data: the same layout
+    return out
 
 
 @cache

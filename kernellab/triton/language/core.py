@@ -350,6 +350,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     if ptr._shape:
         prog = current()
         out._lay = ("load", how, ptr.flat.itemsize, prog.num_warps, prog.wanted)
+        out._loaded = True
         if prog.loops:  # a load of a loop's body: perhaps pipelined (kernellab.triton.executor.loops)
             prog.loops[-1].load(out._lay, 8 * ptr.flat.itemsize)
     return out
@@ -432,14 +433,14 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     # dots feeding one another share their warps (kernellab.triton.compiler.mma.DotChain): the plan of
     # each is made once the program has run, so its MMA instructions and layouts are counted then
     chain = _dot_chain(a) or _dot_chain(b) or DotChain()
-    ref = (chain, chain.add(m, n))
     batch = a._shape[0] if len(a._shape) == 3 else 1
+    ref = (chain, chain.add(m, n, batch))
     prog.tally.dotted(m, n, k, operands, precision, prog.num_warps, batch, prog.P, ref)
     out = tensor(data, out_t, a._shape[:-1] + b._shape[-1:])
     what = mma_kind(operands, precision)[0]
     if what is None and operands in ("fp32", "float32"):
         what = "fma"  # input_precision="ieee": FMAs, the operands through shared memory all the same
-    if what is not None and len(a._shape) == 2:  # through shared memory to the tensor cores
+    if what is not None and (len(a._shape) == 2 or what != "fma"):  # through shared memory to the tensor cores
         lay_a = a._lay if a._lay is not None else ("default", a._shape, prog.num_warps)
         lay_b = b._lay if b._lay is not None else ("default", b._shape, prog.num_warps)
         tma = (False, False)
@@ -449,8 +450,10 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
             if dot_plan(m, n, what, prog.num_warps).sm90[0] == "wgmma":
                 tma = (tma_tile(a), tma_tile(b))
         flags = [False, False]  # which operands the pipeliner copies to shared memory (set when a loop ends)
-        prog.tally.staged(lay_a, lay_b, what, a.dtype.primitive_bitwidth, prog.num_warps, prog.P, tma, ref, flags)
-        out._lay = ("dot", m, n, what, prog.num_warps, ref)
+        direct = bool(getattr(a, "_loaded", False))  # A is a load's result itself (wgmma reads it from shared memory)
+        prog.tally.staged(lay_a, lay_b, what, a.dtype.primitive_bitwidth, prog.num_warps, prog.P, tma, ref, flags,
+                          direct)
+        out._lay = ("dot", (batch, m) if batch > 1 else m, n, what, prog.num_warps, ref)
         if prog.loops:
             prog.loops[-1].dot(lay_a, lay_b, ref, flags, (m, n, k, what, a.dtype.primitive_bitwidth))
     return out
