@@ -607,11 +607,18 @@ def compiled(session: nox.Session) -> None:
     """Compile every case of tests/compiled_cases.py with real Triton for sm_80 and sm_90 (no GPU) and
     rewrite kernellab/compiled_counts.json (optional, not in CI; commit the JSON when it changes).
 
-    The unit test tests/test_compiled_counts.py holds kernellab's counts to that JSON without Triton.
+    Each row holds the PTX's static counts (every block once: a loop's body as if it ran once) and, where
+    the launch's arguments fix the trip counts, ``executed``: every block weighted by how often the
+    program's warps run it (tests/conformance/ptx_trips.py interprets the PTX's integer code per warp),
+    warp instructions per program as the GPU executes them, a predicated-off instruction included. The
+    unit test tests/test_compiled_counts.py holds kernellab's counts to that JSON without Triton, to the
+    executed counts where a row has them. ``nox -s compiled -- CASE_ID ...`` compiles only those cases
+    again and keeps the others.
     """
     _install(session, "test")
     session.install("torch==2.13.0", "triton==3.9.0")
-    session.run("python", "tests/conformance/compiled_counts.py", env={**ENV, "KERNELLAB_LANG": "en"})
+    session.run("python", "tests/conformance/compiled_counts.py", *session.posargs,
+                env={**ENV, "KERNELLAB_LANG": "en"})
 
 
 @nox.session(default=False)

@@ -207,3 +207,96 @@ def test_a_small_load_broadcast_is_reloaded_in_its_consumers_layout():
     w, s = np.ones((16, 64), np.int8), np.ones(64, np.float32)
     cnt = _scale[(1,)](w, s, np.zeros((16, 64), np.float32), N=64, BM=16)
     assert cnt.load_instructions == cnt.load_instructions_sm90 == 4 + 8
+
+
+@triton.jit
+def _tile_bp(x_ptr, y_ptr, M, N, SM, SN, BM: tl.constexpr, BN: tl.constexpr):
+    x = tl.make_block_ptr(x_ptr, (M, N), (SM, SN), (0, 0), (BM, BN), (0, 1))
+    y = tl.make_block_ptr(y_ptr, (M, N), (SM, SN), (0, 0), (BM, BN), (0, 1))
+    tl.store(y, tl.load(x))
+
+
+def test_a_block_pointer_is_laid_out_along_its_unit_stride():
+    # A 64 × 64 fp16 tile stored column by column (strides (1, 64), order (0, 1)). Triton compiled a
+    # block pointer to base + (0 + arange)·1 + (0 + arange)·64: 64 consecutive halves down each column,
+    # so 16-byte vectors along dimension 0: 4096 / 8 = 512 vectors over 128 threads, 4 a thread, × 4
+    # warps = 16 load and 16 store instructions, 4096 × 2 B / 32 B = 256 sectors. Nothing known of the
+    # strides (no stride specialised to 1): one element a lane, 4096 / 128 = 32 a thread, × 4 = 128.
+    from kernellab.triton.compiler.specialize import nothing_known
+
+    x, y = np.arange(4096, dtype=np.float16).reshape(64, 64), np.zeros((64, 64), np.float16)
+    cnt = _tile_bp[(1,)](x, y, 64, 64, 1, 64, BM=64, BN=64)
+    assert (cnt.load_instructions, cnt.store_instructions, cnt.load_sectors) == (16, 16, 256)
+    assert np.array_equal(y, x)
+    cnt = nothing_known(_tile_bp)[(1,)](x, y, 64, 64, 1, 64, BM=64, BN=64)
+    assert (cnt.load_instructions, cnt.store_instructions) == (128, 128)
+
+
+@triton.jit
+def _fp8_loop(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :]).to(tl.float8e5, bitcast=True)
+        b = tl.load(b_ptr + (k + rk)[:, None] + rn[None, :] * K).to(tl.float8e5, bitcast=True)  # K-major
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+def test_pipelined_fp8_operands_computed_by_a_bitcast():
+    # 64 × 64 × 64 bytes a tile, 2 iterations, 4 warps, sm_90 (wgmma). A = bitcast(load): the
+    # conversion to wgmma's register operand is hoisted through the bitcast to the copy's buffer:
+    # 2 ldmatrix.x4 a thread (each warp 16 rows × 64 B = 1024 B, 512 B an ldmatrix), no store. B =
+    # bitcast(load): wgmma reads B from shared memory, the copy cannot be it: read back into the load's
+    # layout (4096 B / 128 threads = 32 B, 2 ld.shared.v4), stored K-major (16 bytes along K a thread:
+    # 2 st.shared.v4). Per iteration (2 + 2) × 4 warps = 16 loads, 2 × 4 = 8 stores; the 64 × 64 fp32
+    # accumulator's conversion for the store: 8 + 8 a thread. 2 × 16 + 32 = 64, 2 × 8 + 32 = 48.
+    a, b = np.ones((64, 128), np.uint8), np.ones((64, 128), np.uint8)
+    cnt = _fp8_loop[(1,)](a, b, np.zeros((64, 64), np.float32), 128, BM=64, BN=64, BK=64)
+    assert (cnt.shared_loads_sm90, cnt.shared_stores_sm90) == (64, 48)
+
+
+@triton.jit
+def _invariant_a(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
+    b_ptrs = b_ptr + rk[:, None] * BN + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(0, K, BK):
+        acc += tl.dot(a, tl.load(b_ptrs))
+        b_ptrs += BK * BN
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+def test_an_operand_made_before_the_loop_is_stored_once():
+    # 64 × 64 fp16 A loaded before a loop of 3 dots (num_stages=1: no copies). Its store to shared
+    # memory is placed before the loop: 4 st.shared.v4 a thread once (16 a program), B's every
+    # iteration (16); mma.sync's warps 2 × 2, each reads 32 rows of A and 32 columns of B, 64 deep:
+    # 32 × 64 × 2 B / 512 B = 4 ldmatrix.x4 each, 8 a thread, 32 a program, every iteration. The fp32
+    # accumulator's conversion for the store: 8 + 8 a thread. Stores 16 + 3 × 16 + 32 = 96 (not 3 × 32
+    # + 32 = 128), loads 3 × 64 + 32 = 224.
+    cnt = _invariant_a[(1,)](np.ones((64, 64), np.float16), np.ones((192, 64), np.float16),
+                             np.zeros((64, 64), np.float32), 192, BM=64, BN=64, BK=64, num_stages=1)
+    assert (cnt.shared_stores_sm80, cnt.shared_loads_sm80) == (96, 224)
+
+
+@triton.jit
+def _row_sums(x_ptr, out_ptr, N, BM: tl.constexpr, BN: tl.constexpr):
+    rows = tl.arange(0, BM)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for j in tl.range(0, N, BN, num_stages=3):
+        acc += tl.load(x_ptr + rows[:, None] * N + j + tl.arange(0, BN)[None, :])
+    tl.store(out_ptr + rows, tl.sum(acc, axis=1))
+
+
+def test_a_pipelined_load_no_dot_reads_is_read_back_in_its_registers_order():
+    # 16 × 128 floats, nothing known of N: one element a lane, lanes and warps along the 128 columns,
+    # so each thread holds 16 rows of one column. The copies go to a plain buffer ordered as the
+    # thread's registers run (rows first: LinearEncodingAttr::getOrder), read back 4 floats at a time:
+    # 4 ld.shared.v4 a thread an iteration, not 16 (one a register), 2 iterations × 4 × 4 warps = 32.
+    from kernellab.triton.compiler.specialize import nothing_known
+
+    x = np.ones((16, 256), np.float32)
+    cnt = nothing_known(_row_sums)[(1,)](x, np.zeros(16, np.float32), 256, BM=16, BN=128)
+    plain = nothing_known(_row_sums)[(1,)](x, np.zeros(16, np.float32), 128, BM=16, BN=128)
+    assert cnt.shared_loads_sm80 - plain.shared_loads_sm80 == 4 * 4

@@ -6,13 +6,16 @@ Each case is compiled twice: ``"none"`` (nothing known: every parameter in ``do_
 case's arguments: pointers and ints divisible by 16 marked ``tt.divisibility = 16``, ints equal to 1
 made constants). The launcher's own binder computes that specialisation (from CPU torch tensors), and
 ``triton.compile(ASTSource(...), target=GPUTarget("cuda", cc, 32))`` runs the whole pipeline to PTX and
-a cubin with the ptxas Triton ships. Counted from the PTX (static instructions: the cases' loops run
-once): global loads and stores by width and predication, ``cp.async`` copies, shared-memory loads and
+a cubin with the ptxas Triton ships. Counted from the PTX, statically (every block once: a loop's body
+as if it ran once) and as executed for the launch (``executed``: each block times how often its warps
+run it for the case's arguments, warp instructions per program, tests/conformance/ptx_trips.py; absent
+where the arguments do not fix the trip counts): global loads and stores by width and predication, ``cp.async`` copies, shared-memory loads and
 stores (``ld.shared``, ``st.shared``, ``ldmatrix``, ``stmatrix``), ``mma``/``wgmma`` instructions, global
 atomics (``atom.global``, ``red.global``: ``atom_global``), TMA copies (``cp.async.bulk.tensor``: ``tma``); from
 ``cuobjdump -res-usage`` of the cubin: registers per thread; from the metadata: shared bytes,
-``num_warps``, ``num_stages``. Usage: ``python tests/conformance/compiled_counts.py`` (needs triton and
-torch; ``nox -s compiled`` installs them).
+``num_warps``, ``num_stages``. Usage: ``python tests/conformance/compiled_counts.py [CASE_ID ...]`` (needs
+triton and torch; ``nox -s compiled`` installs them); with case ids, only those cases are compiled again
+and merged into the committed file.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
+import ptx_trips  # noqa: E402  (tests/conformance/ptx_trips.py)
 from compiled_cases import CASES, METADATA, source  # noqa: E402
 
 from conftest import load_source  # noqa: E402  (tests/conformance/conftest.py)
@@ -117,32 +121,67 @@ def compile_case(jf, case, cc: int, spec: str) -> dict:
     k = triton.compile(ASTSource(jf, signature, constexprs, attrs), target=target, options=options)
     layouts = sorted({line.split("=", 1)[1].strip() for line in k.asm["ttgir"].splitlines()
                       if line.startswith(("#blocked", "#mma", "#shared", "#linear"))})
+    marks = {n: v for n, v in zip(jf.arg_names, [s[1] for s in specialization]) if v}
+    executed = ptx_trips.weighted(k.asm["ptx"], ptx_counts, ptx_arguments(jf, case, marks), case.grid,
+                                  k.metadata.num_warps)
     return {**ptx_counts(k.asm["ptx"]), "registers": registers(k.asm["cubin"]), "shared_bytes": k.metadata.shared,
             "num_warps": k.metadata.num_warps, "num_stages": k.metadata.num_stages, "layouts": layouts,
-            "specialised": {n: v for n, v in zip(jf.arg_names, [s[1] for s in specialization]) if v}}
+            "specialised": marks, **({"executed": executed} if executed is not None else {})}
 
 
-def main() -> int:
+def ptx_arguments(jf, case, marks: dict) -> list:
+    """The kernel's PTX parameters for the case's launch, in order: an array's address (distinct, 1 MiB
+    apart), an int's value, None for a float; constexprs and ints specialised to 1 are not parameters.
+    Triton's scratch pointers that follow are None."""
+    out, address = [], 1 << 20
+    for p, v in zip(jf.params, case.arrays()):
+        if p.is_constexpr or marks.get(p.name) == 1:
+            continue
+        if hasattr(v, "dtype") and hasattr(v, "shape"):
+            out.append(address)
+            address += 1 << 20
+        elif isinstance(v, bool) or not isinstance(v, int):
+            out.append(None)
+        else:
+            out.append(int(v))
+    return out + [None] * 4
+
+
+def main(only: list[str]) -> int:
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
     import triton
 
-    result = {"triton": triton.__version__, "counted_from": "PTX (static instructions; every loop runs once)",
+    unknown = set(only) - {case.id for case in CASES}
+    if unknown:
+        print(f"no such case: {sorted(unknown)}")
+        return 2
+
+    result = {"triton": triton.__version__,
+              "counted_from": "PTX: static instructions (every block once) per thread; executed: each block times "
+                              "its warps' runs for the launch's arguments, warp instructions per program",
               "registers_from": "cuobjdump -res-usage of the cubin", "cases": {}}
     with tempfile.TemporaryDirectory() as tmp:
         modules = {}
+        old = json.loads(OUT.read_text())["cases"] if only else {}
         for case in CASES:
+            if only and case.id not in only:
+                if case.id in old:
+                    result["cases"][case.id] = old[case.id]
+                continue
             if case.source not in modules:
                 stem = Path(case.source).stem.lstrip("0123456789_") or "kernels"
                 modules[case.source] = load_source(f"compiled_{stem}", source(case, ours=False), Path(tmp))
             jf = getattr(modules[case.source], case.kernel)
             entry = {"source": case.source, "kernel": case.kernel}
             for cc in TARGETS:
+                if cc not in case.targets:
+                    continue
                 for spec in ("none", "jit"):
                     entry[f"sm_{cc}/{spec}"] = compile_case(jf, case, cc, spec)
             result["cases"][case.id] = entry
             print(case.id, {k: (v["ld_global"], v["st_global"]) for k, v in entry.items() if "/" in k}, flush=True)
-        result["metadata"] = {}
-        for case in METADATA:
+        result["metadata"] = json.loads(OUT.read_text())["metadata"] if only else {}
+        for case in METADATA if not only else ():
             if case.source not in modules:
                 modules[case.source] = load_source("compiled_meta", source(case, ours=False), Path(tmp))
             jf = getattr(modules[case.source], case.kernel)
@@ -158,4 +197,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

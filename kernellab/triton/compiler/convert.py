@@ -618,6 +618,30 @@ def _fastest(lay: Linear) -> int:
     return lay.order[0] if lay.order else len(lay.shape) - 1
 
 
+def register_order(lay: Linear) -> tuple:
+    """The dimensions in the order a thread's registers run through them (``LinearEncodingAttr::getOrder``:
+    each dimension where a register basis first moves, then the others from the last down), the order
+    of the plain (unswizzled) buffer the pipeliner copies a load into that no dot reads directly.
+
+    >>> register_order(blocked((16, 128), (1, 1), (1, 32), (1, 4), (1, 0)))   # 16 rows a thread
+    (0, 1)
+    """
+    order = []
+    for basis in lay.registers:
+        for i, v in enumerate(basis):
+            if v:
+                if i not in order:
+                    order.append(i)
+                break
+    return tuple(order) + tuple(i for i in reversed(range(len(lay.shape))) if i not in order)
+
+
+def read_back(lay: Linear, bits: int) -> int:
+    """``ld.shared`` per thread of a ``ttg.local_load`` into ``lay`` from a plain buffer in ``lay``'s
+    :func:`register_order`: each thread's runs of consecutive elements in vectors of up to 128 bits."""
+    return (1 << len(_distinct(lay.registers))) >> min(_run(lay, register_order(lay)[0]), _cap(bits))
+
+
 def _run(lay: Linear, d: int | None = None) -> int:
     """log2 of the elements a thread holds consecutively along dimension ``d`` (the shared-memory
     buffer's contiguous one; None: the one its layout orders first)."""
@@ -633,7 +657,7 @@ def _run(lay: Linear, d: int | None = None) -> int:
 @lru_cache(maxsize=1024)
 def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: str,
             tma: tuple = (False, False), plan=None, copied: tuple = (False, False), a_plan=None,
-            a_regs: bool = False) -> tuple[int, int]:
+            loaded: tuple = (True, True)) -> tuple[int, int]:
     """``(stores, loads)`` per thread of a ``tl.dot``'s operands on their way to the tensor cores, as
     Triton 3.9 lowers them: each operand, in the layout of its load, is stored to shared memory
     (``ttg.local_alloc``), each thread writing its runs of consecutive elements in vectors of up to 128
@@ -645,7 +669,9 @@ def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: 
     is loaded one 32-bit element at a time. An operand that is a tensor descriptor's tile (``tma``: for A
     and B) is already in shared memory on sm_90, where ``wgmma`` reads it as the TMA copy left it: no
     stores. ``plan``: the dot's warps (:func:`kernellab.triton.compiler.mma.dot_plan`; None: its own);
-    ``copied``: the operands a pipelined loop's ``cp.async`` copies write to shared memory (no stores).
+    ``copied``: the operands a pipelined loop's ``cp.async`` copies write to shared memory (True: no
+    stores), or that a loop made before it stores there once, before the loop (``"once"``: no stores in
+    the iterations after the first; ``mma.sync`` still reads them every iteration).
 
     ``a_plan``: operand A is the accumulator of an earlier dot of the same chain, under that plan (flash
     attention's ``p``). With ``mma.sync`` whose warps all lie along M, the two dots' layouts match
@@ -653,10 +679,17 @@ def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: 
     block. ``wgmma`` takes such an A in registers: nothing when both dots have the same warps, else a
     layout conversion to its operand layout (:func:`wgmma_a_operand`).
 
-    ``a_regs``: A is computed (not a load's result itself, Triton's ``comesFromLoadOrBlockArg``):
-    ``wgmma`` takes it in registers, converted to its operand layout. ``wgmma`` reads B K-major for
-    every operand type but 16-bit floats (``allowTranspose``): a B loaded along N is stored one element
-    at a time. A batched (3-D) dot is ``mma.sync`` on both targets, each warp its share of the batch.
+    ``loaded``: for A and B, True where the operand is a load's result itself, ``"hoist"`` where it is
+    computed from one by bitcasts and widening casts only (OptimizeDotOperands hoists the conversion to
+    the dot operand through them, ``canHoistDotOpEncV2/V3``), False for any other computed operand. A
+    hoisted A is ``wgmma``'s register operand (``MMAV3HoistLayoutConversion``): stored to a dot-operand
+    buffer in its load's layout and read back with ``ldmatrix``, as ``mma.sync`` reads A (no store where
+    the pipeliner copies it). An operand the pipeliner copies (``copied``) but that is computed after the
+    copy where the conversion cannot follow it (any B of ``wgmma``, which reads B from shared memory; an
+    operand that is not hoisted) is first read back from the copy's plain buffer into its load's layout
+    (:func:`read_back`), then stored as an operand that was not copied. ``wgmma`` reads B K-major for every operand type but 16-bit floats
+    (``allowTranspose``): a B loaded along N is stored one element at a time. A batched (3-D) dot is
+    ``mma.sync`` on both targets, each warp its share of the batch.
 
     >>> a = blocked((64, 32), (1, 8), (8, 4), (4, 1), (1, 0)); b = blocked((32, 64), (1, 8), (4, 8), (4, 1), (1, 0))
     >>> staging(a, b, "fp16", 16, 4, "sm80"), staging(a, b, "fp16", 16, 4, "sm90")
@@ -676,11 +709,7 @@ def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: 
     along = (None, len(b.shape) - 2 if wgmma and what not in ("fp16", "bf16") else None)
     stores = loads = 0
     a_free = False
-    if wgmma and a_regs and a_plan is None:  # a computed A: converted to wgmma's register operand
-        a_free = True
-        st, ld = conversion(a, wgmma_a_operand(m, k, *plan.sm90[1:3], bits), bits, target)
-        stores, loads = st, ld
-    elif a_plan is not None:
+    if a_plan is not None:
         if wgmma:  # A in registers: converted, unless both dots lay their warps alike
             a_free = True
             if a_plan.sm90[0] != "wgmma" or a_plan.sm90[1:3] != plan.sm90[1:3]:
@@ -693,9 +722,20 @@ def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: 
             else:
                 theirs = a_plan.sm90[1:] if a_plan.sm90[0] == "mma" else None
             a_free = theirs is not None and tuple(own) == tuple(theirs) and own[-1] == 1
-    for slot, (x, d, in_smem, cp) in enumerate(zip((a, b), along, tma, copied)):
-        if wgmma and in_smem or cp or (slot == 0 and a_free):
+    for slot, (x, d, in_smem, cp, src) in enumerate(zip((a, b), along, tma, copied, loaded)):
+        if wgmma and in_smem or (slot == 0 and a_free):
             continue
+        if wgmma and slot == 0 and src == "hoist":  # A in registers: through a dot-operand buffer, ldmatrix
+            if not cp:
+                stores += (1 << len(_distinct(x.registers))) >> min(_run(x), cap)
+            loads += 16 * -(-m // (16 * plan.sm90[1])) * k * (bits // 8) // 512
+            continue
+        if cp == "once":  # stored before the loop
+            continue
+        if cp:
+            if src is True or (src == "hoist" and not wgmma):
+                continue
+            loads += read_back(x, bits)  # the copy read back into the load's layout
         plain = (1 << len(_distinct(x.registers))) >> min(_run(x, d), cap)
         st = _stmatrix(x, _fastest(x) if d is None else d, bits) if wgmma else None
         stores += min(plain, st) if st is not None else plain

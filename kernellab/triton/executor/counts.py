@@ -461,11 +461,11 @@ def _moved(convert, kind: str, src, dst, bits: int, num_warps: int, target: str)
     if b is None:
         return None
     if kind == "dot":
-        what, tma, ref, copied, a_loaded = dst[1:]
+        what, tma, ref, copied, loaded = dst[1:]
         acc = src if src.__class__ is tuple and src[0] == "dot" and len(src) > 5 else None
         return convert.staging(a, b, what, bits, num_warps, target, tma, _plan(ref, what, num_warps),
                                tuple(copied or (False, False)), None if acc is None else _plan(acc[5], acc[3], acc[4]),
-                               not a_loaded and acc is None)
+                               loaded)
     return convert.conversion(a, b, bits, target) if a.shape == b.shape else None
 
 
@@ -545,9 +545,9 @@ def _move_key(kind: str, src, dst, num_warps: int = 4) -> tuple:
     ``(axis, operands, used)``, a dot's ``(b's tag, what)`` (and which operands are TMA tiles), a
     conversion's a tag."""
     if kind == "dot":
-        b, what, tma, ref, copied, a_loaded = dst
+        b, what, tma, ref, copied, loaded = dst
         return _frozen(src), (_frozen(b), what, tma, _plan(ref, what, num_warps), tuple(copied or (False, False)),
-                              a_loaded)
+                              loaded)
     return _frozen(src), (_frozen(dst) if kind == "convert" else dst)
 
 
@@ -679,19 +679,24 @@ class Tally:
         self._moves.append(("mma", ref, (m, n, k, operands, precision, batch), 0, num_warps, programs))
 
     def staged(self, a, b, what: str, bits: int, num_warps: int, programs: int, tma: tuple = (False, False),
-               ref=None, copied: list | None = None, a_loaded: bool = True):
+               ref=None, copied: list | None = None, loaded: tuple = (True, True)):
         """Record a ``tl.dot`` of operands of layout tags ``a`` and ``b`` (``what``: ``"fp16"``, ``"tf32"``, …)
         in ``programs`` programs: their way through shared memory to the tensor cores
-        (:func:`kernellab.triton.compiler.convert.staging`; ``tma``: which are tensor descriptors' tiles), counted
+        (:func:`kernellab.triton.compiler.convert.staging`; ``tma``: which are tensor descriptors' tiles;
+        ``loaded``: whether each is a load's result, computed from one by casts, or else computed), counted
         once the layouts are known (``_settle``)."""
-        self._moves.append(("dot", a, (b, what, tuple(tma), ref, copied, a_loaded), bits, num_warps, programs))
+        self._moves.append(("dot", a, (b, what, tuple(tma), ref, copied, tuple(loaded)), bits, num_warps, programs))
 
-    def pipelined(self, tag, operand: bool, extra: int, iterations: int, num_warps: int, programs: int):
+    def pipelined(self, tag, operand: bool, extra: int, iterations: int, num_warps: int, programs: int,
+                  feeds: tuple | None = None):
         """Record a load of layout tag ``tag`` that a loop of ``iterations`` iterations pipelines ``extra``
         (num_stages − 1) iterations ahead (:mod:`kernellab.triton.executor.loops`): its copies run
         ``extra`` more times (the prologue's, predicated off past the loop's end); a load that feeds no dot
-        (``operand`` False) is read back from shared memory every iteration (``ld.shared``)."""
-        self._moves.append(("pipe", tag, (operand, extra, iterations), 0, num_warps, programs))
+        (``operand`` False) is read back from shared memory every iteration (``ld.shared``). ``feeds``:
+        ``(slot, kind, chain reference, loaded)`` of the dot an operand feeds: ``wgmma`` wants B K-major for all
+        but 16-bit floats, so a B loaded along N that is the dot's operand itself (``loaded`` True) is copied
+        one element (4 bytes) at a time on sm_90 (a computed one is copied as loaded, then read back)."""
+        self._moves.append(("pipe", tag, (operand, extra, iterations, feeds), 0, num_warps, programs))
 
     def remat(self, load, consumer, axis: int, num_warps: int, programs: int):
         """Record a small 1-D load (layout tag ``load``) broadcast along ``axis`` into a block of layout tag
@@ -789,16 +794,28 @@ class Tally:
 
     def _pipe_settled(self, tag, info, num_warps: int, programs: int):
         """Count a pipelined load's prologue copies (:meth:`pipelined`) under its final layout."""
-        operand, extra, iterations = info
+        operand, extra, iterations, feeds = info
         (ptr, mask, shape), width, _nw, wanted = tag[1:]
         want = None if wanted is None else wanted.get((shape, layout.own_width(ptr, shape, width)[0]))
-        ins = layout.plan(ptr, mask, shape, width, num_warps, want).instructions * programs
+        p = layout.plan(ptr, mask, shape, width, num_warps, want)
+        ins = p.instructions * programs
         n = self.n
-        for suffix in ("", "_sm90"):
-            n["load_instructions" + suffix] += extra * ins
-        if not operand:  # read back from shared memory into the load's layout every iteration
+        n["load_instructions"] += extra * ins
+        cp90 = ins
+        if feeds is not None and feeds[0] == 1 and feeds[1] not in ("fp16", "bf16") and p.order[0] != 0 \
+                and feeds[3] is True and _plan(feeds[2], feeds[1], num_warps).sm90[0] == "wgmma":
+            elements = 1
+            for d in shape:
+                elements *= d
+            cp90 = elements // (32 * num_warps) * num_warps * programs  # one element a copy
+        n["load_instructions_sm90"] += (extra + iterations) * cp90 - iterations * ins
+        if not operand:  # read back from its plain buffer into the load's layout every iteration
+            from ..compiler import convert
+
             for target in ("sm80", "sm90"):
-                n["shared_loads_" + target] += iterations * ins
+                lay = convert.resolve(tag, target)
+                back = p.instructions // num_warps if lay is None else convert.read_back(lay, 8 * width)
+                n["shared_loads_" + target] += iterations * back * num_warps * programs
 
     def _remat_settled(self, tag, dst, num_warps: int, programs: int):
         """Count a rematerialised load's instructions under its consumer's layout (:meth:`remat`)."""

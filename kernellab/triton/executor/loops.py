@@ -60,9 +60,9 @@ class Frame:
     (then it is not pipelined), and the loads and dots of its body (the last iteration's: every
     iteration runs the same lines). ``loads`` maps a load's layout tag (by identity: the tag a value
     carries through elementwise operations) to ``[tag, role]``, role None or the operand slot of the dot
-    it feeds; ``dots`` holds ``(chain reference, operand flags)`` per dot."""
+    it feeds; ``dots`` holds ``(chain reference, operand flags, fed slots, dims, loaded)`` per dot."""
 
-    __slots__ = ("stages", "explicit", "iterations", "inner", "loads", "dots", "flags")
+    __slots__ = ("stages", "explicit", "iterations", "inner", "loads", "dots", "flags", "operands")
 
     def __init__(self, stages: int, explicit: bool):
         self.stages = stages
@@ -72,6 +72,7 @@ class Frame:
         self.loads: dict = {}
         self.dots: list = []
         self.flags: list = []  # every iteration's dots' operand flags, by the dot's place in the iteration
+        self.operands: dict = {}  # a dot's place in the iteration → the blocks it took last iteration
 
     def iterate(self):
         self.iterations += 1
@@ -82,11 +83,21 @@ class Frame:
         """Note a ``tl.load`` of the body, its value's layout tag and its elements' bits."""
         self.loads[id(tag)] = [tag, None, bits]
 
-    def dot(self, a_tag, b_tag, ref, flags: list, dims: tuple):
+    def dot(self, a_tag, b_tag, ref, flags: list, dims: tuple, loaded: tuple = (True, True), operands=()):
         """Note a ``tl.dot`` of the body (``dims``: its ``(M, N, K, kind, bits)``): the operands that are loads
         of this iteration feed it (directly, or through elementwise operations, which keep the tag);
         ``flags`` (its staged move's, operand A and B) are set for the operands the pipeliner copies, once
-        the loop ends."""
+        the loop ends, and now to ``"once"`` for an operand that is the very block the dot took in the last
+        iteration (``operands``: this iteration's): a value of the loop's, made before it, whose store to
+        shared memory (``ttg.local_alloc``) is placed before the loop, so only the first iteration's counts."""
+        place = len(self.dots)
+        last = self.operands.get(place)
+        if last is not None:
+            for slot, (now, before) in enumerate(zip(operands, last)):
+                if now is before:
+                    flags[slot] = "once"
+        if operands:
+            self.operands[place] = tuple(operands)
         roles = []
         for slot, tag in enumerate((a_tag, b_tag)):
             while tag.__class__ is tuple and tag[0] == "trans":
@@ -96,7 +107,7 @@ class Frame:
                 entry[1] = slot
                 roles.append(slot)
         self.flags.append((len(self.dots), flags))
-        self.dots.append((ref, flags, tuple(roles), (*dims, _unwrap(a_tag), _unwrap(b_tag))))
+        self.dots.append((ref, flags, tuple(roles), (*dims, _unwrap(a_tag), _unwrap(b_tag)), tuple(loaded)))
 
 
 def _unwrap(tag):
@@ -169,20 +180,24 @@ def finish(prog, frame: Frame):
         return
     tally = prog.tally
     copied = set()
+    feeds = {}  # a copied operand's dot: its slot, kind and chain reference
+    for ref, _flags, slots, dims, loaded in frame.dots:
+        for slot in slots:
+            feeds.setdefault(id(dims[-2:][slot]), (slot, dims[3], ref, loaded[slot]))
     for tag, role, bits in piped:
         if id(tag) in copied or _small(tag, bits):
             continue
         copied.add(id(tag))
-        tally.pipelined(tag, role is not None, extra, frame.iterations, prog.num_warps, prog.P)
+        tally.pipelined(tag, role is not None, extra, frame.iterations, prog.num_warps, prog.P, feeds.get(id(tag)))
     roles = []
-    for _ref, _flags, slots, dims in frame.dots:
+    for _ref, _flags, slots, dims, _loaded in frame.dots:
         a_tag, b_tag = dims[-2:]
         roles.append(tuple(s for s in slots if id((a_tag, b_tag)[s]) in copied))
     for place, flags in frame.flags:  # every iteration's dot at that place: its copied operands
         for slot in roles[place] if place < len(roles) else ():
             flags[slot] = True
     if len(frame.dots) == 1 and len(roles[0]) == 2:  # both operands from the buffers: sm_80's Prefetch
-        ref, _flags, _slots, dims = frame.dots[0]
+        ref, _flags, _slots, dims, _loaded = frame.dots[0]
         tally.prefetched(ref, dims[:-2], prog.num_warps, prog.P)
 
 

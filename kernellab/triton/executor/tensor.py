@@ -414,8 +414,8 @@ class tensor:
     (triton.language.fp32, triton.language.int1)
     """
 
-    # ``_loaded``: set by tl.load only (unset on every other block): the block is a load's result itself,
-    # not computed from one (what tl.dot's wgmma asks of its A operand)
+    # ``_loaded``: True on a tl.load's result itself, "hoist" on one computed from it by bitcasts and
+    # widening casts only (tl.dot's operand conversion is hoisted through them); unset on every other block
     __slots__ = ("_data", "dtype", "_shape", "_lazy", "_view", "_into", "_ax", "_lay", "_wide", "_loaded", "__weakref__")
     __array_ufunc__ = None  # numpy defers to the reflected operators; np.exp(block) is a TypeError, as in Triton
     __hash__ = object.__hash__
@@ -695,6 +695,7 @@ class tensor:
         else:
             out = tensor(convert(self.data, self.dtype, dst, fp_downcast_rounding), dst, self._shape)
         out._lay = self._lay
+        _cast_from_load(self, out)
         if self.dtype.is_int() and dst.is_int():  # extsi / trunci: the analysis passes the facts through
             out._ax = self._ax
         return out
@@ -793,7 +794,17 @@ def bitcast_data(x: tensor, dst: T.dtype) -> tensor:
     else:
         out = tensor(bits.view(dst.np), dst, x._shape)
     out._lay = x._lay  # a bitcast moves no data: the same layout
+    _cast_from_load(x, out)
     return out
+
+
+def _cast_from_load(x: tensor, out: tensor):
+    """Mark ``out``, a bitcast or cast of ``x``, as computed from a load by casts (``_loaded = "hoist"``)
+    where ``x`` is one and the cast does not narrow (Triton hoists a dot operand's conversion through
+    bitcasts and widening casts, not through truncations); the same type: still the load's result."""
+    src = getattr(x, "_loaded", False)
+    if src and out.dtype.primitive_bitwidth >= x.dtype.primitive_bitwidth:
+        out._loaded = src if out.dtype == x.dtype else "hoist"
 
 
 @cache

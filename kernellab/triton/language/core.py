@@ -450,12 +450,13 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
             if dot_plan(m, n, what, prog.num_warps).sm90[0] == "wgmma":
                 tma = (tma_tile(a), tma_tile(b))
         flags = [False, False]  # which operands the pipeliner copies to shared memory (set when a loop ends)
-        direct = bool(getattr(a, "_loaded", False))  # A is a load's result itself (wgmma reads it from shared memory)
+        # each operand a load's result itself (True), computed from one by casts ("hoist"), or else computed
+        loaded = (getattr(a, "_loaded", False), getattr(b, "_loaded", False))
         prog.tally.staged(lay_a, lay_b, what, a.dtype.primitive_bitwidth, prog.num_warps, prog.P, tma, ref, flags,
-                          direct)
+                          loaded)
         out._lay = ("dot", (batch, m) if batch > 1 else m, n, what, prog.num_warps, ref)
         if prog.loops:
-            prog.loops[-1].dot(lay_a, lay_b, ref, flags, (m, n, k, what, a.dtype.primitive_bitwidth))
+            prog.loops[-1].dot(lay_a, lay_b, ref, flags, (m, n, k, what, a.dtype.primitive_bitwidth), loaded, (a, b))
     return out
 
 

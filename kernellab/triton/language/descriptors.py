@@ -85,11 +85,13 @@ def _tile(base: pointer, shape, strides, offsets, block_shape, checked):
     return ptr, m
 
 
-def _tile_facts(base: pointer, shape_f, strides_f, offsets_f, block_shape: tuple):
+def _tile_facts(base: pointer, shape_f, strides_f, offsets_f, block_shape: tuple, checked=None):
     """The axis facts (:mod:`kernellab.triton.compiler.axis`) of a descriptor tile's pointers and mask, as Triton
     3.9 rewrites a descriptor access without TMA (sm_80): ``base + Σ (offset_d + arange(B_d)) · stride_d``,
-    masked by ``0 <= offset_d + arange(B_d) < shape_d`` in every dimension."""
+    masked by ``0 <= offset_d + arange(B_d) < shape_d`` in every dimension (a block pointer: in the dimensions
+    ``checked``, its ``boundary_check``; the mask is None when there are none)."""
     nd = len(block_shape)
+    checked = range(nd) if checked is None else checked
     width = base.dtype.element_ty.primitive_bitwidth // 8
     ptr = A.splat(facts(base), block_shape)
     mask = None
@@ -102,6 +104,8 @@ def _tile_facts(base: pointer, shape_f, strides_f, offsets_f, block_shape: tuple
         idx = A.to_shape(idx, ones, block_shape)
         term = A.binary("*", idx, A.splat(strides_f[d], block_shape), block_shape)
         ptr = A.add(ptr, term, block_shape, elem_bytes=width)
+        if d not in checked:
+            continue
         ok = A.logical("&", A.compare(">=", idx, A.splat(A.constant(0), block_shape), block_shape),
                        A.compare("<", idx, A.splat(shape_f[d], block_shape), block_shape))
         mask = ok if mask is None else A.logical("&", mask, ok)
@@ -118,12 +122,19 @@ def _fill(elem: T.dtype, padding: str):
 
 class block_ptr:
     """A block pointer from ``tl.make_block_ptr``: load and store it with ``tl.load``/``tl.store``,
-    move it with ``tl.advance``."""
+    move it with ``tl.advance``.
 
-    def __init__(self, base, shape, strides, offsets, block_shape, order):
+    Triton up to 3.4 compiled it (RewriteTensorPointer, before the layouts are chosen) to the tensor of
+    pointers ``base + Σ (offsets[d] + arange(B_d)) · strides[d]``, masked in the ``boundary_check``
+    dimensions, so its loads and stores are laid out as that kernel's are: vectors along the dimension
+    whose stride is 1 (``order[0]`` when ``order`` describes the array), one element a lane when no
+    stride is known to be 1. ``_facts`` keeps the axis facts of shape, strides and offsets for that."""
+
+    def __init__(self, base, shape, strides, offsets, block_shape, order, facts=None):
         self.base, self.shape, self.strides, self.offsets = base, shape, strides, offsets
         self.block_shape = block_shape
         self.order = order
+        self._facts = facts  # (shape's, strides', offsets') axis facts
 
     @property
     def dtype(self):
@@ -145,12 +156,21 @@ class block_ptr:
         if padding_option not in _PADDINGS:
             raise ValueError(_("padding_option must be 'zero' or 'nan', not {padding_option!r}").format(
                 padding_option=padding_option))
-        ptr, m = _tile(self.base, self.shape, self.strides, self.offsets, self.block_shape, self._checked(boundary_check))
+        ptr, m = self._tile(boundary_check)
         return load(ptr, m, _fill(ptr.dtype.element_ty, padding_option), **kw)
 
     def _store(self, value, boundary_check, **kw):
-        ptr, m = _tile(self.base, self.shape, self.strides, self.offsets, self.block_shape, self._checked(boundary_check))
+        ptr, m = self._tile(boundary_check)
         store(ptr, value, m, **kw)
+
+    def _tile(self, boundary_check):
+        checked = self._checked(boundary_check)
+        ptr, m = _tile(self.base, self.shape, self.strides, self.offsets, self.block_shape, checked)
+        if self._facts is not None:
+            ptr._ax, mf = _tile_facts(self.base, *self._facts, tuple(self.block_shape), checked)
+            if m is not None:
+                m._ax = mf
+        return ptr, m
 
     def advance(self, offsets):
         """The block pointer moved by ``offsets`` (a tensor member: ``ptr.advance((0, BK))``)."""
@@ -185,7 +205,8 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=
         if b < 1 or b & (b - 1):
             raise ValueError(_("make_block_ptr: block_shape {block_shape} must be powers of two").format(
                 block_shape=list(block_shape)))
-    return block_ptr(base, *lists, block_shape, tuple(getattr(order, "value", order)))
+    return block_ptr(base, *lists, block_shape, tuple(getattr(order, "value", order)),
+                     tuple([facts(x) for x in v] for v in (shape, strides, offsets)))
 
 
 @kinds.pure
@@ -198,8 +219,11 @@ def advance(base, offsets, _semantic=None) -> block_ptr:
     if len(delta) != len(base.offsets):
         raise ValueError(_("tl.advance needs {n_offsets} offsets, got {n_delta}").format(
             n_offsets=len(base.offsets), n_delta=len(delta)))
+    fs = base._facts
+    if fs is not None:
+        fs = (fs[0], fs[1], [A.add(o, facts(d), ()) for o, d in zip(fs[2], offsets)])
     return block_ptr(base.base, base.shape, base.strides, [o + d for o, d in zip(base.offsets, delta)],
-                     base.block_shape, base.order)
+                     base.block_shape, base.order, fs)
 
 
 block_ptr.advance = advance  # both tl.advance(ptr, …) and ptr.advance(…)
