@@ -193,6 +193,11 @@ class Counts(LoadStoreTotals):
     launch: dict = field(default_factory=dict, compare=False, repr=False)  # grid, block, smem_per_block (B)
     xu_instr: int = 0  # warp instructions on the special-function pipe, MUFU.* (sm__inst_executed_pipe_xu.sum):
     #                    blk.expf, blk.rsqrtf, … (kernellab.simt.special), one per element and active warp
+    # the longest chain of dependent loads one thread executes, global and shared: a load whose address comes
+    # from an earlier load's value waits for that load (a pointer chase); no Nsight Compute metric counts it,
+    # a pointer-chasing microbenchmark measures its latency. Counts of several launches add theirs.
+    load_chain_global: int = 0
+    load_chain_shared: int = 0
 
     # --- the names both engines share (TritonCounts has the same) ------------------------------
     load_requests = _alias("gld_instr", "Global load requests, warp-level; ``l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum``.")
@@ -308,7 +313,8 @@ def scale_counts(counts: Counts, n) -> Counts:
       simulated SIMT efficiency (thread_instr / warp_instr).
 
     Exact when both sizes are multiples of the kernel's tiles (every block does the same work);
-    results are rounded to integers.
+    results are rounded to integers. The scaled counts carry no ``launch``: the simulated grid is not the
+    scaled problem's, so ``predict`` spreads them over the whole GPU unless given a ``LoopShape``.
 
     Examples
     --------
@@ -327,7 +333,7 @@ def scale_counts(counts: Counts, n) -> Counts:
     out = {}
     for f in fields(counts):
         v = getattr(counts, f.name)
-        if isinstance(v, int) and f.name not in ("warp_instr", "thread_instr"):
+        if isinstance(v, int) and f.name not in ("warp_instr", "thread_instr", "load_chain_global", "load_chain_shared"):
             out[f.name] = round(v * (r2 if f.name in N2_FIELDS else r3))
     kinds = {k: round(v * (r2 if k in N2_KINDS else r3)) for k, v in counts.instr_by_kind.items()}
     warp = sum(kinds.values()) if kinds else round(counts.warp_instr * r3)
@@ -337,4 +343,4 @@ def scale_counts(counts: Counts, n) -> Counts:
     for name, s in counts.dram_sectors.items():
         i, j = OPERAND_DIMS.get(name, (0, 1))
         dram[name] = round(s * r[i] * r[j])
-    return replace(counts, **out, instr_by_kind=kinds, dram_sectors=dram, shape=new, by_line=None)
+    return replace(counts, **out, instr_by_kind=kinds, dram_sectors=dram, shape=new, by_line=None, launch={})

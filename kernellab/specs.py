@@ -22,6 +22,28 @@ can be performed … nearly as quickly as memory loads"; [TB-1017] https://githu
 (a raw ``cuLaunchKernel`` of an empty kernel costs 3.0 µs, measured on a GB200 host); [HTA] Meta's
 Holistic Trace Analysis, "CUDA kernel launch stats" (``facebookresearch/HolisticTraceAnalysis``): "the
 launch time on the CPU side is between 5-20 microseconds" through a framework.
+
+The per-SM model's rates and latencies (``Perf.xu_per_sm_cycle`` and the fields after it): [PG] CUDA C++
+Programming Guide, "Arithmetic Instructions" throughput table (CC 8.0, 8.6, 9.0: 16 results per clock per SM
+for 32-bit reciprocal, reciprocal square root, log2, exp2, sine and cosine); [RRZE] Dominik Ernst's GPU
+microbenchmarks, ``RRZE-HPC/gpu-benches@1038c5d`` (NHR@FAU; the data of "Analytical performance estimation
+during code generation on modern GPUs", JPDC 2022): ``gpu-latency`` (one warp chasing pointers, cycles at the
+plateau of each level: A100 80GB L2 205, DRAM 552; GH200, the H100 die with HBM3, L2 280, DRAM 688; A40, the
+A6000's GA102 with GDDR6, L2 250, DRAM 556), ``gpu-stream`` (the ``scale`` kernel, one load and one store
+stream, at full occupancy: A100 80GB 1737 GB/s of 2039, GH200 3174 of 4000, A40 654 of 696),
+``gpu-l2-cache`` (L2-resident reads: A100 80GB 5.4 TB/s, H200 9.9 TB/s) and ``gpu-small-kernels`` (10 000
+back-to-back launches of a 4096-element ``scale`` kernel, 64 KiB each: A100 80GB 25 GB/s = 2.6 µs a launch,
+1.34 µs as a CUDA graph; H200 27 GB/s = 2.4 µs, 1.26 µs as a graph; A40 32 GB/s = 2.0 µs, 1.09 µs);
+[CCCL-2086] ``NVIDIA/cccl`` pull request 2086, BabelStream ``mul`` on an H200 with nvbench (2^28 int8
+elements in 134.8 µs: 3.98 TB/s, 0.83 of 4.8; 2^16 elements cold in 4.28 µs); [CCCL-7019] ``NVIDIA/cccl``
+pull request 7019, nvbench on an A100-SXM4-80GB: BabelStream ``add`` of 2^16 int8 elements cold in 8.09 µs
+(the pull request whose ``mul`` table validation rows EW-03 and EW-04 quote; the ``add`` row at 2^16 is
+none of them); [ACCEL-SIM] ``accel-sim/accel-sim-framework`` tested-cfgs
+``SM80_A100`` (correlated against an A100: shared-memory latency 28 cycles, special-function initiation
+interval 8 cycles a warp); [CUDNN-650]/[CUDNN-715] ``NVIDIA/cudnn-frontend`` pull requests 650 and 715
+(dense Tensor Core FLOPs per clock per SM: 4096 on sm_90 at 1.83 GHz, FP8 twice that; 2048 on the A100 at
+1.41 GHz); [FA3] Shah et al., FlashAttention-3 (arXiv 2407.08608) §2.2: on Hopper the older ``mma.sync``
+reaches about 2/3 of the Tensor Cores' peak, ``wgmma`` the whole.
 """
 
 from __future__ import annotations
@@ -64,6 +86,13 @@ class GPU:
     warp_size: int = 32  # lanes per warp [CCtab]
     reg_alloc_unit: int = 256  # registers per warp are allocated in units of 256 [Best Practices §11.1.1]
     smem_reserved_per_block: int = 1024  # shared memory the CUDA runtime reserves per block, bytes [CCtab]
+    fp8_tensor_peak: float | None = None  # dense FP8 Tensor Core peak, FLOP/s (2× FP16 on sm_90 [CUDNN-650]);
+    #                                       None: no FP8 Tensor Cores (Triton converts fp8 operands to fp16 there)
+
+    @property
+    def arch(self) -> str:
+        """The compile target of the SM: ``"sm_90"`` for GH100, ``"sm_86"`` for GA102, ``"sm_80"`` for GA100."""
+        return {"GH100": "sm_90", "GA102": "sm_86"}.get(self.sm_type, "sm_80")
 
     @property
     def max_warps_per_sm(self) -> int:
@@ -105,23 +134,31 @@ A100 = GPU(
     fp16_tensor_peak=312e12, l2_bytes=40 * 2**20, max_smem_per_sm=164 * 1024,
     max_smem_per_block=163 * 1024,
 )
+#: NVIDIA A100 PCIe 80 GB (Ampere, GA100): the SXM part's SMs, clocks and L2 at 300 W, with 1935 GB/s of HBM2e
+#: [THUNDER-A100] (thundercompute.com "NVIDIA A100 Specifications", quoting NVIDIA's A100 datasheet).
+A100_PCIE = GPU(
+    name="A100 PCIe 80GB", sms=108, fp32_cores_per_sm=64, clock_hz=1.41e9, sm_type="GA100", dram_bw=1935e9,
+    base_clock_hz=1.10e9, max_clock_hz=1.41e9,  # the SXM part's clocks: the same GA100 and boost [THUNDER-A100]
+    fp16_tensor_peak=312e12, l2_bytes=40 * 2**20, max_smem_per_sm=164 * 1024,
+    max_smem_per_block=163 * 1024,
+)
 #: NVIDIA H100 SXM (Hopper, GH100).
 H100 = GPU(
     name="H100 SXM", sms=132, fp32_cores_per_sm=128, clock_hz=1.98e9, sm_type="GH100", dram_bw=3.35e12,
     base_clock_hz=1.59e9,  # [SB "1.59GHz/1.98GHz"]
     max_clock_hz=1.98e9,  # the maximum boost [SB, GK-H100]
     fp16_tensor_peak=989.4e12, l2_bytes=50 * 2**20, max_smem_per_sm=228 * 1024,
-    max_smem_per_block=227 * 1024,
+    max_smem_per_block=227 * 1024, fp8_tensor_peak=1978.9e12,
 )
 #: NVIDIA H200 SXM (Hopper, GH100 with HBM3e), H100's compute with more DRAM bandwidth.
 H200 = GPU(
     name="H200 SXM", sms=132, fp32_cores_per_sm=128, clock_hz=1.98e9, sm_type="GH100", dram_bw=4.8e12,
     base_clock_hz=1.59e9, max_clock_hz=1.98e9,  # the H100's clocks, same die [SB]
     fp16_tensor_peak=989.4e12, l2_bytes=50 * 2**20, max_smem_per_sm=228 * 1024,
-    max_smem_per_block=227 * 1024,
+    max_smem_per_block=227 * 1024, fp8_tensor_peak=1978.9e12,
 )
 #: Every GPU above, in the order tables list them.
-GPUS = (A6000, A100, H100, H200)
+GPUS = (A6000, A100, H100, H200, A100_PCIE)
 
 
 #: The peaks a roofline can be drawn against — FP32 on the CUDA cores, dense FP16 on the Tensor Cores.
@@ -162,9 +199,23 @@ class Perf:
     atomic_same_address_per_cycle: float = 1.0  # atomic updates of ONE address the L2 completes per cycle: they
     #   serialise there, one per clock [GK110, NVIDIA, Kepler; ASSUMED unchanged since, and at the SM clock].
     #   Updates of distinct addresses are charged as their lines at L1, "nearly as quickly as memory loads" [NSVSE]
-    launch_s: float = 3.0e-6  # seconds one kernel launch costs beyond its own run: the driver's host-side
-    #   cuLaunchKernel, 3.0 µs measured for an empty kernel [TB-1017]; ASSUMED for every GPU here (it is the
-    #   driver's cost, not the chip's); a framework adds more (5–20 µs [HTA]), CUDA Graphs less
+    launch_s: float = 3.0e-6  # seconds one kernel launch costs the HOST: the driver's cuLaunchKernel, 3.0 µs
+    #   measured for an empty kernel [TB-1017]; a framework adds more (5–20 µs [HTA]). A GPU timer sees it only
+    #   when the GPU waits for the launch (timer="host"); see kernellab.model.timer
+    xu_per_sm_cycle: int = 16  # special-function (MUFU) results per SM per cycle [PG], 4 per sub-partition: a warp's
+    #                            MUFU holds its sub-partition's XU for 8 cycles [ACCEL-SIM initiation interval]
+    mma_sync_share: float = 1.0  # share of the dense Tensor Core peak mma.sync reaches: 2/3 on sm_90 [FA3], 1 before
+    dram_efficiency: float = 1.0  # MEASURED share of the spec sheet's DRAM bandwidth a streaming kernel sustains [RRZE]
+    l2_bw: float | None = None  # L2 bandwidth for L2-resident reads, bytes/s [RRZE]; None: not measured, no L2 term
+    dram_latency_cycles: float = 0.0  # MEASURED: one warp's dependent load from DRAM, cycles [RRZE gpu-latency]
+    l2_latency_cycles: float = 0.0  # MEASURED: the same hitting L2 [RRZE gpu-latency]
+    shared_latency_cycles: float = 28.0  # a dependent shared-memory load, cycles [ACCEL-SIM]
+    launch_stream_s: float = 0.0  # MEASURED GPU time of a launch of a tiny kernel back to back in a stream [RRZE]
+    launch_graph_s: float = 0.0  # MEASURED the same, its launches replayed as a CUDA graph [RRZE]
+    launch_cold_s: float = 0.0  # MEASURED GPU time of one launch of a tiny kernel timed with CUDA events after an L2
+    #                             flush (nvbench's cold measurement of a 2^16-element transform [CCCL-2086, CCCL-7019])
+    eta_mma: float = 1.0  # FITTED efficiency of mma.sync Tensor Core kernels (kernellab.model.fit)
+    eta_wgmma: float = 1.0  # FITTED efficiency of wgmma Tensor Core kernels (kernellab.model.fit)
 
     @property
     def name(self) -> str:
@@ -219,18 +270,41 @@ class Perf:
 #: Fitted η of each SM type, the geometric mean of measured ÷ bound over Boehm's k4–k10 at the rated boost
 #: clock, on the A6000 for the 128-lane SMs (GA102, and GH100 out of sample) and on the A100 for GA100.
 #: ``tests/test_model_fidelity.py`` recomputes the fit and checks these two numbers.
-ETA = {"GA102": 0.62, "GH100": 0.62, "GA100": 0.78}
+ETA = {"GA102": 0.66, "GH100": 0.66, "GA100": 0.81}
+
+#: What each GPU was measured to do, for the per-SM model ([RRZE], [CCCL-2086]; see the module's sources). The
+#: A6000 takes the A40's numbers (the same GA102 with GDDR6), the H100 the GH200's (its die, with HBM3) and the
+#: H200's L2 and launches (its die and clocks); the cycles are read at the GPU's rated clock.
+MEASURED = {
+    "RTX A6000": dict(dram_efficiency=654 / 696, dram_latency_cycles=556, l2_latency_cycles=250,
+                      launch_stream_s=2.05e-6, launch_graph_s=1.09e-6, launch_cold_s=2.05e-6),
+    "A100 SXM 80GB": dict(dram_efficiency=1737 / 2039, dram_latency_cycles=552, l2_latency_cycles=205, l2_bw=5.4e12,
+                          launch_stream_s=2.62e-6, launch_graph_s=1.34e-6, launch_cold_s=8.09e-6),
+    "A100 PCIe 80GB": dict(dram_efficiency=1737 / 2039, dram_latency_cycles=552, l2_latency_cycles=205, l2_bw=5.4e12,
+                           launch_stream_s=2.62e-6, launch_graph_s=1.34e-6, launch_cold_s=8.09e-6),  # the SXM part's
+    "H100 SXM": dict(dram_efficiency=3174 / 4000, dram_latency_cycles=688, l2_latency_cycles=280, l2_bw=9.9e12,
+                     launch_stream_s=2.43e-6, launch_graph_s=1.26e-6, launch_cold_s=4.28e-6, mma_sync_share=2 / 3),
+    "H200 SXM": dict(dram_efficiency=0.83, dram_latency_cycles=688, l2_latency_cycles=280, l2_bw=9.9e12,
+                     launch_stream_s=2.43e-6, launch_graph_s=1.26e-6, launch_cold_s=4.28e-6, mma_sync_share=2 / 3),
+}
+
+
+def _perf(gpu: GPU) -> Perf:
+    return Perf(gpu, fma_per_sm_cycle=gpu.fp32_cores_per_sm, eta=ETA[gpu.sm_type], **MEASURED.get(gpu.name, {}))
+
 
 #: The rates of the RTX A6000 (one FP32 FMA per core and cycle).
-PERF_A6000 = Perf(A6000, fma_per_sm_cycle=A6000.fp32_cores_per_sm, eta=ETA[A6000.sm_type])
+PERF_A6000 = _perf(A6000)
 #: The rates of the A100.
-PERF_A100 = Perf(A100, fma_per_sm_cycle=A100.fp32_cores_per_sm, eta=ETA[A100.sm_type])
+PERF_A100 = _perf(A100)
+#: The rates of the A100 PCIe 80 GB (the A100 SXM's measured efficiencies and latencies: the same GA100).
+PERF_A100_PCIE = _perf(A100_PCIE)
 #: The rates of the H100.
-PERF_H100 = Perf(H100, fma_per_sm_cycle=H100.fp32_cores_per_sm, eta=ETA[H100.sm_type])
+PERF_H100 = _perf(H100)
 #: The rates of the H200.
-PERF_H200 = Perf(H200, fma_per_sm_cycle=H200.fp32_cores_per_sm, eta=ETA[H200.sm_type])
+PERF_H200 = _perf(H200)
 #: The rates of every GPU, in the order of ``GPUS``.
-PERFS = (PERF_A6000, PERF_A100, PERF_H100, PERF_H200)
+PERFS = (PERF_A6000, PERF_A100, PERF_H100, PERF_H200, PERF_A100_PCIE)
 
 
 def as_perf(gpu_or_perf) -> Perf:
@@ -254,8 +328,10 @@ def as_perf(gpu_or_perf) -> Perf:
         for p in PERFS:
             if p.gpu == gpu_or_perf:
                 return p
-        return Perf(gpu_or_perf, fma_per_sm_cycle=gpu_or_perf.fp32_cores_per_sm,
-                    eta=ETA.get(gpu_or_perf.sm_type, ETA["GA102"]))
+        if gpu_or_perf.sm_type not in ETA:
+            raise ValueError(_("unknown SM type {sm!r} of the GPU {gpu}; kernellab models {known}").format(
+                sm=gpu_or_perf.sm_type, gpu=gpu_or_perf.name, known=", ".join(sorted(ETA))))
+        return _perf(gpu_or_perf)
     raise TypeError(_("expected a GPU (kernellab.H100, A6000, …) or its rates "
                       "(kernellab.PERF_H100, …), got a {type}").format(
         type=type(gpu_or_perf).__name__))

@@ -47,13 +47,14 @@ def test_every_sgemm_twin_is_planned_with_a_launch_that_covers_c(the_plan):
 
 def test_k1_bound_is_the_l1_line_rate_by_hand(the_plan):
     # loads: 33 lines per 32 FMAs (32 rows of A, one broadcast element of B), n³·33/32; stores: lanes walk
-    # down a column of C, so each warp's store touches 32 lines, n² in all; 1 line per SM per cycle (the
-    # bound leaves the launch out)
+    # down a column of C, so each warp's store touches 32 lines, n² in all; 1 line per SM per cycle on the
+    # busiest SM, which runs ⌈16384 ÷ 132⌉ = 125 of the (4096 ÷ 32)² = 16384 blocks (the bound leaves the
+    # launch out)
     n = 4096
     lines = n**3 * 33 // 32 + n * n
     k1 = next(j for j in the_plan["jobs"] if j["id"] == "k01")
     assert k1["model"]["bound"] == "L1"
-    t_l1 = lines / (132 * 1.98e9)
+    t_l1 = lines * 125 / 16384 / 1.98e9
     assert k1["model"]["bound_gflops"] == pytest.approx(2 * n**3 / t_l1 / 1e9, rel=1e-9)
 
 

@@ -74,7 +74,8 @@ def test_loads_and_stores_both_charge_l1_and_shared():
     c = Counts(gld_instr=1, gst_instr=1, shld_instr=2, shst_instr=1, gld_lines=2, gst_lines=3, shld_wavefronts=4,
                shst_wavefronts=5, dram_sectors={"A": 1, "C": 2})
     # MIO: every load/store instruction, global and shared, 1 + 1 + 2 + 1 = 5; DRAM: 3 sectors × 32 B; no atomics
-    assert resource_events(c) == {"FMA": 0, "tensor": 0, "issue": 0, "L1": 5, "shared": 9, "MIO": 5, "DRAM": 96, "atomic": 0}
+    assert resource_events(c) == {"FMA": 0, "tensor": 0, "XU": 0, "issue": 0, "L1": 5, "shared": 9, "MIO": 5, "DRAM": 96,
+                                  "atomic": 0}
 
 
 def test_spec_name_and_non_square_flops():

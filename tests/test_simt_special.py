@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from kernellab import launch
+from kernellab import H100, launch, predict
 from kernellab.counters import sass_class
 from kernellab.simt.special import SPECIAL, XU_KINDS
 
@@ -54,3 +54,20 @@ def test_xu_kinds_are_the_mufu_opcodes():
     assert XU_KINDS == ("mufu.cos", "mufu.ex2", "mufu.lg2", "mufu.rcp", "mufu.rsq", "mufu.sin", "mufu.sqrt",
                         "mufu.tanh")
 
+
+def test_one_warp_of_expf_runs_at_a_quarter_of_the_sms_xu_rate():
+    # 1 warp, 128 independent __expf per lane (the chains of MB-03): 128 MUFU warp instructions on ONE
+    # sub-partition, whose XU does 4 results a cycle: 128 × 32 / 4 = 1024 cycles, 8 per instruction.
+    # The FMULs beside them: 128 × 32 lanes ÷ 32 FP32 lanes of one sub-partition = 128 cycles.
+    def k(blk, x, out):
+        v = blk.load(x, blk.tx)
+        for _ in range(128):
+            v = blk.expf(v)
+        blk.store(out, blk.tx, v)
+    x = np.zeros(32, np.float32)
+    c = launch(k, 1, 32, args=(x, np.empty_like(x)), gpu=H100)
+    assert c.xu_instr == 128
+    p = predict(c, H100, timer="kernel")
+    assert p["t_xu"] * H100.clock_hz == pytest.approx(128 * 32 / 4)
+    assert p["t_fma"] * H100.clock_hz == pytest.approx(128 * 32 / 32)
+    assert p["bound"] == "XU" and p["subpartitions"] == 1

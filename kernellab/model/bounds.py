@@ -14,17 +14,23 @@ from numbers import Integral
 
 from ..counters import Counts
 from ..errors import ModelWarning
+from ..grid import cdiv
 from ..i18n import _
 from ..specs import GPU, Perf, as_gpu, as_perf
+from .estimate import estimate_terms, sm_times, tensor_kind
 from .latency import LoopShape, dram_bytes_waves, exposed_latency, latency_units
+from .persm import Distribution, distribute, launch_of
 from .roofline import gemm_flops
+from .timer import TIMERS, cold_l2, launch_overhead
 
-__all__ = ["RESOURCES", "SCHEDULER_FED", "estimate_eta", "predict", "resource_events", "resource_label"]
+__all__ = ["RESOURCES", "SCHEDULER_FED", "estimate_eta", "estimate_label", "predict", "resource_events",
+           "resource_label"]
 
 #: The resources in the order ties are broken, as bound name → (result key, what is counted, rate field).
 RESOURCES = {
     "FMA": ("t_fma", "FP32 FMA, add and multiply instructions (thread level)", "fma_per_sm_cycle"),
     "tensor": ("t_tensor", "Tensor Core FLOPs of tl.dot (mma.sync / wgmma), FP16-equivalent", "tensor_flops"),
+    "XU": ("t_xu", "special-function (MUFU) results: warp instructions × 32 lanes", "xu_per_sm_cycle"),
     "issue": ("t_issue", "warp instructions, every kind", "issue_per_sm_cycle"),
     "L1": ("t_l1", "128-byte global lines loaded and stored", "l1_lines_per_sm_cycle"),
     "shared": ("t_smem", "shared-memory wavefronts, loads and stores", "smem_wavefronts_per_sm_cycle"),
@@ -33,8 +39,11 @@ RESOURCES = {
     "atomic": ("t_atomic", "atomic updates of the most-updated address (the L2 serialises them)",
                "atomic_same_address_per_cycle"),
 }
-#: The resources whose rate is the whole device's (per second or per cycle, not per SM per cycle).
-DEVICE_WIDE = ("tensor", "DRAM", "atomic")
+#: The resources whose rate is the whole device's (DRAM and the L2's atomic units, shared by every SM).
+DEVICE_WIDE = ("DRAM", "atomic")
+#: The SM resources each of the four sub-partitions has its own of: a program whose warps sit on fewer
+#: sub-partitions gets that share of the SM's rate (``mma.sync`` too; ``wgmma`` spans a warpgroup's four).
+PER_SUBPARTITION = ("FMA", "XU", "issue", "tensor")
 #: FLOPs of one ``mma.sync.m16n8k16`` (2·16·8·16): the FP16-equivalent work of one sm_80 MMA instruction.
 MMA_FP16_FLOPS = 2 * 16 * 8 * 16
 #: The pipes the warp schedulers feed, whose rates the estimate scales by η. L1's rate is not scaled, as
@@ -43,7 +52,7 @@ MMA_FP16_FLOPS = 2 * 16 * 8 * 16
 #: waits on their operands (ldmatrix, the shared-memory tiles) as an FFMA stream waits on its loads, so
 #: the share of the peak a tiled kernel reaches is a scheduling loss of the same kind (η is fitted on
 #: FFMA SGEMMs only, so its use on Tensor Core time is unvalidated: no Tensor Core kernel is in the fit).
-SCHEDULER_FED = ("FMA", "tensor", "issue", "shared", "MIO")
+SCHEDULER_FED = ("FMA", "tensor", "XU", "issue", "shared", "MIO")
 
 
 def resource_label(bound: str) -> str:
@@ -54,7 +63,8 @@ def resource_label(bound: str) -> str:
     >>> resource_label("shared"), resource_label("L1"), resource_label("MIO")
     ('shared memory', 'L1', 'load/store issue (MIO)')
     """
-    labels = {"FMA": _("FP32 arithmetic"), "tensor": _("Tensor Cores"), "issue": _("instruction issue"), "L1": _("L1"),
+    labels = {"FMA": _("FP32 arithmetic"), "tensor": _("Tensor Cores"), "XU": _("special functions (XU)"),
+              "issue": _("instruction issue"), "L1": _("L1"),
               "shared": _("shared memory"), "MIO": _("load/store issue (MIO)"), "DRAM": _("DRAM"),
               "atomic": _("same-address atomics")}
     if bound not in labels:
@@ -63,10 +73,25 @@ def resource_label(bound: str) -> str:
     return labels[bound]
 
 
+def estimate_label(term: str) -> str:
+    """The name of the term that sets an estimate (a ``predict(...)["estimate_bound"]``) in the reader's
+    language: a resource of :func:`resource_label`, or ``"L2"``, ``"latency"`` (the latency path of
+    :mod:`kernellab.model.estimate`) or ``"serial"`` (a program's Tensor Core and dependent SIMT work in turn).
+
+    Examples
+    --------
+    >>> estimate_label("latency"), estimate_label("DRAM")
+    ('latency', 'DRAM')
+    """
+    extra = {"L2": _("L2"), "latency": _("latency"), "serial": _("Tensor Cores, then SIMT")}
+    return extra[term] if term in extra else resource_label(term)
+
+
 def resource_events(counts, target: str = "sm_80") -> dict[str, int]:
     """What each resource must process, by bound name (the numerators of ``predict``), from either engine.
 
     SIMT :class:`~kernellab.Counts`: FP32 thread instructions (FFMA + FADD + FMUL), no Tensor Core work,
+    special-function results (``xu_instr`` × 32: a warp's MUFU holds the XU for 32 lanes, masked or not),
     warp instructions, global lines (loads, stores and atomics), shared wavefronts, LSU instructions
     (atomics included), compulsory DRAM bytes, and ``atomic_same_address``.
 
@@ -86,6 +111,7 @@ def resource_events(counts, target: str = "sm_80") -> dict[str, int]:
     * **issue** = FP32 instructions ÷ 32 + the memory requests + the target's MMA warp instructions
       (``mma_sm90`` for ``target="sm_90"``, else ``mma_sm80``): a lower bound, address arithmetic is not
       counted.
+    * XU = ``xu_instructions`` × 32 (the special functions as Triton compiles them, ``MUFU``), also issued.
     * L1 = lines (loads, stores, atomics); shared = 0; MIO = requests (atomics included); DRAM =
       compulsory bytes; atomic = ``atomic_same_address``.
 
@@ -97,7 +123,7 @@ def resource_events(counts, target: str = "sm_80") -> dict[str, int]:
     >>> c = Counts(fma=64, warp_instr=6, gld_instr=2, gld_lines=66, gst_lines=1, shld_wavefronts=3,
     ...            dram_sectors={"A": 2}, atomic_requests=1, atomic_lines=1, atomic_same_address=5)
     >>> resource_events(c)
-    {'FMA': 64, 'tensor': 0, 'issue': 6, 'L1': 68, 'shared': 3, 'MIO': 3, 'DRAM': 64, 'atomic': 5}
+    {'FMA': 64, 'tensor': 0, 'XU': 0, 'issue': 6, 'L1': 68, 'shared': 3, 'MIO': 3, 'DRAM': 64, 'atomic': 5}
 
     A 64×64×32 fp16 ``tl.dot`` (2·64·64·32 = 262 144 FLOPs) compiles to 262 144 ÷ 4096 = 64
     ``mma.sync``: the tensor pipe gets its FLOPs, the FMA pipe none:
@@ -111,6 +137,7 @@ def resource_events(counts, target: str = "sm_80") -> dict[str, int]:
         return {
             "FMA": counts.fma + counts.fadd + counts.fmul,
             "tensor": 0,
+            "XU": counts.xu_instr * 32,
             "issue": counts.warp_instr,
             "L1": counts.gld_lines + counts.gst_lines + counts.atomic_lines,
             "shared": counts.shld_wavefronts + counts.shst_wavefronts,
@@ -123,10 +150,12 @@ def resource_events(counts, target: str = "sm_80") -> dict[str, int]:
         mma = getattr(counts, "mma_sm90", 0) if target == "sm_90" else mma80
         fp = counts.flops - counts.dot_flops + (0 if mma80 else counts.dot_flops // 2)
         requests = counts.load_requests + counts.store_requests + counts.atomic_requests
+        xu = getattr(counts, "xu_instructions", 0)
         return {
             "FMA": fp,
             "tensor": mma80 * MMA_FP16_FLOPS,
-            "issue": -(-fp // 32) + requests + mma,
+            "XU": xu * 32,
+            "issue": -(-fp // 32) + requests + mma + xu,
             "L1": counts.load_lines + counts.store_lines + counts.atomic_lines,
             "shared": 0,
             "MIO": requests,
@@ -136,24 +165,6 @@ def resource_events(counts, target: str = "sm_80") -> dict[str, int]:
     raise TypeError(_("counts must be what a launch returns (kernellab.Counts or "
                       "kernellab.triton.TritonCounts), got a {type}").format(
         type=type(counts).__name__))
-
-
-def _times(events: dict, perf: Perf, clock_hz: float, dram_bytes: int) -> dict:
-    """Seconds on each resource at ``clock_hz``: events ÷ (rate × SMs × clock); DRAM bytes ÷ bandwidth;
-    Tensor Core FLOPs ÷ the dense FP16 peak; same-address atomics ÷ (rate × clock), the L2 being one for
-    the whole device."""
-    per_second = perf.gpu.sms * clock_hz  # SM-cycles per second
-    out = {}
-    for bound, (key, _what, rate) in RESOURCES.items():
-        if bound == "DRAM":
-            out[key] = dram_bytes / perf.dram_bw
-        elif bound == "tensor":  # the spec sheet's peak, at its own boost clock: the band does not move it
-            out[key] = events[bound] / perf.tensor_flops
-        elif bound == "atomic":
-            out[key] = events[bound] / (getattr(perf, rate) * clock_hz)
-        else:
-            out[key] = events[bound] / (getattr(perf, rate) * per_second)
-    return out
 
 
 def _binding(times: dict, scale: dict | None = None) -> tuple[str, float]:
@@ -215,7 +226,7 @@ def _parse(args, kwargs):
     return spec, vals["counts"], vals["n"], as_perf(vals["perf"]), None if gpu is None else as_gpu(gpu)
 
 
-def predict(*args, shape: LoopShape | None = None, launches: int = 1, **kwargs) -> dict:
+def predict(*args, shape: LoopShape | None = None, launches: int = 1, timer: str = "do_bench", **kwargs) -> dict:
     """Predict a kernel's time from its counts: a bound (the slowest resource), a clock band, an estimate.
 
     Call it as ``predict(counts, gpu)`` for any kernel, with the counts of either engine (SIMT
@@ -226,45 +237,57 @@ def predict(*args, shape: LoopShape | None = None, launches: int = 1, **kwargs) 
     model. The lecture scripts' form ``predict(spec, counts, n, perf, gpu)`` works too (``spec.name`` is
     copied into the result; ``gpu`` must be ``perf.gpu`` or None).
 
-    **The bound.** For each resource, time = events ÷ (rate per SM per cycle × SMs × clock):
+    **What a prediction includes.** The GPU time of the launch on its busiest SM (the per-SM view of
+    :mod:`kernellab.model.persm`: occupancy, waves, the SMs a small grid leaves idle, a program's share of
+    the sub-partitions its warps sit on), the DRAM, L2 and atomic traffic the device shares, the latency
+    a program cannot hide, and what a timer reads besides (``timer``: :mod:`kernellab.model.timer`). It
+    does not include the host's launch path unless ``timer="host"``, the clocks a power limit lowers, or
+    L2 hits beyond a warm launch's whole footprint.
 
-    * ``t_fma``   = thread FMAs ÷ (``fma_per_sm_cycle`` × SMs × clock)
-    * ``t_tensor`` = the FP16-equivalent FLOPs of ``tl.dot`` on the Tensor Cores (``mma.sync`` /
-      ``wgmma``, see ``resource_events``) ÷ the dense FP16 peak ``GPU.fp16_tensor_peak`` (989.4 TFLOP/s
-      on the H100): a device-wide rate, quoted at the spec sheet's own clock, so the clock band does not
-      move it.
-    * ``t_issue`` = warp instructions of every kind ÷ (``issue_per_sm_cycle`` × SMs × clock). On a 128-lane
-      SM (GA102, GH100) 128 FMAs per cycle are 4 warp FFMAs, the whole issue rate, so t_fma ≤ t_issue:
-      the FP32 peak is an issue-rate peak there (``Perf.fp32_is_issue_peak``); not on the A100.
-    * ``t_mio``   = load/store instructions (global and shared) ÷ (``mio_per_sm_cycle`` × SMs × clock)
-    * ``t_l1``    = global lines loaded + stored ÷ (``l1_lines_per_sm_cycle`` × SMs × clock)
-    * ``t_smem``  = shared wavefronts, loads + stores ÷ (``smem_wavefronts_per_sm_cycle`` × SMs × clock)
-    * ``t_dram``  = DRAM bytes ÷ bandwidth: the wave model's bytes when ``shape`` is given (blocks per SM
-      from occupancy), else the compulsory bytes of ``counts``.
-    * ``t_atomic`` = the atomic updates of the most-updated address (``atomic_same_address``) ÷
-      (``atomic_same_address_per_cycle`` × clock): the L2 completes one update of an address per clock, so
-      a histogram into few bins waits on its busiest bin; updates of distinct addresses cost their lines at
-      L1 and their instructions at MIO, as loads do (``Perf``'s sources).
+    **The bound** (``time``, ``bound``): for each resource of the busiest SM, its share of the launch's
+    events (``share``, the programs it runs ÷ all programs; 1 ÷ SMs for counts without a launch) ÷ the
+    SM's rate at the sub-partitions its resident warps occupy (FP32, XU, issue and ``mma.sync`` are per
+    sub-partition, ``wgmma`` spans all four):
 
-    ``time`` = the largest at the rated boost clock, ``bound`` = its resource, ``flops`` = the kernel's
-    FLOPs (``counts.flops``; 2·M·N·K when ``n`` is given), ``gflops`` = flops ÷ time. ``gflops_band`` = (GFLOP/s at the base clock, at the highest clock the card
-    reaches, ``gpu.clock_band``): a measurement above the band's top means the model is wrong.
+    * ``t_fma``    = FP32 FMA, add and multiply thread instructions ÷ ``fma_per_sm_cycle``
+    * ``t_tensor`` = the FP16-equivalent FLOPs of ``tl.dot`` on the Tensor Cores ÷ the dense peak per SM
+      (``GPU.fp16_tensor_peak`` ÷ SMs, at the spec sheet's own clock; ``mma.sync`` on sm_90 at
+      ``Perf.mma_sync_share`` of it, fp8 ``wgmma`` at ``GPU.fp8_tensor_peak``)
+    * ``t_xu``     = special-function results (``MUFU`` warp instructions × 32) ÷ ``xu_per_sm_cycle``
+    * ``t_issue``  = warp instructions of every kind ÷ ``issue_per_sm_cycle``; on a 128-lane SM (GA102,
+      GH100) 128 FMAs a cycle are the whole issue rate (``Perf.fp32_is_issue_peak``)
+    * ``t_mio``    = load/store instructions (global and shared) ÷ ``mio_per_sm_cycle``
+    * ``t_l1``     = global lines loaded + stored ÷ ``l1_lines_per_sm_cycle``
+    * ``t_smem``   = shared wavefronts, loads + stores ÷ ``smem_wavefronts_per_sm_cycle``
+    * ``t_dram``   = DRAM bytes ÷ the spec sheet's bandwidth (the wave model's bytes with a ``shape``,
+      else the compulsory bytes): the whole device's
+    * ``t_atomic`` = L2 updates of the most-updated address (``atomic_same_address``, a warp's same-address
+      lanes merged) ÷ (``atomic_same_address_per_cycle`` × clock): the device's
 
-    **The estimate** (``estimate_gflops``, ``estimate_band``) is *calibrated*, not a bound: each
-    scheduler-fed time (FMA, tensor, issue, shared, MIO) is divided by the fitted ``eta`` (``estimate_eta``), and,
-    with a ``shape``, the latency a K loop without prefetch leaves uncovered (``t_latency``) is added.
+    each at the rated boost clock; ``gflops_band`` is the bound's GFLOP/s at both ends of the clock band.
+    A measurement above the band's top proves the model wrong.
 
-    **Launches.** ``time`` is the kernel's own run. ``t_launch`` = ``launches`` × ``perf.launch_s`` (the
-    counts may stand for several launches) is what launching costs besides, and ``total_time`` =
-    ``time + t_launch`` (``estimate_total_time`` likewise). For a pipeline of kernels pass a list of their
-    counts, ``predict([c1, c2], gpu)``: each is predicted alone (in ``launches``, a list of results),
-    ``time``, ``flops``, ``t_launch`` and ``total_time`` are sums, ``bound`` is the bound of the longest.
+    **The estimate** (``estimate_time``, ``estimate_bound``) is :mod:`kernellab.model.estimate`: the pipes at
+    their fitted efficiencies (``eta`` for the SIMT pipes, ``Perf.eta_mma``/``eta_wgmma`` for the Tensor
+    Cores), a ``tl.dot``'s Tensor Core work and the SIMT work on its results one after the other in a
+    program, DRAM at its measured sustained share (``t_dram_sustained``), L2 traffic (``t_l2``), and the
+    latency a program exposes (``t_round``, ``rounds``, ``t_critical``, ``t_latency_path``, ``t_fill``); with a
+    ``shape``, the K loop's exposed latency of :mod:`kernellab.model.latency` instead (``t_latency``).
 
-    **Warnings** (:class:`~kernellab.errors.ModelWarning`): when a launch's ``time`` is below the launch
-    overhead (a measurement would see mostly the launch: read ``total_time``); and when something the
-    model leaves out would change which resource binds: a kernel that touches memory waits for it at
-    least once, ``perf.latency_s``, which the bound (without a ``shape``) does not charge; when that round
-    trip is longer than ``time``, latency and not the binding resource sets the time.
+    **The launch** (``programs``, ``sms_used``, ``per_sm``, ``resident``, ``waves``, ``tail``,
+    ``blocks_per_sm``, ``limiters``, ``subpartitions``): :class:`~kernellab.model.persm.Distribution`.
+
+    **The timer** (``timer``, default ``"do_bench"``): ``t_launch`` = ``launches`` × what it reads per launch
+    besides the run (:func:`~kernellab.model.timer.launch_overhead`), ``total_time`` = ``time + t_launch``,
+    ``estimate_total_time`` = ``estimate_time + t_launch``; a warm timer (``"cudagraph"``, ``"stream"``) reads
+    a footprint that fits in L2 from L2. For a pipeline of kernels pass a list of their counts,
+    ``predict([c1, c2], gpu)``: each is predicted alone (in ``launches``), ``time``, ``flops``, ``t_launch``
+    and ``total_time`` are sums, ``bound`` is the bound of the longest.
+
+    **Warnings** (:class:`~kernellab.errors.ModelWarning`): a launch whose ``time`` is below what its timer
+    reads per launch (a measurement sees mostly the launch: read ``total_time``); a bound shorter than one
+    DRAM round trip (latency sets such a kernel's time, as ``estimate_time`` says); fp8 dots on a GPU
+    without fp8 Tensor Cores (charged at the FP16 rate, outside what the model was checked on).
 
     Examples
     --------
@@ -284,7 +307,8 @@ def predict(*args, shape: LoopShape | None = None, launches: int = 1, **kwargs) 
     1024 values a program): its busiest bin gets 4069 updates, which the L2 serialises, 4069 ÷ 1.98 GHz =
     2.06 µs on the H100; L1 sees 31 250 load lines and 246 533 atomic lines (each warp's 32 bins fall in
     about 8 of the 8 lines of the bins), 277 783 ÷ (132 SMs × 1.98 GHz) = 1.06 µs; DRAM 4 001 024 B ÷
-    3.35 TB/s = 1.19 µs. The atomics bind, and the run is shorter than a launch (3 µs), which warns:
+    3.35 TB/s = 1.19 µs. The atomics bind, and the run is shorter than what ``do_bench`` reads per launch
+    (4.28 µs on Hopper, :mod:`kernellab.model.timer`), which warns; ``total_time`` = 2.06 + 4.28 µs:
 
     >>> import warnings
     >>> from kernellab.specs import PERF_H100
@@ -294,24 +318,26 @@ def predict(*args, shape: LoopShape | None = None, launches: int = 1, **kwargs) 
     ...     warnings.simplefilter("always")
     ...     p = predict(hist, PERF_H100)
     >>> p["bound"], f"{p['t_atomic'] * 1e6:.2f} µs", f"{p['t_l1'] * 1e6:.2f} µs", f"{p['total_time'] * 1e6:.2f} µs"
-    ('atomic', '2.06 µs', '1.06 µs', '5.06 µs')
+    ('atomic', '2.06 µs', '1.06 µs', '6.34 µs')
     >>> [type(w.message).__name__ for w in caught]
     ['ModelWarning']
     """
+    if timer not in TIMERS:
+        raise ValueError(_("unknown timer {timer!r}; expected one of {timers}").format(timer=timer, timers=TIMERS))
     if args and isinstance(args[0], (list, tuple)) and args[0] and all(_is_counts(c) for c in args[0]):
-        return _pipeline(args[0], args[1:], kwargs, shape, launches)
+        return _pipeline(args[0], args[1:], kwargs, shape, launches, timer)
     if not isinstance(launches, Integral) or launches < 1:
         raise ValueError(_("launches must be a positive int, got {launches!r}").format(launches=launches))
-    p = _predict_one(args, kwargs, shape, launches)
+    p = _predict_one(args, kwargs, shape, launches, timer)
     _warn(p, launches)
     return p
 
 
-def _pipeline(counts_list, rest, kwargs, shape, launches) -> dict:
+def _pipeline(counts_list, rest, kwargs, shape, launches, timer) -> dict:
     """``predict`` of several launches in a row, one result each, and their sums."""
     if shape is not None or launches != 1:
         raise TypeError(_("predict of a list of counts takes no shape or launches: each item is one launch"))
-    parts = [_predict_one((c, *rest), dict(kwargs), None, 1) for c in counts_list]
+    parts = [_predict_one((c, *rest), dict(kwargs), None, 1, timer) for c in counts_list]
     for p in parts:
         _warn(p, 1)
     longest = max(parts, key=lambda p: p["time"])
@@ -333,6 +359,8 @@ def _warn(p: dict, launches: int) -> None:
                         "({total:.2f} µs)").format(
             time=p["time"] * 1e6, launch=per_launch * 1e6, total=p["total_time"] * 1e6,
             name=f" ({p['name']})" if p.get("name") else ""), ModelWarning, stacklevel=3)
+    if p.get("outside"):
+        warnings.warn(p["outside"], ModelWarning, stacklevel=3)
     if p["time"] < p.get("t_round_trip", 0.0):
         warnings.warn(_("the predicted time {time:.3f} µs{name} is shorter than one global-memory round "
                         "trip ({lat:.3f} µs), which the bound leaves out: latency, not {bound}, sets this "
@@ -341,7 +369,15 @@ def _warn(p: dict, launches: int) -> None:
             name=f" ({p['name']})" if p.get("name") else ""), ModelWarning, stacklevel=3)
 
 
-def _predict_one(args, kwargs, shape, launches) -> dict:
+def _distribution(counts, gpu: GPU, shape: LoopShape | None, mnk) -> Distribution:
+    """The launch's spread over the SMs: from a ``LoopShape`` and the GEMM size, else from ``counts.launch``."""
+    if shape is None or mnk is None:
+        return launch_of(counts, gpu)
+    programs = cdiv(mnk[0], shape.tile[0]) * cdiv(mnk[1], shape.tile[1])
+    return distribute(gpu, programs, shape.threads, shape.regs, shape.smem, "launch")
+
+
+def _predict_one(args, kwargs, shape, launches, timer="do_bench") -> dict:
     spec, counts, n, perf, gpu = _parse(args, kwargs)
     if gpu is not None and gpu != perf.gpu:
         raise ValueError(_("the rates are for the {rates_gpu}, but the GPU given is the {gpu}").format(
@@ -354,32 +390,57 @@ def _predict_one(args, kwargs, shape, launches) -> dict:
     else:
         mnk = tuple(int(v) for v in n) if isinstance(n, (tuple, list)) else (int(n),) * 3
         flops = gemm_flops(*mnk)
-    events = resource_events(counts, "sm_90" if gpu.sm_type == "GH100" else "sm_80")
+    target = gpu.arch if gpu.arch == "sm_90" else "sm_80"
+    events = resource_events(counts, target)
+    kind = tensor_kind(counts, target)
+    dist = _distribution(counts, gpu, shape, mnk)
     dram = dram_bytes_waves(shape, mnk, gpu) if shape is not None else events["DRAM"]
     eta = estimate_eta(perf, shape)
-    scale = {r: eta for r in SCHEDULER_FED}
+    cold = cold_l2(timer)
+
+    # a warm timer finds a footprint that fits in L2 there: DRAM is then no bound (its reads are L2 hits)
+    warm = not cold and gpu.l2_bytes and dram <= gpu.l2_bytes
 
     def at(clock_hz):
-        times = _times(events, perf, clock_hz, dram)
+        times = sm_times(events, perf, clock_hz, 0 if warm else dram, dist, kind)
         bound, t = _binding(times)
-        t_est_pipes = _binding(times, scale)[1]
-        sm_only = _binding({**times, "t_dram": 0.0, "t_atomic": 0.0})[1]
-        t_lat = exposed_latency(shape, mnk, perf, sm_only, times["t_dram"]) if shape is not None else 0.0
-        return times, bound, t, t_est_pipes + t_lat, t_lat
+        terms = estimate_terms(counts, events, times, perf, clock_hz, dist, kind, eta, cold, dram)
+        if shape is not None:  # the SIMT SGEMMs' K loop: its exposed latency, on top of the pipes (latency.py)
+            sm_only = _binding({**times, "t_dram": 0.0, "t_atomic": 0.0})[1]
+            t_lat = exposed_latency(shape, mnk, perf, sm_only, times["t_dram"])
+            terms["estimate_time"] = max(terms["t_pipes"], times["t_dram"]) + t_lat
+            terms["t_latency"] = t_lat
+        else:
+            terms["t_latency"] = max(0.0, terms["estimate_time"] - terms["t_pipes"])
+        return times, bound, t, terms
 
-    times, bound, t, t_est, t_lat = at(gpu.clock_hz)
+    times, bound, t, terms = at(gpu.clock_hz)
     if t <= 0:
         raise ValueError(_("the counts charge no resource (all zero): nothing to predict"))
     lo, hi = (at(f) for f in gpu.clock_band)
-    t_launch = launches * perf.launch_s
+    t_est = terms["estimate_time"]
+    t_launch = launches * launch_overhead(perf, timer)
+    occ = dist.occupancy
     out = {
         "name": getattr(spec, "name", None), **times, "time": t, "bound": bound, "flops": flops,
         "gflops": flops / t / 1e9,
         "gflops_band": (flops / lo[2] / 1e9, flops / hi[2] / 1e9),
-        "eta": eta, "t_latency": t_lat, "estimate_time": t_est, "estimate_gflops": flops / t_est / 1e9,
-        "estimate_band": (flops / lo[3] / 1e9, flops / hi[3] / 1e9), "dram_bytes": dram,
-        "t_launch": t_launch, "total_time": t + t_launch, "estimate_total_time": t_est + t_launch,
+        "eta": eta, "t_latency": terms["t_latency"], "estimate_time": t_est, "estimate_gflops": flops / t_est / 1e9,
+        "estimate_band": (flops / lo[3]["estimate_time"] / 1e9, flops / hi[3]["estimate_time"] / 1e9),
+        "estimate_bound": terms["estimate_bound"], "dram_bytes": dram,
+        "t_l2": terms["t_l2"], "t_dram_sustained": terms["t_dram_est"], "t_round": terms["t_round"],
+        "rounds": terms["rounds"], "t_critical": terms["t_critical"], "t_latency_path": terms["t_latency_path"],
+        "t_fill": terms["t_fill"],
+        "programs": dist.programs, "sms_used": dist.sms_used, "per_sm": dist.per_sm, "resident": dist.resident,
+        "waves": dist.waves, "tail": dist.tail, "subpartitions": dist.subpartitions,
+        "blocks_per_sm": None if occ is None else occ.blocks_per_sm,
+        "limiters": () if occ is None else occ.limiters, "tensor_kind": kind,
+        "timer": timer, "t_launch": t_launch, "total_time": t + t_launch, "estimate_total_time": t_est + t_launch,
     }
     if shape is None and events["MIO"]:  # a kernel that touches memory waits for it at least once
-        out["t_round_trip"] = perf.latency_s
+        out["t_round_trip"] = perf.dram_latency_cycles / gpu.clock_hz or perf.latency_s
+    if (getattr(counts, "launch", None) or {}).get("fp8") and not gpu.fp8_tensor_peak:
+        out["outside"] = _("fp8 dots on the {gpu}, which has no fp8 Tensor Cores: Triton converts the operands to "
+                           "fp16 there, and the model charges them at the FP16 rate, which no measurement of "
+                           "this project has checked").format(gpu=gpu.name)
     return out

@@ -387,6 +387,7 @@ class Block:
     def _access(self, op, arr, idx, value, mask, vec):
         if self._auto:
             self._position()
+        chain = getattr(idx, "_chain", (0, 0))  # the dependent loads behind the address (simt.lanes)
         act, lanes, warps, all_active = self._masks[-1] if mask is None else self._active(mask)
         if not (type(idx) is np.ndarray and idx.dtype == np.int64 and idx.ndim == 1 and idx.shape[0] == self.n_threads):
             idx = self._index(idx)  # (the commonest index is taken as it is)
@@ -452,7 +453,7 @@ class Block:
                 self._mem.mark(acc)
             flat_idx, storage = idx, g.flat
         if op == "load" and vec > 1 and _whole_vectors(storage, vec, arr.size if shared else 0, offset, itemsize):
-            return self._load_vectors(storage, flat_idx, act, all_active, vec)
+            return self._loaded(self._load_vectors(storage, flat_idx, act, all_active, vec), chain, shared)
         if vec > 1:
             flat_idx = flat_idx[..., None] + np.arange(vec)
         if op == "load" and all_active:
@@ -461,12 +462,12 @@ class Block:
                 out = storage.take(columns).T
             else:
                 out = storage.take(flat_idx)  # in bounds (checked): numpy's take is faster than an index
-            return as_lanes(out, self) if self._auto and out.dtype.kind in "iub" else out
+            return self._loaded(out, chain, shared)
         a = act.reshape(act.shape + (1,) * (flat_idx.ndim - 1))
         if op == "load":
             out = storage[np.where(a, flat_idx, 0)] if storage.size else np.zeros(flat_idx.shape, storage.dtype)
             out[~np.broadcast_to(a, out.shape)] = 0
-            return as_lanes(out, self) if self._auto and out.dtype.kind in "iub" else out
+            return self._loaded(out, chain, shared)
         value = np.broadcast_to(cvt.astype(value, storage.dtype), flat_idx.shape)  # float → int: cvt.rzi
         if all_active:
             storage[flat_idx] = value
@@ -474,6 +475,15 @@ class Block:
             sel = np.broadcast_to(a, flat_idx.shape)
             storage[flat_idx[sel]] = value[sel]
         return None
+
+    def _loaded(self, out: np.ndarray, chain: tuple, shared: bool):
+        """A load's values: integer ones (addresses to be) as Lanes one dependent load further along ``chain``
+        than their address, the launch's longest chain recorded (``Counts.load_chain_global``/``_shared``)."""
+        if not (self._auto and out.dtype.kind in "iub"):
+            return out
+        chain = (chain[0], chain[1] + 1) if shared else (chain[0] + 1, chain[1])
+        self._tally.chain(chain)
+        return as_lanes(out, self, chain)
 
     @staticmethod
     def _by_column(same, moved, flat_idx) -> np.ndarray:
@@ -502,7 +512,7 @@ class Block:
         out = np.take(storage.reshape(-1, vec), rows, axis=0)
         if not all_active:
             out[~np.broadcast_to(a[..., None], out.shape)] = 0
-        return as_lanes(out, self) if self._auto and out.dtype.kind in "iub" else out
+        return out
 
     def atomic_add(self, arr, idx, value, mask=None) -> np.ndarray:
         """``atomicAdd(&arr[idx], value)`` on the active lanes of a global array; returns the old values (0 elsewhere).
@@ -511,7 +521,8 @@ class Block:
         share an element each see the sum of the ones before (as one order of the GPU's). Counted as
         ``atomic_requests``, ``atomic_sectors``, ``atomic_lines``, ``atomic_bytes`` (one ``atom.global``
         warp instruction per active warp), and ``atomic_same_address``: the most updates one element gets
-        in the launch, which the L2 serialises.
+        at the L2 in the launch, which serialises them, after the L1 merged each warp's lanes that update one
+        element, 16 lanes to an update (:func:`kernellab.simt.tally.merged_updates`).
 
         Examples
         --------
@@ -523,7 +534,9 @@ class Block:
         >>> x, bins = np.arange(40, dtype=np.int32), np.zeros(4, np.int32)
         >>> c = launch(hist, 2, 32, args=(x, bins, 40))
         >>> bins.tolist(), c.atomic_requests, c.atomic_sectors, c.atomic_same_address   # 40 lanes, 10 per bin
-        ([10, 10, 10, 10], 2, 2, 10)
+        ([10, 10, 10, 10], 2, 2, 2)
+
+        Each bin gets 8 lanes of warp 0 and 2 of warp 1, each warp's merged into one L2 update: 2 updates.
         """
         if isinstance(arr, SharedArray):
             raise TypeError(_("{kernel}: blk.atomic_add works on global arrays; shared-memory atomics "
@@ -540,7 +553,9 @@ class Block:
         addresses = idx * g.itemsize + g.base
         acc = self._record(addresses, act, g.itemsize)
         targets = idx if all_active else idx[act]
-        self._tally.atomic_access(acc, warps, lanes, g.base, g.size, targets)
+        lane_warp = np.arange(idx.shape[0]) // WARP_SIZE  # lanes are block-padded to whole warps
+        self._tally.atomic_access(acc, warps, lanes, g.base, g.size, targets,
+                                  lane_warp if all_active else lane_warp[act])
         if self._auto:
             self._note("int", warps, lanes)
             self._seen("atom.global", warps)

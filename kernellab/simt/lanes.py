@@ -51,19 +51,29 @@ _COMPARISONS = frozenset({"less", "less_equal", "greater", "greater_equal", "equ
 
 
 class Lanes(np.ndarray):
-    """A numpy array over the lanes whose ufuncs count their instructions into a block (see the module)."""
+    """A numpy array over the lanes whose ufuncs count their instructions into a block (see the module).
+
+    ``_chain`` is the longest chain of dependent loads behind the values, ``(global, shared)``: a value
+    loaded at an address computed from another loaded value is one load further along the chain (a pointer
+    chase). Arithmetic keeps the longest chain of its operands.
+    """
 
     _counter = None
+    _chain = (0, 0)
 
     def __array_finalize__(self, obj):
         self._counter = getattr(obj, "_counter", None)
+        self._chain = getattr(obj, "_chain", (0, 0))
 
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
         counter = None
+        chain = (0, 0)
         args = []
         for x in inputs:
             if isinstance(x, Lanes):
                 counter = counter or x._counter
+                if x._chain != (0, 0):
+                    chain = (max(chain[0], x._chain[0]), max(chain[1], x._chain[1]))
                 args.append(x.view(np.ndarray))
             else:
                 args.append(x)
@@ -86,14 +96,16 @@ class Lanes(np.ndarray):
         if out is not None:
             return out[0] if len(out) == 1 else out
         if isinstance(result, tuple):
-            return tuple(lanes(r, counter) for r in result)
-        return lanes(result, counter)
+            return tuple(lanes(r, counter, chain) for r in result)
+        return lanes(result, counter, chain)
 
 
-def lanes(values, counter) -> Lanes:
-    """``values`` (a numpy array) as :class:`Lanes` counting into ``counter`` (anything else as it is)."""
+def lanes(values, counter, chain: tuple = (0, 0)) -> Lanes:
+    """``values`` (a numpy array) as :class:`Lanes` counting into ``counter`` (anything else as it is), behind a
+    chain of ``chain`` = (global, shared) dependent loads."""
     if not isinstance(values, np.ndarray) or values.ndim == 0:
         return values
     v = values.view(Lanes)
     v._counter = counter
+    v._chain = chain
     return v

@@ -18,6 +18,7 @@ from ..access import (
     bytes_requested,
     ideal_sectors,
     lines,
+    merged_updates,
     requests,
     sectors,
     shared_ideal_wavefronts,
@@ -49,6 +50,7 @@ class Tally:
         self.kinds: dict[str, int] = {}
         self.dram: dict[str, int] = {}  # array name → sectors first touched by what this tally recorded
         self.updates: dict[int, np.ndarray] = {}  # global array base address → atomic updates per element
+        self.chains = [0, 0]  # the longest chain of dependent loads seen, global and shared
 
     def instr(self, kind: str, warps: int, lanes: int) -> None:
         """Count ``warps`` warp instructions of ``kind`` executed by ``lanes`` active lanes in all."""
@@ -89,15 +91,24 @@ class Tally:
         n[k_lines] += lin
         n[k_bytes] += nbytes
 
+    def chain(self, chain: tuple) -> None:
+        """A load at the end of ``chain`` = (global, shared) dependent loads: keep the longest of each."""
+        self.chains[0] = max(self.chains[0], chain[0])
+        self.chains[1] = max(self.chains[1], chain[1])
+
     def first_touch(self, name: str, sectors: int) -> None:
         """Count ``sectors`` sectors of array ``name`` touched for the first time in the launch (per line only:
         the launch's ``dram_sectors`` is the union :class:`~kernellab.simt.memory.GlobalMemory` keeps)."""
         self.dram[name] = self.dram.get(name, 0) + sectors
 
-    def atomic_access(self, acc: Access, warps: int, lanes: int, base: int, size: int, elements) -> None:
+    def atomic_access(self, acc: Access, warps: int, lanes: int, base: int, size: int, elements,
+                      warp_of=None) -> None:
         """Count global atomic instructions described by ``acc``: requests, sectors, lines, bytes, and the
         updates of each element (``elements``: the active lanes' element indices into the array at ``base``,
-        of ``size`` elements), whose largest total is ``atomic_same_address``."""
+        of ``size`` elements; ``warp_of``: each of those lanes' warp), whose largest total is
+        ``atomic_same_address``. The L1 merges a warp's lanes that update the same address, 16 at a time,
+        before the L2 (:func:`merged_updates`), so an element gets ⌈k ÷ 16⌉ updates from a warp whose k lanes
+        update it."""
         self.instr("atom.global", warps, lanes)
         self.n["atomic_requests"] += requests(acc)
         self.n["atomic_sectors"] += sectors(acc)
@@ -106,7 +117,11 @@ class Tally:
         per_element = self.updates.get(base)
         if per_element is None:
             per_element = self.updates[base] = np.zeros(max(size, 1), np.int64)
-        np.add.at(per_element, elements, 1)
+        if warp_of is None:
+            np.add.at(per_element, elements, 1)
+        else:
+            element, updates = merged_updates(np.asarray(elements, np.int64), np.asarray(warp_of, np.int64))
+            np.add.at(per_element, element, updates)
 
     def shared_access(self, op: str, acc: Access, warps: int, lanes: int) -> None:
         """Count shared-memory load or store instructions: requests, wavefronts, ideal wavefronts."""
@@ -133,11 +148,13 @@ class Tally:
         for k, v in other.updates.items():
             mine = self.updates.get(k)
             self.updates[k] = v.copy() if mine is None else mine + v
+        self.chain(other.chains)
 
     def counts(self, dram_sectors: dict | None = None, shape: tuple = ()) -> Counts:
         """Freeze into :class:`~kernellab.Counts`."""
         n = dict(self.n)
         n["atomic_same_address"] += max((int(u.max()) for u in self.updates.values()), default=0)
+        n["load_chain_global"], n["load_chain_shared"] = self.chains
         return Counts(**n, dram_sectors=dict(dram_sectors or {}), instr_by_kind=dict(self.kinds), shape=tuple(shape))
 
     def _row_counts(self, dram_sectors: dict | None = None, shape: tuple = ()) -> Counts:

@@ -37,13 +37,15 @@ Examples
 ...     else:
 ...         ms = triton.testing.do_bench(lambda: np.copyto(y, x))
 ...     return 2 * x.nbytes * 1e-9 / (ms * 1e-3)
->>> table = bench.run(print_data=True, return_df=True)  # 2·n·4 B ÷ (2·n·4 B ÷ 3.35 TB/s + 3 µs launch)
+>>> # 2·n·4 B ÷ (2·n·4 B from DRAM at its sustained 0.79 × 3.35 TB/s, after one round trip, + do_bench's 4.28 µs
+>>> # launch); 64 programs at n = 65536 wait out the round trip (0.35 µs) more than the 0.2 µs of transfer
+>>> table = bench.run(print_data=True, return_df=True)
 copy:
 (GB/s from the GPU time predicted by kernellab's model on the H100 SXM (not measured))
       n  Triton (GB/s)  NumPy (GB/s)
 -------  -------------  ----------------------------------
-  65536        166.098  not predicted: no kernellab launch
-1048576        1524.08  not predicted: no kernellab launch
+  65536        108.667  not predicted: no kernellab launch
+1048576        1077.78  not predicted: no kernellab launch
 """
 
 from __future__ import annotations

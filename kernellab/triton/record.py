@@ -19,8 +19,10 @@ Examples
 ...     _ = fill[(4,)](out, BLOCK=1024)
 >>> [(l.kernel, l.grid, l.counts.store_bytes, l.sampled) for l in launches]
 [('fill', (4, 1, 1), 16384, False)]
->>> f"{predicted_seconds(launches) * 1e6:.4f} µs"  # 16384 DRAM bytes ÷ 3.35e12 B/s (4.89 ns) + the 3 µs launch
-'3.0049 µs'
+>>> # the busiest SM's 32 lines (16 ns) and one round trip to memory (688 cycles ÷ 1.98 GHz = 347 ns), + the 4.28 µs
+>>> # do_bench reads per launch (kernellab.model.timer)
+>>> f"{predicted_seconds(launches) * 1e6:.4f} µs"
+'4.6436 µs'
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from dataclasses import dataclass, field
 
 from ..errors import ModelWarning
 from ..model.bounds import predict
+from ..model.timer import launch_overhead
 from ..specs import as_perf
 from .runtime.driver import gpu as modelled_gpu
 
@@ -54,24 +57,25 @@ class Launch:
     #: the other entries of ``launch_metadata`` (``flops16``, ``bytes``, ...), as Triton passes them to proton
     metrics: dict = field(default_factory=dict)
 
-    def seconds(self, gpu=None) -> float:
-        """The model's estimate of this launch's time on ``gpu`` (default: the driver's modelled GPU), in
-        seconds: :func:`launch_seconds`, the calibrated estimate plus the launch overhead."""
-        return launch_seconds(self.counts, gpu)
+    def seconds(self, gpu=None, timer: str = "do_bench") -> float:
+        """The model's estimate of this launch's time on ``gpu`` (default: the driver's modelled GPU) as
+        ``timer`` reads it (:mod:`kernellab.model.timer`), in seconds: :func:`launch_seconds`."""
+        return launch_seconds(self.counts, gpu, timer)
 
 
-def launch_seconds(counts, gpu=None) -> float:
-    """``predict(counts, gpu)["estimate_total_time"]`` in seconds: the calibrated estimate of the run plus
-    the launch overhead (``Perf.launch_s``), what a GPU timer around the launch would read. The model's
-    warnings (a run shorter than its launch) are not repeated here: the total already includes it.
-    Counts that charge nothing cost the launch alone."""
+def launch_seconds(counts, gpu=None, timer: str = "do_bench") -> float:
+    """``predict(counts, gpu, timer=timer)["estimate_total_time"]`` in seconds: the calibrated estimate of
+    the run plus what ``timer`` reads besides it (:mod:`kernellab.model.timer`: ``"do_bench"``, Triton's
+    ``do_bench``, a cold L2 and the GPU's cost of each launch; ``"cudagraph"``, a warm L2 and a graph's
+    launch). The model's warnings (a run shorter than its launch) are not repeated here: the total already
+    includes it. Counts that charge nothing cost the launch alone."""
     gpu = modelled_gpu() if gpu is None else gpu
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ModelWarning)
         try:
-            return float(predict(counts, gpu)["estimate_total_time"])
+            return float(predict(counts, gpu, timer=timer)["estimate_total_time"])
         except ValueError:  # all counts zero: nothing but the launch
-            return float(as_perf(gpu).launch_s)
+            return float(launch_overhead(as_perf(gpu), timer))
 
 
 @contextmanager
@@ -131,9 +135,10 @@ def metadata(make):
         _METADATA.reset(token)
 
 
-def predicted_seconds(launches, gpu=None) -> float:
-    """The model's estimate of the launches' total time, seconds: one after another, each on the whole GPU."""
-    return sum(launch.seconds(gpu) for launch in launches)
+def predicted_seconds(launches, gpu=None, timer: str = "do_bench") -> float:
+    """The model's estimate of the launches' total time as ``timer`` reads it, seconds: one after another,
+    each on the whole GPU."""
+    return sum(launch.seconds(gpu, timer) for launch in launches)
 
 
 __all__ = ["Launch", "hidden", "launch_seconds", "metadata", "note", "predicted_seconds", "recording"]

@@ -30,8 +30,10 @@ Examples
 ...     tl.store(y_ptr + offs, tl.load(x_ptr + offs))
 >>> x = np.ones(1 << 16, np.float32); y = np.empty_like(x)
 >>> ms = do_bench(lambda: copy[(64,)](x, y, BLOCK=1024))
->>> f"{ms * 1e3:.2f} µs"         # 2 × 256 KiB of DRAM traffic ÷ 3.35 TB/s (0.16 µs) + the 3 µs launch
-'3.16 µs'
+>>> # 2 × 256 KiB from DRAM at its sustained 0.79 × 3.35 TB/s (0.20 µs) after one round trip (0.35 µs), + the
+>>> # 4.28 µs do_bench reads per launch
+>>> f"{ms * 1e3:.2f} µs"
+'4.82 µs'
 >>> do_bench(lambda: x + 1)                     # numpy's own op: no kernellab launch
 not predicted
 """
@@ -189,9 +191,9 @@ def _summary(samples_ms, quantiles, return_mode):
     return float(getattr(np, return_mode)(samples))
 
 
-def predict_ms(fn, grad_to_none=None) -> float:
-    """The model's GPU time, ms, of the kernellab launches ``fn()`` makes (sampled); :data:`NOT_PREDICTED`
-    when it makes none."""
+def predict_ms(fn, grad_to_none=None, timer: str = "do_bench") -> float:
+    """The model's GPU time, ms, of the kernellab launches ``fn()`` makes (sampled), as ``timer`` reads it
+    (:mod:`kernellab.model.timer`); :data:`NOT_PREDICTED` when it makes none."""
     if not _may_launch(fn, set()):
         return NOT_PREDICTED
     _clear_grads(grad_to_none)
@@ -199,7 +201,7 @@ def predict_ms(fn, grad_to_none=None) -> float:
         fn()
     if not launches:
         return NOT_PREDICTED
-    return record.predicted_seconds(launches) * 1e3
+    return record.predicted_seconds(launches, timer=timer) * 1e3
 
 
 def _cpu_ms(fn, warmup, rep, grad_to_none):
@@ -220,8 +222,11 @@ def _cpu_ms(fn, warmup, rep, grad_to_none):
 def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
     """Milliseconds per call of ``fn()``: the model's predicted GPU time (default), or CPU time on request.
 
-    Predicted: ``fn`` runs once and the result is deterministic (every quantile equal); ``warmup`` and
-    ``rep`` are unused. CPU (:func:`set_measure` ``("cpu")`` or ``KERNELLAB_BENCH=cpu``): warm up for about ``warmup`` ms,
+    Predicted, as Triton's ``do_bench`` measures (:mod:`kernellab.model.timer`, ``"do_bench"``): before each
+    timed call Triton zeroes a 256 MB buffer, so every launch starts with a cold L2 and pays the GPU's cost
+    of a launch after other work (``Perf.launch_cold_s``); the host's launch is hidden behind the zeroing.
+    ``fn`` runs once and the result is deterministic (every quantile equal); ``warmup`` and ``rep`` are
+    unused. CPU (:func:`set_measure` ``("cpu")`` or ``KERNELLAB_BENCH=cpu``): warm up for about ``warmup`` ms,
     then time calls for about ``rep`` ms. ``return_mode`` is ``"min"``, ``"max"``, ``"mean"``, ``"median"``
     or ``"all"``; with ``quantiles`` the quantiles are returned instead, as Triton's. ``grad_to_none``:
     tensors whose ``.grad`` is cleared before each call.
@@ -231,19 +236,24 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
     3
     >>> _ = set_measure(previous)
     """
+    return _bench_predicted(fn, warmup, rep, grad_to_none, quantiles, return_mode, "do_bench")
+
+
+def _bench_predicted(fn, warmup, rep, grad_to_none, quantiles, return_mode, timer: str):
     if current_measure() == "cpu":
         return _summary(_cpu_ms(fn, warmup, rep, grad_to_none), quantiles, return_mode)
     _summary([0.0], quantiles, return_mode)  # the same argument errors either way
-    ms = predict_ms(fn, grad_to_none)
+    ms = predict_ms(fn, grad_to_none, timer)
     if quantiles is not None:
         return [ms for _q in quantiles]
     return [ms] if return_mode == "all" else ms
 
 
 def do_bench_cudagraph(fn, rep=20, grad_to_none=None, quantiles=None, return_mode="mean"):
-    """``do_bench`` for code Triton would replay as a CUDA graph: here the same measurement (no launch
-    overhead is modelled either way)."""
-    return do_bench(fn, warmup=0, rep=rep, grad_to_none=grad_to_none, quantiles=quantiles, return_mode=return_mode)
+    """``do_bench`` for code Triton replays as a CUDA graph (:mod:`kernellab.model.timer`, ``"cudagraph"``):
+    the graph's launches run back to back with no L2 flush between them, so a launch whose data fits in L2
+    reads it from there, and each pays a graph launch's cost (``Perf.launch_graph_s``), no host cost."""
+    return _bench_predicted(fn, 0, rep, grad_to_none, quantiles, return_mode, "cudagraph")
 
 
 def assert_close(x, y, atol=None, rtol=None, err_msg=""):

@@ -32,6 +32,7 @@ from ...access import (
     bytes_requested,
     ideal_sectors,
     lines,
+    merged_updates,
     prefix_counts,
     prefix_ideal,
     requests,
@@ -133,6 +134,12 @@ class TritonCounts(LoadStoreTotals):
     # definition as the SIMT engine's gld_ideal_sectors / gst_ideal_sectors, over the same requests
     load_ideal_sectors: int = 0
     store_ideal_sectors: int = 0
+    # warp-level special-function (MUFU) instructions executed (Nsight Compute's sm__inst_executed_pipe_xu.sum):
+    # one per element a thread holds, per program, of tl.exp, exp2, log, log2, sin, cos, sqrt, rsqrt and fp32
+    # division, as Triton 3.9 compiles them (ex2.approx, lg2.approx, sin/cos.approx, sqrt.approx,
+    # rsqrt.approx, div.full: one MUFU each); a block of n elements over num_warps warps: num_warps ×
+    # ⌈n ÷ (32 × num_warps)⌉ warp instructions (a small block's elements repeat over the warps)
+    xu_instructions: int = 0
 
     def __getitem__(self, key: str):
         if key in self.keys():
@@ -576,10 +583,13 @@ class Tally:
     ``flush``); what is added to ``n`` directly is launch-level (``programs``).
     """
 
-    __slots__ = ("n", "_pending", "_pending_lanes", "_updates", "_planned", "_moves", "dram")
+    __slots__ = ("n", "_pending", "_pending_lanes", "_updates", "_planned", "_moves", "dram", "rounds", "flags", "dep")
 
     def __init__(self):
         self.n = _ZEROS.copy()
+        self.rounds = [0, 0, 0, 0]  # programs' waits: sum, most of one program, programs, tl.dot ones (summed)
+        self.flags: dict = {}  # tl.range's loop_stages and warp_specialize (kernellab.triton.executor.rounds.note_loop)
+        self.dep = [0, 0]  # FP32 operations and MUFU warp instructions on tl.dot results (rounds.dependent)
         self.dram: dict[str, int] = {}  # array name → sectors first touched by what this tally recorded (lines=True)
         self._pending: dict[tuple, list] = {}
         self._pending_lanes = 0
@@ -587,10 +597,12 @@ class Tally:
         self._planned: list = []  # loads whose layout waits for the kernel's other accesses (see planned)
         self._moves: list = []  # conversions and reductions whose layouts wait alike (see converted, reduced)
 
-    def atomic_targets(self, flat: np.ndarray, offs: np.ndarray, copies: int = 1):
-        """Record which elements of ``flat`` atomics update (``offs``: the active lanes' element offsets).
+    def atomic_targets(self, flat: np.ndarray, offs: np.ndarray, copies: int = 1, warp_of=None):
+        """Record which elements of ``flat`` atomics update (``offs``: the active lanes' element offsets;
+        ``warp_of``: each lane's warp, whose lanes that update one element the L1 merges 16 at a time,
+        :func:`kernellab.access.merged_updates`).
 
-        ``atomic_same_address`` of the result is the largest number of updates one element receives.
+        ``atomic_same_address`` of the result is the largest number of L2 updates one element receives.
 
         >>> t = Tally(); h = np.zeros(4, np.int32)
         >>> t.atomic_targets(h, np.array([0, 1, 1, 3])); t.atomic_targets(h, np.array([1]))
@@ -601,7 +613,12 @@ class Tally:
         counts = self._updates.get(key)
         if counts is None:
             counts = self._updates[key] = np.zeros(max(flat.size, 1), np.int64)
-        np.add.at(counts, np.asarray(offs, np.int64).reshape(-1), copies)
+        offs = np.asarray(offs, np.int64).reshape(-1)
+        if warp_of is None:
+            np.add.at(counts, offs, copies)
+        else:
+            element, updates = merged_updates(offs, np.asarray(warp_of, np.int64).reshape(-1))
+            np.add.at(counts, element, updates * copies)
 
     def planned(self, kind: str, view: View, width: int, copies: int, how: tuple, num_warps: int, wanted: dict,
                 closed: bool = True):
@@ -883,6 +900,10 @@ class Tally:
         """Record ``n`` FLOPs of elementwise arithmetic or reductions."""
         self.n["flops"] += n
 
+    def special(self, n: int):
+        """Record ``n`` warp-level MUFU instructions of special functions (``xu_instructions``)."""
+        self.n["xu_instructions"] += n
+
     def flush(self):
         """Count every pending access through :mod:`kernellab.access`."""
         for (kind, width, copies, _), parts in self._pending.items():
@@ -903,10 +924,50 @@ class Tally:
         self._pending.clear()
         self._pending_lanes = 0
 
+    def add_rounds(self, rounds: int, dot_rounds: int, programs: int) -> None:
+        """``programs`` programs each waited ``rounds`` times for their loads, ``dot_rounds`` of them at a
+        ``tl.dot`` (:mod:`kernellab.triton.executor.rounds`)."""
+        r = self.rounds
+        r[0] += rounds * programs
+        r[1] = max(r[1], rounds)
+        r[2] += programs
+        r[3] += dot_rounds * programs
+
+    def note(self, key: str, value) -> None:
+        """Keep a fact of the launch for the performance model (``counts.launch``): the largest number, a
+        flag, or the union of dicts (:mod:`kernellab.triton.executor.rounds`)."""
+        flags = self.flags
+        if isinstance(value, dict):
+            flags[key] = {**flags.get(key, {}), **value}
+        else:
+            flags[key] = max(flags.get(key, value), value)
+
+    def dependent(self, flops: int, xu: int) -> None:
+        """Record FP32 operations and MUFU warp instructions on ``tl.dot`` results (:func:`rounds.dependent`)."""
+        self.dep[0] += flops
+        self.dep[1] += xu
+
+    def rounds_info(self) -> dict:
+        """Rounds per program, for ``TritonCounts.launch``: ``rounds`` and ``dot_rounds`` (means over the programs
+        that ran) and ``rounds_max`` (the program that waited most)."""
+        total, most, programs, dot = self.rounds
+        if not programs:
+            return dict(self.flags)
+        return {"rounds": total / programs, "dot_rounds": dot / programs, "rounds_max": float(most),
+                "dot_dependent_flops": self.dep[0] / programs, "dot_dependent_xu": self.dep[1] / programs, **self.flags}
+
     def merge(self, other: Tally):
         """Add another tally's counts into this one."""
         other._settle()
         other.flush()
+        r, o = self.rounds, other.rounds
+        self.dependent(*other.dep)
+        for k, v in other.flags.items():
+            self.note(k, v)
+        r[0] += o[0]
+        r[1] = max(r[1], o[1])
+        r[2] += o[2]
+        r[3] += o[3]
         for k, v in other.n.items():
             self.n[k] += v
         for k, v in other.dram.items():

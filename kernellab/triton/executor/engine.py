@@ -66,6 +66,7 @@ def _one_by_one(launch: Launch, pids: np.ndarray, tally, per_program: dict | Non
         prog = launch.program(pids[row:row + 1], own)
         try:
             _step(launch.body, prog)
+            own.add_rounds(prog.rounds, prog.dot_rounds, 1)
         except (TypeError, ValueError) as exc:  # tl.arange(0, 1000), a pointer plus a float: name the place
             err = placed(exc, prog.where(0), kernel=launch.kernel, program=fmt_dim3(pids[row]))
             if err is exc:
@@ -107,6 +108,7 @@ def _batch(launch: Launch, chunk: np.ndarray) -> Program | SplitTail | None:
         touched.rollback(mark)
         return None
     batch.flush()
+    batch.tally.add_rounds(batch.rounds, batch.dot_rounds, batch.P)
     return batch
 
 
@@ -125,7 +127,7 @@ def _chunks(pids, hints: dict) -> list[slice]:
 def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vectorize: bool,
         per_program: bool = False, hints: dict | None = None, lines: LineFinder | None = None,
         num_warps: int = 4, specialization: dict | None = None, addresses: dict | None = None,
-        policy: Policy | None = None, hook=None) -> TritonCounts:
+        policy: Policy | None = None, hook=None, options: dict | None = None) -> TritonCounts:
     """Run ``body`` for every program of ``grid`` and return the launch's counts.
 
     ``body(prog)`` runs the kernel for the programs of ``prog`` (a batch when ``vectorize`` and the policy's
@@ -142,6 +144,7 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     its data)``, the launch arguments' flat views) saves each step looking those addresses up again.
     ``policy``: the shortcuts the launch may take (:mod:`kernellab.triton.executor.policy`; None: the active one).
     ``hook``: what watches the launch's steps (see :class:`~kernellab.triton.executor.program.Program`).
+    ``options``: the launch's compile options the timing model reads (``num_stages``), added to ``counts.launch``.
     """
     g = dim3(grid)
     check_limits(kernel, g)  # CUDA's gridDim limits
@@ -190,7 +193,8 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     if tally is None:  # no step ran (a grid of no programs)
         tally = new_tally()
     touched = launch.touched
-    counts = tally.result(breakdown, touched.sectors(), specialization, launch={"grid": g})
+    counts = tally.result(breakdown, touched.sectors(), specialization,
+                          launch={"grid": g, "num_warps": num_warps, **tally.rounds_info(), **(options or {})})
     if sample is not None:
         counts = sampling.scale(counts, sample[1], n_programs, touched.sizes())
     record.note(kernel, g, counts, sampled=sample is not None)

@@ -75,7 +75,8 @@ class Program:
     """
 
     __slots__ = ("kernel", "grid", "pids", "P", "tally", "names", "journal", "_pid_cols", "failed_cas", "touched",
-                 "deferred", "_lent", "_stored", "_addresses", "num_warps", "wanted", "policy", "hook", "loops")
+                 "deferred", "_lent", "_stored", "_addresses", "num_warps", "wanted", "policy", "hook", "loops",
+                 "epoch", "rounds", "dot_rounds")
 
     def __init__(self, kernel: str, grid, pids: np.ndarray, tally: Tally, names: dict, journal=None,
                  touched: Touched | None = None, defer: bool = False, num_warps: int = 4, wanted: dict | None = None,
@@ -100,6 +101,9 @@ class Program:
         # id(array) → (array, address of its data): the launch arguments' known from the start
         self._addresses: dict[int, tuple] = {} if addresses is None else dict(addresses)
         self.loops: list = []  # the kernel loops running now, innermost last (kernellab.triton.executor.loops)
+        self.epoch = 0  # loads issued since the program last waited carry this (kernellab.triton.executor.rounds)
+        self.rounds = 0  # times each of the step's programs waited for its loads
+        self.dot_rounds = 0  # those whose first use was a tl.dot operand
 
     def address(self, flat: np.ndarray) -> int:
         """The address of ``flat``'s data (looked up once per array object and step)."""

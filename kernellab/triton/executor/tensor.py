@@ -48,6 +48,8 @@ def _operand(x, values: bool = True):
     """``(data, dtype, shape, is_literal)`` of a block or a Python/numpy number (a block's data None
     unless ``values``)."""
     if isinstance(x, tensor):
+        if x._ld is not None:
+            waited(x)
         return (x.data if values else None), x.dtype, x._shape, False
     if isinstance(x, constexpr):
         x = x.value
@@ -145,6 +147,10 @@ def _remat(expanded, lay):
 
 def _binary(a, b, fn, op: str, *, div=False, result=None, ints_only=False, compute=None):
     out = _binary_values(a, b, fn, op, div=div, result=result, ints_only=ints_only, compute=compute)
+    if getattr(a, "_dep", False) or getattr(b, "_dep", False):
+        out._dep = True
+        if op in _FLOP_OPS and out.dtype.is_floating():
+            dependent(out._shape, 1, op == "/" and out.dtype is T.float32)
     if getattr(a, "_lay", None) is not None or getattr(b, "_lay", None) is not None:
         layout_of(out, a, b)
     if out.dtype.is_int() and (op not in _CMP_OPS or _int_operands(a, b)):
@@ -190,6 +196,8 @@ def _binary_values(a, b, fn, op: str, *, div=False, result=None, ints_only=False
     rt = result or ct
     if op in _FLOP_OPS and rt.is_floating():
         count_flops(shape)
+        if op == "/" and rt is T.float32:  # div.full.f32: a MUFU.RCP and multiplies
+            count_special(shape)
     if rt.__class__ is T.float_format:  # bfloat16 / float8 arithmetic rounds its fp32 result
         return tensor(rt.round(fn(x, y)), rt, shape)
     # computed when read; tl.store of it writes it straight into the array (an optimisation: see _into)
@@ -387,6 +395,18 @@ def count_flops(shape: tuple, per_element: int = 1):
         prog.tally.arith(n)
 
 
+def count_special(shape: tuple):
+    """Count the MUFU warp instructions of one special function on a ``shape`` block, in every program of
+    the step: each thread computes its elements, ``num_warps × ⌈elements ÷ (32 × num_warps)⌉`` a program."""
+    prog = _CURRENT.get()
+    if prog is not None:
+        n = 1
+        for d in shape:
+            n *= d
+        w = prog.num_warps
+        prog.tally.special(prog.P * w * -(-n // (32 * w)))
+
+
 def _truediv_type(ct: T.dtype) -> T.dtype:
     return T.float32 if ct.is_int() else ct
 
@@ -416,7 +436,8 @@ class tensor:
 
     # ``_loaded``: True on a tl.load's result itself, "hoist" on one computed from it by bitcasts and
     # widening casts only (tl.dot's operand conversion is hoisted through them); unset on every other block
-    __slots__ = ("_data", "dtype", "_shape", "_lazy", "_view", "_into", "_ax", "_lay", "_wide", "_loaded", "__weakref__")
+    __slots__ = ("_data", "dtype", "_shape", "_lazy", "_view", "_into", "_ax", "_lay", "_wide", "_loaded", "_ld",
+                 "_dep", "__weakref__")
     __array_ufunc__ = None  # numpy defers to the reflected operators; np.exp(block) is a TypeError, as in Triton
     __hash__ = object.__hash__
 
@@ -435,6 +456,8 @@ class tensor:
         self._ax = None  # what Triton's axis analysis knows of it (kernellab.triton.compiler.axis); None: nothing
         self._lay = None  # where its layout comes from (kernellab.triton.compiler.convert.resolve); None: not followed
         self._wide = None  # an fp16 block's values as float32 (or a function making them), for tl.dot
+        self._ld = None  # a loaded block: (its step, the step's epoch when loaded), see kernellab.triton.executor.rounds
+        self._dep = False  # computed from a tl.dot's result (kernellab.triton.executor.rounds.dependent)
 
     @property
     @kinds.host  # (a block's values handed to Python as numpy)
@@ -459,6 +482,7 @@ class tensor:
         out = tensor(data, self.dtype, shape)
         if self._lay is not None and tuple(shape) == self._shape:
             out._lay = self._lay
+        out._dep = self._dep
         return out
 
     @property
@@ -687,7 +711,10 @@ class tensor:
             return pointer_from_int(self, getattr(dtype, "value", dtype), current())
         dst = T.from_numpy(getattr(dtype, "value", dtype))
         if bitcast:
-            return bitcast_data(self, dst)
+            out = bitcast_data(self, dst)
+            out._ld = self._ld  # the same registers: not a use (kernellab.triton.executor.rounds)
+            out._dep = self._dep
+            return out
         if self.dtype is T.float32 and dst is T.float16 and fp_downcast_rounding in (None, "rtne") \
                 and self.numel >= _FP16_VALUES_FROM:  # each form made only if read: see _half
             out = tensor(None, dst, self._shape)
@@ -696,6 +723,8 @@ class tensor:
             out = tensor(convert(self.data, self.dtype, dst, fp_downcast_rounding), dst, self._shape)
         out._lay = self._lay
         _cast_from_load(self, out)
+        out._ld = self._ld  # converted where it is used, as the compiler places the cvt (kernellab.triton.executor.rounds)
+        out._dep = self._dep
         if self.dtype.is_int() and dst.is_int():  # extsi / trunci: the analysis passes the facts through
             out._ax = self._ax
         return out
@@ -955,3 +984,6 @@ def _rows_of(t: tensor) -> int:
     if t._data is None and t._view is not None:
         return t._view.rows
     return t.data.shape[0]
+
+
+from .rounds import dependent, waited  # noqa: E402  (it imports nothing of this module)

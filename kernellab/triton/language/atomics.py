@@ -112,7 +112,12 @@ def _atomic(op: str, ptr, others, mask, sem, scope, fn, returns=True):
     prog.touch(flat, offs, act)
     sel = np.ones(offs.shape, bool) if act is None else act
     addr = offs[sel]
-    prog.tally.atomic_targets(flat, addr)
+    if shape:  # a block: its lanes row-major in warps of 32, each warp's same-address lanes merged (access.merged_updates)
+        numel = int(np.prod(shape))
+        warp = np.arange(rows)[:, None] * -(-numel // 32) + np.arange(numel)[None, :] // 32
+        prog.tally.atomic_targets(flat, addr, warp_of=warp.reshape(offs.shape)[sel])
+    else:  # a scalar: one thread of the program issues it
+        prog.tally.atomic_targets(flat, addr)
     old_act = in_lane_order(flat, addr, [v[sel] for v in vals], fn, elem.np,
                              *((_read_codes(elem), _write_codes(elem)) if elem.__class__ is T.float_format else ()))
     old = np.zeros(offs.shape, elem.np)

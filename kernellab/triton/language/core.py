@@ -22,6 +22,7 @@ from ..compiler.mma import kind as mma_kind
 from ..executor import dtypes as T
 from ..executor import kinds, memory, numerics, sampling
 from ..executor.program import _CURRENT, current
+from ..executor.rounds import dependent, loaded, note_dot, note_loop, waited
 from ..executor.tensor import (
     _align,
     _operand,
@@ -44,6 +45,8 @@ _POINTER = pointer  # the class (``load`` and ``store`` name their argument ``po
 
 def _to_tensor(x) -> tensor:
     if isinstance(x, tensor):
+        if x._ld is not None:
+            waited(x)
         return x
     data, dt, _, _ = _operand(x)
     return tensor(np.asarray([data], dt.np), dt, ())
@@ -218,10 +221,13 @@ def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, 
     compiler does (every load, when the loop has no ``tl.dot``; :mod:`kernellab.triton.executor.loops`),
     which changes the instructions counted, not the bytes moved; the other arguments
     (``loop_unroll_factor``, ``warp_specialize``, ``flatten``, ``disallow_acc_multi_buffer``) change
-    neither here.
+    neither here. ``num_stages`` and ``warp_specialize`` are also kept for the performance model (the
+    launch's ``counts.launch``): the loop's loads are pipelined that many stages deep, and its warps split
+    into producer and consumer groups whose Tensor Core and SIMT work overlap (:mod:`kernellab.model.estimate`).
     """
     from ..executor.loops import Loop
 
+    note_loop(num_stages, warp_specialize)
     args = (arg1,) if arg2 is None else (arg1, arg2) if step is None else (arg1, arg2, step)
     stages = None if num_stages is None else int(getattr(num_stages, "value", num_stages))
     return Loop(builtins.range(*(int(a) for a in args)), stages)
@@ -353,6 +359,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
         out._loaded = True
         if prog.loops:  # a load of a loop's body: perhaps pipelined (kernellab.triton.executor.loops)
             prog.loops[-1].load(out._lay, 8 * ptr.flat.itemsize)
+    loaded(out)
     return out
 
 
@@ -399,6 +406,9 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
         out_dtype=T.float32, _semantic=None) -> tensor:
     """``acc + input @ other`` for 2-D (or batched 3-D) blocks, accumulating in fp32 (int32 for ints)."""
+    for x in (input, other):
+        if getattr(x, "_ld", None) is not None:
+            waited(x, dot=True)
     a, b = _to_tensor(input), _to_tensor(other)
     if len(a._shape) not in (2, 3) or len(a._shape) != len(b._shape):
         raise ValueError(_("tl.dot needs two 2-D (or two 3-D) blocks, got shapes {shape} and "
@@ -436,7 +446,9 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     batch = a._shape[0] if len(a._shape) == 3 else 1
     ref = (chain, chain.add(m, n, batch))
     prog.tally.dotted(m, n, k, operands, precision, prog.num_warps, batch, prog.P, ref)
+    note_dot(prog, a, b, operands)
     out = tensor(data, out_t, a._shape[:-1] + b._shape[-1:])
+    out._dep = True
     what = mma_kind(operands, precision)[0]
     if what is None and operands in ("fp32", "float32"):
         what = "fma"  # input_precision="ieee": FMAs, the operands through shared memory all the same
@@ -593,6 +605,9 @@ def _reduce(x: tensor, axis, keep_dims, fn, out_t: T.dtype, count: bool = True) 
     if out_t.__class__ is T.float_format:  # a bfloat16 / float8 result is a value of that format
         out = out_t.round(out)
     out = tensor(out, out_t, shape)
+    if x._dep:  # a reduction of a dot's result: its n − 1 operations per result wait for the dot too
+        out._dep = True
+        dependent(x._shape, 1)
     return _reduced(x, ax, keep_dims, out, out_t.primitive_bitwidth) if count else out
 
 
@@ -715,11 +730,13 @@ def ravel(x) -> tensor:
 @_tensor_member_fn
 def trans(input, *dims) -> tensor:
     """Permute the axes (reverse them when ``dims`` is empty)."""
-    x = _to_tensor(input)
+    x = input if isinstance(input, tensor) else _to_tensor(input)  # a view: not a use (kernellab.triton.executor.rounds)
     perm = _dims(dims) or tuple(builtins.range(len(x._shape)))[::-1]
     out = tensor(x.data.transpose((0, *(p + 1 for p in perm))), x.dtype, tuple(x._shape[p] for p in perm))
     if x._lay is not None and tuple(perm) == (1, 0):
         out._lay = ("trans", x._lay)  # the same threads hold the same elements (kernellab.triton.compiler.convert.transposed)
+    out._ld = x._ld
+    out._dep = x._dep
     return out
 
 

@@ -24,7 +24,8 @@ import numpy as np
 from kernellab.i18n import _
 
 from ..executor import kinds
-from ..executor.tensor import _binary, _tensor_member_fn, tensor
+from ..executor.rounds import dependent
+from ..executor.tensor import _binary, _tensor_member_fn, count_special, tensor
 from .core import _to_tensor
 
 
@@ -37,10 +38,15 @@ def _checked(name: str, x, allowed: tuple) -> tensor:
     return x
 
 
-def _unary(name: str, fn, allowed=("fp32", "fp64"), doc=None):
+def _unary(name: str, fn, allowed=("fp32", "fp64"), doc=None, mufu: bool = False):
     def op(x, _semantic=None) -> tensor:
         x = _checked(name, x, allowed)
+        if mufu and x.dtype.name == "fp32":  # one MUFU a thread's element (counts.TritonCounts.xu_instructions)
+            count_special(x._shape)
         out = tensor(fn(x.data).astype(x.dtype.np, copy=False), x.dtype, x._shape)
+        if x._dep:
+            out._dep = True
+            dependent(x._shape, 0, mufu)
         out._lay = x._lay
         return out
 
@@ -51,17 +57,17 @@ def _unary(name: str, fn, allowed=("fp32", "fp64"), doc=None):
 
 _erf = np.frompyfunc(_pymath.erf, 1, 1)
 
-exp = _unary("exp", np.exp)
-exp2 = _unary("exp2", np.exp2)
-log = _unary("log", np.log)
-log2 = _unary("log2", np.log2)
-sqrt = _unary("sqrt", np.sqrt)
-sqrt_rn = _unary("sqrt_rn", np.sqrt, ("fp32",), "Square root rounded to nearest (IEEE), fp32 only.")
-sin = _unary("sin", np.sin)
-cos = _unary("cos", np.cos)
+exp = _unary("exp", np.exp, mufu=True)
+exp2 = _unary("exp2", np.exp2, mufu=True)
+log = _unary("log", np.log, mufu=True)
+log2 = _unary("log2", np.log2, mufu=True)
+sqrt = _unary("sqrt", np.sqrt, mufu=True)
+sqrt_rn = _unary("sqrt_rn", np.sqrt, ("fp32",), "Square root rounded to nearest (IEEE), fp32 only.", mufu=True)
+sin = _unary("sin", np.sin, mufu=True)
+cos = _unary("cos", np.cos, mufu=True)
 floor = _unary("floor", np.floor)
 ceil = _unary("ceil", np.ceil)
-rsqrt = _unary("rsqrt", lambda d: 1 / np.sqrt(d))
+rsqrt = _unary("rsqrt", lambda d: 1 / np.sqrt(d), mufu=True)
 erf = _unary("erf", lambda d: _erf(d.astype(np.float64)).astype(np.float64),
              doc="The error function of an fp32 or fp64 block (``math.erf`` of each value, rounded).")
 

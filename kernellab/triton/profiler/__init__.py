@@ -27,12 +27,14 @@ Examples
 >>> with scope("fill twice"):
 ...     _ = fill[(1024,)](out, BLOCK=1024); _ = fill[(1024,)](out, BLOCK=1024)
 >>> deactivate(session); _ = fill[(1024,)](out, BLOCK=1024)     # not recorded
->>> finalize()                # 4 MiB stored per launch ÷ 3.35 TB/s = 1.25 µs, + 3 µs to launch: 4.25 µs each
+>>> # 4 MiB stored per launch at DRAM's sustained 0.79 × 3.35 TB/s = 1.58 µs, + a round trip 0.35 µs, + do_bench's
+>>> # 4.28 µs launch: 6.21 µs each
+>>> finalize()
 proton session doc: GPU time predicted by kernellab's model on the H100 SXM (not measured)
 scope            launches  FLOPs  DRAM bytes  predicted time (µs)
 ---------------  --------  -----  ----------  -------------------
-fill twice              2      0     8388608                8.504
-fill twice/fill         2      0     8388608                8.504
+fill twice              2      0     8388608                12.41
+fill twice/fill         2      0     8388608                12.41
 """
 
 from __future__ import annotations

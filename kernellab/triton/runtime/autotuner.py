@@ -6,8 +6,11 @@ once, as a sampled launch (:mod:`kernellab.triton.executor.sampling`: counted, n
 themselves, as Triton's trials run; a copy of each array a trial changes is kept and put back after it,
 so a trial never changes the real outputs. It is hidden from ``triton.testing.do_bench``
 and proton (they see the tuned launch, as Triton's ``do_bench`` times it after its warm-up), and is charged
-``kernellab.model.predict(counts, gpu)["estimate_total_time"]`` (the run and its launch). Ties (two
-configs moving the same bytes) go to the config with fewer programs, then to the one listed first. As in
+``kernellab.model.predict(counts, gpu)["estimate_total_time"]`` (the run and its launch, as ``do_bench``
+reads it). Configs predicted equally fast (to a part in 10⁹: two configs bound by the same latency path or
+the same bytes) go to the one that fills more of the GPU (more SMs used: the model's time does not see the
+L2 traffic and power a fuller GPU spreads, so it is the safer choice on the real one), then to the one
+listed first. As in
 Triton 3.9, ``key``, ``reset_to_zero`` and ``restore_value`` must name kernel arguments (a
 ``ValueError`` at decoration otherwise); ``prune_configs_by`` (``early_config_prune``, ``perf_model``,
 ``top_k``), ``reset_to_zero``, ``restore_value``, ``pre_hook``, ``post_hook`` and ``Config.pre_hook``
@@ -18,7 +21,8 @@ per value of ``key`` (and the dtypes of the array arguments).
 
 After tuning, ``kernel.best_config`` is the choice, ``kernel.configs_timings`` maps each config to its
 predicted ``[median, p20, p80]`` milliseconds (one deterministic number three times, as Triton's
-quantiles), ``kernel.trials`` to its counts, and ``kernel.config_table()`` is the table of them;
+quantiles), ``kernel.trials`` to its counts, ``kernel.predictions`` to its ``predict`` result, and
+``kernel.config_table()`` is the table of them;
 ``TRITON_PRINT_AUTOTUNING=1`` prints it after each tuning.
 """
 
@@ -124,6 +128,7 @@ class Autotuner(_Wrapped):
         self.best_config = None
         self.configs_timings: dict = {}
         self.trials: dict = {}
+        self.predictions: dict = {}
         self.bench_time = 0.0
         self.nargs = None
 
@@ -208,20 +213,20 @@ class Autotuner(_Wrapped):
                 self.cache[key] = configs[0]
             else:
                 start = time.perf_counter()
-                self.trials, self.configs_timings = {}, {}
+                self.trials, self.configs_timings, self.predictions = {}, {}, {}
                 for cfg in configs:
                     try:
                         cnt = self.trials[cfg] = self._trial(args, kwargs, grid, cfg)
                     except (CompileTimeAssertionFailure, OutOfResources):  # as Triton: the config cannot run
                         self.configs_timings[cfg] = [float("inf")] * 3
                         continue
+                    self.predictions[cfg] = _prediction(cnt)
                     self.configs_timings[cfg] = [record.launch_seconds(cnt) * 1e3] * 3
                 self.bench_time = time.perf_counter() - start
                 runnable = [c for c in configs if c in self.trials]
                 if not runnable:  # every config failed: rerun the first to raise its error
                     self._trial(args, kwargs, grid, configs[0])
-                self.cache[key] = min(runnable, key=lambda c: (self.configs_timings[c][0], self.trials[c].programs,
-                                                               configs.index(c)))
+                self.cache[key] = self._fastest(runnable)
                 self.best_config = self.cache[key]
                 self.pre_hook({**named, **self.cache[key].all_kwargs()}, reset_only=True)
                 if os.environ.get("TRITON_PRINT_AUTOTUNING", "0").lower() in ("1", "true", "on", "yes"):
@@ -236,24 +241,40 @@ class Autotuner(_Wrapped):
         self.nargs = None
         return out
 
-    def config_table(self) -> Table:
-        """The last tuning's configs, fastest first: predicted time on the modelled GPU, its binding resource,
-        FLOPs and DRAM bytes, and which was chosen."""
-        from ...model.bounds import predict, resource_label
+    def _fastest(self, runnable: list):
+        """The config predicted fastest; among those within a part in 10⁹ of it, the one using the most SMs,
+        then the one listed first (see the module)."""
+        best = min(self.configs_timings[c][0] for c in runnable)
+        tied = [c for c in runnable if self.configs_timings[c][0] <= best * (1 + 1e-9)]
+        return min(tied, key=lambda c: (-self.predictions[c]["sms_used"], runnable.index(c)))
 
+    def config_table(self) -> Table:
+        """The last tuning's configs, fastest first: predicted time on the modelled GPU, the term that sets
+        the estimate (``estimate_bound``: a pipe, DRAM, L2, latency or atomics), the SMs the grid uses, FLOPs
+        and DRAM bytes, and which was chosen."""
         gpu = modelled_gpu()
         rows = []
         for cfg, cnt in sorted(self.trials.items(), key=lambda kv: self.configs_timings[kv[0]][0]):
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", ModelWarning)
-                    bound = resource_label(predict(cnt, gpu)["bound"])
-            except ValueError:
-                bound = "-"
+            p = self.predictions.get(cfg) or _prediction(cnt)
             rows.append([("→ " if cfg is self.best_config or cfg == self.best_config else "  ") + _config_text(cfg),
-                         f"{self.configs_timings[cfg][0] * 1e3:.4g}", bound, cnt.flops, cnt.dram_bytes])
+                         f"{self.configs_timings[cfg][0] * 1e3:.4g}", p["term"], p["sms_used"], cnt.flops,
+                         cnt.dram_bytes])
         return Table([_("config"), _("predicted time on the {gpu} (µs)").format(gpu=gpu.name), _("bound by"),
-                      _("FLOPs"), _("DRAM bytes")], rows)
+                      _("SMs used"), _("FLOPs"), _("DRAM bytes")], rows)
+
+
+def _prediction(cnt) -> dict:
+    """What the table and the tie-break read of a trial's prediction: the term that sets its estimate
+    (in the reader's language, ``-`` for counts that charge nothing) and the SMs its grid uses."""
+    from ...model.bounds import estimate_label, predict
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)
+        try:
+            p = predict(cnt, modelled_gpu())
+        except ValueError:  # counts that charge nothing: the launch alone
+            return {"term": "-", "sms_used": 0}
+    return {"term": estimate_label(p["estimate_bound"]), "sms_used": p["sms_used"]}
 
 
 def _config_text(cfg) -> str:
@@ -298,13 +319,17 @@ def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_va
     ...     tl.store(out_ptr + offs, 1.0, mask=offs < n)
     >>> out = np.zeros(100, np.float32)
     >>> _ = fill[lambda meta: (triton.cdiv(100, meta["B"]),)](out, 100)
-    >>> fill.best_config.kwargs, float(out.sum())  # a tie (416 B ÷ 3.35 TB/s + a 3 µs launch): 1 program beats 4
-    ({'B': 128}, 100.0)
+    >>> fill.best_config.kwargs, float(out.sum())  # 4 programs on 4 SMs: each stores a quarter
+    ({'B': 32}, 100.0)
+
+    Both wait one DRAM round trip (688 cycles ÷ 1.98 GHz = 0.35 µs) and pay ``do_bench``'s 4.28 µs launch; the
+    busiest SM of ``B=128`` stores 4 times the bytes of ``B=32``'s, a few nanoseconds more:
+
     >>> print(fill.config_table().to_text())
-    config                              predicted time on the H100 SXM (µs)  bound by  FLOPs  DRAM bytes
-    ----------------------------------  -----------------------------------  --------  -----  ----------
-      B=32, num_warps=4, num_stages=3                                     3  DRAM          0         416
-    → B=128, num_warps=4, num_stages=3                                    3  DRAM          0         416
+    config                              predicted time on the H100 SXM (µs)  bound by  SMs used  FLOPs  DRAM bytes
+    ----------------------------------  -----------------------------------  --------  --------  -----  ----------
+    → B=32, num_warps=4, num_stages=3                                 4.628  latency          4      0         416
+      B=128, num_warps=4, num_stages=3                                4.631  latency          1      0         416
     """
 
     def decorator(fn):

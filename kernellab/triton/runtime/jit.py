@@ -265,6 +265,7 @@ class JITFunction:
                              per_program=per_program, hints=self._hints,
                              lines=LineFinder(self.fn, (JITFunction.__call__.__code__,), self.__name__) if wants_lines(lines) else None,
                              num_warps=num_warps, specialization=marks,
+                             options={"num_stages": int(given.get("num_stages", 3))},
                              addresses={id(a.flat): (a.flat, a._address) for a in flats if a._address is not None},
                              hook=rec)
         except Exception as exc:  # one traceback, ending at the kernel's line (or at the launch line)

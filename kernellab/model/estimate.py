@@ -1,0 +1,219 @@
+"""The times of one launch on each resource of its busiest SM and of the device, and the estimate built from them.
+
+``predict`` (:mod:`kernellab.model.bounds`) parses its arguments and calls :func:`launch_times`. Every time
+here is charged on the **busiest SM** (:mod:`kernellab.model.persm`: the share of the launch's work the SM
+that runs the most programs does, ``Distribution.share``) at the rate of the sub-partitions its warps
+occupy, except DRAM, L2 and the atomic units, which every SM shares.
+
+**The bound** (``times``, no fitted constant): each resource's events on the busiest SM ÷ its rate. Nothing
+runs faster than its busiest resource allows, so a measurement above the bound proves the model wrong.
+
+**The estimate** adds what a real launch pays besides (each term below has its mechanism and source):
+
+* the pipes the warp schedulers feed run at a fitted efficiency per family: ``Perf.eta`` for the SIMT
+  pipes (FP32, XU, issue, shared memory, MIO; Boehm's SGEMMs), ``Perf.eta_mma`` for ``mma.sync`` and
+  ``Perf.eta_wgmma`` for ``wgmma`` Tensor Core work (:mod:`kernellab.model.fit`);
+* DRAM delivers its measured sustained share of the spec sheet (``Perf.dram_efficiency``), and only what
+  a cold L2 cannot supply: a warm launch (``timer="cudagraph"``, ``"stream"``) whose footprint fits in L2
+  reads it from L2 (``Perf.l2_bw``);
+* L2 serves the mini-Triton's requested sectors at ``Perf.l2_bw`` (its programs share tiles through L2,
+  not L1: ``tl.dot`` operands go through shared memory);
+* latency, by Little's law: a program waits for its loads ``rounds`` times (a round: loads issued together,
+  then used), each a round trip (``Perf.dram_latency_cycles`` for data from DRAM, ``l2_latency_cycles``
+  from L2), plus its own pipe time at the share of the SM its warps can use; the busiest SM holds
+  ``resident`` programs at once, so it runs ``⌈per_sm ÷ resident⌉`` such critical paths one after another
+  (``t_latency_path``). A launch whose pipes or DRAM bind still waits one round trip before its first bytes
+  arrive (``t_fill``);
+* with a ``LoopShape`` (the SIMT SGEMMs), the K loop's exposed latency of :mod:`kernellab.model.latency`.
+
+``estimate_time`` = max(pipes + fill, latency path, DRAM + fill, L2, atomics), or the pipes plus the K loop's
+exposed latency with a ``LoopShape``.
+"""
+
+from __future__ import annotations
+
+from ..grid import cdiv
+from ..specs import Perf
+from .persm import Distribution
+
+__all__ = ["estimate_terms", "sm_times", "tensor_kind"]
+
+
+def tensor_kind(counts, target: str) -> str | None:
+    """Which Tensor Core instruction a launch's dots compiled to: ``"wgmma"``, ``"mma"`` (``mma.sync``) or None.
+
+    sm_80 and sm_86 have ``mma.sync`` only. On sm_90 Triton emits ``wgmma`` for a dot of at least 4 warps and 64
+    rows and ``mma.sync`` otherwise; ``mma_sm90`` counts either, per warp, and a ``wgmma`` does the work of many
+    ``mma.sync`` (a 64×N×16 tile per warpgroup), so fewer sm_90 than sm_80 instructions means ``wgmma``.
+    """
+    mma80 = getattr(counts, "mma_sm80", 0)
+    if not mma80:
+        return None
+    if target != "sm_90":
+        return "mma"
+    mma90 = getattr(counts, "mma_sm90", 0)
+    kind = "wgmma" if 0 < mma90 < mma80 else "mma"
+    fp8 = bool((getattr(counts, "launch", None) or {}).get("fp8"))
+    return ("fp8-" + kind) if fp8 else kind
+
+
+def _rate(resource: str, perf: Perf, clock_hz: float, kind: str | None) -> float:
+    """Events per second one SM (all four sub-partitions) serves on ``resource``."""
+    if resource == "tensor":  # the spec sheet's peak at its own clock, per SM
+        return perf.tensor_flops / perf.sms * (perf.mma_sync_share if kind in ("mma", "fp8-mma") else 1.0) * \
+            (perf.gpu.fp8_tensor_peak / perf.gpu.fp16_tensor_peak if kind in ("fp8-wgmma",) else 1.0)
+    rate = {"FMA": perf.fma_per_sm_cycle, "XU": perf.xu_per_sm_cycle, "issue": perf.issue_per_sm_cycle,
+            "L1": perf.l1_lines_per_sm_cycle, "shared": perf.smem_wavefronts_per_sm_cycle,
+            "MIO": perf.mio_per_sm_cycle}[resource]
+    return rate * clock_hz
+
+
+def _subpartition_share(resource: str, subpartitions: int, kind: str | None) -> float:
+    """The share of an SM's rate on ``resource`` that warps on ``subpartitions`` of the four sub-partitions get."""
+    if resource in ("FMA", "XU", "issue") or (resource == "tensor" and kind not in ("wgmma", "fp8-wgmma")):
+        return subpartitions / 4
+    return 1.0
+
+
+SM_RESOURCES = ("FMA", "tensor", "XU", "issue", "L1", "shared", "MIO")
+#: The overlap model (candidates, the validation decides): "max", every pipe overlaps every other; "serial", a
+#: program's Tensor Core work and its SIMT work (FP32, XU, issue) wait for each other unless warp-specialised.
+OVERLAP = ["serial"]
+
+
+def sm_times(events: dict, perf: Perf, clock_hz: float, dram_bytes: int, dist: Distribution,
+             kind: str | None) -> dict:
+    """Seconds on each resource (``predict``'s ``t_*`` keys): the busiest SM's share of the events ÷ the SM's
+    rate at the sub-partitions it uses; DRAM bytes ÷ the spec sheet's bandwidth; same-address atomics ÷ the
+    L2's one update of an address per clock."""
+    from .bounds import RESOURCES  # the one table of keys and rates
+
+    out = {}
+    for resource, (key, _what, rate) in RESOURCES.items():
+        if resource == "DRAM":
+            out[key] = dram_bytes / perf.dram_bw
+        elif resource == "atomic":
+            out[key] = events[resource] / (getattr(perf, rate) * clock_hz)
+        else:
+            share = _subpartition_share(resource, dist.subpartitions, kind)
+            out[key] = events[resource] * dist.share / (_rate(resource, perf, clock_hz, kind) * share)
+    return out
+
+
+def _eta(resource: str, perf: Perf, eta_simt: float, kind: str | None) -> float:
+    if resource == "tensor":
+        return perf.eta_wgmma if kind in ("wgmma", "fp8-wgmma") else perf.eta_mma
+    return 1.0 if resource == "L1" else eta_simt
+
+
+def estimate_terms(counts, events: dict, times: dict, perf: Perf, clock_hz: float, dist: Distribution,
+                   kind: str | None, eta_simt: float, cold: bool, dram_bytes: int) -> dict:
+    """The estimate's terms, seconds, at ``clock_hz`` (see the module): ``t_pipes`` (the busiest SM's slowest
+    pipe at its fitted efficiency), ``t_dram_est`` (DRAM at its sustained share, or 0 from a warm L2),
+    ``t_l2``, ``t_round`` (one round trip of this launch's loads), ``t_critical`` (one program's critical path),
+    ``t_latency_path``, ``t_fill`` and ``estimate_time``; and ``estimate_bound``, the term that sets it."""
+    from .bounds import RESOURCES
+
+    pipes = {r: times[RESOURCES[r][0]] / _eta(r, perf, eta_simt, kind) for r in SM_RESOURCES}
+    t_pipes = max(pipes.values())
+    info = getattr(counts, "launch", None) or {}
+    if OVERLAP[0] == "serial" and pipes["tensor"] and not info.get("warp_specialize") and dist.programs:
+        simt = _dependent_simt(info, perf, clock_hz, dist, eta_simt)
+        if pipes["tensor"] + simt > t_pipes:  # the Tensor Core and SIMT phases of a program wait for each other
+            pipes["serial"] = pipes["tensor"] + simt
+            t_pipes = pipes["serial"]
+    footprint = dram_bytes
+    warm_hit = (not cold) and perf.gpu.l2_bytes and footprint <= perf.gpu.l2_bytes
+    t_dram = 0.0 if warm_hit else dram_bytes / (perf.dram_bw * perf.dram_efficiency)
+    requested = _l2_bytes(counts)
+    if warm_hit:
+        requested = max(requested, footprint)
+    t_l2 = requested / perf.l2_bw if (perf.l2_bw and requested) else 0.0
+    loads = events["MIO"] > 0
+    latency = (perf.l2_latency_cycles if warm_hit else perf.dram_latency_cycles) / clock_hz
+    t_round = latency if loads else 0.0
+    rounds, dot_rounds = _rounds(info, loads)
+    heavy = max(1.0, info.get("rounds_max", rounds) / rounds) if rounds else 1.0  # the slowest program's share
+    # one program alone: its share of the launch's events, on the sub-partitions its own warps occupy
+    programs = dist.programs
+    if programs is None:
+        t_alone = 0.0
+    else:
+        alone = min(4, dist.warps)
+        t_alone = max((events[r] / programs) / (_rate(r, perf, clock_hz, kind) * _subpartition_share(r, alone, kind))
+                      / _eta(r, perf, eta_simt, kind) for r in SM_RESOURCES)
+    chain = _chain(counts, perf, clock_hz, latency)
+    stages = int(info.get("loop_stages") or info.get("num_stages", 1))
+    t_exposed = _exposed(rounds, dot_rounds, stages, t_round, t_alone)
+    t_critical = max(t_exposed, chain) + t_alone
+    n_rounds = cdiv(dist.per_sm, dist.resident) if programs is not None else 1
+    t_path = (n_rounds - 1 + heavy) * t_critical
+    t_fill = t_round
+    terms = {"pipes": t_pipes + t_fill, "latency": t_path, "DRAM": t_dram + t_fill if t_dram else 0.0,
+             "L2": t_l2, "atomic": times["t_atomic"]}
+    bound = max(terms, key=terms.get)
+    binding = max(pipes, key=pipes.get) if bound == "pipes" else bound
+    if bound in ("pipes", "DRAM") and t_fill > terms[bound] - t_fill:  # the round trip outweighs the work
+        binding = "latency"
+    return {"t_pipes": t_pipes, "t_dram_est": t_dram, "t_l2": t_l2, "t_round": t_round, "rounds": rounds,
+            "t_chain": chain,
+            "t_critical": t_critical, "t_latency_path": t_path, "t_fill": t_fill, "estimate_time": terms[bound],
+            "estimate_bound": binding}
+
+
+def _l2_bytes(counts) -> int:
+    """Bytes the launch moves through L2: a mini-Triton launch's requested sectors (loads, stores, atomics) × 32,
+    its programs sharing data through L2 alone. A SIMT launch: none charged (its loads are cached in L1, whose
+    hits the counts do not separate from its misses)."""
+    if not hasattr(counts, "dot_flops"):
+        return 0
+    return 32 * (counts.load_sectors + counts.store_sectors + counts.atomic_sectors)
+
+
+def _rounds(info: dict, loads: bool) -> tuple[float, float]:
+    """Round trips a program waits for (see the module), and those at a ``tl.dot``: the launch's ``rounds`` and
+    ``dot_rounds`` per program when the engine recorded them (:mod:`kernellab.triton.executor.rounds`), else one for a
+    program that loads (it loads, then uses what it loaded), none of them at a dot."""
+    r = info.get("rounds")
+    if r is not None:
+        return float(r), float(info.get("dot_rounds", 0.0))
+    return (1.0 if loads else 0.0), 0.0
+
+
+def _exposed(rounds: float, dot_rounds: float, stages: int, t_round: float, t_alone: float) -> float:
+    """The round-trip time one program's loads leave uncovered by its own work.
+
+    A round that is not a ``tl.dot``'s costs its round trip in full. The rounds at a ``tl.dot`` are a K loop's
+    trips, whose loads Triton's software pipeliner issues ``stages − 1`` trips ahead (``num_stages``): after
+    the first round trip fills the pipeline, a trip waits only for what ``stages − 1`` trips of work did not
+    cover, ``max(0, L ÷ (stages − 1) − C)``, with C the program's work per trip. One stage is no pipelining.
+    """
+    plain = max(0.0, rounds - dot_rounds) * t_round
+    if dot_rounds <= 0:
+        return plain
+    if stages <= 1:
+        return plain + dot_rounds * t_round
+    work = t_alone / dot_rounds
+    return plain + t_round + dot_rounds * max(0.0, t_round / (stages - 1) - work)
+
+
+def _chain(counts, perf: Perf, clock_hz: float, global_latency: float) -> float:
+    """Seconds of one thread's longest chain of dependent loads (a load waiting for the load that gave its
+    address): its global loads × ``global_latency`` (this launch's round trip) + its shared-memory loads ×
+    ``Perf.shared_latency_cycles``. The engines record the chain (``Counts.load_chain_global``/``_shared``)."""
+    g = getattr(counts, "load_chain_global", 0)
+    s = getattr(counts, "load_chain_shared", 0)
+    return g * global_latency + s * perf.shared_latency_cycles / clock_hz
+
+
+def _dependent_simt(info: dict, perf: Perf, clock_hz: float, dist: Distribution, eta_simt: float) -> float:
+    """Seconds the busiest SM spends on the SIMT work that depends on ``tl.dot`` results (the launch's
+    ``dot_dependent_flops`` and ``dot_dependent_xu`` per program, :func:`kernellab.triton.executor.rounds.dependent`):
+    the slowest of its FP32 pipe, its XU and the issue of both, at the SIMT efficiency."""
+    flops = info.get("dot_dependent_flops", 0.0) * dist.per_sm
+    xu = info.get("dot_dependent_xu", 0.0) * dist.per_sm
+    share = dist.subpartitions / 4
+    t_fma = flops / (perf.fma_per_sm_cycle * clock_hz * share)
+    t_xu = xu * 32 / (perf.xu_per_sm_cycle * clock_hz * share)
+    t_issue = (flops / 32 + xu) / (perf.issue_per_sm_cycle * clock_hz * share)
+    return max(t_fma, t_xu, t_issue) / eta_simt

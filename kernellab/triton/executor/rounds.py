@@ -1,0 +1,88 @@
+"""The round trips a program waits for: a load's values used before the program issues its next loads.
+
+A GPU warp issues in order. When an instruction needs a register a load has not filled yet, the warp
+stalls (Nsight Compute's ``long_scoreboard`` stall reason) until the load's data arrives; every load
+issued before that point arrives with it, so loads issued together cost one round trip. A program's
+**rounds** are the times it waits: ``x = tl.load(...); y = tl.load(...); z = x + y`` is one round, a K loop
+that loads two tiles and feeds them to ``tl.dot`` is one round a trip, a pointer chase one round a hop.
+
+The engine follows this as the program runs: each loaded block remembers the step's *epoch* when it was
+loaded; the first operation that uses a block of the current epoch waits (one round, the next epoch
+begins). Rounds whose first use is a ``tl.dot`` operand are counted apart: Triton's software pipeliner
+(``num_stages``) issues those loads stages ahead, which a plain use cannot have.
+
+Examples
+--------
+>>> import numpy as np
+>>> import kernellab.triton as triton
+>>> import kernellab.triton.language as tl
+>>> @triton.jit
+... def chase(nxt, out, HOPS: tl.constexpr):
+...     j = tl.load(nxt)
+...     for _ in range(HOPS - 1):
+...         j = tl.load(nxt + j)             # its address comes from the previous load: one round a hop
+...     tl.store(out, j)
+>>> c = chase[(1,)](np.arange(1, 9, dtype=np.int32), np.zeros(1, np.int32), HOPS=5)
+>>> c.launch["rounds"], c.launch["dot_rounds"]
+(5.0, 0.0)
+"""
+
+from __future__ import annotations
+
+from .program import _CURRENT
+
+
+def loaded(out) -> None:
+    """Mark ``out``, a block ``tl.load`` just made, as loaded in the running step's current epoch."""
+    prog = _CURRENT.get()
+    if prog is not None:
+        out._ld = (id(prog), prog.epoch)
+
+
+def waited(x, dot: bool = False) -> None:
+    """``x`` is used: if it was loaded in the running step's current epoch, the program waits (one round)."""
+    prog = _CURRENT.get()
+    if prog is not None and x._ld == (id(prog), prog.epoch):
+        prog.epoch += 1
+        prog.rounds += 1
+        if dot:
+            prog.dot_rounds += 1
+
+
+def note_loop(num_stages, warp_specialize) -> None:
+    """A ``tl.range`` loop's scheduling hints, kept on the running step's tally for the launch's counts."""
+    prog = _CURRENT.get()
+    if prog is None:
+        return
+    if num_stages is not None:
+        prog.tally.note("loop_stages", int(num_stages))
+    if warp_specialize:
+        prog.tally.note("warp_specialize", True)
+
+
+def note_dot(prog, a, b, operands: str) -> None:
+    """A ``tl.dot`` of ``a`` (M×K) by ``b`` (K×N) with ``operands`` (``"fp16"``, ``"fp8"``, …), for the launch's
+    residency rule (:mod:`kernellab.model.persm`): the bytes of its two operand tiles (the largest of the
+    program's dots: Triton keeps them in shared memory, one buffer a pipeline stage) and its M×N result (kept
+    in registers, one set a distinct result shape)."""
+    tile = a.numel * a.dtype.primitive_bitwidth // 8 + b.numel * b.dtype.primitive_bitwidth // 8
+    prog.tally.note("dot_tile_bytes", tile)
+    m, n = a._shape[-2], b._shape[-1]
+    prog.tally.note("dot_results", {(m, n): m * n})
+    if operands == "fp8":
+        prog.tally.note("fp8", True)
+
+
+def dependent(shape: tuple, flops_per_element: int = 1, mufu: bool = False) -> None:
+    """Operations on a ``tl.dot``'s result (or on what was computed from one): ``flops_per_element`` FP32
+    operations and, with ``mufu``, one special function, on every element of a ``shape`` block, in every
+    program of the step. The performance model runs them after the dot they depend on and before the dot
+    that needs them (a program's Tensor Core and SIMT phases, :mod:`kernellab.model.estimate`)."""
+    prog = _CURRENT.get()
+    if prog is None:
+        return
+    n = 1
+    for d in shape:
+        n *= d
+    w = prog.num_warps
+    prog.tally.dependent(flops_per_element * n * prog.P, prog.P * w * -(-n // (32 * w)) if mufu else 0)
