@@ -774,9 +774,9 @@ def prefix_counts(starts, active, width: int) -> tuple[int, int, int, int]:
     return tuple(total)
 
 
-#: Lanes of one warp that the L1 merges into one L2 atomic when they update the same address: 16, measured on a
-#: V100 (accel-sim/gpgpu-sim pull request 33, correlated against a QV100: 163 840 threads adding to one address
-#: make 10 240 L2 atomics) and ASSUMED on later SMs.
+#: Lanes of one warp that the L1 merges into one L2 atomic when they update the same address, 16. Measured on a
+#: V100 (accel-sim/gpgpu-sim pull request 33, correlated against a QV100, where 163 840 threads adding to one
+#: address make 10 240 L2 atomics) and ASSUMED on later SMs.
 ATOMIC_MERGE_LANES = 16
 
 

@@ -91,7 +91,7 @@ class GPU:
 
     @property
     def arch(self) -> str:
-        """The compile target of the SM: ``"sm_90"`` for GH100, ``"sm_86"`` for GA102, ``"sm_80"`` for GA100."""
+        """The SM's compile target, ``"sm_90"`` for GH100, ``"sm_86"`` for GA102, ``"sm_80"`` for GA100."""
         return {"GH100": "sm_90", "GA102": "sm_86"}.get(self.sm_type, "sm_80")
 
     @property
@@ -134,7 +134,7 @@ A100 = GPU(
     fp16_tensor_peak=312e12, l2_bytes=40 * 2**20, max_smem_per_sm=164 * 1024,
     max_smem_per_block=163 * 1024,
 )
-#: NVIDIA A100 PCIe 80 GB (Ampere, GA100): the SXM part's SMs, clocks and L2 at 300 W, with 1935 GB/s of HBM2e
+#: NVIDIA A100 PCIe 80 GB (Ampere, GA100), the SXM part's SMs, clocks and L2 at 300 W with 1935 GB/s of HBM2e
 #: [THUNDER-A100] (thundercompute.com "NVIDIA A100 Specifications", quoting NVIDIA's A100 datasheet).
 A100_PCIE = GPU(
     name="A100 PCIe 80GB", sms=108, fp32_cores_per_sm=64, clock_hz=1.41e9, sm_type="GA100", dram_bw=1935e9,
@@ -297,7 +297,7 @@ def _perf(gpu: GPU) -> Perf:
 PERF_A6000 = _perf(A6000)
 #: The rates of the A100.
 PERF_A100 = _perf(A100)
-#: The rates of the A100 PCIe 80 GB (the A100 SXM's measured efficiencies and latencies: the same GA100).
+#: The rates of the A100 PCIe 80 GB, with the A100 SXM's measured efficiencies and latencies (the same GA100).
 PERF_A100_PCIE = _perf(A100_PCIE)
 #: The rates of the H100.
 PERF_H100 = _perf(H100)

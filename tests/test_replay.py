@@ -392,7 +392,7 @@ RUN_CHECKED = """
 import runpy, sys
 from kernellab.triton.replay import cache as replay
 runpy.run_path(sys.argv[1], run_name="__main__")
-print("replays checked:", replay.cache.CHECKED[0])
+print("replays checked:", replay.CHECKED[0])
 """
 
 

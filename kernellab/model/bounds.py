@@ -41,17 +41,15 @@ RESOURCES = {
 }
 #: The resources whose rate is the whole device's (DRAM and the L2's atomic units, shared by every SM).
 DEVICE_WIDE = ("DRAM", "atomic")
-#: The SM resources each of the four sub-partitions has its own of: a program whose warps sit on fewer
+#: The SM resources each of the four sub-partitions has its own of. A program whose warps sit on fewer
 #: sub-partitions gets that share of the SM's rate (``mma.sync`` too; ``wgmma`` spans a warpgroup's four).
 PER_SUBPARTITION = ("FMA", "XU", "issue", "tensor")
 #: FLOPs of one ``mma.sync.m16n8k16`` (2·16·8·16): the FP16-equivalent work of one sm_80 MMA instruction.
 MMA_FP16_FLOPS = 2 * 16 * 8 * 16
-#: The pipes the warp schedulers feed, whose rates the estimate scales by η. L1's rate is not scaled, as
-#: it is itself measured (k1 reaches 0.98–1.05 of it on three GPUs); DRAM is not an SM resource. The
-#: Tensor Core pipe is: ``mma.sync`` and ``wgmma`` are warp instructions the schedulers issue, and a warp
-#: waits on their operands (ldmatrix, the shared-memory tiles) as an FFMA stream waits on its loads, so
-#: the share of the peak a tiled kernel reaches is a scheduling loss of the same kind (η is fitted on
-#: FFMA SGEMMs only, so its use on Tensor Core time is unvalidated: no Tensor Core kernel is in the fit).
+#: The pipes the warp schedulers feed, whose times the estimate divides by a fitted efficiency (``Perf.eta``
+#: for the SIMT ones; ``Perf.eta_mma`` and ``eta_wgmma`` for the Tensor Cores, :mod:`kernellab.model.estimate`).
+#: L1's rate is not scaled, as it is itself measured (k1 reaches 0.99–1.06 of it on three GPUs), nor DRAM's,
+#: which has its measured sustained share instead.
 SCHEDULER_FED = ("FMA", "tensor", "XU", "issue", "shared", "MIO")
 
 
@@ -75,7 +73,7 @@ def resource_label(bound: str) -> str:
 
 def estimate_label(term: str) -> str:
     """The name of the term that sets an estimate (a ``predict(...)["estimate_bound"]``) in the reader's
-    language: a resource of :func:`resource_label`, or ``"L2"``, ``"latency"`` (the latency path of
+    language: a resource of :func:`~kernellab.model.bounds.resource_label`, or ``"L2"``, ``"latency"`` (the latency path of
     :mod:`kernellab.model.estimate`) or ``"serial"`` (a program's Tensor Core and dependent SIMT work in turn).
 
     Examples

@@ -1,6 +1,6 @@
 """The times of one launch on each resource of its busiest SM and of the device, and the estimate built from them.
 
-``predict`` (:mod:`kernellab.model.bounds`) parses its arguments and calls :func:`launch_times`. Every time
+``predict`` (:mod:`kernellab.model.bounds`) parses its arguments, then calls :func:`sm_times` and :func:`estimate_terms`. Every time
 here is charged on the **busiest SM** (:mod:`kernellab.model.persm`: the share of the launch's work the SM
 that runs the most programs does, ``Distribution.share``) at the rate of the sub-partitions its warps
 occupy, except DRAM, L2 and the atomic units, which every SM shares.
@@ -12,7 +12,7 @@ runs faster than its busiest resource allows, so a measurement above the bound p
 
 * the pipes the warp schedulers feed run at a fitted efficiency per family: ``Perf.eta`` for the SIMT
   pipes (FP32, XU, issue, shared memory, MIO; Boehm's SGEMMs), ``Perf.eta_mma`` for ``mma.sync`` and
-  ``Perf.eta_wgmma`` for ``wgmma`` Tensor Core work (:mod:`kernellab.model.fit`);
+  ``Perf.eta_wgmma`` for ``wgmma`` Tensor Core work;
 * DRAM delivers its measured sustained share of the spec sheet (``Perf.dram_efficiency``), and only what
   a cold L2 cannot supply: a warm launch (``timer="cudagraph"``, ``"stream"``) whose footprint fits in L2
   reads it from L2 (``Perf.l2_bw``);
@@ -76,8 +76,9 @@ def _subpartition_share(resource: str, subpartitions: int, kind: str | None) -> 
 
 
 SM_RESOURCES = ("FMA", "tensor", "XU", "issue", "L1", "shared", "MIO")
-#: The overlap model (candidates, the validation decides): "max", every pipe overlaps every other; "serial", a
-#: program's Tensor Core work and its SIMT work (FP32, XU, issue) wait for each other unless warp-specialised.
+#: The overlap model, one of the candidates the validation decides between. With "max" every pipe overlaps every
+#: other; with "serial" a program's Tensor Core work and its SIMT work (FP32, XU, issue) wait for each other
+#: unless it is warp-specialised.
 OVERLAP = ["serial"]
 
 

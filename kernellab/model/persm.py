@@ -2,7 +2,7 @@
 
 The hardware's block scheduler hands a grid's blocks (Triton's programs) to the SMs breadth first, one to
 each SM before a second to any, up to the blocks an SM can hold at once (its occupancy, from warps,
-registers and shared memory: :func:`~kernellab.model.residency.occupancy`). A launch of ``P`` programs on
+registers and shared memory: :func:`~kernellab.occupancy`). A launch of ``P`` programs on
 ``S`` SMs therefore uses ``min(P, S)`` SMs, and the busiest SM runs ``⌈P / S⌉`` programs over the launch,
 at most ``B`` at once. The SM resources (pipes, L1, shared memory) are charged on that busiest SM; DRAM,
 L2 and the atomic units are shared by the whole device.
@@ -10,7 +10,7 @@ L2 and the atomic units are shared by the whole device.
 Inside an SM, a block's warps are spread over the four sub-partitions (SMSPs), each with its own warp
 scheduler, FP32 lanes, special-function unit and Tensor Core (CUDA C++ Programming Guide, compute
 capability 8.x and 9.0 architecture). A program of one warp uses one of them, so it gets a quarter of
-the SM's issue, FP32, XU and ``mma.sync`` rates: :attr:`Distribution.subpartitions`.
+the SM's issue, FP32, XU and ``mma.sync`` rates (``Distribution.subpartitions``).
 
 Examples
 --------
@@ -66,8 +66,8 @@ class Distribution:
 
 def distribute(gpu: GPU, programs: int | None, threads: int = 128, regs: int | None = None, smem: int = 0,
                resources: str = "launch") -> Distribution:
-    """The :class:`Distribution` of ``programs`` programs of ``threads`` threads, ``regs`` registers per thread
-    (:data:`DEFAULT_REGS` when None) and ``smem`` bytes of shared memory each, on ``gpu``.
+    """The :class:`~kernellab.model.persm.Distribution` of ``programs`` programs of ``threads`` threads, ``regs`` registers per thread
+    (:data:`~kernellab.model.persm.DEFAULT_REGS` when None) and ``smem`` bytes of shared memory each, on ``gpu``.
 
     ``programs=None`` (counts with no launch, such as hand-made ones): the work spreads evenly over every SM
     and every sub-partition, as a grid that fills the GPU does.
@@ -105,11 +105,11 @@ def distribute(gpu: GPU, programs: int | None, threads: int = 128, regs: int | N
 
 
 def launch_of(counts, gpu: GPU) -> Distribution:
-    """The :class:`Distribution` of the launch ``counts`` record (``counts.launch``), on ``gpu``.
+    """The :class:`~kernellab.model.persm.Distribution` of the launch ``counts`` record (``counts.launch``), on ``gpu``.
 
     SIMT :class:`~kernellab.Counts`: the grid's blocks of ``block`` threads, with the shared memory the kernel
     declared and ``regs`` from the launch (``launch(..., regs=)``) when given. Mini-Triton
-    :class:`~kernellab.triton.TritonCounts`: ``programs`` programs of ``num_warps`` warps (4 unless the launch
+    :class:`~kernellab.TritonCounts`: ``programs`` programs of ``num_warps`` warps (4 unless the launch
     says), with the registers and shared memory of the launch's compiled metadata when it records them. Counts
     with no launch (hand-made, scaled to another size, or summed over launches) spread over the whole GPU.
     """
@@ -144,7 +144,7 @@ def triton_resources(info: dict, warps: int, gpu: GPU) -> tuple[int, int | None]
     the operand tiles of the program's largest ``tl.dot`` in shared memory (``num_stages`` buffers on sm_90,
     one fewer on sm_80, where the first stage is the registers), and each thread holds its share of every
     distinct dot result in registers, ``M × N ÷ (32 × num_warps)`` each, plus :data:`DOT_REGS_BESIDES`.
-    A program without a dot: no shared memory, :data:`DEFAULT_REGS`.
+    A program without a dot: no shared memory, :data:`~kernellab.model.persm.DEFAULT_REGS`.
 
     >>> from kernellab.specs import A100, H100
     >>> info = {"num_stages": 4, "dot_tile_bytes": 2 * (128 * 32 + 32 * 128), "dot_results": {(128, 128): 128 * 128}}

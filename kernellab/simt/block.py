@@ -522,7 +522,7 @@ class Block:
         ``atomic_requests``, ``atomic_sectors``, ``atomic_lines``, ``atomic_bytes`` (one ``atom.global``
         warp instruction per active warp), and ``atomic_same_address``: the most updates one element gets
         at the L2 in the launch, which serialises them, after the L1 merged each warp's lanes that update one
-        element, 16 lanes to an update (:func:`kernellab.simt.tally.merged_updates`).
+        element, 16 lanes to an update (:func:`kernellab.access.merged_updates`).
 
         Examples
         --------

@@ -107,7 +107,7 @@ class Tally:
         updates of each element (``elements``: the active lanes' element indices into the array at ``base``,
         of ``size`` elements; ``warp_of``: each of those lanes' warp), whose largest total is
         ``atomic_same_address``. The L1 merges a warp's lanes that update the same address, 16 at a time,
-        before the L2 (:func:`merged_updates`), so an element gets ⌈k ÷ 16⌉ updates from a warp whose k lanes
+        before the L2 (:func:`kernellab.access.merged_updates`), so an element gets ⌈k ÷ 16⌉ updates from a warp whose k lanes
         update it."""
         self.instr("atom.global", warps, lanes)
         self.n["atomic_requests"] += requests(acc)

@@ -943,7 +943,7 @@ class Tally:
             flags[key] = max(flags.get(key, value), value)
 
     def dependent(self, flops: int, xu: int) -> None:
-        """Record FP32 operations and MUFU warp instructions on ``tl.dot`` results (:func:`rounds.dependent`)."""
+        """Record FP32 operations and MUFU warp instructions on ``tl.dot`` results (:func:`kernellab.triton.executor.rounds.dependent`)."""
         self.dep[0] += flops
         self.dep[1] += xu
 
