@@ -22,7 +22,7 @@ import numpy as np
 from ... import cvt
 from ...errors import LaunchError, OutOfBoundsError, fmt_dim3
 from ...i18n import _
-from .numerics import _widen
+from .numerics import Grouped, _widen
 from .program import Program
 from .view import View
 
@@ -242,17 +242,16 @@ def _touch(prog: Program, flat: np.ndarray, view: View):
         if lines is not None:
             if view.shift.__class__ is np.ndarray:
                 prog.touch_lines(flat, lines[1], lines[2])
-            else:  # the base's distinct lines, shifted
-                _distinct(view.base)
-                prog.touch_lines(flat, view.base.memo["distinct lines"] + view.shift, lines[2])
+            else:  # the base's distinct lines, merged into runs of elements, shifted
+                starts, lengths = _runs_of_lines(view.base)
+                prog.touch_rows(flat, starts + view.shift, lengths)
             return
     prog.touch(flat, *view.lanes())
 
 
 def _distinct(base):
     """``(distinct starts, which)`` of a base whose programs share lines: ``starts == distinct[which]``, kept once
-    per base (with the distinct starts alone); None when fewer than half the lines repeat (a copy through them
-    gains nothing)."""
+    per base; None when fewer than half the lines repeat (a copy through them gains nothing)."""
     memo = base.memo
     got = memo.get("shared lines", False)
     if got is False:
@@ -260,8 +259,41 @@ def _distinct(base):
         u = np.sort(starts, axis=None)
         u = u[np.r_[True, u[1:] != u[:-1]]]
         got = (u, np.searchsorted(u, starts)) if 2 * u.size <= starts.size else None
-        memo["shared lines"], memo["distinct lines"] = got, u
+        memo["shared lines"] = got
     return got
+
+
+def _runs_of_lines(base) -> tuple[np.ndarray, np.ndarray]:
+    """``(starts, lengths)`` of the runs of elements a base's lines cover, each run once (the lines sorted, those
+    that overlap or touch merged), kept once per base: a tile's sectors, marked as the runs' sectors.
+
+    >>> from kernellab.triton.executor.view import Base
+    >>> base = Base(np.array([[[8, 9], [0, 1], [2, 3], [20, 21]]]))   # lines from 8, 0, 2, 20, two elements each
+    >>> [a.tolist() for a in _runs_of_lines(base)]                    # elements 0–3, 8–9 and 20–21
+    [[0, 8, 20], [4, 2, 2]]
+    """
+    got = base.memo.get("runs of lines")
+    if got is None:
+        lines = base.lines
+        u = np.unique(lines.starts)
+        reach = np.maximum.accumulate(u + lines.n)  # where the runs so far end
+        first = np.r_[True, u[1:] > reach[:-1]]  # a line that starts past every earlier one's end: a new run
+        last = np.r_[first[1:], True]
+        got = base.memo["runs of lines"] = (u[first], reach[last] - u[first])
+    return got
+
+
+def _per_group(base, which: np.ndarray) -> int:
+    """How many consecutive programs share each tile of shared lines (``which``: each program's lines), all alike
+    (FlashAttention's programs of one head); 1 when they do not fall into such groups. Kept once per base."""
+    per = base.memo.get("programs per tile")
+    if per is None:
+        rows = which.shape[0]
+        new = np.flatnonzero(np.r_[True, (which[1:] != which[:-1]).any(axis=1)])  # where a group starts
+        per = rows // new.size if rows % new.size == 0 and (np.diff(np.r_[new, rows]) == rows // new.size).all() \
+            else 1
+        base.memo["programs per tile"] = per
+    return per
 
 
 # --- moving: rows of consecutive elements ---------------------------------------------------------------------
@@ -391,9 +423,12 @@ def _read_lines(flat: np.ndarray, view: View, lines, other):
         distinct, which = shared
         part = _window(flat, n)[distinct + view.shift]
         if full is None and flat.dtype == np.float16:
-            def widen(part=part, which=which, axis=axis):  # a column tile: its lines' transpose, a view
-                wide = _widen(part)[which]  # (np.matmul reads each matrix in either order, the same sums)
-                return wide.transpose(0, 2, 1) if axis == 0 else wide
+            per = _per_group(view.base, which)
+
+            def widen(part=part, which=which, axis=axis, per=per):  # a column tile: its lines' transpose, a view
+                wide = _widen(part)[which if per == 1 else which[::per]]  # (np.matmul reads each matrix in
+                wide = wide.transpose(0, 2, 1) if axis == 0 else wide  # either order, the same sums)
+                return wide if per == 1 else Grouped(wide, per)
 
             def values(part=part, which=which, axis=axis):  # ``part`` is a copy: later stores do not reach it
                 vals = part[which]

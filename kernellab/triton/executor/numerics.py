@@ -19,6 +19,7 @@ three products (``hi·hi + hi·lo + lo·hi``), as Triton's F32DotTC pass does, r
 from __future__ import annotations
 
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -130,12 +131,61 @@ def _tf32x3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.matmul(a_lo, b_hi) + np.matmul(a_hi, b_lo) + np.matmul(a_hi, b_hi)
 
 
+class Grouped(NamedTuple):
+    """A ``(G · per, r, c)`` block of float32 tiles whose consecutive programs share them, ``per`` programs a tile:
+    program ``p`` holds ``tiles[p // per]`` (FlashAttention's keys and values, which the programs of a head
+    share), kept without its copies.
+
+    >>> g = Grouped(np.arange(8.0).reshape(2, 2, 2), 3)
+    >>> g.shape, np.array_equal(g.array()[4], g.tiles[1])
+    ((6, 2, 2), True)
+    """
+
+    tiles: np.ndarray
+    per: int
+
+    @property
+    def shape(self) -> tuple:
+        g, r, c = self.tiles.shape
+        return g * self.per, r, c
+
+    def array(self) -> np.ndarray:
+        """Every program's tile, copied: ``(G · per, r, c)``."""
+        return np.repeat(self.tiles, self.per, axis=0)
+
+
+def matmul(a, b) -> np.ndarray:
+    """``np.matmul`` of ``(P, …)`` blocks, either of them :class:`Grouped`: the other's programs then broadcast
+    against its tiles, so that each matrix product is the one the copied tiles give, bit for bit (numpy runs the
+    same product per matrix whatever the batch's strides).
+
+    >>> a = np.random.default_rng(0).standard_normal((6, 4, 4)).astype(np.float32)
+    >>> g = Grouped(np.random.default_rng(1).standard_normal((2, 4, 4)).astype(np.float32), 3)
+    >>> np.array_equal(matmul(a, g), np.matmul(a, g.array()))
+    True
+    """
+    if a.__class__ is Grouped and b.__class__ is Grouped:
+        b = b.array()
+    if b.__class__ is Grouped:
+        g, per = b.tiles.shape[0], b.per
+        if a.ndim == 3 and a.shape[0] == g * per:
+            return np.matmul(a.reshape(g, per, *a.shape[1:]), b.tiles[:, None]).reshape(g * per, a.shape[1], -1)
+        b = b.array()
+    if a.__class__ is Grouped:
+        g, per = a.tiles.shape[0], a.per
+        if b.ndim == 3 and b.shape[0] == g * per:
+            return np.matmul(a.tiles[:, None], b.reshape(g, per, *b.shape[1:])).reshape(g * per, a.tiles.shape[1], -1)
+        a = a.array()
+    return np.matmul(a, b)
+
+
 def dot(a: np.ndarray, b: np.ndarray, acc=None, input_precision=None, out_dtype=np.float32, a32=None,
         b32=None) -> np.ndarray:
     """``acc + a @ b`` over the last two axes, accumulating in fp32 (int32 for integer inputs).
 
     ``a`` is ``(..., M, K)`` and ``b`` ``(..., K, N)``; leading axes broadcast (programs, batch).
-    ``a32``, ``b32``: floating inputs already widened to float32 (``_widen``), when the caller has them.
+    ``a32``, ``b32``: floating inputs already widened to float32 (``_widen``), when the caller has them, each
+    an array or a :class:`Grouped` block.
 
     Examples
     --------
@@ -156,12 +206,14 @@ def dot(a: np.ndarray, b: np.ndarray, acc=None, input_precision=None, out_dtype=
     if a.dtype.kind == "f" or b.dtype.kind == "f":
         a32 = _widen(a) if a32 is None else a32
         b32 = _widen(b) if b32 is None else b32
+        if input_precision in ("tf32", "tf32x3"):  # rounded element by element: every program's copy
+            a32, b32 = (x.array() if x.__class__ is Grouped else x for x in (a32, b32))
         if input_precision == "tf32x3" and a.dtype == np.float32:
             out = _tf32x3(a32, b32)
         else:
             if input_precision == "tf32" and a.dtype == np.float32:
                 a32, b32 = tf32_truncate(a32), tf32_truncate(b32)
-            out = np.matmul(a32, b32)
+            out = matmul(a32, b32)
     else:
         out = np.matmul(a.astype(np.int32, copy=False), b.astype(np.int32, copy=False))
     if acc is not None:
