@@ -35,8 +35,9 @@ def attention_float64(q, k, v, scale: float) -> np.ndarray:
 
 
 def plain_path():
-    """Launches under the reference policy (:meth:`~kernellab.triton.executor.policy.Policy.reference`): no
-    structured offsets, no closed-form counts, no deferred stores, the reference every shortcut equals."""
+    """Launches under the reference policy (:meth:`~kernellab.triton.executor.policy.Policy.reference`): programs
+    one after another, no structured offsets, no closed-form counts, no deferred stores: the reference every
+    shortcut equals."""
     from kernellab.triton.executor.policy import Policy, using
 
     return using(Policy.reference())

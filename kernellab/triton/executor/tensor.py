@@ -311,9 +311,10 @@ def offsets_view(t: tensor) -> View | None:
 
 def _affine_sum(a, b, op: str, ct: T.dtype, shape: tuple):
     """``a + b`` as a lazy block when one operand is a scalar per program and the other a block every
-    program shares (``pid * BLOCK + tl.arange(0, BLOCK)``); None otherwise."""
+    program shares (``pid * BLOCK + tl.arange(0, BLOCK)``), or a Python int and a block kept as a View
+    (``start + tl.arange(0, BLOCK)`` in a loop); None otherwise."""
     if not (isinstance(a, tensor) and isinstance(b, tensor)):
-        return None
+        return _moved_by(a, b, ct, shape)
     row, block = (a, b) if not a._shape else (b, a)
     if row._shape or not block._shape or not row.dtype.is_int() or not block.dtype.is_int():
         return None
@@ -340,6 +341,26 @@ def _affine_sum(a, b, op: str, ct: T.dtype, shape: tuple):
     return out
 
 
+def _moved_by(a, b, ct: T.dtype, shape: tuple):
+    """``a + b`` of a Python int and an integer block kept as a View, as that View moved by the int (its values
+    computed when read); None when the block has no View or the sum may wrap around in ``ct``."""
+    block, c = (a, b) if isinstance(a, tensor) else (b, a)
+    if not isinstance(block, tensor) or c.__class__ is not int or block._shape != shape or not block.dtype.is_int():
+        return None
+    v = block._view
+    if v is None or v.keep is not None:
+        return None
+    lo, hi = v.extremes()
+    tmin, tmax = _int_range(ct)
+    if lo + c < tmin or hi + c > tmax:
+        return None
+    cv = np.asarray(c, ct.np)
+    out = tensor(None, ct, shape)
+    out._lazy = lambda: np.add(_cast(block.data, block.dtype, ct, False), cv)
+    out._view = v.moved(c)
+    return out
+
+
 def _prefix_mask(a, b, op: str, ct: T.dtype, shape: tuple):
     """``offs < n`` (or ``<=``) as a lazy mask that keeps the first ``k`` lanes of each program's block,
     when ``offs`` is consecutive in every program (row-major) and ``n`` a scalar; None otherwise."""
@@ -354,7 +375,7 @@ def _prefix_mask(a, b, op: str, ct: T.dtype, shape: tuple):
     else:
         return None
     v = a._view
-    if v is None and a.data.shape[0] != 1:
+    if v is None and (len(a._shape) != 1 or a.data.shape[0] != 1):  # a 1-D block every program shares: looked at
         return None
     v = offsets_view(a)
     if v is None or v.base.rows != 1:
