@@ -56,18 +56,18 @@ OUT = ROOT / "build" / "mutants"
 EQUIVALENT = ROOT / "tools" / "mutants_equivalent.toml"
 
 #: The modules that decide a number: the access record and the counters, the SIMT engine's counting and
-#: fast paths, the mini-Triton's counts, loads and stores and sampled launches, the compiler's layout and
-#: instruction rules, the performance model, per-line counts, the profiler's report and its metrics.
+#: fast paths, the mini-Triton's counts, loads and stores (its offset form), pipelined loops and sampled
+#: launches, the compiler's layout, conversion and instruction rules, the performance model, per-line counts,
+#: the profiler's report, its metrics and tables.
 TARGETS = [
     "kernellab/access.py", "kernellab/counters.py",
     "kernellab/simt/block.py", "kernellab/simt/lanes.py", "kernellab/simt/memory.py", "kernellab/simt/shifts.py",
     "kernellab/simt/tally.py",
-    "kernellab/triton/executor/counts.py", "kernellab/triton/executor/memory.py", "kernellab/triton/executor/tiles.py",
-    "kernellab/triton/executor/sampling.py", "kernellab/triton/executor/view*.py",
-    "kernellab/triton/compiler/axis.py", "kernellab/triton/compiler/layout.py", "kernellab/triton/compiler/convert.py",
-    "kernellab/triton/compiler/mma.py", "kernellab/triton/compiler/specialize.py",
+    "kernellab/triton/executor/counts.py", "kernellab/triton/executor/memory.py", "kernellab/triton/executor/view.py",
+    "kernellab/triton/executor/loops.py", "kernellab/triton/executor/sampling.py",
+    "kernellab/triton/compiler/*.py",
     "kernellab/model/*.py",
-    "kernellab/lines.py", "kernellab/profile.py", "kernellab/metrics.py", "kernellab/report.py", "kernellab/tables.py",
+    "kernellab/lines.py", "kernellab/profile.py", "kernellab/metrics.py", "kernellab/tables.py",
 ]
 SAMPLE = 40  # mutants drawn per module
 SEED = 37
