@@ -682,3 +682,103 @@ def test_shape_operations_refuse_what_triton_refuses(body, error, message):
     kernel = triton.jit(scope["k"])
     with pytest.raises(error, match=message):
         kernel[(1,)](np.zeros(4, np.int32))
+
+
+def test_philox_4x64_known_answer_and_64_bit_counters_in_a_kernel():
+    # Random123's known-answer vector for Philox-4x64-10 at counter 0, key 0
+    zero = [np.zeros(1, np.uint64)] * 4
+    kat = [0x16554D9ECA36314C, 0xDB20FE9D672D0FDC, 0xD7E772CEE186176B, 0x7E68B68AEC7BA23B]
+    assert [int(v[0]) for v in philox_np(*zero, 0, 0)] == kat
+
+    @triton.jit
+    def k(out_ptr, seed):
+        z = tl.zeros((4,), tl.uint64)
+        a, b, c, d = tl.philox(seed, z, z, z, z)  # a 64-bit seed keys (seed, 0)
+        e, f, g, h = tl.philox_impl(z, z, z, z, seed, seed)
+        offs = tl.arange(0, 4)
+        tl.store(out_ptr + offs, a)
+        tl.store(out_ptr + 4 + offs, d)
+        tl.store(out_ptr + 8 + offs, e)
+
+    out = np.zeros(12, np.uint64)
+    k[(1,)](out, 0)
+    assert out[:4].tolist() == [kat[0]] * 4 and out[4:8].tolist() == [kat[3]] * 4 and out[8:].tolist() == [kat[0]] * 4
+
+
+def test_random_numbers_of_64_bit_offsets_and_their_floats():
+    @triton.jit
+    def k(i_ptr, f_ptr, n_ptr, seed):
+        offs = tl.arange(0, 64).to(tl.int64) + (1 << 32)  # offsets past 2^32: Triton counts (low, high) words
+        tl.store(i_ptr + tl.arange(0, 64), tl.randint(seed, offs))
+        tl.store(f_ptr + tl.arange(0, 64), tl.uint_to_uniform_float(offs * -3))
+        n1, n2, n3, n4 = tl.randn4x(seed, tl.arange(0, 64))
+        tl.store(n_ptr + tl.arange(0, 64), n1 + n2 + n3 + n4)
+
+    i, f, n = np.zeros(64, np.uint32), np.zeros(64, np.float32), np.zeros(64, np.float32)
+    k[(1,)](i, f, n, 5)
+    z = np.zeros(64, np.uint32)
+    want = philox_np(np.arange(64, dtype=np.uint32), np.ones(64, np.uint32), z, z, 5, 0)[0]
+    assert i.tolist() == want.tolist()
+    x = (np.arange(64, dtype=np.int64) + (1 << 32)) * -3  # negative: ~x, then × 2^-63 (Triton's 64-bit scale)
+    assert f.tolist() == ((~x).astype(np.float32) * np.float32(1.0842020432385337e-19)).tolist()
+    assert np.isfinite(n).all() and 0 < n.std() < 4  # four standard normals a lane: variance 4
+
+
+@pytest.mark.parametrize(("seed", "offsets", "error", "message"), [
+    ("1.5", "tl.arange(0, 4)", TypeError, "the seed of tl.rand\\* must be an integer, got fp32"),
+    ("tl.arange(0, 4)", "tl.arange(0, 4)", ValueError, "the seed of tl.rand\\* must be a scalar"),
+    ("1", "tl.arange(0, 4).to(tl.float32)", TypeError, "the offsets of tl.rand\\* must be integers, got fp32"),
+])
+def test_random_numbers_refuse_a_seed_or_offsets_of_the_wrong_kind(seed, offsets, error, message):
+    scope = {"tl": tl}
+    exec(f"def k(out_ptr):\n    tl.store(out_ptr + tl.arange(0, 4), tl.rand({seed}, {offsets}))\n", scope)
+    with pytest.raises(error, match=message):
+        triton.jit(scope["k"])[(1,)](np.zeros(4, np.float32))
+
+
+# --- block pointers and tensor descriptors: what they refuse, and their less common forms --------------------
+@pytest.mark.parametrize(("body", "error", "message"), [
+    ("tl.make_block_ptr(x_ptr + tl.arange(0, 4), (8,), (1,), (0,), (4,), (0,))", TypeError,
+     "make_block_ptr needs a scalar pointer"),
+    ("tl.make_block_ptr(x_ptr, (8, 8), (8,), (0, 0), (4, 4), (1, 0))", ValueError, "make_block_ptr: shape, strides, offsets and block_shape must have"),
+    ("tl.make_block_ptr(x_ptr, (8,), (1,), (0,), (3,), (0,))", ValueError, "block_shape \\[3\\] must be powers of two"),
+    ("tl.make_block_ptr(x_ptr, (8,), (1,), (tl.arange(0, 2),), (4,), (0,))", ValueError, "must be scalars"),
+    ("tl.load(tl.make_block_ptr(x_ptr, (8,), (1,), (0,), (4,), (0,)), boundary_check=(1,))", ValueError,
+     "boundary_check dimension 1 out of range"),
+    ("tl.load(tl.make_block_ptr(x_ptr, (8,), (1,), (0,), (4,), (0,)), boundary_check=(0,), padding_option='one')",
+     ValueError, "padding_option must be 'zero' or 'nan', not 'one'"),
+    ("tl.load(tl.make_block_ptr(i_ptr, (8,), (1,), (0,), (4,), (0,)), boundary_check=(0,), padding_option='nan')",
+     ValueError, "padding_option='nan' needs a floating-point tensor"),
+    ("tl.make_tensor_descriptor(x_ptr + tl.arange(0, 4), [8], [1], [4])", TypeError,
+     "make_tensor_descriptor needs a scalar pointer"),
+    ("tl.make_tensor_descriptor(x_ptr, [8, 8], [8, 1], [4])", ValueError, "must have the same length"),
+    ("tl.make_tensor_descriptor(x_ptr, [8, 8], [1, 8], [4, 4])", ValueError, "the last stride must be 1"),
+    ("tl.make_tensor_descriptor(x_ptr, [8], [1], [4], padding_option='one')", ValueError,
+     "padding_option must be 'zero' or 'nan'"),
+    ("tl.make_tensor_descriptor(x_ptr + 1, [8], [1], [4])", ValueError, "the base must be 16-byte aligned"),
+    ("tl.make_tensor_descriptor(x_ptr, [4, 4], [2, 1], [4, 4])", ValueError, "stride 0 is 2 elements = 8 bytes"),
+    ("tl.make_tensor_descriptor(x_ptr, [8], [1], [4]).load([1])", ValueError,
+     "the last offset of a descriptor tile must be 16-byte aligned, got 1 elements of 4 bytes"),
+    ("tl.make_tensor_descriptor(x_ptr, [8], [1], [4]).load([0, 0])", ValueError,
+     "a rank-1 descriptor needs 1 offsets, got 2"),
+])
+def test_block_pointers_and_descriptors_refuse_what_triton_refuses(body, error, message):
+    scope = {"tl": tl}
+    exec(f"def k(x_ptr, i_ptr):\n    {body}\n", scope)
+    with pytest.raises(error, match=message):
+        triton.jit(scope["k"])[(1,)](np.zeros(64, np.float32), np.zeros(64, np.int32))
+
+
+def test_a_block_pointer_moved_by_its_method_a_nan_padding_and_a_descriptor_s_atomic_add():
+    @triton.jit
+    def k(x_ptr, out_ptr, acc_ptr):
+        p = tl.make_block_ptr(x_ptr, (6,), (1,), (0,), (4,), (0,)).advance((4,))  # elements 4, 5, then outside
+        tl.store(out_ptr + tl.arange(0, 4), tl.load(p, boundary_check=(0,), padding_option="nan"))
+        d = tl.make_tensor_descriptor(acc_ptr, [2, 4], [4, 1], [2, 4])
+        d.atomic_add([0, 0], tl.full((2, 4), 1.5, tl.float32))
+        tl.store(out_ptr + 4 + tl.arange(0, 2), tl.full((2,), d.shape[1] * 10 + d.strides[0], tl.float32))
+
+    out, acc = np.zeros(6, np.float32), np.ones(8, np.float32)
+    k[(1,)](np.arange(6, dtype=np.float32), out, acc)
+    assert out[:2].tolist() == [4.0, 5.0] and np.isnan(out[2:4]).all()  # padding_option='nan' past the shape
+    assert out[4:].tolist() == [44.0, 44.0] and (acc == 2.5).all()  # shape [2, 4], strides [4, 1]
