@@ -303,14 +303,13 @@ def _first_files(path: str) -> list[str]:
     return [f"tests/test_{stem}", f"tests/test_model_{stem}", f"tests/test_fastpath_{stem}", f"tests/test_laws_{stem}"]
 
 
-def _selected(m: Mutant, lines: dict) -> list[str] | None:
-    """The ids of the tests that execute ``m``'s line, its module's own first; None when the line also runs at
-    import (then only the whole of the fast tests says), [] when no test executes it."""
+def _selected(m: Mutant, lines: dict) -> tuple[list[str], bool]:
+    """``(ids, at_import)``: the ids of the tests that execute ``m``'s line, its module's own first, and whether
+    the line also runs outside any test (at import: then only the whole of the fast tests can show it alive)."""
     ids = lines.get(m.stmt, [])
-    if "" in ids:
-        return None
     first = _first_files(m.path)
-    return sorted(ids, key=lambda t: (not t.startswith(tuple(first)), not t.startswith(m.path)))
+    return (sorted((t for t in ids if t), key=lambda t: (not t.startswith(tuple(first)), not t.startswith(m.path))),
+            "" in ids)
 
 
 # --- running a mutant --------------------------------------------------------------------------------
@@ -354,8 +353,8 @@ def run_one(m: Mutant, where: Path, source: bytes, lines: dict, timeout: float, 
     decided: 'covering tests' (those that execute its line), 'fast tests' (all of them: for a line also run at
     import, or with ``confirm``), 'no test runs it' (a line no fast test executes in its own process), 'timeout'.
     """
-    chosen = _selected(m, lines)
-    if chosen == [] and not confirm:
+    chosen, at_import = _selected(m, lines)
+    if not chosen and not at_import and not confirm:
         return "survived", "no test runs it"
     target = where / m.path
     mtime = target.stat().st_mtime_ns
@@ -367,7 +366,7 @@ def run_one(m: Mutant, where: Path, source: bytes, lines: dict, timeout: float, 
             first = _pytest(where, timeout, chosen)
             if first != "pass":
                 return "killed", "timeout" if first == "timeout" else "covering tests"
-            if not confirm:
+            if not (confirm or at_import):
                 return "survived", "covering tests"
         full = _pytest(where, timeout * 3)
         return ("survived", "fast tests") if full == "pass" else ("killed", "timeout" if full == "timeout" else "fast tests")
