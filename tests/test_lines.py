@@ -158,7 +158,8 @@ def test_unreadable_source_one_row_with_a_note():
     exec("def gen(blk, x):\n    blk.load(x, blk.tx)\n    blk.load(x, blk.tx)\n", scope)
     c = launch(scope["gen"], 1, 32, args=(x,), lines=True)
     assert len(c.by_line) == 1 and c.by_line.note and next(iter(c.by_line.values())).gld_instr == 2
-    assert LineFinder(object()).note  # no Python code at all
+    nothing = LineFinder(object())  # no Python code at all: a note, and no line of its own (0)
+    assert nothing.note and (nothing.first, nothing.last, nothing.whole) == (0, 0, ("<unknown>", 0))
 
 
 def test_lines_off_is_the_default():
@@ -361,3 +362,21 @@ def test_lines_of_a_kernel_given_as_a_partial_a_method_or_a_callable_object():
     c = launch(_Callable(), 1, 32, args=(x, y), lines=True)
     assert row_of(c.by_line, "v = blk.load(x, blk.tx)").gld_instr == 1  # the helper's row, called from __call__
     assert c.by_line.text((c.by_line.file, 10**6)) == ""  # no such line
+
+
+@triton.jit
+def _kernel_calling_another_file(x_ptr, out_ptr):
+    offs = tl.arange(0, 32)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, K._add_combine(x, x))  # a @triton.jit helper of another file: the sum counted there
+
+
+def test_rows_in_source_order_the_kernel_s_own_file_first():
+    x = np.ones(32, np.float32)
+    out = np.zeros(32, np.float32)
+    c = _kernel_calling_another_file[(1,)](x, out, lines=True)
+    assert (out == 2).all()
+    files = [key[0] for key in c.by_line]
+    assert files[0] == c.by_line.file and files[-1] == K.__file__  # the kernel's rows, then the helper's
+    own = [key[1] for key in c.by_line if key[0] == c.by_line.file]
+    assert own == sorted(own) and row_of(c.by_line, "return a + b").flops == 32
