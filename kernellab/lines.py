@@ -30,13 +30,15 @@ Key = tuple
 def _function(kernel):
     """The Python function behind a kernel (a function, a ``@triton.jit`` kernel, a partial, a method, a
     callable object), or None."""
-    for _depth in range(8):
+    seen = []  # the wrappers met (kept, so that no id is reused): one met again wraps itself, through others
+    while not any(kernel is w for w in seen):
         if inspect.isfunction(kernel):
             return kernel
+        seen.append(kernel)
         inner = (getattr(kernel, "fn", None) or getattr(kernel, "func", None) or getattr(kernel, "__func__", None))
         if inner is None and callable(kernel) and not inspect.isroutine(kernel):
             inner = type(kernel).__dict__.get("__call__")
-        if inner is None or inner is kernel:
+        if inner is None:
             return None
         kernel = inner
     return None

@@ -108,7 +108,7 @@ def _conflicts(counts) -> list[Finding]:
     out = []
     for key, row in sorted(counts.by_line.items(), key=lambda kv: -(kv[1].shld_conflicts + kv[1].shst_conflicts)):
         conflicts = row.shld_conflicts + row.shst_conflicts
-        if conflicts <= 0 or conflicts < CONFLICT_SHARE * total or len(out) == 3:
+        if conflicts < CONFLICT_SHARE * total or len(out) == 3:  # (total > 0: a line of none is below)
             continue
         # the worse of the line's shared loads and stores, not their average: a kernel whose lines cannot be
         # read (made by exec) is one line, and a 32-way load beside a conflict-free store is 32-way

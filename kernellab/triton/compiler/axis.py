@@ -182,11 +182,13 @@ def binary_mul(a: AxisInfo, b: AxisInfo) -> AxisInfo:
 
 
 def _contiguous_dim(x: AxisInfo, shape: tuple, d: int) -> bool:
-    return x.contiguity[d] == (shape[d] if shape else 1)
+    """Whether ``x`` is one run along dimension ``d`` of a block (``shape`` not empty: its callers ask of blocks)."""
+    return x.contiguity[d] == shape[d]
 
 
 def _constant_dim(x: AxisInfo, shape: tuple, d: int) -> bool:
-    return x.constancy[d] == (shape[d] if shape else 1)
+    """Whether ``x`` is one value along dimension ``d`` of a block (``shape`` not empty)."""
+    return x.constancy[d] == shape[d]
 
 
 def divide(a: AxisInfo, b: AxisInfo, shape: tuple) -> AxisInfo:
