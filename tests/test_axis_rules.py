@@ -24,8 +24,10 @@ def test_constant_operands_fold_to_a_constant():
 
 
 def test_comparisons_of_constants_and_of_unknown_scalars():
-    # two scalar constants: 2 < 3 is the constant 1, 2 >= 3 the constant 0
+    # two scalar constants: 2 < 3 is the constant 1, 2 >= 3 the constant 0; equal ones tell < from <=
     assert A.compare("<", A.constant(2), A.constant(3), ()) == AxisInfo(ONE, ONE, ONE, 1)
+    assert [A.compare(op, A.constant(3), A.constant(3), ()).value for op in ("<", "<=", ">", ">=", "==", "!=")] == \
+        [0, 1, 0, 1, 1, 0]
     # splat to 4 lanes: constancy 4, the value kept
     assert A.compare(">=", A.constant(2, (4,)), A.constant(3, (4,)), (4,)) == AxisInfo(ONE, ONE, (4,), 0)
     # an argument against a constant, as scalars: nothing known

@@ -6,6 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kernellab.triton.compiler import layout
 from kernellab.triton.compiler.axis import AxisInfo
 from kernellab.triton.compiler.layout import lanes, plan
 
@@ -64,3 +65,13 @@ def test_instructions_cover_the_block_once(a):
     # every element of the block is moved by exactly one owning lane, and nothing outside the block
     assert owned.min() >= 0 and owned.max() < numel
     assert np.array_equal(np.sort(owned), np.arange(numel))
+
+
+def test_a_plan_whose_lanes_wrap_rows_is_not_affine():
+    # a 4 × 16 block, 4 × 8 lanes a warp, one element a lane: lane l holds element 16·(l // 8) + l % 8, so lanes
+    # 0–7 step by one and lane 8 jumps to 16: no (bases, step) describes them. 8 lanes along a row of 8 do.
+    wrapped = layout.Plan((4, 16), (1, 1), (4, 8), (1, 1), (1, 0), 1, 2)
+    assert layout.affine(wrapped) is None
+    fits = layout.Plan((4, 8), (1, 1), (4, 8), (1, 1), (1, 0), 1, 1)
+    bases, step = layout.affine(fits)
+    assert (bases.tolist(), step) == ([0], 1)

@@ -380,3 +380,18 @@ def test_rows_in_source_order_the_kernel_s_own_file_first():
     assert files[0] == c.by_line.file and files[-1] == K.__file__  # the kernel's rows, then the helper's
     own = [key[1] for key in c.by_line if key[0] == c.by_line.file]
     assert own == sorted(own) and row_of(c.by_line, "return a + b").flops == 32
+
+
+def test_a_kernel_wrapped_many_times_and_a_wrapper_that_wraps_itself():
+    import functools
+
+    kernel = _copy_lanes
+    for _ in range(12):
+        kernel = functools.partial(kernel)  # as deep as one likes: the function is found
+    assert LineFinder(kernel).root is _copy_lanes.__code__
+
+    class Loop:
+        def __init__(self):
+            self.fn = self  # a kernel whose function is itself: no Python code of its own
+
+    assert LineFinder(Loop()).note == "no Python source: one row for the whole kernel"

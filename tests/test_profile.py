@@ -307,3 +307,17 @@ def test_the_report_of_counts_with_no_memory_access_and_no_launch():
     assert [row[0] for row in launch_.table.rows] == ["Barriers"]  # no grid or block recorded
     empty = kl.report(kl.Counts())  # nothing at all to price: no Speed Of Light section
     assert "GPU Speed Of Light" not in [s.title for s in empty.sections]
+
+
+def test_a_divergent_line_at_exactly_the_share_that_earns_a_finding():
+    def k(blk, out):
+        for _ in range(19):
+            blk.store(out, blk.tx, 1.0)   # 19 full warp instructions
+        with blk.where(blk.tx < 8):
+            blk.store(out, blk.tx, 2.0)   # 1 of the 20 (DIVERGENCE_SHARE: 5 %, at least), 8 of 32 lanes
+
+    c = launch(k, 1, 32, args=(np.zeros(32, np.float32),), auto_instr=False, lines=True)
+    assert (c.warp_instr, c.thread_instr) == (20, 19 * 32 + 8)
+    line = line_of(k, "blk.store(out, blk.tx, 2.0)")
+    assert [str(f) for f in findings(c)] == [
+        f"divergent branch at line {line}: 25 % SIMT efficiency (8.0 of 32 threads active per warp instruction)"]

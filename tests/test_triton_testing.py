@@ -424,3 +424,24 @@ def test_cublas_stand_in_is_a_times_b_transposed_rounded_once(m, n, k):
         nvidia.cublas.CublasLt(None).matmul(a, b, np.empty((m, n + 1), np.float16))
     with pytest.raises(TypeError, match="must be a torch tensor or a numpy array"):
         nvidia.cublas.CublasLt(None).matmul([[1.0]], b, c)
+
+
+@triton.jit
+def _store_own_id(out_ptr):
+    pid = tl.program_id(0) + 4 * (tl.program_id(1) + 2 * tl.program_id(2))
+    tl.store(out_ptr + pid * 8 + tl.arange(0, 8), tl.full((8,), 1.0, tl.float32) * pid)
+
+
+def test_a_sampled_launch_on_a_3d_grid_runs_a_latin_hypercube_of_its_programs():
+    from kernellab.triton.executor import sampling
+
+    # 4 × 2 × 3 = 24 programs, 8 sampled: x = middles of 8 strata of 4 ids, 0 0 1 1 2 2 3 3; y of strata 3i mod 8
+    # of 2 ids, 0 0 1 0 1 1 0 1; z of strata 5i mod 8 of 3 ids, 0 2 0 2 1 0 2 1 (even strata take the lower
+    # middle). Programs x + 4·(y + 2z): 0 16 5 17 14 6 19 15, all distinct: a scale of 24 / 8 = 3
+    out = np.zeros(24 * 8, np.float32)
+    with sampling.sampled(programs=8):
+        c = _store_own_id[(4, 2, 3)](out)
+    ran = [p for p in range(24) if np.isfinite(out[p * 8:(p + 1) * 8]).all()]
+    assert ran == [0, 5, 6, 14, 15, 16, 17, 19]
+    assert all((out[p * 8:(p + 1) * 8] == p).all() for p in ran)
+    assert (c.programs, c.store_bytes) == (24, 8 * 32 * 3)  # 8 programs × 32 B, × 3
