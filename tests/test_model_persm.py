@@ -1,0 +1,209 @@
+"""The per-SM model's launch terms (kernellab.model.persm, .timer): how programs spread over the SMs, the
+shared memory and registers Triton gives a dot's program, and what each timer reads, derived by hand.
+
+Spec values used (kernellab.specs, [CCtab]): H100 132 SMs, A100 108; 64 resident warps, 32 resident blocks,
+65 536 registers (allocated per warp in units of 256) and 1 KB of shared memory reserved per block on both;
+228 KB (H100) and 164 KB (A100) of shared memory per SM.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import kernellab.triton as triton
+import kernellab.triton.language as tl
+from kernellab import launch, occupancy, predict
+from kernellab.compiled import compiled_metadata
+from kernellab.counters import Counts
+from kernellab.errors import ModelWarning
+from kernellab.model.persm import DEFAULT_REGS, DOT_REGS_BESIDES, distribute, launch_of, triton_resources
+from kernellab.model.timer import TIMERS, cold_l2, launch_overhead
+from kernellab.specs import A100, H100, PERF_A100, PERF_H100
+
+
+def test_the_spec_values_this_file_derives_from():
+    assert (H100.sms, A100.sms, H100.max_warps_per_sm, A100.max_warps_per_sm) == (132, 108, 64, 64)
+    assert (H100.max_smem_per_sm, A100.max_smem_per_sm, H100.max_blocks_per_sm) == (228 * 1024, 164 * 1024, 32)
+    assert DEFAULT_REGS == 32 and DOT_REGS_BESIDES == 48
+
+
+# --- distribute: breadth first over the SMs ---------------------------------------------------------------
+
+def test_one_program_more_than_the_sms_doubles_the_busiest_sms_share():
+    # 133 programs of 4 warps on 132 SMs: every SM gets one, one SM a second: ⌈133 ÷ 132⌉ = 2, share 2/133.
+    # Occupancy: threads 64 // 4 = 16; registers 32 × 32 = 1024 a warp, 65536 // 1024 = 64 warps // 4 = 16;
+    # blocks 32: 16 a SM, so one wave (16 × 132 = 2112 ≥ 133) of 133, both of the busiest SM's resident at once
+    d = distribute(H100, 133, 128)
+    assert (d.sms_used, d.per_sm, d.resident, d.waves, d.tail) == (132, 2, 2, 1, 133)
+    assert d.share == 2 / 133 and d.blocks_per_sm == 16 and d.subpartitions == 4
+    assert d.resources == "default"  # no registers given: DEFAULT_REGS
+    one = distribute(H100, 132, 128)
+    assert (one.per_sm, one.share) == (1, 1 / 132)
+
+
+def test_waves_and_the_tail_of_the_last_wave():
+    # 256 threads = 8 warps on the A100: threads 64 // 8 = 8, registers 64 warps // 8 = 8 → 8 a SM, 8 × 108 = 864 a
+    # wave. 2 × 864 + 1 = 1729 programs: 3 waves, the last of 1 program; the busiest SM runs ⌈1729 ÷ 108⌉ = 17
+    # (108 × 16 = 1728), 8 at once
+    d = distribute(A100, 2 * 864 + 1, 256)
+    assert (d.waves, d.tail, d.per_sm, d.resident, d.blocks_per_sm) == (3, 1, 17, 8, 8)
+    full = distribute(A100, 2 * 864, 256)
+    assert (full.waves, full.tail, full.per_sm) == (2, 864, 16)  # a full last wave: its tail is a whole wave
+
+
+def test_one_warp_programs_use_as_many_subpartitions_as_the_busiest_sm_holds_warps():
+    # 1 warp a program: 264 programs on 132 SMs → 2 on each, both resident (64 a SM by threads and registers,
+    # 32 by the block limit): 2 warps → 2 of the 4 sub-partitions. 5 × 132 = 660 programs: 5 warps → all 4
+    assert [distribute(H100, p, 32).subpartitions for p in (1, 132, 264, 3 * 132, 4 * 132, 5 * 132)] == \
+        [1, 1, 2, 3, 4, 4]
+    # 2 warps a program, 64 threads: 1 a SM → 2 sub-partitions; 2 a SM → 4 (min(4, 2 × 2))
+    assert [distribute(H100, p, 64).subpartitions for p in (132, 264)] == [2, 4]
+
+
+def test_shared_memory_and_registers_limit_the_programs_resident_at_once():
+    # 64 KB a program on the H100: 233472 // (65536 + 1024) = 3 a SM; 40 programs a SM over the launch
+    d = distribute(H100, 40 * 132, 128, regs=DEFAULT_REGS, smem=65536)
+    assert (d.blocks_per_sm, d.resident, d.per_sm, d.waves, d.resources) == (3, 3, 40, 14, "launch")  # ⌈40/3⌉
+    # 255 registers: ⌈255 × 32 ÷ 256⌉ × 256 = 8192 a warp, 65536 // 8192 = 8 warps // 4 = 2 a SM
+    assert distribute(H100, 4 * 132, 128, regs=255).resident == 2
+
+
+def test_a_launch_with_no_programs_is_refused_and_one_with_unknown_programs_spreads_evenly():
+    with pytest.raises(ValueError, match="at least one program, got 0"):
+        distribute(H100, 0)
+    d = distribute(A100, None, 256)
+    # unknown: every SM and every sub-partition, the share of one SM; no occupancy, the GPU's block limit
+    assert (d.programs, d.sms_used, d.share, d.subpartitions, d.resources) == (None, 108, 1 / 108, 4, "none")
+    assert d.occupancy is None and d.blocks_per_sm == A100.max_blocks_per_sm == 32 and d.warps == 8
+
+
+# --- Triton's shared memory and registers for a program of tl.dot ---------------------------------------
+
+def test_a_program_without_a_dot_has_no_shared_memory_and_the_default_registers():
+    assert triton_resources({}, 4, H100) == (0, None)
+    assert triton_resources({"num_stages": 4, "dot_tile_bytes": 0}, 4, H100) == (0, None)
+
+
+def test_stages_buffer_the_dot_tiles_one_fewer_on_sm_80():
+    tile = 2 * (64 * 32 + 32 * 64)  # fp16 64×32 and 32×64 operand tiles: 8192 B
+    res = {(64, 64): 64 * 64}  # 4096 fp32 results ÷ (32 × 4) threads = 32 registers each, + 48
+    info = {"num_stages": 3, "dot_tile_bytes": tile, "dot_results": res}
+    assert triton_resources(info, 4, H100) == (3 * 8192, 48 + 32)  # sm_90: a buffer a stage
+    assert triton_resources(info, 4, A100) == (2 * 8192, 48 + 32)  # sm_80: the first stage is the registers
+    # a loop's own tl.range(num_stages=) wins over the launch's; one stage is one buffer on both
+    assert triton_resources({**info, "loop_stages": 2}, 4, H100)[0] == 2 * 8192
+    assert triton_resources({**info, "num_stages": 1}, 4, A100)[0] == 8192
+    # no num_stages recorded: Triton's default of 3
+    assert triton_resources({"dot_tile_bytes": tile, "dot_results": res}, 4, H100)[0] == 3 * 8192
+
+
+def test_shared_memory_and_registers_are_capped_at_what_a_program_may_use():
+    # 6 stages of 64 KB = 384 KB > 227 KB a block; a 256×256 fp32 result on 4 warps: 65536 ÷ 128 = 512 + 48 > 255
+    info = {"num_stages": 6, "dot_tile_bytes": 65536, "dot_results": {(256, 256): 256 * 256}}
+    assert triton_resources(info, 4, H100) == (227 * 1024, 255)
+    # two distinct result shapes each hold their registers: (64·64 + 64·32) ÷ 128 = 32 + 16
+    two = {"num_stages": 2, "dot_tile_bytes": 1024, "dot_results": {(64, 64): 4096, (64, 32): 2048}}
+    assert triton_resources(two, 4, H100)[1] == 48 + 48
+
+
+@pytest.mark.parametrize("name", ["tutorial03_128x128x32_s4_w4", "tutorial03_128x256x64_s3_w8"])
+@pytest.mark.parametrize("gpu", [H100, A100], ids=["sm_90", "sm_80"])
+def test_the_rule_gives_the_compiled_shared_memory_and_as_many_programs_a_sm(name, gpu):
+    # the module's claim: Triton 3.9's compiled shared memory exactly, and registers that allow the same number
+    # of resident programs (128×128×32 fp16: 16 KB of tiles; 128×256×64: 48 KB; a stage less on sm_80)
+    m = compiled_metadata(name, gpu.arch)
+    bm, bn, bk = (int(x) for x in name.split("_")[1].split("x"))
+    warps = m["num_warps"]
+    info = {"num_stages": m["num_stages"], "dot_tile_bytes": 2 * (bm * bk + bk * bn), "dot_results": {(bm, bn): bm * bn}}
+    smem, regs = triton_resources(info, warps, gpu)
+    assert smem == m["shared_bytes"]
+    rule = occupancy(gpu, 32 * warps, regs, smem).blocks_per_sm
+    assert rule == occupancy(gpu, 32 * warps, m["registers"], m["shared_bytes"]).blocks_per_sm
+
+
+# --- launch_of: the distribution of a launch's counts ------------------------------------------------------
+
+@triton.jit
+def _one_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    m, n, k = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + m[:, None] * K + k[None, :])
+    b = tl.load(b_ptr + k[:, None] * N + n[None, :])
+    tl.store(c_ptr + m[:, None] * N + n[None, :], tl.dot(a, b))
+
+
+def test_launch_of_a_triton_dot_takes_its_shared_memory_and_registers_from_the_launch():
+    # one program of a 64×64×32 fp16 dot, 4 warps, 3 stages: tiles 2 × (64·32 + 32·64) = 8192 B, 3 buffers on
+    # the H100 = 24576 B; 64·64 ÷ 128 = 32 + 48 = 80 registers. Resident a SM: smem 233472 // 25600 = 9; registers
+    # ⌈80 × 32 ÷ 256⌉ × 256 = 2560 a warp, 65536 // 2560 = 25 warps // 4 = 6; threads 16: 6, limited by registers
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal(s).astype(np.float16) for s in ((64, 32), (32, 64)))
+    c = np.zeros((64, 64), np.float32)
+    counts = _one_dot[(1,)](a, b, c, M=64, N=64, K=32, num_warps=4, num_stages=3)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-2, atol=1e-2)
+    d = launch_of(counts, H100)
+    assert (d.programs, d.warps, d.sms_used, d.resources) == (1, 4, 1, "launch")
+    assert d.blocks_per_sm == 6 and d.occupancy.limiters == ("registers",)
+    assert launch_of(counts, A100).occupancy.blocks_per_sm == 6  # 2 buffers: 16384 + 1024 B, 9 by shared memory
+
+
+def _with_shared(blk, out):
+    s = blk.shared(2048, np.float32, name="s")  # 8 KB
+    blk.store(s, blk.tx, blk.tx * 1.0)
+    blk.syncthreads()
+    blk.store(out, blk.bx * blk.bdx + blk.tx, blk.load(s, blk.tx))
+
+
+def test_launch_of_a_simt_launch_takes_its_blocks_and_shared_memory():
+    # 300 blocks of 256 threads and 8 KB: on the A100 threads 64 // 8 = 8, shared 167936 // 9216 = 18 → 8 a SM;
+    # ⌈300 ÷ 108⌉ = 3 on the busiest SM. No registers recorded: the default's 32
+    out = np.zeros(300 * 256, np.float32)
+    c = launch(_with_shared, 300, 256, args=(out,))
+    d = launch_of(c, A100)
+    assert (d.programs, d.warps, d.per_sm, d.blocks_per_sm, d.resources) == (300, 8, 3, 8, "default")
+    assert d.occupancy.by_shared == 18
+    # counts without a launch (made by hand, or summed): spread over the whole GPU
+    assert launch_of(Counts(warp_instr=10), A100).programs is None
+
+
+# --- the busiest SM's share in predict --------------------------------------------------------------------
+
+def _warp_instr_kernel(blk, out):
+    blk.store(out, blk.bx * blk.bdx + blk.tx, 1.0)
+
+
+@pytest.mark.parametrize(("blocks", "threads", "per_sm_share", "issue_share"), [
+    (132, 64, 1 / 132, 2 / 4),   # one block of 2 warps a SM: 2 of the 4 schedulers
+    (264, 64, 2 / 264, 4 / 4),   # two a SM: all four
+    (1, 32, 1.0, 1 / 4),         # one warp on one SM: a quarter of its issue rate
+])
+def test_issue_time_is_the_busiest_sms_share_at_the_schedulers_its_warps_occupy(blocks, threads, per_sm_share,
+                                                                                issue_share):
+    out = np.zeros(blocks * threads, np.float32)
+    c = launch(_warp_instr_kernel, blocks, threads, args=(out,))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)
+        p = predict(c, H100)
+    # t_issue = warp instructions × share ÷ (4 a cycle × 1.98 GHz × the schedulers' share)
+    assert p["t_issue"] == pytest.approx(c.warp_instr * per_sm_share / (4 * 1.98e9 * issue_share))
+    assert p["subpartitions"] == issue_share * 4 and p["programs"] == blocks
+
+
+# --- what each timer reads ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("perf", [PERF_H100, PERF_A100], ids=["H100", "A100"])
+def test_each_timer_reads_its_own_launch_cost(perf):
+    got = dict(zip(TIMERS, (launch_overhead(perf, t) for t in TIMERS), strict=True))
+    assert got == {"kernel": 0.0, "do_bench": perf.launch_cold_s, "stream": perf.launch_stream_s,
+                   "cudagraph": perf.launch_graph_s, "host": perf.launch_stream_s + perf.launch_s}
+    # the measured costs order as their mechanisms do: a graph's launch is the cheapest, the host's the dearest
+    assert 0 < perf.launch_graph_s < perf.launch_stream_s < got["host"]
+
+
+def test_only_the_kernel_timer_and_do_bench_start_with_a_cold_l2():
+    assert [t for t in TIMERS if cold_l2(t)] == ["kernel", "do_bench"]
+    for bad in ("wall", "Kernel", ""):
+        with pytest.raises(ValueError, match="unknown timer"):
+            cold_l2(bad)
+        with pytest.raises(ValueError, match="unknown timer"):
+            launch_overhead(PERF_H100, bad)
