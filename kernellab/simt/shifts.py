@@ -84,9 +84,9 @@ class ShiftRef:
         self.misses = 0  # accesses at the site running that were not a move of this one
 
     def shift(self, idx: np.ndarray, act: np.ndarray) -> int | None:
-        """``d`` when ``idx == self.idx + d`` on every lane and ``act`` equals the reference's mask, else None."""
-        if self.first is None or idx.shape != self.idx.shape:
-            return None
+        """``d`` when ``idx == self.idx + d`` on every lane and ``act`` equals the reference's mask, else None.
+
+        ``idx`` has the reference's shape: the Block keys a site by its index shape."""
         if act is not self.act:
             if not np.array_equal(act, self.act):
                 return None
