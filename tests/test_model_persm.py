@@ -20,6 +20,7 @@ from kernellab.errors import ModelWarning
 from kernellab.model.persm import DEFAULT_REGS, DOT_REGS_BESIDES, distribute, launch_of, triton_resources
 from kernellab.model.timer import TIMERS, cold_l2, launch_overhead
 from kernellab.specs import A100, H100, PERF_A100, PERF_H100
+from kernellab.triton import TritonCounts
 
 
 def test_the_spec_values_this_file_derives_from():
@@ -207,3 +208,86 @@ def test_only_the_kernel_timer_and_do_bench_start_with_a_cold_l2():
             cold_l2(bad)
         with pytest.raises(ValueError, match="unknown timer"):
             launch_overhead(PERF_H100, bad)
+
+
+# --- the latency path: rounds of loads, pipelined by num_stages ------------------------------------------
+
+def _dot_loop_counts(stages: int, rounds: float = 8.0, dot_rounds: float = 8.0, grid: int = 1, **launch_info):
+    """A K loop of ``dot_rounds`` trips, each loading its two tiles for a 64×64×32 fp16 tl.dot (made by hand:
+    the latency terms read only these counts and the launch's rounds)."""
+    trips = int(dot_rounds)
+    return TritonCounts(
+        programs=grid, flops=trips * 2 * 64 * 64 * 32, dot_flops=trips * 2 * 64 * 64 * 32,
+        mma_sm80=trips * 64, mma_sm90=trips * 4, load_requests=trips * 2 * 32, load_sectors=trips * 2 * 128,
+        load_lines=trips * 2 * 32, load_bytes=trips * 2 * 4096,
+        launch={"grid": (grid, 1, 1), "num_warps": 4, "rounds": rounds, "dot_rounds": dot_rounds,
+                "num_stages": stages, **launch_info})
+
+
+def _quiet_predict(counts, gpu=H100):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)
+        return predict(counts, gpu)
+
+
+def test_num_stages_hides_the_k_loops_round_trips_as_the_pipeliner_issues_them_ahead():
+    # L = one DRAM round trip (cold L2 under do_bench), D = 8 dot rounds, a = the program's own work. One stage:
+    # every trip waits L: D·L + a. S stages issue the loads S − 1 trips ahead: after the first L, a trip waits
+    # max(0, L ÷ (S − 1) − a ÷ D), so with a ÷ D < L ÷ 2: S = 2 → L + D·L − a + a = 9L; S = 3 → L + D·L/2 = 5L;
+    # with many stages nothing is left but the first trip: L + a, and one stage costs (D − 1)·L more than that
+    p = {s: _quiet_predict(_dot_loop_counts(s)) for s in (1, 2, 3, 1000)}
+    L = p[1]["t_round"]
+    assert L == pytest.approx(PERF_H100.dram_latency_cycles / H100.clock_hz)
+    assert p[2]["t_critical"] == pytest.approx(9 * L)
+    assert p[3]["t_critical"] == pytest.approx(5 * L)
+    assert p[1]["t_critical"] - p[1000]["t_critical"] == pytest.approx(7 * L)
+    # a round that is not at a dot (its values used by plain code) is never pipelined: 2 more cost 2L at any S
+    plain = _quiet_predict(_dot_loop_counts(3, rounds=10.0))
+    assert plain["t_critical"] == pytest.approx(7 * L) and plain["rounds"] == 10.0
+    # a loop's own tl.range(num_stages=) is what the pipeliner uses
+    assert _quiet_predict(_dot_loop_counts(1, loop_stages=3))["t_critical"] == pytest.approx(5 * L)
+
+
+def test_the_busiest_sm_runs_its_programs_critical_paths_in_turns_of_those_resident():
+    # 40 programs a SM (40 × 132), 16 resident (4 warps, 32 registers: 64 // 4 warps): ⌈40 ÷ 16⌉ = 3 turns;
+    # the slowest program waits twice the average's rounds (rounds_max): the last turn is its, 2 paths long
+    c = _dot_loop_counts(3, grid=40 * 132)
+    p = _quiet_predict(c)
+    assert (p["per_sm"], p["resident"]) == (40, 16)
+    assert p["t_latency_path"] == pytest.approx(3 * p["t_critical"])
+    slow = _quiet_predict(_dot_loop_counts(3, grid=40 * 132, rounds_max=16.0))
+    assert slow["t_latency_path"] == pytest.approx((3 - 1 + 2) * slow["t_critical"])
+
+
+# --- fp8 dots --------------------------------------------------------------------------------------------
+
+@triton.jit
+def _dot_of(a_ptr, b_ptr, c_ptr, FP8: tl.constexpr):
+    r = tl.arange(0, 64)
+    a = tl.load(a_ptr + r[:, None] * 64 + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * 64 + r[None, :])
+    if FP8:
+        a, b = a.to(tl.float8e4nv, bitcast=True), b.to(tl.float8e4nv, bitcast=True)
+    tl.store(c_ptr + r[:, None] * 64 + r[None, :], tl.dot(a, b))
+
+
+def test_an_fp8_wgmma_runs_at_the_fp8_peak_and_the_a100_has_none():
+    fp8 = _dot_of[(1,)](np.zeros((64, 64), np.uint8), np.zeros((64, 64), np.uint8), np.zeros((64, 64), np.float32),
+                        FP8=True)
+    fp16 = _dot_of[(1,)](np.zeros((64, 64), np.float16), np.zeros((64, 64), np.float16),
+                         np.zeros((64, 64), np.float32), FP8=False)
+    assert fp8.launch.get("fp8") and not fp16.launch.get("fp8")
+    assert fp8.mma_sm80 == fp16.mma_sm80 > 0  # the same FP16-equivalent Tensor Core work on sm_80's count
+    h8, h16 = _quiet_predict(fp8), _quiet_predict(fp16)
+    assert (h8["tensor_kind"], h16["tensor_kind"]) == ("fp8-wgmma", "wgmma")
+    # one program of 4 warps: a warpgroup, the SM's whole wgmma rate; fp8 at 1978.9 TFLOP/s, fp16 at 989.4
+    assert h8["t_tensor"] / h16["t_tensor"] == pytest.approx(989.4 / 1978.9)
+    assert "outside" not in h8
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ModelWarning)
+        a8 = predict(fp8, A100)
+    assert sum("no fp8 Tensor Cores" in str(w.message) for w in caught) == 1  # besides the launch's warning
+    assert a8["tensor_kind"] == "mma" and "A100" in a8["outside"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)
+        assert "outside" not in predict(fp16, A100)
