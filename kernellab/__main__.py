@@ -1,4 +1,4 @@
-"""``python -m kernellab profile SCRIPT.py …``: see :mod:`kernellab.cli`."""
+"""``python -m kernellab run|profile SCRIPT.py …``: see :mod:`kernellab.cli`."""
 
 import sys
 

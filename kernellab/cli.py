@@ -1,4 +1,9 @@
-"""``python -m kernellab profile SCRIPT.py [ARGS] [options]``: run a script and profile its launches, as ``ncu`` does.
+"""``python -m kernellab run SCRIPT.py [ARGS]`` and ``python -m kernellab profile SCRIPT.py [ARGS] [options]``.
+
+``run`` runs a script unchanged under the runner (:mod:`kernellab.triton.runner`): ``import triton`` is
+kernellab's Triton, torch's CUDA queries describe the modelled GPU, tensors asked for on ``"cuda"`` live on
+the CPU. ``--gpu NAME`` (before the script) chooses the modelled GPU. ``profile`` runs the script the same way
+and profiles its launches, as ``ncu`` does.
 
 Every kernellab launch the script makes (SIMT ``launch``, ``triton_launch``, ``kernel[grid](...)``) is
 recorded (:mod:`kernellab.record`); then the report of each (:mod:`kernellab.profile`) is printed, with
@@ -101,14 +106,15 @@ def _matches(pattern: str | None, name: str) -> bool:
     return name == pattern
 
 
-def run_script(script: str, args: list[str], lines: bool):
-    """Run ``script`` as ``__main__`` with ``args``; return ``(launches, error)`` (error: an exception or None)."""
+def _execute(script: str, args: list[str]):
+    """Run ``script`` as ``__main__`` with ``args`` under the runner; return its error (an exception) or None."""
+    from .triton.runner import activate
+
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
-    os.environ.setdefault("MPLBACKEND", "Agg")  # figures are not shown: the report is the output
     error = None
-    with recording(lines=lines) as launches:
+    with activate():
         try:
             runpy.run_path(script, run_name="__main__")
         except SystemExit as exc:
@@ -118,7 +124,53 @@ def run_script(script: str, args: list[str], lines: bool):
             error = exc
         finally:
             sys.argv, sys.path[:] = saved_argv, saved_path
+    return error
+
+
+def run_script(script: str, args: list[str], lines: bool):
+    """Run ``script`` as ``__main__`` with ``args`` under the runner; return ``(launches, error)`` (error: an
+    exception or None)."""
+    os.environ.setdefault("MPLBACKEND", "Agg")  # figures are not shown: the report is the output
+    with recording(lines=lines) as launches:
+        error = _execute(script, args)
     return launches, error
+
+
+def _report_error(error, script: str) -> int:
+    """Print the script's error from its own frame on (runpy and this command are not the user's); the exit status."""
+    if isinstance(error, SystemExit):
+        if not isinstance(error.code, int):
+            print(error.code, file=sys.stderr)
+        return error.code if isinstance(error.code, int) else 1
+    tb = error.__traceback__
+    script = os.path.abspath(script)
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != script:
+        tb = tb.tb_next
+    traceback.print_exception(type(error), error, tb or error.__traceback__, file=sys.stderr)
+    return 1
+
+
+def run(argv: list[str]) -> int:
+    """The ``run`` command: ``[--gpu NAME] SCRIPT.py [ARGS]``; returns the exit status."""
+    p = argparse.ArgumentParser(prog="python -m kernellab run",
+                                description=_("Run a Triton script unchanged: import triton, torch.cuda and "
+                                              "device='cuda' stand for the modelled GPU."))
+    p.add_argument("--gpu", help=_("the GPU the runner models (A6000, A100, H100, H200; default: KERNELLAB_GPU or "
+                                   "the H100)"))
+    p.add_argument("script", help=_("the Python script to run"))
+    p.add_argument("args", nargs=argparse.REMAINDER, help=_("the script's arguments"))
+    ns = p.parse_args(argv)
+    previous = None
+    if ns.gpu is not None:
+        from .triton.driver import set_gpu
+
+        previous = set_gpu(gpu_named(ns.gpu))
+    try:
+        error = _execute(ns.script, ns.args)
+    finally:
+        if previous is not None:
+            set_gpu(previous)
+    return 0 if error is None else _report_error(error, ns.script)
 
 
 def _launch_label(i: int, rec) -> str:
@@ -194,21 +246,16 @@ def profile(argv: list[str]) -> int:
         print(_("\nthe script raised, after {n} launches:").format(n=len(launches)), file=sys.stderr)
         if isinstance(error, SystemExit):
             print(f"SystemExit: {error.code}", file=sys.stderr)
-            return error.code if isinstance(error.code, int) else 1
-        tb = error.__traceback__
-        script = os.path.abspath(ns.script)
-        while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != script:
-            tb = tb.tb_next  # from the script's own frame on: runpy and this command are not the user's
-        traceback.print_exception(type(error), error, tb or error.__traceback__, file=sys.stderr)
-        return 1
+        return _report_error(error, ns.script)
     return status
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m kernellab COMMAND ...``: the commands are ``profile``."""
+    """``python -m kernellab COMMAND ...``: the commands are ``run`` and ``profile``."""
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or argv[0] in ("-h", "--help") or argv[0] != "profile":
-        print(_("usage:") + " python -m kernellab profile SCRIPT.py [ARGS] [--kernel NAME] [--gpu H100] [--lines] "
-              "[--csv FILE | --json FILE]", file=sys.stderr if argv and argv[0] not in ("-h", "--help") else sys.stdout)
+    if not argv or argv[0] in ("-h", "--help") or argv[0] not in ("run", "profile"):
+        print(_("usage:") + " python -m kernellab run [--gpu H100] SCRIPT.py [ARGS]\n       python -m kernellab "
+              "profile SCRIPT.py [ARGS] [--kernel NAME] [--gpu H100] [--lines] [--csv FILE | --json FILE]",
+              file=sys.stderr if argv and argv[0] not in ("-h", "--help") else sys.stdout)
         return 0 if argv and argv[0] in ("-h", "--help") else 2
-    return profile(argv[1:])
+    return run(argv[1:]) if argv[0] == "run" else profile(argv[1:])

@@ -5,7 +5,8 @@ cites each one: CUDA Programming Guide tables [CCtab], spec databases, NVIDIA st
 the fidelity audit, ``reference/fidelity.md`` §4–5, the clocks, the MIO rate and the fitted η).
 
 Source keys used below: [SYS-A6000] sysrqmts.com A6000 spec page; [LLMPERF] llmperf.net A6000 page
-(citing PNY/NVIDIA); [SB] jax-ml/scaling-book ``gpus.md``; [GK-A100]/[GK-H100] glennklockwood.com;
+(citing PNY/NVIDIA); [SB] jax-ml/scaling-book ``gpus.md``; [GK-A100]/[GK-H100] glennklockwood.com; [STH-A6000]
+https://servethehome.com/nvidia-rtx-a6000-48gb-gpu-drops-quadro-designation (48 GB GDDR6);
 [CCtab]/[CCarch] CUDA Programming Guide, compute-capability tables and architecture sections;
 [NVF-203772] https://forums.developer.nvidia.com/t/sm-clock-on-rtx-a6000-never-reaches-max-frequency/203772
 (nvidia-smi "Max Clocks SM 2100 MHz"; reached 1935 MHz under load); [CNC-H100]
@@ -75,6 +76,7 @@ class GPU:
     dram_bw: float  # DRAM bandwidth, bytes/s [SYS-A6000, GK-A100, CS336-26, SB]
     fp16_tensor_peak: float  # dense FP16/BF16 Tensor Core peak, FLOP/s [LLMPERF, GK-A100, GK-H100, SB]
     l2_bytes: int  # L2 cache, bytes [SYS-A6000, SB]
+    dram_capacity: int  # DRAM as the card is sold, bytes (GiB) [STH-A6000, GK-A100, GK-H100, SB]
     max_smem_per_sm: int  # largest shared-memory carve-out per SM, bytes [CCtab]
     max_smem_per_block: int  # shared memory one block may use (1 KB below the SM's), bytes [CCtab]
     regs_per_sm: int = 65536  # 32-bit registers per SM [CCtab]
@@ -123,7 +125,7 @@ A6000 = GPU(
     name="RTX A6000", sms=84, fp32_cores_per_sm=128, clock_hz=1.80e9, sm_type="GA102", dram_bw=768e9,
     base_clock_hz=1.41e9,  # [SYS-A6000, LLMPERF]; Boehm's 30 TFLOP/s = 84·256·1.41 GHz (fidelity.md §4.2)
     max_clock_hz=1.935e9,  # reached under load, nvidia-smi max 2100 MHz [NVF-203772]
-    fp16_tensor_peak=154.8e12, l2_bytes=6 * 2**20, max_smem_per_sm=100 * 1024,
+    fp16_tensor_peak=154.8e12, l2_bytes=6 * 2**20, dram_capacity=48 * 2**30, max_smem_per_sm=100 * 1024,
     max_smem_per_block=99 * 1024, max_threads_per_sm=1536, max_blocks_per_sm=16,
 )
 #: NVIDIA A100 SXM 80 GB (Ampere, GA100).
@@ -131,7 +133,7 @@ A100 = GPU(
     name="A100 SXM 80GB", sms=108, fp32_cores_per_sm=64, clock_hz=1.41e9, sm_type="GA100", dram_bw=2039e9,
     base_clock_hz=1.10e9,  # [SB "1.10GHz/1.41GHz"]
     max_clock_hz=1.41e9,  # "went to 1410 MHz under load and stays there" [CNC-H100]
-    fp16_tensor_peak=312e12, l2_bytes=40 * 2**20, max_smem_per_sm=164 * 1024,
+    fp16_tensor_peak=312e12, l2_bytes=40 * 2**20, dram_capacity=80 * 2**30, max_smem_per_sm=164 * 1024,
     max_smem_per_block=163 * 1024,
 )
 #: NVIDIA A100 PCIe 80 GB (Ampere, GA100), the SXM part's SMs, clocks and L2 at 300 W with 1935 GB/s of HBM2e
@@ -139,7 +141,7 @@ A100 = GPU(
 A100_PCIE = GPU(
     name="A100 PCIe 80GB", sms=108, fp32_cores_per_sm=64, clock_hz=1.41e9, sm_type="GA100", dram_bw=1935e9,
     base_clock_hz=1.10e9, max_clock_hz=1.41e9,  # the SXM part's clocks: the same GA100 and boost [THUNDER-A100]
-    fp16_tensor_peak=312e12, l2_bytes=40 * 2**20, max_smem_per_sm=164 * 1024,
+    fp16_tensor_peak=312e12, l2_bytes=40 * 2**20, dram_capacity=80 * 2**30, max_smem_per_sm=164 * 1024,
     max_smem_per_block=163 * 1024,
 )
 #: NVIDIA H100 SXM (Hopper, GH100).
@@ -147,14 +149,14 @@ H100 = GPU(
     name="H100 SXM", sms=132, fp32_cores_per_sm=128, clock_hz=1.98e9, sm_type="GH100", dram_bw=3.35e12,
     base_clock_hz=1.59e9,  # [SB "1.59GHz/1.98GHz"]
     max_clock_hz=1.98e9,  # the maximum boost [SB, GK-H100]
-    fp16_tensor_peak=989.4e12, l2_bytes=50 * 2**20, max_smem_per_sm=228 * 1024,
+    fp16_tensor_peak=989.4e12, l2_bytes=50 * 2**20, dram_capacity=80 * 2**30, max_smem_per_sm=228 * 1024,
     max_smem_per_block=227 * 1024, fp8_tensor_peak=1978.9e12,
 )
 #: NVIDIA H200 SXM (Hopper, GH100 with HBM3e), H100's compute with more DRAM bandwidth.
 H200 = GPU(
     name="H200 SXM", sms=132, fp32_cores_per_sm=128, clock_hz=1.98e9, sm_type="GH100", dram_bw=4.8e12,
     base_clock_hz=1.59e9, max_clock_hz=1.98e9,  # the H100's clocks, same die [SB]
-    fp16_tensor_peak=989.4e12, l2_bytes=50 * 2**20, max_smem_per_sm=228 * 1024,
+    fp16_tensor_peak=989.4e12, l2_bytes=50 * 2**20, dram_capacity=141 * 2**30, max_smem_per_sm=228 * 1024,
     max_smem_per_block=227 * 1024, fp8_tensor_peak=1978.9e12,
 )
 #: Every GPU above, in the order tables list them.
