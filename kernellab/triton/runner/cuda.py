@@ -4,7 +4,7 @@
 :func:`uninstall`): ``is_available`` is True, ``device_count`` 1, ``current_device`` 0, and
 ``get_device_name``, ``get_device_capability`` and ``get_device_properties`` (``multi_processor_count``,
 ``total_memory``, ``L2_cache_size``, …) answer from :mod:`kernellab.specs` for the GPU the performance
-model charges (:func:`kernellab.triton.runtime.driver.gpu`). ``torch.cuda.device(...)``, ``set_device``,
+model charges (``triton.runtime.driver``). ``torch.cuda.device(...)``, ``set_device``,
 ``synchronize``, streams and ``torch.cuda.Event`` (with ``elapsed_time``) work: kernellab models one GPU,
 device 0, and launches that run one after another in the order they are made, so there is one stream
 and nothing to wait for. An event's ``elapsed_time`` is the predicted GPU time of the kernellab launches

@@ -1,6 +1,6 @@
 """Tensors asked for on ``"cuda"`` live on the CPU, and say they are on the modelled GPU.
 
-A :class:`torch.overrides.TorchFunctionMode` sees every torch function and tensor method the script calls
+A ``torch.overrides.TorchFunctionMode`` sees every torch function and tensor method the script calls
 (factories included) before torch runs it. Under the runner it:
 
 - runs a call asked for on ``"cuda"``, ``"cuda:0"``, ``torch.device("cuda", 0)`` or device index 0

@@ -1,13 +1,13 @@
 """``import triton`` answered by kernellab: a meta path finder, and the package metadata it reports.
 
-While the runner is active, :class:`TritonFinder` stands first on :data:`sys.meta_path`. Every import of
+While the runner is active, :class:`TritonFinder` stands first on ``sys.meta_path``. Every import of
 ``triton`` or ``triton.X`` (``import``, ``from … import``, ``importlib.import_module``, ``__import__``)
 resolves to the module object ``kernellab.triton.X`` itself, so ``triton.jit is kernellab.triton.jit``.
 A ``triton.X`` that kernellab lacks is a :class:`ModuleNotFoundError` naming it: it is never taken from a
 real Triton installed beside kernellab. ``importlib.metadata.version("triton")`` (and ``distribution``,
 ``metadata``) reports version 3.9.0, the release kernellab's Triton follows.
 
-Why a finder and not an entry in :data:`sys.modules` per name: a finder answers for submodules nobody
+Why a finder and not an entry in ``sys.modules`` per name: a finder answers for submodules nobody
 has imported yet and for ``importlib.import_module``, which no rewrite of the script's source reaches,
 and removing it (and the entries it made) undoes everything. The finder also watches the import of
 ``torch``: when torch finishes importing, :func:`kernellab.triton.runner.cuda.install` replaces its CUDA
@@ -150,7 +150,7 @@ def _distribution():
 
 
 def forget(made) -> None:
-    """Remove from :data:`sys.modules` the ``triton`` names the finder answered (they are kernellab's modules
+    """Remove from ``sys.modules`` the ``triton`` names the finder answered (they are kernellab's modules
     under a second name), and their parents' attributes keep nothing of them."""
     for name in sorted(made, key=len, reverse=True):
         module = sys.modules.get(name)
@@ -159,7 +159,7 @@ def forget(made) -> None:
 
 
 def stash_real_triton() -> dict:
-    """Take every ``triton`` / ``triton.*`` module already in :data:`sys.modules` (a real Triton imported before
+    """Take every ``triton`` / ``triton.*`` module already in ``sys.modules`` (a real Triton imported before
     the runner) out of it, and return them, to be put back by :func:`restore`."""
     taken = {n: m for n, m in list(sys.modules.items()) if _is_triton(n)}
     for n in taken:
