@@ -596,7 +596,8 @@ def conformance(session: nox.Session) -> None:
     _install(session, "test")
     session.install("torch==2.13.0", "triton==3.9.0")
     env = {**ENV, "TRITON_INTERPRET": "1", "KERNELLAB_LANG": "en", "KERNELLAB_CONFORMANCE": "1"}
-    session.run("pytest", "tests/conformance", "tests/test_triton_language.py", *session.posargs, env=env)
+    session.run("pytest", "tests/conformance", "tests/test_triton_language.py", "tests/test_runner_torch.py",
+                *session.posargs, env=env)
     session.run("python", "tests/conformance/coverage.py", env=env)
     session.run("python", "tests/conformance/compiled.py", env={**ENV, "KERNELLAB_LANG": "en"})
     session.run("python", "tests/conformance/compiled_counts.py", env={**ENV, "KERNELLAB_LANG": "en"})

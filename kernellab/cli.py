@@ -162,7 +162,7 @@ def run(argv: list[str]) -> int:
     ns = p.parse_args(argv)
     previous = None
     if ns.gpu is not None:
-        from .triton.driver import set_gpu
+        from .triton.runtime.driver import set_gpu
 
         previous = set_gpu(gpu_named(ns.gpu))
     try:

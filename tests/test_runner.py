@@ -40,7 +40,7 @@ def test_every_form_of_import_answers_kernellabs_triton(on):
     assert importlib.import_module("triton") is kernellab.triton  # what no rewrite of imports reaches
     assert importlib.import_module("triton.testing") is kernellab.triton.testing
     assert __import__("triton.language", fromlist=["core"]).core is kernellab.triton.language.core
-    assert libdevice is kernellab.triton.language.extra.libdevice and driver is kernellab.triton.driver.driver
+    assert libdevice is kernellab.triton.language.extra.libdevice and driver is kernellab.triton.runtime.driver
     # kernellab's modules keep their own names and specs (reload, pickling and tracebacks use them)
     assert tl.__name__ == "kernellab.triton.language" and tl.__spec__.name == "kernellab.triton.language"
 

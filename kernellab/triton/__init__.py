@@ -14,6 +14,7 @@ from . import language, profiler, runtime, testing, tools
 from .executor.addresses import register_array
 from .executor.counts import TritonCounts
 from .replay.cache import replaying
+from .runner import activate, deactivate
 from .runtime.autotuner import Config, autotune, heuristics
 from .runtime.driver import set_allocator, set_gpu
 from .runtime.jit import (
@@ -70,7 +71,7 @@ def next_power_of_2(n: int) -> int:
     return 1 << (int(n) - 1).bit_length() if n > 1 else 1
 
 
-__all__ = ["AsyncCompileMode", "CompilationError", "FutureKernel", "aggregate", "Config", "InterpreterError", "JITFunction", "KernelInterface", "MockTensor",
+__all__ = ["activate", "deactivate", "AsyncCompileMode", "CompilationError", "FutureKernel", "aggregate", "Config", "InterpreterError", "JITFunction", "KernelInterface", "MockTensor",
            "OutOfResources", "SeedLanguage", "TensorWrapper", "TritonCounts", "TritonError", "__version__", "autotune",
            "cdiv", "compile", "constexpr_function", "heuristics", "jit", "language", "must_use_result",
            "next_power_of_2", "profiler", "register_array", "reinterpret", "replaying", "runtime", "set_allocator",

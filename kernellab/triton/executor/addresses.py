@@ -102,13 +102,24 @@ def _scan_torch() -> None:
     if torch is None:
         return
     base = torch.Tensor
-    for obj in gc.get_objects():
-        if issubclass(type(obj), base) and obj.device.type == "cpu":
-            try:
-                storage = obj.untyped_storage()
-            except (RuntimeError, NotImplementedError):
-                continue
-            _remember(storage.data_ptr(), storage.nbytes(), obj)
+    with torch._C.DisableTorchFunction():  # the real devices, whatever a mode (the runner's) says
+        for obj in gc.get_objects():
+            if issubclass(type(obj), base) and obj.device.type == "cpu":
+                try:
+                    storage = obj.untyped_storage()
+                except (RuntimeError, NotImplementedError):
+                    continue
+                _remember(storage.data_ptr(), storage.nbytes(), obj)
+
+
+def storage_device(t) -> str:
+    """The type of the device a torch tensor's data is on (``"cpu"``), whatever a torch function mode says:
+    under the runner every tensor says ``cuda:0`` (:mod:`kernellab.triton.runner.devices`), and its data is in
+    CPU memory."""
+    import torch
+
+    with torch._C.DisableTorchFunction():
+        return t.device.type
 
 
 def _bytes_of(owner) -> np.ndarray:
@@ -193,4 +204,4 @@ def _row_of(data: np.ndarray, value, prog) -> int:
     return row if data.ndim and data.shape[0] == prog.P else 0
 
 
-__all__ = ["pointer_from_int", "region_of", "register_array"]
+__all__ = ["pointer_from_int", "region_of", "register_array", "storage_device"]

@@ -24,7 +24,7 @@ import inspect
 from kernellab.i18n import _
 
 from .. import record
-from ..driver import COMPUTE_CAPABILITY, gpu
+from ..runtime.driver import COMPUTE_CAPABILITY, gpu
 
 #: The device index kernellab's one modelled GPU has.
 DEVICE_INDEX = 0

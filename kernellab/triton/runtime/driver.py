@@ -107,12 +107,12 @@ class ModelledDriver:
         return True
 
     def get_active_torch_device(self):
-        """torch's CPU device (kernellab runs on the CPU), or the string ``"cpu"`` when torch is not installed."""
-        try:
-            import torch
-        except ImportError:
-            return "cpu"
-        return torch.device("cpu")
+        """The device a tutorial allocates on: ``torch.device("cuda", 0)`` under the runner (tensors asked for
+        there live on the CPU, :mod:`kernellab.triton.runner`), else torch's CPU device, or the string ``"cpu"``
+        when torch is not installed."""
+        from ..runner import torch_device
+
+        return torch_device()
 
     def get_current_target(self) -> GPUTarget:
         """``GPUTarget("cuda", major·10 + minor, 32)`` of the modelled GPU (90 for the H100)."""
@@ -137,10 +137,13 @@ class ModelledDriver:
         return COMPUTE_CAPABILITY.get(gpu().sm_type, (9, 0))
 
     def get_device_interface(self):
-        """The torch module a tutorial synchronises with: ``torch.cpu`` (kernellab's launches are synchronous)."""
+        """The torch module a tutorial synchronises with: ``torch.cuda`` under the runner (its stand-ins),
+        else ``torch.cpu`` (kernellab's launches are synchronous)."""
         import torch
 
-        return torch.cpu
+        from ..runner import active
+
+        return torch.cuda if active() else torch.cpu
 
     def get_benchmarker(self):
         """``triton.testing.do_bench``, which here reports the model's predicted GPU time."""

@@ -29,7 +29,7 @@ from .. import record
 from ..compiler import specialize
 from ..executor import dtypes as T
 from ..executor import loops, memory
-from ..executor.addresses import register_array
+from ..executor.addresses import register_array, storage_device
 from ..executor.counts import TritonCounts
 from ..executor.engine import run
 from ..executor.program import _CURRENT
@@ -74,10 +74,11 @@ def _as_array(v, name: str = "array"):
     if type(v).__module__.startswith("torch") and hasattr(v, "data_ptr"):
         import torch  # importable: v is one of its tensors
 
-        if v.device.type != "cpu":
+        device = storage_device(v)
+        if device != "cpu":
             raise LaunchError(_("argument {name} is a torch tensor on {device}: kernellab runs "
                                 "on the CPU, pass it with device='cpu'").format(
-                name=name, device=v.device))
+                name=name, device=device))
         v = v.detach()
         tname = str(v.dtype).removeprefix("torch.")
         if tname in _TORCH_BITS:

@@ -1,0 +1,151 @@
+"""The runner with torch: CUDA-detection paths see the modelled GPU, tensors made on "cuda" live on the CPU and
+say they are on cuda:0, a launch takes them, and deactivating gives torch back as it was.
+
+Needs torch (``nox -s conformance`` installs the CPU build); skipped without it."""
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="the runner's torch side needs torch (nox -s conformance installs it)")
+
+import kernellab.triton  # noqa: E402
+from kernellab.specs import A100, H100  # noqa: E402
+from kernellab.triton import runner  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "KERNELLAB_LANG": "en", "MPLBACKEND": "Agg", "PYTHONPATH": str(ROOT)}
+
+
+@pytest.fixture
+def on():
+    with runner.activate():
+        yield
+    assert not torch.cuda.is_available()  # this is the CPU build: torch's own answer is back
+    assert torch._C._len_torch_function_stack() == 0
+
+
+def test_cuda_detection_paths_see_the_modelled_gpu(on):
+    import triton
+
+    # what libraries ask before choosing their CUDA path
+    assert torch.cuda.is_available() and torch.cuda.device_count() == 1 and torch.cuda.current_device() == 0
+    assert triton.runtime.driver.active.get_current_target().backend == "cuda"
+    assert torch.cuda.get_device_name(0) == "NVIDIA H100 SXM" and torch.cuda.get_device_capability() == (9, 0)
+    props = torch.cuda.get_device_properties("cuda")
+    assert (props.multi_processor_count, props.major, props.minor) == (H100.sms, 9, 0)  # 132 SMs on the H100
+    assert props.total_memory == 80 * 2**30 and props.L2_cache_size == 50 * 2**20 and props.warp_size == 32
+    assert torch.cuda.is_bf16_supported()
+    with torch.cuda.device(torch.empty(1, device="cuda").device.index):  # cuda:0's index, 0
+        torch.cuda.synchronize()
+    stream = torch.cuda.Stream()
+    torch.cuda.set_stream(stream)  # tutorial 02's getattr(torch, DEVICE.type).set_stream(...)
+    with torch.cuda.stream(stream):
+        assert torch.cuda.current_stream() == stream
+    with pytest.raises(ValueError, match="device 1 does not exist"):
+        torch.cuda.set_device(1)
+
+
+def test_the_modelled_gpu_follows_set_gpu(on):
+    previous = kernellab.triton.set_gpu("A100")
+    try:
+        assert torch.cuda.get_device_capability() == (8, 0)
+        assert torch.cuda.get_device_properties(0).multi_processor_count == A100.sms  # 108
+    finally:
+        kernellab.triton.set_gpu(previous)
+
+
+def test_a_tensor_made_on_cuda_lives_on_the_cpu_and_says_cuda(on):
+    import triton
+
+    device = triton.runtime.driver.active.get_active_torch_device()
+    assert device == torch.device("cuda", 0)
+    x = torch.rand(1000, device="cuda")
+    y = torch.empty_like(x)
+    z = torch.zeros(3, device=torch.device("cuda:0")).to("cuda").cuda()
+    assert x.device == device and y.device == device and z.device == device  # tutorial 01's check
+    assert x.is_cuda and not x.is_cpu and x.get_device() == 0  # tutorial 07's check
+    assert x.untyped_storage().device.type == "cpu"  # the data itself: CPU memory
+    assert torch.cuda.get_device_properties(x.device).multi_processor_count == H100.sms
+    with pytest.raises(ValueError, match="cuda:1 does not exist"):
+        torch.empty(2, device="cuda:1")
+
+
+def test_a_launch_takes_tensors_made_on_cuda(on):
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def add(x_ptr, y_ptr, out_ptr, n, B: tl.constexpr):
+        offs = tl.program_id(0) * B + tl.arange(0, B)
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + tl.load(y_ptr + offs, mask=offs < n),
+                 mask=offs < n)
+
+    x = torch.arange(300, dtype=torch.float32, device="cuda")
+    out = torch.empty_like(x)
+    add[(triton.cdiv(300, 128),)](x, x, out, 300, B=128)
+    assert torch.equal(out, 2 * x)
+
+
+def test_events_time_the_launches_between_them(on):
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def fill(out_ptr, B: tl.constexpr):
+        tl.store(out_ptr + tl.program_id(0) * B + tl.arange(0, B), 1.0)
+
+    out = torch.zeros(4096, device="cuda")
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    with kernellab.triton.record.recording() as launches:
+        fill[(4,)](out, B=1024)
+    end.record()
+    torch.cuda.synchronize()
+    # the predicted time of the one launch between them: 16384 DRAM bytes ÷ 3.35e12 B/s + the 3 µs launch
+    assert start.elapsed_time(end) == pytest.approx(kernellab.triton.record.predicted_seconds(launches) * 1e3)
+    assert start.elapsed_time(end) == pytest.approx((16384 / 3.35e12 + 3e-6) * 1e3)
+
+
+def test_what_the_runner_cannot_stand_in_for_names_the_call(on):
+    with pytest.raises(NotImplementedError, match="torch.cuda.CUDAGraph"):
+        torch.cuda.CUDAGraph()
+    with pytest.raises(NotImplementedError, match="torch.cuda.get_rng_state"):
+        torch.cuda.get_rng_state()
+    with pytest.raises(NotImplementedError, match="memory_bus_width"):
+        _ = torch.cuda.get_device_properties(0).memory_bus_width
+
+
+def test_without_the_runner_torch_is_untouched():
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import numpy as np, torch
+        import kernellab.triton as triton
+        import kernellab.triton.language as tl
+        @triton.jit
+        def one(x_ptr, B: tl.constexpr):
+            tl.store(x_ptr + tl.arange(0, B), 1.0)
+        x = torch.zeros(4)
+        one[(1,)](x, B=4)
+        print(torch.cuda.is_available(), x.device, triton.runtime.driver.active.get_active_torch_device(),
+              torch._C._len_torch_function_stack(), x.tolist())
+    """)], env=ENV, capture_output=True, text=True, timeout=300, check=True).stdout
+    assert out.split() == ["False", "cpu", "cpu", "0", "[1.0,", "1.0,", "1.0,", "1.0]"]
+
+
+def test_with_a_real_triton_installed_the_runner_answers_kernellabs():
+    real = pytest.importorskip("triton", reason="needs a real triton installed beside kernellab")
+    if real is kernellab.triton:
+        pytest.skip("the runner is on")
+    with runner.activate():
+        import importlib.metadata
+
+        import triton
+
+        assert triton is kernellab.triton and importlib.metadata.version("triton") == "3.9.0"
+    import triton
+
+    assert triton is real  # the real one comes back
