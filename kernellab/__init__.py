@@ -12,6 +12,7 @@ from .compiled import compiled_code, compiled_metadata
 from .counters import Counts, per_fma, scale_counts
 from .errors import (
     BarrierError,
+    BlockPointerWarning,
     ClaimError,
     Float64Warning,
     KernelTypeError,

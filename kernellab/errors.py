@@ -112,6 +112,12 @@ class Float64Warning(UserWarning):
     float64 is meant (``kernellab.float64``)."""
 
 
+class BlockPointerWarning(UserWarning):
+    """A ``@triton.jit`` kernel made a block pointer (``tl.make_block_ptr``, ``tl.advance``): Triton 3.9 removed
+    them, and refuses to compile such a kernel; kernellab keeps them (course assignments use them). Said once
+    per process (``kernellab.triton.compiler.limits``)."""
+
+
 class ModelWarning(UserWarning):
     """The performance model's prediction may mislead: a launch shorter than its launch overhead, or a
     cost the model left out that could change which resource binds (see :func:`kernellab.predict`)."""

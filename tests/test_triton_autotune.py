@@ -7,6 +7,7 @@ import pytest
 import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab.triton import record
+from kernellab.triton.compiler.errors import CompileTimeAssertionFailure
 
 
 def _matmul(**autotune):
@@ -160,6 +161,7 @@ def test_a_config_failing_static_assert_is_skipped_as_triton_does():
     capped[lambda m: (triton.cdiv(100, m["B"]),)](x, 100)
     assert capped.best_config.kwargs == {"B": 32} and x.sum() == 100
     assert capped.configs_timings[capped.configs[0]] == [float("inf")] * 3
-    with pytest.raises(AssertionError, match="Static assert failed"):
+    # every config fails: the launch raises Triton's CompileTimeAssertionFailure, a CompilationError
+    with pytest.raises(CompileTimeAssertionFailure, match="Static assert failed"):
         triton.autotune(configs=[triton.Config({"B": 256}), triton.Config({"B": 128})], key=["n"])(capped.fn)[
             (1,)](x, 100)

@@ -32,7 +32,11 @@ def test_import_paths_resolve(path):
 def test_runtime_names_as_triton_3_9_has_them():
     from kernellab.triton.runtime import Autotuner, Config, Heuristics, JITFunction, OutOfResources, driver
     assert driver is triton.runtime.driver and Config is triton.Config and JITFunction is triton.JITFunction
-    assert issubclass(OutOfResources, kernellab.LaunchError) and Autotuner and Heuristics
+    assert issubclass(OutOfResources, triton.TritonError) and Autotuner and Heuristics
+    err = OutOfResources(262144, 232448, "shared memory")  # Triton 3.9's constructor and message
+    assert (err.required, err.limit, err.name) == (262144, 232448, "shared memory")
+    assert str(err) == ("out of resource: shared memory, Required: 262144, Hardware limit: 232448. Reducing block "
+                        "sizes or `num_stages` may help.")
 
 
 @pytest.mark.parametrize(("name", "gpu", "arch"), [("H100", specs.H100, 90), ("H200", specs.H200, 90),

@@ -11,18 +11,19 @@ Laid out by layer, as Triton lays out its own: :mod:`.language` (the ``tl`` name
 
 from ..grid import cdiv
 from . import language, profiler, runtime, testing, tools
+from .compiler.errors import CompilationError
+from .errors import TritonError
 from .executor.addresses import register_array
 from .executor.counts import TritonCounts
 from .replay.cache import replaying
 from .runner import activate, deactivate
 from .runtime.autotuner import Config, autotune, heuristics
 from .runtime.driver import set_allocator, set_gpu
+from .runtime.errors import InterpreterError, OutOfResources
 from .runtime.jit import (
-    InterpreterError,
     JITFunction,
     KernelInterface,
     MockTensor,
-    OutOfResources,
     TensorWrapper,
     _unsupported,
     jit,
@@ -33,14 +34,6 @@ from .seed import SeedLanguage, triton_launch
 #: The Triton release whose API and semantics the engine follows (kernellab's own version is
 #: ``kernellab.__version__``).
 __version__ = "3.9.0"
-
-
-class TritonError(Exception):
-    """Base of Triton's own errors (``triton.TritonError``); kernellab raises :mod:`kernellab.errors` classes."""
-
-
-class CompilationError(TritonError):
-    """``triton.CompilationError``: kernellab compiles nothing, so it never raises it; kept for ``except`` clauses."""
 
 
 aggregate = _unsupported("triton.aggregate", "kernellab does not emulate aggregate classes of kernel values")

@@ -125,10 +125,9 @@ _NO_KERNELLAB = frozenset(sys.stdlib_module_names) | {"numpy", "torch", "scipy",
 
 def _may_launch(obj, seen: set, depth: int = 0) -> bool:
     """Whether calling ``obj`` could make a kernellab launch, as far as its code shows; True when unsure."""
-    from .runtime.autotuner import _Wrapped
-    from .runtime.jit import JITFunction
+    from .runtime.jit import KernelInterface
 
-    if isinstance(obj, (JITFunction, _Wrapped)):
+    if isinstance(obj, KernelInterface):  # a @triton.jit kernel, an autotuner, a library's own wrapper of one
         return True
     if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes, np.ndarray, np.generic, type(...))):
         return False

@@ -71,5 +71,5 @@ def nothing_known(kernel):
     """
     from ..runtime.jit import jit
 
-    plain = [n for n in kernel.arg_names if n not in kernel.constexprs]
+    plain = [n for n in kernel.arg_names if n not in kernel._constexpr_names]
     return jit(kernel.fn, do_not_specialize=plain, do_not_specialize_on_alignment=plain)

@@ -28,6 +28,8 @@ from kernellab import cvt
 from kernellab.i18n import _
 
 from ..compiler import axis as A
+from ..compiler.limits import _LEGAL as _LEGAL_SHAPES
+from ..compiler.limits import block_shape as _check_block_shape
 from . import dtypes as T
 from . import kinds
 from .program import _CURRENT, Divergence
@@ -465,7 +467,9 @@ class tensor:
     def __init__(self, data: np.ndarray | None, dtype: T.dtype, shape: tuple):
         self._data = data
         self.dtype = dtype
-        self._shape = tuple(shape)
+        self._shape = shape = tuple(shape)
+        if shape not in _LEGAL_SHAPES:  # in a @triton.jit kernel: a power of two a dimension, 2^20 at most
+            _check_block_shape(shape)
         self._lazy = None  # makes ``data`` when it is None (a block kept by its structure, see _affine_sum)
         # its structure (kernellab.triton.executor.view): an integer block's values (data == view's offsets), or
         # for a mask the View of the offsets it compares with the lanes it keeps (keep); None: none known

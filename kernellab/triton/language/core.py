@@ -18,6 +18,7 @@ from kernellab.i18n import _
 
 from ..compiler import axis as A
 from ..compiler.mma import DotChain, dot_plan
+from ..compiler import limits
 from ..compiler.mma import kind as mma_kind
 from ..executor import dtypes as T
 from ..executor import kinds, memory, numerics, sampling
@@ -88,6 +89,7 @@ def arange(start, end, _semantic=None) -> tensor:
     >>> arange(0, 4).data[0].tolist()
     [0, 1, 2, 3]
     """
+    limits.arange(start, end)  # in a @triton.jit kernel: Triton 3.9's compile-time checks
     start, end = getattr(start, "value", start), getattr(end, "value", end)
     n = numerics.check_arange(start, end)
     data, base, ax = (_arange if n <= _ARANGE_KEPT else _arange.__wrapped__)(int(start), int(end))
@@ -114,6 +116,7 @@ def _arange(start: int, end: int):
 @kinds.pure
 def full(shape, value, dtype, _semantic=None) -> tensor:
     """A block of ``shape`` filled with ``value`` of type ``dtype``."""
+    limits.shape(shape)
     dims = numerics.check_shape(_dims((shape,)))
     dt = T.from_numpy(getattr(dtype, "value", dtype))
     data = np.full((1, *dims), getattr(value, "value", value), np.float64 if dt.__class__ is T.float_format else dt.np)
@@ -203,15 +206,12 @@ def bitcast(input, dtype) -> tensor:
     return bitcast_data(_to_tensor(input), T.from_numpy(getattr(dtype, "value", dtype)))
 
 
-class CompileTimeAssertionFailure(AssertionError):
-    """A failed ``tl.static_assert``: Triton's compiler raises it, and its autotuner skips the config."""
-
-
 @kinds.host
 def static_assert(cond, msg="", _semantic=None):
-    """Assert at 'compile' time (here: when the line runs); raises ``CompileTimeAssertionFailure`` (an ``AssertionError``)."""
-    if not cond:
-        raise CompileTimeAssertionFailure(_("Static assert failed: {msg}").format(msg=msg) if msg else _("Static assert failed"))
+    """Assert at 'compile' time (here: when the line runs); in a ``@triton.jit`` kernel a condition that does not
+    hold raises ``CompileTimeAssertionFailure`` (a ``triton.CompilationError``), and so does one known only at run
+    time (see :mod:`kernellab.triton.compiler.limits`); elsewhere an ``AssertionError``."""
+    limits.static_assert(cond, msg)
 
 
 @kinds.pure
@@ -235,7 +235,9 @@ def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, 
 
 @kinds.pure
 def static_range(arg1, arg2=None, step=None):
-    """``tl.static_range``: an unrolled loop (no ``scf.for``), a Python range here."""
+    """``tl.static_range``: an unrolled loop (no ``scf.for``), a Python range here; its bounds must be
+    compile-time ints."""
+    limits.static_range(*(a for a in (arg1, arg2, step) if a is not None))
     args = (arg1,) if arg2 is None else (arg1, arg2) if step is None else (arg1, arg2, step)
     return builtins.range(*(int(a) for a in args))
 
@@ -404,12 +406,16 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 # --- dot -----------------------------------------------------------------------------------------
 @kinds.pure
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
-        out_dtype=T.float32, _semantic=None) -> tensor:
-    """``acc + input @ other`` for 2-D (or batched 3-D) blocks, accumulating in fp32 (int32 for ints)."""
+        out_dtype=None, _semantic=None) -> tensor:
+    """``acc + input @ other`` for 2-D (or batched 3-D) blocks, accumulating in fp32 (int32 for ints), or in
+    ``out_dtype`` (default: the accumulator's type)."""
     for x in (input, other):
         if getattr(x, "_ld", None) is not None:
             waited(x, dot=True)
     a, b = _to_tensor(input), _to_tensor(other)
+    limits.dot(a, b, None if acc is None else _to_tensor(acc), out_dtype)  # in a @triton.jit kernel: Triton 3.9's rules
+    if out_dtype is None:
+        out_dtype = T.float32
     if len(a._shape) not in (2, 3) or len(a._shape) != len(b._shape):
         raise ValueError(_("tl.dot needs two 2-D (or two 3-D) blocks, got shapes {shape} and "
                            "{shape2}").format(
@@ -695,6 +701,7 @@ def sum(input, axis=None, keep_dims=False, dtype=None) -> tensor:
 def reshape(input, *shape, can_reorder=False) -> tensor:
     """The same elements in another block shape (row-major)."""
     x = _to_tensor(input)
+    limits.shape(shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape)
     dims = _dims(shape)
     if int(np.prod(dims, dtype=np.int64)) != x.numel:
         raise ValueError(_("cannot reshape a block of shape {shape} to {dims}").format(
@@ -752,6 +759,7 @@ def permute(input, *dims) -> tensor:
 def broadcast_to(input, *shape) -> tensor:
     """Broadcast a block to ``shape``."""
     x = _to_tensor(input)
+    limits.shape(shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape)
     dims = _dims(shape)
     if broadcast_shape(x._shape, dims) != dims:
         raise ValueError(_("cannot broadcast a block of shape {shape} to {dims}").format(

@@ -26,7 +26,7 @@ from kernellab import lines
 from kernellab.i18n import _
 
 from ..compiler import axis as A
-from ..compiler import convert
+from ..compiler import convert, limits
 from ..executor import dtypes as T
 from ..executor import kinds, numerics
 from ..executor.program import current
@@ -191,9 +191,14 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=
     ...     o = tl.make_block_ptr(out_ptr, (4, 4), (4, 1), (0, 0), (4, 4), (1, 0))
     ...     tl.store(o, tl.load(a, boundary_check=(0, 1), padding_option="zero"))
     >>> a = np.arange(15, dtype=np.float32).reshape(5, 3); out = np.full((4, 4), -1, np.float32)
-    >>> cnt = copy_tile[(1,)](a, out, 5, 3); out.tolist()[:2], cnt["load_bytes"]   # rows 2-4 of a, 3·3·4 bytes
+    >>> import warnings; from kernellab.errors import BlockPointerWarning
+    >>> with warnings.catch_warnings():   # Triton 3.9 removed block pointers: the first use warns (once)
+    ...     warnings.simplefilter("ignore", BlockPointerWarning)
+    ...     cnt = copy_tile[(1,)](a, out, 5, 3)
+    >>> out.tolist()[:2], cnt["load_bytes"]   # rows 2-4 of a, 3·3·4 bytes
     ([[6.0, 7.0, 8.0, 0.0], [9.0, 10.0, 11.0, 0.0]], 36)
     """
+    limits.block_pointer("make_block_ptr")  # Triton 3.9 removed block pointers: kernellab keeps them, and warns once
     if not isinstance(base, pointer) or base._shape:
         raise TypeError(_("make_block_ptr needs a scalar pointer (an array argument) as base"))
     block_shape = tuple(int(getattr(b, "value", b)) for b in block_shape)
@@ -213,6 +218,7 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=
 @_tensor_member_fn
 def advance(base, offsets, _semantic=None) -> block_ptr:
     """A block pointer moved by ``offsets`` (one per dimension)."""
+    limits.block_pointer("advance")
     if not isinstance(base, block_ptr):
         raise TypeError(_("tl.advance needs a block pointer from tl.make_block_ptr"))
     delta = _ints(offsets, "advance offsets")

@@ -4,13 +4,17 @@ Transcendental functions accept fp32 and fp64 only, as Triton's (libdevice's) do
 ``.to(tl.float32)`` first. ``maximum``/``minimum`` promote like arithmetic. Results are numpy's,
 correctly rounded where numpy's are; a GPU's ``ex2.approx``-based ``exp`` may differ in the last bits.
 
-Before Triton 3.0 this module was libdevice, and libraries still fall back to it
-(``from triton.language.math import tanh``): every libdevice function this module does not define
-itself is found here too, as :mod:`kernellab.triton.language.extra.libdevice` computes it.
+Before Triton 3.0 this module was libdevice (``tl.math.tanh``); in Triton 3.9 those functions are
+``tl.extra.libdevice``'s only, and so here: ``tl.math.tanh`` is an ``AttributeError``, and in a
+``@triton.jit`` kernel the ``CompilationError`` Triton 3.9 raises for it.
 
 Examples
 --------
->>> from kernellab.triton.language.math import tanh        # the pre-3.0 path
+>>> from kernellab.triton.language.math import tanh
+Traceback (most recent call last):
+...
+ImportError: cannot import name 'tanh' from 'kernellab.triton.language.math' ...
+>>> from kernellab.triton.language.extra.libdevice import tanh      # where Triton 3.9 has it
 >>> tanh(np.float32([0.5])).tolist()
 [0.46211716532707214]
 """
@@ -23,6 +27,7 @@ import numpy as np
 
 from kernellab.i18n import _
 
+from ..compiler.limits import refuse
 from ..executor import kinds
 from ..executor.rounds import dependent
 from ..executor.tensor import _binary, _tensor_member_fn, count_special, tensor
@@ -31,10 +36,10 @@ from .core import _to_tensor
 
 def _checked(name: str, x, allowed: tuple) -> tensor:
     x = _to_tensor(x)
-    if x.dtype.name not in allowed:
-        raise ValueError(_("Expected dtype {allowed} but got {dtype} (tl.{fn}: convert with "
+    if x.dtype.name not in allowed:  # Triton checks it when it compiles: a CompilationError in a kernel (limits)
+        raise refuse(ValueError(_("Expected dtype {allowed} but got {dtype} (tl.{fn}: convert with "
                            ".to(tl.float32))").format(
-            allowed=list(allowed), dtype=x.dtype.name, fn=name))
+            allowed=list(allowed), dtype=x.dtype.name, fn=name)))
     return x
 
 
@@ -201,12 +206,15 @@ def softmax(x, dim=None, keep_dims=False, ieee_rounding=False) -> tensor:
 
 
 def __getattr__(name: str):
-    """The libdevice functions this module does not define (``tl.math.tanh``, the pre-3.0 path)."""
-    from .extra import libdevice
+    """Names Triton 3.9's ``triton.language.math`` does not have: before Triton 3.0 this module was libdevice
+    (``tl.math.tanh``); since then those functions are ``tl.extra.libdevice``'s. Asking for one raises
+    ``AttributeError``, and in a ``@triton.jit`` kernel the ``CompilationError`` Triton raises for it
+    (:mod:`kernellab.triton.compiler.limits`)."""
+    if name.startswith("_"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ..compiler.limits import missing_name
 
-    if not name.startswith("_") and name in libdevice.SIGNATURES:
-        return getattr(libdevice, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise missing_name("triton.language.math", name)
 
 
 __all__ = ["abs", "ceil", "clamp", "cos", "div_rn", "erf", "exp", "exp2", "fdiv", "floor", "fma", "log", "log2",

@@ -17,6 +17,7 @@ import numpy as np
 
 from kernellab.i18n import _
 
+from ..compiler import limits
 from ..executor import dtypes as T
 from ..executor import kinds
 from ..executor.tensor import _tensor_member_fn, tensor
@@ -35,10 +36,16 @@ def _take(x: tensor, ax: int, sl: slice) -> tensor:
     d = x.data[tuple(idx)]
     shape = list(x._shape)
     shape[ax] = d.shape[ax + 1]
-    return tensor(d, x.dtype, tuple(shape))
+    with limits.internal_shapes():  # a slice of the scan's own, not a value of the program
+        return tensor(d, x.dtype, tuple(shape))
 
 
 def _combine(fn, left: list[tensor], right: list[tensor]) -> list[tensor]:
+    with limits.internal_shapes():  # the combine function runs on kernellab's slices (Triton's on elements)
+        return _combined(fn, left, right)
+
+
+def _combined(fn, left: list[tensor], right: list[tensor]) -> list[tensor]:
     out = fn(*left, *right)
     out = list(out) if isinstance(out, tuple) else [out]
     if len(out) != len(left):

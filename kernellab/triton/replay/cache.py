@@ -546,7 +546,7 @@ def plan(kernel, args, kwargs, grid, num_warps: int, num_stages: int = 3):
     _GPUS.setdefault(id(gpu), gpu)  # kept: no other GPU is ever at its address
     parts = [g3, num_warps, num_stages, learnt, engine.BATCH, policy.active(), id(gpu)]
     arrays, spans = [], []
-    constexprs = kernel.constexprs
+    constexprs = kernel._constexpr_names
     for name, v in meta.items():
         if name in constexprs:
             k = _constant(v)

@@ -5,12 +5,11 @@
 
 from . import driver
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
+from .errors import InterpreterError, OutOfResources
 from .jit import (
-    InterpreterError,
     JITFunction,
     KernelInterface,
     MockTensor,
-    OutOfResources,
     RedisRemoteCacheBackend,
     RemoteCacheBackend,
     TensorWrapper,

@@ -1,48 +1,51 @@
-"""``@triton.autotune``, ``@triton.heuristics`` and ``triton.Config`` for mini-Triton kernels.
+"""``@triton.autotune``, ``@triton.heuristics`` and ``triton.Config``: Triton 3.9's classes, on the simulator.
 
-The autotuner chooses the config the performance model predicts fastest on the modelled GPU
-(:mod:`kernellab.triton.runtime.driver`, the H100 unless ``KERNELLAB_GPU`` says otherwise): each config runs
-once, as a sampled launch (:mod:`kernellab.triton.executor.sampling`: counted, not computed) on the arguments
-themselves, as Triton's trials run; a copy of each array a trial changes is kept and put back after it,
-so a trial never changes the real outputs. It is hidden from ``triton.testing.do_bench``
-and proton (they see the tuned launch, as Triton's ``do_bench`` times it after its warm-up), and is charged
-``kernellab.model.predict(counts, gpu)["estimate_total_time"]`` (the run and its launch, as ``do_bench``
-reads it). Configs predicted equally fast (to a part in 10⁹: two configs bound by the same latency path or
-the same bytes) go to the one that fills more of the GPU (more SMs used: the model's time does not see the
-L2 traffic and power a fuller GPU spreads, so it is the safer choice on the real one), then to the one
-listed first. As in
-Triton 3.9, ``key``, ``reset_to_zero`` and ``restore_value`` must name kernel arguments (a
-``ValueError`` at decoration otherwise); ``prune_configs_by`` (``early_config_prune``, ``perf_model``,
-``top_k``), ``reset_to_zero``, ``restore_value``, ``pre_hook``, ``post_hook`` and ``Config.pre_hook``
-are called as Triton calls them, around each trial and before the chosen launch. A config whose trial
-fails ``tl.static_assert`` (or needs more than the GPU has, ``OutOfResources``) is skipped, as Triton
-skips a config that does not compile. Choices are cached
+``Autotuner``, ``Heuristics`` and ``Config`` take Triton 3.9's constructor signatures and keep its public
+attributes (``fn``, ``base_fn``, ``arg_names``, ``configs``, ``keys``, ``cache``, ``nargs``, ``pre_hook``,
+``post_hook``, ``user_defined_pre_hook``, ``restore_copies``, ``configs_timings``, ``bench_time``,
+``best_config``, …), and ``run``, ``prune_configs``, ``_bench`` and ``warmup`` do what Triton's do, in its
+order: a library's subclass written against Triton's (``super().__init__(fn, arg_names, configs, key, …)``,
+overriding ``run`` and calling ``self._bench``) works unchanged.
+
+What differs is the clock. The autotuner chooses the config the performance model predicts fastest on the
+modelled GPU (:mod:`kernellab.triton.runtime.driver`, the H100 unless ``KERNELLAB_GPU`` says otherwise):
+``_bench`` runs a config once, as a sampled launch (:mod:`kernellab.triton.executor.sampling`: counted, not
+computed) on the arguments themselves, as Triton's trials run; a copy of each array a trial changes is
+kept and put back after it, so a trial never changes the real outputs. It is hidden from
+``triton.testing.do_bench`` and proton (they see the tuned launch), and returns
+``kernellab.model.predict(counts, gpu)["estimate_total_time"]`` in ms as Triton's ``[median, p20, p80]``
+(one deterministic number three times). A ``do_bench=`` given to ``autotune`` is called as Triton calls it,
+on the same hidden trial. Configs predicted equally fast (to a part in 10⁹: two configs bound by the same
+latency path or the same bytes) go to the one that fills more of the GPU (more SMs used: the model's time does
+not see the L2 traffic and power a fuller GPU spreads, so it is the safer choice on the real one), then to the
+one listed first. A config whose trial fails ``tl.static_assert`` (or needs more than the GPU
+has, ``OutOfResources``) is skipped, as Triton skips a config that does not compile. Choices are cached
 per value of ``key`` (and the dtypes of the array arguments).
 
 After tuning, ``kernel.best_config`` is the choice, ``kernel.configs_timings`` maps each config to its
-predicted ``[median, p20, p80]`` milliseconds (one deterministic number three times, as Triton's
-quantiles), ``kernel.trials`` to its counts, ``kernel.predictions`` to its ``predict`` result, and
+timings, ``kernel.trials`` to its counts, ``kernel.predictions`` to what the table reads of its ``predict`` result, and
 ``kernel.config_table()`` is the table of them;
 ``TRITON_PRINT_AUTOTUNING=1`` prints it after each tuning.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import time
 import warnings
+from functools import cached_property
 
 import numpy as np
 
 from kernellab.i18n import _
 
-from ...errors import ModelWarning
-from ...tables import Table
 from .. import record
+from ..compiler.errors import CompileTimeAssertionFailure
 from ..executor import sampling
-from ..language.core import CompileTimeAssertionFailure
-from .driver import gpu as modelled_gpu
-from .jit import JITFunction, OutOfResources
+from .errors import AutotunerError, OutOfResources, PTXASError
+from .jit import KernelInterface
+from .tuning import config_table, fastest, prediction
 
 
 class Config:
@@ -51,254 +54,274 @@ class Config:
     Examples
     --------
     >>> Config({"BLOCK": 128}, num_warps=4)
-    Config(BLOCK: 128, num_warps: 4, num_ctas: 1, num_stages: 3, maxnreg: None)
+    Config(BLOCK: 128, num_warps: 4, num_ctas: 1, num_stages: 3, maxnreg: None, ir_override: None)
+    >>> Config({"BLOCK": 128}) == Config({"BLOCK": 128}), Config({"BLOCK": 128}).all_kwargs()
+    (True, {'BLOCK': 128, 'num_warps': 4, 'num_ctas': 1, 'num_stages': 3})
     """
 
     def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, pre_hook=None,
                  ir_override=None):
-        self.kwargs = dict(kwargs)
-        self.num_warps, self.num_stages, self.num_ctas, self.maxnreg = num_warps, num_stages, num_ctas, maxnreg
+        self.kwargs = kwargs
+        self.num_warps = num_warps
+        self.num_ctas = num_ctas
+        self.num_stages = num_stages
+        self.maxnreg = maxnreg
         self.pre_hook = pre_hook
+        self.ir_override = ir_override
+
+    def __setstate__(self, state):
+        self.kwargs = state.get("kwargs", {})
+        self.num_warps = state.get("num_warps", 4)
+        self.num_stages = state.get("num_stages", 3)
+        self.num_ctas = state.get("num_ctas", 1)
+        self.maxnreg = state.get("maxnreg", None)
+        self.pre_hook = state.get("pre_hook", None)
+        self.ir_override = state.get("ir_override", None)
 
     def all_kwargs(self) -> dict:
-        """The meta-parameters and launch options together."""
-        opts = {"num_warps": self.num_warps, "num_stages": self.num_stages, "num_ctas": self.num_ctas}
-        if self.maxnreg is not None:
-            opts["maxnreg"] = self.maxnreg
-        return {**self.kwargs, **opts}
+        """The meta-parameters and the launch options that are set."""
+        options = (("num_warps", self.num_warps), ("num_ctas", self.num_ctas), ("num_stages", self.num_stages),
+                   ("maxnreg", self.maxnreg), ("ir_override", self.ir_override))
+        return {**self.kwargs, **{k: v for k, v in options if v is not None}}
+
+    def __str__(self) -> str:
+        res = [f"{k}: {v}" for k, v in self.kwargs.items()]
+        res += [f"num_warps: {self.num_warps}", f"num_ctas: {self.num_ctas}", f"num_stages: {self.num_stages}",
+                f"maxnreg: {self.maxnreg}", f"ir_override: {self.ir_override}"]
+        return ", ".join(res)
 
     def __repr__(self) -> str:
-        parts = [f"{k}: {v}" for k, v in self.kwargs.items()]
-        parts += [f"num_warps: {self.num_warps}", f"num_ctas: {self.num_ctas}", f"num_stages: {self.num_stages}",
-                  f"maxnreg: {self.maxnreg}"]
-        return "Config(" + ", ".join(parts) + ")"
+        return f"Config({self})"
+
+    def __hash__(self):
+        return hash((*self.all_kwargs().items(), self.pre_hook))
+
+    def __eq__(self, other):
+        if not isinstance(other, Config):
+            return NotImplemented
+        return (*self.all_kwargs().items(), self.pre_hook) == (*other.all_kwargs().items(), other.pre_hook)
+
+
+def _zero(v) -> None:
+    v[...] = 0  # numpy arrays and torch tensors alike (Triton: tensor.zero_())
 
 
 def _copy(v):
-    if isinstance(v, np.ndarray):
-        return v.copy()
-    if type(v).__module__.startswith("torch") and hasattr(v, "clone"):
-        return v.clone()
-    return v
+    return v.clone() if hasattr(v, "clone") else np.array(v, copy=True)
 
 
-class _Wrapped:
-    """A kernel wrapped by a decorator: ``kernel[grid](...)`` calls :meth:`run`."""
+class Autotuner(KernelInterface):
+    """A kernel decorated with ``@triton.autotune`` (see the module): Triton 3.9's constructor and attributes."""
 
-    def __init__(self, fn):
-        self.fn = fn
-        self.__name__ = getattr(fn, "__name__", "kernel")
-        self.__doc__ = getattr(fn, "__doc__", None)
-        self.arg_names = fn.arg_names
-
-    @property
-    def signature(self):
-        return self.fn.signature
-
-    def __getitem__(self, grid):
-        def launcher(*args, **kwargs):
-            return self.run(*args, grid=grid, **kwargs)
-
-        return launcher
-
-
-class Autotuner(_Wrapped):
-    """A kernel decorated with ``@triton.autotune`` (see the module)."""
-
-    def __init__(self, fn, configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None,
-                 pre_hook=None, post_hook=None, **unused):
-        super().__init__(fn)
-        self.configs = list(configs) if configs else [Config({})]
-        self.keys = self.key = list(key)
-        self.reset_to_zero = list(reset_to_zero or [])
-        self.restore_value = list(restore_value or [])
+    def __init__(self, fn, arg_names, configs, key, reset_to_zero, restore_value, pre_hook=None, post_hook=None,
+                 prune_configs_by=None, warmup=None, rep=None, use_cuda_graph=False, do_bench=None,
+                 cache_results=False):
+        self.configs = configs if configs else [Config({}, num_warps=4, num_stages=3, num_ctas=1)]
+        self.keys = key
+        self.cache: dict = {}
+        self.arg_names = arg_names
+        self.cache_results = cache_results  # Triton's disk cache of timings: predictions need none
+        self.reset_to_zero = list(reset_to_zero) if reset_to_zero is not None else []
+        self.restore_value = list(restore_value) if restore_value is not None else []
         for param, names in (("key", self.keys), ("reset_to_zero", self.reset_to_zero),
                              ("restore_value", self.restore_value)):
-            unknown = [n for n in names if n not in self.arg_names]
+            unknown = [name for name in names if name not in self.arg_names]
             if unknown:
                 raise ValueError(_("{param} contains names that are not kernel arguments: {unknown}. Valid argument "
                                    "names are: {valid}.").format(param=param, unknown=", ".join(unknown),
                                                                   valid=", ".join(self.arg_names)))
-        prune = prune_configs_by or {}
-        self.early_config_prune = prune.get("early_config_prune")
-        self.perf_model = prune.get("perf_model")
-        self.configs_top_k = prune.get("top_k", 1.0)
-        self.user_pre_hook, self.user_post_hook = pre_hook, post_hook
-        self.cache: dict = {}
+        self.restore_copies: dict = {}
+        self.pre_hook = lambda kwargs, reset_only=False: 0
+        self.post_hook = lambda kwargs, exception: 0
+        self.user_defined_pre_hook = self.user_defined_post_hook = False
+        if pre_hook:
+            self.pre_hook, self.user_defined_pre_hook = pre_hook, True
+        elif self.reset_to_zero or self.restore_value:
+            def _pre_hook(kwargs, reset_only=False):
+                for name in self.reset_to_zero:
+                    if kwargs[name] is not None:
+                        _zero(kwargs[name])
+                if not reset_only:
+                    self.restore_copies = {n: _copy(kwargs[n]) for n in self.restore_value if kwargs[n] is not None}
+
+            self.pre_hook = _pre_hook
+        if post_hook:
+            self.post_hook, self.user_defined_post_hook = post_hook, True
+        elif self.restore_value:
+            def _post_hook(kwargs, exception):
+                for name, value in self.restore_copies.items():
+                    kwargs[name][...] = value
+                self.restore_copies = {}
+
+            self.post_hook = _post_hook
+        self.perf_model, self.configs_top_k, self.early_config_prune = None, 1.0, None
+        if prune_configs_by:
+            self.perf_model = prune_configs_by.get("perf_model", self.perf_model)
+            self.configs_top_k = prune_configs_by.get("top_k", self.configs_top_k)
+            self.early_config_prune = prune_configs_by.get("early_config_prune", self.early_config_prune)
+        self.fn = fn
+        self.base_fn = fn
+        while not inspect.isfunction(self.base_fn):
+            self.base_fn = self.base_fn.fn
+        self._do_bench = do_bench
+        self.num_warmups, self.num_reps, self.use_cuda_graph = warmup, rep, use_cuda_graph
+        if warmup is not None or rep is not None or use_cuda_graph:
+            warnings.warn("warmup, rep, and use_cuda_graph parameters are deprecated. See "
+                          "https://github.com/triton-lang/triton/pull/4496 for details.", DeprecationWarning,
+                          stacklevel=3)
+        # kernellab's: what the last tuning measured, and names for messages and tables
+        self.nargs = None
         self.best_config = None
         self.configs_timings: dict = {}
         self.trials: dict = {}
         self.predictions: dict = {}
         self.bench_time = 0.0
-        self.nargs = None
+        self.__name__ = getattr(fn, "__name__", "kernel")
+        self.__doc__ = getattr(fn, "__doc__", None)
 
-    # --- the hooks, as Triton 3.9 calls them -----------------------------------------------------------
-    def pre_hook(self, nargs: dict, reset_only: bool = False):
-        """The user's ``pre_hook``, else zero the ``reset_to_zero`` arguments (and, unless ``reset_only``,
-        keep copies of the ``restore_value`` ones)."""
-        if self.user_pre_hook is not None:
-            return self.user_pre_hook(nargs, reset_only) if _takes_two(self.user_pre_hook) else self.user_pre_hook(nargs)
-        for name in self.reset_to_zero:
-            if nargs.get(name) is not None:
-                nargs[name][...] = 0
-        if not reset_only:
-            self._restore = {n: _copy(nargs[n]) for n in self.restore_value if nargs.get(n) is not None}
-        return None
+    @property
+    def signature(self):
+        return self.fn.signature
 
-    def post_hook(self, nargs: dict, exception=None):
-        """The user's ``post_hook``, else put the ``restore_value`` arguments back."""
-        if self.user_post_hook is not None:
-            return self.user_post_hook(nargs, exception)
-        for name, saved in getattr(self, "_restore", {}).items():
-            nargs[name][...] = saved
-        self._restore = {}
-        return None
+    @cached_property
+    def do_bench(self):
+        """The benchmarker ``_bench`` hands a trial to: ``do_bench=`` if given, else the driver's (kernellab's
+        ``triton.testing.do_bench``, the model's predicted time)."""
+        if self._do_bench is None:
+            from .driver import active
 
-    def prune_configs(self, kwargs: dict) -> list:
-        """``early_config_prune``, then the ``top_k`` configs ``perf_model`` ranks best, as Triton."""
-        configs = self.configs
-        if self.early_config_prune is not None:
-            configs = list(self.early_config_prune(self.configs, self.nargs, **kwargs))
-            if not configs:
-                raise ValueError(_("No valid autotuner configs after pruning. `early_config_prune` should return at "
-                                   "least one config."))
-        if self.perf_model is not None:
-            top_k = self.configs_top_k
-            if isinstance(top_k, float) and top_k <= 1.0:
-                top_k = max(1, int(len(configs) * top_k))
-            elif not isinstance(top_k, int):
-                raise TypeError(_("top_k must be either a float <= 1.0 or an int"))
-            if len(configs) > top_k:
-                est = {c: self.perf_model(**self.nargs, **kwargs, **c.all_kwargs()) for c in configs}
-                configs = sorted(configs, key=lambda c: est[c])[:top_k]
-        return configs
+            return active.get_benchmarker()
+        return self._do_bench
 
-    def _trial(self, args, kwargs, grid, cfg):
-        """One config's sampled launch on copies of the arrays: its counts (hooks around it, as Triton's)."""
-        conflicts = kwargs.keys() & cfg.kwargs.keys()
+    def _bench(self, *args, config, **meta):
+        """``[median, p20, p80]`` ms of one config (one prediction, three times); inf when it cannot run."""
+        conflicts = meta.keys() & config.kwargs.keys()
         if conflicts:
             raise ValueError(_("Conflicting meta-parameters: {names}. Make sure that you don't re-define auto-tuned "
                                "symbols.").format(names=", ".join(sorted(conflicts))))
-        nargs = {**dict(zip(self.arg_names, args)), **kwargs, **cfg.all_kwargs()}
-        if cfg.pre_hook is not None:
-            cfg.pre_hook(nargs)
-        self.pre_hook(nargs)
-        kept: dict = {}  # a copy of each array the trial changes, put back after it (sampling.restore)
+        current = dict(meta, **config.all_kwargs())
+        full_nargs = {**self.nargs, **current}
+
+        def kernel_call():
+            if config.pre_hook:
+                config.pre_hook(full_nargs)
+            self.pre_hook(full_nargs)
+            try:
+                self.fn.run(*args, **current)
+            except Exception as e:
+                try:
+                    self.post_hook(full_nargs, exception=e)
+                finally:
+                    raise  # Triton's order: the hook, then the launch's own error
+            self.post_hook(full_nargs, exception=None)
+
+        try:
+            launches, timings = self._trial(kernel_call)
+        except (OutOfResources, CompileTimeAssertionFailure, PTXASError):
+            return [float("inf")] * 3
+        if launches:
+            self.trials[config] = launches[-1].counts
+            self.predictions[config] = prediction(launches[-1].counts)
+        return timings
+
+    def _trial(self, kernel_call):
+        """Run ``kernel_call`` as a sampled trial (the whole launch when a sample cannot run alone) hidden from
+        the caller's recorders, putting back every array it changed; its launches and ``[ms] * 3``."""
+        kept: dict = {}
         try:
             try:
-                with sampling.sampled(keep=kept), record.hidden():  # a trial is not one of the caller's launches
-                    cnt = self.fn.run(*args, grid=grid, **kwargs, **cfg.all_kwargs())
-            except CompileTimeAssertionFailure:
+                with sampling.sampled(keep=kept), record.hidden(), record.recording() as launches:
+                    timings = self._timed(kernel_call, launches)
+            except (CompileTimeAssertionFailure, OutOfResources):
                 raise
             except Exception:  # a sample that cannot run alone (programs waiting on others): the whole launch
                 sampling.restore(kept)
-                with sampling.full(keep=kept), record.hidden():
-                    cnt = self.fn.run(*args, grid=grid, **kwargs, **cfg.all_kwargs())
-        except Exception as exc:
+                with sampling.full(keep=kept), record.hidden(), record.recording() as launches:
+                    timings = self._timed(kernel_call, launches)
+        finally:
             sampling.restore(kept)
-            self.post_hook(nargs, exception=exc)
-            raise
-        sampling.restore(kept)
-        self.post_hook(nargs, exception=None)
-        return cnt
+        return launches, timings
 
-    def run(self, *args, grid, **kwargs):
+    def _timed(self, kernel_call, launches) -> list:
+        if self._do_bench is not None:  # the caller's benchmarker, as Triton calls it
+            return list(self._do_bench(kernel_call, quantiles=(0.5, 0.2, 0.8)))
+        kernel_call()
+        return [record.predicted_seconds(launches) * 1e3] * 3
+
+    def run(self, *args, **kwargs):
         self.nargs = dict(zip(self.arg_names, args))
-        named = {**self.nargs, **kwargs}
-        key = tuple(_key_value(named.get(k)) for k in self.keys if k in named)
-        key += tuple(str(v.dtype) for v in named.values() if _is_array(v))
-        if len(self.configs) > 1 and key not in self.cache:
-            configs = self.prune_configs(kwargs)
-            if len(configs) == 1:
-                self.cache[key] = configs[0]
-            else:
-                start = time.perf_counter()
-                self.trials, self.configs_timings, self.predictions = {}, {}, {}
-                for cfg in configs:
-                    try:
-                        cnt = self.trials[cfg] = self._trial(args, kwargs, grid, cfg)
-                    except (CompileTimeAssertionFailure, OutOfResources):  # as Triton: the config cannot run
-                        self.configs_timings[cfg] = [float("inf")] * 3
-                        continue
-                    self.predictions[cfg] = _prediction(cnt)
-                    self.configs_timings[cfg] = [record.launch_seconds(cnt) * 1e3] * 3
-                self.bench_time = time.perf_counter() - start
-                runnable = [c for c in configs if c in self.trials]
-                if not runnable:  # every config failed: rerun the first to raise its error
-                    self._trial(args, kwargs, grid, configs[0])
-                self.cache[key] = self._fastest(runnable)
-                self.best_config = self.cache[key]
-                self.pre_hook({**named, **self.cache[key].all_kwargs()}, reset_only=True)
-                if os.environ.get("TRITON_PRINT_AUTOTUNING", "0").lower() in ("1", "true", "on", "yes"):
-                    print(_("Triton autotuning for function {name},\nwith key as {key},\nfinished after {s:.2f}s,\n"
-                            "best config selected: {best};").format(name=self.__name__, key=key, s=self.bench_time,
-                                                                    best=self.cache[key]))
-                    print(self.config_table().to_text())
-        cfg = self.best_config = self.cache[key] if len(self.configs) > 1 else self.configs[0]
-        if cfg.pre_hook is not None:
-            cfg.pre_hook({**named, **cfg.all_kwargs()})
-        out = self.fn.run(*args, grid=grid, **kwargs, **cfg.all_kwargs())
+        used_cached_result = True
+        key = None
+        if len(self.configs) > 1:
+            all_args = {**self.nargs, **kwargs}
+            _args = {k: v for k, v in all_args.items() if k in self.arg_names}
+            key = [_key_value(_args[k]) for k in self.keys if k in _args]
+            key += [str(arg.dtype) for arg in _args.values() if hasattr(arg, "dtype")]
+            key = tuple(key)
+            if key not in self.cache:
+                used_cached_result = False
+                pruned_configs = self.prune_configs(kwargs)
+                if len(pruned_configs) == 1:
+                    self.cache[key] = pruned_configs[0]
+                    used_cached_result = True
+                else:
+                    bench_start = time.time()
+                    self.trials, self.predictions = {}, {}
+                    timings = {config: self._bench(*args, config=config, **kwargs) for config in pruned_configs}
+                    self.bench_time = time.time() - bench_start
+                    self.cache[key] = fastest(self, pruned_configs, timings)
+                    full_nargs = {**self.nargs, **kwargs, **self.cache[key].all_kwargs()}
+                    self.pre_hook(full_nargs, reset_only=True)
+                    self.configs_timings = timings
+            config = self.cache[key]
+        else:
+            config = self.configs[0]
+        self.best_config = config
+        if os.environ.get("TRITON_PRINT_AUTOTUNING", "0").lower() in ("1", "true", "on", "yes") \
+                and not used_cached_result:
+            print(_("Triton autotuning for function {name},\nwith key as {key},\nfinished after {s:.2f}s,\n"
+                    "best config selected: {best};").format(name=self.base_fn.__name__, key=key, s=self.bench_time,
+                                                            best=self.best_config))
+            print(self.config_table().to_text())
+        if config.pre_hook is not None:
+            config.pre_hook({**self.nargs, **kwargs, **config.all_kwargs()})
+        ret = self.fn.run(*args, **kwargs, **config.all_kwargs())
         self.nargs = None
-        return out
+        return ret
 
-    def _fastest(self, runnable: list):
-        """The config predicted fastest; among those within a part in 10⁹ of it, the one using the most SMs,
-        then the one listed first (see the module)."""
-        best = min(self.configs_timings[c][0] for c in runnable)
-        tied = [c for c in runnable if self.configs_timings[c][0] <= best * (1 + 1e-9)]
-        return min(tied, key=lambda c: (-self.predictions[c]["sms_used"], runnable.index(c)))
+    def prune_configs(self, kwargs: dict) -> list:
+        """``early_config_prune``, then the ``top_k`` configs ``perf_model`` ranks best, as Triton."""
+        pruned_configs = self.configs
+        if self.early_config_prune:
+            pruned_configs = self.early_config_prune(self.configs, self.nargs, **kwargs)
+            if not pruned_configs:
+                raise AutotunerError("No valid autotuner configs after pruning. `early_config_prune` should return "
+                                     "at least one config.")
+        if self.perf_model:
+            top_k = self.configs_top_k
+            if isinstance(top_k, float) and top_k <= 1.0:
+                top_k = max(1, int(len(pruned_configs) * top_k))
+            elif not isinstance(top_k, int):
+                raise TypeError("Error while pruning configs, top_k must be either 1) a float <= 1.0 or 2) an int")
+            if len(pruned_configs) > top_k:
+                est_timing = {config: self.perf_model(**self.nargs, **kwargs, **config.all_kwargs())
+                              for config in pruned_configs}
+                pruned_configs = sorted(est_timing.keys(), key=lambda x: est_timing[x])[:top_k]
+        return pruned_configs
 
-    def config_table(self) -> Table:
-        """The last tuning's configs, fastest first: predicted time on the modelled GPU, the term that sets
-        the estimate (``estimate_bound``: a pipe, DRAM, L2, latency or atomics), the SMs the grid uses, FLOPs
-        and DRAM bytes, and which was chosen."""
-        gpu = modelled_gpu()
-        rows = []
-        for cfg, cnt in sorted(self.trials.items(), key=lambda kv: self.configs_timings[kv[0]][0]):
-            p = self.predictions.get(cfg) or _prediction(cnt)
-            rows.append([("→ " if cfg is self.best_config or cfg == self.best_config else "  ") + _config_text(cfg),
-                         f"{self.configs_timings[cfg][0] * 1e3:.4g}", p["term"], p["sms_used"], cnt.flops,
-                         cnt.dram_bytes])
-        return Table([_("config"), _("predicted time on the {gpu} (µs)").format(gpu=gpu.name), _("bound by"),
-                      _("SMs used"), _("FLOPs"), _("DRAM bytes")], rows)
+    def warmup(self, *args, **kwargs):
+        self.nargs = dict(zip(self.arg_names, args))
+        ret = [self.fn.warmup(*args, **kwargs, **config.all_kwargs()) for config in self.prune_configs(kwargs)]
+        self.nargs = None
+        return ret
 
-
-def _prediction(cnt) -> dict:
-    """What the table and the tie-break read of a trial's prediction: the term that sets its estimate
-    (in the reader's language, ``-`` for counts that charge nothing) and the SMs its grid uses."""
-    from ...model.bounds import estimate_label, predict
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ModelWarning)
-        try:
-            p = predict(cnt, modelled_gpu())
-        except ValueError:  # counts that charge nothing: the launch alone
-            return {"term": "-", "sms_used": 0}
-    return {"term": estimate_label(p["estimate_bound"]), "sms_used": p["sms_used"]}
-
-
-def _config_text(cfg) -> str:
-    parts = [f"{k}={v}" for k, v in cfg.kwargs.items()]
-    return ", ".join(parts + [f"num_warps={cfg.num_warps}", f"num_stages={cfg.num_stages}"])
-
-
-def _takes_two(fn) -> bool:
-    import inspect
-
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) >= 2 or any(
-        p.kind is p.VAR_POSITIONAL for p in params)
-
-
-def _is_array(v) -> bool:
-    return isinstance(v, np.ndarray) or (type(v).__module__.startswith("torch") and hasattr(v, "dtype")
-                                         and hasattr(v, "shape"))
+    def config_table(self):
+        """The last tuning's configs, fastest first (:func:`kernellab.triton.runtime.tuning.config_table`)."""
+        return config_table(self)
 
 
 def _key_value(v):
+    """A key argument as the cache's key: an array by its dtype and shape (numpy arrays do not hash)."""
     if isinstance(v, np.ndarray) or hasattr(v, "dtype") and hasattr(v, "shape"):
         return (str(v.dtype), tuple(v.shape))
     return v
@@ -333,27 +356,35 @@ def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_va
     """
 
     def decorator(fn):
-        if not isinstance(fn, (JITFunction, _Wrapped)):
+        if not isinstance(fn, KernelInterface):
             raise TypeError(_("@triton.autotune must decorate a @triton.jit kernel (put it above "
                               "@triton.jit)"))
-        return Autotuner(fn, configs, key, prune_configs_by, reset_to_zero, restore_value, pre_hook, post_hook)
+        return Autotuner(fn, fn.arg_names, configs, key, reset_to_zero, restore_value, pre_hook=pre_hook,
+                         post_hook=post_hook, prune_configs_by=prune_configs_by, warmup=warmup, rep=rep,
+                         use_cuda_graph=use_cuda_graph, do_bench=do_bench, cache_results=cache_results)
 
     return decorator
 
 
-class Heuristics(_Wrapped):
-    """A kernel decorated with ``@triton.heuristics``: meta-parameters computed from the arguments."""
+class Heuristics(KernelInterface):
+    """A kernel decorated with ``@triton.heuristics``: meta-parameters computed from the arguments (Triton 3.9's
+    constructor, ``Heuristics(fn, arg_names, values)``)."""
 
-    def __init__(self, fn, values: dict):
-        super().__init__(fn)
-        self.values = dict(values)
+    def __init__(self, fn, arg_names, values) -> None:
+        self.fn = fn
+        self.values = values
+        self.arg_names = arg_names
+        self.__name__ = getattr(fn, "__name__", "kernel")
+        self.__doc__ = getattr(fn, "__doc__", None)
 
-    def run(self, *args, grid, **kwargs):
-        named = dict(zip(self.arg_names, args))
-        named.update(kwargs)
-        for name, rule in self.values.items():
-            kwargs[name] = named[name] = rule(named)
-        return self.fn.run(*args, grid=grid, **kwargs)
+    @property
+    def signature(self):
+        return self.fn.signature
+
+    def run(self, *args, **kwargs):
+        for v, heur in self.values.items():
+            kwargs[v] = heur({**dict(zip(self.arg_names, args)), **kwargs})
+        return self.fn.run(*args, **kwargs)
 
 
 def heuristics(values: dict):
@@ -373,9 +404,9 @@ def heuristics(values: dict):
     """
 
     def decorator(fn):
-        if not isinstance(fn, (JITFunction, _Wrapped)):
+        if not isinstance(fn, KernelInterface):
             raise TypeError(_("@triton.heuristics must decorate a @triton.jit kernel"))
-        return Heuristics(fn, values)
+        return Heuristics(fn, fn.arg_names, values)
 
     return decorator
 

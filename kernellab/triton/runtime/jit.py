@@ -26,7 +26,7 @@ from ...lines import LineFinder
 from ...record import wants_lines
 from ...tracebacks import user_traceback
 from .. import record
-from ..compiler import specialize
+from ..compiler import limits, specialize
 from ..executor import dtypes as T
 from ..executor import loops, memory
 from ..executor.addresses import register_array, storage_device
@@ -39,11 +39,12 @@ from ..language.descriptors import make_tensor_descriptor, tensor_descriptor
 from ..replay import cache as replay
 from ..replay import trace
 from ..tools.tensor_descriptor import TensorDescriptor
+from .errors import InterpreterError, OutOfResources  # noqa: F401  (triton.runtime.jit's names)
 
 # accepted (num_warps sets the layouts of loads and stores), else no effect: how Triton compiles and launches (launch_pdl: programmatic dependent launch, whose
 # gdc_wait / gdc_launch_dependents are no-ops here because launches run one after another, in order)
 _LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_pdl",
-                   "launch_cooperative_grid", "extern_libs", "debug", "sanitize_overflow")
+                   "launch_cooperative_grid", "extern_libs", "debug", "sanitize_overflow", "ir_override")
 
 
 def _is_constexpr(annotation) -> bool:
@@ -144,8 +145,65 @@ def _argument(name: str, v):
         name=name, type=type(v).__name__), argument=name, type=type(v).__name__)
 
 
-class JITFunction:
+class KernelInterface:
+    """What ``kernel[grid](*args, **meta)`` is defined on (Triton's ``KernelInterface``): ``JITFunction``,
+    ``Autotuner`` and ``Heuristics`` derive from it, as a library's own wrapper may."""
+
+    def warmup(self, *args, grid, **kwargs):
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
+
+    def run(self, *args, grid, warmup, **kwargs):
+        raise NotImplementedError("run not implemented")
+
+    def __getitem__(self, grid):
+        """``kernel[grid]``: the launcher of ``run`` on that grid (no launcher frame in a kernel error's traceback)."""
+        return functools.partial(self.run, grid=grid, warmup=False)
+
+
+class KernelParam:
+    """One parameter of a ``@triton.jit`` function, as Triton's ``JITFunction.params`` holds it."""
+
+    def __init__(self, num: int, param: inspect.Parameter, do_not_specialize: bool,
+                 do_not_specialize_on_alignment: bool):
+        self.num = num
+        self._param = param
+        self.do_not_specialize = do_not_specialize
+        self.do_not_specialize_on_alignment = do_not_specialize_on_alignment
+
+    @property
+    def name(self) -> str:
+        return self._param.name
+
+    @property
+    def annotation(self) -> str:
+        a = self._param.annotation
+        if a is inspect.Parameter.empty:
+            return ""
+        return a if isinstance(a, str) else "constexpr" if a is constexpr else getattr(a, "__name__", str(a))
+
+    @property
+    def is_constexpr(self) -> bool:
+        return _is_constexpr(self._param.annotation)
+
+    @property
+    def is_const(self) -> bool:
+        return "const" in self.annotation and not self.is_constexpr
+
+    @property
+    def default(self):
+        return self._param.default
+
+    @property
+    def has_default(self) -> bool:
+        return self._param.default is not inspect.Parameter.empty
+
+
+class JITFunction(KernelInterface):
     """A kernel decorated with ``@triton.jit``: launch it with ``kernel[grid](*args, **meta)``.
+
+    Triton 3.9's constructor and public attributes (``fn``, ``signature``, ``arg_names``, ``params``,
+    ``constexprs`` (the positions of the ``tl.constexpr`` parameters), ``do_not_specialize``, ``launch_metadata``,
+    ``src``, ``cache_key``, ``pre_run_hooks``, …), so a library that reads or subclasses it works.
 
     Examples
     --------
@@ -164,18 +222,32 @@ class JITFunction:
     (128, 832)
     """
 
-    def __init__(self, fn, do_not_specialize=(), do_not_specialize_on_alignment=()):
+    def __init__(self, fn, version=None, do_not_specialize=None, do_not_specialize_on_alignment=None, debug=None,
+                 noinline=None, repr=None, launch_metadata=None):
         self.fn = fn
         self._run_fn = in_kernel_environment(fn)  # min/max on blocks are tl.minimum/tl.maximum (pybuiltins)
         self.__name__ = fn.__name__
+        self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
         self.__doc__ = fn.__doc__
+        self.__module__ = self.module = getattr(fn, "__module__", None)
+        self.__globals__ = getattr(fn, "__globals__", {})
         self.__wrapped__ = fn
         self.signature = inspect.signature(fn)
         self.arg_names = list(self.signature.parameters)
-        self.constexprs = {n for n, p in self.signature.parameters.items() if _is_constexpr(p.annotation)}
-        # parameters (names or positions) the launch does not specialise (see kernellab.triton.compiler.specialize)
-        self.do_not_specialize = _names(self.arg_names, do_not_specialize)
-        self.do_not_specialize_on_alignment = _names(self.arg_names, do_not_specialize_on_alignment)
+        self.version, self.debug, self.noinline, self._repr = version, debug, noinline, repr
+        self.launch_metadata = launch_metadata  # proton's names and metrics (record.metadata)
+        self.do_not_specialize = list(do_not_specialize or [])
+        self.do_not_specialize_on_alignment = list(do_not_specialize_on_alignment or [])
+        # parameters (names) the launch does not specialise (see kernellab.triton.compiler.specialize)
+        self._fixed = _names(self.arg_names, self.do_not_specialize)
+        self._unaligned = _names(self.arg_names, self.do_not_specialize_on_alignment)
+        self.params = [KernelParam(i, p, p.name in self._fixed, p.name in self._unaligned)
+                       for i, p in enumerate(self.signature.parameters.values())]
+        self.constexprs = [p.num for p in self.params if p.is_constexpr]  # Triton's: positions
+        self._constexpr_names = frozenset(p.name for p in self.params if p.is_constexpr)
+        self.kernel = None
+        self.pre_run_hooks: list = []
+        self.hash = None
         params = self.signature.parameters.values()
         # plain parameters only: arguments bind by name and position without inspect (see _arguments)
         self._defaults = {p.name: p.default for p in params if p.default is not p.empty} \
@@ -189,8 +261,41 @@ class JITFunction:
         self._hints: dict = {}  # what launches learnt about running it vectorised (see engine.run)
         self.replay = False  # whether its launches may replay (``@triton.jit(replay=True)``)
 
-    def __getitem__(self, grid):
-        return functools.partial(self.run, grid=grid)  # no launcher frame in a kernel error's traceback
+    def __repr__(self) -> str:
+        return f"JITFunction({self.module}:{self.__qualname__})"
+
+    def repr(self, _):
+        return f"{self.module}.{self.__qualname__}" if self._repr is None else self._repr(_)
+
+    @property
+    def src(self) -> str:
+        """The kernel's source, from its ``def`` (as Triton's ``JITFunction.src``)."""
+        from ..compiler.limits import _source
+
+        return _source(self.fn.__code__)[0] or ""
+
+    @property
+    def starting_line_number(self) -> int:
+        """The file's line the kernel's source starts on (its first decorator, as ``inspect`` reports it)."""
+        return self.fn.__code__.co_firstlineno
+
+    @property
+    def file_name(self) -> str:
+        return self.fn.__code__.co_filename
+
+    @property
+    def cache_key(self) -> str:
+        """A hash of the kernel's source (Triton's key of its compiled-kernel cache)."""
+        if self.hash is None:
+            import hashlib
+
+            self.hash = hashlib.sha256((self.src + str(self.starting_line_number)).encode("utf-8")).hexdigest()
+        return self.hash
+
+    def add_pre_run_hook(self, hook) -> None:
+        """``hook(*args, **kwargs)`` runs before every launch, as in Triton."""
+        assert callable(hook)
+        self.pre_run_hooks.append(hook)
 
     @property
     def prints(self) -> bool:
@@ -207,8 +312,8 @@ class JITFunction:
                 kernel=self.__name__))
         return self._run_fn(*args, **kwargs)
 
-    def run(self, *args, grid, per_program: bool = False, vectorize: bool = True, lines: bool = False,
-            **kwargs) -> TritonCounts:
+    def run(self, *args, grid, warmup: bool = False, per_program: bool = False, vectorize: bool = True,
+            lines: bool = False, **kwargs) -> TritonCounts:
         """Launch on ``grid``; returns the counts. ``vectorize=False`` runs the programs one by one;
         ``lines=True`` adds counts per source line, a ``@triton.jit`` helper's lines with their call
         sites (``counts.by_line``, see :mod:`kernellab.lines`).
@@ -218,6 +323,10 @@ class JITFunction:
         not the bytes moved: :mod:`kernellab.triton.executor.loops`); the other launch options are
         accepted and change nothing here.
         """
+        if warmup:  # Triton's kernel.run(..., warmup=True): what it compiles, not launched
+            return self.warmup(*args, grid=grid, **kwargs)
+        for hook in self.pre_run_hooks:
+            hook(*args, **kwargs)
         try:  # a bad launch (or a float64 warning made an error): the traceback ends at the user's launch line
             num_warps = int(kwargs.get("num_warps", 4)) if self._options_free else 4
             if num_warps < 1 or num_warps & (num_warps - 1):
@@ -261,7 +370,7 @@ class JITFunction:
         hook = getattr(self, "launch_metadata", None)
         try:
             with record.metadata(lambda: hook(grid, self, self._named(args, kwargs))) if hook else nullcontext(), \
-                    trace.recording(rec), loops.stages(stages):
+                    trace.recording(rec), loops.stages(stages), limits.enforced():
                 counts = run(self.__name__, body, grid, names, vectorize=vectorize and not self.prints,
                              per_program=per_program, hints=self._hints,
                              lines=LineFinder(self.fn, (JITFunction.__call__.__code__,), self.__name__) if wants_lines(lines) else None,
@@ -335,7 +444,7 @@ class JITFunction:
         if callable(grid):
             grid = grid(meta)
         values, names, marks = [], {}, {}
-        constexprs, fixed, unaligned = self.constexprs, self.do_not_specialize, self.do_not_specialize_on_alignment
+        constexprs, fixed, unaligned = self._constexpr_names, self._fixed, self._unaligned
         for name, v in meta.items():
             if name in constexprs:
                 values.append(v.value if isinstance(v, constexpr) else v)
@@ -384,7 +493,7 @@ class JITFunction:
 
     def _specialise(self, name: str, arg, value, marks: dict):
         """Give ``arg`` the facts the launch's specialisation of ``value`` says (and note the mark)."""
-        m = specialize.mark(value, name not in self.do_not_specialize, name not in self.do_not_specialize_on_alignment)
+        m = specialize.mark(value, name not in self._fixed, name not in self._unaligned)
         if m is not None:
             marks[name] = m
         arg._ax = specialize.facts_of(value, m)
@@ -460,8 +569,9 @@ def _names(params: list, which) -> frozenset:
     return frozenset(params[w] if isinstance(w, int) else w for w in (which or ()))
 
 
-def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None, replay: bool = False, **options):
-    """Decorate a kernel written in Triton syntax (``@triton.jit`` or ``@triton.jit(...)``).
+def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=None,
+        do_not_specialize_on_alignment=None, debug=None, noinline=None, replay: bool = False):
+    """Decorate a kernel written in Triton syntax (``@triton.jit`` or ``@triton.jit(...)``), with Triton 3.9's options.
 
     ``replay=True``: a launch whose signature ran before replays its data flow instead of running the kernel's
     Python (:mod:`kernellab.triton.replay.cache`; opt-in, as tinygrad's ``TinyJit``).
@@ -470,12 +580,13 @@ def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None,
     honoured as in Triton (see :mod:`kernellab.triton.compiler.specialize`). ``launch_metadata=hook`` is called as
     Triton calls it, ``hook(grid, kernel, args)`` with ``kernel.name`` and the launch's arguments by name,
     while a recorder listens (proton, ``do_bench``): its ``"name"`` names the launch in proton's table, its
-    other entries are the launch's metrics (:func:`kernellab.triton.record.metadata`). Other options are
-    accepted.
+    other entries are the launch's metrics (:func:`kernellab.triton.record.metadata`). ``version``, ``repr``,
+    ``debug`` and ``noinline`` are kept on the kernel.
     """
     def make(f):
-        kernel = JITFunction(f, do_not_specialize or (), do_not_specialize_on_alignment or ())
-        kernel.launch_metadata = options.get("launch_metadata")  # proton's names and metrics (record.metadata)
+        kernel = JITFunction(f, version=version, do_not_specialize=do_not_specialize,
+                             do_not_specialize_on_alignment=do_not_specialize_on_alignment, debug=debug,
+                             noinline=noinline, repr=repr, launch_metadata=launch_metadata)
         kernel.replay = bool(replay)
         return kernel
 
@@ -483,17 +594,6 @@ def jit(fn=None, *, do_not_specialize=None, do_not_specialize_on_alignment=None,
 
 
 # --- the rest of ``triton.runtime`` -------------------------------------------------------------------------
-
-KernelInterface = JITFunction  # what ``kernel[grid]`` is defined on
-
-
-class OutOfResources(LaunchError):
-    """A launch needing more of a resource (shared memory, registers) than the modelled GPU has, as Triton's."""
-
-
-class InterpreterError(RuntimeError):
-    """Raised by Triton's interpreter; kernellab reports a kernel's errors as :mod:`kernellab.errors` classes."""
-
 
 def _unsupported(feature: str, why: str):
     def call(*args, **kwargs):

@@ -1,0 +1,308 @@
+"""What Triton 3.9 refuses to compile, refused in ``@triton.jit`` kernels too: every such check is here.
+
+A kernel that runs here must compile there. While a ``@triton.jit`` launch runs (:func:`enforced`),
+the language calls these checks where Triton's front end makes the same decision, and a kernel line
+Triton 3.9 would reject raises :class:`~kernellab.triton.compiler.errors.CompilationError` naming the
+kernel and the line (file and line, and the line within the kernel's source, as Triton's ``at 2:8:``),
+with the exception Triton's own code raises there, of the same type and with the same message, as its
+``__cause__``:
+
+- **block shapes** (:func:`block_shape`, checked whenever a block value is made, as Triton checks every
+  ``block_type``): every dimension a power of two, at most ``TRITON_MAX_TENSOR_NUMEL`` = 2^20 elements —
+  ``tl.arange``, ``tl.zeros``/``tl.full``, broadcasting (``a[:, None] + b[None, :]``), ``tl.reshape``,
+  ``tl.join``, ``tl.histogram``'s bins, loads of such pointer blocks;
+- **constexpr arguments** (:func:`arange`, :func:`shape`, :func:`static_range`, :func:`static_assert`): the
+  bounds of ``tl.arange``, the shapes of ``zeros``/``full``/``reshape``/``view``/``broadcast_to``,
+  ``tl.static_range``'s bounds and ``tl.static_assert``'s condition must be known when Triton compiles
+  (``tl.constexpr`` parameters, Python ints), not run-time values (a scalar argument);
+- **``tl.dot``** (:func:`dot`): equal ranks of 2 (or 3), equal reduction dimensions, operands of one dtype
+  among int8, fp16, bf16, fp32, fp64 (any two fp8 types), K at least 16 (32 for 8-bit, 8 for fp32, 4 for
+  fp64), no bf16 ``out_dtype``, an accumulator of the result's shape and of ``out_dtype``;
+- **names Triton 3.9 lacks** (:func:`missing_name`): ``tl.math.tanh`` and the other libdevice functions
+  ``tl.math`` no longer holds since Triton 3.0 (use ``tl.extra.libdevice``).
+
+Outside a ``@triton.jit`` launch (a language function called on its own, in a test or at the prompt) the
+same checks raise Triton's exception itself; the lecture form ``kernel(tl, ...)`` (``triton_launch``) is
+not checked: its scripts are the course's specification. Block pointers (``tl.make_block_ptr``,
+``tl.advance``), which Triton 3.9 removed, are kept: their first use warns once
+(:class:`~kernellab.errors.BlockPointerWarning`, :func:`block_pointer`).
+
+The checks run where the line runs: a line on a path the launch does not take is not checked, where
+Triton compiles every path.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+import textwrap
+import warnings
+from contextlib import contextmanager
+from contextvars import ContextVar
+from types import SimpleNamespace
+
+import numpy as np
+
+from ...errors import BlockPointerWarning
+from ...i18n import _
+from ...tracebacks import _library, user_stacklevel
+from ..executor.numerics import TRITON_MAX_TENSOR_NUMEL
+from .errors import CompilationError, CompileTimeAssertionFailure
+
+_ENFORCED: ContextVar[bool] = ContextVar("kernellab_triton_limits", default=False)
+# Inside kernellab's own implementation of a builtin (a scan's partial slices): blocks no Triton program sees
+_INTERNAL: ContextVar[bool] = ContextVar("kernellab_triton_internal_shapes", default=False)
+#: Block shapes already found legal (checked once each).
+_LEGAL: set = {()}
+_WARNED: set = set()
+
+
+@contextmanager
+def enforced():
+    """The checks of this module raise ``CompilationError`` in the block (a ``@triton.jit`` launch)."""
+    token = _ENFORCED.set(True)
+    try:
+        yield
+    finally:
+        _ENFORCED.reset(token)
+
+
+@contextmanager
+def internal_shapes():
+    """Blocks made in the block are kernellab's own intermediates (a scan's shifted slices, a reduction's
+    halves), not values of the Triton program: their shapes are not checked."""
+    token = _INTERNAL.set(True)
+    try:
+        yield
+    finally:
+        _INTERNAL.reset(token)
+
+
+def active() -> bool:
+    """Whether a ``@triton.jit`` launch is running in this thread or task (:func:`enforced`)."""
+    return _ENFORCED.get()
+
+
+@functools.lru_cache(maxsize=256)
+def _source(code) -> tuple[str | None, int]:
+    """The source of the function of ``code`` from its ``def`` (decorators left out, dedented, as Triton shows
+    it) and the file's line that ``def`` is on (None when it cannot be read)."""
+    try:
+        lines, start = inspect.getsourcelines(code)
+    except (OSError, TypeError):
+        return None, 0
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith(("def ", "async def ")):
+            lines, start = lines[i:], start + i
+            break
+    return textwrap.dedent("".join(lines)), start
+
+
+@functools.lru_cache(maxsize=256)
+def _indent(code) -> int:
+    """How far the ``def`` of ``code``'s function is indented in its file (a kernel defined in a function)."""
+    try:
+        lines, _start = inspect.getsourcelines(code)
+    except (OSError, TypeError):
+        return 0
+    line = next((x for x in lines if x.lstrip().startswith(("def ", "async def "))), lines[0] if lines else "")
+    return len(line) - len(line.lstrip())
+
+
+def _kernel_frame():
+    """The innermost frame of the kernel's own code (the first outside kernellab and numpy)."""
+    frame = sys._getframe(2)
+    while frame is not None and _library(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame
+
+
+def refuse(cause: BaseException, *, as_repr: bool = False, cls=CompilationError) -> BaseException:
+    """What to raise for ``cause`` (the exception Triton's own code raises): inside a ``@triton.jit`` launch a
+    ``cls`` (``CompilationError``) naming the kernel and its line, with ``cause`` as its ``__cause__``;
+    outside one, ``cause`` itself. ``as_repr``: the message shows ``repr(cause)``, as Triton's code
+    generator words errors it meets outside a builtin."""
+    if not _ENFORCED.get():
+        return cause
+    from ..executor.program import _CURRENT
+
+    prog = _CURRENT.get()
+    frame = _kernel_frame()
+    src, start, node = None, 0, SimpleNamespace(lineno=0, col_offset=0, kernel=None, file_line=None)
+    if frame is not None:
+        src, start = _source(frame.f_code)
+        col = 0
+        positions = getattr(inspect.getframeinfo(frame, context=0), "positions", None)
+        if positions is not None and positions.col_offset is not None:
+            col = positions.col_offset - _indent(frame.f_code)  # in the dedented source Triton shows
+        node = SimpleNamespace(lineno=frame.f_lineno - start + 1 if src is not None else frame.f_lineno,
+                               col_offset=max(col, 0), file_line=f"{frame.f_code.co_filename}:{frame.f_lineno}",
+                               kernel=prog.kernel if prog is not None else frame.f_code.co_name)
+    err = cls(src, node, repr(cause) if as_repr else str(cause))
+    err.__cause__ = cause
+    err.__suppress_context__ = True
+    return err
+
+
+# --- block shapes ------------------------------------------------------------------------------------------
+def block_shape(shape: tuple) -> None:
+    """Every dimension a power of two, at most 2^20 elements: Triton's ``validate_block_shape``, run for every
+    block value a ``@triton.jit`` kernel makes (``tensor`` calls it for shapes not yet seen)."""
+    if shape in _LEGAL or not _ENFORCED.get() or _INTERNAL.get():
+        return
+    numel = 1
+    for i, d in enumerate(shape):
+        if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
+            raise refuse(TypeError(f"Shape element {i} must have type `constexpr[int]`, got "
+                                   f"`constexpr[{_triton_type(d)}]"))
+        if d < 1 or d & (d - 1):
+            raise refuse(ValueError(f"Shape element {i} must be a power of 2"))
+        numel *= int(d)
+    if numel > TRITON_MAX_TENSOR_NUMEL:
+        raise refuse(ValueError(f"numel ({numel}) exceeds triton maximum tensor numel ({TRITON_MAX_TENSOR_NUMEL})"))
+    _LEGAL.add(shape)
+
+
+def _triton_type(value) -> str:
+    """How Triton's messages name the type of ``value`` (a block is ``triton.language.core.tensor``)."""
+    from ..executor.tensor import tensor
+
+    if isinstance(value, tensor):
+        return "<class 'triton.language.core.tensor'>"
+    return str(type(value))
+
+
+def _constexpr(value):
+    """The value of a compile-time constant (a ``tl.constexpr`` unwrapped); a block stays a block."""
+    return getattr(value, "value", value) if type(value).__name__ == "constexpr" else value
+
+
+def _is_block(value) -> bool:
+    from ..executor.tensor import tensor
+
+    return isinstance(value, tensor)
+
+
+# --- constexpr arguments ---------------------------------------------------------------------------------
+def arange(start, end) -> None:
+    """``tl.arange(start, end)``: Triton's checks, in its order (``semantic.arange``, then the block shape)."""
+    if not _ENFORCED.get():
+        return
+    start, end = _constexpr(start), _constexpr(end)
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (start, end)):
+        raise refuse(ValueError("arange's arguments must be of type tl.constexpr"))
+    if int(start) >> 32 or int(end) >> 32:
+        raise refuse(ValueError("arange must fit in int32"))
+    if end <= start:
+        raise refuse(ValueError("arange's end argument must be greater than the start argument"))
+    n = int(end) - int(start)
+    if n & (n - 1):
+        raise refuse(ValueError("arange's range must be a power of 2"))
+    block_shape((n,))
+
+
+def shape(dims) -> None:
+    """A shape argument (``zeros``, ``full``, ``reshape``, ``view``, ``broadcast_to``): compile-time ints, each a
+    power of two, at most 2^20 elements together."""
+    if not _ENFORCED.get():
+        return
+    dims = _constexpr(dims)
+    dims = tuple(dims) if isinstance(dims, (tuple, list)) else (dims,)
+    block_shape(tuple(_constexpr(d) for d in dims))
+
+
+def static_range(*bounds) -> None:
+    """``tl.static_range``'s bounds must be compile-time ints (Triton unrolls the loop)."""
+    if not _ENFORCED.get():
+        return
+    for what, value in zip(("start", "end", "step"), bounds):
+        if _is_block(value):
+            raise refuse(AssertionError(f"{value.dtype.name}[] used as tl.static_range {what} value is not a "
+                                        "constexpr"), as_repr=True)
+
+
+def static_assert(cond, msg: str = "") -> None:
+    """``tl.static_assert``: its condition must be known at compile time, and hold."""
+    if _is_block(cond):
+        raise refuse(NotImplementedError("Assertion condition could not be determined at compile-time. Make sure "
+                                         "that it depends only on `constexpr` values"), as_repr=True)
+    if not _constexpr(cond):
+        raise refuse(AssertionError(f"Static assert failed: {msg}" if msg else "Static assert failed"),
+                     cls=CompileTimeAssertionFailure)
+
+
+# --- tl.dot ----------------------------------------------------------------------------------------------
+_DOT_DTYPES = ("int8", "uint8", "fp16", "bf16", "fp32", "fp64")
+
+
+def _min_dot_size(bits: int) -> tuple[int, int, int]:
+    """``(M, N, K)`` minimums of Triton 3.9's NVIDIA backend (``min_dot_size``) for operands of ``bits``."""
+    return {8: (1, 1, 32), 64: (1, 1, 4), 32: (1, 1, 8)}.get(bits, (1, 1, 16))
+
+
+def dot(a, b, acc=None, out_dtype=None) -> None:
+    """``tl.dot(a, b, acc, out_dtype=...)``: Triton's checks, in its order (``core.dot``, ``semantic.dot``)."""
+    if not _ENFORCED.get():
+        return
+    a_shape, b_shape = tuple(a._shape), tuple(b._shape)
+    if not (len(a_shape) == len(b_shape) >= 2):
+        raise refuse(AssertionError("input and other must have equal ranks >= 2"))
+    if a_shape[:-2] != b_shape[:-2]:
+        raise refuse(AssertionError("input and other must have equal batch shapes"))
+    if a_shape[-1] != b_shape[-2]:
+        raise refuse(AssertionError("input and other must have equal reduction dimensions"))
+    da, db = a.dtype, b.dtype
+    if not (da.is_fp8() and db.is_fp8()):
+        if da.name not in _DOT_DTYPES:
+            raise refuse(AssertionError(f"Unsupported lhs dtype {da.name}"))
+        if db.name not in _DOT_DTYPES:
+            raise refuse(AssertionError(f"Unsupported rhs dtype {db.name}"))
+        if da.name != db.name:
+            raise refuse(AssertionError(f"Both operands must be same dtype. Got {da.name} and {db.name}"))
+    out_dtype = _constexpr(out_dtype)
+    if out_dtype is None:
+        out_dtype = None if acc is None else acc.dtype
+    if len(a_shape) not in (2, 3):
+        raise refuse(AssertionError(f"Both inputs must be either 2D or 3D; (lhs: {list(a_shape)} vs rhs: "
+                                    f"{list(b_shape)})"))
+    m, n, k = _min_dot_size(da.primitive_bitwidth)
+    if a_shape[-2] < m or a_shape[-1] < k or b_shape[-1] < n:
+        raise refuse(AssertionError(f"Input shapes should have M >= {m}, N >= {n} and K >= {k}"))
+    if da.is_int():
+        if da.name != "int8":
+            raise refuse(AssertionError("only int8 supported!"))
+    elif out_dtype is not None and out_dtype.name == "bf16":
+        raise refuse(ValueError("out_dtype=bfloat16 is unsupported. Please use out_dtype=float32/float16 and cast "
+                                "with `.to(tl.bfloat16)`"))
+    if acc is not None:
+        want = (*a_shape[:-1], b_shape[-1])
+        if tuple(acc._shape) != want:
+            raise refuse(AssertionError(f"expected accumulator shape {list(want)}, got {list(acc._shape)}"))
+        if out_dtype is not None and acc.dtype.name != out_dtype.name:
+            raise refuse(AssertionError(f"expected accumulator dtype {out_dtype.name}, got {acc.dtype.name}; pass "
+                                        f"out_dtype={acc.dtype.name} to use this accumulator dtype"))
+
+
+# --- names -----------------------------------------------------------------------------------------------
+def missing_name(module: str, name: str) -> BaseException:
+    """The error for ``module.name`` that Triton 3.9's module does not have: ``AttributeError`` as Python
+    words it, inside a kernel the ``CompilationError`` Triton raises for it."""
+    return refuse(AttributeError(f"module {module!r} has no attribute {name!r}"), as_repr=True)
+
+
+# --- kept beyond Triton 3.9 ------------------------------------------------------------------------------
+def block_pointer(function: str) -> None:
+    """Block pointers: Triton 3.9 removed them ("Block pointers have been removed in favor of the tensor
+    descriptor API"); kernellab keeps them for the course's assignments, and warns once per process."""
+    if function in _WARNED:
+        return
+    _WARNED.add(function)
+    warnings.warn(_("tl.{function}: Triton 3.9 removed block pointers (it raises CompilationError 'Block pointers "
+                    "have been removed in favor of the tensor descriptor API'); kernellab keeps them. On a GPU "
+                    "with Triton 3.9 use tl.make_tensor_descriptor").format(function=function),
+                  BlockPointerWarning, stacklevel=user_stacklevel())
+
+
+__all__ = ["active", "arange", "internal_shapes", "block_pointer", "block_shape", "dot", "enforced", "missing_name", "refuse", "shape",
+           "static_assert", "static_range"]
