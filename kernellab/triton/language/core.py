@@ -17,8 +17,8 @@ from kernellab import cvt
 from kernellab.i18n import _
 
 from ..compiler import axis as A
-from ..compiler.mma import DotChain, dot_plan
 from ..compiler import limits
+from ..compiler.mma import DotChain, dot_plan
 from ..compiler.mma import kind as mma_kind
 from ..executor import dtypes as T
 from ..executor import kinds, memory, numerics, sampling
