@@ -185,6 +185,7 @@ CORPUS = {
 }
 
 
+@pytest.mark.filterwarnings("ignore::kernellab.errors.BlockPointerWarning")  # the corpus's block-pointer kernels
 @pytest.mark.parametrize("case", sorted(CORPUS))
 def test_every_kernel_of_the_corpus(case):
     launch, *arrays = CORPUS[case](np.random.default_rng(len(case)))
