@@ -59,11 +59,94 @@ DIFFERENCES = {
     "cast": "a float converted to an integer type (also by .to and by a store into an integer array) saturates "
             "and gives 0 for NaN, as the GPU's cvt.rzi does; Triton's interpreter converts with numpy "
             "(NaN → INT_MIN, −1.0 → uint32 4294967295)",
-    "make_block_ptr": "removed in Triton 3.9; kernellab keeps it for course assignments written for ≤ 3.4",
+    "make_block_ptr": "removed in Triton 3.9 (it refuses to compile a kernel that makes one); kernellab keeps it "
+                      "for course assignments written for ≤ 3.4, and its first use warns once (BlockPointerWarning)",
+    "advance": "as make_block_ptr: removed in Triton 3.9, kept here, its first use warns once",
     "dot_scaled": "exact products of the dequantised values, summed in fp32; FLOPs counted as tl.dot's",
     "extra": "libdevice computed with numpy within CUDA's ulp bounds; its Bessel functions (j0, j1, jn, y0, y1, "
              "yn, cyl_bessel_i1) and rcp64h raise NotImplementedError",
 }
+
+
+# What Triton 3.9 refuses to compile, and kernellab too in @triton.jit kernels (kernellab.triton.compiler.limits):
+# (what is checked, the exception Triton's own code raises, its message), in English and in Chinese.
+CHECKS = [
+    ("a block's shape: every dimension a power of two (`tl.arange`, `tl.zeros`, `tl.full`, broadcasting, "
+     "`tl.reshape`, `tl.join`, `tl.histogram`'s bins, …)", "ValueError", "Shape element 0 must be a power of 2"),
+    ("a block's size: at most `TRITON_MAX_TENSOR_NUMEL` = 2^20 elements", "ValueError",
+     "numel (2097152) exceeds triton maximum tensor numel (1048576)"),
+    ("`tl.arange`'s bounds: compile-time ints", "ValueError", "arange's arguments must be of type tl.constexpr"),
+    ("`tl.arange`'s length: a power of two", "ValueError", "arange's range must be a power of 2"),
+    ("`tl.arange`: the end greater than the start", "ValueError",
+     "arange's end argument must be greater than the start argument"),
+    ("shapes of `zeros`, `full`, `reshape`, `view`, `broadcast_to`: compile-time ints", "TypeError",
+     "Shape element 0 must have type `constexpr[int]`, got `constexpr[<class 'triton.language.core.tensor'>]"),
+    ("`tl.static_range`'s bounds: compile-time ints", "AssertionError",
+     "int32[] used as tl.static_range start value is not a constexpr"),
+    ("`tl.static_assert`'s condition: known at compile time", "NotImplementedError",
+     "Assertion condition could not be determined at compile-time. Make sure that it depends only on `constexpr` "
+     "values"),
+    ("`tl.static_assert`: the condition holds (`CompileTimeAssertionFailure`)", "AssertionError",
+     "Static assert failed"),
+    ("`tl.dot`: equal ranks of at least 2", "AssertionError", "input and other must have equal ranks >= 2"),
+    ("`tl.dot`: equal reduction dimensions", "AssertionError", "input and other must have equal reduction dimensions"),
+    ("`tl.dot`: operands of one type", "AssertionError", "Both operands must be same dtype. Got fp16 and fp32"),
+    ("`tl.dot`: int8, fp16, bf16, fp32, fp64 or fp8 operands", "AssertionError", "Unsupported lhs dtype int32"),
+    ("`tl.dot`: integer operands are int8", "AssertionError", "only int8 supported!"),
+    ("`tl.dot`: K at least 16 (32 for 8-bit types, 8 for fp32, 4 for fp64)", "AssertionError",
+     "Input shapes should have M >= 1, N >= 1 and K >= 16"),
+    ("`tl.dot`: no bfloat16 `out_dtype`", "ValueError",
+     "out_dtype=bfloat16 is unsupported. Please use out_dtype=float32/float16 and cast with `.to(tl.bfloat16)`"),
+    ("`tl.dot`: the accumulator of `out_dtype`", "AssertionError",
+     "expected accumulator dtype fp32, got fp16; pass out_dtype=fp16 to use this accumulator dtype"),
+    ("`tl.exp`, `tl.sqrt`, … : fp32 or fp64 operands", "ValueError", "Expected dtype ['fp32', 'fp64'] but got fp16"),
+    ("names Triton 3.9 lacks: `tl.math.tanh` and the other libdevice functions of pre-3.0 `tl.math`",
+     "AttributeError", "module 'triton.language.math' has no attribute 'tanh'"),
+]
+ZH_CHECKS = [
+    "块的形状：每一维都是 2 的幂（`tl.arange`、`tl.zeros`、`tl.full`、广播、`tl.reshape`、`tl.join`、`tl.histogram` 的桶数……）",
+    "块的大小：至多 `TRITON_MAX_TENSOR_NUMEL` = 2^20 个元素",
+    "`tl.arange` 的端点：编译期整数",
+    "`tl.arange` 的长度：2 的幂",
+    "`tl.arange`：终点大于起点",
+    "`zeros`、`full`、`reshape`、`view`、`broadcast_to` 的形状：编译期整数",
+    "`tl.static_range` 的端点：编译期整数",
+    "`tl.static_assert` 的条件：编译期可知",
+    "`tl.static_assert`：条件成立（`CompileTimeAssertionFailure`）",
+    "`tl.dot`：两个操作数的维数相等且至少为 2",
+    "`tl.dot`：归约维相等",
+    "`tl.dot`：两个操作数类型相同",
+    "`tl.dot`：操作数为 int8、fp16、bf16、fp32、fp64 或 fp8",
+    "`tl.dot`：整数操作数必须是 int8",
+    "`tl.dot`：K 至少为 16（8 位类型 32，fp32 为 8，fp64 为 4）",
+    "`tl.dot`：`out_dtype` 不能是 bfloat16",
+    "`tl.dot`：累加器的类型是 `out_dtype`",
+    "`tl.exp`、`tl.sqrt` 等：操作数为 fp32 或 fp64",
+    "Triton 3.9 没有的名称：`tl.math.tanh` 以及 3.0 之前 `tl.math` 里的其他 libdevice 函数",
+]
+CHECKS_INTRO = ("In a `@triton.jit` kernel, kernellab raises `triton.CompilationError` where Triton 3.9 refuses to "
+                "compile: the error names the kernel and the line, and its `__cause__` is the exception Triton's own "
+                "code raises there, of the same type and with the same message (below, as Triton 3.9 words them). "
+                "The lecture form `kernel(tl, ...)` is not checked. All the checks are in "
+                "`kernellab.triton.compiler.limits`.")
+ZH_CHECKS_INTRO = ("在 `@triton.jit` 内核中，凡是 Triton 3.9 拒绝编译的地方，kernellab 都抛出 `triton.CompilationError`："
+                   "错误信息指出内核和行，其 `__cause__` 是 Triton 自己的代码在该处抛出的异常，类型和信息都相同（下表按 "
+                   "Triton 3.9 的原话给出）。讲义写法 `kernel(tl, ...)` 不做这些检查。所有检查都在 "
+                   "`kernellab.triton.compiler.limits` 中。")
+
+
+def _code(message: str) -> str:
+    """Triton's message as inline code: between two backticks where it holds one itself."""
+    return f"`` {message} ``" if "`" in message else f"`{message}`"
+
+
+def render_checks() -> list[str]:
+    """The page's part on what Triton 3.9 refuses to compile, and kernellab too."""
+    lines = ["## What Triton 3.9 refuses to compile", "", CHECKS_INTRO, "",
+             "| check | exception | Triton 3.9's message |", "|---|---|---|"]
+    for what, exc, message in CHECKS:
+        lines.append(f"| {what} | `{exc}` | {_code(message)} |")
+    return lines
 
 
 # The host-side modules of Triton 3.9 a user's script imports, and how to list their public names.
@@ -185,7 +268,9 @@ ZH_NOTES = {
     "device_assert": "总是检查（Triton 只在 TRITON_DEBUG=1 时检查）",
     "cast": "浮点数转换为整数类型（.to 以及向整数数组的 store 也是如此）时饱和截断，NaN 得 0，与 GPU 的 cvt.rzi "
             "相同；Triton 的解释器用 numpy 转换（NaN → INT_MIN，−1.0 → uint32 4294967295）",
-    "make_block_ptr": "Triton 3.9 已移除；kernellab 为针对 ≤ 3.4 编写的课程作业保留它",
+    "make_block_ptr": "Triton 3.9 已移除（它拒绝编译创建块指针的内核）；kernellab 为针对 ≤ 3.4 编写的课程作业保留它，"
+                      "首次使用时警告一次（BlockPointerWarning）",
+    "advance": "同 make_block_ptr：Triton 3.9 已移除，这里保留，首次使用时警告一次",
 }
 
 
@@ -197,6 +282,9 @@ def chinese(msgid: str) -> str | None:
              "Not supported, and differences": "不支持的名称与行为差异",
              "name": "名称", "supported": "是否支持", "why, or what differs": "原因，或差异所在",
              "yes": "是", "no": "否",
+             "What Triton 3.9 refuses to compile": "Triton 3.9 拒绝编译的代码",
+             "check": "检查", "exception": "异常", "Triton 3.9's message": "Triton 3.9 的信息",
+             CHECKS_INTRO: ZH_CHECKS_INTRO,
              "Names marked ✗ are not supported; the table after the list says why, and notes where a supported "
              "name behaves differently from Triton.":
              "标有 ✗ 的名称不受支持；列表后的表格说明原因，并注明哪些受支持的名称与 Triton 的行为不同。"}
@@ -206,6 +294,11 @@ def chinese(msgid: str) -> str | None:
         return msgid
     if msgid == "Coverage of `triton`, `triton.runtime`, `triton.testing`, `triton.profiler`, `triton.tools`":
         return "`triton`、`triton.runtime`、`triton.testing`、`triton.profiler`、`triton.tools` 的覆盖情况"
+    for (what, exc, message), zh in zip(CHECKS, ZH_CHECKS):
+        if msgid == what:
+            return zh
+        if msgid in (f"`{exc}`", _code(message), message):  # Triton's own words stay English
+            return msgid
     notes = {**NOT_SUPPORTED, **DIFFERENCES}
     for name, note in notes.items():
         if msgid == note:
@@ -302,6 +395,7 @@ def render(version: str, names: list[str], ours, host=None) -> str:
     for n, _, have, note in table:
         if note:
             lines.append(f"| `{n}` | {'yes' if have else 'no'} | {note} |")
+    lines += [""] + render_checks()
     if host is not None:
         lines += [""] + render_host(*host)
     return "\n".join(lines) + "\n"
