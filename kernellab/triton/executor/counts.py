@@ -1148,7 +1148,9 @@ class Touched:
 
     def mark_rows(self, name: str, flat: np.ndarray, starts, active):
         """Mark the sectors of rows of consecutive elements: row ``r`` is ``flat[starts[r]:starts[r] + active[r]]``."""
-        s, k = np.broadcast_arrays(np.asarray(starts, np.int64).reshape(-1), np.asarray(active, np.int64).reshape(-1))
+        s, k = np.asarray(starts, np.int64).reshape(-1), np.asarray(active, np.int64).reshape(-1)
+        if s.size != k.size:
+            s, k = np.broadcast_arrays(s, k)
         keep = k > 0
         if not keep.all():
             s, k = s[keep], k[keep]
@@ -1205,8 +1207,8 @@ class Touched:
 
 def _intervals(runs: list) -> tuple[np.ndarray, np.ndarray]:
     """The ``(lo, hi)`` arrays of all the runs (each a pair of ints or of arrays)."""
-    return (np.concatenate([np.atleast_1d(r[0]) for r in runs]),
-            np.concatenate([np.atleast_1d(r[1]) for r in runs]))
+    return (np.concatenate([r[0] if r[0].__class__ is np.ndarray and r[0].ndim else (r[0],) for r in runs]),
+            np.concatenate([r[1] if r[1].__class__ is np.ndarray and r[1].ndim else (r[1],) for r in runs]))
 
 
 def _union_length(runs: list) -> int:

@@ -371,9 +371,8 @@ def _strided_rows(flat: np.ndarray, s: np.ndarray, width: int):
     step = int(s[1] - s[0]) if rows > 1 else 0
     if step < 0 or (rows > 2 and (np.diff(s) != step).any()):
         return None
-    base = flat[int(s[0]):]
-    return np.lib.stride_tricks.as_strided(base, (rows, width), (step * flat.itemsize, flat.itemsize),
-                                           writeable=True)
+    w = flat.itemsize
+    return np.ndarray((rows, width), flat.dtype, flat, int(s[0]) * w, (step * w, w))  # as _window makes it
 
 
 def _disjoint(s: np.ndarray, k: np.ndarray) -> bool:
@@ -392,8 +391,11 @@ def _filled(rows: int, lanes: int, flat: np.ndarray, other) -> tuple[np.ndarray,
 # --- moving: two-dimensional tiles as lines of consecutive elements -----------------------------------------
 def _window(flat: np.ndarray, n: int, writeable: bool = False) -> np.ndarray:
     """Every run of ``n`` consecutive elements of ``flat``: row ``s`` is ``flat[s:s + n]`` (a view)."""
-    w = flat.itemsize
-    return np.lib.stride_tricks.as_strided(flat, (flat.size - n + 1, n), (w, w), writeable=writeable)
+    w = flat.itemsize  # ``flat`` is contiguous (flat_view): an ndarray over its buffer is as_strided, without its call
+    out = np.ndarray((flat.size - n + 1, n), flat.dtype, flat, 0, (w, w))
+    if not writeable:
+        out.flags.writeable = False
+    return out
 
 
 def _inside(s: np.ndarray, n: int, size: int, view: View) -> bool:

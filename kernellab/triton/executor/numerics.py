@@ -18,6 +18,7 @@ three products (``hi·hi + hi·lo + lo·hi``), as Triton's F32DotTC pass does, r
 
 from __future__ import annotations
 
+import math
 from functools import cache
 from typing import NamedTuple
 
@@ -318,5 +319,6 @@ def dot_flops(a_shape, b_shape, programs: int) -> int:
     """
     m, k = a_shape[-2:]
     n = b_shape[-1]
-    batch = int(np.prod(np.broadcast_shapes(a_shape[1:-2], b_shape[1:-2]), dtype=np.int64))
+    a_batch, b_batch = tuple(a_shape[1:-2]), tuple(b_shape[1:-2])
+    batch = math.prod(a_batch if a_batch == b_batch else np.broadcast_shapes(a_batch, b_batch))
     return 2 * m * n * k * batch * programs

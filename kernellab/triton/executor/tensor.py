@@ -19,6 +19,7 @@ every pointer block. Whatever reads ``data`` gets exactly the values the plain c
 
 from __future__ import annotations
 
+import math
 import sys
 from functools import cache
 
@@ -80,6 +81,10 @@ def broadcast_shape(a: tuple, b: tuple) -> tuple:
         return a
     if not a:
         return b
+    if len(a) == len(b):  # numpy's rule on blocks of one rank, without its call (a tl.where, a row times a column)
+        out = tuple(x if y == 1 or x == y else y if x == 1 else -1 for x, y in zip(a, b))
+        if -1 not in out:
+            return out
     try:
         return np.broadcast_shapes(a, b)
     except ValueError:
@@ -517,7 +522,7 @@ class tensor:
 
     @property
     def numel(self) -> int:
-        return int(np.prod(self._shape, dtype=np.int64))
+        return int(math.prod(self._shape))
 
     @property
     def type(self):

@@ -32,6 +32,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -160,7 +161,7 @@ class Base:
         """``start, start + 1, …`` over a block of ``shape`` every program shares (``tl.arange``)."""
         starts = np.array([start], np.int64)
         if lanes is None:
-            n = int(np.prod(shape, dtype=np.int64))
+            n = math.prod(shape)
             return cls(make=lambda: np.arange(start, start + n, dtype=np.int64).reshape((1, *shape)), shape=shape,
                        starts=starts)
         return cls(lanes, starts=starts)
@@ -240,7 +241,7 @@ class Base:
         ext = self.memo.get("extremes")
         if ext is None:
             starts, lines = self._starts, self._lines
-            n = int(np.prod(self.shape, dtype=np.int64))  # at least 1: a block has at least one lane
+            n = math.prod(self.shape)  # at least 1: a block has at least one lane
             if starts is not _UNKNOWN and starts is not None:
                 ext = (int(starts.min()), int(starts.max()) + n - 1)
             elif lines is not _UNKNOWN and lines is not None:
@@ -360,8 +361,12 @@ class View:
         """How many lanes each program keeps, int64 ``(rows,)``, when it keeps a prefix of them (every lane
         included); None for a mask of another shape."""
         k = self.keep
-        if k is None:
-            return np.full(self.rows, self.numel, np.int64)
+        if k is None:  # every lane: kept once, read-only
+            got = self._got.get("prefix")
+            if got is None:
+                got = self._got["prefix"] = np.full(self.rows, self.numel, np.int64)
+                got.flags.writeable = False
+            return got
         if k.dtype == bool:
             return None
         return k if k.shape[0] == self.rows else np.broadcast_to(k, (self.rows,))

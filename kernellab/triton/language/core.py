@@ -494,8 +494,14 @@ def _dot_operand(t: tensor) -> np.ndarray:
     (``p.to(tl.float16)``, see ``tensor.to``; a shared tile, see ``memory.load``), a stand-in of its shape
     and type, not made: the dot reads its values from ``_wide``."""
     if t._data is None and t._wide is not None:
-        return np.broadcast_to(np.float16(0), _wide(t).shape)
+        return _stand_in(_wide(t).shape)
     return t.data
+
+
+@functools.lru_cache(maxsize=64)
+def _stand_in(shape: tuple) -> np.ndarray:
+    """A read-only float16 block of ``shape`` (zeros, one element broadcast): :func:`_dot_operand`'s stand-in."""
+    return np.broadcast_to(np.float16(0), shape)
 
 
 def _wide(t: tensor):
