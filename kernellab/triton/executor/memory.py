@@ -256,11 +256,25 @@ def _distinct(base):
     got = memo.get("shared lines", False)
     if got is False:
         starts = base.lines.starts
-        u = np.sort(starts, axis=None)
-        u = u[np.r_[True, u[1:] != u[:-1]]]
+        u = _sorted_distinct(starts)
         got = (u, np.searchsorted(u, starts)) if 2 * u.size <= starts.size else None
         memo["shared lines"] = got
     return got
+
+
+def _sorted_distinct(a: np.ndarray) -> np.ndarray:
+    """``np.unique(a)`` (its distinct values, sorted, flattened), without its call.
+
+    >>> _sorted_distinct(np.array([[5, 1], [5, 3]])).tolist()
+    [1, 3, 5]
+    """
+    u = np.sort(a, axis=None)
+    if u.size > 1:
+        keep = np.empty(u.size, bool)
+        keep[0] = True
+        np.not_equal(u[1:], u[:-1], out=keep[1:])
+        u = u[keep]
+    return u
 
 
 def _runs_of_lines(base) -> tuple[np.ndarray, np.ndarray]:
@@ -275,10 +289,13 @@ def _runs_of_lines(base) -> tuple[np.ndarray, np.ndarray]:
     got = base.memo.get("runs of lines")
     if got is None:
         lines = base.lines
-        u = np.unique(lines.starts)
+        u = _sorted_distinct(lines.starts)
         reach = np.maximum.accumulate(u + lines.n)  # where the runs so far end
-        first = np.r_[True, u[1:] > reach[:-1]]  # a line that starts past every earlier one's end: a new run
-        last = np.r_[first[1:], True]
+        first = np.empty(u.size, bool)  # a line that starts past every earlier one's end: a new run
+        first[0] = True
+        np.greater(u[1:], reach[:-1], out=first[1:])
+        last = np.empty_like(first)
+        last[:-1], last[-1] = first[1:], True
         got = base.memo["runs of lines"] = (u[first], reach[last] - u[first])
     return got
 
@@ -289,8 +306,11 @@ def _per_group(base, which: np.ndarray) -> int:
     per = base.memo.get("programs per tile")
     if per is None:
         rows = which.shape[0]
-        new = np.flatnonzero(np.r_[True, (which[1:] != which[:-1]).any(axis=1)])  # where a group starts
-        per = rows // new.size if rows % new.size == 0 and (np.diff(np.r_[new, rows]) == rows // new.size).all() \
+        starts = np.empty(rows, bool)
+        starts[0] = True
+        np.any(which[1:] != which[:-1], axis=1, out=starts[1:])
+        new = np.flatnonzero(starts)  # where a group starts: groups of ``per`` programs start at 0, per, 2·per, …
+        per = rows // new.size if rows % new.size == 0 and (new == np.arange(new.size) * (rows // new.size)).all() \
             else 1
         base.memo["programs per tile"] = per
     return per
