@@ -128,6 +128,25 @@ def test_chained_dots_put_all_warps_on_one_axis():
     assert _attention(128, 8).mma_sm90 == (16 + 4) * 8
 
 
+def test_tensor_work_counts_the_warps_that_repeat_a_tile():
+    # D = 128, 8 warps, 64 rows: the dots do 2·64·64·128 + 2·64·128·64 = 2 097 152 FLOPs. sm_80 (all warps
+    # along N, 512 mma.sync m16n8k16 above): 512 × 4096 = 2 097 152, no warp repeats a tile. sm_90: q·kᵀ's
+    # 8 warps along M cover 64 rows in 4 tiles of 16, so warps 4-7 repeat 0-3: 16 × 8 = 128 wgmma of N 32,
+    # each 2·16·32·16 = 16 384 FLOPs, 2 097 152 (twice the dot's 1 048 576); p·v: 4 × 8 = 32 of N 64, each
+    # 2·16·64·16 = 32 768, 1 048 576: 3 145 728 in all
+    cnt = _attention(128, 8)
+    assert cnt.dot_flops == 2_097_152 and cnt.mma_sm80 * 4096 == 2_097_152
+    assert cnt.tensor_flops_sm90 == 128 * 16_384 + 32 * 32_768 == 3_145_728
+    # the model charges each target its own instructions' work: on the H100, 3 145 728 ÷ (989.4e12 ÷ 132 SMs)
+    # (one program: one SM; its 0.4 µs are below a launch, which warns)
+    from kernellab import A100, H100, predict
+    from kernellab.errors import ModelWarning
+    with pytest.warns(ModelWarning, match="below the launch overhead"):
+        assert predict(cnt, H100)["t_tensor"] == pytest.approx(3_145_728 / (989.4e12 / 132))
+    with pytest.warns(ModelWarning, match="below the launch overhead"):
+        assert predict(cnt, A100)["t_tensor"] == pytest.approx(2_097_152 / (312e12 / 108))
+
+
 def test_a_chained_operand_in_registers_needs_no_shared_memory():
     # 4 warps, D = 64: both dots [4, 1] on sm_80, so p is already in the mma operand's registers: only
     # q, kᵀ and v go through shared memory (3 tiles of 4096 halves: 4 × 16-byte stores a thread... each

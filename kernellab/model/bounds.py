@@ -97,7 +97,9 @@ def resource_events(counts, target: str = "sm_80") -> dict[str, int]:
 
     * **tensor** = the FP16-equivalent FLOPs of the ``tl.dot`` calls Triton compiles to ``mma.sync`` /
       ``wgmma`` (Nsight Compute: ``sm__pipe_tensor_cycles_active``): ``mma_sm80`` × 4096, the FLOPs of
-      one ``mma.sync.m16n8k16``. Each sm_80 MMA instruction occupies the pipe as long as an fp16 one, so
+      one ``mma.sync.m16n8k16``; for ``target="sm_90"``, ``tensor_flops_sm90``, the same measure of the
+      sm_90 instructions, which differ where sm_80's warps repeat a tile (a chained dot whose warps lie
+      along N, attention at head dim 256) and ``wgmma``'s do not. Each sm_80 MMA instruction occupies the pipe as long as an fp16 one, so
       this charges an fp16/bf16 dot its FLOPs, a TF32 dot (``m16n8k8``, half the FLOPs an instruction)
       twice its FLOPs (half the FP16 rate), ``"tf32x3"`` six times, an int8 dot half. The counts do not
       carry the operands' dtype, and sm_80 converts fp8 to fp16, so an **fp8** dot is charged at the FP16
@@ -146,12 +148,15 @@ def resource_events(counts, target: str = "sm_80") -> dict[str, int]:
     if all(hasattr(counts, a) for a in ("dot_flops", "load_lines", "atomic_requests", "dram_bytes")):
         mma80 = getattr(counts, "mma_sm80", 0)
         mma = getattr(counts, "mma_sm90", 0) if target == "sm_90" else mma80
+        tensor = mma80 * MMA_FP16_FLOPS
+        if target == "sm_90" and getattr(counts, "tensor_flops_sm90", 0):
+            tensor = counts.tensor_flops_sm90  # the sm_90 instructions' own work (wgmma repeats no warp's tile)
         fp = counts.flops - counts.dot_flops + (0 if mma80 else counts.dot_flops // 2)
         requests = counts.load_requests + counts.store_requests + counts.atomic_requests
         xu = getattr(counts, "xu_instructions", 0)
         return {
             "FMA": fp,
-            "tensor": mma80 * MMA_FP16_FLOPS,
+            "tensor": tensor,
             "XU": xu * 32,
             "issue": -(-fp // 32) + requests + mma + xu,
             "L1": counts.load_lines + counts.store_lines + counts.atomic_lines,

@@ -72,6 +72,37 @@ def mma_instructions(m: int, n: int, k: int, dtype_name: str, input_precision: s
     return sm80, sm90
 
 
+def tensor_flops(m: int, n: int, k: int, dtype_name: str, input_precision: str | None, num_warps: int,
+                 batch: int = 1, plan: Plan | None = None) -> tuple[int, int]:
+    """The Tensor Core work of one program's ``tl.dot`` on ``(sm_80, sm_90)``, in FLOPs at the FP16 rate: each
+    warp instruction of :func:`mma_instructions` × the FLOPs of its tile with K counted as 16 (``mma.sync``:
+    16 × 8 rows and columns, ``wgmma``: a warp's 16 rows × the instruction's N). Each operand kind's K₀ is the
+    K an instruction covers in the time an fp16 one covers 16 (TF32 8 at half the FP16 rate, int8 32 at
+    twice it), so this is the time the instructions hold the Tensor Cores, in FP16 FLOPs; fp8 counts its own
+    FLOPs (K 32), which the model charges at the fp8 peak. Warps that repeat another warp's tile count
+    (the instructions run), so a chained dot whose sm_80 warps all lie along N does twice its FLOPs there.
+
+    >>> tensor_flops(128, 128, 32, "fp16", None, 4)        # 2·128·128·32 on both
+    (1048576, 1048576)
+    >>> tensor_flops(128, 32, 256, "fp16", None, 8, plan=dot_plan(128, 32, "fp16", 8, chain=(128, 256),
+    ...              feeds_dot=True))                        # attention's q·kᵀ at head dim 256: sm_80 repeats it
+    (4194304, 2097152)
+    """
+    what, _passes = kind(dtype_name, input_precision)
+    if what is None:
+        return 0, 0
+    if plan is None:
+        plan = dot_plan(m, n, what, num_warps, batch)
+    sm80, sm90 = mma_instructions(m, n, k, dtype_name, input_precision, num_warps, batch, plan)
+    n90 = plan.sm90[3] if plan.sm90[0] == "wgmma" else 8
+    k_fp16 = 32 if what == "fp8" else 16
+    return sm80 * MMA_FLOPS, sm90 * 2 * 16 * n90 * k_fp16
+
+
+#: FLOPs of one ``mma.sync.m16n8k16`` (2·16·8·16): the FP16-rate work of one sm_80 MMA instruction.
+MMA_FLOPS = 2 * 16 * 8 * 16
+
+
 def _mma_sync(m: int, n: int, k: int, k0: int, warps: tuple, num_warps: int, batch: int) -> int:
     """``mma.sync.m16n8kK₀`` warp instructions: every warp's ``16 × 8`` tiles of its share, ``K ÷ K₀`` each."""
     if len(warps) == 3:

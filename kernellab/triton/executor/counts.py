@@ -113,6 +113,10 @@ class TritonCounts(LoadStoreTotals):
     # mma.sync on sm_80; wgmma (4 warps each, counted per warp) or mma.sync on sm_90
     mma_sm80: int = 0
     mma_sm90: int = 0
+    # the Tensor Core work of the sm_90 MMA instructions in FLOPs at the FP16 rate (kernellab.triton.compiler.mma.
+    # tensor_flops: each wgmma or mma.sync of a warp × its tile's FLOPs, K counted as 16, 32 for fp8), the
+    # time they hold the pipe (sm__pipe_tensor_op_gmma_cycles_active); sm_80's is mma_sm80 × 4096
+    tensor_flops_sm90: int = 0
     # warp-level global atomic instructions executed (Nsight Compute's smsp__inst_executed_op_global_atom.sum),
     # by target: a tl.atomic_*'s instructions per thread under Triton 3.9's layout and vector width for it
     # (kernellab.triton.compiler.convert.atomic_instructions) × num_warps, per program
@@ -516,10 +520,12 @@ def _what(operands: str, precision) -> str:
 
 @lru_cache(maxsize=1024)
 def _mma_counts(dims: tuple, plan, num_warps: int) -> tuple:
-    from ..compiler.mma import mma_instructions
+    """``(mma_sm80, mma_sm90, tensor_flops_sm90)`` of one program's dot under its plan."""
+    from ..compiler.mma import mma_instructions, tensor_flops
 
     m, n, k, operands, precision, batch = dims
-    return mma_instructions(m, n, k, operands, precision, num_warps, batch, plan)
+    sm80, sm90 = mma_instructions(m, n, k, operands, precision, num_warps, batch, plan)
+    return sm80, sm90, tensor_flops(m, n, k, operands, precision, num_warps, batch, plan)[1]
 
 
 def _plan(ref, what: str, num_warps: int, batch: int = 1):
@@ -860,9 +866,11 @@ class Tally:
     def _mma_settled(self, ref, dims, num_warps: int, programs: int):
         """Count a recorded dot's MMA instructions under its plan (:meth:`dotted`)."""
         chain, i = ref
-        sm80, sm90 = _mma_counts(dims, chain.plan(i, _what(dims[3], dims[4]), num_warps, dims[5]), num_warps)
+        sm80, sm90, work90 = _mma_counts(dims, chain.plan(i, _what(dims[3], dims[4]), num_warps, dims[5]),
+                                         num_warps)
         self.n["mma_sm80"] += sm80 * programs
         self.n["mma_sm90"] += sm90 * programs
+        self.n["tensor_flops_sm90"] += work90 * programs
 
     def access(self, kind: str, addresses: np.ndarray, active: np.ndarray | None, width: int, copies: int = 1):
         """Record one ``tl.load`` / ``tl.store`` executed by ``copies`` programs alike per row of ``addresses``.
