@@ -291,3 +291,47 @@ def test_an_fp8_wgmma_runs_at_the_fp8_peak_and_the_a100_has_none():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ModelWarning)
         assert "outside" not in predict(fp16, A100)
+
+
+# --- the estimate's pipes: a program's Tensor Core and SIMT phases wait for each other ----------------------
+
+def _dot_with_dependent_work(flops: float, xu: float, **launch_info):
+    """One program of 4 warps whose tl.dot results then get ``flops`` FP32 operations and ``xu`` MUFU
+    instructions (per program), made by hand: 64 wgmma-sized dots, no loads, nothing else."""
+    return TritonCounts(programs=1, flops=64 * 2 * 64 * 64 * 64, dot_flops=64 * 2 * 64 * 64 * 64, mma_sm80=64 * 128,
+                        mma_sm90=64 * 4,
+                        launch={"grid": (1, 1, 1), "num_warps": 4, "dot_dependent_flops": flops,
+                                "dot_dependent_xu": xu, **launch_info})
+
+
+@pytest.mark.parametrize(("flops", "xu", "cycles"), [
+    (128_000, 0, 1000),      # FP32 pipe: 128 000 ÷ 128 a cycle = 1000; issue 128 000 ÷ 32 ÷ 4 = 1000 too
+    (0, 1000, 2000),         # XU: 1000 × 32 lanes ÷ 16 a cycle = 2000; issue 1000 ÷ 4 = 250
+    (128_000, 100, 1025),    # issue: (4000 + 100) ÷ 4 = 1025 > FP32's 1000 and XU's 100 × 32 ÷ 16 = 200
+])
+def test_work_on_dot_results_runs_after_the_dot_unless_warp_specialised(flops, xu, cycles):
+    # H100: 128 FP32 lanes, 16 XU results and 4 warp instructions a cycle per SM, at 1.98 GHz; one program of 4
+    # warps holds all four sub-partitions. The dots alone bind (no loads: no round trip, no fill, no DRAM, no L2)
+    serial = _quiet_predict(_dot_with_dependent_work(flops, xu))
+    special = _quiet_predict(_dot_with_dependent_work(flops, xu, warp_specialize=True))
+    t_tensor = special["t_tensor"] / PERF_H100.eta_wgmma
+    assert serial["tensor_kind"] == "wgmma" and serial["t_round"] == special["t_round"] == 0.0
+    assert special["estimate_time"] == pytest.approx(t_tensor)  # overlapped: the Tensor Cores alone
+    assert serial["estimate_time"] == pytest.approx(t_tensor + cycles / 1.98e9 / serial["eta"])
+    assert serial["t_critical"] == pytest.approx(t_tensor)  # one program alone: its dots, no load chain
+
+
+def test_the_l2_term_charges_a_triton_launchs_requested_sectors():
+    # 10 load + 6 store + 2 atomic sectors × 32 B = 576 B through L2 at 9.9 TB/s; a SIMT launch's none
+    c = TritonCounts(programs=1, load_requests=1, load_sectors=10, store_sectors=6, atomic_sectors=2,
+                     launch={"grid": (1, 1, 1), "num_warps": 4})
+    assert _quiet_predict(c)["t_l2"] == pytest.approx(576 / PERF_H100.l2_bw)
+    assert _quiet_predict(Counts(gld_instr=1, gld_lines=4, warp_instr=1, dram_sectors={"x": 16}))["t_l2"] == 0.0
+
+
+def test_one_trip_of_a_k_loop_is_pipelined_too():
+    # D = 1: one stage waits L; two stages: the first L, then max(0, L − a) more, with a < L: 2L in all
+    one = _quiet_predict(_dot_loop_counts(1, rounds=1.0, dot_rounds=1.0))
+    two = _quiet_predict(_dot_loop_counts(2, rounds=1.0, dot_rounds=1.0))
+    L = one["t_round"]
+    assert two["t_critical"] == pytest.approx(2 * L) and L < one["t_critical"] < 2 * L
