@@ -95,6 +95,8 @@ def test_stages_buffer_the_dot_tiles_one_fewer_on_sm_80():
     # a loop's own tl.range(num_stages=) wins over the launch's; one stage is one buffer on both
     assert triton_resources({**info, "loop_stages": 2}, 4, H100)[0] == 2 * 8192
     assert triton_resources({**info, "num_stages": 1}, 4, A100)[0] == 8192
+    assert triton_resources({**info, "num_stages": 1}, 4, H100)[0] == 8192
+    assert triton_resources({**info, "num_stages": 0}, 4, H100)[0] == 8192  # at least one buffer
     # no num_stages recorded: Triton's default of 3
     assert triton_resources({"dot_tile_bytes": tile, "dot_results": res}, 4, H100)[0] == 3 * 8192
 
