@@ -77,6 +77,7 @@ def test_a_launch_with_no_programs_is_refused_and_one_with_unknown_programs_spre
     # unknown: every SM and every sub-partition, the share of one SM; no occupancy, the GPU's block limit
     assert (d.programs, d.sms_used, d.share, d.subpartitions, d.resources) == (None, 108, 1 / 108, 4, "none")
     assert d.occupancy is None and d.blocks_per_sm == A100.max_blocks_per_sm == 32 and d.warps == 8
+    assert (d.per_sm, d.resident, d.waves, d.tail) == (1, 32, 1, 108)  # one wave: a program on each SM
 
 
 # --- Triton's shared memory and registers for a program of tl.dot ---------------------------------------
