@@ -56,6 +56,24 @@ def _ideal_wavefronts(c) -> int:
     return c.shld_ideal + c.shst_ideal
 
 
+def _flop_count_sp(c) -> int:
+    """Nsight Compute's ``flop_count_sp``: FADD + FMUL + 2·FFMA thread instructions of the SASS, which leaves out
+    the Tensor Cores' work (``HMMA``/``HGMMA`` run on the tensor pipe, counted by ``sm__inst_executed_pipe_tensor``).
+
+    SIMT counts: ``flops``. Mini-Triton counts: ``flops`` less ``dot_flops`` when the launch's dots compiled to
+    Tensor Core instructions (``mma_sm80`` > 0); a launch whose dots all have ``input_precision="ieee"`` (no MMA)
+    computes them with FFMAs, which ``flop_count_sp`` counts, so they stay in.
+
+    >>> from kernellab.triton import TritonCounts
+    >>> mm = TritonCounts(flops=262_144 + 4096, dot_flops=262_144, mma_sm80=64)    # a 64×64×32 dot + 4096 adds
+    >>> _flop_count_sp(mm), _flop_count_sp(TritonCounts(flops=262_144, dot_flops=262_144))
+    (4096, 262144)
+    """
+    if getattr(c, "mma_sm80", 0):
+        return c.flops - c.dot_flops
+    return c.flops
+
+
 def _efficiency(c) -> float:
     return 100.0 * c.thread_instr / (WARP_SIZE * c.warp_instr) if c.warp_instr else 0.0
 
@@ -76,7 +94,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("memory_l1_wavefronts_shared_ideal", "Ideal wavefronts", _ideal_wavefronts, simt_only=True),
     Metric("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", "Bank conflicts",
            lambda c: _wavefronts(c) - _ideal_wavefronts(c), simt_only=True),
-    Metric("flop_count_sp", "FLOPs", lambda c: c.flops),
+    Metric("flop_count_sp", "FLOPs", _flop_count_sp),
     Metric("l1tex__t_bytes_pipe_lsu_mem_global.sum", "Bytes", lambda c: c.bytes, "B"),
     Metric("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "Atomics", lambda c: getattr(c, "atomic_requests", 0)),
     Metric("dram__bytes.sum", "DRAM bytes", lambda c: c.dram_bytes, "B"),

@@ -2,9 +2,15 @@
 
 ``report(counts, gpu)`` (or ``counts.report(gpu)``) returns a :class:`Report`: aligned text in a terminal,
 HTML in the gallery or Jupyter. Its sections are named as Nsight Compute names them — GPU Speed Of
-Light, Memory Workload Analysis, Shared Memory, Warp State (divergence), Launch Statistics and
+Light, Memory Workload Analysis, Shared Memory, Instruction Statistics, Launch Statistics and
 Occupancy — and its findings (:func:`findings`) are written in the style of Nsight's rules, each
 naming the line (when the launch counted lines) and the metric behind it.
+
+Nsight Compute measures; this report predicts. Its Speed Of Light is the performance model's
+(:func:`~kernellab.predict`, as Nsight Compute times a kernel: ``timer="kernel"``, a cold L2, no launch
+overhead): each resource's predicted utilisation over the predicted duration, and its Launch Statistics and
+Occupancy are the per-SM model's (:mod:`kernellab.model.persm`): blocks per SM and their limiter, waves and
+the SMs that get work.
 
 Examples
 --------
@@ -29,7 +35,9 @@ from .access import WARP_SIZE
 from .counters import member
 from .errors import ModelWarning
 from .i18n import _
-from .model import occupancy, predict
+from .model import estimate_label, predict, resource_events, resource_label
+from .model.estimate import sm_times
+from .model.persm import Distribution, distribute, launch_of
 from .specs import A6000, as_gpu, as_perf
 from .tables import Table, display_width, fmt_bytes, fmt_time
 
@@ -37,16 +45,24 @@ EXCESS_SECTORS = 0.10  # a finding when excess sectors are at least this share o
 CONFLICT_SHARE = 0.10  # a finding for each line with at least this share of the launch's bank conflicts
 DIVERGENCE = 0.80  # a finding for a line below this SIMT efficiency …
 DIVERGENCE_SHARE = 0.05  # … that issues at least this share of the warp instructions
-_RESOURCES = (  # the model's times (kernellab.model.bounds.predict) and the Nsight Compute metric each stands for
-    ("t_fma", "FMA pipe", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"),
-    ("t_tensor", "Tensor Core pipe", "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"),
-    ("t_issue", "Instruction issue", "sm__inst_issued.avg.pct_of_peak_sustained_active"),
-    ("t_mio", "MIO (load/store issue)", "sm__mio_inst_issued.avg.pct_of_peak_sustained_active"),
-    ("t_l1", "L1/TEX lines", "l1tex__throughput.avg.pct_of_peak_sustained_active"),
+OCCUPANCY_LOW = 0.80  # an occupancy finding below this theoretical occupancy (Nsight's TheoreticalOccupancy rule)
+TAIL_SHARE = 0.20  # a tail finding when the partial wave may take at least this share of the run (its TailEffect rule)
+_RESOURCES = (  # the model's times (kernellab.model.bounds.predict) and the Nsight Compute metric each stands for:
+    # the device's average over every SM and the elapsed time, as Nsight Compute's GPU Speed Of Light reads them
+    ("t_fma", "FMA pipe", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed"),
+    ("t_tensor", "Tensor Core pipe", "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed"),
+    ("t_xu", "XU pipe (special functions)", "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed"),
+    ("t_issue", "Instruction issue", "sm__inst_issued.avg.pct_of_peak_sustained_elapsed"),
+    ("t_mio", "MIO (load/store issue)", "sm__mio_inst_issued.avg.pct_of_peak_sustained_elapsed"),
+    ("t_l1", "L1/TEX lines", "l1tex__throughput.avg.pct_of_peak_sustained_elapsed"),
     ("t_smem", "Shared memory", "l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed"),
     ("t_dram", "DRAM", "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
-    ("t_atomic", "Atomics at L2", "lts__t_requests_op_atom.sum"),
+    ("t_atomic", "Atomics at L2 (one address)", ""),  # the model's serial chain at one address: no Nsight metric
 )
+#: The model's occupancy limits (:data:`kernellab.model.residency.LIMITS`) under Nsight Compute's names: each
+#: ``launch__occupancy_limit_*`` is the blocks per SM that one resource allows (``blocks``: the hardware's limit).
+LIMIT_METRICS = {"registers": "launch__occupancy_limit_registers", "shared": "launch__occupancy_limit_shared_mem",
+                 "threads": "launch__occupancy_limit_warps", "blocks": "launch__occupancy_limit_blocks"}
 
 
 @dataclass(frozen=True)
@@ -148,9 +164,81 @@ def _divergence(counts) -> list[Finding]:
         "per warp instruction)").format(line=key[1], pct=100 * eff, threads=32 * eff))]
 
 
-def findings(counts) -> list[Finding]:
+def _unit(counts) -> str:
+    return _("blocks") if hasattr(counts, "warp_instr") else _("programs")
+
+
+
+def _small_grid(counts, gpu, d: Distribution) -> list[Finding]:
+    if d.programs is None or d.programs >= gpu.sms:
+        return []
+    return [Finding("small grid", None, "launch__grid_size", d.programs, _(
+        "small grid: launch__grid_size is {programs}, fewer than the {gpu}'s {sms} SMs: {idle} SMs get no work, and "
+        "the predicted time is the busiest SM's").format(
+        programs=d.programs, gpu=gpu.name, sms=gpu.sms, idle=gpu.sms - d.programs))]
+
+
+def _tail(counts, gpu, d: Distribution) -> list[Finding]:
+    if d.programs is None:
+        return []
+    per_wave = d.blocks_per_sm * gpu.sms
+    full = d.programs // per_wave
+    if full < 1 or d.programs % per_wave == 0 or 1 / (1 + full) < TAIL_SHARE:
+        return []
+    waves = d.programs / per_wave
+    return [Finding("tail", None, "launch__waves_per_multiprocessor", waves, _(
+        "partial last wave: {waves:.2f} waves of {per_wave} {unit} ({per_sm} per SM × {sms} SMs), {full} full and "
+        "a last one of {tail}; with {unit} of equal work it may take up to {pct:.0f} % of the run").format(
+        waves=waves, per_wave=per_wave, unit=_unit(counts), per_sm=d.blocks_per_sm, sms=gpu.sms, full=full,
+        tail=d.programs - full * per_wave, pct=100 / (1 + full)))]
+
+
+def _limiters(occ) -> str:
+    names = {"registers": _("the registers each thread needs"), "shared": _("the shared memory each block needs"),
+             "threads": _("the warps each block has"), "blocks": _("the SM's limit of resident blocks")}
+    return _(", ").join(f"{names[k]} ({LIMIT_METRICS[k]} = {_limit(occ, k)})" for k in occ.limiters)
+
+
+def _limit(occ, key: str) -> int:
+    return {"registers": occ.by_registers, "shared": occ.by_shared, "threads": occ.by_threads,
+            "blocks": occ.by_blocks}[key]
+
+
+def _low_occupancy(counts, gpu, d: Distribution) -> list[Finding]:
+    occ = d.occupancy
+    if occ is None or occ.occupancy >= OCCUPANCY_LOW:
+        return []
+    return [Finding("occupancy", None, "sm__maximum_warps_per_active_cycle_pct", 100 * occ.occupancy, _(
+        "low theoretical occupancy: {pct:.1f} % ({warps} of {max_warps} warps per SM, {blocks} {unit} per SM), "
+        "limited by {limiters}").format(
+        pct=100 * occ.occupancy, warps=occ.warps_per_sm, max_warps=gpu.max_warps_per_sm, blocks=occ.blocks_per_sm,
+        unit=_unit(counts), limiters=_limiters(occ)))]
+
+
+def launch_findings(counts, gpu) -> list[Finding]:
+    """Nsight Compute's launch findings for ``counts`` on ``gpu``, from the per-SM model
+    (:func:`kernellab.model.persm.launch_of`), each under the metric its rule reads:
+
+    * **small grid** (``launch__grid_size``; Nsight's "Small Grid"): fewer blocks (programs) than SMs;
+    * **tail** (``launch__waves_per_multiprocessor``; its "Tail Effect"): at least one full wave and a partial one,
+      when the partial wave may take at least 20 % of the run, 1 ÷ (1 + full waves), blocks being equal;
+    * **occupancy** (``sm__maximum_warps_per_active_cycle_pct``; its "Theoretical Occupancy"): below 80 %,
+      with every limiter whose ``launch__occupancy_limit_*`` is the least.
+
+    Counts with no launch (hand-made, scaled, or summed) have none.
+
+    >>> from kernellab import Counts, H100
+    >>> one = Counts(warp_instr=1, launch={"grid": (64, 1, 1), "block": (1024, 1, 1), "smem_per_block": 0})
+    >>> for f in launch_findings(one, H100): print(f)     # 64 blocks on 132 SMs; 2 of 1024 threads fill 64 warps
+    small grid: launch__grid_size is 64, fewer than the H100 SXM's 132 SMs: 68 SMs get no work, and the predicted time is the busiest SM's
+    """
+    d = launch_of(counts, gpu)
+    return _small_grid(counts, gpu, d) + _tail(counts, gpu, d) + _low_occupancy(counts, gpu, d)
+
+
+def findings(counts, gpu=None) -> list[Finding]:
     """The report's findings: uncoalesced global accesses (both engines), bank conflicts and divergence
-    (SIMT launches).
+    (SIMT launches), and with a ``gpu`` the launch findings of :func:`launch_findings`.
 
     * **uncoalesced**: excess sectors (sectors − ideal sectors) are at least 10 % of the sectors; the
       line with the most excess sectors is named with its share of them;
@@ -160,7 +248,8 @@ def findings(counts) -> list[Finding]:
     * **divergence**: the line that idles the most lanes among those below 80 % SIMT efficiency and
       issuing at least 5 % of the warp instructions.
     """
-    return _uncoalesced(counts) + _conflicts(counts) + _divergence(counts)
+    out = _uncoalesced(counts) + _conflicts(counts) + _divergence(counts)
+    return out + launch_findings(counts, as_gpu(gpu)) if gpu is not None else out
 
 
 @dataclass
@@ -193,27 +282,39 @@ class Report:
         self.counts, self.gpu = counts, gpu
         self.name = name or (counts.by_line.kernel if counts.by_line is not None else None)
         self.simt = hasattr(counts, "warp_instr")
-        self.sections = [s for s in (self._sol(), self._memory(), self._shared(), self._warps(), self._launch())
-                         if s is not None]
-        self.findings = findings(counts)
+        self.launch = launch_of(counts, gpu)  # the per-SM model's view of the launch (kernellab.model.persm)
+        self.sections = [s for s in (self._sol(), self._memory(), self._shared(), self._instructions(),
+                                     self._launch(), self._occupancy()) if s is not None]
+        self.findings = findings(counts, gpu)
 
     def _sol(self) -> Section | None:
-        from .model.bounds import resource_label
-
+        """Each resource's predicted utilisation: the launch's events spread over every SM (as Nsight Compute's
+        ``.avg`` over SM instances), at the resource's peak rate, over the predicted duration (the estimate,
+        as Nsight Compute times a kernel: ``timer="kernel"``)."""
+        perf = as_perf(self.gpu)
         try:
             with warnings.catch_warnings():  # a tiny launch: the report shows the launch overhead beside
                 warnings.simplefilter("ignore", ModelWarning)
-                p = predict(self.counts, as_perf(self.gpu))
+                p = predict(self.counts, perf, timer="kernel")
         except ValueError:
             return None
-        rows = [[_(label), metric, fmt_time(p[key]), f"{100 * p[key] / p['time']:.1f} %"]
+        duration = p["estimate_time"]
+        target = "sm_90" if self.gpu.arch == "sm_90" else "sm_80"
+        even = sm_times(resource_events(self.counts, target), perf, self.gpu.clock_hz, p["dram_bytes"],
+                        distribute(self.gpu, None), p["tensor_kind"])
+        rows = [[_(label), metric, fmt_time(p[key]), f"{100 * even[key] / duration:.1f} %"]
                 for key, label, metric in _RESOURCES if p.get(key)]
-        rows.append([_("Bound: {resource}").format(resource=resource_label(p["bound"])), "", fmt_time(p["time"]),
-                     "100.0 %"])
-        if p.get("t_launch"):  # what launching costs besides the run, as a share of the bound's time
-            rows.append([_("Launch overhead"), "", fmt_time(p["t_launch"]), f"{100 * p['t_launch'] / p['time']:.1f} %"])
-        return Section(_("GPU Speed Of Light"),
-                       Table([_("Resource"), _("Profiler metric"), _("Time"), _("Share of the bound")], rows))
+        rows.append([_("Duration"), "gpu__time_duration.sum", fmt_time(duration), ""])
+        rows.append([_("Set by: {term}").format(term=estimate_label(p["estimate_bound"])), "", "", ""])
+        rows.append([_("Throughput bound: {resource}").format(resource=resource_label(p["bound"])), "",
+                     fmt_time(p["time"]), ""])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ModelWarning)
+            bench = predict(self.counts, perf)["estimate_total_time"]
+        rows.append([_("do_bench would read (launch included)"), "", fmt_time(bench), ""])
+        return Section(_("GPU Speed Of Light (predicted)"),
+                       Table([_("Resource"), _("Profiler metric"), _("Busiest SM's time"),
+                              _("Predicted % of peak")], rows))
 
     def _memory(self) -> Section:
         names = ["l1tex__t_requests_pipe_lsu_mem_global.sum", "l1tex__t_sectors_pipe_lsu_mem_global.sum",
@@ -226,6 +327,13 @@ class Report:
         if self.counts.sectors:
             excess = self.counts.sectors - self.counts.load_ideal_sectors - self.counts.store_ideal_sectors
             rows.insert(5, [_("Excess sectors %"), "", f"{100 * excess / self.counts.sectors:.1f} %"])
+        tma = getattr(self.counts, "tma_instructions_sm90", 0)
+        if tma and self.gpu.arch == "sm_90":  # a tensor descriptor's tiles: TMA copies, not LSU instructions
+            rows += [[_("Global load instructions (LSU)"), "smsp__inst_executed_op_global_ld.sum",
+                      f"{self.counts.load_instructions_sm90:,}"],
+                     [_("Global store instructions (LSU)"), "smsp__inst_executed_op_global_st.sum",
+                      f"{self.counts.store_instructions_sm90:,}"],
+                     [_("TMA copies (UTMALDG, UTMASTG)"), "tma_instructions_sm90", f"{tma:,}"]]
         return Section(_("Memory Workload Analysis"), _table(rows))
 
     def _shared(self) -> Section | None:
@@ -254,7 +362,9 @@ class Report:
                              "smsp__inst_executed_op_shared_ld.sum", f"{ld:,}"])
         return Section(_("Shared Memory"), _table(rows)) if rows else None
 
-    def _warps(self) -> Section | None:
+    def _instructions(self) -> Section | None:
+        """Warp and thread instructions and SIMT efficiency: Nsight Compute's Instruction Statistics and Source
+        Counters show them (its Warp State Statistics section is about stall reasons, which no count here gives)."""
         if not self.simt:
             return None
         c = self.counts
@@ -262,29 +372,71 @@ class Report:
                          "warp_execution_efficiency"])
         rows.append([_("Active threads per warp instruction"), "smsp__thread_inst_executed_pred_on_per_inst_executed.ratio",
                      f"{WARP_SIZE * c.simt_efficiency():.1f}"])
-        return Section(_("Warp State (divergence)"), _table(rows))
+        return Section(_("Instruction Statistics (SIMT efficiency)"), _table(rows))
 
     def _launch(self) -> Section:
-        c, info = self.counts, self.counts.launch
+        c, info, d = self.counts, self.counts.launch, self.launch
         rows = []
         if "grid" in info:
             rows.append([_("Grid size"), "launch__grid_size", "×".join(map(str, info["grid"]))])
-        if not self.simt:
-            rows.append([_("Programs"), "", f"{c.programs:,}"])
-            return Section(_("Launch Statistics and Occupancy"), _table(rows))
-        if "block" in info:
+        if self.simt and "block" in info:
             b = info["block"]
             threads = b[0] * b[1] * b[2]
             rows += [[_("Block size"), "launch__block_size", "×".join(map(str, b))],
                      [_("Threads"), "launch__thread_count", f"{threads * _prod(info['grid']):,}"],
                      [_("Shared memory per block"), "launch__shared_mem_per_block_static",
                       fmt_bytes(info["smem_per_block"])]]
-            occ = occupancy(self.gpu, threads, smem_per_block=info["smem_per_block"])
-            rows += [[_("Blocks per SM"), "launch__occupancy_limit_blocks", str(occ.blocks_per_sm)],
-                     [_("Theoretical occupancy"), "sm__maximum_warps_per_active_cycle_pct",
-                      f"{100 * occ.occupancy:.0f} %"]]
-        rows.append([_("Barriers"), "", f"{c.barriers:,}"])
-        return Section(_("Launch Statistics and Occupancy"), _table(rows))
+        elif not self.simt:
+            rows.append([_("Programs"), "", f"{c.programs:,}"])
+            if d.programs is not None:
+                rows += [[_("Warps per program"), "", str(d.warps)],
+                         [_("Shared memory per program"), "launch__shared_mem_per_block_dynamic",
+                          fmt_bytes(self._smem())]]
+        if d.occupancy is not None:
+            regs = self._regs()
+            if d.resources != "launch":  # no register count given: DEFAULT_REGS
+                cell = _("{regs} (assumed)").format(regs=regs)
+            elif not self.simt:  # kernellab.model.persm.triton_resources: a documented rule, not a compile
+                cell = _("{regs} (Triton's rule)").format(regs=regs)
+            else:
+                cell = str(regs)
+            rows.append([_("Registers per thread"), "launch__registers_per_thread", cell])
+            per_wave = d.blocks_per_sm * self.gpu.sms
+            rows += [[_("Waves per SM"), "launch__waves_per_multiprocessor", f"{d.programs / per_wave:.3g}"],
+                     [_("SMs with work"), "", f"{d.sms_used} / {self.gpu.sms}"]]
+        if self.simt:
+            rows.append([_("Barriers"), "", f"{c.barriers:,}"])
+        return Section(_("Launch Statistics"), _table(rows))
+
+    def _smem(self) -> int:
+        from .model.persm import triton_resources
+
+        return triton_resources(self.counts.launch, self.launch.warps, self.gpu)[0]
+
+    def _regs(self) -> int:
+        from .model.persm import DEFAULT_REGS, triton_resources
+
+        info = self.counts.launch
+        if self.simt:
+            regs = info.get("regs")
+        else:
+            regs = triton_resources(info, self.launch.warps, self.gpu)[1]
+        return DEFAULT_REGS if regs is None else int(regs)
+
+    def _occupancy(self) -> Section | None:
+        """Nsight Compute's Occupancy section: the blocks per SM each resource allows, under its
+        ``launch__occupancy_limit_*`` names, and the least of them, from the model's residency."""
+        occ = self.launch.occupancy
+        if occ is None:
+            return None
+        rows = [[_("Block limit registers"), LIMIT_METRICS["registers"], str(occ.by_registers)],
+                [_("Block limit shared memory"), LIMIT_METRICS["shared"], str(occ.by_shared)],
+                [_("Block limit warps"), LIMIT_METRICS["threads"], str(occ.by_threads)],
+                [_("Block limit SM"), LIMIT_METRICS["blocks"], str(occ.by_blocks)],
+                [_("Blocks per SM (the least limit)"), "", str(occ.blocks_per_sm)],
+                [_("Theoretical active warps per SM"), "sm__maximum_warps_avg_per_active_cycle", str(occ.warps_per_sm)],
+                [_("Theoretical occupancy"), "sm__maximum_warps_per_active_cycle_pct", f"{100 * occ.occupancy:.1f} %"]]
+        return Section(_("Occupancy"), _table(rows))
 
     def to_text(self) -> str:
         """The sections as aligned text, then the findings."""

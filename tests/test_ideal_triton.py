@@ -15,6 +15,9 @@ import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import TritonCounts, triton_launch
 from kernellab.access import Access, affine_ideal, ideal_sectors, packed_sectors, prefix_ideal
+from kernellab.profile import (
+    findings as memory_findings,  # the memory rules alone (no GPU: no launch findings)
+)
 from kernellab.triton.executor.policy import Policy, using
 
 WARP = 32
@@ -128,7 +131,7 @@ def test_coalesced_fp32_load_ideal_equals_actual():
     assert load_store(c) == (32, 512, 512, 32, 512, 512)
     load = row_of(c.by_line, "tl.store(out_ptr + offs, tl.load")
     assert (load.load_ideal_sectors, load.store_ideal_sectors) == (512, 512)
-    assert c.report().findings == []
+    assert memory_findings(c) == []
 
 
 @triton.jit
@@ -148,7 +151,7 @@ def test_stride2_load_both_forms():
     # of warp w reads element 4·(32w + l) + r at byte 8·(4·(32w + l) + r) = 32·(32w + l) + 8r: every lane
     # its own sector, 32 a request; ideally 32 × 4 B = 128 B, 4 sectors.
     assert (v.load_requests, v.load_sectors, v.load_ideal_sectors) == (16, 16 * 32, 16 * 4)
-    (f,) = c.report().findings
+    (f,) = memory_findings(c)
     # excess 16 × (32 − 4) = 448, all the load's, of 512 + 64 sectors: the store is one st.v4 a thread
     # (4 requests of 512 B, 16 sectors each, ideally 16)
     assert (f.rule, f.line, f.value) == ("uncoalesced", _line(c, "v = tl.load"), 1.0)
@@ -188,7 +191,7 @@ def test_transposed_2d_load_is_coalesced_by_its_layout():
     assert (t.load_requests, t.load_sectors, t.load_ideal_sectors, t.load_lines) == (8, 128, 128, 32)
     st = row_of(c.by_line, "tl.store")  # the store is contiguous along i: its own layout, coalesced too
     assert (st.store_requests, st.store_sectors, st.store_ideal_sectors) == (8, 128, 128)
-    assert c.report().findings == []
+    assert memory_findings(c) == []
 
 
 @pytest.mark.parametrize(("n", "expected"), [
@@ -220,7 +223,7 @@ def test_masked_tail_narrows_the_vector_to_one_element():
     # of its second register group, floats 512 + 4·127 + r). Those requests keep 31 lanes, ⌈31 × 4 / 32⌉ =
     # 4 ideal sectors still, and 16 sectors (lane 30 alone in its sector): 32 × 4 ideal, 32 × 16 sectors.
     assert (c.load_requests, c.load_sectors, c.load_ideal_sectors) == (32, 32 * 16, 32 * 4)
-    (f,) = c.report().findings
+    (f,) = memory_findings(c)
     assert "16.0 sectors per request, ideally 4.0" in f.message
 
 
@@ -266,14 +269,14 @@ def test_uncoalesced_finding_names_the_column_load():
     # the scalar store: one request a program, one sector, ideally one
     st = row_of(c.by_line, "tl.store")
     assert (st.store_requests, st.store_sectors, st.store_ideal_sectors) == (48, 48, 48)
-    (f,) = c.report().findings
+    (f,) = memory_findings(c)
     assert (f.rule, f.line) == ("uncoalesced", _line(c, "v = tl.load")) and f.value == 1.0
     assert str(f) == (f"uncoalesced global accesses: line {f.line} causes 100 % of the excess sectors (5376 of 6192 "
                       "sectors; 32.0 sectors per request, ideally 4.0)")
     text = str(c.report())
     assert "Excess sectors %" in text and "86.8 %" in text  # 5376 / 6192
     # without lines=True the finding speaks of the kernel as a whole
-    (whole,) = _column_sums[(N,)](x, out, M, N, BLOCK=64).report().findings
+    (whole,) = memory_findings(_column_sums[(N,)](x, out, M, N, BLOCK=64))
     assert whole.line is None and "87 % of the 6192 sectors are excess, ideally 816" in whole.message
 
 

@@ -87,8 +87,8 @@ def test_report_sections_and_metric_names():
     x, y = np.ones(256, np.float32), np.empty(32, np.float32)
     c = launch(strided, 1, 32, args=(x, y), lines=True)
     r = kl.report(c, H100)
-    assert [s.title for s in r.sections] == ["GPU Speed Of Light", "Memory Workload Analysis", "Warp State (divergence)",
-                                             "Launch Statistics and Occupancy"]
+    assert [s.title for s in r.sections] == ["GPU Speed Of Light (predicted)", "Memory Workload Analysis",
+                                             "Instruction Statistics (SIMT efficiency)", "Launch Statistics", "Occupancy"]
     text = r.to_text()
     assert "l1tex__t_sectors_pipe_lsu_mem_global.sum" in text and "Findings" in text and "H100" in text
     assert "77.8 %" in text  # excess sectors, 28 / 36
@@ -150,7 +150,7 @@ def test_every_metric_reads_both_engines():
     assert values(next(iter(ct.by_line.values())), row=True)["dram__bytes.sum"] == 8 * 32
     vs = values(launch(coalesced, 1, 32, args=(x[:32], x[32:])))
     assert set(vs) == {m.name for m in METRICS}
-    assert ct.report().sections[0].title == "GPU Speed Of Light"
+    assert ct.report().sections[0].title == "GPU Speed Of Light (predicted)"
 
 
 def test_a_triton_report_shows_its_shared_memory():
@@ -193,7 +193,7 @@ def test_speed_of_light_of_a_tl_dot_shows_the_tensor_core_pipe():
     rows = c.report(H100).sections[0].table.rows
     # an fp16 64×64×64 dot: 2·64³ = 524 288 FLOPs = 128 mma.sync of 4096, on the Tensor Cores, none on FMA
     tensor = next(r for r in rows if r[0] == "Tensor Core pipe")
-    assert tensor[1] == "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"
+    assert tensor[1] == "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed"
     assert c.mma_sm80 == 128 and not any(r[0] == "FMA pipe" for r in rows)
 
 
@@ -229,7 +229,7 @@ def test_a_chinese_report_names_each_resource_one_way(monkeypatch):
     n = 1 << 16
     dram = launch(stream, n // 256, 256, args=(np.ones(n, np.float32), np.empty(n, np.float32)), lines=True)
     shared = launch(transpose_tile, 1, 32, args=(np.ones(1024, np.float32), np.empty(1024, np.float32)), lines=True)
-    for counts, verdict in ((dram, "瓶颈：显存"), (shared, "瓶颈：共享内存")):
+    for counts, verdict in ((dram, "吞吐瓶颈：显存"), (shared, "吞吐瓶颈：共享内存")):
         report = counts.report(H100)
         cells = [c for s in report.sections for row in [s.table.headers, *s.table.rows] for c in row]
         chinese = [c for c in cells if re.search(r"[\u4e00-\u9fff]", c)]
@@ -303,10 +303,11 @@ def test_the_report_of_counts_with_no_memory_access_and_no_launch():
     assert "Memory Workload Analysis" in titles and r.findings == []
     memory = next(s for s in r.sections if s.title == "Memory Workload Analysis")
     assert not any("Excess sectors %" in str(row[0]) for row in memory.table.rows)  # no sectors: no share
-    launch_ = next(s for s in r.sections if s.title == "Launch Statistics and Occupancy")
+    launch_ = next(s for s in r.sections if s.title == "Launch Statistics")
     assert [row[0] for row in launch_.table.rows] == ["Barriers"]  # no grid or block recorded
+    assert "Occupancy" not in titles  # no launch: nothing to hold on an SM
     empty = kl.report(kl.Counts())  # nothing at all to price: no Speed Of Light section
-    assert "GPU Speed Of Light" not in [s.title for s in empty.sections]
+    assert "GPU Speed Of Light (predicted)" not in [s.title for s in empty.sections]
 
 
 def test_a_divergent_line_at_exactly_the_share_that_earns_a_finding():

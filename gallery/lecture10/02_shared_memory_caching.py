@@ -274,7 +274,7 @@ show(transposed[0].source(columns=wave_columns))
 show(transposed[1].source(columns=wave_columns))
 
 # %%
-(conflict,) = transposed[0].report().findings
+(conflict,) = [f for f in transposed[0].report().findings if f.rule == "bank conflicts"]
 print(conflict)
 store_line = next(k for k in transposed[0].by_line if transposed[0].by_line.line(k).startswith("blk.store(AsT"))
 stores = transposed[0].by_line[store_line]

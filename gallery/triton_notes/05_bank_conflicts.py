@@ -166,14 +166,14 @@ show(by_line["padded"].source(columns=wave_columns))
 # The report's finding names that line and its ways, in Nsight Compute's words; with the padding, no
 # rule fires.
 
-(conflict,) = by_line["columns"].report().findings
+(conflict,) = [f for f in by_line["columns"].report().findings if f.rule == "bank conflicts"]
 print(conflict)
 read_line = next(k for k in by_line["columns"].by_line if "blk.load(tile" in by_line["columns"].by_line.line(k))
 Claims() \
     .add(tr("Unpadded: the finding's line is the tile read"), conflict.line, read_line[1]) \
     .add(tr("Unpadded: ways of the conflict on that line"), conflict.value, 32) \
     .add(tr("Unpadded: conflicts on that line"), by_line["columns"].by_line[read_line].shld_conflicts, 992) \
-    .add(tr("Padded: findings"), len(by_line["padded"].report().findings), 0) \
+    .add(tr("Padded: findings"), len([f for f in by_line["padded"].report().findings if f.rule == "bank conflicts"]), 0) \
     .show()
 
 # %%

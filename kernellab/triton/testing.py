@@ -80,11 +80,36 @@ def current_measure() -> str:
     return m
 
 
-def measure_label(which: str | None = None) -> str:
-    """What a table's or plot's numbers come from, in the reader's language."""
+def measure_label(which: str | None = None, timers=("do_bench",)) -> str:
+    """What a table's or plot's numbers come from, in the reader's language: for predictions, on which GPU and
+    as which of ``timers`` reads them (``"do_bench"``: each launch included, from a cold L2; ``"cudagraph"``:
+    a graph's launch included, L2 warm; :mod:`kernellab.model.timer`).
+
+    >>> print(measure_label("predicted"))
+    GPU time predicted by kernellab's model on the H100 SXM, launch included, as do_bench reads it from a cold L2 (not measured)
+    """
     if (which or current_measure()) == "cpu":
         return _("CPU time of kernellab's simulation on this machine, not GPU time")
-    return _("GPU time predicted by kernellab's model on the {gpu} (not measured)").format(gpu=modelled_gpu().name)
+    gpu = modelled_gpu().name
+    timers = set(timers or ("do_bench",))
+    if timers == {"cudagraph"}:
+        return _("GPU time predicted by kernellab's model on the {gpu}, a CUDA graph's launch included, as "
+                 "do_bench_cudagraph reads it from a warm L2 (not measured)").format(gpu=gpu)
+    if timers == {"do_bench"}:
+        return _("GPU time predicted by kernellab's model on the {gpu}, launch included, as do_bench reads it "
+                 "from a cold L2 (not measured)").format(gpu=gpu)
+    return _("GPU time predicted by kernellab's model on the {gpu}, launch included, as do_bench or "
+             "do_bench_cudagraph reads it (not measured)").format(gpu=gpu)
+
+
+def timers_used() -> list:
+    """The timers (``"do_bench"``, ``"cudagraph"``) the predictions since :func:`forget_timers` stood for."""
+    return sorted(_STATE.setdefault("timers", set()))
+
+
+def forget_timers() -> None:
+    """Start a new list of the timers predictions stand for (``perf_report`` does, before each sweep)."""
+    _STATE["timers"] = set()
 
 
 class NotPredicted(float):
@@ -195,6 +220,7 @@ def predict_ms(fn, grad_to_none=None, timer: str = "do_bench") -> float:
     (:mod:`kernellab.model.timer`); :data:`NOT_PREDICTED` when it makes none."""
     if not _may_launch(fn, set()):
         return NOT_PREDICTED
+    _STATE.setdefault("timers", set()).add(timer)
     _clear_grads(grad_to_none)
     with sampling.sampled(), record.recording() as launches:
         fn()

@@ -30,11 +30,11 @@ Examples
 >>> # 4 MiB stored per launch at DRAM's sustained 0.79 × 3.35 TB/s = 1.58 µs, + a round trip 0.35 µs, + do_bench's
 >>> # 4.28 µs launch: 6.21 µs each
 >>> finalize()
-proton session doc: GPU time predicted by kernellab's model on the H100 SXM (not measured)
-scope            launches  FLOPs  DRAM bytes  predicted time (µs)
----------------  --------  -----  ----------  -------------------
-fill twice              2      0     8388608                12.41
-fill twice/fill         2      0     8388608                12.41
+proton session doc: GPU time predicted by kernellab's model on the H100 SXM, launch included, as do_bench reads it from a cold L2 (not measured)
+scope            launches  FLOPs  DRAM bytes  predicted time on the H100 SXM, launch included (µs)
+---------------  --------  -----  ----------  ----------------------------------------------------
+fill twice              2      0     8388608                                                 12.41
+fill twice/fill         2      0     8388608                                                 12.41
 """
 
 from __future__ import annotations
@@ -117,7 +117,8 @@ def deactivate(session: int | None = None, flushing: bool = False) -> None:
 
 def table(session: int | None = None) -> Table:
     """The rows ``finalize`` prints: per scope path and per kernel under it, launches, FLOPs, DRAM bytes and
-    the model's predicted time (µs), summed over the session's launches."""
+    the model's predicted time on the modelled GPU (µs, each launch included as ``do_bench`` reads it), summed
+    over the session's launches."""
     totals: dict[tuple, list] = {}
     for s in _chosen(session):
         for path in s.scopes:  # scopes in the order they opened, launches or not
@@ -132,7 +133,7 @@ def table(session: int | None = None) -> Table:
                 row[1] += launch.counts.flops
                 row[2] += launch.counts.dram_bytes
                 row[3] += t
-    return Table([_("scope"), _("launches"), _("FLOPs"), _("DRAM bytes"), _("predicted time (µs)")],
+    return Table([_("scope"), _("launches"), _("FLOPs"), _("DRAM bytes"), _("predicted time on the {gpu}, launch included (µs)").format(gpu=modelled_gpu().name)],
                  [["/".join(k), n, f, b, f"{t * 1e6:.4g}" if n else _("not predicted: no kernellab launch")]
                   for k, (n, f, b, t) in totals.items()])
 

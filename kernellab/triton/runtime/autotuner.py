@@ -349,10 +349,10 @@ def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_va
     busiest SM of ``B=128`` stores 4 times the bytes of ``B=32``'s, a few nanoseconds more:
 
     >>> print(fill.config_table().to_text())
-    config                              predicted time on the H100 SXM (µs)  bound by  SMs used  FLOPs  DRAM bytes
-    ----------------------------------  -----------------------------------  --------  --------  -----  ----------
-    → B=32, num_warps=4, num_stages=3                                 4.628  latency          4      0         416
-      B=128, num_warps=4, num_stages=3                                4.631  latency          1      0         416
+    config                              predicted time on the H100 SXM, launch included (µs)  bound by  SMs used  FLOPs  DRAM bytes
+    ----------------------------------  ----------------------------------------------------  --------  --------  -----  ----------
+    → B=32, num_warps=4, num_stages=3                                                  4.628  latency          4      0         416
+      B=128, num_warps=4, num_stages=3                                                 4.631  latency          1      0         416
     """
 
     def decorator(fn):

@@ -24,8 +24,8 @@ def config_table(tuner) -> Table:
         rows.append([("→ " if cfg == tuner.best_config else "  ") + _config_text(cfg),
                      f"{tuner.configs_timings[cfg][0] * 1e3:.4g}", p["term"], p["sms_used"], cnt.flops,
                      cnt.dram_bytes])
-    return Table([_("config"), _("predicted time on the {gpu} (µs)").format(gpu=gpu.name), _("bound by"),
-                  _("SMs used"), _("FLOPs"), _("DRAM bytes")], rows)
+    return Table([_("config"), _("predicted time on the {gpu}, launch included (µs)").format(gpu=gpu.name),
+                  _("bound by"), _("SMs used"), _("FLOPs"), _("DRAM bytes")], rows)
 
 
 def fastest(tuner, configs: list, timings: dict):
