@@ -283,7 +283,9 @@ class Report:
         self.name = name or (counts.by_line.kernel if counts.by_line is not None else None)
         self.simt = hasattr(counts, "warp_instr")
         self.launch = launch_of(counts, gpu)  # the per-SM model's view of the launch (kernellab.model.persm)
-        self.sections = [s for s in (self._sol(), self._memory(), self._shared(), self._instructions(),
+        self.duration = None  # _sol sets it: the predicted duration and what sets it
+        sol = self._sol()
+        self.sections = [s for s in (sol, self.duration, self._memory(), self._shared(), self._instructions(),
                                      self._launch(), self._occupancy()) if s is not None]
         self.findings = findings(counts, gpu)
 
@@ -304,14 +306,14 @@ class Report:
                         distribute(self.gpu, None), p["tensor_kind"])
         rows = [[_(label), metric, fmt_time(p[key]), f"{100 * even[key] / duration:.1f} %"]
                 for key, label, metric in _RESOURCES if p.get(key)]
-        rows.append([_("Duration"), "gpu__time_duration.sum", fmt_time(duration), ""])
-        rows.append([_("Set by: {term}").format(term=estimate_label(p["estimate_bound"])), "", "", ""])
-        rows.append([_("Throughput bound: {resource}").format(resource=resource_label(p["bound"])), "",
-                     fmt_time(p["time"]), ""])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ModelWarning)
             bench = predict(self.counts, perf)["estimate_total_time"]
-        rows.append([_("do_bench would read (launch included)"), "", fmt_time(bench), ""])
+        self.duration = Section(_("Predicted duration"), _table([
+            [_("Duration, set by: {term}").format(term=estimate_label(p["estimate_bound"])), "gpu__time_duration.sum",
+             fmt_time(duration)],
+            [_("Throughput bound: {resource}").format(resource=resource_label(p["bound"])), "", fmt_time(p["time"])],
+            [_("do_bench would read (launch included)"), "", fmt_time(bench)]]))
         return Section(_("GPU Speed Of Light (predicted)"),
                        Table([_("Resource"), _("Profiler metric"), _("Busiest SM's time"),
                               _("Predicted % of peak")], rows))

@@ -64,7 +64,7 @@ class Table:
                     i=i, n_row=len(row), n_headers=len(self.headers)))
 
     def _numeric(self, j: int) -> bool:
-        cells = [row[j] for row in self.rows if row[j]]  # an empty cell is neither text nor a number
+        cells = [row[j] for row in self.rows]
         return bool(cells) and all(_looks_numeric(c) for c in cells)
 
     def to_text(self) -> str:

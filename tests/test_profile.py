@@ -87,7 +87,7 @@ def test_report_sections_and_metric_names():
     x, y = np.ones(256, np.float32), np.empty(32, np.float32)
     c = launch(strided, 1, 32, args=(x, y), lines=True)
     r = kl.report(c, H100)
-    assert [s.title for s in r.sections] == ["GPU Speed Of Light (predicted)", "Memory Workload Analysis",
+    assert [s.title for s in r.sections] == ["GPU Speed Of Light (predicted)", "Predicted duration", "Memory Workload Analysis",
                                              "Instruction Statistics (SIMT efficiency)", "Launch Statistics", "Occupancy"]
     text = r.to_text()
     assert "l1tex__t_sectors_pipe_lsu_mem_global.sum" in text and "Findings" in text and "H100" in text

@@ -148,7 +148,8 @@ def test_speed_of_light_is_a_utilisation_over_the_predicted_duration():
     pct = float(fma[3].rstrip(" %"))
     assert pct == pytest.approx(round(100 * 505.05e-9 / 132 / p["estimate_time"], 1), abs=0.05)
     assert 0 < pct <= 100 / 132
-    assert row(sol, "Duration")[1:3] == ["gpu__time_duration.sum", kl.fmt_time(p["estimate_time"])]
+    duration = section(kl.report(c, H100), "Predicted duration").table.rows[0]
+    assert duration[1:] == ["gpu__time_duration.sum", kl.fmt_time(p["estimate_time"])]
 
 
 def test_a_grid_that_fills_the_gpu_reads_its_dram_share_over_the_duration():
@@ -246,5 +247,5 @@ def test_labels_of_predictions_in_chinese(monkeypatch):
     from kernellab.triton import testing as T
 
     monkeypatch.setenv("KERNELLAB_LANG", "zh_CN")
-    assert T.measure_label("predicted") == "kernellab 性能模型预测的 H100 SXM 上的 GPU 时间，含启动，即 do_bench 在 L2 为冷时读到的时间（非实测）"
+    assert T.measure_label("predicted") == "kernellab 性能模型预测的 H100 SXM 上的 GPU 时间，含启动，即 do_bench 从空的 L2 开始时读到的时间（非实测）"
     assert T.measure_label("predicted", ["cudagraph"]).endswith("do_bench_cudagraph 在 L2 已预热时读到的时间（非实测）")
