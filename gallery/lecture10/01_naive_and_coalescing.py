@@ -412,7 +412,7 @@ claims.show()
 # not DRAM that is slow here; the lines queue up in the L1 one after another.
 #
 # The coalesced kernel takes 16.5 times less L1 time, and the model's bound jumps to about
-# 4.8 TFLOP/s, but Boehm measured 2.0: about 40 % of the model. The model counts throughput only:
+# 4.8 TFLOP/s, but Boehm measured 2.0: about 40 % of the model. The bound counts throughput only:
 # it sees no latency and no address arithmetic. Past this step the bottleneck is no longer the L1
 # but the two loads every FMA still needs, which the next page moves into shared memory.
 #

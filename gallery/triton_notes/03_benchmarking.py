@@ -11,13 +11,22 @@ A GPU is not needed to see why. This page measures real CPU time of Python and n
 in its CPU form: timing a cold first call, trusting a single run, and reading the clock before the
 work has finished. Then it profiles one kernellab launch. Timings differ from run to run, so the
 page states no times; it checks only relations that hold by a wide margin.
+
+Everything timed here is measured on this machine's CPU. kernellab's ``triton.testing.do_bench`` is
+different: it times nothing, and returns the time kernellab's performance model predicts for the
+modelled GPU (:doc:`/model`), as Triton's ``do_bench`` would read it: each launch's run on its busiest
+SM, DRAM at the share of its bandwidth such a GPU sustains, the latency a program cannot hide, a cold
+L2 and the GPU's cost of each launch. It leaves out the host's side of a launch and anything the
+counts do not see, and no GPU has checked it for the kernels on these pages.
 """
 
 # %%
 # The GPU rule
 # ------------
 # On a GPU, a benchmark in PyTorch looks like this (the CS336 lecture's ``benchmark`` does the same
-# with host timers; ``triton.testing.do_bench`` does it with CUDA events and reports quantiles):
+# with host timers; ``triton.testing.do_bench`` does it with CUDA events, zeroes a 256 MB buffer before
+# each timed call so that every call starts with a cold L2, and returns the mean, or quantiles on
+# request):
 #
 # .. code-block:: python
 #

@@ -8,8 +8,10 @@ as its threads, registers and shared memory allow, so the grid runs in *waves* o
 only partly full and the rest of the GPU sits idle.
 
 You will learn to work out how many blocks an SM holds and which resource limits it, to count the
-waves of a grid and the size of its last one on the A100 (108 SMs) and the H100 (132 SMs), and why
-CS336 advises launching at least four times as many thread blocks as there are SMs.
+waves of a grid and the size of its last one on the A100 (108 SMs) and the H100 (132 SMs), why
+CS336 advises launching at least four times as many thread blocks as there are SMs, and what a
+partial last wave costs in the time kernellab's model predicts, which is not always what its idle
+slots suggest.
 """
 
 # %%
@@ -350,3 +352,83 @@ Claims().add(tr("Compiled registers per thread, A100 / H100"),
 # assumes one program per SM, which for these configurations overstates the number of waves, and it
 # assumes that nothing in L2 survives from one wave to the next, which makes its DRAM traffic an upper
 # bound. Page 6 sets it beside an LRU estimate of the L2.
+
+# %%
+# What the tail costs, predicted
+# ------------------------------
+# Counting slots assumes that a block takes as long whatever else runs beside it. ``predict`` does not:
+# it charges each resource of an SM on the busiest SM, the one that runs the most blocks,
+# ``⌈B / SMs⌉`` of them, and the device's DRAM once for all (:doc:`/model`). Here are two kernels of
+# 1024-thread blocks, 2 per SM on the H100 (64 warps ÷ 32 a block), so a wave holds 264 blocks: one
+# whose blocks do 64 dependent FMAs per thread, which the SM's pipes limit, and a copy of one float per
+# thread, which DRAM limits. Each is launched for real at each grid size and its counts predicted, the
+# run alone (``timer="kernel"``).
+
+import warnings
+
+from kernellab import fmt_time, launch, predict
+from kernellab.errors import ModelWarning
+
+
+def fma_chain(blk, y):
+    v = blk.tx * 1.0
+    for _ in range(64):
+        v = blk.fma(v, 1.0, 1.0)
+    blk.store(y, blk.bx * blk.bdx + blk.tx, v)
+
+
+def copy(blk, x, y):
+    i = blk.bx * blk.bdx + blk.tx
+    blk.store(y, i, blk.load(x, i))
+
+
+predicted = {}
+rows = []
+for blocks in (132, 133, 264, 265, 528, 529):
+    y = np.empty(blocks * 1024, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)  # the smallest launches are shorter than a launch
+        sm = predict(launch(fma_chain, blocks, 1024, args=(y,)), H100, timer="kernel")
+        mem = predict(launch(copy, blocks, 1024, args=(np.ones_like(y), y)), H100, timer="kernel")
+    predicted[blocks] = sm, mem
+    rows.append([blocks, sm["blocks_per_sm"], sm["waves"], sm["tail"], sm["per_sm"], fmt_time(sm["time"]),
+                 fmt_time(mem["time"])])
+print_table([tr("Blocks"), tr("Blocks per SM"), tr("Waves"), tr("Blocks in the last wave"),
+             tr("Blocks on the busiest SM"), tr("FMA chain: predicted bound"), tr("Copy: predicted bound")], rows)
+
+# %%
+# The prose below states these numbers; the script checks them.
+
+
+def ratio(a, b, which):
+    """How much longer grid ``a`` is predicted to take than grid ``b`` (0: the SM-bound kernel, 1: the copy)."""
+    return predicted[a][which]["time"] / predicted[b][which]["time"]
+
+
+claims = Claims()
+claims.add(tr("Blocks per SM, and blocks per wave on the H100"),
+           f"{predicted[264][0]['blocks_per_sm']}, {predicted[264][0]['blocks_per_sm'] * H100.sms}", "2, 264")
+claims.add(tr("FMA chain: bound by the SM's pipes at every grid size"),
+           all(p[0]["bound"] in ("issue", "FMA") for p in predicted.values()), True)
+claims.add(tr("FMA chain, 133 against 132 blocks (both one wave)"), f"{ratio(133, 132, 0):.2f}", "2.00")
+claims.add(tr("FMA chain, 265 against 264 blocks (2 waves against 1)"), f"{ratio(265, 264, 0):.2f}", "1.50")
+claims.add(tr("FMA chain, 529 against 528 blocks (3 waves against 2)"), f"{ratio(529, 528, 0):.2f}", "1.25")
+claims.add(tr("Copy: bound by DRAM at every grid size"), all(p[1]["bound"] == "DRAM" for p in predicted.values()), True)
+claims.add(tr("Copy, 265 against 264 blocks: below 1 % longer"), ratio(265, 264, 1) < 1.01, True)
+claims.show()
+
+# %%
+# The SM-bound kernel follows the busiest SM, not the waves. At 133 blocks everything is one wave, yet
+# one SM holds two blocks, which share its pipes, and its bound is twice that at 132. At 265 blocks the
+# slot picture says 2 waves against 1, twice the time; the predicted bound says 1.50 times: the
+# busiest SM runs 3 blocks instead of 2, and the last one runs alone, at the SM's full rate. One block
+# past 528 costs a quarter more (5 blocks instead of 4), not half (3 waves instead of 2). The copy does
+# not care: DRAM is shared by every SM, so a block more or less changes the bytes by that block's, and
+# the idle slots of the last wave cost nothing while DRAM is the limit.
+#
+# So a partial last wave costs a kernel the SMs limit up to one block's time on the busiest SM, and a
+# kernel DRAM limits about nothing. A kernel whose blocks wait on latency
+# rather than throughput is the case the slot picture describes: its blocks do not run faster when
+# they have the SM to themselves, and the model then charges ⌈blocks on the busiest SM ÷ blocks per
+# SM⌉ rounds of each block's critical path. The report (:doc:`/profiling`) names a partial last wave as
+# Nsight Compute does, with the share of the run it may take at most.

@@ -164,7 +164,7 @@ show(by_line["padded"].source(columns=wave_columns))
 
 # %%
 # The report's finding names that line and its ways, in Nsight Compute's words; with the padding, no
-# rule fires.
+# shared-memory rule fires (its launch rules still note that one block leaves the GPU's other SMs idle).
 
 (conflict,) = [f for f in by_line["columns"].report().findings if f.rule == "bank conflicts"]
 print(conflict)
@@ -173,13 +173,15 @@ Claims() \
     .add(tr("Unpadded: the finding's line is the tile read"), conflict.line, read_line[1]) \
     .add(tr("Unpadded: ways of the conflict on that line"), conflict.value, 32) \
     .add(tr("Unpadded: conflicts on that line"), by_line["columns"].by_line[read_line].shld_conflicts, 992) \
-    .add(tr("Padded: findings"), len([f for f in by_line["padded"].report().findings if f.rule == "bank conflicts"]), 0) \
+    .add(tr("Padded: bank-conflict findings"), len([f for f in by_line["padded"].report().findings if f.rule == "bank conflicts"]), 0) \
+    .add(tr("Padded: a launch finding names the one-block grid"),
+         any(f.rule == "small grid" for f in by_line["padded"].report().findings), True) \
     .show()
 
 # %%
 # Unpadded, the read line is a 32-way conflict: its 32 requests take 1024 wavefronts instead of 32, all
 # 992 conflicts of the kernel. Padded to 33 floats per row, the same line takes its 32 ideal wavefronts
-# and the report has nothing to say.
+# and the report has nothing to say about shared memory.
 
 # %%
 # Which lane hits which bank
