@@ -213,15 +213,18 @@ def _check_view(prog: Program, kind: str, flat: np.ndarray, view: View):
         return
     starts = view.starts()
     if starts is not None and view.keep is not None:
-        n = view.numel
-        outside = (starts < 0) | (starts + n > size)  # rows reaching past an end of the array
-        rows = np.flatnonzero(outside)
-        lane = np.arange(n)
-        bad = (lane < -starts[rows, None]) | (lane >= size - starts[rows, None])
         k = view.prefix()
-        kept = (lane < k[rows, None]) if k is not None else view.mask()[rows]
-        if not (bad & kept).any():
-            return
+        if k is not None:  # row r keeps lanes 0 … k[r] − 1, elements s[r] … s[r] + k[r] − 1
+            if not ((k > 0) & ((starts < 0) | (starts + k > size))).any():
+                return
+        else:
+            n = view.numel
+            outside = (starts < 0) | (starts + n > size)  # rows reaching past an end of the array
+            rows = np.flatnonzero(outside)
+            lane = np.arange(n)
+            bad = (lane < -starts[rows, None]) | (lane >= size - starts[rows, None])
+            if not (bad & view.mask()[rows]).any():
+                return
     check(prog, kind, flat, *view.lanes())  # raises, naming the first offending program and lane
 
 

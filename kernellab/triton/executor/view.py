@@ -298,7 +298,9 @@ class View:
             return self.rows * n
         if k.dtype == bool:  # broadcasting repeats every lane of ``k`` alike
             return int(np.count_nonzero(k)) * (self.rows * n // k.size) if k.size else 0
-        return int(np.broadcast_to(k, (self.rows,)).sum())
+        if k.size == 1:  # one prefix every program keeps
+            return int(k.reshape(-1)[0]) * self.rows
+        return int(np.add.reduce(k)) if k.shape == (self.rows,) else int(np.broadcast_to(k, (self.rows,)).sum())
 
     def moved(self, shift) -> View:
         """This view's offsets moved by ``shift`` more (an int, or one per program)."""
@@ -406,7 +408,11 @@ class View:
         lo, hi = self.base.extremes()
         s = self.shift
         if s.__class__ is np.ndarray:
-            return lo + int(s.min()), hi + int(s.max())
+            got = self._got.get("extremes")
+            if got is None:  # (np.minimum.reduce: ndarray.min without its Python wrapper)
+                got = self._got["extremes"] = lo + int(np.minimum.reduce(s, axis=None)), hi + int(
+                    np.maximum.reduce(s, axis=None))
+            return got
         return lo + s, hi + s
 
     def memo(self, width: int) -> tuple[dict, tuple] | None:
