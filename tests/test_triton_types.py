@@ -1,11 +1,14 @@
 """Triton's types as ``triton.language`` exposes them: what each says of itself, the type of a Python
 scalar argument, and the type a binary operation computes in (Triton 3.9's ``computation_type_impl``)."""
 
+import math
+
 import numpy as np
 import pytest
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
+from kernellab.triton.executor import dtypes as T
 from kernellab.triton.executor.dtypes import computation_type, from_numpy, of_argument, of_python
 
 
@@ -72,3 +75,30 @@ def test_a_scalar_argument_is_typed_as_triton_s_launcher_types_it():
     i, f = np.zeros(1, np.int64), np.zeros(1, np.float32)
     _scalar_arguments[(1,)](i, f, 3_000_000_000, 3.5e38)
     assert i.tolist() == [-1] and np.isposinf(f[0])
+
+def test_float8_decode_hand_values():
+    # codes read by hand: S.EEEE.MMM (e4m3) and S.EEEEE.MM (e5m2), value (1 + M/2^m) * 2^(E - bias), E = 0 subnormal
+    # e4m3fn: 0x7E = 0.1111.110 = 1.75 * 2^8 = 448; 0x01 = 2^-6 * 1/8 = 2^-9; 0x7F = NaN; 0xB8 = -(1.0 * 2^0)
+    assert T.float8e4nv.decode(np.uint8([0x7E, 0x01, 0xB8])).tolist() == [448.0, 2.0 ** -9, -1.0]
+    assert np.isnan(T.float8e4nv.decode(np.uint8([0x7F, 0xFF]))).all()
+    # e5m2: 0x7B = 0.11110.11 = 1.75 * 2^15 = 57344; 0x7C = inf; 0x7D = NaN; 0x01 = 2^-14 / 4 = 2^-16
+    v = T.float8e5.decode(np.uint8([0x7B, 0x7C, 0xFC, 0x01]))
+    assert v.tolist() == [57344.0, math.inf, -math.inf, 2.0 ** -16] and np.isnan(T.float8e5.decode(np.uint8([0x7D])))
+    # e4m3 bias 15: 0x7E = 0.1111.110 = 1.75 * 2^0, 0x08 = 2^(1-15); e4m3 bias 8 fnuz: 0x80 is NaN,
+    # 0x7F = 1.875 * 2^7 = 240; e5m2 bias 16 fnuz: 0x7F = 1.75 * 2^15 = 57344
+    assert T.float8e4b15.decode(np.uint8([0x7E, 0x08])).tolist() == [1.75, 2.0 ** -14]
+    assert T.float8e4b8.decode(np.uint8([0x7F, 0x00])).tolist() == [240.0, 0.0]
+    assert np.isnan(T.float8e4b8.decode(np.uint8([0x80]))).all() and np.isnan(T.float8e5b16.decode(np.uint8([0x80])))
+    assert T.float8e5b16.decode(np.uint8([0x7F])).tolist() == [57344.0]
+    # decode keeps the shape and gives fresh float32 values
+    out = T.float8e5.decode(np.uint8([[0x3C, 0xBC]]))
+    assert out.dtype == np.float32 and out.tolist() == [[1.0, -1.0]] and out.flags.writeable
+
+
+@pytest.mark.parametrize(("fmt", "name"), [(T.float8e5, "float8_e5m2"), (T.float8e4nv, "float8_e4m3fn"),
+                                           (T.float8e4b8, "float8_e4m3fnuz"), (T.float8e5b16, "float8_e5m2fnuz")])
+def test_float8_decode_matches_torch(fmt, name):
+    torch = pytest.importorskip("torch", reason="torch's float8 dtypes are the reference (nox -s conformance)")
+    codes = torch.arange(256, dtype=torch.int32).to(torch.uint8)
+    ref = codes.view(getattr(torch, name)).to(torch.float32).numpy()
+    np.testing.assert_array_equal(fmt.decode(np.arange(256, dtype=np.uint8)), ref)  # NaN where torch has NaN

@@ -111,7 +111,7 @@ class float_format(dtype):
     [-1.5, 57344.0]
     """
 
-    __slots__ = ("e", "m", "bias", "inf", "fnuz", "bits", "max_finite")
+    __slots__ = ("e", "m", "bias", "inf", "fnuz", "bits", "max_finite", "_values")
 
     def __init__(self, name: str, e: int, m: int, bias: int, inf: bool, fnuz: bool = False):
         super().__init__(name, np.float32, FLOAT)
@@ -122,6 +122,7 @@ class float_format(dtype):
         if not inf and not fnuz and e == 4 and m == 3 and bias == 7:  # OCP e4m3fn: S.1111.111 is NaN
             top_man -= 1
         self.max_finite = float((1 + top_man / (1 << m)) * 2.0 ** (top - bias))
+        self._values = None if self.bits == 16 else self._decode(np.arange(256))  # every 8-bit code's value
 
     @property
     def storage(self) -> np.dtype:
@@ -190,11 +191,15 @@ class float_format(dtype):
         return out.astype(np.uint8)
 
     def decode(self, bits) -> np.ndarray:
-        """float32 values of raw bits."""
+        """float32 values of raw bits (8-bit formats: a look-up in the 256 values :meth:`_decode` gives)."""
         bits = np.asarray(bits)
         if self.bits == 16:
             return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32)
-        b = bits.astype(np.int64)
+        return self._values[bits.astype(np.uint8, copy=False)]
+
+    def _decode(self, bits) -> np.ndarray:
+        """float32 values of 8-bit codes, from the format's fields (sign, exponent, mantissa)."""
+        b = np.asarray(bits).astype(np.int64)
         sign = np.where(b >> 7 & 1, -1.0, 1.0)
         field = (b >> self.m) & ((1 << self.e) - 1)
         man = b & ((1 << self.m) - 1)
