@@ -191,7 +191,7 @@ class float_format(dtype):
         return out.astype(np.uint8)
 
     def decode(self, bits) -> np.ndarray:
-        """float32 values of raw bits (8-bit formats: a look-up in the 256 values :meth:`_decode` gives)."""
+        """float32 values of raw bits (8-bit formats: a look-up in the 256 values ``_decode`` gives)."""
         bits = np.asarray(bits)
         if self.bits == 16:
             return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32)
