@@ -361,3 +361,21 @@ def test_a_site_that_keeps_missing_stops_trying_and_stays_exact():
     (misses, first), (moved_misses, moved_first) = seen[0]  # the fast run's (the reference path never tries)
     assert misses >= block_mod.Block._MISSES_BEFORE_GIVING_UP and first == 0  # lane 0 reads 0 every pass
     assert (moved_misses, moved_first) == (0, 0)
+
+
+def test_a_byte_moved_by_an_odd_number_of_bytes_reaches_the_next_sector():
+    # int8: one lane reads byte 31, the last of sector 0, then bytes 32, 63, 64 (moves of 1, 32, 33 bytes from the
+    # first, counted from it). A byte at offset r of its sector moved by D lands ⌊(r + D) / 32⌋ sectors on:
+    # r = 31, D = 1 → 1 (byte 32, sector 1); D = 32 → 1 (byte 63, sector 1); D = 33 → 2 (byte 64, sector 2).
+    # DRAM: sectors 0, 1 and 2 of x; each load one sector
+    def k(blk, x):
+        for d in (0, 1, 32, 33):
+            blk.load(x, 31 + d)
+    c = both_ways(k, 1, 1, lambda: (np.zeros(96, np.int8),), auto_instr=False)
+    assert (c.gld_sectors, c.dram_sectors) == (4, {"x": 3})
+    # a warp of bytes 1–31 and 32 (a run across the boundary), moved by 31 bytes: bytes 32–63, sector 1 alone
+    def w(blk, x):
+        for d in (0, 31):
+            blk.load(x, blk.tx + 1 + d)
+    c = both_ways(w, 1, 32, lambda: (np.zeros(96, np.int8),), auto_instr=False)
+    assert (c.gld_sectors, c.dram_sectors) == (2 + 1, {"x": 2})

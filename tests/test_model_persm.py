@@ -298,27 +298,31 @@ def test_an_fp8_wgmma_runs_at_the_fp8_peak_and_the_a100_has_none():
 
 # --- the estimate's pipes: a program's Tensor Core and SIMT phases wait for each other ----------------------
 
-def _dot_with_dependent_work(flops: float, xu: float, **launch_info):
-    """One program of 4 warps whose tl.dot results then get ``flops`` FP32 operations and ``xu`` MUFU
-    instructions (per program), made by hand: 64 wgmma-sized dots, no loads, nothing else."""
+def _dot_with_dependent_work(flops: float, xu: float, warps: int = 4, **launch_info):
+    """One program of ``warps`` warps whose tl.dot results then get ``flops`` FP32 operations and ``xu`` MUFU
+    instructions (per program), made by hand: 64 dots of 64×64×64, wgmma on 4 warps (counted once a warp), mma.sync
+    on fewer, no loads, nothing else."""
     return TritonCounts(programs=1, flops=64 * 2 * 64 * 64 * 64, dot_flops=64 * 2 * 64 * 64 * 64, mma_sm80=64 * 128,
-                        mma_sm90=64 * 4,
-                        launch={"grid": (1, 1, 1), "num_warps": 4, "dot_dependent_flops": flops,
+                        mma_sm90=64 * 4 if warps == 4 else 64 * 128,
+                        launch={"grid": (1, 1, 1), "num_warps": warps, "dot_dependent_flops": flops,
                                 "dot_dependent_xu": xu, **launch_info})
 
 
-@pytest.mark.parametrize(("flops", "xu", "cycles"), [
-    (128_000, 0, 1000),      # FP32 pipe: 128 000 ÷ 128 a cycle = 1000; issue 128 000 ÷ 32 ÷ 4 = 1000 too
-    (0, 1000, 2000),         # XU: 1000 × 32 lanes ÷ 16 a cycle = 2000; issue 1000 ÷ 4 = 250
-    (128_000, 100, 1025),    # issue: (4000 + 100) ÷ 4 = 1025 > FP32's 1000 and XU's 100 × 32 ÷ 16 = 200
+@pytest.mark.parametrize(("flops", "xu", "warps", "cycles"), [
+    (128_000, 0, 4, 1000),      # FP32 pipe: 128 000 ÷ 128 a cycle = 1000; issue 128 000 ÷ 32 ÷ 4 = 1000 too
+    (0, 1000, 4, 2000),         # XU: 1000 × 32 lanes ÷ 16 a cycle = 2000; issue 1000 ÷ 4 = 250
+    (128_000, 100, 4, 1025),    # issue: (4000 + 100) ÷ 4 = 1025 > FP32's 1000 and XU's 100 × 32 ÷ 16 = 200
+    # 2 warps: 2 of the 4 sub-partitions, half of each rate: FP32 2000 (= issue), XU 4000, issue 2050
+    (128_000, 0, 2, 2000), (0, 1000, 2, 4000), (128_000, 100, 2, 2050),
 ])
-def test_work_on_dot_results_runs_after_the_dot_unless_warp_specialised(flops, xu, cycles):
+def test_work_on_dot_results_runs_after_the_dot_unless_warp_specialised(flops, xu, warps, cycles):
     # H100: 128 FP32 lanes, 16 XU results and 4 warp instructions a cycle per SM, at 1.98 GHz; one program of 4
     # warps holds all four sub-partitions. The dots alone bind (no loads: no round trip, no fill, no DRAM, no L2)
-    serial = _quiet_predict(_dot_with_dependent_work(flops, xu))
-    special = _quiet_predict(_dot_with_dependent_work(flops, xu, warp_specialize=True))
-    t_tensor = special["t_tensor"] / PERF_H100.eta_wgmma
-    assert serial["tensor_kind"] == "wgmma" and serial["t_round"] == special["t_round"] == 0.0
+    serial = _quiet_predict(_dot_with_dependent_work(flops, xu, warps))
+    special = _quiet_predict(_dot_with_dependent_work(flops, xu, warps, warp_specialize=True))
+    kind = "wgmma" if warps == 4 else "mma"
+    t_tensor = special["t_tensor"] / (PERF_H100.eta_wgmma if warps == 4 else PERF_H100.eta_mma)
+    assert serial["tensor_kind"] == kind and serial["t_round"] == special["t_round"] == 0.0
     assert special["estimate_time"] == pytest.approx(t_tensor)  # overlapped: the Tensor Cores alone
     assert serial["estimate_time"] == pytest.approx(t_tensor + cycles / 1.98e9 / serial["eta"])
     assert serial["t_critical"] == pytest.approx(t_tensor)  # one program alone: its dots, no load chain
