@@ -322,3 +322,51 @@ def test_a_divergent_line_at_exactly_the_share_that_earns_a_finding():
     line = line_of(k, "blk.store(out, blk.tx, 2.0)")
     assert [str(f) for f in findings(c)] == [
         f"divergent branch at line {line}: 25 % SIMT efficiency (8.0 of 32 threads active per warp instruction)"]
+
+
+def test_the_divergent_line_named_is_the_one_that_idles_most_lanes_not_the_busiest():
+    def k(blk, out):
+        with blk.where(blk.tx < 1):
+            for _ in range(10):
+                blk.store(out, blk.tx, 1.0)   # 10 warp instructions × 1 lane: 10 × 31 = 310 lanes idle, 3 %
+        with blk.where(blk.tx < 20):
+            for _ in range(11):
+                blk.store(out, blk.tx, 2.0)   # 11 × 20 lanes: 11 × 12 = 132 idle, 62.5 % (more instructions)
+
+    c = launch(k, 1, 32, args=(np.zeros(32, np.float32),), auto_instr=False, lines=True)
+    assert (c.warp_instr, c.thread_instr) == (21, 10 + 220)
+    line = line_of(k, "blk.store(out, blk.tx, 1.0)")
+    assert [str(f) for f in findings(c)] == [
+        f"divergent branch at line {line}: 3 % SIMT efficiency (1.0 of 32 threads active per warp instruction)"]
+
+
+def test_a_line_at_exactly_the_efficiency_of_a_finding_earns_none():
+    def k(blk, out):
+        with blk.where(blk.tx < 24):   # 24 of 32 lanes: 75 %, below 80 %: a finding
+            blk.store(out, blk.tx, 1.0)
+
+    def k80(blk, out):
+        for n in (32, 32, 32, 16, 16):  # one line, 5 warp instructions of 128 lanes: 128 ÷ 160 = 80 % exactly
+            with blk.where(blk.tx < n):
+                blk.store(out, blk.tx, 1.0)
+
+    c = launch(k, 1, 32, args=(np.zeros(32, np.float32),), auto_instr=False, lines=True)
+    assert [f.rule for f in findings(c)] == ["divergence"]
+    c80 = launch(k80, 1, 32, args=(np.zeros(32, np.float32),), auto_instr=False, lines=True)
+    assert c80.simt_efficiency() == 0.8 and findings(c80) == []
+
+
+def test_excess_sectors_earn_a_finding_from_a_tenth_of_all_sectors():
+    # 10 warps read 32 consecutive floats from byte 0 of a line: 4 sectors each, all ideal; then one warp reads
+    # 32 floats from byte 4: 5 sectors, 4 ideal. Excess 1 of 45 sectors (2 %): none. With lane l at float 8l
+    # (32 sectors, 4 ideal, 28 excess) instead: 28 of 68 (41 %): a finding
+    def k(blk, x, STRIDE):
+        for w in range(10):
+            blk.load(x, 32 * w + blk.tx)
+        blk.load(x, 1 + blk.tx * STRIDE if STRIDE > 1 else 1 + blk.tx)
+
+    few = launch(k, 1, 32, args=(np.zeros(512, np.float32), 1), auto_instr=False)
+    assert (few.sectors, few.load_ideal_sectors) == (45, 44) and findings(few) == []
+    many = launch(k, 1, 32, args=(np.zeros(512, np.float32), 8), auto_instr=False)
+    assert (many.sectors, many.load_ideal_sectors) == (72, 44)
+    assert [f.rule for f in findings(many)] == ["uncoalesced"]
