@@ -56,6 +56,7 @@ _RESOURCES = (  # the model's times (kernellab.model.bounds.predict) and the Nsi
     ("t_mio", "MIO (load/store issue)", "sm__mio_inst_issued.avg.pct_of_peak_sustained_elapsed"),
     ("t_l1", "L1/TEX lines", "l1tex__throughput.avg.pct_of_peak_sustained_elapsed"),
     ("t_smem", "Shared memory", "l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed"),
+    ("t_l2", "L2 (requested sectors)", "lts__throughput.avg.pct_of_peak_sustained_elapsed"),
     ("t_dram", "DRAM", "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
     ("t_atomic", "Atomics at L2 (one address)", ""),  # the model's serial chain at one address: no Nsight metric
 )
@@ -304,6 +305,7 @@ class Report:
         target = "sm_90" if self.gpu.arch == "sm_90" else "sm_80"
         even = sm_times(resource_events(self.counts, target), perf, self.gpu.clock_hz, p["dram_bytes"],
                         distribute(self.gpu, None), p["tensor_kind"])
+        even["t_l2"] = p["t_l2"]  # the estimate's L2 term: the device's, at the L2's bandwidth
         rows = [[_(label), metric, fmt_time(p[key]), f"{100 * even[key] / duration:.1f} %"]
                 for key, label, metric in _RESOURCES if p.get(key)]
         with warnings.catch_warnings():

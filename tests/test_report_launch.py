@@ -249,3 +249,17 @@ def test_labels_of_predictions_in_chinese(monkeypatch):
     monkeypatch.setenv("KERNELLAB_LANG", "zh_CN")
     assert T.measure_label("predicted") == "kernellab 性能模型预测的 H100 SXM 上的 GPU 时间，含启动，即 do_bench 从空的 L2 开始时读到的时间（非实测）"
     assert T.measure_label("predicted", ["cudagraph"]).endswith("do_bench_cudagraph 在 L2 已预热时读到的时间（非实测）")
+
+
+def test_a_triton_launch_shows_its_l2_traffic_in_the_speed_of_light():
+    from kernellab.specs import PERF_H100
+
+    n = 1 << 20
+    x = np.ones(n, np.float32)
+    c = _add[(n // 1024,)](x, x, np.empty_like(x), n, BLOCK=1024)
+    # every requested sector crosses L2 (mini-Triton's programs share data through L2): x, y read and o written,
+    # 3 × 4 MiB = 12 582 912 B at the L2's bandwidth, over the predicted duration
+    p = kl.predict(c, H100, timer="kernel")
+    l2 = row(section(kl.report(c, H100), "GPU Speed Of Light (predicted)"), "L2 (requested sectors)")
+    assert l2[1] == "lts__throughput.avg.pct_of_peak_sustained_elapsed"
+    assert float(l2[3].rstrip(" %")) == pytest.approx(100 * 3 * 4 * n / PERF_H100.l2_bw / p["estimate_time"], abs=0.05)
