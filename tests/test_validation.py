@@ -19,6 +19,7 @@ from benchmarks.validation.rows import (
     scored_ids,
 )
 from kernellab import A100, H100, launch
+from kernellab.specs import A100_PCIE
 
 RESULTS = json.loads(run.RESULTS.read_text())
 
@@ -33,12 +34,14 @@ def test_every_row_has_a_case_and_49_are_scored():
     assert len(scored_ids(rows, in_sample=("GS-01", "EW-07"))) == 48  # EW-07 is a reference row already
 
 
-def test_gpus_resolve_to_the_sxm_specs_or_raise_naming_the_gpu():
+def test_gpus_resolve_to_their_specs_or_raise_naming_the_gpu():
     assert resolve_gpu("H100 SXM") == (H100, None)
     assert resolve_gpu("A100-SXM4-80GB") == (A100, None)
+    assert resolve_gpu("A100 80GB PCIe") == (A100_PCIE, None)  # GL-17's card: 1935 GB/s, not the SXM's 2039
+    assert A100_PCIE.dram_bw == 1935e9
     gpu, note = resolve_gpu("A100 (variant not stated)")
     assert gpu is A100 and "not stated" in note
-    for name in ("A100 80GB PCIe", "V100 SXM2", "RTX 4090"):
+    for name in ("A100 40GB PCIe", "V100 SXM2", "RTX 4090"):
         with pytest.raises(UnknownGPUError, match=name):
             resolve_gpu(name)
 

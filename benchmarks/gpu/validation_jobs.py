@@ -39,9 +39,10 @@ FLUSH_BYTES = 256 << 20  # what triton.testing.do_bench zeroes to flush L2
 SIMT = {
     "EW-03": {"source": "scale_bytes.cu", "kernel": "scale_bytes", "n": 1 << 24},
     "EW-04": {"source": "scale_bytes.cu", "kernel": "scale_bytes", "n": 1 << 28},
-    "EW-06": {"source": "copy_float4.cu", "kernel": "copy_float4", "blocks": 32, "bytes": 1 << 28},
-    "EW-07": {"source": "copy_float4.cu", "kernel": "copy_float4", "blocks": 132, "bytes": 1 << 28},
-    "MB-01": {"source": "copy_float4.cu", "kernel": "copy_float4", "blocks": 528, "bytes": 1 << 24, "warm": True},
+    "EW-06": {"source": "copy_float4.cu", "kernel": "copy_float4", "blocks": 32, "threads": 256, "bytes": 1 << 28},
+    "EW-07": {"source": "copy_float4.cu", "kernel": "copy_float4", "blocks": 132, "threads": 256, "bytes": 1 << 28},
+    "MB-01": {"source": "copy_float4.cu", "kernel": "copy_float4", "blocks": 528, "threads": 256, "bytes": 1 << 24,
+              "warm": True},
     "EW-09": {"source": "transpose_padded_float4.cu", "kernel": "transpose_padded_float4", "n": 32768},
     "MB-03": {"source": "expf_chains.cu", "kernel": "expf_chains", "lengths": (256, 128), "per": 128},
     "MB-04": {"source": "fadd_chains.cu", "kernel": "fadd_chains", "lengths": (256, 128), "per": 128},
@@ -187,7 +188,7 @@ def _simt_launch(job: dict, cp):
     if spec["kernel"] == "copy_float4":
         n4 = spec["bytes"] // 16
         src, dst = cp.zeros(4 * n4, cp.float32), cp.zeros(4 * n4, cp.float32)
-        return (lambda _=None: ((spec["blocks"],), (1024,), (src, dst, np.int32(n4)))), None
+        return (lambda _=None: ((spec["blocks"],), (spec["threads"],), (src, dst, np.int32(n4)))), None
     if spec["kernel"] == "scale_bytes":
         n = spec["n"]
         c, b = cp.zeros(n, cp.int8), cp.zeros(n, cp.int8)

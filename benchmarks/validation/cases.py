@@ -76,14 +76,21 @@ def triton_case(row, kind, stand_in, cheap=False, ids=None):
     return deco
 
 
+#: Counts that are not sums over the launch's blocks: the longest chain of dependent loads one thread runs
+#: (a per-thread maximum, the same in a part of the launch as in the whole of identical blocks).
+NOT_SUMMED = ("load_chain_global", "load_chain_shared")
+
+
 def scaled(counts, factor: float, grid):
-    """SIMT counts of part of a launch, scaled to the whole launch of ``grid``: every counter × ``factor``.
+    """SIMT counts of part of a launch, scaled to the whole launch of ``grid``: every summed counter × ``factor``
+    (not the per-thread maxima of ``NOT_SUMMED``).
 
     Exact when the launch's blocks (or loop passes) are identical, which the caller ensures; the
     counts' ``launch`` record gets the full grid.
     """
     changes = {f.name: round(getattr(counts, f.name) * factor) for f in fields(counts)
-               if isinstance(getattr(counts, f.name), int) and not isinstance(getattr(counts, f.name), bool)}
+               if isinstance(getattr(counts, f.name), int) and not isinstance(getattr(counts, f.name), bool)
+               and f.name not in NOT_SUMMED}
     return replace(counts, **changes, by_line=None,
                    dram_sectors={k: round(v * factor) for k, v in counts.dram_sectors.items()},
                    instr_by_kind={k: round(v * factor) for k, v in counts.instr_by_kind.items()},
@@ -125,21 +132,26 @@ case("EW-04", "simt", "cub", "SIMT b[i] = 3·c[i], int8, 2^28 elements, 256 thre
      "a thread (65 536 blocks; 1/16 of them simulated, counts × 16)")(_scale_bytes(1 << 28, 1 << 24))
 
 
-def _copy(blocks, nbytes, threads=1024):
+def _copy(blocks, nbytes, threads=256):
     def run(gpu):
         n4 = nbytes // 16
         src, dst = np.zeros(4 * n4, np.float32), np.zeros(4 * n4, np.float32)
         counts = launch(ks.copy_float4, blocks, threads, args=(src, dst, n4), gpu=gpu)
-        return predicted.simt(counts, gpu, name="copy_float4"), 2 * nbytes  # BW = 2·bytes/t
+        # the source times 20 back-to-back launches with CUDA events after 5 warm-up launches: a stream, warm L2
+        return predicted.simt(counts, gpu, name="copy_float4", timer="stream"), 2 * nbytes  # BW = 2·bytes/t
     return run
 
 
-case("EW-06", "simt", "own", "SIMT grid-stride float4 copy, 256 MiB, 32 blocks of 1024 threads, 4 float4 a "
-     "thread a pass")(_copy(32, 1 << 28))
-case("EW-07", "simt", "own", "SIMT grid-stride float4 copy, 256 MiB, 132 blocks of 1024 threads, 4 float4 a "
-     "thread a pass")(_copy(132, 1 << 28))
-case("MB-01", "simt", "own", "SIMT grid-stride float4 copy, 16 MiB, 528 blocks of 1024 threads (the row's "
-     "__ldcg/__stcg L2 residency is not expressed: the data is cold)", cheap=True)(_copy(528, 1 << 24))
+# The source's SM-scaling runs (copy_bw.cu, "SM Scaling (256 threads/block, float4, UNROLL=4)") launch 256
+# threads a block; its 1024-thread runs are the one-SM ones, which no row holds.
+case("EW-06", "simt", "own", "SIMT grid-stride float4 copy, 256 MiB, 32 blocks of 256 threads (the source's "
+     "SM-scaling launch), 4 float4 a thread a pass")(_copy(32, 1 << 28))
+case("EW-07", "simt", "own", "SIMT grid-stride float4 copy, 256 MiB, 132 blocks of 256 threads (the source's "
+     "SM-scaling launch), 4 float4 a thread a pass")(_copy(132, 1 << 28))
+case("MB-01", "simt", "own", "SIMT grid-stride float4 copy, 16 MiB, 528 blocks of 256 threads (the row states no "
+     "block size: 256 as the source's copy benchmark launches its 528 blocks); timed as a stream after a warm-up, "
+     "as the source's, so the 32 MB start in L2 (the row's __ldcg/__stcg L1 bypass is not expressed)", cheap=True)(
+    _copy(528, 1 << 24))
 
 
 @case("EW-09", "simt", "own", "SIMT transpose through a 32×33 shared tile, float4 global accesses, block 8×32, "
@@ -149,7 +161,8 @@ def _transpose(gpu):
     a, o = np.zeros((sim, sim), np.float32), np.zeros((sim, sim), np.float32)
     counts = launch(ks.transpose_padded_float4, (sim // 32, sim // 32), (8, 32), args=(a, o, sim), gpu=gpu)
     counts = scaled(counts, (n // sim) ** 2, (n // 32, n // 32, 1))
-    return predicted.simt(counts, gpu, name="transpose_padded_float4"), 2 * n * n * 4
+    # 100 launches timed together (the source's "100 iterations"): a stream
+    return predicted.simt(counts, gpu, name="transpose_padded_float4", timer="stream"), 2 * n * n * 4
 
 
 # --- softmax and layer norm -------------------------------------------------------------------------------
@@ -267,7 +280,7 @@ for _id, _n in (("GS-12", 2048), ("GS-13", 3072)):
                 "Bᵀ)")(_matmul(_n, _n, _n, "fp8e5", "rcr", fp8_configs=True))
 
 
-def _sgemm(m, n, k):
+def _sgemm(m, n, k, timer="do_bench"):
     def run(gpu):
         from kernellab.counters import scale_counts
         from kernellab.sgemm import run_kernel
@@ -278,13 +291,15 @@ def _sgemm(m, n, k):
         rng = np.random.default_rng(0)
         A, B = rng.standard_normal((sim, 32)).astype(np.float32), rng.standard_normal((32, sim)).astype(np.float32)
         _, counts = run_kernel(spec, A, B, gpu=gpu)
-        p = predicted.simt(scale_counts(counts, (m, n, k)), gpu, n=(m, n, k), shape=loop_shape(spec), name=spec.name)
+        p = predicted.simt(scale_counts(counts, (m, n, k)), gpu, n=(m, n, k), shape=loop_shape(spec), name=spec.name,
+                           timer=timer)
         return p, 2 * m * n * k
     return run
 
 
 case("GL-16", "simt", "k10", "Boehm's kernel 10 (warptiling) on the SIMT simulator, simulated on one tile and "
-     "scaled to M 4096, N 8192, K 16384 (kernellab.sgemm's route)")(_sgemm(4096, 8192, 16384))
+     "scaled to M 4096, N 8192, K 16384 (kernellab.sgemm's route); 100 launches timed together: a stream")(
+    _sgemm(4096, 8192, 16384, "stream"))
 case("GL-17", "simt", "k10", "Boehm's kernel 10 (warptiling), scaled to M 5120, N 4096, K 4096")(
     _sgemm(5120, 4096, 4096))
 
@@ -296,21 +311,24 @@ def attn_config(d):
     return (128, 64, 4, 4) if d <= 64 else (128, 32, 8, 3)
 
 
-def _attention_fwd(z, h, n, d, causal=False):
+def _attention_fwd(z, h, n, d, causal=False, ws=False):
     def make(env):
         q, k, v, o = (env.zeros((z, h, n, d), "fp16") for _ in range(4))
         lse = env.zeros((z, h, n), "fp32")
         (bm, bn, warps, stages), kernel = attn_config(d), env.kt.attn_fwd
         return (lambda: kernel[(env.triton.cdiv(n, bm), z * h)](
-            q, k, v, lse, o, d ** -0.5, n, HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal, num_warps=warps,
-            num_stages=stages), 4 * z * h * n * n * d * (0.5 if causal else 1.0))  # 4·B·H·N²·d, halved if causal
+            q, k, v, lse, o, d ** -0.5, n, HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal, WARP_SPECIALIZE=ws,
+            num_warps=warps, num_stages=stages),
+            4 * z * h * n * n * d * (0.5 if causal else 1.0))  # 4·B·H·N²·d, halved if causal
     return make
 
 
-def _fwd_text(z, h, n, d, causal=False, what="FlashAttention"):
+def _fwd_text(z, h, n, d, causal=False, what="FlashAttention", ws=False):
     bm, bn, warps, stages = attn_config(d)
     return (f"tutorial 06 forward (FlashAttention-2 algorithm) for {what}; B {z}, H {h}, N {n}, d {d} fp16"
-            f"{', causal' if causal else ''}; BLOCK_M {bm}, BLOCK_N {bn}, {warps} warps, {stages} stages")
+            f"{', causal' if causal else ''}; BLOCK_M {bm}, BLOCK_N {bn}, {warps} warps, {stages} stages"
+            + ("; key loop warp-specialised (tl.range(warp_specialize=True)), FlashAttention-3 being "
+               "warp-specialised and tutorial 06 running its non-causal forward so on Hopper" if ws else ""))
 
 
 for _id, _shape, _what in (
@@ -326,8 +344,11 @@ for _id, _shape, _what in (
         ("AF-14", (1, 16, 16384, 128), "tritonbench's tutorial kernel"),
         ("AF-18", (1, 16, 16384, 128), "FlashAttention-2 on the A100 (its best case; the row is an envelope)")):
     _kind = "own" if "Triton" in _what or "tutorial" in _what else "fa"
-    triton_case(_id, _kind, _fwd_text(*_shape, what=_what))(_attention_fwd(*_shape))
-triton_case("AF-10", "fa", _fwd_text(1, 16, 16384, 128, True, "FlashAttention-3"))(
+    _ws = _what.startswith("FlashAttention-3")  # FA3 is warp-specialised; FA2 and the Triton rows are not
+    triton_case(_id, _kind, _fwd_text(*_shape, what=_what, ws=_ws))(_attention_fwd(*_shape, ws=_ws))
+# causal: tutorial 06 does not warp-specialise its causal forward on Hopper (its benchmark's enable_ws rule)
+triton_case("AF-10", "fa", _fwd_text(1, 16, 16384, 128, True, "FlashAttention-3") + "; key loop not "
+            "warp-specialised: tutorial 06 does not do so for a causal forward on Hopper")(
     _attention_fwd(1, 16, 16384, 128, causal=True))
 triton_case("AF-17", "own", _fwd_text(4, 48, 1024, 64, True, "the tutorial's 2023-10 revision"))(
     _attention_fwd(4, 48, 1024, 64, causal=True))

@@ -126,25 +126,27 @@ def attention_reference(q, k, v, scale, causal):
     return (p / p.sum(-1, keepdims=True)) @ v, lse2, p / p.sum(-1, keepdims=True)
 
 
-def run_attention_fwd(env, q, k, v, n, d, causal, heads):
-    """The forward launch of the harness at a small size: returns O and the row statistics M."""
+def run_attention_fwd(env, q, k, v, n, d, causal, heads, ws=False):
+    """The forward launch of the harness at a small size (``ws``: warp-specialised): returns O and the row
+    statistics M."""
     from .cases import attn_config
 
     bm, bn, warps, stages = attn_config(d)
     o, lse = env.zeros((1, heads, n, d), "fp16"), env.zeros((1, heads, n), "fp32")
     env.kt.attn_fwd[(env.triton.cdiv(n, bm), heads)](q, k, v, lse, o, d ** -0.5, n, HEAD_DIM=d, BLOCK_M=bm,
-                                                     BLOCK_N=bn, CAUSAL=causal, num_warps=warps, num_stages=stages)
+                                                     BLOCK_N=bn, CAUSAL=causal, WARP_SPECIALIZE=ws,
+                                                     num_warps=warps, num_stages=stages)
     return o, lse
 
 
 def check_attention(env) -> dict:
     heads, n = 2, 256
     out = {}
-    for d, causal in ((64, False), (64, True), (128, False)):
+    for d, causal, ws in ((64, False, False), (64, True, False), (128, False, False), (128, False, True)):
         q, k, v = (env.randn((1, heads, n, d), "fp16", s) for s in (10, 11, 12))
-        o, lse = run_attention_fwd(env, q, k, v, n, d, causal, heads)
+        o, lse = run_attention_fwd(env, q, k, v, n, d, causal, heads, ws)
         ref, ref_lse, _ = attention_reference(*(env.numpy(t) for t in (q, k, v)), d ** -0.5, causal)
-        name = f"attention forward d {d}{', causal' if causal else ''}"
+        name = f"attention forward d {d}{', causal' if causal else ''}{', warp-specialised' if ws else ''}"
         # O in fp16 (|o| < 4: half an ulp 2^-10), P rounded to fp16 before P·V (2^-11 of each term): 1e-2;
         # the row statistics are fp32 sums of exponentials: 1e-4
         out[name] = (_err(env.numpy(o), ref), 1e-2)

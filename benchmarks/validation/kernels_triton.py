@@ -168,9 +168,25 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
 
 
 @triton.jit
+def _attn_block(q, K, V, base, cols, offs_d, m_i, l_i, acc, qk_scale, HEAD_DIM: tl.constexpr):
+    # one key block of the online softmax (no mask): scores, running max and sum, the rescaled P·V
+    k = tl.load(K + base + cols[:, None] * HEAD_DIM + offs_d[None, :])
+    qk = tl.dot(q, tl.trans(k))
+    m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+    p = tl.exp2(qk * qk_scale - m_ij[:, None])
+    alpha = tl.exp2(m_i - m_ij)
+    l_i = l_i * alpha + tl.sum(p, 1)
+    v = tl.load(V + base + cols[:, None] * HEAD_DIM + offs_d[None, :])
+    acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+    return m_ij, l_i, acc
+
+
+@triton.jit
 def attn_fwd(Q, K, V, M, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
-             BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
-    # program (m, z·H + h): BLOCK_M query rows of one head; Q, K, V, Out contiguous (Z, H, N_CTX, HEAD_DIM)
+             BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, WARP_SPECIALIZE: tl.constexpr = False):
+    # program (m, z·H + h): BLOCK_M query rows of one head; Q, K, V, Out contiguous (Z, H, N_CTX, HEAD_DIM).
+    # WARP_SPECIALIZE: the key loop as tl.range(warp_specialize=True), as tutorial 06 runs its non-causal
+    # forward on Hopper (producer and consumer warps; an older Triton never compiles that branch when False)
     start_m = tl.program_id(0)
     base = tl.program_id(1).to(tl.int64) * N_CTX * HEAD_DIM
     offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -183,17 +199,12 @@ def attn_fwd(Q, K, V, M, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: 
     qk_scale = sm_scale * 1.4426950408889634  # log2(e)
     # causal: the key blocks wholly below the diagonal, then the diagonal block with its mask
     hi = start_m * BLOCK_M if CAUSAL else N_CTX
-    for start_n in range(0, hi, BLOCK_N):
-        cols = start_n + offs_n
-        k = tl.load(K + base + cols[:, None] * HEAD_DIM + offs_d[None, :])
-        qk = tl.dot(q, tl.trans(k))
-        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
-        p = tl.exp2(qk * qk_scale - m_ij[:, None])
-        alpha = tl.exp2(m_i - m_ij)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        v = tl.load(V + base + cols[:, None] * HEAD_DIM + offs_d[None, :])
-        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
-        m_i = m_ij
+    if WARP_SPECIALIZE:
+        for start_n in tl.range(0, hi, BLOCK_N, warp_specialize=True):
+            m_i, l_i, acc = _attn_block(q, K, V, base, start_n + offs_n, offs_d, m_i, l_i, acc, qk_scale, HEAD_DIM)
+    else:
+        for start_n in range(0, hi, BLOCK_N):
+            m_i, l_i, acc = _attn_block(q, K, V, base, start_n + offs_n, offs_d, m_i, l_i, acc, qk_scale, HEAD_DIM)
     if CAUSAL:
         for start_n in range(start_m * BLOCK_M, (start_m + 1) * BLOCK_M, BLOCK_N):
             cols = start_n + offs_n

@@ -6,12 +6,14 @@
 * SIMT rows: ``predict(counts, gpu)``: ``estimate_total_time`` (the run and its launch) for a row timed
   with CUDA events, ``estimate_time`` (the run alone) for a row timed with ``clock64()`` inside the kernel.
 
-The binding term of a row is ``predict(...)["bound"]`` of its longest launch. Nothing here changes the
+The binding term of a row is the term that sets the estimate of its longest launch
+(``predict(...)["estimate_bound"]``). Nothing here changes the
 model: when the model changes, these functions give its new answers.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -36,6 +38,12 @@ def _terms(p: dict) -> dict:
     return {k: round(v * 1e6, 6) for k, v in p.items() if k.startswith("t_") and isinstance(v, float)}
 
 
+def _binding(p: dict) -> str:
+    """The term that sets the predicted time: ``estimate_bound`` (the estimate's), or, on a kernellab whose
+    ``predict`` has none (the "before" run), ``bound`` (its roofline's, which set its estimate too)."""
+    return p.get("estimate_bound") or p["bound"]
+
+
 def _quiet_predict(*args, **kwargs) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ModelWarning)
@@ -56,21 +64,30 @@ def triton_bench(fn, gpu) -> Prediction:
         for launch in launches:
             p = _quiet_predict(launch.counts, gpu)
             parts.append({"kernel": launch.kernel, "grid": list(launch.grid), "us": launch.seconds(gpu) * 1e6,
-                          "bound": p["bound"], "terms": _terms(p)})
+                          "bound": _binding(p), "terms": _terms(p)})
     finally:
         triton.set_gpu(previous)
     longest = max(parts, key=lambda p: p["us"])
     return Prediction(ms * 1e-3, longest["bound"], parts)
 
 
-def simt(counts, gpu, *, with_launch: bool = True, n=None, shape=None, name: str = "") -> Prediction:
-    """``predict`` of one SIMT launch's counts on ``gpu`` (``n``, ``shape``: a GEMM's size and loop shape)."""
+def _takes_timer() -> bool:
+    """Whether this kernellab's ``predict`` takes ``timer=`` (the model before issue 32, the "before" run, does not)."""
+    return "timer" in inspect.signature(predict).parameters
+
+
+def simt(counts, gpu, *, with_launch: bool = True, n=None, shape=None, name: str = "",
+         timer: str = "do_bench") -> Prediction:
+    """``predict`` of one SIMT launch's counts on ``gpu`` (``n``, ``shape``: a GEMM's size and loop shape), timed
+    as the row's source timed it (``timer``, :mod:`kernellab.model.timer`: ``"do_bench"`` for a cold launch after
+    a flush, nvbench's cold runs included; ``"stream"`` for CUDA events around back-to-back launches, whose L2
+    holds what the previous launch left)."""
     args = (counts, gpu) if n is None else (counts, n, gpu)
-    p = _quiet_predict(*args, shape=shape)
+    p = _quiet_predict(*args, shape=shape, **({"timer": timer} if _takes_timer() else {}))
     seconds = p["estimate_total_time" if with_launch else "estimate_time"]
     launch = getattr(counts, "launch", {}) or {}
-    return Prediction(seconds, p["bound"], [{"kernel": name, "grid": list(launch.get("grid", ())),
-                                             "us": seconds * 1e6, "bound": p["bound"], "terms": _terms(p)}])
+    return Prediction(seconds, _binding(p), [{"kernel": name, "grid": list(launch.get("grid", ())),
+                                             "us": seconds * 1e6, "bound": _binding(p), "terms": _terms(p)}])
 
 
 def difference(long: Prediction, short: Prediction) -> Prediction:

@@ -32,7 +32,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernellab import A100, H100
+from kernellab import A100, H100, specs
+
+#: The A100 80GB PCIe's spec; None on a kernellab that has none (commit 75152b7, the "before" run: GL-17 a miss)
+A100_PCIE = getattr(specs, "A100_PCIE", None)
 
 HERE = Path(__file__).resolve().parent
 CSV = HERE / "validation.csv"
@@ -86,13 +89,15 @@ def load_rows(path: Path = CSV) -> dict[str, Row]:
 def resolve_gpu(text: str):
     """``(kernellab GPU, assumption or None)`` for a row's GPU column; :class:`UnknownGPUError` naming it otherwise.
 
-    kernellab models the SXM parts (``kernellab.specs``): a row on an A100 or H100 whose variant is not
-    stated is predicted on the SXM spec, and the assumption is returned. A PCIe card (other SMs, clocks,
-    bandwidth and power limit) has no spec, and no sourced values to make one from (``facts.md``).
+    An A100 or H100 whose variant is not stated is predicted on the SXM spec, and the assumption is returned.
+    The A100 80GB PCIe (GL-17) has a spec of its own (``kernellab.specs.A100_PCIE``: NVIDIA's datasheet
+    figures, 1935 GB/s at 300 W; its measured rates are the SXM part's); no other PCIe part has one.
     """
     if "PCIe" in text:
-        raise UnknownGPUError(f"no kernellab spec for the GPU {text!r} (kernellab.specs models the A100 SXM 80GB "
-                              "and H100 SXM; a PCIe part has no sourced spec)")
+        if A100_PCIE is not None and text.startswith("A100") and "80GB" in text.replace(" ", ""):
+            return A100_PCIE, None
+        raise UnknownGPUError(f"no kernellab spec for the GPU {text!r} (kernellab.specs models the A100 PCIe 80GB; "
+                              "no other PCIe part has a sourced spec)")
     for key, gpu in (("A100", A100), ("H100", H100)):
         if text.startswith(key):
             stated = "SXM" in text
