@@ -67,7 +67,9 @@ Claims().add(tr("Published measurements"), len(rows), 57) \
 # numbers disagree with other reports (only its ratios count), an envelope (FlashAttention-2 "up to
 # 73 % of the peak" of an A100) and a second run of the same cuBLAS call on another machine. A row
 # that cannot be predicted at all (no spec for its GPU, no form here for its kernel) stays among the
-# scored rows as a miss; the last column of the table of rows names any.
+# scored rows as a miss; the last column of the table of rows names any. A row that an efficiency of
+# the model was fitted on is in-sample: it too is reported without a score, and the first table counts
+# it among those.
 #
 # Before and now, category by category
 # ------------------------------------
