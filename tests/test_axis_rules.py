@@ -62,3 +62,9 @@ def test_hints_replace_one_fact():
     offs = A.arange(0, 64)
     assert A.hint(offs, "divisibility", 16).divisibility == (16,)
     assert A.hint(offs, "contiguity", [8]) == AxisInfo((8,), (MAX,), ONE)
+
+
+def test_a_division_of_two_constants_truncates_toward_zero_as_c_does():
+    # arith.divsi: 7 // 2 = 3, -7 // 2 = -3 (Python's floor would give -4), 7 // -2 = -3, -7 // -2 = 3, 0 // -5 = 0
+    got = [A.divide(A.constant(a), A.constant(b), ()).value for a, b in ((7, 2), (-7, 2), (7, -2), (-7, -2), (0, -5))]
+    assert got == [3, -3, -3, 3, 0]

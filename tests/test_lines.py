@@ -395,3 +395,27 @@ def test_a_kernel_wrapped_many_times_and_a_wrapper_that_wraps_itself():
             self.fn = self  # a kernel whose function is itself: no Python code of its own
 
     assert LineFinder(Loop()).note == "no Python source: one row for the whole kernel"
+
+
+def test_a_helpers_line_keeps_the_text_it_had_when_the_launch_returned(tmp_path):
+    # a @triton.jit helper of another file has its own row (its file, its line); its text is read when the launch
+    # returns, so editing the file afterwards (a notebook re-running a cell that rewrites it) changes nothing
+    import importlib.util
+
+    path = tmp_path / "helper_of_another_file.py"
+    path.write_text("import kernellab.triton as triton\n\n\n@triton.jit\ndef twice(x):\n    return x * 2.0\n")
+    spec = importlib.util.spec_from_file_location("helper_of_another_file", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+
+    @triton.jit
+    def k(x_ptr, y_ptr):
+        offs = tl.arange(0, 32)
+        tl.store(y_ptr + offs, mod.twice(tl.load(x_ptr + offs)))
+
+    y = np.zeros(32, np.float32)
+    c = k[(1,)](np.ones(32, np.float32), y, lines=True)
+    assert (y == 2).all() and (str(path), 6) in list(c.by_line)
+    path.write_text("# rewritten\n" * 8)
+    linecache.checkcache()
+    assert c.by_line.line((str(path), 6)) == "return x * 2.0"

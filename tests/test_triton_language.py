@@ -786,3 +786,50 @@ def test_a_block_pointer_moved_by_its_method_a_nan_padding_and_a_descriptor_s_at
     k[(1,)](np.arange(6, dtype=np.float32), out, acc)
     assert out[:2].tolist() == [4.0, 5.0] and np.isnan(out[2:4]).all()  # padding_option='nan' past the shape
     assert out[4:].tolist() == [44.0, 44.0] and (acc == 2.5).all()  # shape [2, 4], strides [4, 1]
+
+
+@triton.jit
+def _masked_copy(x_ptr, y_ptr, n, W: tl.constexpr, ROW: tl.constexpr, BY_N: tl.constexpr):
+    lane = tl.arange(0, 8)
+    offs = tl.program_id(0) * ROW + lane
+    if BY_N:
+        v = tl.load(x_ptr + offs, mask=offs < n)  # no `other`
+    else:
+        v = tl.load(x_ptr + offs, mask=lane < W)
+    tl.store(y_ptr + offs, v)
+
+
+@pytest.mark.parametrize(("programs", "n", "w", "row"), [
+    (2, 13, 8, 8),     # one run of 13 elements, then 3 masked off: a prefix of the last row
+    (4, 64, 5, 8),     # each of 4 rows keeps its first 5 of 8 lanes, rows 8 apart: a strided view
+    (4, 64, 5, 10),    # the same, rows 10 apart
+])
+def test_lanes_a_load_masks_off_without_other_read_zero(programs, n, w, row):
+    # every lane stored unmasked: the masked-off ones store what they read, 0 (as Triton's interpreter gives)
+    x = np.arange(1, 65, dtype=np.float32)
+    y = np.full(64, -1.0, np.float32)
+    _masked_copy[(programs,)](x, y, n, W=w, ROW=row, BY_N=n < 64)
+    lane = np.tile(np.arange(8), programs)
+    offs = np.repeat(np.arange(programs) * row, 8) + lane
+    np.testing.assert_array_equal(y[offs], np.where((offs < n) & (lane < w), x[offs], 0.0))
+    assert (y[offs] == 0).sum() == programs * 8 - min(n, programs * 8) if n < 64 else programs * (8 - w)
+
+@triton.jit
+def _two_places(x_ptr, out_ptr, SHIFT: tl.constexpr):
+    ptrs = x_ptr + tl.arange(0, 32) * 5 % 32  # floats 0, 5, 10, …: a permutation of 0–31, no run of lanes
+    acc = tl.zeros((32,), tl.float32)
+    for k in range(2):                     # 32 floats from byte 0 (4 sectors, 1 line), then moved by SHIFT floats
+        acc += tl.load(ptrs + k * SHIFT)
+    tl.store(out_ptr + tl.arange(0, 32), acc)
+
+
+def test_an_access_moved_by_a_whole_number_of_lines_only_counts_alike():
+    # the counts of an unmasked block are kept by where it starts within a 128-byte line. Moved by 129 floats = 516 B
+    # (4 B past line 4): bytes 516–643, sectors 16–20 (5) and lines 4–5 (2); moved by 128 floats = 512 B, exactly 4
+    # lines: 4 sectors and 1 line, as at byte 0. Loads: 4 + 5 and 1 + 2, then 4 + 4 and 1 + 1
+    x, out = np.arange(256, dtype=np.float32), np.zeros(32, np.float32)
+    c = _two_places[(1,)](x, out, SHIFT=129, num_warps=1)  # one warp: each load one request
+    p = np.arange(32) * 5 % 32
+    assert (c.load_sectors, c.load_lines) == (9, 3) and (out == x[p] + x[p + 129]).all()
+    c = _two_places[(1,)](x, out, SHIFT=128, num_warps=1)
+    assert (c.load_sectors, c.load_lines) == (8, 2)
