@@ -833,3 +833,21 @@ def test_an_access_moved_by_a_whole_number_of_lines_only_counts_alike():
     assert (c.load_sectors, c.load_lines) == (9, 3) and (out == x[p] + x[p + 129]).all()
     c = _two_places[(1,)](x, out, SHIFT=128, num_warps=1)
     assert (c.load_sectors, c.load_lines) == (8, 2)
+
+@triton.jit
+def _spaced_tiles(x_ptr, y_ptr, GAP: tl.constexpr):
+    r, c = tl.arange(0, 2), tl.arange(0, 4)
+    offs = tl.program_id(0) * GAP + r[:, None] * 4 + c[None, :]  # a 2×4 tile of 8 consecutive floats a program
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs) * 2.0 + 1.0)
+
+
+def test_a_computed_2d_tile_stored_to_rows_spaced_apart():
+    # 4 programs, each 8 consecutive floats, GAP floats apart: 12 and 20 (4 and 12 left between tiles), 8 (one run);
+    # the floats between the tiles keep their value; each tile computed straight into its place
+    for gap in (12, 8, 20):
+        x, y = np.arange(80, dtype=np.float32), np.full(80, -1.0, np.float32)
+        _spaced_tiles[(4,)](x, y, GAP=gap)
+        offs = (np.arange(4)[:, None] * gap + np.arange(8)).ravel()
+        expect = np.full(80, -1.0, np.float32)
+        expect[offs] = x[offs] * 2 + 1
+        np.testing.assert_array_equal(y, expect)
