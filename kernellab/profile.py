@@ -353,7 +353,8 @@ class Report:
 
     def _triton_shared(self) -> Section | None:
         """A mini-Triton launch's shared-memory instructions (layout conversions, cross-warp reductions,
-        ``tl.dot``'s operands) as Triton 3.9 compiles them, for each target; none: no section."""
+        ``tl.dot``'s operands) as Triton 3.9 compiles them, their wavefronts and bank conflicts, for each
+        target; none: no section."""
         c = self.counts
         rows = []
         for target in ("sm80", "sm90"):
@@ -364,6 +365,11 @@ class Report:
                              "smsp__inst_executed_op_shared_st.sum", f"{st:,}"])
                 rows.append([_("Shared loads ({target})").format(target=name),
                              "smsp__inst_executed_op_shared_ld.sum", f"{ld:,}"])
+                wf, bc = getattr(c, "shared_wavefronts_" + target, 0), getattr(c, "shared_bank_conflicts_" + target, 0)
+                rows.append([_("Shared wavefronts ({target})").format(target=name),
+                             "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", f"{wf:,}"])
+                rows.append([_("Bank conflicts ({target})").format(target=name),
+                             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", f"{bc:,}"])
         return Section(_("Shared Memory"), _table(rows)) if rows else None
 
     def _instructions(self) -> Section | None:

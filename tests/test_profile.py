@@ -168,6 +168,10 @@ def test_a_triton_report_shows_its_shared_memory():
     # the transposed store converts through shared memory: 8 st + 8 ld a thread × 4 warps, either target
     assert ["Shared stores (sm_90)", "smsp__inst_executed_op_shared_st.sum", "32"] in shared.table.rows
     assert ["Shared loads (sm_80)", "smsp__inst_executed_op_shared_ld.sum", "32"] in shared.table.rows
+    # each a 32-bit access of 32 lanes (128 bytes), through the conversion's swizzle one wavefront: 64 a
+    # target, no bank conflict
+    assert ["Shared wavefronts (sm_80)", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "64"] in shared.table.rows
+    assert ["Bank conflicts (sm_90)", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", "0"] in shared.table.rows
     y = np.zeros(64, np.float32)
 
     @triton.jit

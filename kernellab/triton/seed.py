@@ -104,7 +104,7 @@ class SeedLanguage:
         a, b = np.asarray(a), np.asarray(b)
         out_dtype = np.float32 if acc is None else np.asarray(acc).dtype
         out = numerics.dot(a[None], b[None], None if acc is None else np.asarray(acc)[None], None, out_dtype)
-        self._prog.tally.flops(numerics.dot_flops((1, *a.shape), (1, *b.shape), 1))
+        self._prog.tally.flops(numerics.dot_flops((1, *a.shape), (1, *b.shape), 1), a.dtype.name)
         return out[0]
 
 
@@ -184,7 +184,8 @@ class SeedBatchLanguage(SeedLanguage):
         a_, b_ = (np.broadcast_to(r, (lead, *r.shape[1:])) for r in rows)
         c_ = None if acc is None else np.broadcast_to(self._rows(acc), (lead, *self._rows(acc).shape[1:]))
         out = numerics.dot(a_, b_, c_, None, out_dtype)
-        self._prog.tally.flops(self._prog.P * numerics.dot_flops((1, *a_.shape[1:]), (1, *b_.shape[1:]), 1))
+        self._prog.tally.flops(self._prog.P * numerics.dot_flops((1, *a_.shape[1:]), (1, *b_.shape[1:]), 1),
+                               a_.dtype.name)
         return PerProgram(out)
 
 

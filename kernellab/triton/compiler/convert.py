@@ -286,30 +286,36 @@ def reduction(src: Linear, axis: int | None, bits: int, operands: int = 1, used:
     >>> reduction(blocked((1024,), (4,), (32,), (4,), (0,)), 0, 32)   # tl.max of 1024 floats: one, v1
     (1, 1)
     """
+    stores = loads = 0
+    for a, b, n_st, n_ld in _reduction_steps(src, axis, operands, used):
+        st, ld = conversion(a, b, bits, target)
+        stores, loads = stores + st * n_st, loads + ld * n_ld
+    return stores, loads
+
+
+def _reduction_steps(src: Linear, axis: int | None, operands: int, used: int | None) -> list:
+    """The conversions of a cross-warp reduction (:func:`reduction`): ``(from, to, times stored, times
+    loaded)`` each."""
     if axis is None:
         src, axis = flattened(src), 0
     used = operands if used is None else used
     part, lanes_on, warps_on = partials(src, axis)
     if not warps_on:
-        return 0, 0
+        return []
     rank = len(src.shape)
     zero = (0,) * rank
     lanes, warps = list(part.lanes), list(part.warps)
     if len(lanes_on) >= len(warps_on):
         for li, wi in zip(lanes_on, warps_on):
             lanes[li], warps[wi] = part.warps[wi], zero
-        tmp = part._replace(lanes=tuple(lanes), warps=tuple(warps))
-        st, ld = conversion(part, tmp, bits, target)
-        return st * operands, ld * operands
+        return [(part, part._replace(lanes=tuple(lanes), warps=tuple(warps)), operands, operands)]
     for k, wi in enumerate(warps_on):
         lanes[k], warps[wi] = part.warps[wi], part.lanes[k]
     tmp = part._replace(lanes=tuple(lanes), warps=tuple(warps))
-    st1, ld1 = conversion(part, tmp, bits, target)
     reduced = Linear(_drop(part.shape, axis), tuple(_drop(b, axis) for b in part.registers),
                      tuple(_drop(zero if b[axis] else b, axis) for b in tmp.lanes),
                      tuple(_drop(b, axis) for b in tmp.warps))
-    st2, ld2 = conversion(reduced, sliced(src, axis), bits, target)
-    return (st1 + st2) * operands, ld1 * operands + ld2 * used
+    return [(part, tmp, operands, operands), (reduced, sliced(src, axis), operands, used)]
 
 
 @lru_cache(maxsize=1024)
@@ -654,7 +660,6 @@ def _run(lay: Linear, d: int | None = None) -> int:
     return k
 
 
-@lru_cache(maxsize=1024)
 def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: str,
             tma: tuple = (False, False), plan=None, copied: tuple = (False, False), a_plan=None,
             loaded: tuple = (True, True)) -> tuple[int, int]:
@@ -695,10 +700,22 @@ def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: 
     >>> staging(a, b, "fp16", 16, 4, "sm80"), staging(a, b, "fp16", 16, 4, "sm90")
     ((4, 8), (4, 0))
     """
+    return staged(a, b, what, bits, num_warps, target, tma, plan, copied, a_plan, loaded)[:2]
+
+
+@lru_cache(maxsize=1024)
+def staged(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: str,
+           tma: tuple = (False, False), plan=None, copied: tuple = (False, False), a_plan=None,
+           loaded: tuple = (True, True)) -> tuple[int, int, int, int]:
+    """:func:`staging`'s ``(stores, loads)`` per thread, then ``(wavefronts, ideal wavefronts)`` of a program's
+    shared-memory traffic for the dot (:func:`kernellab.triton.compiler.banks.operand_banks`): the stores into an operand buffer
+    counted lane by lane under its swizzle, a conversion's by its plan, the loads (``ldmatrix``,
+    copies read back) as conflict-free, as the swizzle makes them."""
+    from .banks import conversion_banks, ideal_wavefronts, operand_banks
     from .mma import dot_plan
 
     if what == "fma":
-        return fma_staging(a, b, bits, num_warps, target)
+        return (*fma_staging(a, b, bits, num_warps, target), 0, 0)
     cap = _cap(bits)
     batch = a.shape[0] if len(a.shape) == 3 else 1
     (m, k), n = a.shape[-2:], b.shape[-1]
@@ -708,13 +725,18 @@ def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: 
     # wgmma reads B K-major unless its elements are 16-bit floats: down its columns
     along = (None, len(b.shape) - 2 if wgmma and what not in ("fp16", "bf16") else None)
     stores = loads = 0
+    wave = [0, 0]  # wavefronts, ideal, per program
+    nbytes = max(bits // 8, 1)
     a_free = False
     if a_plan is not None:
         if wgmma:  # A in registers: converted, unless both dots lay their warps alike
             a_free = True
             if a_plan.sm90[0] != "wgmma" or a_plan.sm90[1:3] != plan.sm90[1:3]:
-                st, ld = conversion(a, wgmma_a_operand(m, k, *plan.sm90[1:3], bits), bits, target)
+                to = wgmma_a_operand(m, k, *plan.sm90[1:3], bits)
+                st, ld = conversion(a, to, bits, target)
                 stores, loads = stores + st, loads + ld
+                w = conversion_banks(a, to, bits, target)
+                wave[0], wave[1] = wave[0] + w[0], wave[1] + w[1]
         else:  # mma.sync: free when the producer's warps are the same, all along M
             own = plan.sm80 if target != "sm90" else plan.sm90[1:]
             if target != "sm90":
@@ -728,34 +750,53 @@ def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: 
         if wgmma and slot == 0 and src == "hoist":  # A in registers: through a dot-operand buffer, ldmatrix
             if not cp:
                 stores += (1 << len(_distinct(x.registers))) >> min(_run(x), cap)
-            loads += 16 * -(-m // (16 * plan.sm90[1])) * k * (bits // 8) // 512
+                w = operand_banks(x, slot, bits, _fastest(x), False)
+                wave[0], wave[1] = wave[0] + w[0], wave[1] + w[1]
+            ld = 16 * -(-m // (16 * plan.sm90[1])) * k * nbytes // 512
+            loads += ld
+            wave[0], wave[1] = wave[0] + 4 * ld * num_warps, wave[1] + 4 * ld * num_warps
             continue
         if cp == "once":  # stored before the loop
             continue
         if cp:
             if src is True or (src == "hoist" and not wgmma):
                 continue
-            loads += read_back(x, bits)  # the copy read back into the load's layout
+            back = read_back(x, bits)  # the copy read back into the load's layout
+            loads += back
+            ideal = back * num_warps * ideal_wavefronts(x, register_order(x)[0], bits)
+            wave[0], wave[1] = wave[0] + ideal, wave[1] + ideal
+        along_d = _fastest(x) if d is None else d
         plain = (1 << len(_distinct(x.registers))) >> min(_run(x, d), cap)
-        st = _stmatrix(x, _fastest(x) if d is None else d, bits) if wgmma else None
-        stores += min(plain, st) if st is not None else plain
+        st = _stmatrix(x, along_d, bits) if wgmma else None
+        if st is not None and st < plain:  # stmatrix: four 8 × 16-byte rows a phase, the swizzle keeps them apart
+            stores += st
+            wave[0], wave[1] = wave[0] + 4 * st * num_warps, wave[1] + 4 * st * num_warps
+        else:
+            stores += plain
+            w = operand_banks(x, slot, bits, along_d, wgmma)
+            wave[0], wave[1] = wave[0] + w[0], wave[1] + w[1]
     if wgmma:
-        return stores, loads
+        return stores, loads, wave[0], wave[1]
     warps = plan.sm80 if target != "sm90" else plan.sm90[1:]
     per = 1
     if len(warps) == 3:  # batched: each warp its share of the batch
         per = -(-batch // warps[0])
         warps = warps[1:]
     wm, wn = warps
-    nbytes = bits // 8
     rows, cols = 16 * -(-m // (16 * wm)), 8 * -(-n // (8 * wn))  # each warp's rows of A, columns of B
+    matrices = 0  # ldmatrix.x4 a thread: 4 wavefronts each (the operand buffers' swizzle is conflict-free)
     if not a_free:
-        loads += per * (rows * k * nbytes // 512)
+        matrices += per * (rows * k * nbytes // 512)
     if what == "tf32":
-        loads += per * (k * cols // WARP)
+        scalar = per * (k * cols // WARP)
+        loads += matrices + scalar
+        wave[0] += (4 * matrices + scalar) * num_warps
+        wave[1] += (4 * matrices + scalar) * num_warps
     else:
-        loads += per * (k * cols * nbytes // 512)
-    return stores, loads
+        matrices += per * (k * cols * nbytes // 512)
+        loads += matrices
+        wave[0], wave[1] = wave[0] + 4 * matrices * num_warps, wave[1] + 4 * matrices * num_warps
+    return stores, loads, wave[0], wave[1]
 
 
 def wgmma_a_operand(m: int, k: int, warps_m: int, warps_n: int, bits: int = 16) -> Linear:

@@ -44,6 +44,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
+import numpy as np
+
 WARP = 32
 ST, MATRIX, TRANS = 0, 1, 2  # instruction kinds (getSrcDstTiles's order)
 NAMES = {("st", ST): "st.shared", ("st", MATRIX): "stmatrix", ("st", TRANS): "stmatrix.trans",
@@ -383,3 +385,86 @@ def _addr_tile(kind: int, side: Flat, vbasis) -> tuple | None:
     if need > 0:
         return None
     return tuple(tile) + tuple(side.lanes[i] for i in _TILES[kind][1])
+
+
+# --- bank conflicts of a plan ----------------------------------------------------------------------------
+def _xor_table(offsets: list) -> np.ndarray:
+    """Every XOR of a subset of ``offsets``, subset ``i`` being the bits of ``i``."""
+    table = np.zeros(1, np.int64)
+    for o in offsets:
+        table = np.concatenate([table, table ^ o])
+    return table
+
+
+def _offset(e: int, bases: tuple, kept: int) -> int | None:
+    """The buffer offset (in elements) holding element ``e``: its representation in the buffer's bases,
+    the repetition bits (the offset bits past ``kept``) dropped: each repetition reuses the buffer."""
+    if not e:
+        return 0
+    r = represent(e, (bases,))
+    return None if r is None else r[0] & ((1 << kept) - 1)
+
+
+def side_banks(side: Flat, buf: Buffer, kind: int, vec: int, count: int, bits: int) -> tuple[int, int] | None:
+    """``(wavefronts, ideal wavefronts)`` of one side of a conversion, summed over the side's warps: its
+    ``count`` instructions a thread of ``kind``, plain accesses moving ``vec`` elements. A plain access's
+    lane addresses come from the buffer (each lane's element, through the buffer's bases, the repetition
+    bits dropped) and are counted by :mod:`kernellab.access` (a 64- or 128-bit access served in phases
+    of 16 or 8 lanes); an ``ldmatrix``/``stmatrix`` .x4 is four 8 × 16-byte matrices, one phase each,
+    whose 8 rows fall into ``2^(3 − r)`` ways of the same banks, ``r`` the rank of the rows' 16-byte
+    bank groups. None where an element is not in the buffer."""
+    from ...access import Access, shared_ideal_wavefronts, shared_wavefronts
+
+    bases = buf.bases()
+    kept = len(buf.vector) + len(buf.bank) + len(buf.segment)
+    warps = 1 << len(side.warps)
+    nbytes = max(bits, 8) // 8
+    if kind != ST:
+        tile = _addr_tile(kind, side, buf.vector)
+        if tile is None:
+            return None
+        groups = []
+        for b in tile:
+            o = _offset(b, bases, kept)
+            if o is None:
+                return None
+            groups.append((o * nbytes >> 4) & 7)
+        ways = 1 << (3 - len(_rref(groups)))
+        return count * warps * 4 * ways, count * warps * 4
+    regs = [r for r in side.regs if r]
+    k = vec.bit_length() - 1
+    rest = [r for r in regs if r not in bases[:k]]
+    offs = {}
+    for b in (*side.lanes, *side.warps, *rest):
+        o = _offset(b, bases, kept)
+        if o is None:
+            return None
+        offs[b] = o
+    lanes = _xor_table([offs[b] for b in side.lanes])
+    elements = (_xor_table([offs[b] for b in side.warps])[:, None, None] ^ _xor_table([offs[b] for b in rest])[None, :, None]
+                ^ lanes[None, None, :]).reshape(-1, WARP)
+    acc = Access(elements * nbytes, np.ones(elements.shape, bool), vec * nbytes, known_aligned=True)
+    return shared_wavefronts(acc), shared_ideal_wavefronts(acc)
+
+
+@lru_cache(maxsize=4096)
+def banks(src: Flat, dst: Flat, bits: int, target: str = "sm80") -> tuple[tuple[int, int], tuple[int, int]]:
+    """``(wavefronts, ideal wavefronts)`` of a conversion's stores, then of its loads (:func:`plan`), each
+    over all the warps of a program: the bank conflicts are the differences.
+
+    >>> src = Flat(regs=(32, 64, 128), lanes=(256, 512, 1, 2, 4), warps=(8, 16))   # the fp16 transpose
+    >>> banks(src, Flat(regs=(1, 2, 4), lanes=(8, 16, 32, 64, 128), warps=(256, 512)), 16)
+    ((16, 16), (16, 16))
+    """
+    p = plan(src, dst, bits, target)
+    s = src._replace(regs=tuple(r for r in src.regs if r))
+    d = dst._replace(regs=tuple(r for r in dst.regs if r))
+    kinds = {v: k for k, v in NAMES.items()}
+    out = []
+    for side, name, vec, count in ((s, p.store, p.vec_store, p.stores), (d, p.load, p.vec_load, p.loads)):
+        kind = kinds[name][1]
+        got = side_banks(side, p.buffer, kind, vec, count, bits)
+        if got is None:  # counted as conflict-free
+            got = ((count if kind == ST else 4 * count) << len(side.warps),) * 2
+        out.append(got)
+    return tuple(out)

@@ -144,6 +144,32 @@ class TritonCounts(LoadStoreTotals):
     # rsqrt.approx, div.full: one MUFU each); a block of n elements over num_warps warps: num_warps ×
     # ⌈n ÷ (32 × num_warps)⌉ warp instructions (a small block's elements repeat over the warps)
     xu_instructions: int = 0
+    # of mma_sm90, the wgmma.mma_async instructions (SASS HGMMA, QGMMA, IGMMA: the GMMA part of Nsight
+    # Compute's sm__inst_executed_pipe_tensor.sum; the rest of mma_sm90 is mma.sync, HMMA/IMMA)
+    wgmma_sm90: int = 0
+    # dot_flops by the operands' type, as the tensor cores run them (Nsight Compute's
+    # sm__ops_path_tensor_src_<type>_dst_<type>.sum family): fp16 and bf16, tf32 (fp32 operands,
+    # input_precision "tf32" or "tf32x3", its three passes counted once), fp8 (e4m3, e5m2), int8; fma: dots on
+    # the CUDA cores (fp32 operands with input_precision="ieee", fp64), 2 FLOPs an FFMA
+    dot_flops_f16: int = 0
+    dot_flops_tf32: int = 0
+    dot_flops_fp8: int = 0
+    dot_flops_int8: int = 0
+    dot_flops_fma: int = 0
+    # bytes tensor descriptors' TMA copies move between global and shared memory on sm_90 (SASS UTMALDG,
+    # UTMASTG): the tile's elements inside the tensor (out-of-bounds ones are filled, not read), loads and
+    # stores; no global load request counts them
+    tma_bytes_sm90: int = 0
+    # shared-memory wavefronts (Nsight Compute's l1tex__data_pipe_lsu_wavefronts_mem_shared.sum) and bank
+    # conflicts (l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum: wavefronts − ideal wavefronts) of the
+    # instructions Triton 3.9 adds for layout conversions, cross-warp reductions and tl.dot's operands,
+    # per target: each lane's address through the buffer's swizzle (kernellab.triton.compiler.swizzle for
+    # a conversion, compiler.banks.operand_banks for an operand's store), ldmatrix and read-backs conflict-free;
+    # scans, sorts, histograms and descriptors' tiles are not included
+    shared_wavefronts_sm80: int = 0
+    shared_wavefronts_sm90: int = 0
+    shared_bank_conflicts_sm80: int = 0
+    shared_bank_conflicts_sm90: int = 0
 
     def __getitem__(self, key: str):
         if key in self.keys():
@@ -457,27 +483,33 @@ _FIELD_ORDER = dict.fromkeys(_FIELDS)
 
 
 def _moved(convert, kind: str, src, dst, bits: int, num_warps: int, target: str):
-    """``(stores, loads)`` per thread of one recorded conversion, reduction or ``tl.dot`` on ``target``
-    (None when a layout is not known)."""
+    """``(stores, loads)`` per thread of one recorded conversion, reduction or ``tl.dot`` on ``target``, then
+    ``(wavefronts, ideal wavefronts)`` of a program's warps (zeros for scans and sorts; None when a
+    layout is not known)."""
+    from ..compiler import banks
+
     a = convert.resolve(src, target)
     if a is None:
         return None
     if kind == "reduce":
-        return convert.reduction(a, dst[0], bits, dst[1], dst[2], target)
+        return (*convert.reduction(a, dst[0], bits, dst[1], dst[2], target),
+                *banks.reduction_banks(a, dst[0], bits, dst[1], dst[2], target))
     if kind == "scan":
-        return convert.scan(a, dst[0], bits, dst[1])
+        return (*convert.scan(a, dst[0], bits, dst[1]), 0, 0)
     if kind == "sort":
-        return convert.sort(a, bits, target)
+        return (*convert.sort(a, bits, target), 0, 0)
     b = convert.resolve(dst[0] if kind == "dot" else dst, target)
     if b is None:
         return None
     if kind == "dot":
         what, tma, ref, copied, loaded = dst[1:]
         acc = src if src.__class__ is tuple and src[0] == "dot" and len(src) > 5 else None
-        return convert.staging(a, b, what, bits, num_warps, target, tma, _plan(ref, what, num_warps),
-                               tuple(copied or (False, False)), None if acc is None else _plan(acc[5], acc[3], acc[4]),
-                               loaded)
-    return convert.conversion(a, b, bits, target) if a.shape == b.shape else None
+        return convert.staged(a, b, what, bits, num_warps, target, tma, _plan(ref, what, num_warps),
+                              tuple(copied or (False, False)), None if acc is None else _plan(acc[5], acc[3], acc[4]),
+                              loaded)
+    if a.shape != b.shape:
+        return None
+    return (*convert.conversion(a, b, bits, target), *banks.conversion_banks(a, b, bits, target))
 
 
 def _moves_on_targets(kind: str, src, dst, bits: int, num_warps: int) -> tuple:
@@ -509,6 +541,16 @@ def _frozen(tag):
     if kind == "dot" and len(tag) > 5:
         return (*tag[:5], _plan(tag[5], tag[3], tag[4]))
     return tag
+
+
+@lru_cache(maxsize=256)
+def dot_kind(operands: str, precision=None) -> str:
+    """The ``dot_flops_*`` a dot of ``operands`` (a dtype name) under ``precision`` counts in: ``"f16"``
+    (fp16, bf16), ``"tf32"``, ``"fp8"``, ``"int8"``, or ``"fma"`` (no tensor core)."""
+    from ..compiler.mma import kind
+
+    what = kind(operands, precision)[0]
+    return {"fp16": "f16", "bf16": "f16"}.get(what, what or "fma")
 
 
 @lru_cache(maxsize=256)
@@ -734,17 +776,20 @@ class Tally:
         the first K slice of its operands loaded once more (``ldmatrix``), before the loop."""
         self._moves.append(("prefetch", ref, dims, 0, num_warps, programs))
 
-    def tma(self, kind: str, how, elem_bytes: int, num_warps: int, programs: int, wanted: dict | None):
+    def tma(self, kind: str, how, elem_bytes: int, num_warps: int, programs: int, wanted: dict | None,
+            nbytes: int = 0):
         """Record a tensor descriptor's ``desc.load`` (``kind`` ``"load"``) or ``desc.store`` in ``programs``
         programs, already recorded as the pointer access sm_80 compiles it to (``how``: its pointer's and
         mask's axis facts and block shape; ``wanted``: the launch's, for a load's layout, see
         :meth:`planned`): on sm_90 it is TMA copies (:func:`kernellab.triton.compiler.convert.tma_copies`) and
         none of that access's global instructions, taken off ``*_instructions_sm90`` once the layouts
-        are known (``_settle``)."""
+        are known (``_settle``); ``nbytes``: the bytes of its elements inside the tensor, over the programs
+        (``tma_bytes_sm90``)."""
         from ..compiler import convert
 
         shape = how[2]
         self.n["tma_instructions_sm90"] += convert.tma_copies(shape, elem_bytes, num_warps) * num_warps * programs
+        self.n["tma_bytes_sm90"] += nbytes
         self._moves.append(("tma", kind, (how, wanted), elem_bytes, num_warps, programs))
 
     def histogrammed(self, bins: int, num_warps: int, programs: int):
@@ -813,6 +858,8 @@ class Tally:
                     if done is not None:
                         n["shared_stores_" + target] += done[0] * num_warps * programs
                         n["shared_loads_" + target] += done[1] * num_warps * programs
+                        n["shared_wavefronts_" + target] += done[2] * programs
+                        n["shared_bank_conflicts_" + target] += (done[2] - done[3]) * programs
             self._moves.clear()
 
     def _pipe_settled(self, tag, info, num_warps: int, programs: int):
@@ -866,11 +913,13 @@ class Tally:
     def _mma_settled(self, ref, dims, num_warps: int, programs: int):
         """Count a recorded dot's MMA instructions under its plan (:meth:`dotted`)."""
         chain, i = ref
-        sm80, sm90, work90 = _mma_counts(dims, chain.plan(i, _what(dims[3], dims[4]), num_warps, dims[5]),
-                                         num_warps)
+        plan = chain.plan(i, _what(dims[3], dims[4]), num_warps, dims[5])
+        sm80, sm90, work90 = _mma_counts(dims, plan, num_warps)
         self.n["mma_sm80"] += sm80 * programs
         self.n["mma_sm90"] += sm90 * programs
         self.n["tensor_flops_sm90"] += work90 * programs
+        if plan.sm90[0] == "wgmma":
+            self.n["wgmma_sm90"] += sm90 * programs
 
     def access(self, kind: str, addresses: np.ndarray, active: np.ndarray | None, width: int, copies: int = 1):
         """Record one ``tl.load`` / ``tl.store`` executed by ``copies`` programs alike per row of ``addresses``.
@@ -894,10 +943,12 @@ class Tally:
         as in the SIMT engine: the launch's ``dram_sectors`` is the union :class:`Touched` keeps)."""
         self.dram[name] = self.dram.get(name, 0) + sectors
 
-    def flops(self, n: int):
-        """Record ``n`` FLOPs of ``tl.dot`` (counted in ``flops`` and ``dot_flops``)."""
+    def flops(self, n: int, operands: str = "", precision=None):
+        """Record ``n`` FLOPs of ``tl.dot`` (counted in ``flops`` and ``dot_flops``) of ``operands`` (a dtype
+        name) under ``precision``: also in the ``dot_flops_*`` of that kind (:func:`dot_kind`)."""
         self.n["dot_flops"] += n
         self.n["flops"] += n
+        self.n["dot_flops_" + dot_kind(operands, precision)] += n
 
     def mma(self, sm80: int, sm90: int):
         """Record the warp-level MMA instructions of a ``tl.dot`` (see :mod:`kernellab.triton.compiler.mma`)."""

@@ -441,11 +441,11 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     else:
         data = numerics.dot(_dot_operand(a), _dot_operand(b), acc_data, input_precision, out_t.np, _wide(a),
                             _wide(b))
-    prog.tally.flops(numerics.dot_flops((1, *a._shape), (1, *b._shape), prog.P))
     m, k = a._shape[-2:]
     n = b._shape[-1]
     operands = a.dtype.name if a.dtype.primitive_bitwidth > 8 else ("fp8" if a.dtype.is_floating() else "int8")
     precision = getattr(input_precision, "value", input_precision)
+    prog.tally.flops(numerics.dot_flops((1, *a._shape), (1, *b._shape), prog.P), operands, precision)
     # dots feeding one another share their warps (kernellab.triton.compiler.mma.DotChain): the plan of
     # each is made once the program has run, so its MMA instructions and layouts are counted then
     chain = _dot_chain(a) or _dot_chain(b) or DotChain()

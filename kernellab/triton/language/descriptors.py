@@ -289,7 +289,8 @@ class tensor_descriptor:
             t = tensor(numerics.tf32_round(t.data, "rn"), t.dtype, t._shape)
             t._lay = lay
         prog = current()
-        prog.tally.tma("load", _how(ptr, m), ptr.flat.itemsize, prog.num_warps, prog.P, prog.wanted)
+        prog.tally.tma("load", _how(ptr, m), ptr.flat.itemsize, prog.num_warps, prog.P, prog.wanted,
+                       _inside_bytes(ptr, m, prog.P))
         n = convert.tma_shared(tuple(self.block_shape), 8 * ptr.flat.itemsize, prog.num_warps)
         prog.tally.shared_sm90(0, n * prog.num_warps * prog.P)  # ttg.local_load into the registers
         if len(_LOADED) > 64:
@@ -310,7 +311,7 @@ class tensor_descriptor:
         finally:
             if lay is not None:
                 value._lay = lay
-        prog.tally.tma("store", _how(ptr, m), ptr.flat.itemsize, nw, prog.P, None)
+        prog.tally.tma("store", _how(ptr, m), ptr.flat.itemsize, nw, prog.P, None, _inside_bytes(ptr, m, prog.P))
         loaded = _LOADED.get(id(value))
         if loaded is not None and loaded[0] is value and tuple(value._shape) == tuple(self.block_shape):
             _give_back(prog, loaded)  # stored unchanged: it stays in shared memory
@@ -323,6 +324,14 @@ class tensor_descriptor:
 
         ptr, m = self._tile(offsets)
         return atomic_add(ptr, value, m)
+
+
+def _inside_bytes(ptr: pointer, mask, programs: int) -> int:
+    """The bytes of a tile's elements inside the tensor, over ``programs`` programs (what a TMA copy moves)."""
+    if mask is None:
+        return int(np.prod(ptr._shape, dtype=np.int64)) * ptr.flat.itemsize * programs
+    data = np.asarray(mask.data)
+    return int(np.count_nonzero(data)) * (programs // max(data.shape[0], 1)) * ptr.flat.itemsize
 
 
 def tma_tile(t) -> bool:

@@ -1,0 +1,186 @@
+"""Shared-memory wavefronts and bank conflicts of the buffers Triton 3.9 adds: a ``tl.dot`` operand's
+swizzled buffer (``#ttg.swizzled_shared`` for ``mma.sync``, ``#ttg.nvmma_shared`` for ``wgmma``) and a
+layout conversion's or cross-warp reduction's buffer (:func:`kernellab.triton.compiler.swizzle.banks`).
+Every lane's byte address is derived from the layouts and the swizzle, then counted by
+:mod:`kernellab.access` as Nsight Compute counts ``l1tex__data_pipe_lsu_wavefronts_mem_shared``."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from .convert import WARP, Linear, _bits, _cap, _distinct, _reduction_steps, _run, _unit, flat, shared_plan
+
+
+def ideal_wavefronts(x: Linear, d: int, bits: int) -> int:
+    """Wavefronts of one conflict-free warp instruction of a thread's runs along ``d`` of ``x`` (up to 128
+    bits): one per 128 bytes the warp moves."""
+    width = (1 << min(_run(x, d), _cap(bits))) * max(bits // 8, 1)
+    return max(WARP * width // 128, 1)
+
+
+def _coords(bases: tuple, rank: int) -> np.ndarray:
+    """The coordinates of every XOR of a subset of ``bases`` (subset ``i`` the bits of ``i``): ``(2^n, rank)``."""
+    table = np.zeros((1, rank), np.int64)
+    for b in bases:
+        table = np.concatenate([table, table ^ np.asarray(b, np.int64)])
+    return table
+
+
+def operand_swizzle(shape: tuple, order: tuple, slot: int, bits: int) -> tuple[int, int, int]:
+    """``(vec, perPhase, maxPhase)`` of the ``#ttg.swizzled_shared`` buffer Triton 3.9 stores an ``mma``
+    operand in (``SwizzledSharedEncodingAttr::get`` for a dot operand of an NVIDIA mma parent, the
+    Ampere branch; also wgmma's A taken in registers): ``kWidth = 32 ÷ bits``, rows of ``perPhase =
+    128 ÷ (contiguous elements × 4 ÷ kWidth)`` share a phase, and the ``mma`` tile (8 × 8 × 4·kWidth)
+    gives the vector and the phases: A contiguous along K: ``vec = 4·kWidth``, ``maxPhase = 8 ÷
+    perPhase``; B contiguous along N: ``vec = 8``, ``maxPhase = 4·kWidth ÷ perPhase``.
+
+    >>> operand_swizzle((64, 32), (1, 0), 0, 16), operand_swizzle((32, 64), (1, 0), 1, 16)   # kloop's TTGIR
+    ((8, 2, 4), (8, 1, 8))
+    """
+    kwidth = max(32 // bits, 1)
+    rank = len(shape)
+    per_phase = max(128 // max(shape[order[0]] * 4 // kwidth, 1), 1)
+    k = 4 * kwidth
+    if slot == 0:
+        vec, stride = (k, 8) if order[0] == rank - 1 else (8, k)
+    else:
+        vec, stride = (8, k) if order[0] == rank - 1 else (k, 8)
+    return vec, per_phase, max(stride // per_phase, 1)
+
+
+def operand_encoding(shape: tuple, d: int, slot: int, bits: int, nvmma: bool) -> str:
+    """The shared encoding, as Triton 3.9's TTGIR prints it, of the buffer a ``tl.dot`` operand of ``shape``
+    (``slot`` 0: A, 1: B) is stored in contiguous along ``d``: :func:`operand_swizzle`'s, or with ``nvmma``
+    :func:`nvmma_swizzle`'s (``transposed`` where the buffer runs down the rows).
+
+    >>> operand_encoding((64, 32), 1, 0, 16, False)
+    '#ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>'
+    >>> operand_encoding((64, 64), 0, 1, 8, True)   # an fp8 B stored K-major for wgmma
+    '#ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = true, elementBitWidth = 8}>'
+    """
+    rank = len(shape)
+    if nvmma:
+        return (f"#ttg.nvmma_shared<{{swizzlingByteWidth = {nvmma_swizzle(shape, d, bits)}, "
+                f"transposed = {'true' if d == rank - 2 else 'false'}, elementBitWidth = {bits}}}>")
+    other = [i for i in reversed(range(rank)) if i != d]
+    vec, per_phase, max_phase = operand_swizzle(shape[-2:], (d - (rank - 2), other[0] - (rank - 2)), slot, bits)
+    order = ", ".join(str(i) for i in (d, *other))
+    return f"#ttg.swizzled_shared<{{vec = {vec}, perPhase = {per_phase}, maxPhase = {max_phase}, order = [{order}]}}>"
+
+
+def _swizzled_bytes(coords: np.ndarray, shape: tuple, d: int, bits: int, swizzle: tuple) -> np.ndarray:
+    """Byte offsets of ``coords`` in a ``#ttg.swizzled_shared`` buffer contiguous along ``d``: row ``r`` (the
+    other matrix dimension; a batch dimension outside) has phase ``(r ÷ perPhase) mod maxPhase``, which
+    XORs the index of each ``vec``-element group of the row."""
+    vec, per_phase, max_phase = swizzle
+    rank = len(shape)
+    other = [i for i in range(rank) if i != d][-1]
+    col, row = coords[:, d], coords[:, other]
+    phase = (row // per_phase) % max_phase
+    off = row * shape[d] + (((col // vec) ^ phase) * vec + col % vec)
+    for i in range(rank):
+        if i not in (d, other):
+            off = off + coords[:, i] * shape[d] * shape[other]
+    return off * max(bits // 8, 1)
+
+
+def nvmma_swizzle(shape: tuple, d: int, bits: int) -> int:
+    """The swizzle width in bytes of the ``#ttg.nvmma_shared`` buffer ``wgmma`` reads (``NVMMASharedEncodingAttr``):
+    128, 64 or 32 when the contiguous dimension's bytes are a multiple of it, else 0."""
+    contig = shape[d] * max(bits // 8, 1)
+    for width in (128, 64, 32):
+        if contig % width == 0:
+            return width
+    return 0
+
+
+def _nvmma_bytes(coords: np.ndarray, shape: tuple, d: int, bits: int) -> np.ndarray:
+    """Byte offsets of ``coords`` in a ``#ttg.nvmma_shared`` buffer contiguous along ``d``: the contiguous
+    dimension cut into columns of ``W`` bytes (:func:`nvmma_swizzle`), each all rows long; in one, row ``r``
+    at ``r·W``, its 16-byte chunks XORed with bits 7 and up of that offset (``W = 128``: ``r mod 8``)."""
+    nbytes = max(bits // 8, 1)
+    width = nvmma_swizzle(shape, d, bits)
+    rank = len(shape)
+    other = [i for i in range(rank) if i != d][-1]
+    col, row = coords[:, d] * nbytes, coords[:, other]
+    if not width:
+        off = row * shape[d] * nbytes + col
+    else:
+        inner = row * width + col % width
+        inner = inner ^ (((inner >> 7) & (width // 16 - 1)) << 4)
+        off = (col // width) * (shape[other] * width) + inner
+    for i in range(rank):
+        if i not in (d, other):
+            off = off + coords[:, i] * shape[d] * shape[other] * nbytes
+    return off
+
+
+@lru_cache(maxsize=1024)
+def operand_banks(x: Linear, slot: int, bits: int, d: int, nvmma: bool) -> tuple[int, int]:
+    """``(wavefronts, ideal wavefronts)``, over a program's warps, of storing a ``tl.dot`` operand held
+    under ``x`` into its shared buffer (``ttg.local_alloc``), contiguous along ``d``: ``mma.sync``'s (and a
+    register A's) ``#ttg.swizzled_shared`` buffer (:func:`operand_swizzle`), or with ``nvmma`` ``wgmma``'s
+    ``#ttg.nvmma_shared`` one (:func:`nvmma_swizzle`). Each thread stores its runs of consecutive elements
+    along ``d`` in vectors of up to 128 bits (no wider than the swizzle's vector); every lane's address
+    of every instruction, through the buffer's swizzle, is counted by :mod:`kernellab.access`.
+
+    >>> from kernellab.triton.compiler.convert import blocked
+    >>> a = blocked((64, 32), (1, 8), (8, 4), (4, 1), (1, 0))   # 16 halves a thread: 2 st.shared.v4
+    >>> operand_banks(a, 0, 16, 1, False)                      # 8 a program, 4 wavefronts each: no conflict
+    (32, 32)
+    """
+    from ...access import Access, shared_ideal_wavefronts, shared_wavefronts
+
+    rank = len(x.shape)
+    nbytes = max(bits // 8, 1)
+    if nvmma:
+        run = min(_run(x, d), _cap(bits), _bits(max(16 // nbytes, 1)))
+    else:
+        other = [i for i in range(rank) if i != d]
+        swizzle = operand_swizzle(x.shape[-2:], (d - (rank - 2), other[-1] - (rank - 2)), slot, bits) \
+            if rank >= 2 else (1, 1, 1)
+        run = min(_run(x, d), _cap(bits), _bits(swizzle[0]))
+    regs = _distinct(x.registers)
+    rest = regs[run:] if all(regs[i] == _unit(rank, d, 1 << i) for i in range(run)) else regs
+    lanes = _coords(x.lanes, rank)
+    coords = (_coords(x.warps, rank)[:, None, None, :] ^ _coords(rest, rank)[None, :, None, :]
+              ^ lanes[None, None, :, :]).reshape(-1, rank)
+    if nvmma:
+        addr = _nvmma_bytes(coords, x.shape, d, bits)
+    else:
+        addr = _swizzled_bytes(coords, x.shape, d, bits, swizzle)
+    addr = addr.reshape(-1, WARP)
+    acc = Access(addr, np.ones(addr.shape, bool), (1 << run) * nbytes, known_aligned=True)
+    return shared_wavefronts(acc), shared_ideal_wavefronts(acc)
+
+
+@lru_cache(maxsize=4096)
+def conversion_banks(src: Linear, dst: Linear, bits: int, target: str = "sm80") -> tuple[int, int]:
+    """``(wavefronts, ideal wavefronts)`` of a layout conversion's stores and loads over a program's warps
+    (:func:`kernellab.triton.compiler.swizzle.banks`): ``(0, 0)`` where no shared memory is needed."""
+    st, ld = conversion_sides(src, dst, bits, target)
+    return st[0] + ld[0], st[1] + ld[1]
+
+
+def conversion_sides(src: Linear, dst: Linear, bits: int, target: str = "sm80") -> tuple:
+    """:func:`conversion_banks` for the stores and for the loads apart."""
+    from .swizzle import banks
+
+    if src.shape != dst.shape or shared_plan(src, dst, bits, target) is None:
+        return (0, 0), (0, 0)
+    return banks(flat(src), flat(dst), bits, target)
+
+
+@lru_cache(maxsize=4096)
+def reduction_banks(src: Linear, axis: int | None, bits: int, operands: int = 1, used: int | None = None,
+                    target: str = "sm80") -> tuple[int, int]:
+    """``(wavefronts, ideal wavefronts)`` over a program's warps of a cross-warp reduction's conversions
+    (:func:`reduction`), each operand's stores and each used result's loads."""
+    wf = ideal = 0
+    for a, b, n_st, n_ld in _reduction_steps(src, axis, operands, used):
+        st, ld = conversion_sides(a, b, bits, target)
+        wf += st[0] * n_st + ld[0] * n_ld
+        ideal += st[1] * n_st + ld[1] * n_ld
+    return wf, ideal
