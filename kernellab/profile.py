@@ -253,6 +253,14 @@ def findings(counts, gpu=None) -> list[Finding]:
     return out + launch_findings(counts, as_gpu(gpu)) if gpu is not None else out
 
 
+#: ``TritonCounts.dot_flops_<kind>``: the report's label, Nsight Compute's metric
+_DOT_KINDS = (("f16", "Dot FLOPs, fp16/bf16", "sm__ops_path_tensor_src_fp16_dst_fp32.sum (bf16: …_src_bf16_…)"),
+              ("tf32", "Dot FLOPs, tf32", "sm__ops_path_tensor_src_tf32_dst_fp32.sum"),
+              ("fp8", "Dot FLOPs, fp8", "sm__ops_path_tensor_src_fp8_….sum"),
+              ("int8", "Dot FLOPs, int8", "sm__ops_path_tensor_src_int8.sum"),
+              ("fma", "Dot FLOPs on FMA", "2 × smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"))
+
+
 @dataclass
 class Section:
     """One section of the report: a title (Nsight Compute's) and a table of metrics."""
@@ -286,7 +294,7 @@ class Report:
         self.launch = launch_of(counts, gpu)  # the per-SM model's view of the launch (kernellab.model.persm)
         self.duration = None  # _sol sets it: the predicted duration and what sets it
         sol = self._sol()
-        self.sections = [s for s in (sol, self.duration, self._memory(), self._shared(), self._instructions(),
+        self.sections = [s for s in (sol, self.duration, self._compute(), self._memory(), self._shared(), self._instructions(),
                                      self._launch(), self._occupancy()) if s is not None]
         self.findings = findings(counts, gpu)
 
@@ -320,6 +328,30 @@ class Report:
                        Table([_("Resource"), _("Profiler metric"), _("Busiest SM's time"),
                               _("Predicted % of peak")], rows))
 
+    def _compute(self) -> Section | None:
+        """A mini-Triton launch's Tensor Core and special-function work as Triton 3.9 compiles it, for each
+        target (the rows that are not zero); a SIMT launch or none of that work: no section."""
+        if self.simt:
+            return None
+        c = self.counts
+
+        def n(field):
+            return getattr(c, field, 0)
+
+        rows = []
+        for target in ("sm80", "sm90"):
+            if n("mma_" + target):
+                rows.append([_("Tensor Core instructions ({target})").format(target="sm_" + target[2:]),
+                             "sm__inst_executed_pipe_tensor.sum", f"{n('mma_' + target):,}"])
+        if n("wgmma_sm90"):
+            rows.append([_("of which wgmma (sm_90)"), "", f"{n('wgmma_sm90'):,}"])
+        for kind, label, metric in _DOT_KINDS:
+            if n("dot_flops_" + kind):
+                rows.append([_(label), metric, f"{n('dot_flops_' + kind):,}"])
+        if n("xu_instructions"):
+            rows.append([_("Special-function instructions"), "sm__inst_executed_pipe_xu.sum", f"{n('xu_instructions'):,}"])
+        return Section(_("Compute Workload Analysis"), _table(rows)) if rows else None
+
     def _memory(self) -> Section:
         names = ["l1tex__t_requests_pipe_lsu_mem_global.sum", "l1tex__t_sectors_pipe_lsu_mem_global.sum",
                  "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global.ratio",
@@ -337,7 +369,8 @@ class Report:
                       f"{self.counts.load_instructions_sm90:,}"],
                      [_("Global store instructions (LSU)"), "smsp__inst_executed_op_global_st.sum",
                       f"{self.counts.store_instructions_sm90:,}"],
-                     [_("TMA copies (UTMALDG, UTMASTG)"), "tma_instructions_sm90", f"{tma:,}"]]
+                     [_("TMA copies (UTMALDG, UTMASTG)"), "tma_instructions_sm90", f"{tma:,}"],
+                     [_("TMA bytes (sm_90)"), "tma_bytes_sm90", fmt_bytes(self.counts.tma_bytes_sm90)]]
         return Section(_("Memory Workload Analysis"), _table(rows))
 
     def _shared(self) -> Section | None:

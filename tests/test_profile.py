@@ -199,6 +199,13 @@ def test_speed_of_light_of_a_tl_dot_shows_the_tensor_core_pipe():
     tensor = next(r for r in rows if r[0] == "Tensor Core pipe")
     assert tensor[1] == "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed"
     assert c.mma_sm80 == 128 and not any(r[0] == "FMA pipe" for r in rows)
+    compute = next(s for s in c.report(H100).sections if s.title == "Compute Workload Analysis").table.rows
+    # 128 mma.sync on sm_80; on sm_90 one warpgroup's wgmma m64n64k16, K 64: 4 instructions, run by each of
+    # its 4 warps: 16, all of them wgmma; the FLOPs all fp16
+    assert ["Tensor Core instructions (sm_80)", "sm__inst_executed_pipe_tensor.sum", "128"] in compute
+    assert ["Tensor Core instructions (sm_90)", "sm__inst_executed_pipe_tensor.sum", "16"] in compute
+    assert ["of which wgmma (sm_90)", "", "16"] in compute
+    assert [r[2] for r in compute if r[0].startswith("Dot FLOPs")] == ["524,288"]
 
 
 def test_metric_cells_by_unit():

@@ -205,6 +205,8 @@ def test_tma_copies_appear_in_the_memory_section_on_hopper():
     mem = section(kl.report(c, H100), "Memory Workload Analysis")
     assert row(mem, "TMA copies (UTMALDG, UTMASTG)")[1:] == ["tma_instructions_sm90", "8"]
     assert row(mem, "Global load instructions (LSU)")[2] == "0"
+    # they move the two tiles whole: (64 × 32 + 32 × 64) halves × 2 B = 8192 B
+    assert row(mem, "TMA bytes (sm_90)")[1] == "tma_bytes_sm90" and c.tma_bytes_sm90 == 8192
     # the A100 has no TMA: its report has no such row
     assert not any(r[0].startswith("TMA") for r in section(kl.report(c, A100), "Memory Workload Analysis").table.rows)
 

@@ -177,7 +177,7 @@ def conversion_sides(src: Linear, dst: Linear, bits: int, target: str = "sm80") 
 def reduction_banks(src: Linear, axis: int | None, bits: int, operands: int = 1, used: int | None = None,
                     target: str = "sm80") -> tuple[int, int]:
     """``(wavefronts, ideal wavefronts)`` over a program's warps of a cross-warp reduction's conversions
-    (:func:`reduction`), each operand's stores and each used result's loads."""
+    (:func:`kernellab.triton.compiler.convert.reduction`), each operand's stores and each used result's loads."""
     wf = ideal = 0
     for a, b, n_st, n_ld in _reduction_steps(src, axis, operands, used):
         st, ld = conversion_sides(a, b, bits, target)
