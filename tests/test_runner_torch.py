@@ -151,3 +151,35 @@ def test_with_a_real_triton_installed_the_runner_answers_kernellabs():
     import triton
 
     assert triton is real  # the real one comes back
+
+
+def test_torch_s_own_probes_see_no_triton_so_its_compiler_imports(tmp_path):
+    # a library's pattern (Liger-Kernel): @torch.compiler.disable imports torch._dynamo, whose inductor imports
+    # triton.backends.compiler when torch.utils._triton says Triton is installed; kernellab's triton has none
+    script = tmp_path / "library_style.py"
+    script.write_text(textwrap.dedent("""
+        import torch
+        import torch.utils._triton as probes
+        import triton
+
+        @torch.compiler.disable
+        def host(x):
+            return x + 1
+
+        print(probes.has_triton_package(), probes.has_triton(), triton.__version__,
+              host(torch.zeros(1, device="cuda")).tolist())
+    """))
+    out = subprocess.run([sys.executable, "-m", "kernellab", "run", str(script)], env=ENV, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "False", "3.9.0", "[1.0]"]
+
+
+def test_torch_s_probes_come_back_after_the_runner():
+    import torch.utils._triton as probes
+
+    before = probes.has_triton_package
+    with runner.activate():
+        assert probes.has_triton_package() is False and probes.has_triton() is False
+    assert probes.has_triton_package is before
+

@@ -6,7 +6,8 @@ off. While it is on:
 
 - ``triton`` and every ``triton.X`` are kernellab's modules (:mod:`.modules`, a meta path finder), even
   with a real Triton installed, and ``importlib.metadata`` reports ``triton`` 3.9.0;
-- ``torch.cuda``'s queries describe the modelled GPU (:mod:`.cuda`);
+- ``torch.cuda``'s queries describe the modelled GPU (:mod:`.cuda`), and torch's own probes for Triton say
+  there is none, so its compiler leaves kernellab's ``triton`` alone (:mod:`.inductor`);
 - tensors asked for on ``"cuda"`` live on the CPU and say they are on ``cuda:0`` (:mod:`.devices`);
 - ``triton.runtime.driver.active.get_active_torch_device()`` is ``torch.device("cuda", 0)``.
 
@@ -95,9 +96,9 @@ def _torch_ready(torch) -> None:
     """torch has been imported while the runner is on: its CUDA queries and devices become the modelled GPU's."""
     if "finder" not in _STATE or "mode" in _STATE:
         return
-    from . import cuda, devices
+    from . import cuda, devices, inductor
 
-    _STATE["undo"] = cuda.install(torch)
+    _STATE["undo"] = cuda.install(torch) + inductor.install(torch)
     mode = devices.make_mode(torch)
     mode.__enter__()
     _STATE["mode"] = mode
