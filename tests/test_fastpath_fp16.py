@@ -33,6 +33,20 @@ def test_fp16_values_equal_astype_on_every_exponent(seed):
     assert np.array_equal(fp16_values(x).view(np.uint32), reference(x))
 
 
+
+def test_fp16_values_of_normals_only_near_every_fp16_value():
+    # fp16 normals only (|x| ≥ 2^-14): fp16_values rounds the bits. fp16 normals are 2^13 float32 steps apart;
+    # around every one (both signs) the float32 values at the halfway points to its neighbours (±2^12 steps)
+    # and next to them, next to the value itself, and 32 more at random
+    rng = np.random.default_rng(7)
+    steps = np.concatenate([np.arange(-4098, -4093), np.arange(-2, 3), np.arange(4094, 4099),
+                            rng.integers(-4096, 4096, 32)]).astype(np.int64)
+    h = np.arange(0x0400, 0x7C00, dtype=np.uint16).view(np.float16).astype(np.float32)  # every fp16 normal
+    bits = np.concatenate([h, -h]).view(np.uint32).astype(np.int64)
+    x = (bits[:, None] + steps).astype(np.uint32).reshape(-1).view(np.float32)
+    x = x[(np.abs(x) >= 2**-14) & (np.abs(x) < 65520)]
+    assert np.array_equal(fp16_values(x).view(np.uint32), reference(x))
+
 def test_fp16_values_at_the_edges():
     # 2^-25 is half the smallest subnormal (a tie: to 0, keeping the sign); 3·2^-26 rounds up to 2^-24;
     # 65519 rounds to 65504, the largest float16; 2^-14 − 2^-30 rounds up to the smallest normal

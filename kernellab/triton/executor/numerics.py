@@ -243,7 +243,7 @@ def _widen(x: np.ndarray) -> np.ndarray:
     return x.astype(np.float32, copy=False)
 
 
-_FP16_TOP_BINADE = np.float32(2.0**15).view(np.uint32)  # [2^15, 2^16): the binade where fp16 overflows
+_FP16_TOO_BIG = np.float32(65520).view(np.uint32)  # |x| from here rounds past fp16's largest finite value, 65504
 _FP16_MIN_NORMAL = np.float32(2.0**-14).view(np.uint32)
 
 
@@ -252,13 +252,19 @@ def fp16_values(x: np.ndarray) -> np.ndarray | None:
     (``p.to(tl.float16)`` feeding a ``tl.dot``); None when some ``|x|`` rounds past fp16's largest finite
     value, or is NaN (the caller then converts as usual).
 
-    Each value is rounded to nearest even on its fp16 grid by ``(x + c) − c``, where ``c = 1.5·2^(e+13)``
-    has a float32 spacing of ``2^(e−10)``, fp16's spacing at ``x``'s exponent ``e`` (``e`` at least −14:
-    below it fp16's subnormals are evenly spaced by ``2^−24``); ``c`` is an even multiple of that spacing,
-    so ties go to the even fp16 neighbour, and ``copysign`` restores the sign of values that round to 0.
+    Where every ``|x|`` is an fp16 normal (at least ``2^−14``), the float32 bits are rounded to fp16's 10
+    mantissa bits, to nearest even: ``(b + 0xFFF + bit 13 of b)`` with its low 13 bits cleared (a carry out of
+    the mantissa moves the value to the next binade, as it should). Otherwise each value is rounded on its fp16
+    grid by ``(x + c) − c``, where ``c = 1.5·2^(e+13)`` has a float32 spacing of ``2^(e−10)``, fp16's spacing at
+    ``x``'s exponent ``e`` (``e`` at least −14: below it fp16's subnormals are evenly spaced by ``2^−24``); ``c``
+    is an even multiple of that spacing, so ties go to the even fp16 neighbour, and ``copysign`` restores the
+    sign of values that round to 0.
 
     >>> x = np.float32([1 + 2**-11, 1 + 3 * 2**-11, 2**-25, -2**-25, 3 * 2**-26, 65519, 1e-30])
     >>> fp16_values(x).view(np.uint32).tolist() == x.astype(np.float16).astype(np.float32).view(np.uint32).tolist()
+    True
+    >>> y = np.float32([1 + 2**-11, -(1 + 3 * 2**-11), 2**-14, 65519, 2047.5])   # fp16 normals only: on the bits
+    >>> fp16_values(y).view(np.uint32).tolist() == y.astype(np.float16).astype(np.float32).view(np.uint32).tolist()
     True
     >>> fp16_values(np.float32([65520])) is None, fp16_values(np.float32([np.nan])) is None
     (True, True)
@@ -267,11 +273,20 @@ def fp16_values(x: np.ndarray) -> np.ndarray | None:
         return None
     if x.size == 0:
         return None
-    e = x.view(np.uint32) & np.uint32(0x7F800000)  # 2^e as bits, the sign dropped
+    b = x.view(np.uint32)
+    a = b & np.uint32(0x7FFFFFFF)  # |x| as bits (ordered as the values are; NaN above infinity)
+    if np.maximum.reduce(a, axis=None) >= _FP16_TOO_BIG:
+        return None  # |x| ≥ 65520, infinity, NaN
+    if np.minimum.reduce(a, axis=None) >= _FP16_MIN_NORMAL:  # fp16 normals only: on the bits
+        r = b >> np.uint32(13)
+        r &= np.uint32(1)
+        r += np.uint32(0x0FFF)
+        r += b
+        r &= np.uint32(0xFFFFE000)
+        return r.view(np.float32)
+    e = a
+    e &= np.uint32(0x7F800000)  # 2^e as bits
     np.maximum(e, _FP16_MIN_NORMAL, out=e)
-    top = e.max()
-    if top > _FP16_TOP_BINADE or (top == _FP16_TOP_BINADE and not np.abs(x).max() < 65520):
-        return None  # |x| ≥ 65536, infinity, NaN; or one in [32768, 65536) that rounds past 65504
     e += np.uint32((13 << 23) + (1 << 22))
     c = e.view(np.float32)
     out = np.add(x, c)
