@@ -851,3 +851,20 @@ def test_a_computed_2d_tile_stored_to_rows_spaced_apart():
         expect = np.full(80, -1.0, np.float32)
         expect[offs] = x[offs] * 2 + 1
         np.testing.assert_array_equal(y, expect)
+
+
+
+@triton.jit
+def _tile_3d(x_ptr, out_ptr):
+    # a 1×8×4 tile whose middle axis steps by one element and last by 8: element (0, i, j) is x[i + 8j]
+    src = tl.make_block_ptr(x_ptr, shape=(1, 8, 4), strides=(32, 1, 8), offsets=(0, 0, 0), block_shape=(1, 8, 4),
+                            order=(1, 2, 0))
+    i, j = tl.arange(0, 8), tl.arange(0, 4)
+    tl.store(out_ptr + (i[:, None] * 4 + j[None, :])[None, :, :], tl.load(src))
+
+
+def test_a_3d_block_pointer_whose_unit_stride_is_not_its_last_axis():
+    x, out = np.arange(32, dtype=np.float32), np.zeros(32, np.float32)
+    _tile_3d[(1,)](x, out)
+    i, j = np.meshgrid(np.arange(8), np.arange(4), indexing="ij")
+    np.testing.assert_array_equal(out.reshape(8, 4), x[i + 8 * j])
