@@ -102,14 +102,14 @@ def test_events_time_the_launches_between_them(on):
     out = torch.zeros(4096, device="cuda")
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
-    with kernellab.triton.record.recording() as launches:
+    with kernellab.triton.launches.recording() as launches:
         fill[(4,)](out, B=1024)
     end.record()
     torch.cuda.synchronize()
     # the predicted time of the one launch between them (kernellab.model's estimate on the H100): one DRAM round
     # trip fills the pipe (688 cycles ÷ 1.98 GHz = 0.347 µs), then the busiest SM's 4096 stored bytes pass its L1
     # at 128 B a cycle (4096 ÷ (128 × 1.98e9) = 16.2 ns), + the 4.28 µs launch do_bench reads
-    assert start.elapsed_time(end) == pytest.approx(kernellab.triton.record.predicted_seconds(launches) * 1e3)
+    assert start.elapsed_time(end) == pytest.approx(kernellab.triton.timing.predicted_seconds(launches) * 1e3)
     assert start.elapsed_time(end) == pytest.approx((688 / 1.98e9 + 4096 / (128 * 1.98e9) + 4.28e-6) * 1e3)
 
 

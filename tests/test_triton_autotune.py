@@ -6,7 +6,7 @@ import pytest
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
-from kernellab.triton import record
+from kernellab.triton import timing
 from kernellab.triton.compiler.errors import CompileTimeAssertionFailure
 
 
@@ -51,7 +51,7 @@ def test_chooses_the_config_the_model_predicts_fastest_as_the_full_simulation_wo
     np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)  # the chosen launch ran in full
     full = {}
     for cfg in mm.configs:  # every config simulated in full, ranked by the same prediction
-        full[cfg] = record.launch_seconds(mm.fn.run(a, b, np.zeros_like(c), M, N, K, grid=grid(M, N)(cfg.kwargs),
+        full[cfg] = timing.launch_seconds(mm.fn.run(a, b, np.zeros_like(c), M, N, K, grid=grid(M, N)(cfg.kwargs),
                                                     **cfg.kwargs))
     assert full[mm.best_config] == min(full.values())
     # at 128³ every config waits on the same K loop: 8 trips of 16, whose loads Triton issues 2 trips ahead

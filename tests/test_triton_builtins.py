@@ -83,8 +83,8 @@ def test_jit_helpers_see_the_same_builtins_and_python_values_keep_python_semanti
     out = np.zeros(6, np.int32)
     uses_helper[(6,)](out, 3)
     assert out.tolist() == [0, 1, 2, 3, 3, 3] and fallbacks == []
-    from kernellab.triton.executor.pybuiltins import max as kmax
-    from kernellab.triton.executor.pybuiltins import min as kmin
+    from kernellab.triton.language.pybuiltins import max as kmax
+    from kernellab.triton.language.pybuiltins import min as kmin
     assert (kmin(3, 1, 2), kmax("ab", "b"), kmin([4, 2]), kmax([], default=7)) == (1, "b", 2, 7)
 
 

@@ -12,8 +12,8 @@ import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import H100, predict
 from kernellab.errors import ModelWarning
+from kernellab.triton import launches, timing
 from kernellab.triton import profiler as proton
-from kernellab.triton import record
 from kernellab.triton import testing as T
 from kernellab.triton.executor import sampling
 
@@ -148,9 +148,9 @@ def test_benchmark_rejects_x_values_of_the_wrong_length():
 
 def test_recording_sees_each_launch_and_nested_recordings_each_see_theirs():
     x = np.ones(2048, np.float32)
-    with record.recording() as outer:
+    with launches.recording() as outer:
         add(x, x)
-        with record.recording() as inner:
+        with launches.recording() as inner:
             add(x, x)
     assert [r.kernel for r in outer] == ["add_kernel"] * 2 and len(inner) == 1
     assert [r.grid for r in inner] == [(2, 1, 1)]
@@ -169,7 +169,7 @@ def test_proton_scopes_sum_counts_and_predicted_times(capsys, tmp_path, monkeypa
     proton.activate(sid)
     add(x, x)  # recorded, outside any scope
     rows = {r[0]: r for r in proton.table(sid).rows}
-    one = record.launch_seconds(add_kernel[(64,)](x, x, np.empty_like(x), x.size, BLOCK=1024)) * 1e6
+    one = timing.launch_seconds(add_kernel[(64,)](x, x, np.empty_like(x), x.size, BLOCK=1024)) * 1e6
     assert rows["outer"][1] == "2" and float(rows["outer"][4]) == pytest.approx(2 * one, rel=1e-3)
     assert rows["outer/inner/add_kernel"][1] == "1" and rows["add_kernel"][1] == "1"
     assert rows["outer"][3] == str(2 * 2 * x.nbytes)  # per launch: x read once (it is both operands), out written
@@ -272,7 +272,7 @@ def test_sampled_prediction_within_its_stated_bound_of_the_full_simulation(name,
     with sampling.sampled():
         est = launch()
     assert est.programs == full.programs
-    t_full, t_est = record.launch_seconds(full), record.launch_seconds(est)
+    t_full, t_est = timing.launch_seconds(full), timing.launch_seconds(est)
     assert abs(t_est - t_full) <= sampling.ERROR_BOUND * t_full, (name, t_est / t_full)
     # the sums over programs of equal work are exact to within the sample's share of the unequal ones
     assert abs(est.flops - full.flops) <= 0.05 * full.flops + 1
@@ -358,10 +358,10 @@ def test_autotune_trials_are_not_part_of_a_benchmark():
     x = np.ones(1 << 16, np.float32)
     out = np.empty_like(x)
     launch = lambda: tuned[lambda m: (triton.cdiv(x.size, m["BLOCK"]),)](x, x, out, x.size)  # noqa: E731
-    with record.recording() as launches:
+    with launches.recording() as made:
         first = T.do_bench(launch)  # tunes (two trials) and launches once
     # 256 programs of 256 on 132 SMs: the busiest SM's 2 programs move half the lines of 1 program of 1024
-    assert len(launches) == 1 and launches[0].grid == (256, 1, 1)
+    assert len(made) == 1 and made[0].grid == (256, 1, 1)
     assert first == T.do_bench(launch)  # the same as once tuned
 
 
@@ -392,7 +392,7 @@ def test_launch_metadata_names_proton_rows_and_the_viewer_derives_proton_metrics
     rows = {r[0]: r for r in proton.table().rows}
     assert rows["triton/add_named [n=65536]"][1] == "1"
     assert rows["blas"][1] == "0" and "not predicted" in rows["blas"][4]
-    t = record.launch_seconds(add_kernel[(64,)](x, x, np.empty_like(x), n, BLOCK=1024))
+    t = timing.launch_seconds(add_kernel[(64,)](x, x, np.empty_like(x), n, BLOCK=1024))
     proton.finalize()
     capsys.readouterr()
     tree, metrics = viewer.parse(["tflop16/s", "time/us", "gbyte/s", "count"], "named.hatchet")

@@ -21,7 +21,12 @@ from dataclasses import dataclass, field
 import kernellab.triton as triton
 from kernellab.errors import ModelWarning
 from kernellab.model import predict
-from kernellab.triton import record
+
+try:  # the launches host code makes, and the model's time of one (kernellab.triton.record before issue 33)
+    from kernellab.triton.launches import recording
+    from kernellab.triton.timing import launch_seconds
+except ImportError:  # the kernellab the "before" column runs (75152b7)
+    from kernellab.triton.record import launch_seconds, recording
 
 
 @dataclass
@@ -56,15 +61,15 @@ def triton_bench(fn, gpu) -> Prediction:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ModelWarning)
-            with record.recording() as launches:
+            with recording() as made:
                 ms = triton.testing.do_bench(fn)
-        if not launches or math.isnan(ms):
+        if not made or math.isnan(ms):
             raise RuntimeError("do_bench saw no kernellab launch")
         parts = []
-        for launch in launches:
+        for launch in made:
             p = _quiet_predict(launch.counts, gpu)
-            parts.append({"kernel": launch.kernel, "grid": list(launch.grid), "us": launch.seconds(gpu) * 1e6,
-                          "bound": _binding(p), "terms": _terms(p)})
+            parts.append({"kernel": launch.kernel, "grid": list(launch.grid),
+                          "us": launch_seconds(launch.counts, gpu) * 1e6, "bound": _binding(p), "terms": _terms(p)})
     finally:
         triton.set_gpu(previous)
     longest = max(parts, key=lambda p: p["us"])

@@ -23,8 +23,8 @@ from .persm import Distribution, distribute, launch_of
 from .roofline import gemm_flops
 from .timer import TIMERS, cold_l2, launch_overhead
 
-__all__ = ["RESOURCES", "SCHEDULER_FED", "estimate_eta", "estimate_label", "predict", "resource_events",
-           "resource_label"]
+__all__ = ["RESOURCES", "SCHEDULER_FED", "estimate_eta", "estimate_label", "launch_seconds", "predict",
+           "resource_events", "resource_label"]
 
 #: The resources in the order ties are broken, as bound name → (result key, what is counted, rate field).
 RESOURCES = {
@@ -51,6 +51,27 @@ MMA_FP16_FLOPS = 2 * 16 * 8 * 16
 #: L1's rate is not scaled, as it is itself measured (k1 reaches 0.99–1.06 of it on three GPUs), nor DRAM's,
 #: which has its measured sustained share instead.
 SCHEDULER_FED = ("FMA", "tensor", "XU", "issue", "shared", "MIO")
+
+
+def launch_seconds(counts, gpu, timer: str = "do_bench") -> float:
+    """Seconds ``timer`` would read around the launch (:mod:`kernellab.model.timer`: ``"do_bench"``, Triton's
+    ``do_bench``, a cold L2 and the GPU's cost of each launch; ``"cudagraph"``, a warm L2 and a graph's
+    launch): :func:`predict`'s ``estimate_total_time``, the calibrated estimate of the run plus what the timer
+    reads besides it. The model's warnings (a run shorter than its launch) are not repeated: the total
+    already includes it. Counts that charge nothing cost the launch alone.
+
+    >>> from kernellab import Counts, H100
+    >>> f"{launch_seconds(Counts(), H100) * 1e6:.2f} µs"     # nothing to run: do_bench's cold launch alone
+    '4.28 µs'
+    >>> f"{launch_seconds(Counts(), H100, 'cudagraph') * 1e6:.2f} µs"  # a CUDA graph's launch alone
+    '%s µs'
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)
+        try:
+            return float(predict(counts, gpu, timer=timer)["estimate_total_time"])
+        except ValueError:  # all counts zero: nothing but the launch
+            return float(launch_overhead(as_perf(gpu), timer))
 
 
 def resource_label(bound: str) -> str:

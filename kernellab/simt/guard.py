@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from ..i18n import _
@@ -53,8 +55,6 @@ class KernelArray(np.ndarray):
 
 def guard_arguments(kernel, name: str, args: tuple, memory) -> tuple:
     """``args`` with every numpy array replaced by a :class:`KernelArray` view that ``memory`` knows as it."""
-    import inspect
-
     try:
         params = list(inspect.signature(kernel).parameters)[1:]
     except (TypeError, ValueError):

@@ -4,7 +4,7 @@
 show_plots=..., save_path=...)`` calls it for every x value and every line, as Triton's does, prints
 the table (one column per line, ``name (ylabel)``), draws the plot with matplotlib and, with
 ``save_path``, writes ``<plot_name>.csv``, ``<plot_name>.png`` and ``results.html`` there. Every table
-and plot says where its numbers come from (:func:`~kernellab.triton.testing.measure_label`: the model's
+and plot says where its numbers come from (:func:`~kernellab.triton.timing.measure_label`: the model's
 predicted GPU time by default), and a cell whose function launched no kernellab kernel says it could
 not be predicted instead of showing a number.
 
@@ -60,7 +60,7 @@ from typing import Any
 from kernellab.i18n import _
 
 from ..tables import Table
-from . import testing
+from . import timing
 from .executor import sampling
 
 
@@ -88,7 +88,7 @@ def _number(v) -> bool:
 
 
 def _text(v) -> str:
-    if isinstance(v, testing.NotPredicted):
+    if isinstance(v, timing.NotPredicted):
         return _("not predicted: no kernellab launch")
     if isinstance(v, float):
         return "nan" if math.isnan(v) else f"{v:.6g}"
@@ -114,7 +114,7 @@ class Mark:
                     name=bench.plot_name, x=x, n=len(xs), m=len(bench.x_names), names=bench.x_names))
             means, lows, highs = [], [], []
             for y in bench.line_vals:
-                with sampling.sampled(enabled=testing.current_measure() == "predicted"):  # see the module
+                with sampling.sampled(enabled=timing.current_measure() == "predicted"):  # see the module
                     ret = self.fn(**dict(zip(bench.x_names, xs)), **{bench.line_arg: y}, **bench.args, **kwargs)
                 if isinstance(ret, (list, tuple)) and len(ret) == 3:
                     mean, low, high = ret
@@ -127,9 +127,9 @@ class Mark:
         return rows
 
     def _run(self, bench: Benchmark, save_path: str, show_plots: bool, print_data: bool, **kwargs):
-        testing.forget_timers()
+        timing.forget_timers()
         rows = self._sweep(bench, **kwargs)
-        label = testing.measure_label(timers=testing.timers_used())  # what the sweep's predictions stand for
+        label = timing.measure_label(timers=timing.timers_used())  # what the sweep's predictions stand for
         headers = list(bench.x_names) + [f"{name} ({bench.ylabel})" for name in bench.line_names]
         table = Table(headers, [[_text(v) for v in xs + means] for xs, means, _l, _h in rows])
         caption = "({})".format(_("{ylabel} from the {label}").format(
@@ -166,7 +166,7 @@ class Mark:
         for i, name in enumerate(bench.line_names):
             ys = [float(r[1][i]) if _number(r[1][i]) else math.nan for r in rows]
             color, style = (bench.styles[i] if bench.styles and i < len(bench.styles) else (None, None))
-            unpredicted = all(isinstance(r[1][i], testing.NotPredicted) for r in rows)
+            unpredicted = all(isinstance(r[1][i], timing.NotPredicted) for r in rows)
             line = f"{name} ({bench.ylabel})" + (" — " + _("not predicted") if unpredicted else "")
             ax.plot(xs, ys, label=line, color=color, ls=style)
             lo = [r[2][i] for r in rows]

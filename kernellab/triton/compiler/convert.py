@@ -56,6 +56,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
+from . import layout
+from .mma import dot_plan
 from .swizzle import Flat, Plan, plan
 
 WARP = 32
@@ -120,8 +122,7 @@ def from_plan(p) -> Linear:
 def default(shape: tuple, num_warps: int) -> Linear:
     """The layout Triton gives a block no memory access decided: one element a thread, the last
     dimension fastest (``getDefaultBlockedEncoding``)."""
-    from .layout import blocked as counts
-
+    counts = layout.blocked
     if not shape:
         return Linear((), (), ((),) * 5, ((),) * _bits(num_warps))
     order = tuple(range(len(shape)))[::-1]
@@ -449,8 +450,6 @@ def resolve(tag, target: str = "sm80") -> Linear | None:
     atomic's, by target: :func:`atomic_plan`), ``("dot", M, N, kind, num_warps)`` (a ``tl.dot``'s accumulator,
     whose layout depends on ``target``: :func:`accumulator`), ``("trans", tag)`` (``tl.trans`` of a 2-D block), ``("sm80", tag)`` (a tensor descriptor's
     access: ``tag`` on sm_80, no layout on sm_90, where it is a TMA copy)."""
-    from . import layout
-
     kind = tag[0]
     if kind in ("load", "store"):
         (ptr, mask, shape), width, num_warps, wanted = tag[1:]
@@ -529,8 +528,7 @@ def fma_layout(m: int, n: int, num_warps: int) -> Linear:
     >>> fma_layout(32, 32, 4).lanes[:4], fma_layout(64, 64, 4).registers[:4]
     (((0, 2), (0, 4), (0, 8), (0, 16)), ((0, 1), (0, 2), (1, 0), (2, 0)))
     """
-    from .layout import blocked as counts
-
+    counts = layout.blocked
     per = m * n // (WARP * num_warps)
     s = 4 if per >= 16 else 2 if per >= 4 else 1
     spt, order = (min(s, m), min(s, n)), (1, 0)
@@ -603,8 +601,6 @@ def accumulator(m: int, n: int, what: str, num_warps: int, target: str = "sm80",
     >>> len(accumulator(64, 64, "fp16", 4).registers), len(accumulator(64, 64, "fp16", 4, "sm90").registers)
     (5, 5)
     """
-    from .mma import dot_plan
-
     if m.__class__ is tuple:  # a batched dot's (batch, M): mma.sync, warps over batch, M and N
         (b, m), (wb, wm, wn) = m, (plan or dot_plan(m[1], n, what, num_warps, m[0])).sm80
         return _mma3(b, m, n, wb, wm, wn)
@@ -712,7 +708,6 @@ def staged(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: s
     counted lane by lane under its swizzle, a conversion's by its plan, the loads (``ldmatrix``,
     copies read back) as conflict-free, as the swizzle makes them."""
     from .banks import conversion_banks, ideal_wavefronts, operand_banks
-    from .mma import dot_plan
 
     if what == "fma":
         return (*fma_staging(a, b, bits, num_warps, target), 0, 0)
@@ -862,8 +857,6 @@ def atomic_plan(how, elem_bytes: int, num_warps: int, op: str, is_float: bool, t
     coalescing pass gives it the layout of a store through its pointers, its elements per thread at
     most what one atomic instruction updates (:func:`atomic_vector`), so that on sm_80 an fp32
     ``atomic_add`` takes one element a thread, the 32 lanes of a warp 32 consecutive ones."""
-    from . import layout
-
     ptr, mask, shape = how
     cap = atomic_vector(op, elem_bytes, is_float, target)
     if shape:

@@ -69,7 +69,5 @@ def nothing_known(kernel):
     >>> aligned.specialization, aligned.load_instructions, plain.specialization, plain.load_instructions
     ({'x_ptr': 'D', 'y_ptr': 'D', 'n': 'D'}, 4, {}, 16)
     """
-    from ..runtime.jit import jit
-
     plain = [n for n in kernel.arg_names if n not in kernel._constexpr_names]
-    return jit(kernel.fn, do_not_specialize=plain, do_not_specialize_on_alignment=plain)
+    return type(kernel)(kernel.fn, do_not_specialize=plain, do_not_specialize_on_alignment=plain)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import bisect
 import gc
+import sys
 import weakref
 
 import numpy as np
@@ -41,6 +42,7 @@ import numpy as np
 from ...errors import MisalignedError, OutOfBoundsError, fmt_dim3
 from ...i18n import _
 from . import dtypes as T
+from .program import Divergence
 
 _REGIONS: dict[int, tuple[int, object]] = {}  # start address → (bytes, weak reference to the array or tensor)
 
@@ -96,8 +98,6 @@ def register_array(array) -> int:
 
 def _scan_torch() -> None:
     """Remember every live CPU torch tensor's storage (one pass over the objects the collector tracks)."""
-    import sys
-
     torch = sys.modules.get("torch")
     if torch is None:
         return
@@ -160,12 +160,10 @@ def region_of(addr: int):
     return found
 
 
-def pointer_from_int(addresses, dst, prog):
-    """The pointer block of int64 ``addresses`` (a kernellab tensor) to ``dst.element_ty`` (see the module)."""
-    from .program import Divergence
-    from .tensor import pointer
-
-    elem = dst.element_ty
+def pointed_at(addresses, elem, prog) -> tuple[np.ndarray, np.ndarray]:
+    """``(flat, offsets)``: the array that int64 ``addresses`` (a kernellab tensor) point into, as elements of
+    type ``elem``, and their element offsets in it (the pointer block of ``addresses.to(tl.pointer_type(elem))``,
+    see the module)."""
     storage = elem.storage if elem.__class__ is T.float_format else elem.np
     width = np.dtype(storage).itemsize
     data = np.asarray(addresses.data).astype(np.int64, copy=False)
@@ -194,7 +192,7 @@ def pointer_from_int(addresses, dst, prog):
         raise Divergence  # programs of this step point into different arrays: each gets its own pointer
     start, nbytes, owner = first
     flat = _bytes_of(owner)[:nbytes // width * width].view(storage)
-    return pointer(flat, (data - start) // width, addresses._shape, elem=elem)
+    return flat, (data - start) // width
 
 
 def _row_of(data: np.ndarray, value, prog) -> int:
@@ -204,4 +202,4 @@ def _row_of(data: np.ndarray, value, prog) -> int:
     return row if data.ndim and data.shape[0] == prog.P else 0
 
 
-__all__ = ["pointer_from_int", "region_of", "register_array", "storage_device"]
+__all__ = ["pointed_at", "region_of", "register_array", "storage_device"]

@@ -39,7 +39,7 @@ from ...access import (
     sectors,
 )
 from ...counters import LoadStoreTotals
-from ..compiler import layout
+from ..compiler import convert, layout
 from .view import Base, View
 
 
@@ -515,8 +515,6 @@ def _moved(convert, kind: str, src, dst, bits: int, num_warps: int, target: str)
 def _moves_on_targets(kind: str, src, dst, bits: int, num_warps: int) -> tuple:
     """``(sm80, sm90)``: :func:`_moved` of one recorded move on each target (a conversion's instructions
     differ by target even between the same layouts: ``stmatrix`` exists from sm_90 on)."""
-    from ..compiler import convert
-
     return (_moved(convert, kind, src, dst, bits, num_warps, "sm80"),
             _moved(convert, kind, src, dst, bits, num_warps, "sm90"))
 
@@ -728,8 +726,6 @@ class Tally:
     def atomic_layout(self, how, elem_bytes: int, num_warps: int, op: str, is_float: bool, programs: int):
         """Record a ``tl.atomic_*`` through pointers of axis facts ``how`` in ``programs`` programs: its warp
         instructions by target (:func:`kernellab.triton.compiler.convert.atomic_instructions`)."""
-        from ..compiler import convert
-
         n = self.n
         for target in ("sm80", "sm90"):
             n["atomic_instructions_" + target] += programs * convert.atomic_instructions(
@@ -785,8 +781,6 @@ class Tally:
         none of that access's global instructions, taken off ``*_instructions_sm90`` once the layouts
         are known (``_settle``); ``nbytes``: the bytes of its elements inside the tensor, over the programs
         (``tma_bytes_sm90``)."""
-        from ..compiler import convert
-
         shape = how[2]
         self.n["tma_instructions_sm90"] += convert.tma_copies(shape, elem_bytes, num_warps) * num_warps * programs
         self.n["tma_bytes_sm90"] += nbytes

@@ -20,7 +20,7 @@ from ...grid import check_limits, dim3
 from ...lines import LineFinder, tally_factory
 from ...record import launched
 from ...tracebacks import user_traceback
-from .. import record
+from .. import launches
 from . import sampling
 from .counts import Tally, Touched, TritonCounts
 from .policy import Policy, active
@@ -197,5 +197,5 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
                           launch={"grid": g, "num_warps": num_warps, **tally.rounds_info(), **(options or {})})
     if sample is not None:
         counts = sampling.scale(counts, sample[1], n_programs, touched.sizes())
-    record.note(kernel, g, counts, sampled=sample is not None)
+    launches.note(kernel, g, counts, sampled=sample is not None)
     return launched(kernel, "triton", counts, g)

@@ -33,7 +33,9 @@ from ..compiler.limits import _LEGAL as _LEGAL_SHAPES
 from ..compiler.limits import block_shape as _check_block_shape
 from . import dtypes as T
 from . import kinds
-from .program import _CURRENT, Divergence
+from .addresses import pointed_at
+from .numerics import _widen, fp16_values
+from .program import _CURRENT, Divergence, current
 from .view import Base, View, lines_of_outer
 
 
@@ -735,10 +737,9 @@ class tensor:
         ``"rtz"``) rounds a float converted to a narrower float.
         """
         if isinstance(getattr(dtype, "value", dtype), T.pointer_type):  # int64 addresses → a pointer block
-            from .addresses import pointer_from_int
-            from .program import current
-
-            return pointer_from_int(self, getattr(dtype, "value", dtype), current())
+            elem = getattr(dtype, "value", dtype).element_ty
+            flat, offsets = pointed_at(self, elem, current())
+            return pointer(flat, offsets, self._shape, elem=elem)
         dst = T.from_numpy(getattr(dtype, "value", dtype))
         if bitcast:
             out = bitcast_data(self, dst)
@@ -790,8 +791,6 @@ def _half(src: np.ndarray):
     """``(half, wide)`` for ``src.to(tl.float16)``: functions giving the float16 array (what a store writes)
     and its values as float32 (what a ``tl.dot`` reads, through ``numerics.fp16_values`` unless the float16
     array is made already), so that a block only stored or only dotted is converted once."""
-    from .numerics import _widen, fp16_values
-
     made = []
 
     def half():

@@ -22,6 +22,7 @@ from ..compiler.mma import DotChain, dot_plan
 from ..compiler.mma import kind as mma_kind
 from ..executor import dtypes as T
 from ..executor import kinds, memory, numerics, sampling
+from ..executor.loops import Loop
 from ..executor.program import _CURRENT, current
 from ..executor.rounds import dependent, loaded, note_dot, note_loop, waited
 from ..executor.tensor import (
@@ -40,6 +41,7 @@ from ..executor.tensor import (
     tensor,
 )
 from ..executor.view import Base, View
+from .tma import tma_tile
 
 _POINTER = pointer  # the class (``load`` and ``store`` name their argument ``pointer``)
 
@@ -225,8 +227,6 @@ def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, 
     launch's ``counts.launch``): the loop's loads are pipelined that many stages deep, and its warps split
     into producer and consumer groups whose Tensor Core and SIMT work overlap (:mod:`kernellab.model.estimate`).
     """
-    from ..executor.loops import Loop
-
     note_loop(num_stages, warp_specialize)
     args = (arg1,) if arg2 is None else (arg1, arg2) if step is None else (arg1, arg2, step)
     stages = None if num_stages is None else int(getattr(num_stages, "value", num_stages))
@@ -463,8 +463,6 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         lay_b = b._lay if b._lay is not None else ("default", b._shape, prog.num_warps)
         tma = (False, False)
         if what in ("fp16", "bf16"):  # a tensor descriptor's tile: wgmma reads it in shared memory (sm_90)
-            from .descriptors import tma_tile
-
             if dot_plan(m, n, what, prog.num_warps).sm90[0] == "wgmma":
                 tma = (tma_tile(a), tma_tile(b))
         flags = [False, False]  # which operands the pipeliner copies to shared memory (set when a loop ends)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernellab import lines
 from kernellab.i18n import _
 
 from ..compiler import axis as A
@@ -32,9 +31,9 @@ from ..executor import kinds, numerics
 from ..executor.program import current
 from ..executor.tensor import _structured, _tensor_member_fn, facts, pointer, tensor
 from ..executor.view import Base, View
+from . import tma
+from .atomics import atomic_add
 from .core import _how, load, store
-
-_LOADED: dict[int, tuple] = {}  # id of a desc.load's tile → (the tile, its ld.shared per thread on sm_90, its line)
 
 _PADDINGS = ("", "zero", "nan")
 
@@ -293,9 +292,7 @@ class tensor_descriptor:
                        _inside_bytes(ptr, m, prog.P))
         n = convert.tma_shared(tuple(self.block_shape), 8 * ptr.flat.itemsize, prog.num_warps)
         prog.tally.shared_sm90(0, n * prog.num_warps * prog.P)  # ttg.local_load into the registers
-        if len(_LOADED) > 64:
-            _LOADED.clear()
-        _LOADED[id(t)] = (t, n, lines.here(prog.tally))
+        tma.loaded(t, n, prog)
         return t
 
     def store(self, offsets, value) -> None:
@@ -312,16 +309,14 @@ class tensor_descriptor:
             if lay is not None:
                 value._lay = lay
         prog.tally.tma("store", _how(ptr, m), ptr.flat.itemsize, nw, prog.P, None, _inside_bytes(ptr, m, prog.P))
-        loaded = _LOADED.get(id(value))
-        if loaded is not None and loaded[0] is value and tuple(value._shape) == tuple(self.block_shape):
-            _give_back(prog, loaded)  # stored unchanged: it stays in shared memory
+        note = tma.stored(value)
+        if note is not None and tuple(value._shape) == tuple(self.block_shape):
+            tma.give_back(prog, note)  # stored unchanged: it stays in shared memory
         else:
             prog.tally.shared_sm90(convert.tma_shared(tuple(self.block_shape), bits, nw) * nw * prog.P, 0)
 
     def atomic_add(self, offsets, value):
         """Atomically add ``value`` to the tile at ``offsets``."""
-        from .atomics import atomic_add
-
         ptr, m = self._tile(offsets)
         return atomic_add(ptr, value, m)
 
@@ -332,25 +327,6 @@ def _inside_bytes(ptr: pointer, mask, programs: int) -> int:
         return int(np.prod(ptr._shape, dtype=np.int64)) * ptr.flat.itemsize * programs
     data = np.asarray(mask.data)
     return int(np.count_nonzero(data)) * (programs // max(data.shape[0], 1)) * ptr.flat.itemsize
-
-
-def tma_tile(t) -> bool:
-    """Whether ``t`` is a ``desc.load``'s tile, unchanged, that a ``wgmma`` then reads where the TMA copy
-    left it in shared memory (sm_90): its loads into the registers are taken back (once)."""
-    loaded = _LOADED.pop(id(t), None)
-    if loaded is None or loaded[0] is not t:
-        return False
-    prog = current()
-    _give_back(prog, loaded)
-    return True
-
-
-def _give_back(prog, loaded) -> None:
-    """Take back the ld.shared a ``desc.load`` counted for its tile (``loaded``: tile, loads a thread, line),
-    on the load's own line when counting per line, so no line shows a negative count."""
-    args = (0, -loaded[1] * prog.num_warps * prog.P)
-    if not lines.take_back(prog.tally, loaded[2], "shared_sm90", *args):
-        prog.tally.shared_sm90(*args)
 
 
 @kinds.pure

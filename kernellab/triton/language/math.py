@@ -27,11 +27,15 @@ import numpy as np
 
 from kernellab.i18n import _
 
-from ..compiler.limits import refuse
+from ..compiler.limits import missing_name, refuse
 from ..executor import kinds
 from ..executor.rounds import dependent
 from ..executor.tensor import _binary, _tensor_member_fn, count_special, tensor
 from .core import _to_tensor
+from .core import max as _max
+from .core import sum as _sum
+from .extra import libdevice
+from .extra.bits import mulhi_u64
 
 
 def _checked(name: str, x, allowed: tuple) -> tensor:
@@ -115,22 +119,6 @@ def umulhi(x, y, _semantic=None) -> tensor:
     return _binary(x, y, hi, "umulhi")
 
 
-def mulhi_u64(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The high 64 bits of the 128-bit products of uint64 arrays, from 32-bit halves.
-
-    Examples
-    --------
-    >>> mulhi_u64(np.uint64([2**64 - 1, 2**32]), np.uint64([2**64 - 1, 2**32])).tolist()  # (2^64-1)^2 >> 64, 2^64 >> 64
-    [18446744073709551614, 1]
-    """
-    m, s32 = np.uint64(0xFFFFFFFF), np.uint64(32)
-    a, b = np.asarray(a, np.uint64), np.asarray(b, np.uint64)
-    a_lo, a_hi, b_lo, b_hi = a & m, a >> s32, b & m, b >> s32
-    ll, lh, hl, hh = a_lo * b_lo, a_lo * b_hi, a_hi * b_lo, a_hi * b_hi
-    mid = (ll >> s32) + (lh & m) + (hl & m)
-    return hh + (lh >> s32) + (hl >> s32) + (mid >> s32)
-
-
 @kinds.pure
 def fdiv(x, y, ieee_rounding=False, approx=False, _semantic=None) -> tensor:
     """``x / y`` on floats (the GPU's fast division unless ``ieee_rounding``; IEEE here)."""
@@ -195,8 +183,6 @@ def sigmoid(x) -> tensor:
 @_tensor_member_fn
 def softmax(x, dim=None, keep_dims=False, ieee_rounding=False) -> tensor:
     """Softmax along ``dim`` (the last axis when None), as Triton's standard library."""
-    from .core import max as _max
-    from .core import sum as _sum
 
     x = _to_tensor(x)
     d = len(x._shape) - 1 if dim is None else int(getattr(dim, "value", dim))
@@ -212,8 +198,6 @@ def __getattr__(name: str):
     (:mod:`kernellab.triton.compiler.limits`)."""
     if name.startswith("_"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from ..compiler.limits import missing_name
-
     raise missing_name("triton.language.math", name)
 
 

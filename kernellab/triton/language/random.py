@@ -24,7 +24,8 @@ from ..executor import dtypes as T
 from ..executor import kinds
 from ..executor.tensor import tensor
 from .core import _to_tensor
-from .math import cos, log, maximum, mulhi_u64, sin, sqrt
+from .extra.bits import mulhi_u64
+from .math import cos, log, maximum, sin, sqrt
 
 N_ROUNDS_DEFAULT = 10  # Philox rounds, Triton's default
 

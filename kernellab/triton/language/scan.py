@@ -21,7 +21,7 @@ from ..compiler import limits
 from ..executor import dtypes as T
 from ..executor import kinds
 from ..executor.tensor import _tensor_member_fn, tensor
-from .core import _axes, _reduce, _reduced, _scanned, _to_tensor
+from .core import _axes, _reduce, _reduced, _scanned, _to_tensor, broadcast_to
 
 
 def _as_list(input) -> tuple[list[tensor], bool]:
@@ -57,8 +57,6 @@ def _combined(fn, left: list[tensor], right: list[tensor]) -> list[tensor]:
         if o.dtype is not ref.dtype:
             o = o.to(ref.dtype)
         if o._shape != ref._shape:
-            from .core import broadcast_to
-
             o = broadcast_to(o, ref._shape)
         res.append(o)
     return res

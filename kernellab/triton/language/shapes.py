@@ -19,6 +19,7 @@ from ..executor import kinds
 from ..executor.program import current
 from ..executor.tensor import _align, _tensor_member_fn, broadcast_shape, tensor
 from .core import _layout_tag, _to_tensor, broadcast_to
+from .math import minimum
 
 
 def _c(v):
@@ -246,8 +247,6 @@ def swizzle2d(i, j, size_i, size_j, size_g):
 
 def _minimum(a, b):
     if isinstance(a, tensor) or isinstance(b, tensor):
-        from .math import minimum
-
         return minimum(a, b)
     return builtins.min(a, b)
 

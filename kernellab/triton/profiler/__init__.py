@@ -46,8 +46,9 @@ from functools import wraps
 from kernellab.i18n import _
 
 from ...tables import Table
-from .. import record
+from .. import launches
 from ..runtime.driver import gpu as modelled_gpu
+from ..timing import launch_seconds, measure_label
 
 DEFAULT_PROFILE_NAME = "proton"
 
@@ -58,10 +59,10 @@ class _Session:
     def __init__(self, sid: int, name: str, output):
         self.id, self.name, self.output = sid, name, output
         self.active = True
-        self.rows: list[tuple[tuple, record.Launch]] = []
+        self.rows: list[tuple[tuple, launches.Launch]] = []
         self.scopes: dict[tuple, dict] = {}  # scope path → the metrics its scope calls passed, summed
 
-    def append(self, launch: record.Launch):  # called by record.note for every launch
+    def append(self, launch: launches.Launch):  # called by launches.note for every launch
         if self.active:
             self.rows.append((tuple(_SCOPES), launch))
 
@@ -78,9 +79,9 @@ _TOKEN: list = []
 
 
 def _listen():
-    """Make the open sessions the recorders of this context (record.note reports launches to them)."""
-    base = tuple(r for r in record._RECORDERS.get() if not isinstance(r, _Session))
-    record._RECORDERS.set(base + tuple(_SESSIONS.values()))
+    """Make the open sessions the recorders of this context (launches.note reports launches to them)."""
+    base = tuple(r for r in launches._RECORDERS.get() if not isinstance(r, _Session))
+    launches._RECORDERS.set(base + tuple(_SESSIONS.values()))
 
 
 def start(name: str | None = None, *, context: str | None = "shadow", data: str | None = "tree",
@@ -125,7 +126,7 @@ def table(session: int | None = None) -> Table:
             for depth in range(1, len(path) + 1):
                 totals.setdefault(path[:depth], [0, 0, 0, 0.0])
         for path, launch in s.rows:
-            t = launch.seconds()
+            t = launch_seconds(launch.counts)
             for depth in range(1, len(path) + 2):
                 key = (path + (launch.name or launch.kernel,))[:depth]
                 row = totals.setdefault(key, [0, 0, 0, 0.0])
@@ -163,7 +164,7 @@ def _tree(rows, scopes=None) -> dict:
         _add(node, ((f"metadata/{k}", v) for k, v in metrics.items()))
     for path, launch in rows:
         own = [("count", 1), ("flops", launch.counts.flops), ("bytes", launch.counts.dram_bytes),
-               ("predicted_time (ns)", launch.seconds() * 1e9)]
+               ("predicted_time (ns)", launch_seconds(launch.counts) * 1e9)]
         meta = [(f"metadata/{k}", v) for k, v in launch.metrics.items() if isinstance(v, (int, float))]
         node = root
         _add(node, own)
@@ -187,8 +188,6 @@ def finalize(session: int | None = None, output_format: str | None = "") -> None
 
 
 def _label() -> str:
-    from ..testing import measure_label
-
     return measure_label("predicted") if modelled_gpu() else ""
 
 

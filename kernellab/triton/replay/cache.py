@@ -24,7 +24,7 @@ offsets under a fixed mask and fill), every operation on loaded values as the sa
 the same static operands, and every ``tl.store`` as a plan, in the launch's order. A later launch of the
 signature runs that data flow on its own arrays — the same numpy functions in the same order, so its
 values are bitwise those a fresh launch computes — and returns a copy of the cached counts, which it
-reports to every recorder (:func:`kernellab.record.recording`, :func:`kernellab.triton.record.recording`)
+reports to every recorder (:func:`kernellab.record.recording`, :func:`kernellab.triton.launches.recording`)
 as a fresh launch does.
 
 **Replay is opt-in**, as tinygrad's ``TinyJit`` is: a launch replays only where asked, by the kernel
@@ -105,7 +105,7 @@ from ... import record as klrecord
 from ...grid import dim3
 from ...i18n import _
 from ...record import launched, wants_lines
-from .. import record
+from .. import launches
 from ..executor import dtypes as T
 from ..executor import engine, memory, policy, sampling
 from ..executor.addresses import register_array
@@ -465,7 +465,7 @@ class Plan:
                 raise
         counts = _copy(e.counts)
         self.kernel._replay_status = "replayed"
-        record.note(name, e.grid, counts, sampled=False)
+        launches.note(name, e.grid, counts, sampled=False)
         return launched(name, "triton", counts, e.grid)
 
 
@@ -662,7 +662,7 @@ def _quietly(fn):
     """``fn()`` reported to no recorder: the check's launches are no launches of the program's."""
     token = klrecord._RECORDER.set(None)
     try:
-        with record.hidden():
+        with launches.hidden():
             return fn()
     finally:
         klrecord._RECORDER.reset(token)

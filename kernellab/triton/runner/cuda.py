@@ -8,7 +8,7 @@ model charges (``triton.runtime.driver``). ``torch.cuda.device(...)``, ``set_dev
 ``synchronize``, streams and ``torch.cuda.Event`` (with ``elapsed_time``) work: kernellab models one GPU,
 device 0, and launches that run one after another in the order they are made, so there is one stream
 and nothing to wait for. An event's ``elapsed_time`` is the predicted GPU time of the kernellab launches
-made between its ``record()`` and the other's (:mod:`kernellab.triton.record`), in milliseconds, as
+made between its ``record()`` and the other's (:mod:`kernellab.triton.launches`), in milliseconds, as
 ``triton.testing.do_bench`` reports it.
 
 Every other function of ``torch.cuda`` still runs as torch wrote it (``manual_seed``, ``empty_cache``
@@ -23,7 +23,8 @@ import inspect
 
 from kernellab.i18n import _
 
-from .. import record
+from .. import launches
+from ..timing import launch_seconds
 from ..runtime.driver import COMPUTE_CAPABILITY, gpu
 
 #: The device index kernellab's one modelled GPU has.
@@ -269,13 +270,13 @@ StreamContext = stream
 
 class _Clock:
     """The modelled stream's clock: seconds of predicted GPU time of the launches made since it started.
-    It is a recorder of :mod:`kernellab.triton.record` (launches call ``append``), keeping a sum, not a list."""
+    It is a recorder of :mod:`kernellab.triton.launches` (launches call ``append``), keeping a sum, not a list."""
 
     def __init__(self):
         self.seconds = 0.0
 
     def append(self, launch) -> None:
-        self.seconds += launch.seconds()
+        self.seconds += launch_seconds(launch.counts)
 
 
 _CLOCK: dict = {}
@@ -286,7 +287,7 @@ def _clock() -> _Clock:
     if "clock" not in _CLOCK:
         clock = _Clock()
         _CLOCK["clock"] = clock
-        _CLOCK["token"] = record._RECORDERS.set(record._RECORDERS.get() + (clock,))
+        _CLOCK["token"] = launches._RECORDERS.set(launches._RECORDERS.get() + (clock,))
     return _CLOCK["clock"]
 
 
@@ -296,9 +297,9 @@ def _stop_clock() -> None:
     if clock is None:
         return
     try:
-        record._RECORDERS.reset(token)
+        launches._RECORDERS.reset(token)
     except ValueError:  # reset from another context: drop the clock wherever it is
-        record._RECORDERS.set(tuple(r for r in record._RECORDERS.get() if r is not clock))
+        launches._RECORDERS.set(tuple(r for r in launches._RECORDERS.get() if r is not clock))
 
 
 class Event:

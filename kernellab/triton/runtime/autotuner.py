@@ -40,12 +40,12 @@ import numpy as np
 
 from kernellab.i18n import _
 
-from .. import record
+from .. import launches
 from ..compiler.errors import CompileTimeAssertionFailure
 from ..executor import sampling
 from .errors import AutotunerError, OutOfResources, PTXASError
 from .jit import KernelInterface
-from .tuning import config_table, fastest, prediction
+from .tuning import config_table, fastest, predicted_ms, prediction
 
 
 class Config:
@@ -216,12 +216,12 @@ class Autotuner(KernelInterface):
             self.post_hook(full_nargs, exception=None)
 
         try:
-            launches, timings = self._trial(kernel_call)
+            made, timings = self._trial(kernel_call)
         except (OutOfResources, CompileTimeAssertionFailure, PTXASError):
             return [float("inf")] * 3
-        if launches:
-            self.trials[config] = launches[-1].counts
-            self.predictions[config] = prediction(launches[-1].counts)
+        if made:
+            self.trials[config] = made[-1].counts
+            self.predictions[config] = prediction(made[-1].counts)
         return timings
 
     def _trial(self, kernel_call):
@@ -230,23 +230,23 @@ class Autotuner(KernelInterface):
         kept: dict = {}
         try:
             try:
-                with sampling.sampled(keep=kept), record.hidden(), record.recording() as launches:
-                    timings = self._timed(kernel_call, launches)
+                with sampling.sampled(keep=kept), launches.hidden(), launches.recording() as made:
+                    timings = self._timed(kernel_call, made)
             except (CompileTimeAssertionFailure, OutOfResources):
                 raise
             except Exception:  # a sample that cannot run alone (programs waiting on others): the whole launch
                 sampling.restore(kept)
-                with sampling.full(keep=kept), record.hidden(), record.recording() as launches:
-                    timings = self._timed(kernel_call, launches)
+                with sampling.full(keep=kept), launches.hidden(), launches.recording() as made:
+                    timings = self._timed(kernel_call, made)
         finally:
             sampling.restore(kept)
-        return launches, timings
+        return made, timings
 
-    def _timed(self, kernel_call, launches) -> list:
+    def _timed(self, kernel_call, made) -> list:
         if self._do_bench is not None:  # the caller's benchmarker, as Triton calls it
             return list(self._do_bench(kernel_call, quantiles=(0.5, 0.2, 0.8)))
         kernel_call()
-        return [record.predicted_seconds(launches) * 1e3] * 3
+        return [predicted_ms(made)] * 3
 
     def run(self, *args, **kwargs):
         self.nargs = dict(zip(self.arg_names, args))

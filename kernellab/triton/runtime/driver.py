@@ -28,6 +28,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+import numpy as np
+
 from ...errors import LaunchError
 from ...i18n import _
 from ...specs import GPU, GPUS, as_gpu
@@ -55,6 +57,15 @@ _STATE = {"gpu": _named(os.environ.get("KERNELLAB_GPU") or "H100")}
 def gpu() -> GPU:
     """The GPU being modelled: what the driver describes and what ``triton.testing`` and autotune predict for."""
     return _STATE["gpu"]
+
+
+_BENCHMARKER: list = [None]  # what get_benchmarker returns: timing.do_bench, registered when it is imported
+
+
+def register_benchmarker(fn) -> None:
+    """Make ``fn`` what ``driver.active.get_benchmarker()`` returns (``kernellab.triton.timing.do_bench``,
+    which stands above the driver)."""
+    _BENCHMARKER[0] = fn
 
 
 def set_gpu(which) -> GPU:
@@ -146,15 +157,12 @@ class ModelledDriver:
         return torch.cuda if active() else torch.cpu
 
     def get_benchmarker(self):
-        """``triton.testing.do_bench``, which here reports the model's predicted GPU time."""
-        from ..testing import do_bench
-
-        return do_bench
+        """``triton.testing.do_bench``, which here reports the model's predicted GPU time
+        (:mod:`kernellab.triton.timing` registers it: :func:`register_benchmarker`)."""
+        return _BENCHMARKER[0]
 
     def get_empty_cache_for_benchmark(self):
         """A buffer to clear between timed calls; kernellab models no cache state across launches."""
-        import numpy as np
-
         return np.empty(0, np.int8)
 
     def clear_cache(self, cache) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 from contextlib import nullcontext
 
 import numpy as np
@@ -25,7 +26,7 @@ from ...i18n import _
 from ...lines import LineFinder
 from ...record import wants_lines
 from ...tracebacks import user_traceback
-from .. import record
+from .. import launches
 from ..compiler import limits, specialize
 from ..executor import dtypes as T
 from ..executor import loops, memory
@@ -33,13 +34,14 @@ from ..executor.addresses import register_array, storage_device
 from ..executor.counts import TritonCounts
 from ..executor.engine import run
 from ..executor.program import _CURRENT
-from ..executor.pybuiltins import in_kernel_environment
 from ..executor.tensor import constexpr, pointer, tensor
 from ..language.descriptors import make_tensor_descriptor, tensor_descriptor
+from ..language.pybuiltins import in_kernel_environment
 from ..replay import cache as replay
 from ..replay import trace
 from ..tools.tensor_descriptor import TensorDescriptor
 from .errors import InterpreterError, OutOfResources  # noqa: F401  (triton.runtime.jit's names)
+from .driver import gpu as modelled_gpu
 
 # accepted (num_warps sets the layouts of loads and stores), else no effect: how Triton compiles and launches (launch_pdl: programmatic dependent launch, whose
 # gdc_wait / gdc_launch_dependents are no-ops here because launches run one after another, in order)
@@ -235,7 +237,7 @@ class JITFunction(KernelInterface):
         self.signature = inspect.signature(fn)
         self.arg_names = list(self.signature.parameters)
         self.version, self.debug, self.noinline, self._repr = version, debug, noinline, repr
-        self.launch_metadata = launch_metadata  # proton's names and metrics (record.metadata)
+        self.launch_metadata = launch_metadata  # proton's names and metrics (launches.metadata)
         self.do_not_specialize = list(do_not_specialize or [])
         self.do_not_specialize_on_alignment = list(do_not_specialize_on_alignment or [])
         # parameters (names) the launch does not specialise (see kernellab.triton.compiler.specialize)
@@ -369,7 +371,7 @@ class JITFunction(KernelInterface):
 
         hook = getattr(self, "launch_metadata", None)
         try:
-            with record.metadata(lambda: hook(grid, self, self._named(args, kwargs))) if hook else nullcontext(), \
+            with launches.metadata(lambda: hook(grid, self, self._named(args, kwargs))) if hook else nullcontext(), \
                     trace.recording(rec), loops.stages(stages), limits.enforced():
                 counts = run(self.__name__, body, grid, names, vectorize=vectorize and not self.prints,
                              per_program=per_program, hints=self._hints,
@@ -523,11 +525,7 @@ class CompiledKernel:
     """
 
     def __init__(self, fn: JITFunction, num_warps: int = 4, num_stages: int = 3):
-        import types
-
-        from .driver import gpu
-
-        g = gpu()
+        g = modelled_gpu()
         self.fn, self.name = fn, fn.__name__
         self.n_regs = min(g.max_regs_per_thread, g.regs_per_sm // (g.warp_size * max(num_warps, 1)))
         self.n_spills = 0
@@ -580,7 +578,7 @@ def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specia
     honoured as in Triton (see :mod:`kernellab.triton.compiler.specialize`). ``launch_metadata=hook`` is called as
     Triton calls it, ``hook(grid, kernel, args)`` with ``kernel.name`` and the launch's arguments by name,
     while a recorder listens (proton, ``do_bench``): its ``"name"`` names the launch in proton's table, its
-    other entries are the launch's metrics (:func:`kernellab.triton.record.metadata`). ``version``, ``repr``,
+    other entries are the launch's metrics (:func:`kernellab.triton.launches.metadata`). ``version``, ``repr``,
     ``debug`` and ``noinline`` are kept on the kernel.
     """
     def make(f):

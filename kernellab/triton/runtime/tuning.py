@@ -9,6 +9,7 @@ import warnings
 from kernellab.i18n import _
 
 from ...errors import ModelWarning
+from ...model.bounds import estimate_label, launch_seconds, predict
 from ...tables import Table
 from .driver import gpu as modelled_gpu
 
@@ -39,8 +40,6 @@ def fastest(tuner, configs: list, timings: dict):
 def prediction(cnt) -> dict:
     """What the table and the tie-break read of a trial's prediction: the term that sets its estimate
     (in the reader's language, ``-`` for counts that charge nothing) and the SMs its grid uses."""
-    from ...model.bounds import estimate_label, predict
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ModelWarning)
         try:
@@ -50,9 +49,17 @@ def prediction(cnt) -> dict:
     return {"term": estimate_label(p["estimate_bound"]), "sms_used": p["sms_used"]}
 
 
+def predicted_ms(made) -> float:
+    """The model's time of a trial's launches (:func:`kernellab.triton.launches.recording`) on the modelled GPU
+    as ``do_bench`` reads it, ms: one after another, each on the whole GPU
+    (:func:`kernellab.model.bounds.launch_seconds`)."""
+    gpu = modelled_gpu()
+    return sum(launch_seconds(launch.counts, gpu) for launch in made) * 1e3
+
+
 def _config_text(cfg) -> str:
     parts = [f"{k}={v}" for k, v in cfg.kwargs.items()]
     return ", ".join(parts + [f"num_warps={cfg.num_warps}", f"num_stages={cfg.num_stages}"])
 
 
-__all__ = ["config_table", "fastest", "prediction"]
+__all__ = ["config_table", "fastest", "predicted_ms", "prediction"]

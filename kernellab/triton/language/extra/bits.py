@@ -17,10 +17,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..math import mulhi_u64
-
 _POPC8 = np.array([bin(i).count("1") for i in range(256)], np.int32)
 _REV8 = np.array([int(f"{i:08b}"[::-1], 2) for i in range(256)], np.uint8)
+
+
+
+def mulhi_u64(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The high 64 bits of the 128-bit products of uint64 arrays, from 32-bit halves.
+
+    Examples
+    --------
+    >>> mulhi_u64(np.uint64([2**64 - 1, 2**32]), np.uint64([2**64 - 1, 2**32])).tolist()  # (2^64-1)^2 >> 64, 2^64 >> 64
+    [18446744073709551614, 1]
+    """
+    m, s32 = np.uint64(0xFFFFFFFF), np.uint64(32)
+    a, b = np.asarray(a, np.uint64), np.asarray(b, np.uint64)
+    a_lo, a_hi, b_lo, b_hi = a & m, a >> s32, b & m, b >> s32
+    ll, lh, hl, hh = a_lo * b_lo, a_lo * b_hi, a_hi * b_lo, a_hi * b_hi
+    mid = (ll >> s32) + (lh & m) + (hl & m)
+    return hh + (lh >> s32) + (hl >> s32) + (mid >> s32)
 
 
 def _unsigned(x: np.ndarray) -> np.ndarray:

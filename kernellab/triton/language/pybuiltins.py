@@ -30,7 +30,9 @@ from __future__ import annotations
 import builtins
 import types
 
-from .tensor import tensor
+from ..executor.loops import kernel_range
+from ..executor.tensor import tensor
+from .math import maximum, minimum
 
 
 def _fold(op, args):
@@ -43,8 +45,6 @@ def _fold(op, args):
 def min(*args, **kwargs):
     """``tl.minimum`` folded over two or more values when one is a block; Python's ``min`` otherwise."""
     if len(args) >= 2 and not kwargs and builtins.any(isinstance(a, tensor) for a in args):
-        from ..language.math import minimum
-
         return _fold(minimum, args)
     return builtins.min(*args, **kwargs)
 
@@ -52,8 +52,6 @@ def min(*args, **kwargs):
 def max(*args, **kwargs):
     """``tl.maximum`` folded over two or more values when one is a block; Python's ``max`` otherwise."""
     if len(args) >= 2 and not kwargs and builtins.any(isinstance(a, tensor) for a in args):
-        from ..language.math import maximum
-
         return _fold(maximum, args)
     return builtins.max(*args, **kwargs)
 
@@ -61,8 +59,6 @@ def max(*args, **kwargs):
 def range(*args):
     """``range`` in a kernel: Triton's ``scf.for``, a loop the running program knows of (its pipelining,
     :mod:`kernellab.triton.executor.loops`); Python's ``range`` values."""
-    from .loops import kernel_range
-
     return kernel_range(*args)
 
 

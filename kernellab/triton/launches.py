@@ -1,10 +1,10 @@
-"""The launches a piece of host code makes, and the GPU time the model predicts for them.
+"""The launches a piece of host code makes: what ``do_bench``, the autotuner and proton's scopes time.
 
-``triton.testing.do_bench``, the autotuner and proton's scopes all ask the same question: which
-kernellab launches ran while this code ran, and how long would they take on the modelled GPU? Every
-launch (both front ends) reports itself to the recorders that are open in its thread or task
-(:func:`recording`, a :class:`contextvars.ContextVar`, so nested and concurrent recordings each see
-their own launches).
+``triton.testing.do_bench``, the autotuner and proton's scopes all ask which kernellab launches ran while
+some code ran (:mod:`kernellab.triton.timing` then prices them with the model). Every launch (both front
+ends) reports itself to the recorders that are open in its thread or task (:func:`recording`, a
+:class:`contextvars.ContextVar`, so nested and concurrent recordings each see their own launches).
+The profiler's recording of launches, per source line, is :mod:`kernellab.record`.
 
 Examples
 --------
@@ -19,24 +19,13 @@ Examples
 ...     _ = fill[(4,)](out, BLOCK=1024)
 >>> [(l.kernel, l.grid, l.counts.store_bytes, l.sampled) for l in launches]
 [('fill', (4, 1, 1), 16384, False)]
->>> # the busiest SM's 32 lines (16 ns) and one round trip to memory (688 cycles ÷ 1.98 GHz = 347 ns), + the 4.28 µs
->>> # do_bench reads per launch (kernellab.model.timer)
->>> f"{predicted_seconds(launches) * 1e6:.4f} µs"
-'4.6436 µs'
 """
 
 from __future__ import annotations
 
-import warnings
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-
-from ..errors import ModelWarning
-from ..model.bounds import predict
-from ..model.timer import launch_overhead
-from ..specs import as_perf
-from .runtime.driver import gpu as modelled_gpu
 
 _RECORDERS: ContextVar[tuple] = ContextVar("kernellab_triton_recorders", default=())
 # While a launch of a kernel with ``@triton.jit(launch_metadata=...)`` runs: a callable giving that dict.
@@ -56,26 +45,6 @@ class Launch:
     name: str = ""
     #: the other entries of ``launch_metadata`` (``flops16``, ``bytes``, ...), as Triton passes them to proton
     metrics: dict = field(default_factory=dict)
-
-    def seconds(self, gpu=None, timer: str = "do_bench") -> float:
-        """The model's estimate of this launch's time on ``gpu`` (default: the driver's modelled GPU) as
-        ``timer`` reads it (:mod:`kernellab.model.timer`), in seconds: :func:`launch_seconds`."""
-        return launch_seconds(self.counts, gpu, timer)
-
-
-def launch_seconds(counts, gpu=None, timer: str = "do_bench") -> float:
-    """``predict(counts, gpu, timer=timer)["estimate_total_time"]`` in seconds: the calibrated estimate of
-    the run plus what ``timer`` reads besides it (:mod:`kernellab.model.timer`: ``"do_bench"``, Triton's
-    ``do_bench``, a cold L2 and the GPU's cost of each launch; ``"cudagraph"``, a warm L2 and a graph's
-    launch). The model's warnings (a run shorter than its launch) are not repeated here: the total already
-    includes it. Counts that charge nothing cost the launch alone."""
-    gpu = modelled_gpu() if gpu is None else gpu
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ModelWarning)
-        try:
-            return float(predict(counts, gpu, timer=timer)["estimate_total_time"])
-        except ValueError:  # all counts zero: nothing but the launch
-            return float(launch_overhead(as_perf(gpu), timer))
 
 
 @contextmanager
@@ -135,10 +104,4 @@ def metadata(make):
         _METADATA.reset(token)
 
 
-def predicted_seconds(launches, gpu=None, timer: str = "do_bench") -> float:
-    """The model's estimate of the launches' total time as ``timer`` reads it, seconds: one after another,
-    each on the whole GPU."""
-    return sum(launch.seconds(gpu, timer) for launch in launches)
-
-
-__all__ = ["Launch", "hidden", "launch_seconds", "metadata", "note", "predicted_seconds", "recording"]
+__all__ = ["Launch", "hidden", "metadata", "note", "recording"]

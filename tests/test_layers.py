@@ -1,0 +1,94 @@
+"""The package's import graph is a set of floors: no import circle, counting the imports made inside functions
+too, and no import inside a function but of an optional heavy dependency (torch, pandas, pyplot, the CJK font).
+Inside the mini-Triton, only the API shell prices launches with the performance model, and the executor
+imports nothing above it (docs/layout.md draws the floors)."""
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "kernellab"
+OPTIONAL = {"torch", "pandas", "matplotlib.pyplot", "noto_cjk_sans_otc"}  # imported where used, if at all
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(name: str):
+    """``(imported module, whether at the top of the module)`` of every import ``name`` makes."""
+    path = MODULES[name]
+    tree = ast.parse(path.read_text())
+    top = {id(n) for n in tree.body}
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1]) if node.level else ""
+            mod = (base + "." if base and node.module else base) + (node.module or "")
+            for alias in node.names:
+                yield (mod + "." + alias.name if mod + "." + alias.name in MODULES else mod), id(node) in top
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, id(node) in top
+
+
+GRAPH = {m: {t for t, _top in _imports(m) if t in MODULES and t != m} for m in MODULES}
+
+
+def _circles(graph: dict) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_circle():
+    assert _circles(GRAPH) == []
+
+
+def test_imports_inside_functions_are_of_optional_dependencies_only():
+    late = sorted({(m, t) for m in MODULES for t, top in _imports(m) if not top and t not in OPTIONAL})
+    assert late == []
+
+
+def test_the_executor_imports_nothing_above_it_and_only_the_api_shell_imports_the_model():
+    above = ("kernellab.triton.language", "kernellab.triton.runtime", "kernellab.triton.replay",
+             "kernellab.triton.testing", "kernellab.triton.timing", "kernellab.model")
+    executor = [m for m in MODULES if m.startswith("kernellab.triton.executor")]
+    assert [(m, t) for m in executor for t in GRAPH[m] if t.startswith(above)] == []
+    priced = sorted(m for m in MODULES if m.startswith("kernellab.triton.")
+                    and any(t.startswith("kernellab.model") for t in GRAPH[m]))
+    assert priced == ["kernellab.triton.runtime.autotuner", "kernellab.triton.timing"]
+    # and a circle is seen when there is one
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
