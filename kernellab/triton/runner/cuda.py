@@ -24,8 +24,8 @@ import inspect
 from kernellab.i18n import _
 
 from .. import launches
-from ..timing import launch_seconds
 from ..runtime.driver import COMPUTE_CAPABILITY, gpu
+from ..timing import launch_seconds
 
 #: The device index kernellab's one modelled GPU has.
 DEVICE_INDEX = 0
