@@ -56,7 +56,7 @@ SCHEDULER_FED = ("FMA", "tensor", "XU", "issue", "shared", "MIO")
 def launch_seconds(counts, gpu, timer: str = "do_bench") -> float:
     """Seconds ``timer`` would read around the launch (:mod:`kernellab.model.timer`: ``"do_bench"``, Triton's
     ``do_bench``, a cold L2 and the GPU's cost of each launch; ``"cudagraph"``, a warm L2 and a graph's
-    launch): :func:`predict`'s ``estimate_total_time``, the calibrated estimate of the run plus what the timer
+    launch): :func:`~kernellab.predict`'s ``estimate_total_time``, the calibrated estimate of the run plus what the timer
     reads besides it. The model's warnings (a run shorter than its launch) are not repeated: the total
     already includes it. Counts that charge nothing cost the launch alone.
 
@@ -64,7 +64,7 @@ def launch_seconds(counts, gpu, timer: str = "do_bench") -> float:
     >>> f"{launch_seconds(Counts(), H100) * 1e6:.2f} µs"     # nothing to run: do_bench's cold launch alone
     '4.28 µs'
     >>> f"{launch_seconds(Counts(), H100, 'cudagraph') * 1e6:.2f} µs"  # a CUDA graph's launch alone
-    '%s µs'
+    '1.26 µs'
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ModelWarning)

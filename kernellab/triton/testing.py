@@ -13,7 +13,7 @@ import numpy as np
 from .benchmark import Benchmark, Mark, perf_report
 from .runtime.driver import gpu as modelled_gpu
 from .runtime.jit import _unsupported as _no_gpu
-from .timing import (
+from .timing import (  # noqa: F401  (still importable from here, documented in timing)
     MEASURES,
     NOT_PREDICTED,
     NotPredicted,
@@ -73,7 +73,7 @@ cuda_graph_without_gc = _no_gpu("triton.testing.cuda_graph_without_gc", "it capt
 do_bench_proton = do_bench
 do_bench_cudagraph_proton = do_bench_cudagraph
 
-__all__ = ["MEASURES", "NOT_PREDICTED", "Benchmark", "Mark", "NotPredicted", "assert_close", "cublas", "cuda_graph_without_gc", "cuda_memcheck", "current_measure",
+__all__ = ["Benchmark", "Mark", "NotPredicted", "assert_close", "cublas", "cuda_graph_without_gc", "cuda_memcheck", "current_measure",
            "do_bench", "do_bench_cudagraph", "do_bench_cudagraph_proton", "do_bench_proton", "get_dram_gbps",
            "get_max_simd_tflops", "get_max_tensorcore_tflops", "measure_label", "nvsmi", "perf_report", "predict_ms",
            "set_gpu_clock", "set_measure"]

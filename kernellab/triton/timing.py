@@ -10,7 +10,7 @@ returns), and ``do_bench`` returns the sum of their predicted times in milliseco
 deterministic, so every quantile is that one number.
 
 A function that launches no kernellab kernel (torch's own ``x + y``, ``torch.matmul``) cannot be
-predicted: ``do_bench`` returns :data:`NOT_PREDICTED`, a NaN that stays NaN through arithmetic, and
+predicted: ``do_bench`` returns :data:`~kernellab.triton.timing.NOT_PREDICTED`, a NaN that stays NaN through arithmetic, and
 the benchmark table's cell says so. A function whose code provably reaches no kernellab kernel (its
 names, globals and closures lead to none) is not even called, to save CPU time. No CPU time is ever
 put in a table of predicted GPU times.
@@ -244,7 +244,7 @@ def _summary(samples_ms, quantiles, return_mode):
 
 def predict_ms(fn, grad_to_none=None, timer: str = "do_bench") -> float:
     """The model's GPU time, ms, of the kernellab launches ``fn()`` makes (sampled), as ``timer`` reads it
-    (:mod:`kernellab.model.timer`); :data:`NOT_PREDICTED` when it makes none."""
+    (:mod:`kernellab.model.timer`); :data:`~kernellab.triton.timing.NOT_PREDICTED` when it makes none."""
     if not _may_launch(fn, set()):
         return NOT_PREDICTED
     _STATE.setdefault("timers", set()).add(timer)
