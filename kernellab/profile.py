@@ -37,7 +37,7 @@ from .errors import ModelWarning
 from .i18n import _
 from .model import estimate_label, predict, resource_events, resource_label
 from .model.estimate import sm_times
-from .model.persm import Distribution, distribute, launch_of
+from .model.persm import DEFAULT_REGS, Distribution, distribute, launch_of, triton_resources
 from .specs import A6000, as_gpu, as_perf
 from .tables import Table, display_width, fmt_bytes, fmt_time
 
@@ -452,13 +452,9 @@ class Report:
         return Section(_("Launch Statistics"), _table(rows))
 
     def _smem(self) -> int:
-        from .model.persm import triton_resources
-
         return triton_resources(self.counts.launch, self.launch.warps, self.gpu)[0]
 
     def _regs(self) -> int:
-        from .model.persm import DEFAULT_REGS, triton_resources
-
         info = self.counts.launch
         if self.simt:
             regs = info.get("regs")

@@ -40,6 +40,9 @@ from ...access import (
 )
 from ...counters import LoadStoreTotals
 from ..compiler import convert, layout
+from ..compiler.convert import prefetch_loads
+from ..compiler.mma import Plan, mma_instructions, tensor_flops
+from ..compiler.mma import kind as mma_kind
 from .view import Base, View
 
 
@@ -553,16 +556,12 @@ def dot_kind(operands: str, precision=None) -> str:
 
 @lru_cache(maxsize=256)
 def _what(operands: str, precision) -> str:
-    from ..compiler.mma import kind
-
-    return kind(operands, precision)[0] or "fma"
+    return mma_kind(operands, precision)[0] or "fma"
 
 
 @lru_cache(maxsize=1024)
 def _mma_counts(dims: tuple, plan, num_warps: int) -> tuple:
     """``(mma_sm80, mma_sm90, tensor_flops_sm90)`` of one program's dot under its plan."""
-    from ..compiler.mma import mma_instructions, tensor_flops
-
     m, n, k, operands, precision, batch = dims
     sm80, sm90 = mma_instructions(m, n, k, operands, precision, num_warps, batch, plan)
     return sm80, sm90, tensor_flops(m, n, k, operands, precision, num_warps, batch, plan)[1]
@@ -570,8 +569,6 @@ def _mma_counts(dims: tuple, plan, num_warps: int) -> tuple:
 
 def _plan(ref, what: str, num_warps: int, batch: int = 1):
     """The frozen :class:`~kernellab.triton.compiler.mma.Plan` of a dot's ``(chain, place)`` (a plan already)."""
-    from ..compiler.mma import Plan
-
     if ref is None or ref.__class__ is Plan:
         return ref
     chain, i = ref
@@ -789,8 +786,6 @@ class Tally:
     def histogrammed(self, bins: int, num_warps: int, programs: int):
         """Record a ``tl.histogram`` of ``bins`` bins in ``programs`` programs: its shared-memory bins zeroed
         and read back (:func:`kernellab.triton.compiler.convert.histogram`), the same on both targets."""
-        from ..compiler import convert
-
         st, ld = convert.histogram(bins, num_warps)
         for target in ("sm80", "sm90"):
             self.n["shared_stores_" + target] += st * num_warps * programs
@@ -898,8 +893,6 @@ class Tally:
 
     def _prefetch_settled(self, ref, dims, num_warps: int, programs: int):
         """Count sm_80's prefetch of a pipelined dot's first K slice (:meth:`prefetched`)."""
-        from ..compiler.convert import prefetch_loads
-
         m, n, k, what, bits = dims
         plan = _plan(ref, what, num_warps)
         self.n["shared_loads_sm80"] += prefetch_loads(m, n, k, what, bits, plan.sm80) * num_warps * programs

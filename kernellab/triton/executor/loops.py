@@ -36,6 +36,9 @@ import builtins
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from ..compiler import layout
+from .program import _CURRENT
+
 DEFAULT_STAGES = 3  # Triton 3.9's num_stages for CUDA targets when the launch names none
 _STAGES: ContextVar[int] = ContextVar("kernellab_triton_num_stages", default=DEFAULT_STAGES)
 
@@ -134,8 +137,6 @@ class Loop:
     def __next__(self):
         frame = self._frame
         if frame is None:
-            from .program import _CURRENT
-
             prog = self._prog = _CURRENT.get()
             if prog is None:
                 return next(self._it)
@@ -204,8 +205,6 @@ def finish(prog, frame: Frame):
 def _small(tag, bits: int) -> bool:
     """``isSmallLoad``: a load of fewer than 32 bits a thread an instruction is not pipelined (``cp.async``
     copies 4, 8 or 16 bytes)."""
-    from ..compiler import layout
-
     (ptr, mask, shape), width, num_warps, wanted = tag[1:]
     if not shape:
         return True
