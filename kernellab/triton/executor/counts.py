@@ -869,8 +869,6 @@ class Tally:
             cp90 = elements // (32 * num_warps) * num_warps * programs  # one element a copy
         n["load_instructions_sm90"] += (extra + iterations) * cp90 - iterations * ins
         if not operand:  # read back from its plain buffer into the load's layout every iteration
-            from ..compiler import convert
-
             for target in ("sm80", "sm90"):
                 lay = convert.resolve(tag, target)
                 back = p.instructions // num_warps if lay is None else convert.read_back(lay, 8 * width)
@@ -878,8 +876,6 @@ class Tally:
 
     def _remat_settled(self, tag, dst, num_warps: int, programs: int):
         """Count a rematerialised load's instructions under its consumer's layout (:meth:`remat`)."""
-        from ..compiler import convert
-
         consumer, axis = dst
         (ptr, mask, shape), width, _nw, wanted = tag[1:]
         want = None if wanted is None else wanted.get((shape, layout.own_width(ptr, shape, width)[0]))

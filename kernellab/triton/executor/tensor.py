@@ -144,8 +144,6 @@ def _remat(expanded, lay):
     reloads a load of fewer elements than the program has threads in the consumer's layout, sliced,
     rather than convert it (``isExpensiveLoadOrStore``); the tally counts its instructions so
     (:meth:`kernellab.triton.executor.counts.Tally.remat`)."""
-    from .program import _CURRENT
-
     load = expanded[1]
     prog = _CURRENT.get()
     if prog is None or load.__class__ is not tuple or load[0] != "load" or len(load[1][2]) != 1:
