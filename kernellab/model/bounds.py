@@ -17,7 +17,7 @@ from ..errors import ModelWarning
 from ..grid import cdiv
 from ..i18n import _
 from ..specs import GPU, Perf, as_gpu, as_perf
-from .estimate import estimate_terms, sm_times, tensor_kind
+from .estimate import RESOURCES, estimate_terms, sm_times, tensor_kind
 from .latency import LoopShape, dram_bytes_waves, exposed_latency, latency_units
 from .persm import Distribution, distribute, launch_of
 from .roofline import gemm_flops
@@ -26,19 +26,6 @@ from .timer import TIMERS, cold_l2, launch_overhead
 __all__ = ["RESOURCES", "SCHEDULER_FED", "estimate_eta", "estimate_label", "launch_seconds", "predict",
            "resource_events", "resource_label"]
 
-#: The resources in the order ties are broken, as bound name → (result key, what is counted, rate field).
-RESOURCES = {
-    "FMA": ("t_fma", "FP32 FMA, add and multiply instructions (thread level)", "fma_per_sm_cycle"),
-    "tensor": ("t_tensor", "Tensor Core FLOPs of tl.dot (mma.sync / wgmma), FP16-equivalent", "tensor_flops"),
-    "XU": ("t_xu", "special-function (MUFU) results: warp instructions × 32 lanes", "xu_per_sm_cycle"),
-    "issue": ("t_issue", "warp instructions, every kind", "issue_per_sm_cycle"),
-    "L1": ("t_l1", "128-byte global lines loaded and stored", "l1_lines_per_sm_cycle"),
-    "shared": ("t_smem", "shared-memory wavefronts, loads and stores", "smem_wavefronts_per_sm_cycle"),
-    "MIO": ("t_mio", "load and store instructions, global and shared (LSU)", "mio_per_sm_cycle"),
-    "DRAM": ("t_dram", "DRAM bytes (compulsory, or the wave model's with a LoopShape)", "dram_bw"),
-    "atomic": ("t_atomic", "atomic updates of the most-updated address (the L2 serialises them)",
-               "atomic_same_address_per_cycle"),
-}
 #: The resources whose rate is the whole device's (DRAM and the L2's atomic units, shared by every SM).
 DEVICE_WIDE = ("DRAM", "atomic")
 #: The SM resources each of the four sub-partitions has its own of. A program whose warps sit on fewer

@@ -38,6 +38,21 @@ from .persm import Distribution
 
 __all__ = ["estimate_terms", "sm_times", "tensor_kind"]
 
+#: The resources in the order ties are broken, as bound name → (result key, what is counted, rate field);
+#: :mod:`kernellab.model.bounds` exports it.
+RESOURCES = {
+    "FMA": ("t_fma", "FP32 FMA, add and multiply instructions (thread level)", "fma_per_sm_cycle"),
+    "tensor": ("t_tensor", "Tensor Core FLOPs of tl.dot (mma.sync / wgmma), FP16-equivalent", "tensor_flops"),
+    "XU": ("t_xu", "special-function (MUFU) results: warp instructions × 32 lanes", "xu_per_sm_cycle"),
+    "issue": ("t_issue", "warp instructions, every kind", "issue_per_sm_cycle"),
+    "L1": ("t_l1", "128-byte global lines loaded and stored", "l1_lines_per_sm_cycle"),
+    "shared": ("t_smem", "shared-memory wavefronts, loads and stores", "smem_wavefronts_per_sm_cycle"),
+    "MIO": ("t_mio", "load and store instructions, global and shared (LSU)", "mio_per_sm_cycle"),
+    "DRAM": ("t_dram", "DRAM bytes (compulsory, or the wave model's with a LoopShape)", "dram_bw"),
+    "atomic": ("t_atomic", "atomic updates of the most-updated address (the L2 serialises them)",
+               "atomic_same_address_per_cycle"),
+}
+
 
 def tensor_kind(counts, target: str) -> str | None:
     """Which Tensor Core instruction a launch's dots compiled to: ``"wgmma"``, ``"mma"`` (``mma.sync``) or None.
@@ -87,8 +102,6 @@ def sm_times(events: dict, perf: Perf, clock_hz: float, dram_bytes: int, dist: D
     """Seconds on each resource (``predict``'s ``t_*`` keys): the busiest SM's share of the events ÷ the SM's
     rate at the sub-partitions it uses; DRAM bytes ÷ the spec sheet's bandwidth; same-address atomics ÷ the
     L2's one update of an address per clock."""
-    from .bounds import RESOURCES  # the one table of keys and rates
-
     out = {}
     for resource, (key, _what, rate) in RESOURCES.items():
         if resource == "DRAM":
@@ -113,8 +126,6 @@ def estimate_terms(counts, events: dict, times: dict, perf: Perf, clock_hz: floa
     pipe at its fitted efficiency), ``t_dram_est`` (DRAM at its sustained share, or 0 from a warm L2),
     ``t_l2``, ``t_round`` (one round trip of this launch's loads), ``t_critical`` (one program's critical path),
     ``t_latency_path``, ``t_fill`` and ``estimate_time``; and ``estimate_bound``, the term that sets it."""
-    from .bounds import RESOURCES
-
     pipes = {r: times[RESOURCES[r][0]] / _eta(r, perf, eta_simt, kind) for r in SM_RESOURCES}
     t_pipes = max(pipes.values())
     info = getattr(counts, "launch", None) or {}
