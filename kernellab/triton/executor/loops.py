@@ -18,7 +18,7 @@ On sm_80 the ``Prefetch`` pass then loads the first K slice of the next iteratio
 of each iteration, and the first iteration's before the loop: one slice's ``ldmatrix`` more per loop.
 
 Only innermost loops are pipelined, and only loads of at least 32 bits a thread (``isSmallLoad``). The
-kernel's ``range`` is :func:`kernel_range` (:mod:`kernellab.triton.executor.pybuiltins`), ``tl.range``
+kernel's ``range`` is :func:`kernel_range` (:mod:`kernellab.triton.language.pybuiltins`), ``tl.range``
 passes its ``num_stages``; each tells the running program when a loop starts, iterates and ends, and the
 program's innermost loop notes its loads and dots (:class:`Frame`). When a loop ends, :func:`finish`
 records its pipelined loads in the tally, counted once the layouts are known.
