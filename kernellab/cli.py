@@ -31,6 +31,8 @@ from .i18n import _
 from .profile import report
 from .record import recording
 from .specs import GPUS
+from .triton.runner import activate
+from .triton.runtime.driver import set_gpu
 
 _OPTIONS = {"--kernel": True, "--gpu": True, "--csv": True, "--json": True, "--lines": False}
 
@@ -108,8 +110,6 @@ def _matches(pattern: str | None, name: str) -> bool:
 
 def _execute(script: str, args: list[str]):
     """Run ``script`` as ``__main__`` with ``args`` under the runner; return its error (an exception) or None."""
-    from .triton.runner import activate
-
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
@@ -162,8 +162,6 @@ def run(argv: list[str]) -> int:
     ns = p.parse_args(argv)
     previous = None
     if ns.gpu is not None:
-        from .triton.runtime.driver import set_gpu
-
         previous = set_gpu(gpu_named(ns.gpu))
     try:
         error = _execute(ns.script, ns.args)

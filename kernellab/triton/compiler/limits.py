@@ -48,6 +48,7 @@ from ...errors import BlockPointerWarning
 from ...i18n import _
 from ...tracebacks import _library, user_stacklevel
 from ..executor.numerics import TRITON_MAX_TENSOR_NUMEL
+from ..executor.program import _CURRENT
 from .errors import CompilationError, CompileTimeAssertionFailure
 
 _ENFORCED: ContextVar[bool] = ContextVar("kernellab_triton_limits", default=False)
@@ -125,8 +126,6 @@ def refuse(cause: BaseException, *, as_repr: bool = False, cls=CompilationError)
     generator words errors it meets outside a builtin."""
     if not _ENFORCED.get():
         return cause
-    from ..executor.program import _CURRENT
-
     prog = _CURRENT.get()
     frame = _kernel_frame()
     src, start, node = None, 0, SimpleNamespace(lineno=0, col_offset=0, kernel=None, file_line=None)
@@ -166,9 +165,7 @@ def block_shape(shape: tuple) -> None:
 
 def _triton_type(value) -> str:
     """How Triton's messages name the type of ``value`` (a block is ``triton.language.core.tensor``)."""
-    from ..executor.tensor import tensor
-
-    if isinstance(value, tensor):
+    if _is_block(value):
         return "<class 'triton.language.core.tensor'>"
     return str(type(value))
 
@@ -178,10 +175,13 @@ def _constexpr(value):
     return getattr(value, "value", value) if type(value).__name__ == "constexpr" else value
 
 
-def _is_block(value) -> bool:
-    from ..executor.tensor import tensor
+#: The class of a block value, :class:`kernellab.triton.executor.tensor.tensor`, which adds itself here as it is
+#: defined (it imports this module to check its shapes, so this module cannot import it).
+BLOCK_TYPES: list = []
 
-    return isinstance(value, tensor)
+
+def _is_block(value) -> bool:
+    return isinstance(value, tuple(BLOCK_TYPES))
 
 
 # --- constexpr arguments ---------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from kernellab import cvt
 from kernellab.i18n import _
 
 from ..compiler import axis as A
+from ..compiler import limits as _LIMITS
 from ..compiler.limits import _LEGAL as _LEGAL_SHAPES
 from ..compiler.limits import block_shape as _check_block_shape
 from . import dtypes as T
@@ -762,6 +763,9 @@ class tensor:
     def T(self):
         """The block transposed (``x.T`` is ``tl.trans(x)``)."""
         return self.trans()
+
+
+_LIMITS.BLOCK_TYPES.append(tensor)  # what Triton 3.9 refuses is checked on blocks of this class
 
 
 def _tensor_member_fn(fn):

@@ -34,7 +34,6 @@ from ..executor.tensor import _binary, _tensor_member_fn, count_special, tensor
 from .core import _to_tensor
 from .core import max as _max
 from .core import sum as _sum
-from .extra import libdevice
 from .extra.bits import mulhi_u64
 
 

@@ -34,6 +34,9 @@ import threading
 
 from kernellab.i18n import _
 
+from ..runtime import driver
+from ..runtime.driver import torch_device
+from . import cuda, devices, inductor
 from .modules import TRITON_VERSION, TritonFinder, forget, restore, stash_real_triton
 
 _LOCK = threading.Lock()
@@ -68,6 +71,7 @@ def activate() -> Activation:
             _STATE["finder"] = finder
             _STATE["undo"] = []
             sys.meta_path.insert(0, finder)
+            driver.RUNNER[0] = True
             torch = sys.modules.get("torch")
             if torch is not None and hasattr(torch, "cuda"):
                 _torch_ready(torch)
@@ -80,13 +84,12 @@ def deactivate() -> None:
         finder = _STATE.pop("finder", None)
         if finder is None:
             return
+        driver.RUNNER[0] = False
         if finder in sys.meta_path:
             sys.meta_path.remove(finder)
         mode = _STATE.pop("mode", None)
         if mode is not None:
             _leave(mode)
-        from . import cuda
-
         cuda.uninstall(_STATE.pop("undo", []))
         forget(finder.made)
         restore(_STATE.pop("real_triton", {}))
@@ -96,8 +99,6 @@ def _torch_ready(torch) -> None:
     """torch has been imported while the runner is on: its CUDA queries and devices become the modelled GPU's."""
     if "finder" not in _STATE or "mode" in _STATE:
         return
-    from . import cuda, devices, inductor
-
     _STATE["undo"] = cuda.install(torch) + inductor.install(torch)
     mode = devices.make_mode(torch)
     mode.__enter__()
@@ -114,16 +115,6 @@ def _leave(mode) -> None:
         raise RuntimeError(_("kernellab runner: another torch function mode was entered after the runner's and is "
                              "still active; leave it before deactivating the runner")) from exc
     del torch
-
-
-def torch_device():
-    """The torch device kernellab's tensors are on as the script sees it: ``cuda:0`` under the runner, else the
-    CPU (or the string ``"cpu"`` without torch)."""
-    try:
-        import torch
-    except ImportError:
-        return "cpu"
-    return torch.device("cuda", 0) if active() else torch.device("cpu")
 
 
 __all__ = ["TRITON_VERSION", "Activation", "activate", "active", "deactivate", "torch_device"]

@@ -11,6 +11,8 @@ to put back (:func:`kernellab.triton.runner.cuda.uninstall` puts it back).
 
 from __future__ import annotations
 
+import importlib
+
 #: The probes of ``torch.utils._triton`` that answer False under the runner.
 PROBES = ("has_triton_package", "has_triton")
 
@@ -22,8 +24,6 @@ def no_triton() -> bool:
 
 def install(torch_module) -> list:
     """Make torch's probes answer False; returns ``(module, name, old value)`` for each name replaced."""
-    import importlib
-
     del torch_module  # the probes live in a submodule torch imports on demand
     probes = importlib.import_module("torch.utils._triton")
     undo = []

@@ -14,12 +14,16 @@ and removing it (and the entries it made) undoes everything. The finder also wat
 queries (see that module).
 
 Nothing here runs until :func:`kernellab.triton.runner.activate`: importing this module imports nothing
-outside kernellab.
+but the standard library and kernellab.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
 import sys
+from importlib import metadata
+from importlib.machinery import ModuleSpec
 
 from kernellab.i18n import _
 
@@ -27,6 +31,7 @@ from kernellab.i18n import _
 TRITON_VERSION = "3.9.0"
 #: The package kernellab's ``triton`` lives in.
 HOME = "kernellab.triton"
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # kernellab/triton/, HOME's folder
 
 
 def _is_triton(name: str) -> bool:
@@ -86,9 +91,6 @@ class TritonFinder:
         return None
 
     def _triton_spec(self, name):
-        import importlib
-        from importlib.machinery import ModuleSpec
-
         home = HOME + name[len("triton"):]
         try:
             module = importlib.import_module(home)
@@ -127,8 +129,6 @@ class TritonFinder:
 
 def _distribution():
     """The ``importlib.metadata.Distribution`` of kernellab's Triton (made when first asked for)."""
-    from importlib import metadata
-
     class KernellabTriton(metadata.Distribution):
         """``triton`` 3.9.0 as importlib.metadata sees it, provided by kernellab."""
 
@@ -140,11 +140,7 @@ def _distribution():
             return self._TEXT.get(filename)
 
         def locate_file(self, path):
-            import os
-
-            import kernellab.triton
-
-            return os.path.join(os.path.dirname(kernellab.triton.__file__), str(path))
+            return os.path.join(_PACKAGE_DIR, str(path))
 
     return KernellabTriton()
 

@@ -43,6 +43,7 @@ from kernellab.i18n import _
 from .. import launches
 from ..compiler.errors import CompileTimeAssertionFailure
 from ..executor import sampling
+from . import driver
 from .errors import AutotunerError, OutOfResources, PTXASError
 from .jit import KernelInterface
 from .tuning import config_table, fastest, predicted_ms, prediction
@@ -188,9 +189,7 @@ class Autotuner(KernelInterface):
         """The benchmarker ``_bench`` hands a trial to: ``do_bench=`` if given, else the driver's (kernellab's
         ``triton.testing.do_bench``, the model's predicted time)."""
         if self._do_bench is None:
-            from .driver import active
-
-            return active.get_benchmarker()
+            return driver.active.get_benchmarker()
         return self._do_bench
 
     def _bench(self, *args, config, **meta):

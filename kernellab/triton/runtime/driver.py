@@ -59,6 +59,21 @@ def gpu() -> GPU:
     return _STATE["gpu"]
 
 
+#: Whether the runner is on (:mod:`kernellab.triton.runner` sets it as it turns on and off): the driver then
+#: answers as a CUDA device, ``cuda:0`` and ``torch.cuda``, whose tensors the runner keeps on the CPU.
+RUNNER = [False]
+
+
+def torch_device():
+    """The torch device kernellab's tensors are on as the script sees it: ``cuda:0`` under the runner
+    (:data:`RUNNER`), else the CPU (or the string ``"cpu"`` without torch)."""
+    try:
+        import torch
+    except ImportError:
+        return "cpu"
+    return torch.device("cuda", 0) if RUNNER[0] else torch.device("cpu")
+
+
 _BENCHMARKER: list = [None]  # what get_benchmarker returns: timing.do_bench, registered when it is imported
 
 
@@ -121,8 +136,6 @@ class ModelledDriver:
         """The device a tutorial allocates on: ``torch.device("cuda", 0)`` under the runner (tensors asked for
         there live on the CPU, :mod:`kernellab.triton.runner`), else torch's CPU device, or the string ``"cpu"``
         when torch is not installed."""
-        from ..runner import torch_device
-
         return torch_device()
 
     def get_current_target(self) -> GPUTarget:
@@ -152,9 +165,7 @@ class ModelledDriver:
         else ``torch.cpu`` (kernellab's launches are synchronous)."""
         import torch
 
-        from ..runner import active
-
-        return torch.cuda if active() else torch.cpu
+        return torch.cuda if RUNNER[0] else torch.cpu
 
     def get_benchmarker(self):
         """``triton.testing.do_bench``, which here reports the model's predicted GPU time

@@ -13,6 +13,7 @@ another, in launch order, so each program prints its own lines once, as Triton's
 from __future__ import annotations
 
 import functools
+import hashlib
 import inspect
 import types
 from contextlib import nullcontext
@@ -40,8 +41,8 @@ from ..language.pybuiltins import in_kernel_environment
 from ..replay import cache as replay
 from ..replay import trace
 from ..tools.tensor_descriptor import TensorDescriptor
-from .errors import InterpreterError, OutOfResources  # noqa: F401  (triton.runtime.jit's names)
 from .driver import gpu as modelled_gpu
+from .errors import InterpreterError, OutOfResources  # noqa: F401  (triton.runtime.jit's names)
 
 # accepted (num_warps sets the layouts of loads and stores), else no effect: how Triton compiles and launches (launch_pdl: programmatic dependent launch, whose
 # gdc_wait / gdc_launch_dependents are no-ops here because launches run one after another, in order)
@@ -272,9 +273,7 @@ class JITFunction(KernelInterface):
     @property
     def src(self) -> str:
         """The kernel's source, from its ``def`` (as Triton's ``JITFunction.src``)."""
-        from ..compiler.limits import _source
-
-        return _source(self.fn.__code__)[0] or ""
+        return limits._source(self.fn.__code__)[0] or ""
 
     @property
     def starting_line_number(self) -> int:
@@ -289,8 +288,6 @@ class JITFunction(KernelInterface):
     def cache_key(self) -> str:
         """A hash of the kernel's source (Triton's key of its compiled-kernel cache)."""
         if self.hash is None:
-            import hashlib
-
             self.hash = hashlib.sha256((self.src + str(self.starting_line_number)).encode("utf-8")).hexdigest()
         return self.hash
 
