@@ -227,5 +227,5 @@ def get_allocator():
     return _STATE.get("allocator")
 
 
-__all__ = ["COMPUTE_CAPABILITY", "CudaUtils", "DriverConfig", "GPUTarget", "ModelledDriver", "active", "default", "driver",
-           "get_allocator", "gpu", "reset_active", "set_active", "set_allocator", "set_gpu"]
+__all__ = ["COMPUTE_CAPABILITY", "RUNNER", "CudaUtils", "DriverConfig", "GPUTarget", "ModelledDriver", "active", "default",
+           "driver", "get_allocator", "gpu", "reset_active", "set_active", "set_allocator", "set_gpu", "torch_device"]
