@@ -66,7 +66,7 @@ RUNNER = [False]
 
 def torch_device():
     """The torch device kernellab's tensors are on as the script sees it: ``cuda:0`` under the runner
-    (:data:`RUNNER`), else the CPU (or the string ``"cpu"`` without torch)."""
+    (:data:`~kernellab.triton.runtime.driver.RUNNER`), else the CPU (or the string ``"cpu"`` without torch)."""
     try:
         import torch
     except ImportError:
