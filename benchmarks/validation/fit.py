@@ -41,7 +41,7 @@ FITS = {"eta_wgmma": ("GL-01", "GL-07")}
 def _launches(row_id: str, gpu):
     """The counts of every launch the row's ``do_bench`` makes on ``gpu`` (its autotuned config included)."""
     import kernellab.triton as triton
-    from kernellab.triton import record
+    from kernellab.triton.launches import recording
 
     from .env import KERNELLAB
 
@@ -50,7 +50,7 @@ def _launches(row_id: str, gpu):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ModelWarning)
-            with record.recording() as launches:
+            with recording() as launches:
                 triton.testing.do_bench(fn)
     finally:
         triton.set_gpu(previous)
