@@ -153,7 +153,7 @@ def _operand_buffers(case, kernel, monkeypatch) -> dict:
     (``"sm80"``, ``"sm90"``): what :func:`kernellab.triton.compiler.banks.operand_banks` is asked for,
     written as the TTGIR prints it."""
     seen, target = {"sm80": set(), "sm90": set()}, []
-    staged, operand_banks = convert.staged.__wrapped__, shared_banks.operand_banks.__wrapped__
+    staged, operand_banks = shared_banks.staged.__wrapped__, shared_banks.operand_banks.__wrapped__
 
     def staging(*args):
         target.append(args[5])
@@ -167,7 +167,7 @@ def _operand_buffers(case, kernel, monkeypatch) -> dict:
         return operand_banks(x, slot, bits, d, nvmma)
 
     with monkeypatch.context() as m:
-        m.setattr(convert, "staged", staging)
+        m.setattr(shared_banks, "staged", staging)
         m.setattr(shared_banks, "operand_banks", stored)
         counts._moves_by_target.cache_clear()  # every move worked out again, under the recorders
         try:

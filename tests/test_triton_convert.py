@@ -6,6 +6,7 @@ import pytest
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
+from kernellab.triton.compiler import banks as B
 from kernellab.triton.compiler import convert as C
 from kernellab.triton.tools.tensor_descriptor import TensorDescriptor
 
@@ -175,19 +176,19 @@ def test_dot_staging_by_hand():
     # 16 × 16 halves (512 bytes) each: 32·32·2 / 512 = 4 + 4 = 8 loads. sm_90: wgmma reads shared memory.
     a = C.blocked((64, 32), (1, 8), (8, 4), (4, 1), (1, 0))
     b = C.blocked((32, 64), (1, 8), (4, 8), (4, 1), (1, 0))
-    assert C.staging(a, b, "fp16", 16, 4, "sm80") == (4, 8)
-    assert C.staging(a, b, "fp16", 16, 4, "sm90") == (4, 0)
+    assert B.staging(a, b, "fp16", 16, 4, "sm80") == (4, 8)
+    assert B.staging(a, b, "fp16", 16, 4, "sm90") == (4, 0)
     # unaligned: one half a thread, 16 st.shared.b16 each
     a1 = C.blocked((64, 32), (1, 1), (1, 32), (4, 1), (1, 0))
     b1 = C.blocked((32, 64), (1, 1), (1, 32), (2, 2), (1, 0))
-    assert C.staging(a1, b1, "fp16", 16, 4, "sm80") == (32, 8)
+    assert B.staging(a1, b1, "fp16", 16, 4, "sm80") == (32, 8)
     # tf32 64×32 · 32×64, 4 floats a thread: 16 / 4 = 4 st.v4 each. sm_80: A by ldmatrix,
     # 32·32·4 / 512 = 8; B one float a lane: 32·32 / 32 = 32 ld.shared.b32. sm_90: wgmma reads B
     # K-major, down the columns, where a thread holds one float: 16 st.shared.b32 for B.
     a4 = C.blocked((64, 32), (1, 4), (4, 8), (4, 1), (1, 0))
     b4 = C.blocked((32, 64), (1, 4), (2, 16), (4, 1), (1, 0))
-    assert C.staging(a4, b4, "tf32", 32, 4, "sm80") == (8, 40)
-    assert C.staging(a4, b4, "tf32", 32, 4, "sm90") == (4 + 16, 0)
+    assert B.staging(a4, b4, "tf32", 32, 4, "sm80") == (8, 40)
+    assert B.staging(a4, b4, "tf32", 32, 4, "sm90") == (4 + 16, 0)
 
 
 @triton.jit
@@ -374,15 +375,15 @@ def test_fma_dot_by_hand():
     # aligned loads (4 floats a thread along a row): A and B each 2 st.v4; loads: A 4 rows × 32 K / 4 (v4)
     # = 32, B 32 K × 2 columns / 2 (v2) = 32
     row = C.blocked((32, 32), (1, 4), (4, 8), (4, 1), (1, 0))
-    assert C.staging(row, row, "fma", 32, 4, "sm80") == (4, 64) == C.staging(row, row, "fma", 32, 4, "sm90")
+    assert B.staging(row, row, "fma", 32, 4, "sm80") == (4, 64) == B.staging(row, row, "fma", 32, 4, "sm90")
     # one float a lane (nothing known): 8 st.shared an operand on sm_80; on sm_90 lanes 0, 1 are columns
     # 1, 2 (the buffer's lowest words): stmatrix.x4, 8 words / 4 = 2 an operand
     one = C.blocked((32, 32), (1, 1), (1, 32), (4, 1), (1, 0))
-    assert C.staging(one, one, "fma", 32, 4, "sm80") == (16, 64)
-    assert C.staging(one, one, "fma", 32, 4, "sm90") == (4, 64)
+    assert B.staging(one, one, "fma", 32, 4, "sm80") == (16, 64)
+    assert B.staging(one, one, "fma", 32, 4, "sm90") == (4, 64)
     # B = tl.trans(k) of a row-major k: its buffer is contiguous along K, so a thread loads each of its
     # 2 columns' 32 K in 8 v4: 16; A as above 32
-    assert C.staging(row, C.transposed(row), "fma", 32, 4, "sm80") == (4, 48)
+    assert B.staging(row, C.transposed(row), "fma", 32, 4, "sm80") == (4, 48)
 
 
 def test_warp_shuffles_need_no_shared_memory():
@@ -402,8 +403,8 @@ def test_tf32_wgmma_stores_a_with_stmatrix():
     # N: one float at a time, 16
     a = C.blocked((64, 32), (1, 1), (1, 32), (4, 1), (1, 0))
     b = C.blocked((32, 64), (1, 1), (1, 32), (4, 1), (1, 0))
-    assert C.staging(a, b, "tf32", 32, 4, "sm90") == (4 + 16, 0)
-    assert C.staging(a, b, "tf32", 32, 4, "sm80")[0] == 16 + 16
+    assert B.staging(a, b, "tf32", 32, 4, "sm90") == (4 + 16, 0)
+    assert B.staging(a, b, "tf32", 32, 4, "sm80")[0] == 16 + 16
 
 
 @triton.jit
@@ -432,7 +433,7 @@ def test_fma_operands_through_ldmatrix():
     one = C.blocked((16, 16), (1, 1), (2, 16), (4, 1), (1, 0))   # nothing known: one float a lane
     # stores: 2 floats a thread an operand, one at a time: 2 + 2; loads: A 2 rows × 16 K / 4 (v4) = 8;
     # B's column: lanes 0, 1 are its buffer's first two words, so ldmatrix.x4, 16 K × 1 / 4 = 4
-    assert C.staging(one, one, "fma", 32, 4, "sm80") == (4, 12)
+    assert B.staging(one, one, "fma", 32, 4, "sm80") == (4, 12)
 
 
 def test_wgmma_reads_tma_tiles_in_place():
@@ -440,10 +441,10 @@ def test_wgmma_reads_tma_tiles_in_place():
     # both operands from shared memory; a tensor descriptor's tile is there already: no store at all
     a = C.blocked((64, 32), (1, 8), (8, 4), (4, 1), (1, 0))
     b = C.blocked((32, 64), (1, 8), (4, 8), (4, 1), (1, 0))
-    assert C.staging(a, b, "fp16", 16, 4, "sm90") == (4, 0)                       # 2 + 2 st.v4
-    assert C.staging(a, b, "fp16", 16, 4, "sm90", (True, False)) == (2, 0)        # B's only
-    assert C.staging(a, b, "fp16", 16, 4, "sm90", (True, True)) == (0, 0)
-    assert C.staging(a, b, "fp16", 16, 4, "sm80", (True, True)) == C.staging(a, b, "fp16", 16, 4, "sm80")
+    assert B.staging(a, b, "fp16", 16, 4, "sm90") == (4, 0)                       # 2 + 2 st.v4
+    assert B.staging(a, b, "fp16", 16, 4, "sm90", (True, False)) == (2, 0)        # B's only
+    assert B.staging(a, b, "fp16", 16, 4, "sm90", (True, True)) == (0, 0)
+    assert B.staging(a, b, "fp16", 16, 4, "sm80", (True, True)) == B.staging(a, b, "fp16", 16, 4, "sm80")
 
 
 @triton.jit

@@ -2,7 +2,9 @@
 swizzled buffer (``#ttg.swizzled_shared`` for ``mma.sync``, ``#ttg.nvmma_shared`` for ``wgmma``) and a
 layout conversion's or cross-warp reduction's buffer (:func:`kernellab.triton.compiler.swizzle.banks`).
 Every lane's byte address is derived from the layouts and the swizzle, then counted by
-:mod:`kernellab.access` as Nsight Compute counts ``l1tex__data_pipe_lsu_wavefronts_mem_shared``."""
+:mod:`kernellab.access` as Nsight Compute counts ``l1tex__data_pipe_lsu_wavefronts_mem_shared``.
+:func:`staging` (with :func:`staged`, its wavefronts too) counts a ``tl.dot``'s operands on their way to the tensor
+cores, here because it asks these functions for its buffers' wavefronts."""
 
 from __future__ import annotations
 
@@ -10,7 +12,28 @@ from functools import lru_cache
 
 import numpy as np
 
-from .convert import WARP, Linear, _bits, _cap, _distinct, _reduction_steps, _run, _unit, flat, shared_plan
+from ...access import Access, shared_ideal_wavefronts, shared_wavefronts
+from .convert import (
+    WARP,
+    Linear,
+    _bits,
+    _cap,
+    _distinct,
+    _fastest,
+    _reduction_steps,
+    _run,
+    _stmatrix,
+    _unit,
+    conversion,
+    flat,
+    fma_staging,
+    read_back,
+    register_order,
+    shared_plan,
+    wgmma_a_operand,
+)
+from .mma import dot_plan
+from .swizzle import banks
 
 
 def ideal_wavefronts(x: Linear, d: int, bits: int) -> int:
@@ -131,8 +154,6 @@ def operand_banks(x: Linear, slot: int, bits: int, d: int, nvmma: bool) -> tuple
     >>> operand_banks(a, 0, 16, 1, False)                      # 8 a program, 4 wavefronts each: no conflict
     (32, 32)
     """
-    from ...access import Access, shared_ideal_wavefronts, shared_wavefronts
-
     rank = len(x.shape)
     nbytes = max(bits // 8, 1)
     if nvmma:
@@ -166,8 +187,6 @@ def conversion_banks(src: Linear, dst: Linear, bits: int, target: str = "sm80") 
 
 def conversion_sides(src: Linear, dst: Linear, bits: int, target: str = "sm80") -> tuple:
     """:func:`conversion_banks` for the stores and for the loads apart."""
-    from .swizzle import banks
-
     if src.shape != dst.shape or shared_plan(src, dst, bits, target) is None:
         return (0, 0), (0, 0)
     return banks(flat(src), flat(dst), bits, target)
@@ -184,3 +203,140 @@ def reduction_banks(src: Linear, axis: int | None, bits: int, operands: int = 1,
         wf += st[0] * n_st + ld[0] * n_ld
         ideal += st[1] * n_st + ld[1] * n_ld
     return wf, ideal
+
+
+def staging(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: str,
+            tma: tuple = (False, False), plan=None, copied: tuple = (False, False), a_plan=None,
+            loaded: tuple = (True, True)) -> tuple[int, int]:
+    """``(stores, loads)`` per thread of a ``tl.dot``'s operands on their way to the tensor cores, as
+    Triton 3.9 lowers them: each operand, in the layout of its load, is stored to shared memory
+    (``ttg.local_alloc``), each thread writing its runs of consecutive elements in vectors of up to 128
+    bits. On sm_90 ``wgmma`` reads both from shared memory: no loads; for tf32 it reads B K-major, so a
+    B loaded row by row is stored one element at a time. With ``mma.sync`` (sm_80, and sm_90
+    blocks too small for ``wgmma``) each warp loads its rows of A and columns of B with
+    ``ldmatrix.x4``, 16 × 16 fp16 (512 bytes) an instruction (``.trans`` for B), whole 16-row (8-column)
+    tiles even where its warps outnumber the block's tiles; tf32 B, which ``ldmatrix`` cannot transpose,
+    is loaded one 32-bit element at a time. An operand that is a tensor descriptor's tile (``tma``: for A
+    and B) is already in shared memory on sm_90, where ``wgmma`` reads it as the TMA copy left it: no
+    stores. ``plan``: the dot's warps (:func:`kernellab.triton.compiler.mma.dot_plan`; None: its own);
+    ``copied``: the operands a pipelined loop's ``cp.async`` copies write to shared memory (True: no
+    stores), or that a loop made before it stores there once, before the loop (``"once"``: no stores in
+    the iterations after the first; ``mma.sync`` still reads them every iteration).
+
+    ``a_plan``: operand A is the accumulator of an earlier dot of the same chain, under that plan (flash
+    attention's ``p``). With ``mma.sync`` whose warps all lie along M, the two dots' layouts match
+    register for register (no shared memory); otherwise A goes through shared memory like a loaded
+    block. ``wgmma`` takes such an A in registers: nothing when both dots have the same warps, else a
+    layout conversion to its operand layout (:func:`~kernellab.triton.compiler.convert.wgmma_a_operand`).
+
+    ``loaded``: for A and B, True where the operand is a load's result itself, ``"hoist"`` where it is
+    computed from one by bitcasts and widening casts only (OptimizeDotOperands hoists the conversion to
+    the dot operand through them, ``canHoistDotOpEncV2/V3``), False for any other computed operand. A
+    hoisted A is ``wgmma``'s register operand (``MMAV3HoistLayoutConversion``): stored to a dot-operand
+    buffer in its load's layout and read back with ``ldmatrix``, as ``mma.sync`` reads A (no store where
+    the pipeliner copies it). An operand the pipeliner copies (``copied``) but that is computed after the
+    copy where the conversion cannot follow it (any B of ``wgmma``, which reads B from shared memory; an
+    operand that is not hoisted) is first read back from the copy's plain buffer into its load's layout
+    (:func:`~kernellab.triton.compiler.convert.read_back`), then stored as an operand that was not copied. ``wgmma`` reads B K-major for every operand type but 16-bit floats
+    (``allowTranspose``): a B loaded along N is stored one element at a time. A batched (3-D) dot is
+    ``mma.sync`` on both targets, each warp its share of the batch.
+
+    >>> from kernellab.triton.compiler.convert import blocked
+    >>> a = blocked((64, 32), (1, 8), (8, 4), (4, 1), (1, 0)); b = blocked((32, 64), (1, 8), (4, 8), (4, 1), (1, 0))
+    >>> staging(a, b, "fp16", 16, 4, "sm80"), staging(a, b, "fp16", 16, 4, "sm90")
+    ((4, 8), (4, 0))
+    """
+    return staged(a, b, what, bits, num_warps, target, tma, plan, copied, a_plan, loaded)[:2]
+
+
+@lru_cache(maxsize=1024)
+def staged(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: str,
+           tma: tuple = (False, False), plan=None, copied: tuple = (False, False), a_plan=None,
+           loaded: tuple = (True, True)) -> tuple[int, int, int, int]:
+    """:func:`staging`'s ``(stores, loads)`` per thread, then ``(wavefronts, ideal wavefronts)`` of a program's
+    shared-memory traffic for the dot (:func:`kernellab.triton.compiler.banks.operand_banks`): the stores into an operand buffer
+    counted lane by lane under its swizzle, a conversion's by its plan, the loads (``ldmatrix``,
+    copies read back) as conflict-free, as the swizzle makes them."""
+    if what == "fma":
+        return (*fma_staging(a, b, bits, num_warps, target), 0, 0)
+    cap = _cap(bits)
+    batch = a.shape[0] if len(a.shape) == 3 else 1
+    (m, k), n = a.shape[-2:], b.shape[-1]
+    if plan is None:
+        plan = dot_plan(m, n, what, num_warps, batch)
+    wgmma = target == "sm90" and plan.sm90[0] == "wgmma"
+    # wgmma reads B K-major unless its elements are 16-bit floats: down its columns
+    along = (None, len(b.shape) - 2 if wgmma and what not in ("fp16", "bf16") else None)
+    stores = loads = 0
+    wave = [0, 0]  # wavefronts, ideal, per program
+    nbytes = max(bits // 8, 1)
+    a_free = False
+    if a_plan is not None:
+        if wgmma:  # A in registers: converted, unless both dots lay their warps alike
+            a_free = True
+            if a_plan.sm90[0] != "wgmma" or a_plan.sm90[1:3] != plan.sm90[1:3]:
+                to = wgmma_a_operand(m, k, *plan.sm90[1:3], bits)
+                st, ld = conversion(a, to, bits, target)
+                stores, loads = stores + st, loads + ld
+                w = conversion_banks(a, to, bits, target)
+                wave[0], wave[1] = wave[0] + w[0], wave[1] + w[1]
+        else:  # mma.sync: free when the producer's warps are the same, all along M
+            own = plan.sm80 if target != "sm90" else plan.sm90[1:]
+            if target != "sm90":
+                theirs = a_plan.sm80
+            else:
+                theirs = a_plan.sm90[1:] if a_plan.sm90[0] == "mma" else None
+            a_free = theirs is not None and tuple(own) == tuple(theirs) and own[-1] == 1
+    for slot, (x, d, in_smem, cp, src) in enumerate(zip((a, b), along, tma, copied, loaded)):
+        if wgmma and in_smem or (slot == 0 and a_free):
+            continue
+        if wgmma and slot == 0 and src == "hoist":  # A in registers: through a dot-operand buffer, ldmatrix
+            if not cp:
+                stores += (1 << len(_distinct(x.registers))) >> min(_run(x), cap)
+                w = operand_banks(x, slot, bits, _fastest(x), False)
+                wave[0], wave[1] = wave[0] + w[0], wave[1] + w[1]
+            ld = 16 * -(-m // (16 * plan.sm90[1])) * k * nbytes // 512
+            loads += ld
+            wave[0], wave[1] = wave[0] + 4 * ld * num_warps, wave[1] + 4 * ld * num_warps
+            continue
+        if cp == "once":  # stored before the loop
+            continue
+        if cp:
+            if src is True or (src == "hoist" and not wgmma):
+                continue
+            back = read_back(x, bits)  # the copy read back into the load's layout
+            loads += back
+            ideal = back * num_warps * ideal_wavefronts(x, register_order(x)[0], bits)
+            wave[0], wave[1] = wave[0] + ideal, wave[1] + ideal
+        along_d = _fastest(x) if d is None else d
+        plain = (1 << len(_distinct(x.registers))) >> min(_run(x, d), cap)
+        st = _stmatrix(x, along_d, bits) if wgmma else None
+        if st is not None and st < plain:  # stmatrix: four 8 × 16-byte rows a phase, the swizzle keeps them apart
+            stores += st
+            wave[0], wave[1] = wave[0] + 4 * st * num_warps, wave[1] + 4 * st * num_warps
+        else:
+            stores += plain
+            w = operand_banks(x, slot, bits, along_d, wgmma)
+            wave[0], wave[1] = wave[0] + w[0], wave[1] + w[1]
+    if wgmma:
+        return stores, loads, wave[0], wave[1]
+    warps = plan.sm80 if target != "sm90" else plan.sm90[1:]
+    per = 1
+    if len(warps) == 3:  # batched: each warp its share of the batch
+        per = -(-batch // warps[0])
+        warps = warps[1:]
+    wm, wn = warps
+    rows, cols = 16 * -(-m // (16 * wm)), 8 * -(-n // (8 * wn))  # each warp's rows of A, columns of B
+    matrices = 0  # ldmatrix.x4 a thread: 4 wavefronts each (the operand buffers' swizzle is conflict-free)
+    if not a_free:
+        matrices += per * (rows * k * nbytes // 512)
+    if what == "tf32":
+        scalar = per * (k * cols // WARP)
+        loads += matrices + scalar
+        wave[0] += (4 * matrices + scalar) * num_warps
+        wave[1] += (4 * matrices + scalar) * num_warps
+    else:
+        matrices += per * (k * cols * nbytes // 512)
+        loads += matrices
+        wave[0], wave[1] = wave[0] + 4 * matrices * num_warps, wave[1] + 4 * matrices * num_warps
+    return stores, loads, wave[0], wave[1]

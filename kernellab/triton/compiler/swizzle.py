@@ -46,6 +46,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ...access import Access, shared_ideal_wavefronts, shared_wavefronts
+
 WARP = 32
 ST, MATRIX, TRANS = 0, 1, 2  # instruction kinds (getSrcDstTiles's order)
 NAMES = {("st", ST): "st.shared", ("st", MATRIX): "stmatrix", ("st", TRANS): "stmatrix.trans",
@@ -413,8 +415,6 @@ def side_banks(side: Flat, buf: Buffer, kind: int, vec: int, count: int, bits: i
     of 16 or 8 lanes); an ``ldmatrix``/``stmatrix`` .x4 is four 8 × 16-byte matrices, one phase each,
     whose 8 rows fall into ``2^(3 − r)`` ways of the same banks, ``r`` the rank of the rows' 16-byte
     bank groups. None where an element is not in the buffer."""
-    from ...access import Access, shared_ideal_wavefronts, shared_wavefronts
-
     bases = buf.bases()
     kept = len(buf.vector) + len(buf.bank) + len(buf.segment)
     warps = 1 << len(side.warps)

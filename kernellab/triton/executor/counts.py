@@ -39,7 +39,7 @@ from ...access import (
     sectors,
 )
 from ...counters import LoadStoreTotals
-from ..compiler import convert, layout
+from ..compiler import banks, convert, layout
 from ..compiler.convert import prefetch_loads
 from ..compiler.mma import Plan, mma_instructions, tensor_flops
 from ..compiler.mma import kind as mma_kind
@@ -489,8 +489,6 @@ def _moved(convert, kind: str, src, dst, bits: int, num_warps: int, target: str)
     """``(stores, loads)`` per thread of one recorded conversion, reduction or ``tl.dot`` on ``target``, then
     ``(wavefronts, ideal wavefronts)`` of a program's warps (zeros for scans and sorts; None when a
     layout is not known)."""
-    from ..compiler import banks
-
     a = convert.resolve(src, target)
     if a is None:
         return None
@@ -507,7 +505,7 @@ def _moved(convert, kind: str, src, dst, bits: int, num_warps: int, target: str)
     if kind == "dot":
         what, tma, ref, copied, loaded = dst[1:]
         acc = src if src.__class__ is tuple and src[0] == "dot" and len(src) > 5 else None
-        return convert.staged(a, b, what, bits, num_warps, target, tma, _plan(ref, what, num_warps),
+        return banks.staged(a, b, what, bits, num_warps, target, tma, _plan(ref, what, num_warps),
                               tuple(copied or (False, False)), None if acc is None else _plan(acc[5], acc[3], acc[4]),
                               loaded)
     if a.shape != b.shape:
@@ -548,9 +546,7 @@ def _frozen(tag):
 def dot_kind(operands: str, precision=None) -> str:
     """The ``dot_flops_*`` a dot of ``operands`` (a dtype name) under ``precision`` counts in: ``"f16"``
     (fp16, bf16), ``"tf32"``, ``"fp8"``, ``"int8"``, or ``"fma"`` (no tensor core)."""
-    from ..compiler.mma import kind
-
-    what = kind(operands, precision)[0]
+    what = mma_kind(operands, precision)[0]
     return {"fp16": "f16", "bf16": "f16"}.get(what, what or "fma")
 
 
@@ -740,7 +736,7 @@ class Tally:
                ref=None, copied: list | None = None, loaded: tuple = (True, True)):
         """Record a ``tl.dot`` of operands of layout tags ``a`` and ``b`` (``what``: ``"fp16"``, ``"tf32"``, …)
         in ``programs`` programs: their way through shared memory to the tensor cores
-        (:func:`kernellab.triton.compiler.convert.staging`; ``tma``: which are tensor descriptors' tiles;
+        (:func:`kernellab.triton.compiler.banks.staging`; ``tma``: which are tensor descriptors' tiles;
         ``loaded``: whether each is a load's result, computed from one by casts, or else computed), counted
         once the layouts are known (``_settle``)."""
         self._moves.append(("dot", a, (b, what, tuple(tma), ref, copied, tuple(loaded)), bits, num_warps, programs))
