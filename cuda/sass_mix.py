@@ -92,18 +92,27 @@ def main_loop(code: list[tuple[int, str, str]]) -> list[str]:
     return best
 
 
+def resource_usage(ptxas_v: str) -> tuple[int, int]:
+    """Registers per thread and static shared memory per block (bytes) from ``ptxas -v``'s line
+    ``Used 37 registers, used 1 barriers, 8192 bytes smem, 348 bytes cmem[0]`` (no ``smem``: 0 bytes)."""
+    regs = int(re.search(r"Used (\d+) registers", ptxas_v).group(1))
+    smem = re.search(r"(\d+) bytes smem", ptxas_v)
+    return regs, int(smem.group(1)) if smem else 0
+
+
 def mix_of(cu: Path, nvcc: str = "nvcc", cuobjdump: str = "cuobjdump") -> tuple[str, dict]:
     """Compile one twin; return its kernel's name and its K-loop record."""
     with tempfile.TemporaryDirectory() as tmp:
         cubin = Path(tmp) / (cu.stem + ".cubin")
         ptxas = subprocess.run([nvcc, *FLAGS, str(cu), "-o", str(cubin)], check=True, capture_output=True, text=True)
         sass = subprocess.run([cuobjdump, "-sass", str(cubin)], check=True, capture_output=True, text=True).stdout
-    regs = int(re.search(r"Used (\d+) registers", ptxas.stdout + ptxas.stderr).group(1))
+    regs, smem = resource_usage(ptxas.stdout + ptxas.stderr)
     (name, code), = functions(sass).items()
     body = main_loop(code)
     counts = Counter(classify(o) for o in body)
     k_per_pass = counts["FFMA"] // OUTPUTS_PER_THREAD[name]
-    return name, {"source": f"cuda/{cu.name}", "registers": regs, "k_per_pass": k_per_pass,
+    return name, {"source": f"cuda/{cu.name}", "registers": regs, "smem_static": smem,
+                  "k_per_pass": k_per_pass,
                   "loop": dict(sorted(counts.items()))}
 
 
@@ -113,12 +122,13 @@ def main(out: str) -> None:
     kernels = dict(mix_of(cu) for cu in sorted(HERE.glob("k*.cu")))
     record = {
         "about": "Warp instructions per pass of each CUDA twin's main K loop (sm_86 SASS), by class; "
-                 "written by `nox -s sass` (cuda/sass_mix.py). A pass covers k_per_pass values of k.",
+                 "written by `nox -s sass` (cuda/sass_mix.py). A pass covers k_per_pass values of k; registers "
+                 "(per thread) and smem_static (bytes per block) are ptxas -v's resource usage.",
         "nvcc": release, "flags": " ".join(FLAGS), "kernels": kernels,
     }
     Path(out).write_text(json.dumps(record, indent=1) + "\n")
     for name, k in kernels.items():
-        print(f"{name:28s} k/pass {k['k_per_pass']:3d}  regs {k['registers']:3d}  {k['loop']}")
+        print(f"{name:28s} k/pass {k['k_per_pass']:3d}  regs {k['registers']:3d}  smem {k['smem_static']:6d}  {k['loop']}")
 
 
 if __name__ == "__main__":

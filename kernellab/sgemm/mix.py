@@ -8,28 +8,18 @@ same thing on the simulator, so a test can hold the two equal without nvcc.
 
 from __future__ import annotations
 
-import json
-from functools import cache
-from pathlib import Path
-
 import numpy as np
 
 from ..access import WARP_SIZE
 from ..counters import instr_mix
 from ..grid import cdiv
-from .kernels import KernelSpec, run_kernel
-
-SASS_MIX_FILE = Path(__file__).with_name("sass_mix.json")
-
-
-@cache
-def _record() -> dict:
-    return json.loads(SASS_MIX_FILE.read_text())
+from .kernels import SASS_MIX_FILE, KernelSpec, _record, run_kernel  # noqa: F401  (SASS_MIX_FILE: its old home)
 
 
 def sass_mix(name: str) -> dict:
     """The committed SASS record of kernel ``name``: ``loop`` (warp instructions per pass by class),
-    ``k_per_pass`` (values of k one pass covers), ``registers``, ``source``.
+    ``k_per_pass`` (values of k one pass covers), ``registers`` (per thread) and ``smem_static`` (bytes per
+    block), ptxas's resource usage, and ``source``.
 
     Examples
     --------

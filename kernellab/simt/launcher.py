@@ -27,7 +27,7 @@ MAX_LANES_PER_BATCH = 1 << 20  # blocks run together until a batch would exceed 
 
 def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = True,
            hazards: list | None = None, name: str | None = None, shape: tuple = (), lines: bool = False,
-           auto_instr: bool | None = None) -> Counts:
+           auto_instr: bool | None = None, regs: int | None = None, smem: int | None = None) -> Counts:
     """Run ``kernel(blk, *args)`` on a ``grid`` of ``block``-shaped thread blocks; return its counts.
 
     Parameters
@@ -59,6 +59,16 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
         help (:mod:`kernellab.simt.lanes`; loops, ``blk.where`` as predication or a branch, each kernel's
         entry and exit; see ``Block``). Default: on, unless the kernel is marked with
         :func:`~kernellab.simt.launcher.declares_overhead` (it counts its own with ``blk.count_instr``, as Boehm's kernels do).
+    regs : int, optional
+        registers per thread, 1 to the GPU's ``max_regs_per_thread`` (255), as ``ptxas -v`` reports them
+        (``Used 37 registers``); recorded in ``counts.launch["regs"]`` for the residency per SM
+        (:func:`~kernellab.model.persm.launch_of`). Default: not recorded, and the model assumes
+        :data:`~kernellab.model.persm.DEFAULT_REGS` (32) registers, which the report marks "(assumed)".
+        The SGEMM study passes each kernel's CUDA twin's count (:func:`~kernellab.run_kernel`).
+    smem : int, optional
+        dynamic shared memory per block, in bytes, as the third argument of ``kernel<<<grid, block, smem>>>``:
+        added to the static shared memory the kernel declares with ``blk.shared``; the sum, in
+        ``counts.launch["smem_per_block"]``, may not exceed the GPU's ``max_smem_per_block``. Default 0.
 
     Raises
     ------
@@ -68,8 +78,8 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
     ValueError
         a Python ``if`` (``while``, ``and``, ``or``) on lane values: the message says to use ``blk.where``.
     LaunchError
-        too many threads per block, a block or grid dimension over its limit, too much shared memory,
-        an argument that is neither a numpy array nor a scalar, or arguments that do not fit ``kernel``.
+        too many threads per block, a block or grid dimension over its limit, too much shared memory
+        (declared plus ``smem``), ``regs`` outside 1–255, an argument that is neither a numpy array nor a scalar, or arguments that do not fit ``kernel``.
     OutOfBoundsError, MisalignedError, RaceError, BarrierError
         as compute-sanitizer's memcheck, racecheck and synccheck would report them.
 
@@ -91,16 +101,30 @@ def launch(kernel, grid, block, args=(), *, gpu: GPU = A6000, racecheck: bool = 
     >>> c = launch(axpy, 4, 32, args=(x, y, 2.0, 100), auto_instr=False)
     >>> c.warp_instr, c.thread_instr, f"{c.simt_efficiency():.3f}"    # 4 × 4 instructions, 4 × 100 lanes
     (16, 400, '0.781')
+
+    Resources per block set the blocks an SM holds (:func:`~kernellab.occupancy`). A 1024-thread block at 64
+    registers a thread needs 1024 × 64 = 65 536 registers, all of an H100 SM's, so one block fits; with
+    48 KB of dynamic shared memory, four 256-thread blocks fit in the SM's 228 KB (4 × (48 + 1) KB = 196 KB):
+
+    >>> from kernellab.specs import H100
+    >>> from kernellab.model.persm import launch_of
+    >>> c = launch(axpy, 4, 1024, args=(x, y, 2.0, 100), gpu=H100, regs=64)
+    >>> c.launch["regs"], launch_of(c, H100).blocks_per_sm
+    (64, 1)
+    >>> c = launch(axpy, 4, 256, args=(x, y, 2.0, 100), gpu=H100, smem=48 * 1024)
+    >>> c.launch["smem_per_block"], launch_of(c, H100).occupancy.limiters
+    (49152, ('shared',))
     """
     try:
-        return _launch(kernel, grid, block, tuple(args), gpu, racecheck, hazards, name, shape, lines, auto_instr)
+        return _launch(kernel, grid, block, tuple(args), gpu, racecheck, hazards, name, shape, lines, auto_instr,
+                       regs, smem)
     except Exception as exc:  # the caller's lines alone: the launch line, then the kernel's (kernellab.tracebacks)
         user_traceback(exc)
         raise
 
 
 def _launch(kernel, grid, block, args: tuple, gpu, racecheck: bool, hazards, name, shape: tuple, lines,
-            auto_instr) -> Counts:
+            auto_instr, regs, smem) -> Counts:
     """:func:`launch` itself: check the launch, run the blocks, gather the counts."""
     name = name or getattr(kernel, "__name__", "kernel")
     gpu = as_gpu(gpu)  # a GPU, or its Perf
@@ -117,6 +141,7 @@ def _launch(kernel, grid, block, args: tuple, gpu, racecheck: bool, hazards, nam
                           kernel=name, block=fmt_dim3(b), threads=threads, limit=gpu.max_threads_per_block)
     check_limits(name, b, "block")
     check_limits(name, g, "grid")
+    regs, smem = _resources(name, gpu, regs, smem)
     named = _named_arrays(kernel, name, tuple(args))
     warn_float64(name, named.items())
     memory = GlobalMemory(named)
@@ -143,9 +168,36 @@ def _launch(kernel, grid, block, args: tuple, gpu, racecheck: bool, hazards, nam
         if err is exc:
             raise
         raise err from exc.__cause__
-    counts = replace(tally.counts(memory.dram_sectors(), shape),
-                     launch={"grid": g, "block": b, "smem_per_block": blk.smem_bytes})
+    total = blk.smem_bytes + smem
+    if total > gpu.max_smem_per_block:
+        raise LaunchError(_("kernel {kernel}: {declared} B of shared memory declared plus smem={smem} B is {total} B "
+                            "a block; {gpu} allows at most {limit} B").format(
+            kernel=name, declared=blk.smem_bytes, smem=smem, total=total, gpu=gpu.name, limit=gpu.max_smem_per_block),
+            kernel=name, smem=total, limit=gpu.max_smem_per_block)
+    info = {"grid": g, "block": b, "smem_per_block": total}
+    if regs is not None:
+        info["regs"] = regs
+    counts = replace(tally.counts(memory.dram_sectors(), shape), launch=info)
     return launched(name, "simt", counts, g, b)
+
+
+def _resources(name: str, gpu: GPU, regs, smem) -> tuple[int | None, int]:
+    """Check ``launch``'s ``regs=`` (registers per thread) and ``smem=`` (dynamic shared memory, bytes)."""
+    limit = gpu.max_regs_per_thread
+    if regs is not None:
+        if isinstance(regs, bool) or not isinstance(regs, (int, np.integer)) or not 1 <= regs <= limit:
+            raise LaunchError(_("kernel {kernel}: regs={regs!r} registers per thread; {gpu} allows a whole number "
+                                "from 1 to {limit}").format(kernel=name, regs=regs, gpu=gpu.name, limit=limit),
+                              kernel=name, argument="regs", limit=limit)
+        regs = int(regs)
+    if smem is None:
+        return regs, 0
+    cap = gpu.max_smem_per_block
+    if isinstance(smem, bool) or not isinstance(smem, (int, np.integer)) or not 0 <= smem <= cap:
+        raise LaunchError(_("kernel {kernel}: smem={smem!r} bytes of dynamic shared memory per block; {gpu} allows "
+                            "a whole number from 0 to {limit}").format(kernel=name, smem=smem, gpu=gpu.name, limit=cap),
+                          kernel=name, argument="smem", limit=cap)
+    return regs, int(smem)
 
 
 def declares_overhead(kernel):
