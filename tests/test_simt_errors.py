@@ -166,3 +166,13 @@ def test_a_shared_array_of_another_launch_is_refused():
     launch(declare, 1, 32, args=(np.zeros(1, np.float32),))
     with pytest.raises(ValueError, match="kernel reuse: shared array sh was declared by another launch"):
         launch(reuse, 1, 32, args=(np.zeros(1, np.float32),))
+
+
+def test_an_array_the_kernel_meets_names_the_kernel():
+    table = np.arange(64, dtype=np.float32)[::2]  # every other element of its memory: not C-contiguous
+
+    def lookup(blk, out):
+        blk.store(out, blk.tx, blk.load(table, blk.tx))  # `table` is no argument: placed where first used
+
+    with pytest.raises(LaunchError, match=r"kernel lookup: global array \w+ must be a C-contiguous numeric numpy array"):
+        launch(lookup, 1, 32, args=(np.zeros(32, np.float32),))

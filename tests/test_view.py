@@ -18,7 +18,7 @@ offsets as built — each checked three ways against
 import numpy as np
 import pytest
 
-from kernellab import OutOfBoundsError
+from kernellab import LaunchError, OutOfBoundsError
 from kernellab.access import Access, bytes_requested, lines, prefix_counts, requests, sectors
 from kernellab.triton.compiler import axis as A
 from kernellab.triton.compiler import layout
@@ -375,3 +375,17 @@ def test_mark_lines_equals_mark():
                 a.mark_lines("x", x, s, n)
                 b.mark("x", x, s[..., None] + np.arange(n), None)
                 assert a.sectors() == b.sectors()
+
+
+def test_flat_view_of_a_permuted_block_with_an_inserted_axis():
+    # arange(24) as 2×3×4, axes 1 and 2 swapped, then a size-1 axis inserted: strides (96, 0, 8, 32) bytes. The
+    # size-1 axis's stride 0 says nothing about memory; the block is still dense, so element (i, 0, j, k) is
+    # memory offset 12i + j + 4k and the flat view is the base's memory in order, 0 … 23.
+    base = np.arange(24.0)
+    block = base.reshape(2, 3, 4).transpose(0, 2, 1)[:, None]
+    flat = memory.flat_view(block)
+    assert np.shares_memory(flat, base) and np.array_equal(flat, base)
+    for i, j, k in np.ndindex(2, 4, 3):
+        assert block[i, 0, j, k] == flat[12 * i + j + 4 * k]
+    with pytest.raises(LaunchError, match="not contiguous"):  # every other element: not dense
+        memory.flat_view(base[::2].reshape(3, 4)[:, None])

@@ -144,7 +144,7 @@ def _launch(kernel, grid, block, args: tuple, gpu, racecheck: bool, hazards, nam
     regs, smem = _resources(name, gpu, regs, smem)
     named = _named_arrays(kernel, name, tuple(args))
     warn_float64(name, named.items())
-    memory = GlobalMemory(named)
+    memory = GlobalMemory(named, kernel=name)
     if wants_lines(lines):
         tally = line_tally(Tally, LineFinder(kernel, name=name))
         memory.first_touch = tally.first_touch

@@ -22,10 +22,10 @@ SHARED_ALIGN = 16  # bytes: each __shared__ array starts on a 16-byte boundary, 
 class GlobalArray:
     """One global array: its name, flat view, base byte address and the DRAM sectors touched so far."""
 
-    def __init__(self, name: str, array: np.ndarray, base: int, touched: np.ndarray):
+    def __init__(self, name: str, array: np.ndarray, base: int, touched: np.ndarray, kernel: str = "kernel"):
         if not isinstance(array, np.ndarray) or not array.flags.c_contiguous or array.dtype.kind not in "biuf":
-            raise LaunchError(_("global array {name} must be a C-contiguous numeric numpy array").format(
-                name=name))
+            raise LaunchError(_("kernel {kernel}: global array {name} must be a C-contiguous numeric numpy array").format(
+                kernel=kernel, name=name), kernel=kernel, array=name)
         self.name = name
         self.array = array
         self.flat = np.asarray(array).reshape(-1)  # a plain view: stores reach the caller's array
@@ -38,7 +38,8 @@ class GlobalArray:
 class GlobalMemory:
     """The global arrays of one launch, found by identity; arrays not passed as arguments are added on first use."""
 
-    def __init__(self, named: dict[str, np.ndarray]):
+    def __init__(self, named: dict[str, np.ndarray], kernel: str = "kernel"):
+        self.kernel = kernel  # the launch's kernel, named by errors about an array it uses
         self._by_id: dict[int, GlobalArray] = {}
         self._alias: dict[int, GlobalArray] = {}  # the views the kernel receives → their arrays
         self._next = 0
@@ -58,7 +59,8 @@ class GlobalMemory:
                 for g in self._by_id.values():
                     g.touched = self._touched[g.base // SECTOR_BYTES:][: g.touched.size]
             first = self._next // SECTOR_BYTES
-            g = GlobalArray(name, arr, self._next, self._touched[first:first + cdiv(arr.nbytes, SECTOR_BYTES)])
+            g = GlobalArray(name, arr, self._next, self._touched[first:first + cdiv(arr.nbytes, SECTOR_BYTES)],
+                            self.kernel)
             self._next += size
             self._by_id[id(arr)] = g
         return self._by_id[id(arr)]

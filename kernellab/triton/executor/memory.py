@@ -46,7 +46,8 @@ def flat_view(array: np.ndarray, what: str = "array") -> np.ndarray:
         return array.reshape(-1)
     if array.flags.f_contiguous:
         return array.T.reshape(-1)
-    if array.ndim and all(st > 0 for st in array.strides):  # a dense block with its axes permuted (x.permute(…))
+    if array.ndim and all(st > 0 or n == 1 for st, n in zip(array.strides, array.shape)):  # a dense block with its
+        # axes permuted (x.permute(…)); an axis of size 1 (x[:, None]) may have any stride
         in_memory_order = array.transpose(np.argsort(array.strides, kind="stable")[::-1])
         if in_memory_order.flags.c_contiguous:
             return in_memory_order.reshape(-1)
