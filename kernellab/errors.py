@@ -118,6 +118,11 @@ class BlockPointerWarning(UserWarning):
     per process (``kernellab.triton.compiler.limits``)."""
 
 
+class UnknownGPUError(ValueError):
+    """A GPU given by a name kernellab has no spec for (:func:`kernellab.specs.gpu_named`); the message names it
+    and the GPUs kernellab models."""
+
+
 class ModelWarning(UserWarning):
     """The performance model's prediction may mislead: a launch shorter than its launch overhead, or a
     cost the model left out that could change which resource binds (see :func:`kernellab.predict`)."""

@@ -321,18 +321,21 @@ PERFS = (PERF_A6000, PERF_A100, PERF_H100, PERF_H200, PERF_A100_PCIE)
 def as_perf(gpu_or_perf) -> Perf:
     """The :class:`Perf` of a GPU given either way: a ``Perf`` as is, a :class:`GPU` as its rates.
 
-    Every model function accepts either (``predict(c, H100)`` is ``predict(c, PERF_H100)``); anything
-    else is a TypeError that says what to pass.
+    Every model function accepts either (``predict(c, H100)`` is ``predict(c, PERF_H100)``), or a GPU's
+    name (:func:`gpu_named`: an unknown one is an error that names it); anything else is a TypeError that
+    says what to pass.
 
     Examples
     --------
-    >>> as_perf(H100) is PERF_H100, as_perf(PERF_A6000) is PERF_A6000
-    (True, True)
-    >>> as_perf("H100")
+    >>> as_perf(H100) is PERF_H100, as_perf(PERF_A6000) is PERF_A6000, as_perf("H100") is PERF_H100
+    (True, True, True)
+    >>> as_perf(100)
     Traceback (most recent call last):
     ...
-    TypeError: expected a GPU (kernellab.H100, A6000, …) or its rates (kernellab.PERF_H100, …), got a str
+    TypeError: expected a GPU (kernellab.H100, A6000, …) or its rates (kernellab.PERF_H100, …), got a int
     """
+    if isinstance(gpu_or_perf, str):
+        gpu_or_perf = gpu_named(gpu_or_perf)
     if isinstance(gpu_or_perf, Perf):
         return gpu_or_perf
     if isinstance(gpu_or_perf, GPU):
@@ -348,14 +351,44 @@ def as_perf(gpu_or_perf) -> Perf:
         type=type(gpu_or_perf).__name__))
 
 
-def as_gpu(gpu_or_perf) -> GPU:
-    """The :class:`GPU` of a GPU given either way: a ``GPU`` as is, a :class:`Perf` as its ``gpu``.
+def gpu_named(name: str) -> GPU:
+    """The GPU ``name`` stands for: a name of :data:`GPUS` (``"H100 SXM"``, ``"A100 PCIe 80GB"``) or its first
+    word (``"H100"``, ``"A100"`` for the SXM part, ``"A6000"``), in any case. Any other name raises
+    :class:`~kernellab.errors.UnknownGPUError` naming it and the GPUs kernellab models.
 
     Examples
     --------
-    >>> as_gpu(PERF_H100) is H100, as_gpu(A6000) is A6000
-    (True, True)
+    >>> gpu_named("h100") is H100, gpu_named("RTX A6000") is A6000, gpu_named("A100 PCIe 80GB") is A100_PCIE
+    (True, True, True)
+    >>> gpu_named("V100")
+    Traceback (most recent call last):
+    ...
+    kernellab.errors.UnknownGPUError: unknown GPU 'V100': kernellab models RTX A6000, A100 SXM 80GB, H100 SXM, H200 SXM, A100 PCIe 80GB
     """
+    from .errors import UnknownGPUError
+
+    key = name.strip().casefold()
+    for g in GPUS:
+        if key == g.name.casefold():
+            return g
+    for g in GPUS:  # the first with that first word: "A100" is the SXM part, listed before the PCIe one
+        if key and key == g.name.casefold().removeprefix("rtx ").split()[0]:
+            return g
+    raise UnknownGPUError(_("unknown GPU {name!r}: kernellab models {known}").format(
+        name=name, known=", ".join(g.name for g in GPUS)))
+
+
+def as_gpu(gpu_or_perf) -> GPU:
+    """The :class:`GPU` of a GPU given either way: a ``GPU`` as is, a :class:`Perf` as its ``gpu``, a name as
+    :func:`gpu_named` reads it.
+
+    Examples
+    --------
+    >>> as_gpu(PERF_H100) is H100, as_gpu(A6000) is A6000, as_gpu("A100") is A100
+    (True, True, True)
+    """
+    if isinstance(gpu_or_perf, str):
+        return gpu_named(gpu_or_perf)
     if isinstance(gpu_or_perf, GPU):
         return gpu_or_perf
     if isinstance(gpu_or_perf, Perf):

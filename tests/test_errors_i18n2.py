@@ -129,8 +129,10 @@ def test_simt_index_errors_in_chinese(zh, monkeypatch):
 
 
 def test_model_errors_in_chinese(zh):
-    with pytest.raises(TypeError, match=r"^应为 GPU（kernellab\.H100、A6000、…）或其速率（kernellab\.PERF_H100、…），得到的是 str$"):
-        as_perf("H100")
+    with pytest.raises(TypeError, match=r"^应为 GPU（kernellab\.H100、A6000、…）或其速率（kernellab\.PERF_H100、…），得到的是 int$"):
+        as_perf(100)
+    with pytest.raises(ValueError, match=r"^未知的 GPU 'V100'：kernellab 建模的 GPU 是 RTX A6000, A100 SXM 80GB, "):
+        as_perf("V100")
     # the A6000 allows at most 1024 threads per block
     with pytest.raises(LaunchError, match=r"^2048 个线程的线程块无法在 RTX A6000 上启动（须为 1 到 1024）$"):
         occupancy(A6000, 2048)

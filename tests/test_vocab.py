@@ -264,11 +264,15 @@ def test_gpu_and_perf_accepted_everywhere_with_a_clear_error_otherwise():
     x = np.ones(64, np.float32)
     assert launch(simt_axpy, 1, 64, args=(x, x.copy(), 1.0, 0, 64), gpu=PERF_H100).fma == 64
     with pytest.raises(TypeError, match="expected a GPU"):
-        predict(Counts(fma=1), "H100")
+        predict(Counts(fma=1), 2.5)
+    # a name is its GPU (kernellab.specs.gpu_named); an unknown one is an error that names it
+    assert roofline(Counts(fma=1), A6000.name) == roofline(Counts(fma=1), A6000)
+    with pytest.raises(ValueError, match="unknown GPU 'V100'"):
+        predict(Counts(fma=1), "V100")
     with pytest.raises(TypeError, match="Counts or kernellab.triton.TritonCounts"):
         predict({"fma": 1}, H100)
     with pytest.raises(TypeError, match="expected a GPU"):
-        roofline(Counts(fma=1), A6000.name)
+        roofline(Counts(fma=1), 3.0)
 
 
 def test_model_errors_name_what_was_expected():

@@ -109,9 +109,9 @@ def resource_events(counts, target: str = "sm_80") -> dict[str, int]:
       sm_90 instructions, which differ where sm_80's warps repeat a tile (a chained dot whose warps lie
       along N, attention at head dim 256) and ``wgmma``'s do not. Each sm_80 MMA instruction occupies the pipe as long as an fp16 one, so
       this charges an fp16/bf16 dot its FLOPs, a TF32 dot (``m16n8k8``, half the FLOPs an instruction)
-      twice its FLOPs (half the FP16 rate), ``"tf32x3"`` six times, an int8 dot half. The counts do not
-      carry the operands' dtype, and sm_80 converts fp8 to fp16, so an **fp8** dot is charged at the FP16
-      rate, up to 2× slow on the H100 (whose fp8 peak is twice its FP16 one).
+      twice its FLOPs (half the FP16 rate), ``"tf32x3"`` six times, an int8 dot half. An **fp8** dot (the
+      launch records its operands: ``counts.launch["fp8"]``) runs at ``GPU.fp8_tensor_peak`` as ``wgmma``;
+      sm_80 converts fp8 to fp16, so there it is charged at the FP16 rate.
     * **FMA** = elementwise FLOPs, plus ``dot_flops`` ÷ 2 (FFMAs) when the launch compiled no MMA
       (``mma_sm80 == 0``: every dot has ``input_precision="ieee"``, or a lecture-form kernel). The counts
       sum dots without telling them apart: a launch that mixes ieee and MMA dots is charged as if all its
