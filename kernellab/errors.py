@@ -119,7 +119,7 @@ class BlockPointerWarning(UserWarning):
 
 
 class UnknownGPUError(ValueError):
-    """A GPU given by a name kernellab has no spec for (:func:`kernellab.specs.gpu_named`); the message names it
+    """A GPU given by a name kernellab has no spec for (``kernellab.specs.gpu_named``); the message names it
     and the GPUs kernellab models."""
 
 

@@ -322,7 +322,7 @@ def as_perf(gpu_or_perf) -> Perf:
     """The :class:`Perf` of a GPU given either way: a ``Perf`` as is, a :class:`GPU` as its rates.
 
     Every model function accepts either (``predict(c, H100)`` is ``predict(c, PERF_H100)``), or a GPU's
-    name (:func:`gpu_named`: an unknown one is an error that names it); anything else is a TypeError that
+    name (``gpu_named``: an unknown one is an error that names it); anything else is a TypeError that
     says what to pass.
 
     Examples
@@ -352,7 +352,7 @@ def as_perf(gpu_or_perf) -> Perf:
 
 
 def gpu_named(name: str) -> GPU:
-    """The GPU ``name`` stands for: a name of :data:`GPUS` (``"H100 SXM"``, ``"A100 PCIe 80GB"``) or its first
+    """The GPU ``name`` stands for: a name of ``GPUS`` (``"H100 SXM"``, ``"A100 PCIe 80GB"``) or its first
     word (``"H100"``, ``"A100"`` for the SXM part, ``"A6000"``), in any case. Any other name raises
     :class:`~kernellab.errors.UnknownGPUError` naming it and the GPUs kernellab models.
 
@@ -380,7 +380,7 @@ def gpu_named(name: str) -> GPU:
 
 def as_gpu(gpu_or_perf) -> GPU:
     """The :class:`GPU` of a GPU given either way: a ``GPU`` as is, a :class:`Perf` as its ``gpu``, a name as
-    :func:`gpu_named` reads it.
+    ``gpu_named`` reads it.
 
     Examples
     --------
