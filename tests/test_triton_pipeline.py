@@ -128,6 +128,50 @@ def test_chained_dots_put_all_warps_on_one_axis():
     assert _attention(128, 8).mma_sm90 == (16 + 4) * 8
 
 
+def test_a_dot_fed_by_a_dots_result_is_recorded_for_the_async_wgmma_overlap():
+    # _chain: q·kᵀ (operands loaded) then p·v with p computed from q·kᵀ: only p·v is fed by a dot's result,
+    # 2·64·128·64 = 1 048 576 FLOPs of the program's 2 097 152 (D = 128)
+    cnt = _attention(128, 8)
+    assert cnt.launch["dot_accumulated_flops"] == 2 * 64 * 128 * 64 == cnt.dot_flops / 2
+
+
+def test_async_wgmma_runs_beside_the_softmax_on_sm_90_only(monkeypatch):
+    # 132 programs, one a SM, of one 128×128×4096 fp16 dot each, F = 134 217 728 FLOPs (32 768 mma.sync, 8192
+    # wgmma warp instructions): on an H100 SM F ÷ (989.4e12 ÷ 132) = 17.906 µs, ÷ η_wgmma 0.81 = 22.106 µs.
+    # SIMT work on its result: D = 2 509 056 FP32 operations a program: D ÷ (128 lanes × 1.98 GHz) ÷ η 0.66 =
+    # 15.0 µs, and its issue, D ÷ 32 ÷ (4 a cycle × 1.98 GHz) ÷ 0.66, the same 15.0 µs. Nothing is loaded.
+    import importlib
+
+    from kernellab import A100, H100, predict
+    from kernellab.specs import PERF_A100, PERF_H100
+    from kernellab.triton import TritonCounts
+
+    estimate = importlib.import_module("kernellab.model.estimate")  # the module (a function has its name)
+    monkeypatch.setattr(estimate, "OVERLAP", ["async"])  # the candidate (the validation kept "serial")
+    F, D, n = 134_217_728, 2_509_056, 132
+    def counts(share):
+        return TritonCounts(flops=n * F, dot_flops=n * F, mma_sm80=n * 32_768, mma_sm90=n * 8192,
+                            tensor_flops_sm90=n * F,
+                            launch={"grid": (n, 1, 1), "num_warps": 4, "dot_dependent_flops": float(D),
+                                    "dot_accumulated_flops": share * F})
+    t_tensor = F / (989.4e12 / 132) / PERF_H100.eta_wgmma
+    t_simt = D / (128 * 1.98e9) / PERF_H100.eta
+    assert t_simt == pytest.approx(15.0e-6, rel=1e-3)
+    # none fed by a dot: Tensor Cores, then SIMT, 22.106 + 15.0 = 37.1 µs
+    assert predict(counts(0.0), H100)["estimate_time"] == pytest.approx(t_tensor + t_simt)
+    # half of it fed (attention's p·v): that half runs beside the SIMT work, 11.053 + max(11.053, 15.0) = 26.1 µs
+    p = predict(counts(0.5), H100)
+    assert p["estimate_time"] == pytest.approx(t_tensor / 2 + t_simt) and p["estimate_bound"] == "serial"
+    monkeypatch.setattr(estimate, "OVERLAP", ["serial"])  # the model's choice: in turn
+    assert predict(counts(0.5), H100)["estimate_time"] == pytest.approx(t_tensor + t_simt)
+    monkeypatch.setattr(estimate, "OVERLAP", ["async"])
+    # the A100's mma.sync is synchronous: in turn, whatever is fed; 132 programs on 108 SMs: 2 on the busiest
+    a = predict(counts(0.5), A100)
+    t80 = 2 * F / (312e12 / 108) / PERF_A100.eta_mma
+    simt80 = 2 * D / (64 * 1.41e9) / PERF_A100.eta
+    assert a["estimate_time"] == pytest.approx(t80 + simt80)
+
+
 def test_tensor_work_counts_the_warps_that_repeat_a_tile():
     # D = 128, 8 warps, 64 rows: the dots do 2·64·64·128 + 2·64·128·64 = 2 097 152 FLOPs. sm_80 (all warps
     # along N, 512 mma.sync m16n8k16 above): 512 × 4096 = 2 097 152, no warp repeats a tile. sm_90: q·kᵀ's

@@ -628,7 +628,9 @@ class Tally:
         self.n = _ZEROS.copy()
         self.rounds = [0, 0, 0, 0]  # programs' waits: sum, most of one program, programs, tl.dot ones (summed)
         self.flags: dict = {}  # tl.range's loop_stages and warp_specialize (kernellab.triton.executor.rounds.note_loop)
-        self.dep = [0, 0]  # FP32 operations and MUFU warp instructions on tl.dot results (rounds.dependent)
+        # FP32 operations and MUFU warp instructions on tl.dot results (rounds.dependent), and the FLOPs of the
+        # dots fed by a dot's result (rounds.accumulated)
+        self.dep = [0, 0, 0]
         self.dram: dict[str, int] = {}  # array name → sectors first touched by what this tally recorded (lines=True)
         self._pending: dict[tuple, list] = {}
         self._pending_lanes = 0
@@ -980,10 +982,12 @@ class Tally:
         else:
             flags[key] = max(flags.get(key, value), value)
 
-    def dependent(self, flops: int, xu: int) -> None:
-        """Record FP32 operations and MUFU warp instructions on ``tl.dot`` results (:func:`kernellab.triton.executor.rounds.dependent`)."""
+    def dependent(self, flops: int, xu: int, accumulated: int = 0) -> None:
+        """Record FP32 operations and MUFU warp instructions on ``tl.dot`` results (:func:`kernellab.triton.executor.rounds.dependent`),
+        and FLOPs of dots fed by a dot's result (:func:`kernellab.triton.executor.rounds.accumulated`)."""
         self.dep[0] += flops
         self.dep[1] += xu
+        self.dep[2] += accumulated
 
     def rounds_info(self) -> dict:
         """Rounds per program, for ``TritonCounts.launch``: ``rounds`` and ``dot_rounds`` (means over the programs
@@ -992,7 +996,8 @@ class Tally:
         if not programs:
             return dict(self.flags)
         return {"rounds": total / programs, "dot_rounds": dot / programs, "rounds_max": float(most),
-                "dot_dependent_flops": self.dep[0] / programs, "dot_dependent_xu": self.dep[1] / programs, **self.flags}
+                "dot_dependent_flops": self.dep[0] / programs, "dot_dependent_xu": self.dep[1] / programs,
+                "dot_accumulated_flops": self.dep[2] / programs, **self.flags}
 
     def merge(self, other: Tally):
         """Add another tally's counts into this one."""

@@ -73,6 +73,18 @@ def note_dot(prog, a, b, operands: str) -> None:
         prog.tally.note("fp8", True)
 
 
+def accumulated(flops: int) -> None:
+    """A ``tl.dot`` of ``flops`` FLOPs (all the step's programs) with an operand or accumulator computed from a
+    dot's result (attention's ``p·v``, its backward's ``dv += p_tᵀ·do``, a K loop's ``acc = tl.dot(a, b, acc)``):
+    the last dot of a loop step's chain, whose result a loop carries to its next accumulation. On sm_90
+    Triton's pipeliner makes a loop's ``wgmma`` asynchronous and waits for it only where its result is next
+    used (``asyncLaunchDots``, ``lib/Dialect/TritonGPU/Transforms/Pipeliner/WGMMAPipeline.cpp``), so the
+    program's next SIMT work runs meanwhile (:mod:`kernellab.model.estimate`)."""
+    prog = _CURRENT.get()
+    if prog is not None:
+        prog.tally.dependent(0, 0, flops)
+
+
 def dependent(shape: tuple, flops_per_element: int = 1, mufu: bool = False) -> None:
     """Operations on a ``tl.dot``'s result (or on what was computed from one): ``flops_per_element`` FP32
     operations and, with ``mufu``, one special function, on every element of a ``shape`` block, in every

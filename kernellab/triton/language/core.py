@@ -24,7 +24,7 @@ from ..executor import dtypes as T
 from ..executor import kinds, memory, numerics, sampling
 from ..executor.loops import Loop
 from ..executor.program import _CURRENT, current
-from ..executor.rounds import dependent, loaded, note_dot, note_loop, waited
+from ..executor.rounds import accumulated, dependent, loaded, note_dot, note_loop, waited
 from ..executor.tensor import (
     _align,
     _operand,
@@ -445,7 +445,10 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     n = b._shape[-1]
     operands = a.dtype.name if a.dtype.primitive_bitwidth > 8 else ("fp8" if a.dtype.is_floating() else "int8")
     precision = getattr(input_precision, "value", input_precision)
-    prog.tally.flops(numerics.dot_flops((1, *a._shape), (1, *b._shape), prog.P), operands, precision)
+    flops = numerics.dot_flops((1, *a._shape), (1, *b._shape), prog.P)
+    prog.tally.flops(flops, operands, precision)
+    if any(getattr(x, "_dep", False) for x in (a, b, acc)):  # fed by a dot's result: waited at its next use
+        accumulated(flops)
     # dots feeding one another share their warps (kernellab.triton.compiler.mma.DotChain): the plan of
     # each is made once the program has run, so its MMA instructions and layouts are counted then
     chain = _dot_chain(a) or _dot_chain(b) or DotChain()
