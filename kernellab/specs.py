@@ -51,6 +51,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kernellab.errors import UnknownGPUError
 from kernellab.i18n import _
 
 
@@ -365,8 +366,6 @@ def gpu_named(name: str) -> GPU:
     ...
     kernellab.errors.UnknownGPUError: unknown GPU 'V100': kernellab models RTX A6000, A100 SXM 80GB, H100 SXM, H200 SXM, A100 PCIe 80GB
     """
-    from .errors import UnknownGPUError
-
     key = name.strip().casefold()
     for g in GPUS:
         if key == g.name.casefold():
