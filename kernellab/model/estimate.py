@@ -99,7 +99,7 @@ SM_RESOURCES = ("FMA", "tensor", "XU", "issue", "L1", "shared", "MIO")
 #: unless it is warp-specialised; "async" is "serial" with sm_90's dots fed by a dot's result beside the SIMT work
 #: (``_serial``). Validation (47 scored rows, the harness of e84eab2): "serial" 55 % / 87 % within
 #: [0.8, 1.25] / [0.5, 2], geometric mean 0.767; "async" the same shares, 0.720; on the five rows whose kernel
-#: is the measured Triton tutorial (AF-03, -04, -13, -14, -17) the mean |log ratio| is 0.15 with "serial" and 0.29
+#: is the measured Triton tutorial (AF-03, -04, -13, -14, -17) the mean absolute log of the ratio is 0.15 with "serial" and 0.29
 #: with "async" (long sequences better, short ones worse): "serial" is kept.
 OVERLAP = ["serial"]
 
