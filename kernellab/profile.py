@@ -325,7 +325,7 @@ class Report:
             [_("Throughput bound: {resource}").format(resource=resource_label(p["bound"])), "", fmt_time(p["time"])],
             [_("do_bench would read (launch included)"), "", fmt_time(bench)]]))
         return Section(_("GPU Speed Of Light (predicted)"),
-                       Table([_("Resource"), _("Profiler metric"), _("Busiest SM's time"),
+                       Table([_("Resource"), _("Profiler metric"), _("Busiest SM"),
                               _("Predicted % of peak")], rows))
 
     def _compute(self) -> Section | None:

@@ -173,7 +173,8 @@ Claims() \
     .add(tr("Unpadded: the finding's line is the tile read"), conflict.line, read_line[1]) \
     .add(tr("Unpadded: ways of the conflict on that line"), conflict.value, 32) \
     .add(tr("Unpadded: conflicts on that line"), by_line["columns"].by_line[read_line].shld_conflicts, 992) \
-    .add(tr("Padded: bank-conflict findings"), len([f for f in by_line["padded"].report().findings if f.rule == "bank conflicts"]), 0) \
+    .add(tr("Padded: bank-conflict findings"),
+         len([f for f in by_line["padded"].report().findings if f.rule == "bank conflicts"]), 0) \
     .add(tr("Padded: a launch finding names the one-block grid"),
          any(f.rule == "small grid" for f in by_line["padded"].report().findings), True) \
     .show()
