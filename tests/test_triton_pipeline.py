@@ -6,6 +6,8 @@ import pytest
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
+from tests.shared_kernels import fp8_dot_kernel as _fp8  # the compiled reference's own kernels
+from tests.shared_kernels import invariant_a_kernel as _invariant_a
 
 
 @triton.jit
@@ -236,14 +238,6 @@ def test_a_batched_dot_stages_its_operands_per_batch_share():
     assert (cnt.shared_stores_sm80, cnt.shared_loads_sm80) == ((2 + 4) * 4, (3 + 4) * 4)
 
 
-@triton.jit
-def _fp8(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
-    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
-    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :]).to(tl.float8e4nv, bitcast=True)
-    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :]).to(tl.float8e4nv, bitcast=True)
-    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
-
-
 def test_fp8_wgmma_reads_b_k_major_and_a_computed_operand_from_registers():
     # 64 × 64 fp8 bytes each, 32 a thread. wgmma reads B K-major (only 16-bit floats may be transposed):
     # B, loaded along N, is stored one byte at a time: 32 st.shared a thread. A is a bitcast, not a
@@ -317,18 +311,6 @@ def test_pipelined_fp8_operands_computed_by_a_bitcast():
     a, b = np.ones((64, 128), np.uint8), np.ones((64, 128), np.uint8)
     cnt = _fp8_loop[(1,)](a, b, np.zeros((64, 64), np.float32), 128, BM=64, BN=64, BK=64)
     assert (cnt.shared_loads_sm90, cnt.shared_stores_sm90) == (64, 48)
-
-
-@triton.jit
-def _invariant_a(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
-    a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
-    b_ptrs = b_ptr + rk[:, None] * BN + rn[None, :]
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for _ in range(0, K, BK):
-        acc += tl.dot(a, tl.load(b_ptrs))
-        b_ptrs += BK * BN
-    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
 
 
 def test_an_operand_made_before_the_loop_is_stored_once():
