@@ -33,6 +33,23 @@ def test_fp16_values_equal_astype_on_every_exponent(seed):
     assert np.array_equal(fp16_values(x).view(np.uint32), reference(x))
 
 
+def test_fp16_values_of_unsigned_values_on_every_exponent():
+    # no sign bit set (FlashAttention's p = exp2(…) ≥ 0): no copysign, and x's own bits give 2^e, so x must
+    # come back unchanged. +0, 2^-25 (half the smallest subnormal: a tie, to +0), 3·2^-26 (up to 2^-24),
+    # 2^-14 − 2^-30 (up to the smallest normal), halfway points of every exponent, random mantissas
+    rng = np.random.default_rng(11)
+    exp = rng.integers(0, 143, 1 << 16).astype(np.uint32)
+    man = rng.integers(0, 1 << 23, exp.size).astype(np.uint32)
+    man[::3] = (man[::3] & ~np.uint32(0x1FFF)) | 0x1000  # halfway between fp16 normal neighbours
+    man[1::5] = (man[1::5] & ~np.uint32(0xFFFFF)) | 0x80000  # halfway for subnormal fp16 results
+    x = ((exp << 23) | man).view(np.float32)
+    x = np.concatenate([np.float32([0.0, 2**-25, 3 * 2**-26, 2**-14 - 2**-30, 65519]), x[x < 65520]])
+    before = x.copy()
+    got = fp16_values(x)
+    assert np.array_equal(got.view(np.uint32), reference(x))
+    assert np.array_equal(x.view(np.uint32), before.view(np.uint32))  # not written over
+    assert got[0].view(np.uint32) == 0 and got[1].view(np.uint32) == 0  # +0, not −0
+
 
 def test_fp16_values_of_normals_only_near_every_fp16_value():
     # fp16 normals only (|x| ≥ 2^-14): fp16_values rounds the bits. fp16 normals are 2^13 float32 steps apart;

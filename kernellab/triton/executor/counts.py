@@ -1189,8 +1189,9 @@ class Touched:
         bitmap[ids] = True
         return None
 
-    def mark_rows(self, name: str, flat: np.ndarray, starts, active):
-        """Mark the sectors of rows of consecutive elements: row ``r`` is ``flat[starts[r]:starts[r] + active[r]]``."""
+    def mark_rows(self, name: str, flat: np.ndarray, starts, active, key: int | None = None):
+        """Mark the sectors of rows of consecutive elements: row ``r`` is ``flat[starts[r]:starts[r] + active[r]]``
+        (``key``: the address of ``flat``'s data, as :meth:`mark_run` takes it)."""
         s, k = np.asarray(starts, np.int64).reshape(-1), np.asarray(active, np.int64).reshape(-1)
         if s.size != k.size:
             s, k = np.broadcast_arrays(s, k)
@@ -1201,7 +1202,7 @@ class Touched:
             w = flat.itemsize
             lo, hi = s * w // SECTOR_BYTES, ((s + k) * w - 1) // SECTOR_BYTES + 1
             return self._first(self._bitmap(name, flat), self._run_ids(lo, hi))
-        self._add_run(name, flat, s, s + k)
+        self._add_run(name, flat, s, s + k, key)
 
     def mark_run(self, name: str, flat: np.ndarray, start: int, n: int, key: int | None = None):
         """Mark the sectors of ``flat[start:start + n]`` (``n`` > 0; ``key``: the address of ``flat``'s data)."""

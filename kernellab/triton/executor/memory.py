@@ -393,8 +393,8 @@ def _strided_rows(flat: np.ndarray, s: np.ndarray, width: int):
     starts are not evenly spaced (``s`` non-decreasing; every row's first ``width`` elements in bounds)."""
     rows = s.size
     step = int(s[1] - s[0]) if rows > 1 else 0
-    if step < 0 or (rows > 2 and (np.diff(s) != step).any()):
-        return None
+    if step < 0 or rows > 2 and (int(s[-1] - s[0]) != step * (rows - 1) or (np.diff(s) != step).any()):
+        return None  # (the last start first: FlashAttention's keys, a tile per head, fail there without a pass)
     w = flat.itemsize
     return np.ndarray((rows, width), flat.dtype, flat, int(s[0]) * w, (step * w, w))  # as _window makes it
 
@@ -451,9 +451,9 @@ def _read_lines(flat: np.ndarray, view: View, lines, other):
         if full is None and flat.dtype == np.float16:
             per = _per_group(view.base, which)
 
-            def widen(part=part, which=which, axis=axis, per=per):  # a column tile: its lines' transpose, a view
-                wide = _widen(part)[which if per == 1 else which[::per]]  # (np.matmul reads each matrix in
-                wide = wide.transpose(0, 2, 1) if axis == 0 else wide  # either order, the same sums)
+            def widen(part=part, which=which, axis=axis, per=per):  # a column tile: its lines' transpose,
+                wide = _widen(part)[which if per == 1 else which[::per]]  # copied in row order, as the reference's
+                wide = np.ascontiguousarray(wide.transpose(0, 2, 1)) if axis == 0 else wide  # gather lays it out
                 return wide if per == 1 else Grouped(wide, per)
 
             def values(part=part, which=which, axis=axis):  # ``part`` is a copy: later stores do not reach it

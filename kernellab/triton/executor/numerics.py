@@ -258,7 +258,8 @@ def fp16_values(x: np.ndarray) -> np.ndarray | None:
     grid by ``(x + c) − c``, where ``c = 1.5·2^(e+13)`` has a float32 spacing of ``2^(e−10)``, fp16's spacing at
     ``x``'s exponent ``e`` (``e`` at least −14: below it fp16's subnormals are evenly spaced by ``2^−24``); ``c``
     is an even multiple of that spacing, so ties go to the even fp16 neighbour, and ``copysign`` restores the
-    sign of values that round to 0.
+    sign of values that round to 0 (where no ``x`` has its sign bit set, ``(x + c) − c`` is +0 or positive
+    already: FlashAttention's ``p``, one pass and one copy fewer).
 
     >>> x = np.float32([1 + 2**-11, 1 + 3 * 2**-11, 2**-25, -2**-25, 3 * 2**-26, 65519, 1e-30])
     >>> fp16_values(x).view(np.uint32).tolist() == x.astype(np.float16).astype(np.float32).view(np.uint32).tolist()
@@ -274,9 +275,13 @@ def fp16_values(x: np.ndarray) -> np.ndarray | None:
     if x.size == 0:
         return None
     b = x.view(np.uint32)
-    a = b & np.uint32(0x7FFFFFFF)  # |x| as bits (ordered as the values are; NaN above infinity)
-    if np.maximum.reduce(a, axis=None) >= _FP16_TOO_BIG:
-        return None  # |x| ≥ 65520, infinity, NaN
+    signed = np.maximum.reduce(b, axis=None) >= _FP16_TOO_BIG  # a sign bit makes b at least 2^31
+    if signed:
+        a = b & np.uint32(0x7FFFFFFF)  # |x| as bits (ordered as the values are; NaN above infinity)
+        if np.maximum.reduce(a, axis=None) >= _FP16_TOO_BIG:
+            return None  # |x| ≥ 65520, infinity, NaN
+    else:  # every x is +0 or positive, below 65520 (p = exp2(…) in FlashAttention): x is |x|, its own sign
+        a = b
     if np.minimum.reduce(a, axis=None) >= _FP16_MIN_NORMAL:  # fp16 normals only: on the bits
         r = b >> np.uint32(13)
         r &= np.uint32(1)
@@ -284,13 +289,18 @@ def fp16_values(x: np.ndarray) -> np.ndarray | None:
         r += b
         r &= np.uint32(0xFFFFE000)
         return r.view(np.float32)
-    e = a
-    e &= np.uint32(0x7F800000)  # 2^e as bits
+    if signed:
+        e = a
+        e &= np.uint32(0x7F800000)  # 2^e as bits
+    else:
+        e = b & np.uint32(0x7F800000)  # b is x's own bits: not written over
     np.maximum(e, _FP16_MIN_NORMAL, out=e)
     e += np.uint32((13 << 23) + (1 << 22))
     c = e.view(np.float32)
     out = np.add(x, c)
     out -= c
+    if not signed:  # x ≥ +0 and c > 0: (x + c) − c is +0 or positive, the sign copysign would give it
+        return out
     return np.copysign(out, x, out=out)
 
 

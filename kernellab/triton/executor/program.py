@@ -216,8 +216,9 @@ class Program:
     def touch_rows(self, flat: np.ndarray, starts: np.ndarray, active: np.ndarray):
         """Record the sectors of rows of consecutive elements (see :meth:`~kernellab.triton.executor.counts.Touched.mark_rows`)."""
         if self.touched is not None:
-            name = self.name_of(flat)
-            self._first_touch(name, self.touched.mark_rows(name, flat, starts, active))
+            key = self.address(flat)
+            name = self.names.get(key, "array")
+            self._first_touch(name, self.touched.mark_rows(name, flat, starts, active, key))
 
     def touch_lines(self, flat: np.ndarray, starts: np.ndarray, n: int):
         """Record the sectors of lines of ``n`` consecutive elements (see :meth:`~kernellab.triton.executor.counts.Touched.mark_lines`)."""
