@@ -280,19 +280,19 @@ def _closed(view: View, w: int, p: layout.Plan, store: bool, rows: int, lanes: i
     starts = view.starts()
     if starts is not None:
         k = view.prefix()
-        active = None if k is None or view.keep is None or (k == lanes).all() else k
         if runs and k is not None and view.run() and LINE_BYTES % w == 0 and (rows == 1 or lanes * w % LINE_BYTES == 0):
             # one run of whole rows, each starting at the same byte of a 128-byte line (the first's), then a
-            # prefix: (rows − 1) full rows alike and the last; a row's counts are those of the same row
-            # moved by whole lines (requests, sectors and lines are all cut at multiples of 128 bytes; ideal
-            # sectors do not depend on where the row starts)
+            # prefix: (rows − 1) full rows alike and the last (k[-1] lanes); a row's counts are those of the
+            # same row moved by whole lines (requests, sectors and lines are all cut at multiples of 128
+            # bytes; ideal sectors do not depend on where the row starts)
             at = int(starts[0]) * w % LINE_BYTES // w
-            req, sec, lin, ideal = _run_row(p, at, lanes, lanes if active is None else int(k[-1]), w, store)
+            req, sec, lin, ideal = _run_row(p, at, lanes, int(k[-1]), w, store)
             if rows > 1:
                 f_req, f_sec, f_lin, f_ideal = _run_row(p, at, lanes, lanes, w, store)
                 r = rows - 1
                 req, sec, lin, ideal = req + f_req * r, sec + f_sec * r, lin + f_lin * r, ideal + f_ideal * r
             return req, sec, lin, ideal
+        active = None if k is None or view.keep is None or (k == lanes).all() else k
         starts = np.asarray(starts, np.int64)
         mask = None if k is not None else view.mask()
         if p.chunked and not (starts % v).any():

@@ -378,10 +378,19 @@ class View:
         after the last, all kept but a prefix of the last."""
         got = self._got.get("run")
         if got is None:
-            s, k = self.starts(), self.prefix()
-            n = self.numel
-            got = s is not None and k is not None and (self.rows == 1 or bool(
-                (s[1:] - s[:-1] == n).all() and (k[:-1] == n).all()))
+            # the answer depends on the base, the shift's differences and the kept lanes: found once for every
+            # view of a base with the same shift array (or an int: it moves every start alike) and the same kept
+            # lanes (``x_ptr + offs``, ``y_ptr + offs`` and ``out_ptr + offs`` under one mask)
+            sh = self.shift if self.shift.__class__ is np.ndarray else None
+            seen = self.base.memo.get("run")
+            if seen is not None and seen[0] is sh and seen[1] is self.keep:
+                got = seen[2]
+            else:
+                s, k = self.starts(), self.prefix()
+                n = self.numel
+                got = s is not None and k is not None and (self.rows == 1 or bool(
+                    (s[1:] - s[:-1] == n).all() and (k[:-1] == n).all()))
+                self.base.memo["run"] = (sh, self.keep, got)
             self._got["run"] = got
         return got
 
