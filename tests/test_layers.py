@@ -4,6 +4,7 @@ Inside the mini-Triton, only the API shell prices launches with the performance 
 imports nothing above it (docs/layout.md draws the floors)."""
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "kernellab"
@@ -21,8 +22,14 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
-def _imports(name: str):
-    """``(imported module, whether at the top of the module)`` of every import ``name`` makes."""
+@functools.cache
+def _imports(name: str) -> tuple:
+    """``(imported module, whether at the top of the module)`` of every import ``name`` makes (each module parsed
+    once, when a test first asks: not at collection, which every worker repeats)."""
+    return tuple(_walk_imports(name))
+
+
+def _walk_imports(name: str):
     path = MODULES[name]
     tree = ast.parse(path.read_text())
     top = {id(n) for n in tree.body}
@@ -38,7 +45,10 @@ def _imports(name: str):
                 yield alias.name, id(node) in top
 
 
-GRAPH = {m: {t for t, _top in _imports(m) if t in MODULES and t != m} for m in MODULES}
+@functools.cache
+def _graph() -> dict:
+    """Module → the package's modules it imports."""
+    return {m: {t for t, _top in _imports(m) if t in MODULES and t != m} for m in MODULES}
 
 
 def _circles(graph: dict) -> list[list[str]]:
@@ -74,7 +84,7 @@ def _circles(graph: dict) -> list[list[str]]:
 
 
 def test_no_import_circle():
-    assert _circles(GRAPH) == []
+    assert _circles(_graph()) == []
 
 
 def test_imports_inside_functions_are_of_optional_dependencies_only():
@@ -87,9 +97,10 @@ def test_the_executor_imports_nothing_above_it_and_only_the_api_shell_imports_th
     above = ("kernellab.triton.language", "kernellab.triton.runtime", "kernellab.triton.replay",
              "kernellab.triton.testing", "kernellab.triton.timing", "kernellab.model")
     executor = [m for m in MODULES if m.startswith("kernellab.triton.executor")]
-    assert [(m, t) for m in executor for t in GRAPH[m] if t.startswith(above)] == []
+    graph = _graph()
+    assert [(m, t) for m in executor for t in graph[m] if t.startswith(above)] == []
     priced = sorted(m for m in MODULES if m.startswith("kernellab.triton.")
-                    and any(t.startswith("kernellab.model") for t in GRAPH[m]))
+                    and any(t.startswith("kernellab.model") for t in graph[m]))
     assert priced == ["kernellab.triton.runtime.tuning", "kernellab.triton.timing"]
     # and a circle is seen when there is one
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
