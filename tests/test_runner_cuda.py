@@ -5,6 +5,7 @@ streams and events are the one modelled queue, and what they do not stand in for
 tests/test_runner_torch.py runs the same stand-ins inside ``torch.cuda`` (needs torch); the answers here are the
 functions' own, so a wrong number or a missing refusal fails in the fast session too."""
 
+import contextvars
 import textwrap
 import types
 
@@ -200,6 +201,21 @@ def test_events_time_the_launches_between_them(modelled):
     assert cuda._clock() is clock and clock in launches._RECORDERS.get()  # started once, recording launches
     cuda._stop_clock()
     assert cuda._CLOCK == {} and clock not in launches._RECORDERS.get()
+
+
+def test_a_clock_stopped_from_another_context_leaves_that_contexts_recorders():
+    clock = cuda._clock()  # started here: its token belongs to this context
+
+    def stop():
+        cuda._stop_clock()  # the token cannot reset another context's variable: the clock is dropped from this one's
+        return launches._RECORDERS.get()
+
+    try:
+        assert clock in launches._RECORDERS.get()
+        left = contextvars.copy_context().run(stop)
+        assert clock not in left and cuda._CLOCK == {}
+    finally:
+        launches._RECORDERS.set(tuple(r for r in launches._RECORDERS.get() if r is not clock))
 
 
 @pytest.mark.parametrize("name", ["CUDAGraph", "graph", "make_graphed_callables"])
