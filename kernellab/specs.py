@@ -32,7 +32,9 @@ during code generation on modern GPUs", JPDC 2022): ``gpu-latency`` (one warp ch
 plateau of each level: A100 80GB L2 205, DRAM 552; GH200, the H100 die with HBM3, L2 280, DRAM 688; A40, the
 A6000's GA102 with GDDR6, L2 250, DRAM 556), ``gpu-stream`` (the ``scale`` kernel, one load and one store
 stream, at full occupancy: A100 80GB 1737 GB/s of 2039, GH200 3174 of 4000, A40 654 of 696),
-``gpu-l2-cache`` (L2-resident reads: A100 80GB 5.4 TB/s, H200 9.9 TB/s) and ``gpu-small-kernels`` (10 000
+``gpu-l2-cache`` (L2-resident reads: A100 80GB 5.4 TB/s, H200 9.9 TB/s), ``gpu-l2-stream`` (its ``write`` kernel, one
+coalesced 8-byte store a thread, full occupancy, at the plateau of 2–12 MB working sets: A100 80GB 2.42 TB/s, GH200
+4.5 TB/s; its ``scale`` kernel, a load and a store, 3.9 and 6.8 TB/s) and ``gpu-small-kernels`` (10 000
 back-to-back launches of a 4096-element ``scale`` kernel, 64 KiB each: A100 80GB 25 GB/s = 2.6 µs a launch,
 1.34 µs as a CUDA graph; H200 27 GB/s = 2.4 µs, 1.26 µs as a graph; A40 32 GB/s = 2.0 µs, 1.09 µs);
 [CCCL-2086] ``NVIDIA/cccl`` pull request 2086, BabelStream ``mul`` on an H200 with nvbench (2^28 int8
@@ -210,6 +212,8 @@ class Perf:
     mma_sync_share: float = 1.0  # share of the dense Tensor Core peak mma.sync reaches: 2/3 on sm_90 [FA3], 1 before
     dram_efficiency: float = 1.0  # MEASURED share of the spec sheet's DRAM bandwidth a streaming kernel sustains [RRZE]
     l2_bw: float | None = None  # L2 bandwidth for L2-resident reads, bytes/s [RRZE]; None: not measured, no L2 term
+    l2_write_bw: float | None = None  # MEASURED L2 bandwidth for stores to L2-resident data, bytes/s: the plateau of
+    #   a kernel that only stores [RRZE gpu-l2-stream]; None: stores at l2_bw
     dram_latency_cycles: float = 0.0  # MEASURED: one warp's dependent load from DRAM, cycles [RRZE gpu-latency]
     l2_latency_cycles: float = 0.0  # MEASURED: the same hitting L2 [RRZE gpu-latency]
     shared_latency_cycles: float = 28.0  # a dependent shared-memory load, cycles [ACCEL-SIM]
@@ -284,20 +288,23 @@ ETA_WGMMA = 0.81
 
 #: What each GPU was measured to do, for the per-SM model ([RRZE], [CCCL-2086]; see the module's sources). The
 #: A6000 takes the A40's numbers (the same GA102 with GDDR6), the H100 the GH200's (its die, with HBM3) and the
-#: H200's L2 and launches (its die and clocks); the cycles are read at the GPU's rated clock.
+#: H200's L2 reads and launches (its die and clocks), both the GH200's L2 stores (the same die, measured at the same
+#: 1.98 GHz); the cycles are read at the GPU's rated clock.
 MEASURED = {
     "RTX A6000": dict(dram_efficiency=654 / 696, dram_latency_cycles=556, l2_latency_cycles=250,
                       launch_stream_s=2.05e-6, launch_graph_s=1.09e-6, launch_cold_s=2.05e-6),
     "A100 SXM 80GB": dict(dram_efficiency=1737 / 2039, dram_latency_cycles=552, l2_latency_cycles=205, l2_bw=5.4e12,
-                          launch_stream_s=2.62e-6, launch_graph_s=1.34e-6, launch_cold_s=8.09e-6),
+                          l2_write_bw=2.42e12, launch_stream_s=2.62e-6, launch_graph_s=1.34e-6,
+                          launch_cold_s=8.09e-6),
     "A100 PCIe 80GB": dict(dram_efficiency=1737 / 2039, dram_latency_cycles=552, l2_latency_cycles=205, l2_bw=5.4e12,
-                           launch_stream_s=2.62e-6, launch_graph_s=1.34e-6, launch_cold_s=8.09e-6),  # the SXM part's
+                           l2_write_bw=2.42e12, launch_stream_s=2.62e-6, launch_graph_s=1.34e-6,
+                           launch_cold_s=8.09e-6),  # the SXM part's
     "H100 SXM": dict(dram_efficiency=3174 / 4000, dram_latency_cycles=688, l2_latency_cycles=280, l2_bw=9.9e12,
-                     launch_stream_s=2.43e-6, launch_graph_s=1.26e-6, launch_cold_s=4.28e-6, mma_sync_share=2 / 3,
-                     eta_wgmma=ETA_WGMMA),
+                     l2_write_bw=4.5e12, launch_stream_s=2.43e-6, launch_graph_s=1.26e-6, launch_cold_s=4.28e-6,
+                     mma_sync_share=2 / 3, eta_wgmma=ETA_WGMMA),
     "H200 SXM": dict(dram_efficiency=0.83, dram_latency_cycles=688, l2_latency_cycles=280, l2_bw=9.9e12,
-                     launch_stream_s=2.43e-6, launch_graph_s=1.26e-6, launch_cold_s=4.28e-6, mma_sync_share=2 / 3,
-                     eta_wgmma=ETA_WGMMA),
+                     l2_write_bw=4.5e12, launch_stream_s=2.43e-6, launch_graph_s=1.26e-6, launch_cold_s=4.28e-6,
+                     mma_sync_share=2 / 3, eta_wgmma=ETA_WGMMA),
 }
 
 

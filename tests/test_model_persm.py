@@ -328,14 +328,6 @@ def test_work_on_dot_results_runs_after_the_dot_unless_warp_specialised(flops, x
     assert serial["t_critical"] == pytest.approx(t_tensor)  # one program alone: its dots, no load chain
 
 
-def test_the_l2_term_charges_a_triton_launchs_requested_sectors():
-    # 10 load + 6 store + 2 atomic sectors × 32 B = 576 B through L2 at 9.9 TB/s; a SIMT launch's none
-    c = TritonCounts(programs=1, load_requests=1, load_sectors=10, store_sectors=6, atomic_sectors=2,
-                     launch={"grid": (1, 1, 1), "num_warps": 4})
-    assert _quiet_predict(c)["t_l2"] == pytest.approx(576 / PERF_H100.l2_bw)
-    assert _quiet_predict(Counts(gld_instr=1, gld_lines=4, warp_instr=1, dram_sectors={"x": 16}))["t_l2"] == 0.0
-
-
 def test_one_trip_of_a_k_loop_is_pipelined_too():
     # D = 1: one stage waits L; two stages: the first L, then max(0, L − a) more, with a < L: 2L in all
     one = _quiet_predict(_dot_loop_counts(1, rounds=1.0, dot_rounds=1.0))

@@ -101,7 +101,7 @@ def resource_events(counts, target: str = "sm_80") -> dict[str, int]:
     warp instructions, global lines (loads, stores and atomics), shared wavefronts, LSU instructions
     (atomics included), compulsory DRAM bytes, and ``atomic_same_address``.
 
-    Mini-Triton :class:`~kernellab.TritonCounts` count no shared memory for the model, so:
+    Mini-Triton :class:`~kernellab.TritonCounts`:
 
     * **tensor** = the FP16-equivalent FLOPs of the ``tl.dot`` calls Triton compiles to ``mma.sync`` /
       ``wgmma`` (Nsight Compute: ``sm__pipe_tensor_cycles_active``): ``mma_sm80`` × 4096, the FLOPs of
@@ -120,8 +120,13 @@ def resource_events(counts, target: str = "sm_80") -> dict[str, int]:
       (``mma_sm90`` for ``target="sm_90"``, else ``mma_sm80``): a lower bound, address arithmetic is not
       counted.
     * XU = ``xu_instructions`` × 32 (the special functions as Triton compiles them, ``MUFU``), also issued.
-    * L1 = lines (loads, stores, atomics); shared = 0; MIO = requests (atomics included); DRAM =
-      compulsory bytes; atomic = ``atomic_same_address``.
+    * **shared** = the shared-memory wavefronts of the instructions Triton 3.9 adds for layout conversions,
+      cross-warp reductions and ``tl.dot``'s operands, as the target compiles them (``shared_wavefronts_sm90``
+      for ``target="sm_90"``, else ``shared_wavefronts_sm80``; Nsight Compute's
+      ``l1tex__data_pipe_lsu_wavefronts_mem_shared.sum``), bank conflicts included: each takes the SM's shared
+      memory a cycle, as a SIMT launch's do. ``wgmma`` reads its operands from shared memory without them.
+    * L1 = lines (loads, stores, atomics); MIO = requests (atomics included); DRAM = compulsory bytes;
+      atomic = ``atomic_same_address``.
 
     An atomic request is charged like a load at L1 and MIO (its lines and its instruction) and, at the
     L2, by the serial chain of updates to its most-updated address (``atomic``; see ``predict``).
@@ -140,6 +145,13 @@ def resource_events(counts, target: str = "sm_80") -> dict[str, int]:
     >>> t = TritonCounts(flops=262_144, dot_flops=262_144, mma_sm80=64, mma_sm90=64)
     >>> {k: v for k, v in resource_events(t).items() if v}
     {'tensor': 262144, 'issue': 64}
+
+    A conversion whose stores take 96 wavefronts on sm_80 and 64 on sm_90 (a different swizzle) charges each
+    target its own:
+
+    >>> t = TritonCounts(shared_wavefronts_sm80=96, shared_wavefronts_sm90=64)
+    >>> resource_events(t)["shared"], resource_events(t, "sm_90")["shared"]
+    (96, 64)
     """
     if isinstance(counts, Counts):
         return {
@@ -168,7 +180,7 @@ def resource_events(counts, target: str = "sm_80") -> dict[str, int]:
             "XU": xu * 32,
             "issue": -(-fp // 32) + requests + mma + xu,
             "L1": counts.load_lines + counts.store_lines + counts.atomic_lines,
-            "shared": 0,
+            "shared": getattr(counts, "shared_wavefronts_sm90" if target == "sm_90" else "shared_wavefronts_sm80", 0),
             "MIO": requests,
             "DRAM": counts.dram_bytes,
             "atomic": getattr(counts, "atomic_same_address", 0),

@@ -19,8 +19,8 @@ runs faster than its busiest resource allows, so a measurement above the bound p
 * DRAM delivers its measured sustained share of the spec sheet (``Perf.dram_efficiency``), and only what
   a cold L2 cannot supply: a warm launch (``timer="cudagraph"``, ``"stream"``) whose footprint fits in L2
   reads it from L2 (``Perf.l2_bw``);
-* L2 serves the mini-Triton's requested sectors at ``Perf.l2_bw`` (its programs share tiles through L2,
-  not L1: ``tl.dot`` operands go through shared memory);
+* L2 serves the sectors the SMs send it (:func:`l2_traffic`, Nsight Compute's ``lts__t_sectors``): loads at
+  ``Perf.l2_bw``, stores and atomics at ``Perf.l2_write_bw``, one after the other (the L2's slices serve both);
 * latency, by Little's law: a program waits for its loads ``rounds`` times (a round: loads issued together,
   then used), each a round trip (``Perf.dram_latency_cycles`` for data from DRAM, ``l2_latency_cycles``
   from L2), plus its own pipe time at the share of the SM its warps can use; the busiest SM holds
@@ -39,7 +39,7 @@ from ..grid import cdiv
 from ..specs import Perf
 from .persm import Distribution
 
-__all__ = ["estimate_terms", "sm_times", "tensor_kind"]
+__all__ = ["estimate_terms", "l2_seconds", "l2_traffic", "sm_times", "tensor_kind"]
 
 #: The resources in the order ties are broken, as bound name → (result key, what is counted, rate field);
 #: :mod:`kernellab.model.bounds` exports it.
@@ -146,10 +146,7 @@ def estimate_terms(counts, events: dict, times: dict, perf: Perf, clock_hz: floa
     footprint = dram_bytes
     warm_hit = (not cold) and perf.gpu.l2_bytes and footprint <= perf.gpu.l2_bytes
     t_dram = 0.0 if warm_hit else dram_bytes / (perf.dram_bw * perf.dram_efficiency)
-    requested = _l2_bytes(counts)
-    if warm_hit:
-        requested = max(requested, footprint)
-    t_l2 = requested / perf.l2_bw if (perf.l2_bw and requested) else 0.0
+    t_l2 = l2_seconds(counts, perf, footprint if warm_hit else 0)
     loads = events["MIO"] > 0
     latency = (perf.l2_latency_cycles if warm_hit else perf.dram_latency_cycles) / clock_hz
     t_round = latency if loads else 0.0
@@ -182,13 +179,55 @@ def estimate_terms(counts, events: dict, times: dict, perf: Perf, clock_hz: floa
             "estimate_bound": binding}
 
 
-def _l2_bytes(counts) -> int:
-    """Bytes the launch moves through L2: a mini-Triton launch's requested sectors (loads, stores, atomics) × 32,
-    its programs sharing data through L2 alone. A SIMT launch: none charged (its loads are cached in L1, whose
-    hits the counts do not separate from its misses)."""
-    if not hasattr(counts, "dot_flops"):
-        return 0
-    return 32 * (counts.load_sectors + counts.store_sectors + counts.atomic_sectors)
+def l2_traffic(counts) -> tuple[int, int]:
+    """Bytes the SMs send the L2 (Nsight Compute's ``lts__t_sectors_srcunit_tex``, 32-byte sectors × 32): (loaded,
+    stored), atomics counted with the stores.
+
+    * A store moves a sector to L2 whatever share of it the lanes write: L1 is write-through for global stores
+      on sm_70 and later, so every stored sector of every request reaches the L2 (``store_sectors``), a warp
+      that writes 4 useful bytes into each of 32 sectors sends 32 sectors. Atomics (``atomic_sectors``) are
+      performed at the L2.
+    * Loads: a mini-Triton launch's requested sectors (``load_sectors``: its programs share tiles through L2,
+      ``tl.dot`` operands go through shared memory). A SIMT launch's loads are cached in L1, whose hits the
+      counts do not separate from its misses. What L1 sends lies between the distinct sectors the launch loads
+      (each crosses L2 at least once: L1 starts a launch empty) and the requested ones (``load_sectors``); the
+      counts hold the distinct sectors of every array, loaded or stored (``dram_sectors``), so the sectors
+      charged are the fewer of those and the requested ones. Exact for a launch that loads each sector once
+      and stores elsewhere (a copy, a transpose, an elementwise kernel); too few for blocks that re-read what
+      L1 no longer holds (a tiled SGEMM's panels, read by many blocks), too many for a launch that re-reads a
+      small array from L1 while storing a large one.
+
+    >>> from kernellab import Counts
+    >>> naive_transpose_warp = Counts(gld_sectors=4, gst_sectors=32, dram_sectors={"A": 4, "B": 32})
+    >>> l2_traffic(naive_transpose_warp)      # 4 sectors loaded, 32 stored (4 useful bytes each) × 32 B
+    (128, 1024)
+    """
+    if hasattr(counts, "dot_flops"):
+        loaded = counts.load_sectors
+    else:
+        loaded = min(counts.gld_sectors, sum(counts.dram_sectors.values()))
+    return 32 * loaded, 32 * (counts.store_sectors + counts.atomic_sectors)
+
+
+def l2_seconds(counts, perf: Perf, resident: int = 0) -> float:
+    """Seconds the L2 takes to serve a launch (``t_l2``): its loaded bytes (:func:`l2_traffic`) at ``Perf.l2_bw``
+    plus its stored bytes at ``Perf.l2_write_bw`` (``l2_bw`` where no store rate was measured), in turn, as the
+    L2's slices serve both; at least ``resident`` bytes (a warm launch's footprint, read from L2) at
+    ``l2_bw``. 0 on a GPU whose L2 rate was not measured.
+
+    On the H100 (9.9 TB/s loads, 4.5 TB/s stores), a warp of the naive transpose, 4 sectors loaded and 32
+    stored: 128 B ÷ 9.9 TB/s + 1024 B ÷ 4.5 TB/s = 0.01293 + 0.22756 = 0.24048 ns:
+
+    >>> from kernellab import Counts
+    >>> from kernellab.specs import PERF_H100
+    >>> f"{l2_seconds(Counts(gld_sectors=4, gst_sectors=32, dram_sectors={'A': 4, 'B': 32}), PERF_H100) * 1e9:.4f} ns"
+    '0.2405 ns'
+    """
+    if not perf.l2_bw:
+        return 0.0
+    loaded, stored = l2_traffic(counts)
+    t = loaded / perf.l2_bw + stored / (perf.l2_write_bw or perf.l2_bw)
+    return max(t, resident / perf.l2_bw)
 
 
 def _rounds(info: dict, loads: bool) -> tuple[float, float]:
