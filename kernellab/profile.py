@@ -56,7 +56,7 @@ _RESOURCES = (  # the model's times (kernellab.model.bounds.predict) and the Nsi
     ("t_mio", "MIO (load/store issue)", "sm__mio_inst_issued.avg.pct_of_peak_sustained_elapsed"),
     ("t_l1", "L1/TEX lines", "l1tex__throughput.avg.pct_of_peak_sustained_elapsed"),
     ("t_smem", "Shared memory", "l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed"),
-    ("t_l2", "L2 (sectors the SMs send)", "lts__throughput.avg.pct_of_peak_sustained_elapsed"),
+    ("t_l2", "L2 (sectors sent)", "lts__throughput.avg.pct_of_peak_sustained_elapsed"),
     ("t_dram", "DRAM", "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
     ("t_atomic", "Atomics at L2 (one address)", ""),  # the model's serial chain at one address: no Nsight metric
 )

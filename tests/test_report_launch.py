@@ -262,7 +262,7 @@ def test_a_triton_launch_shows_its_l2_traffic_in_the_speed_of_light():
     # every requested sector crosses L2 (mini-Triton's programs share data through L2): x, y read, 2 × 4 MiB at the
     # L2's load bandwidth, and o written, 4 MiB at its store bandwidth, over the predicted duration
     p = kl.predict(c, H100, timer="kernel")
-    l2 = row(section(kl.report(c, H100), "GPU Speed Of Light (predicted)"), "L2 (sectors the SMs send)")
+    l2 = row(section(kl.report(c, H100), "GPU Speed Of Light (predicted)"), "L2 (sectors sent)")
     assert l2[1] == "lts__throughput.avg.pct_of_peak_sustained_elapsed"
     t_l2 = 2 * 4 * n / PERF_H100.l2_bw + 4 * n / PERF_H100.l2_write_bw
     assert float(l2[3].rstrip(" %")) == pytest.approx(100 * t_l2 / p["estimate_time"], abs=0.05)

@@ -46,10 +46,11 @@ def test_do_bench_is_the_predicted_time_of_the_launches():
         p = predict(counts, H100)
     assert ms == pytest.approx(p["estimate_total_time"] * 1e3, rel=1e-9)
     assert T.do_bench(lambda: add(x, y), quantiles=[0.5, 0.2, 0.8]) == [ms] * 3
-    # a CUDA graph replays the launches with no flush: the 12 MiB fit in the 50 MB L2, which serves them at
-    # 9.9 TB/s, + a graph launch's 1.26 µs
+    # a CUDA graph replays the launches with no flush: the 12 MiB fit in the 50 MB L2, which serves the 8 MiB
+    # loaded at 9.9 TB/s and the 4 MiB stored at 4.5 TB/s (more than the 12 MiB footprint at 9.9), + a graph
+    # launch's 1.26 µs
     graph = T.do_bench_cudagraph(lambda: add(x, y))
-    assert graph == pytest.approx((3 * 4 * n / 9.9e12 + 1.26e-6) * 1e3, rel=1e-9)
+    assert graph == pytest.approx((2 * 4 * n / 9.9e12 + 4 * n / 4.5e12 + 1.26e-6) * 1e3, rel=1e-9)
     with pytest.warns(ModelWarning):
         p = predict(counts, H100, timer="cudagraph")
     assert graph == pytest.approx(p["estimate_total_time"] * 1e3, rel=1e-9)
