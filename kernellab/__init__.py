@@ -21,6 +21,7 @@ from .errors import (
     MisalignedError,
     OutOfBoundsError,
     RaceError,
+    ReplayError,
 )
 from .float64 import allow_float64
 from .grid import cdiv

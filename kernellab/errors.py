@@ -47,6 +47,13 @@ class LaunchError(KernelError, ValueError):
     """A launch the hardware would refuse: too many threads, too much shared memory, bad arguments."""
 
 
+class ReplayError(KernelError, RuntimeError):
+    """A replayed kernel (``@triton.jit(replay=True)``, ``triton.replaying()``) whose capture no longer holds: a
+    global, a closure cell, a helper or a builtin its code reads has changed since its launches were recorded
+    (Triton's ``RuntimeError: Global variable … has changed since we compiled this kernel``). Names the kernel,
+    what changed, from what to what, and how to go on: launch it without replay, or ``kernel.replay_reset()``."""
+
+
 class KernelTypeError(KernelError, TypeError):
     """A value of the wrong kind inside a kernel (a pointer offset by a float, an array indexed directly),
     named at its place: the ``TypeError`` a front end raises, with the kernel and program (or block) prefixed."""

@@ -350,7 +350,7 @@ def test_launch_that_raises_is_not_cached():
     assert not any(isinstance(e, replay.Entry) for e in getattr(K.add_kernel, "_replays", {}).values())
 
 
-def test_a_global_the_kernel_reads_is_in_the_signature():
+def test_a_global_the_kernel_reads_changed_is_an_error():
     global SCALE
     SCALE = 2.0
     rng = np.random.default_rng(3)
@@ -359,10 +359,17 @@ def test_a_global_the_kernel_reads_is_in_the_signature():
     replay.clear(scaled_kernel)
     for _ in range(2):
         scaled_kernel[(1,)](x, out, BLOCK=64)
+    assert replay.status(scaled_kernel) == "replayed"
     SCALE = 3.0
+    with pytest.raises(kernellab_errors.ReplayError, match="global SCALE has changed since replay recorded this "
+                                                           "kernel, from 2.0 to 3.0"):
+        scaled_kernel[(1,)](x, out, BLOCK=64)
+    assert _bits(out) == _bits(x * np.float32(2.0))  # the refused launch wrote nothing
+    scaled_kernel.replay_reset()
     scaled_kernel[(1,)](x, out, BLOCK=64)
     assert replay.status(scaled_kernel) == "recorded"
     assert _bits(out) == _bits(x * np.float32(3.0))
+    SCALE = 2.0
 
 
 SCALE = 2.0

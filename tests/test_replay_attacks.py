@@ -1,6 +1,8 @@
 """Launches written to fool the replay (kernellab.triton.replay.cache): each is launched again with the same
 signature after something the kernel's Python reads has changed, and must give what a fresh launch gives
-(replay off) — a miss, a refusal or a right replay, never the values of the recorded launch."""
+(replay off) — a miss, a refusal or a right replay, never the values of the recorded launch — or, where what a
+recording captured (a global, a closure cell, a helper, a builtin) has changed, raise a ReplayError that names
+it, writing nothing, after which ``kernel.replay_reset()`` records again and gives the fresh launch's values."""
 
 import dataclasses
 import sys
@@ -12,6 +14,7 @@ import pytest
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
+from kernellab import ReplayError
 from kernellab.triton.replay import cache as replay
 
 N = 64
@@ -40,6 +43,25 @@ def _same_as_fresh(kernel, args, meta, grid=(1,)):
             assert a.tobytes() == b.tobytes(), status
     assert _fields(got) == _fields(want)
     return status
+
+
+def _refused_as_changed(kernel, args, meta, changed, old, new, grid=(1,)):
+    """The launch raises ReplayError naming the kernel and the place whose value changed, from ``old`` to
+    ``new`` (reprs), and writes nothing."""
+    before = [a.copy() for a in args if isinstance(a, np.ndarray)]
+    with pytest.raises(ReplayError) as err:
+        kernel[grid](*args, **meta)
+    assert isinstance(err.value, RuntimeError)  # what Triton raises for a changed global
+    assert err.value.details == {"kernel": kernel.__name__, "changed": changed, "old": old, "new": new}
+    assert f"{kernel.__name__}.replay_reset()" in str(err.value)
+    assert [a.tobytes() for a in args if isinstance(a, np.ndarray)] == [a.tobytes() for a in before]
+
+
+def _after_reset(kernel, args, meta, grid=(1,)):
+    """``kernel.replay_reset()``, then a launch: recorded anew, the fresh launch's arrays and counts."""
+    kernel.replay_reset()
+    status = _same_as_fresh(kernel, args, meta, grid)
+    assert status == "recorded", status
 
 
 @triton.jit
@@ -77,15 +99,21 @@ def _times_g_jit(x):
     return x * G
 
 
-def test_a_function_constexpr_is_keyed_by_what_it_reads(monkeypatch):
-    replay.clear(apply_kernel)
+def test_a_function_constexprs_global_changed_is_an_error(monkeypatch):
+    # F's code reads G: 2.0 recorded, then 3.0. The replay keyed F by identity alone gave 2·x; a new
+    # recording per value hid the change. Now the launch raises, and after the reset gives 3·x.
     x = np.ones(N, np.float32)
-    for F in (_times_g, _times_g_jit):
-        for g in (2.0, 2.0, 3.0, 2.0):
-            monkeypatch.setattr(sys.modules[__name__], "G", g)
-            out = np.zeros(N, np.float32)
-            status = _same_as_fresh(apply_kernel, [x, out, F], {"BLOCK": N})
-            assert out[0] == g, (F, status)
+    for F, name in ((_times_g, "_times_g"), (_times_g_jit, "_times_g_jit")):
+        replay.clear(apply_kernel)
+        monkeypatch.setattr(sys.modules[__name__], "G", 2.0)
+        out = np.zeros(N, np.float32)
+        assert [_same_as_fresh(apply_kernel, [x, out, F], {"BLOCK": N}) for _ in range(2)] == ["recorded", "replayed"]
+        assert out[0] == 2.0  # 1·2
+        monkeypatch.setattr(sys.modules[__name__], "G", 3.0)
+        out = np.full(N, -1, np.float32)
+        _refused_as_changed(apply_kernel, [x, out, F], {"BLOCK": N}, f"global G (read by {name})", "2.0", "3.0")
+        _after_reset(apply_kernel, [x, out, F], {"BLOCK": N})
+        assert out[0] == 3.0  # 1·3
     assert _same_as_fresh(apply_kernel, [x, np.zeros(N, np.float32), LAM], {"BLOCK": N}).startswith("unsupported")
 
 
@@ -102,16 +130,23 @@ def plain_helper_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, _helper(tl.load(x_ptr + offs)))
 
 
-def test_a_plain_helper_is_keyed_by_its_globals_and_attributes(monkeypatch):
+def test_a_plain_helpers_global_or_attribute_changed_is_an_error(monkeypatch):
     replay.clear(plain_helper_kernel)
     x = np.ones(N, np.float32)
-    for g, offset in ((2.0, 0.0), (2.0, 0.0), (5.0, 0.0), (5.0, 1.0)):
-        monkeypatch.setattr(sys.modules[__name__], "G", g)
-        monkeypatch.setattr(_helper, "offset", offset)
-        out = np.zeros(N, np.float32)
-        status = _same_as_fresh(plain_helper_kernel, [x, out], {"BLOCK": N})
-        assert out[0] == g + offset  # 1·g + offset
-    assert status == "recorded"
+    monkeypatch.setattr(sys.modules[__name__], "G", 2.0)
+    monkeypatch.setattr(_helper, "offset", 0.0)
+    for want in ("recorded", "replayed"):
+        assert _same_as_fresh(plain_helper_kernel, [x, np.zeros(N, np.float32)], {"BLOCK": N}) == want
+    for change, changed, old, new, value in (
+            (lambda: monkeypatch.setattr(sys.modules[__name__], "G", 5.0), "global G (read by _helper)", "2.0",
+             "5.0", 5.0),  # 1·5 + 0
+            (lambda: monkeypatch.setattr(_helper, "offset", 1.0), "attribute _helper.offset", "0.0", "1.0",
+             6.0)):  # 1·5 + 1
+        change()
+        out = np.full(N, -1, np.float32)
+        _refused_as_changed(plain_helper_kernel, [x, out], {"BLOCK": N}, changed, old, new)
+        _after_reset(plain_helper_kernel, [x, out], {"BLOCK": N})
+        assert out[0] == value
 
 
 settings = types.ModuleType("kernellab.settings_for_a_test")  # a library's module: its settings are read
@@ -124,15 +159,18 @@ def module_setting_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(x_ptr + offs) * settings.SCALE)
 
 
-def test_a_library_modules_setting_is_in_the_signature(monkeypatch):
+def test_a_library_modules_setting_changed_is_an_error(monkeypatch):
     replay.clear(module_setting_kernel)
     x = np.ones(N, np.float32)
-    for scale in (1.0, 1.0, 4.0):
-        monkeypatch.setattr(settings, "SCALE", scale)
-        out = np.zeros(N, np.float32)
-        status = _same_as_fresh(module_setting_kernel, [x, out], {"BLOCK": N})
-        assert out[0] == scale
-    assert status == "recorded"
+    monkeypatch.setattr(settings, "SCALE", 1.0)
+    for want in ("recorded", "replayed"):
+        assert _same_as_fresh(module_setting_kernel, [x, np.zeros(N, np.float32)], {"BLOCK": N}) == want
+    monkeypatch.setattr(settings, "SCALE", 4.0)
+    out = np.full(N, -1, np.float32)
+    _refused_as_changed(module_setting_kernel, [x, out], {"BLOCK": N},
+                        "setting kernellab.settings_for_a_test.SCALE", "1.0", "4.0")
+    _after_reset(module_setting_kernel, [x, out], {"BLOCK": N})
+    assert out[0] == 4.0  # 1·4
 
 
 @triton.jit
@@ -361,17 +399,20 @@ def constexpr_global_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs + SHIFT, tl.load(x_ptr + offs))
 
 
-def test_a_global_constexprs_value_set_again_is_a_miss(monkeypatch):
+def test_a_global_constexprs_value_set_again_is_an_error(monkeypatch):
     # the key of a global is kept with the object it was made from, for the next launch; a constexpr
-    # object's .value may be set: the replay stored at the first launch's shift
+    # object's .value may be set (Triton's test_cache_closure): the replay stored at the first launch's shift
     replay.clear(constexpr_global_kernel)
     x = np.arange(N, dtype=np.float32)
-    for shift in (0, 0, 3):
-        monkeypatch.setattr(SHIFT, "value", shift)
-        out = np.zeros(N + 4, np.float32)
-        status = _same_as_fresh(constexpr_global_kernel, [x, out], {"BLOCK": N})
-        assert out[shift + 1] == 1.0  # x[1] at 1 + shift
-    assert status == "recorded"
+    monkeypatch.setattr(SHIFT, "value", 0)
+    for want in ("recorded", "replayed"):
+        assert _same_as_fresh(constexpr_global_kernel, [x, np.zeros(N + 4, np.float32)], {"BLOCK": N}) == want
+    monkeypatch.setattr(SHIFT, "value", 3)
+    out = np.zeros(N + 4, np.float32)
+    _refused_as_changed(constexpr_global_kernel, [x, out], {"BLOCK": N}, "global SHIFT", "constexpr[0]",
+                        "constexpr[3]")
+    _after_reset(constexpr_global_kernel, [x, out], {"BLOCK": N})
+    assert out[3 + 1] == 1.0  # x[1] at 1 + shift
 
 
 @triton.jit
@@ -398,7 +439,7 @@ def test_a_traces_nodes_count_against_its_budget(monkeypatch):
     assert max(b for _r, b in replay._KEPT.values()) >= 22 * trace.NODE_BYTES
 
 
-# --- issue 33: what replay captured is read again at every launch; where it no longer holds, a new recording ---
+# --- issue 33: what a recording captured is read again at every miss; where it no longer holds, a ReplayError ---
 
 
 @triton.jit
@@ -416,9 +457,14 @@ def test_the_notebook_sequence_a_constant_defined_after_the_first_launch():
     try:
         with pytest.raises(NameError):
             late_global_kernel[(1,)](x, out, BLOCK=N)
-        for scale in (2.0, 2.0, 3.0, 5.0):
+        g["LATE_SCALE"] = 2.0
+        assert [_same_as_fresh(late_global_kernel, [x, out], {"BLOCK": N}) for _ in range(2)] == ["recorded", "replayed"]
+        assert out.tolist() == (x * np.float32(2.0)).tolist()
+        for old, scale in ((2.0, 3.0), (3.0, 5.0)):
             g["LATE_SCALE"] = scale
-            _same_as_fresh(late_global_kernel, [x, out], {"BLOCK": N})
+            out = np.full(N, -1, np.float32)
+            _refused_as_changed(late_global_kernel, [x, out], {"BLOCK": N}, "global LATE_SCALE", repr(old), repr(scale))
+            _after_reset(late_global_kernel, [x, out], {"BLOCK": N})
             assert out.tolist() == (x * np.float32(scale)).tolist()
     finally:
         g.pop("LATE_SCALE", None)
@@ -434,15 +480,23 @@ def branch_global_kernel(x_ptr, out_ptr, F: tl.constexpr, BLOCK: tl.constexpr):
 
 
 def test_a_global_read_only_in_a_constexpr_branch_the_first_launch_skips():
+    # recorded with F=False while BRANCH_SCALE did not exist; defined later, it is a capture that changed
     replay.clear(branch_global_kernel)
     x, out = np.arange(N, dtype=np.float32), np.zeros(N, np.float32)
     g = globals()
     try:
-        _same_as_fresh(branch_global_kernel, [x, out], {"F": False, "BLOCK": N})
-        for scale in (2.0, 2.0, 5.0):
-            g["BRANCH_SCALE"] = scale
-            _same_as_fresh(branch_global_kernel, [x, out], {"F": True, "BLOCK": N})
-            assert out.tolist() == (x * np.float32(scale)).tolist()
+        assert _same_as_fresh(branch_global_kernel, [x, out], {"F": False, "BLOCK": N}) == "recorded"
+        g["BRANCH_SCALE"] = 2.0
+        out = np.full(N, -1, np.float32)
+        _refused_as_changed(branch_global_kernel, [x, out], {"F": True, "BLOCK": N}, "global BRANCH_SCALE",
+                            "<undefined>", "2.0")
+        _after_reset(branch_global_kernel, [x, out], {"F": True, "BLOCK": N})
+        assert out.tolist() == (x * np.float32(2.0)).tolist()
+        g["BRANCH_SCALE"] = 5.0
+        _refused_as_changed(branch_global_kernel, [x, out], {"F": True, "BLOCK": N}, "global BRANCH_SCALE",
+                            "2.0", "5.0")
+        _after_reset(branch_global_kernel, [x, out], {"F": True, "BLOCK": N})
+        assert out.tolist() == (x * np.float32(5.0)).tolist()
     finally:
         g.pop("BRANCH_SCALE", None)
 
@@ -466,11 +520,16 @@ def test_a_global_read_inside_a_jit_helper():
     x, out = np.arange(N, dtype=np.float32), np.zeros(N, np.float32)
     g = globals()
     try:
-        _same_as_fresh(helper_global_kernel, [x, out], {"F": False, "BLOCK": N})  # the helper's global: missing
-        for scale in (2.0, 2.0, 7.0):
-            g["HELPER_SCALE"] = scale
-            _same_as_fresh(helper_global_kernel, [x, out], {"F": True, "BLOCK": N})
-            assert out.tolist() == (x * np.float32(scale)).tolist()
+        g["HELPER_SCALE"] = 2.0
+        for want in ("recorded", "replayed"):
+            assert _same_as_fresh(helper_global_kernel, [x, out], {"F": True, "BLOCK": N}) == want
+        assert out.tolist() == (x * np.float32(2.0)).tolist()
+        g["HELPER_SCALE"] = 7.0
+        out = np.full(N, -1, np.float32)
+        _refused_as_changed(helper_global_kernel, [x, out], {"F": True, "BLOCK": N},
+                            "global HELPER_SCALE (read by _scale_helper)", "2.0", "7.0")
+        _after_reset(helper_global_kernel, [x, out], {"F": True, "BLOCK": N})
+        assert out.tolist() == (x * np.float32(7.0)).tolist()
     finally:
         g.pop("HELPER_SCALE", None)
 
@@ -481,19 +540,84 @@ def builtin_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, abs(tl.load(x_ptr + offs) - 3))
 
 
+def _times_100(v):
+    return v * 100
+
+
 def test_a_builtin_shadowed_later_in_the_module():
     replay.clear(builtin_kernel)
     x, out = np.arange(N, dtype=np.float32), np.zeros(N, np.float32)
     g = globals()
-    for _ in range(2):
-        _same_as_fresh(builtin_kernel, [x, out], {"BLOCK": N})
+    assert [_same_as_fresh(builtin_kernel, [x, out], {"BLOCK": N}) for _ in range(2)] == ["recorded", "replayed"]
     assert out.tolist() == np.abs(x - 3).tolist()
     try:
-        g["abs"] = lambda v: v * 100  # the module's own abs, defined after the kernel ran
-        _same_as_fresh(builtin_kernel, [x, out], {"BLOCK": N})
+        g["abs"] = _times_100  # the module's own abs, defined after the kernel ran
+        out = np.full(N, -1, np.float32)
+        _refused_as_changed(builtin_kernel, [x, out], {"BLOCK": N}, "global abs", "builtins.abs", repr(_times_100))
+        _after_reset(builtin_kernel, [x, out], {"BLOCK": N})
         assert out.tolist() == ((x - 3) * 100).tolist()
     finally:
         g.pop("abs", None)
+
+
+def _kernel_over_a_cell():
+    scale = 2.0
+
+    @triton.jit
+    def cell_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs) * scale)
+
+    def set_scale(v):
+        nonlocal scale
+        scale = v
+
+    return cell_kernel, set_scale
+
+
+def test_a_closure_cell_set_again():
+    # a kernel made by a factory reads its scale from a closure cell; the cell set to 4.0 after the recording
+    kernel, set_scale = _kernel_over_a_cell()
+    x = np.arange(N, dtype=np.float32)
+    for want in ("recorded", "replayed"):
+        out = np.zeros(N, np.float32)
+        assert _same_as_fresh(kernel, [x, out], {"BLOCK": N}) == want
+    assert out.tolist() == (x * np.float32(2.0)).tolist()
+    set_scale(4.0)
+    out = np.full(N, -1, np.float32)
+    _refused_as_changed(kernel, [x, out], {"BLOCK": N}, "closure cell scale", "2.0", "4.0")
+    _after_reset(kernel, [x, out], {"BLOCK": N})
+    assert out.tolist() == (x * np.float32(4.0)).tolist()
+
+
+def test_a_wrapped_kernel_is_reset_through_its_wrapper():
+    # @triton.heuristics around the kernel: the error names the jit kernel; the wrapper's replay_reset is its
+    kernel, set_scale = _kernel_over_a_cell()
+    wrapped = triton.heuristics({"BLOCK": lambda args: N})(kernel)
+    x = np.arange(N, dtype=np.float32)
+    wrapped[(1,)](x, np.zeros(N, np.float32))
+    set_scale(5.0)
+    out = np.full(N, -1, np.float32)
+    _refused_as_changed(wrapped, [x, out], {}, "closure cell scale", "2.0", "5.0")
+    wrapped.replay_reset()
+    wrapped[(1,)](x, out)
+    assert replay.status(kernel) == "recorded" and out[1] == 5.0  # 1·5
+
+
+def test_a_changed_capture_is_an_error_only_where_replay_is_asked(monkeypatch):
+    # without replay every launch is fresh: the new value, no error; in the reader's language, the message
+    kernel, set_scale = _kernel_over_a_cell()
+    x = np.arange(N, dtype=np.float32)
+    kernel[(1,)](x, np.zeros(N, np.float32), BLOCK=N)
+    set_scale(3.0)
+    out = np.zeros(N, np.float32)
+    with replay.disabled():
+        kernel[(1,)](x, out, BLOCK=N)
+    assert replay.status(kernel) == "off" and out[1] == 3.0  # 1·3
+    monkeypatch.setenv("KERNELLAB_LANG", "zh_CN")
+    with pytest.raises(ReplayError, match=r"^内核 cell_kernel：闭包单元 scale 自重放记录此内核以来已改变，从 2.0 变为 3.0；"
+                                          r".*cell_kernel\.replay_reset\(\)"):
+        kernel[(1,)](x, out, BLOCK=N)
 
 
 @triton.jit

@@ -33,11 +33,16 @@ sets it for the process: unset, where asked; ``0`` or ``off``, nowhere; ``1`` or
 ``check``, every launch, and every replay checked (below). Any other value is an error at import that
 names the switch and its values. :func:`disabled` turns replay off for a block.
 
-**What a recording captured is checked at every launch** (the signature is made again and looked up):
-where it no longer holds the launch records again, and where it cannot be checked (below) the launch
-runs fresh. A replay does not run the kernel's Python: a global, a closure cell or a helper the kernel's
-code names is read again each launch, defined or not yet (a name defined later, a builtin shadowed
-later, are new signatures).
+**What a recording captured is checked at every launch**, as Triton checks the globals a compiled kernel
+used: the signature is made again and looked up, and on a miss what the launch would capture is compared,
+place by place, with what the kernel's recordings captured. A replay does not run the kernel's Python, so a
+global, a closure cell, a helper's code or what it reads, a library module's setting read as ``mod.attr``, or
+a builtin the code names is read again each launch, defined or not yet. Where one has changed since it was
+recorded (a global defined after the first launch, a builtin shadowed later in the module, a constexpr's
+``.value`` set again), the launch raises :class:`~kernellab.ReplayError`, which names the kernel, the place
+and its old and new values, and writes nothing; launch the kernel without replay, or forget its recordings
+with ``kernel.replay_reset()`` (tinygrad's ``TinyJit.reset()``), after which it records again. Where what it
+captured cannot be checked (below) the launch runs fresh.
 
 **A launch runs fresh** (and its signature is not recorded again) when:
 
@@ -84,6 +89,23 @@ Examples
 ...     x += 1; again = scale[(2,)](x, out, 128, BLOCK=64); s2 = status(scale)
 >>> s1, s2, out[:3].tolist(), again == first
 ('recorded', 'replayed', [2.0, 4.0, 6.0], True)
+
+A global the kernel reads, changed after its recording:
+
+>>> FACTOR = 2.0
+>>> @triton.jit(replay=True)
+... def times(x_ptr, out_ptr, BLOCK: tl.constexpr):
+...     offs = tl.arange(0, BLOCK)
+...     tl.store(out_ptr + offs, tl.load(x_ptr + offs) * FACTOR)
+>>> counts = times[(1,)](x, out, BLOCK=64)
+>>> FACTOR = 3.0
+>>> try:
+...     counts = times[(1,)](x, out, BLOCK=64)
+... except RuntimeError as e:
+...     print(type(e).__name__, e.details["changed"], e.details["old"], e.details["new"])
+ReplayError global FACTOR 2.0 3.0
+>>> times.replay_reset(); counts = times[(1,)](x, out, BLOCK=64); out[:3].tolist()
+[3.0, 6.0, 9.0]
 """
 
 from __future__ import annotations
@@ -102,6 +124,7 @@ from contextvars import ContextVar
 import numpy as np
 
 from ... import record as klrecord
+from ...errors import ReplayError
 from ...grid import dim3
 from ...i18n import _
 from ...record import launched, wants_lines
@@ -391,14 +414,144 @@ def _globals_key(kernel):
     return _code_key(kernel.fn, None, plain=False)
 
 
+# --- what a recording captured, by name (read again on a miss, to say what changed) ---
+
+
+def _shown(v) -> str:
+    """``v`` as a message shows it: its repr, shortened to 60 characters."""
+    if v is _MISSING:
+        return "<undefined>"
+    try:
+        text = repr(v)
+    except Exception:  # (a repr that raises is no reason to hide the error it belongs to)
+        text = object.__repr__(v)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _capture_key(v):
+    """How a captured value compares with what was captured: a function, a module or anything that is not a
+    constant by identity (what a function reads is captured in its own right), a constant by its key."""
+    if v is _MISSING:
+        return None
+    if _is_jit(v) or isinstance(v, (types.FunctionType, types.ModuleType)):
+        return ("id", id(v), v)  # (compared by the address first: never by the objects' own ==)
+    k = _constant(v)
+    return ("id", id(v), v) if k is _NO else k
+
+
+#: How a message names each kind of place a recording captures (:func:`_captures`)
+PLACES = {"global": "global {name}", "cell": "closure cell {name}", "setting": "setting {name}",
+          "attribute": "attribute {name}", "defaults": "defaults of {name}"}
+
+
+def _place(place, tr=lambda m: m) -> str:
+    """A captured place ``(kind, name, reader)`` as a message names it (``tr``: the translation, or none)."""
+    kind, name, by = place
+    text = tr(PLACES[kind]).format(name=name)
+    return text if by is None else text + tr(" (read by {fn})").format(fn=by)
+
+
+def _captures(kernel, meta) -> dict:
+    """What a launch of ``kernel`` with the arguments ``meta`` captures, by place: ``(id(holder), name) →
+    (holder, place, key, shown)``, for every global and closure cell the kernel's code reads, and the code of
+    each function it reaches through them or through a constexpr argument (a ``@triton.jit`` helper, a plain
+    function), each library module's setting read as ``mod.attr``, and each plain function's defaults and
+    attributes. ``place`` is ``(kind, name, reader)`` (:func:`_place` words it: ``global SCALE``,
+    ``closure cell k (read by f)``); ``shown`` is the value as it was (:func:`_shown`; a name not defined yet
+    that is a builtin's shows as ``builtins.abs``). The holder is kept, so no other object takes its address."""
+    out: dict = {}
+    seen: set = set()
+
+    def put(holder, name, place, v, shown=None):
+        out[(id(holder), name)] = (holder, place, _capture_key(v), _shown(v) if shown is None else shown)
+
+    def walk(fn, plain, by):
+        if id(fn) in seen:
+            return
+        seen.add(id(fn))
+        found = _reads(fn)
+        if found is _NO:
+            return
+        reads, attrs = found
+        g = fn.__globals__
+        builtins = g.get("__builtins__", __builtins__)
+        builtins = builtins if isinstance(builtins, dict) else vars(builtins)
+        for _h, n, _a, _l in reads:
+            if n is None:
+                continue
+            v = g.get(n, _MISSING)
+            # (a name the module does not define is the builtin's, if there is one, until the module does)
+            put(g, n, ("global", n, by), v, "builtins." + n if v is _MISSING and n in builtins else None)
+            reach(v, attrs)
+        for n, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+            try:
+                v = cell.cell_contents
+            except ValueError:
+                v = _MISSING
+            put(cell, None, ("cell", n, by), v)
+            reach(v, attrs)
+        if plain:
+            for attr in ("__defaults__", "__kwdefaults__"):
+                v = getattr(fn, attr)
+                if v:
+                    put(fn, attr, ("defaults", fn.__qualname__, None), v)
+            for attr, v in fn.__dict__.items():
+                put(fn, attr, ("attribute", fn.__qualname__ + "." + attr, None), v)
+
+    def reach(v, attrs=()):
+        v = v.value if isinstance(v, constexpr) else v
+        if _is_jit(v):
+            walk(v.fn, False, v.fn.__qualname__)
+        elif isinstance(v, types.FunctionType) and not _library(getattr(v, "__module__", None)):
+            walk(v, True, v.__qualname__)
+        elif isinstance(v, types.ModuleType) and _library(v.__name__):
+            for a in attrs:
+                w = getattr(v, a, _MISSING)
+                if w is _MISSING or _scalar(w) is not _NO:
+                    put(v, a, ("setting", v.__name__ + "." + a, None), w)
+        elif isinstance(v, tuple):
+            for x in v:
+                reach(x)
+
+    walk(kernel.fn, False, None)
+    for name in kernel._constexpr_names:
+        if name in meta:
+            reach(meta[name])
+    return out
+
+
+def _changed(kernel, now: dict):
+    """The first place whose value differs between ``now`` (:func:`_captures`) and what one of ``kernel``'s
+    recordings captured there: ``(place, then, now)``, or None."""
+    for entry in kernel.__dict__.get("_replays", {}).values():
+        if not isinstance(entry, Entry):
+            continue
+        for at, (_h, place, key, shown) in entry.captures.items():
+            cur = now.get(at)
+            if cur is not None and cur[2] != key:
+                return place, shown, cur[3]
+    return None
+
+
+def _refuse_changed(kernel, change) -> None:
+    """Raise :class:`~kernellab.errors.ReplayError` for a capture of ``kernel`` that has changed."""
+    place, then, now = change
+    name = kernel.__name__
+    raise ReplayError(_("kernel {kernel}: {what} has changed since replay recorded this kernel, from {then} to "
+                        "{now}; launch it without replay (outside triton.replaying(), without "
+                        "@triton.jit(replay=True), or under KERNELLAB_REPLAY=0), or forget its recordings with "
+                        "{kernel}.replay_reset()").format(kernel=name, what=_place(place, _), then=then, now=now),
+                      kernel=name, changed=_place(place), old=then, new=now)
+
+
 class Plan:
     """One launch's signature, and what replaying it needs (made by :func:`plan`)."""
 
-    __slots__ = ("kernel", "key", "grid", "arrays", "entry", "num_warps")
+    __slots__ = ("kernel", "key", "grid", "arrays", "entry", "num_warps", "captures")
 
-    def __init__(self, kernel, key, grid, arrays, entry, num_warps):
+    def __init__(self, kernel, key, grid, arrays, entry, num_warps, captures=None):
         self.kernel, self.key, self.grid, self.arrays, self.entry = kernel, key, grid, arrays, entry
-        self.num_warps = num_warps
+        self.num_warps, self.captures = num_warps, captures  # (captures: a miss's, for its recording)
 
     def recorder(self, values):
         """A :class:`~kernellab.triton.replay.trace.Recorder` for the fresh launch of ``values`` (what ``_bind`` made)."""
@@ -506,12 +659,14 @@ def _copy(counts):
 
 
 class Entry:
-    """A recorded signature: its counts, its steps (``(pids, [(node, vids freed after it), ...])``)."""
+    """A recorded signature: its counts, its steps (``(pids, [(node, vids freed after it), ...])``) and what it
+    captured (:func:`_captures`)."""
 
-    __slots__ = ("counts", "steps", "nvalues", "grid", "first_store")
+    __slots__ = ("counts", "steps", "nvalues", "grid", "first_store", "captures")
 
-    def __init__(self, counts, steps, nvalues, grid):
+    def __init__(self, counts, steps, nvalues, grid, captures=None):
         self.counts, self.steps, self.nvalues, self.grid = counts, steps, nvalues, grid
+        self.captures = captures or {}
         order = [n for _p, nodes in steps for n, _f in nodes]
         self.first_store = next((i for i, n in enumerate(order) if getattr(n, "store", False)), len(order))
 
@@ -583,9 +738,15 @@ def plan(kernel, args, kwargs, grid, num_warps: int, num_stages: int = 3):
     if isinstance(entry, str):
         kernel._replay_status = entry
         return Plan(kernel, key, g, arrays, False, num_warps)
-    if entry is None:
+    captures = None
+    if entry is None:  # a miss: where what a recording captured has changed since, an error (not a new record)
+        captures = _captures(kernel, meta)
+        change = _changed(kernel, captures)
+        if change is not None:
+            kernel._replay_status = "off"
+            _refuse_changed(kernel, change)
         kernel._replay_status = "recording"
-    return Plan(kernel, key, g, arrays, entry, num_warps)
+    return Plan(kernel, key, g, arrays, entry, num_warps, captures)
 
 
 def checked(kernel, args, kwargs, grid, plan_: Plan):
@@ -688,7 +849,7 @@ def finish(plan_: Plan, rec, counts, grid) -> None:
         plan_.store("refused: " + why)
         plan_.kernel._replay_status = "refused: " + why
         return
-    plan_.store(Entry(_copy(counts), steps, rec.nvalues, grid), max(rec.nbytes, 1))  # a copy: callers may
+    plan_.store(Entry(_copy(counts), steps, rec.nvalues, grid, plan_.captures), max(rec.nbytes, 1))  # a copy: callers may
     # change the counts' dicts
     plan_.kernel._replay_status = "recorded"
 

@@ -20,7 +20,7 @@ from contextlib import nullcontext
 
 import numpy as np
 
-from ...errors import Float64Warning, LaunchError
+from ...errors import Float64Warning, LaunchError, ReplayError
 from ...float64 import warn_float64
 from ...grid import dim3
 from ...i18n import _
@@ -162,6 +162,11 @@ class KernelInterface:
         """``kernel[grid]``: the launcher of ``run`` on that grid (no launcher frame in a kernel error's traceback)."""
         return functools.partial(self.run, grid=grid, warmup=False)
 
+    def replay_reset(self) -> None:
+        """Forget what replay recorded of the kernel this wraps (``@triton.autotune``, ``@triton.heuristics``):
+        :meth:`JITFunction.replay_reset`."""
+        self.fn.replay_reset()
+
 
 class KernelParam:
     """One parameter of a ``@triton.jit`` function, as Triton's ``JITFunction.params`` holds it."""
@@ -291,6 +296,13 @@ class JITFunction(KernelInterface):
             self.hash = hashlib.sha256((self.src + str(self.starting_line_number)).encode("utf-8")).hexdigest()
         return self.hash
 
+    def replay_reset(self) -> None:
+        """Forget every launch of this kernel that replay recorded (:mod:`kernellab.triton.replay.cache`), and
+        what they captured: its next launch under replay records again. What a :class:`~kernellab.ReplayError`
+        asks for once a global, a closure cell, a helper or a builtin the kernel reads has changed, as
+        tinygrad's ``TinyJit.reset()`` does."""
+        replay.clear(self)
+
     def add_pre_run_hook(self, hook) -> None:
         """``hook(*args, **kwargs)`` runs before every launch, as in Triton."""
         assert callable(hook)
@@ -351,7 +363,7 @@ class JITFunction(KernelInterface):
             if values is not None:
                 flats = [a for a in values if a.__class__ is pointer]
                 warn_float64(self.__name__, [(names[a._address], a.flat) for a in flats if a.flat.dtype == np.float64])
-        except (LaunchError, Float64Warning) as exc:
+        except (LaunchError, Float64Warning, ReplayError) as exc:
             user_traceback(exc)
             raise
         if again is not None and again.entry:
