@@ -8,7 +8,9 @@ Each is switched off by monkeypatching it to its reference form, and the kernel 
 - vector loads gathered as rows (``block._whole_vectors``);
 - fewer repeated sector ids before marking DRAM (``memory._fewer_repeats``), and the set built per warp
   (``access.sector_set``);
-- ideal sectors from the warps' first address and stride (``access._ideal_affine``).
+- ideal sectors from the warps' first address and stride (``access._ideal_affine``);
+- the lanes' thread and block indices, spread from one block's threads and the batch's blocks
+  (``Block._spread``), against the per-lane formula.
 """
 
 import dataclasses
@@ -211,3 +213,30 @@ def test_a_site_remembers_each_index_of_an_inner_loop(monkeypatch):
         reference_paths(m)
         ref = launch(k, 1, 32, args=(np.zeros(128, np.float32),), auto_instr=False)
     same_counts(c, ref)
+
+
+@pytest.mark.parametrize("grid,block,first,n_blocks", [
+    ((7, 3, 2), (40, 3, 2), 5, 9),  # 240 threads → 256 lanes: 16 padding lanes a block; a 3-D grid from block 5
+    ((129, 1, 1), (1024, 1, 1), 128, 1),  # the last block of a 1-D grid alone
+    ((5, 4, 3), (8, 8, 4), 0, 60),  # every block of a 3-D grid
+    ((3, 1, 1), (33, 1, 1), 1, 2),  # 33 threads → 64 lanes: tz = 31 padding lanes // 33 = 1 on the last lanes
+    ((1, 1, 1), (1, 1, 1), 0, 1),  # one thread, 31 padding lanes
+])
+def test_block_indices_are_the_lane_formula(grid, block, first, n_blocks):
+    # lane L is thread t = L mod lanes of block b = first + L div lanes (lanes: the block's threads rounded up
+    # to whole warps); the indices are t and b in CUDA's x-fastest order
+    tally = block_mod.Tally()
+    blk = block_mod.Block("k", grid, block, first, n_blocks, memory_mod.GlobalMemory({}, kernel="k"), tally, 49152)
+    (gx, gy, _gz), (bx, by, bz) = grid, block
+    lanes = -(-bx * by * bz // 32) * 32
+    lane = np.arange(n_blocks * lanes)
+    t, b = lane % lanes, lane // lanes + first
+    want = {"tx": t % bx, "ty": t // bx % by, "tz": t // (bx * by), "bx": b % gx, "by": b // gx % gy,
+            "bz": b // (gx * gy), "_lane_block": lane // lanes}
+    for name, values in want.items():
+        got = getattr(blk, name)
+        assert got.dtype == np.int64 and got.tolist() == values.tolist(), name
+    assert blk._real.tolist() == (t < bx * by * bz).tolist()
+    arrays = [blk.tx, blk.ty, blk.tz, blk.bx, blk.by, blk.bz]
+    assert all(a.flags.writeable for a in arrays)  # a kernel may update an index in place, as before
+    assert not any(np.shares_memory(a, c) for i, a in enumerate(arrays) for c in arrays[i + 1:])

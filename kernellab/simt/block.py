@@ -89,17 +89,19 @@ class Block:
         self._lanes_per_block = cdiv(self._threads_per_block, WARP_SIZE) * WARP_SIZE
         self._n_blocks = n_blocks
         self.n_threads = n_blocks * self._lanes_per_block
-        lane = np.arange(self.n_threads, dtype=np.int64)
-        self._lane_block = lane // self._lanes_per_block  # block number within the batch
-        t = lane % self._lanes_per_block
-        b = self._lane_block + first_block
-        self.tx, self.ty, self.tz = t % self.bdx, t // self.bdx % self.bdy, t // (self.bdx * self.bdy)
-        self.bx, self.by, self.bz = b % self.gdx, b // self.gdx % self.gdy, b // (self.gdx * self.gdy)
+        # lane L is thread t = L mod lanes_per_block of block b = first_block + L div lanes_per_block: each
+        # index is computed once per thread of one block (t) or once per block (b), then spread over the batch
+        t = np.arange(self._lanes_per_block, dtype=np.int64)
+        b = np.arange(first_block, first_block + n_blocks, dtype=np.int64)
+        self.tx, self.ty, self.tz = (self._spread(v, n_blocks, 1) for v in (
+            t % self.bdx, t // self.bdx % self.bdy, t // (self.bdx * self.bdy)))
+        self.bx, self.by, self.bz = (self._spread(v, 1, self._lanes_per_block) for v in (
+            b % self.gdx, b // self.gdx % self.gdy, b // (self.gdx * self.gdy)))
         self.threadIdx = SimpleNamespace(x=self.tx, y=self.ty, z=self.tz)
         self.blockIdx = SimpleNamespace(x=self.bx, y=self.by, z=self.bz)
         self.blockDim = SimpleNamespace(x=self.bdx, y=self.bdy, z=self.bdz)
         self.gridDim = SimpleNamespace(x=self.gdx, y=self.gdy, z=self.gdz)
-        self._real = t < self._threads_per_block  # padding lanes are never active
+        self._real = np.tile(t < self._threads_per_block, n_blocks)  # padding lanes are never active
         self._masks = [self._stats(self._real)]
         self._auto, self._code = auto, code
         self._frames: dict = {}  # code object → (its last frame, bytecode offset) of the user's frames
@@ -115,6 +117,25 @@ class Block:
         self._sites: dict = {}  # access site → [{fingerprint: (index, mask, its Access)}, misses running]
         self._kept = 0  # bytes of indices the sites keep
         self._shifts: dict = {}  # site of the kernel's code → its ShiftRef (kernellab.simt.shifts)
+
+    @staticmethod
+    def _spread(v: np.ndarray, tiles: int, repeats: int) -> np.ndarray:
+        """``v`` (int64) with each element repeated ``repeats`` times, the whole tiled ``tiles`` times: a new
+        array over the batch's lanes. All zeros (a 1-D block's ``ty``, a 1-D grid's ``by`` and ``bz``) is
+        ``np.zeros``, whose pages the OS maps only when they are read."""
+        if not v.any():
+            return np.zeros(v.size * tiles * repeats, np.int64)
+        out = np.empty((tiles, v.size, repeats), np.int64)
+        out[...] = v[None, :, None]
+        return out.reshape(-1)
+
+    @property
+    def _lane_block(self) -> np.ndarray:
+        """Each lane's block within the batch (0 … blocks − 1): made when a shared access first needs it."""
+        got = self.__dict__.get("_lane_blocks")
+        if got is None:
+            got = self._lane_blocks = self._spread(np.arange(self._n_blocks, dtype=np.int64), 1, self._lanes_per_block)
+        return got
 
     # --- where a lane is, for messages -------------------------------------------------------
     def _place(self, lane: int) -> str:
