@@ -221,6 +221,7 @@ def test_a_site_remembers_each_index_of_an_inner_loop(monkeypatch):
     ((5, 4, 3), (8, 8, 4), 0, 60),  # every block of a 3-D grid
     ((3, 1, 1), (33, 1, 1), 1, 2),  # 33 threads → 64 lanes: tz = 31 padding lanes // 33 = 1 on the last lanes
     ((1, 1, 1), (1, 1, 1), 0, 1),  # one thread, 31 padding lanes
+    ((300, 1, 1), (512, 1, 1), 100, 200),  # 200 × 512 = 102 400 lanes: ty, by, bz all zero (np.zeros)
 ])
 def test_block_indices_are_the_lane_formula(grid, block, first, n_blocks):
     # lane L is thread t = L mod lanes of block b = first + L div lanes (lanes: the block's threads rounded up

@@ -93,15 +93,18 @@ class Block:
         # index is computed once per thread of one block (t) or once per block (b), then spread over the batch
         t = np.arange(self._lanes_per_block, dtype=np.int64)
         b = np.arange(first_block, first_block + n_blocks, dtype=np.int64)
-        self.tx, self.ty, self.tz = (self._spread(v, n_blocks, 1) for v in (
-            t % self.bdx, t // self.bdx % self.bdy, t // (self.bdx * self.bdy)))
-        self.bx, self.by, self.bz = (self._spread(v, 1, self._lanes_per_block) for v in (
-            b % self.gdx, b // self.gdx % self.gdy, b // (self.gdx * self.gdy)))
+        spread, lpb = self._spread, self._lanes_per_block
+        self.tx = spread(t % self.bdx, n_blocks, 1)
+        self.ty = spread(t // self.bdx % self.bdy, n_blocks, 1)
+        self.tz = spread(t // (self.bdx * self.bdy), n_blocks, 1)
+        self.bx = spread(b % self.gdx, 1, lpb)
+        self.by = spread(b // self.gdx % self.gdy, 1, lpb)
+        self.bz = spread(b // (self.gdx * self.gdy), 1, lpb)
         self.threadIdx = SimpleNamespace(x=self.tx, y=self.ty, z=self.tz)
         self.blockIdx = SimpleNamespace(x=self.bx, y=self.by, z=self.bz)
         self.blockDim = SimpleNamespace(x=self.bdx, y=self.bdy, z=self.bdz)
         self.gridDim = SimpleNamespace(x=self.gdx, y=self.gdy, z=self.gdz)
-        self._real = np.tile(t < self._threads_per_block, n_blocks)  # padding lanes are never active
+        self._real = spread(t < self._threads_per_block, n_blocks, 1)  # padding lanes are never active
         self._masks = [self._stats(self._real)]
         self._auto, self._code = auto, code
         self._frames: dict = {}  # code object → (its last frame, bytecode offset) of the user's frames
@@ -120,12 +123,15 @@ class Block:
 
     @staticmethod
     def _spread(v: np.ndarray, tiles: int, repeats: int) -> np.ndarray:
-        """``v`` (int64) with each element repeated ``repeats`` times, the whole tiled ``tiles`` times: a new
-        array over the batch's lanes. All zeros (a 1-D block's ``ty``, a 1-D grid's ``by`` and ``bz``) is
-        ``np.zeros``, whose pages the OS maps only when they are read."""
-        if not v.any():
-            return np.zeros(v.size * tiles * repeats, np.int64)
-        out = np.empty((tiles, v.size, repeats), np.int64)
+        """``v`` (a new array) with each element repeated ``repeats`` times, the whole tiled ``tiles`` times: a
+        new array over the batch's lanes. A large one of all zeros (a 1-D block's ``ty``, a 1-D grid's ``by``
+        and ``bz``) is ``np.zeros``, whose pages the OS maps only when they are read."""
+        if tiles == repeats == 1:
+            return v
+        size = v.size * tiles * repeats
+        if size >= 1 << 16 and not v.any():
+            return np.zeros(size, v.dtype)
+        out = np.empty((tiles, v.size, repeats), v.dtype)
         out[...] = v[None, :, None]
         return out.reshape(-1)
 

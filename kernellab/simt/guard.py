@@ -10,8 +10,6 @@
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 
 from ..i18n import _
@@ -53,12 +51,9 @@ class KernelArray(np.ndarray):
         self._refuse()
 
 
-def guard_arguments(kernel, name: str, args: tuple, memory) -> tuple:
-    """``args`` with every numpy array replaced by a :class:`KernelArray` view that ``memory`` knows as it."""
-    try:
-        params = list(inspect.signature(kernel).parameters)[1:]
-    except (TypeError, ValueError):
-        params = []
+def guard_arguments(params: list, name: str, args: tuple, memory) -> tuple:
+    """``args`` with every numpy array replaced by a :class:`KernelArray` view that ``memory`` knows as it (named
+    by ``params``, the kernel's parameters after ``blk``)."""
     out = []
     for i, a in enumerate(args):
         if type(a) is np.ndarray:

@@ -142,7 +142,11 @@ def _launch(kernel, grid, block, args: tuple, gpu, racecheck: bool, hazards, nam
     check_limits(name, b, "block")
     check_limits(name, g, "grid")
     regs, smem = _resources(name, gpu, regs, smem)
-    named = _named_arrays(kernel, name, tuple(args))
+    try:  # once a launch: the parameters name the arrays, check the arguments and name the guarded views
+        sig = inspect.signature(kernel)
+    except (TypeError, ValueError) as exc:
+        sig = exc
+    named = _named_arrays(kernel, name, tuple(args), sig)
     warn_float64(name, named.items())
     memory = GlobalMemory(named, kernel=name)
     if wants_lines(lines):
@@ -150,7 +154,8 @@ def _launch(kernel, grid, block, args: tuple, gpu, racecheck: bool, hazards, nam
         memory.first_touch = tally.first_touch
     else:
         tally = Tally()
-    args = guard_arguments(kernel, name, tuple(args), memory)
+    args = guard_arguments(list(sig.parameters)[1:] if isinstance(sig, inspect.Signature) else [], name, tuple(args),
+                           memory)
     fn = _function(kernel)
     declared = getattr(kernel, "__kernellab_declares_overhead__", False) or getattr(fn, "__kernellab_declares_overhead__", False)
     auto = not declared if auto_instr is None else bool(auto_instr)
@@ -214,12 +219,10 @@ def declares_overhead(kernel):
     return kernel
 
 
-def _named_arrays(kernel, name: str, args: tuple) -> dict[str, np.ndarray]:
-    """Check the arguments' kinds and that they bind to the kernel; name each array by its parameter."""
-    try:
-        params = list(inspect.signature(kernel).parameters)
-    except (TypeError, ValueError):
-        params = []
+def _named_arrays(kernel, name: str, args: tuple, sig) -> dict[str, np.ndarray]:
+    """Check the arguments' kinds and that they bind to the kernel (``sig``: its signature, or the error
+    ``inspect.signature`` raised); name each array by its parameter."""
+    params = list(sig.parameters) if isinstance(sig, inspect.Signature) else []
     named = {}
     for i, a in enumerate(args):
         pname = params[i + 1] if i + 1 < len(params) else f"arg{i}"
@@ -234,7 +237,9 @@ def _named_arrays(kernel, name: str, args: tuple) -> dict[str, np.ndarray]:
                                 "and numbers for scalars").format(kernel=name, name=pname, type=type(a).__name__),
                               kernel=name, argument=pname)
     try:
-        inspect.signature(kernel).bind(None, *args)
+        if not isinstance(sig, inspect.Signature):
+            raise sig
+        sig.bind(None, *args)
     except TypeError as exc:
         raise LaunchError(_("kernel {kernel}: the arguments do not fit its parameters: {error}").format(
             kernel=name, error=exc), kernel=name) from exc
