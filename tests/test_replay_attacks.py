@@ -615,7 +615,7 @@ def test_a_changed_capture_is_an_error_only_where_replay_is_asked(monkeypatch):
         kernel[(1,)](x, out, BLOCK=N)
     assert replay.status(kernel) == "off" and out[1] == 3.0  # 1·3
     monkeypatch.setenv("KERNELLAB_LANG", "zh_CN")
-    with pytest.raises(ReplayError, match=r"^内核 cell_kernel：闭包单元 scale 自重放记录此内核以来已改变，从 2.0 变为 3.0；"
+    with pytest.raises(ReplayError, match=r"^内核 cell_kernel：外层函数的变量 scale 自重放记录该内核以来已改变，从 2.0 变为 3.0；"
                                           r".*cell_kernel\.replay_reset\(\)"):
         kernel[(1,)](x, out, BLOCK=N)
 
