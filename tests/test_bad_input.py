@@ -53,6 +53,42 @@ def test_a_grid_past_cudas_limits_names_the_kernel_and_dimension(grid, axis, siz
     assert str(simt.value) == str(err.value)
 
 
+@pytest.mark.parametrize("grid, said", [((0,), "dimensions must be positive integers, got (0,)"),
+                                         ((-1,), "dimensions must be positive integers, got (-1,)"),
+                                         ((1.5,), "dimensions must be positive integers, got (1.5,)"),
+                                         ((1, 1, 1, 1), "must have 1 to 3 dimensions, got 4: (1, 1, 1, 1)")])
+def test_a_grid_that_is_no_grid_names_the_kernel(grid, said):
+    # grid.dim3's words had no kernel in them on a mini-Triton launch (the SIMT launcher put it first)
+    x = np.zeros(4, np.float32)
+    with pytest.raises(LaunchError) as err:
+        copy_kernel[grid](x, x.copy(), 4, BLOCK=4)
+    assert str(err.value) == f"kernel copy_kernel: grid {said}"
+    assert err.value.details["kernel"] == "copy_kernel"
+    with pytest.raises(LaunchError) as simt:
+        simt_launch(lambda blk: None, grid, 32, name="copy_kernel")
+    assert str(simt.value) == str(err.value)
+
+
+def test_an_array_not_dense_in_memory_names_the_kernel_and_argument():
+    x = np.arange(16, dtype=np.float32)[::2]  # every other float: 8-byte steps, no flat view of its own
+    with pytest.raises(LaunchError) as err:
+        copy_kernel[(1,)](x, np.zeros(8, np.float32), 8, BLOCK=8)
+    assert str(err.value) == "kernel copy_kernel: x_ptr is not contiguous in memory: pass np.ascontiguousarray(x_ptr)"
+    assert err.value.details == {"argument": "x_ptr", "kernel": "copy_kernel"}
+
+
+@pytest.mark.parametrize("n", [2**64, -(2**63) - 1])
+def test_an_integer_past_64_bits_names_the_kernel_and_argument(n):
+    # Triton passes an int as int32, int64 or uint64 (2^63 ≤ n < 2^64); past those, no type: a bare
+    # OverflowError named neither the kernel nor the argument
+    x = np.zeros(4, np.float32)
+    with pytest.raises(LaunchError) as err:
+        copy_kernel[(1,)](x, x.copy(), n, BLOCK=4)
+    assert str(err.value) == f"kernel copy_kernel: argument n: integer {n} does not fit in 64 bits"
+    assert err.value.details == {"kernel": "copy_kernel", "argument": "n"}
+    assert isinstance(err.value.__cause__, OverflowError)
+
+
 def test_a_grid_too_large_for_a_table_makes_its_ids_a_step_at_a_time(monkeypatch):
     # 37 × 3 × 2 = 222 programs: with the table limit at 50, ids are made per step (Pids), and the launch
     # gives the same values and counts as with the table

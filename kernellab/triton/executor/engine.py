@@ -15,8 +15,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...errors import fmt_dim3, placed
+from ...errors import LaunchError, fmt_dim3, placed
 from ...grid import check_limits, dim3
+from ...i18n import _
 from ...lines import LineFinder, tally_factory
 from ...record import launched
 from ...tracebacks import user_traceback
@@ -146,7 +147,11 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     ``hook``: what watches the launch's steps (see :class:`~kernellab.triton.executor.program.Program`).
     ``options``: the launch's compile options the timing model reads (``num_stages``), added to ``counts.launch``.
     """
-    g = dim3(grid)
+    try:
+        g = dim3(grid)
+    except LaunchError as exc:  # dim3's words, the kernel first (as the SIMT launcher says them)
+        raise LaunchError(_("kernel {kernel}: {error}").format(kernel=kernel, error=exc),
+                          **{**exc.details, "kernel": kernel}) from None
     check_limits(kernel, g)  # CUDA's gridDim limits
     hints = {} if hints is None else hints
     hints.setdefault("defer", True)

@@ -439,7 +439,7 @@ def _capture_key(v):
     return ("id", id(v), v) if k is _NO else k
 
 
-#: How a message names each kind of place a recording captures (:func:`_captures`)
+#: How a message names each kind of place a recording captures (``_captures``)
 PLACES = {"global": "global {name}", "cell": "closure cell {name}", "setting": "setting {name}",
           "attribute": "attribute {name}", "defaults": "defaults of {name}"}
 
@@ -456,8 +456,8 @@ def _captures(kernel, meta) -> dict:
     (holder, place, key, shown)``, for every global and closure cell the kernel's code reads, and the code of
     each function it reaches through them or through a constexpr argument (a ``@triton.jit`` helper, a plain
     function), each library module's setting read as ``mod.attr``, and each plain function's defaults and
-    attributes. ``place`` is ``(kind, name, reader)`` (:func:`_place` words it: ``global SCALE``,
-    ``closure cell k (read by f)``); ``shown`` is the value as it was (:func:`_shown`; a name not defined yet
+    attributes. ``place`` is ``(kind, name, reader)`` (``_place`` words it: ``global SCALE``,
+    ``closure cell k (read by f)``); ``shown`` is the value as it was (``_shown``; a name not defined yet
     that is a builtin's shows as ``builtins.abs``). The holder is kept, so no other object takes its address."""
     out: dict = {}
     seen: set = set()
@@ -521,7 +521,7 @@ def _captures(kernel, meta) -> dict:
 
 
 def _changed(kernel, now: dict):
-    """The first place whose value differs between ``now`` (:func:`_captures`) and what one of ``kernel``'s
+    """The first place whose value differs between ``now`` (``_captures``) and what one of ``kernel``'s
     recordings captured there: ``(place, then, now)``, or None."""
     for entry in kernel.__dict__.get("_replays", {}).values():
         if not isinstance(entry, Entry):
@@ -660,7 +660,7 @@ def _copy(counts):
 
 class Entry:
     """A recorded signature: its counts, its steps (``(pids, [(node, vids freed after it), ...])``) and what it
-    captured (:func:`_captures`)."""
+    captured (``_captures``)."""
 
     __slots__ = ("counts", "steps", "nvalues", "grid", "first_store", "captures")
 

@@ -164,7 +164,7 @@ class KernelInterface:
 
     def replay_reset(self) -> None:
         """Forget what replay recorded of the kernel this wraps (``@triton.autotune``, ``@triton.heuristics``):
-        :meth:`JITFunction.replay_reset`."""
+        ``JITFunction.replay_reset``."""
         self.fn.replay_reset()
 
 
@@ -470,6 +470,9 @@ class JITFunction(KernelInterface):
                     exc = _dtype_error(name, v.dtype)
                     raise LaunchError(_("kernel {kernel}: {error}").format(kernel=self.__name__, error=exc),
                                       kernel=self.__name__, **exc.details) from None
+                except LaunchError as exc:  # (memory.flat_view: not dense in memory)
+                    raise LaunchError(_("kernel {kernel}: {error}").format(kernel=self.__name__, error=exc),
+                                      **{**exc.details, "kernel": self.__name__}) from None
                 address = arg._address = register_array(v)
                 names[address] = name
                 m = None if name in fixed else "D" if name not in unaligned and address % 16 == 0 else None
@@ -479,7 +482,11 @@ class JITFunction(KernelInterface):
                 values.append(arg)
                 continue
             if cls is int:
-                dt = T.of_argument(v)
+                try:
+                    dt = T.of_argument(v)
+                except OverflowError as exc:  # past 64 bits: Triton's launcher has no type for it either
+                    raise LaunchError(_("kernel {kernel}: argument {name}: {error}").format(
+                        kernel=self.__name__, name=name, error=exc), kernel=self.__name__, argument=name) from exc
                 arg = tensor(np.array([v], dt.np), dt, ())
                 m = None if name in fixed else 1 if v == 1 else "D" if name not in unaligned and v % 16 == 0 else None
                 if m is not None:
