@@ -169,6 +169,24 @@ def test_every_form_says_what_holds_of_the_lanes(seed):
     assert seen == {"starts", "prefix", "run", "lines 0", "lines 1"}
 
 
+
+def test_views_of_one_base_share_an_answer_only_with_the_same_shift_and_kept_lanes():
+    # The views of one offsets block (x_ptr + offs, y_ptr + offs under one mask) ask run, kept and extremes
+    # once, through their base. Base: 8 consecutive elements from 0, moved per program by s = 0, 8, 16, 24:
+    # all 4 × 8 = 32 lanes kept are one run, elements 0–31
+    base = Base.consecutive(0, (8,))
+    s, full = np.array([0, 8, 16, 24]), np.array([8, 8, 8, 8])
+    short = np.array([8, 3, 8, 8])  # program 1 keeps 3 lanes: a gap (11–15) after them; 8 + 3 + 8 + 8 = 27 kept
+    a, b = View(base, s, full), View(base, s, short)
+    assert a.run() and not b.run()  # b asked after a: not a's answer
+    assert a.kept() == 32 and b.kept() == 27
+    assert View(base, s, full).run() and View(base, s, full).kept() == 32
+    gap = np.array([0, 8, 20, 28])  # programs 2 and 3 four elements further: 16–19 skipped, no run
+    assert not View(base, gap, full).run()
+    assert View(base, gap, full).extremes() == (0, 35) and a.extremes() == (0, 31)  # 28 + 7 and 24 + 7
+    assert not View(base, 5, full).run()  # an int shift: all 4 programs at elements 5–12, no run
+    assert View(base, 5).run() and View(base, 5).extremes() == (5, 12)  # one program: 0 + 5 … 7 + 5
+
 def test_row_starts_and_the_lines_of_built_offsets():
     assert row_starts(np.arange(12).reshape(3, 4)).tolist() == [0, 4, 8]
     assert row_starts(np.array([[3, 4, 6]])) is None

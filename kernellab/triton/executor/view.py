@@ -296,6 +296,12 @@ class View:
         k, n = self.keep, self.numel
         if k is None:
             return self.rows * n
+        if k.size > 1:
+            return self._seen("view kept", self._kept)
+        return self._kept()
+
+    def _kept(self) -> int:
+        k, n = self.keep, self.numel
         if k.dtype == bool:  # broadcasting repeats every lane of ``k`` alike
             return int(np.count_nonzero(k)) * (self.rows * n // k.size) if k.size else 0
         if k.size == 1:  # one prefix every program keeps
@@ -378,20 +384,26 @@ class View:
         after the last, all kept but a prefix of the last."""
         got = self._got.get("run")
         if got is None:
-            # the answer depends on the base, the shift's differences and the kept lanes: found once for every
-            # view of a base with the same shift array (or an int: it moves every start alike) and the same kept
-            # lanes (``x_ptr + offs``, ``y_ptr + offs`` and ``out_ptr + offs`` under one mask)
-            sh = self.shift if self.shift.__class__ is np.ndarray else None
-            seen = self.base.memo.get("run")
-            if seen is not None and seen[0] is sh and seen[1] is self.keep:
-                got = seen[2]
-            else:
-                s, k = self.starts(), self.prefix()
-                n = self.numel
-                got = s is not None and k is not None and (self.rows == 1 or bool(
-                    (s[1:] - s[:-1] == n).all() and (k[:-1] == n).all()))
-                self.base.memo["run"] = (sh, self.keep, got)
-            self._got["run"] = got
+            got = self._got["run"] = self._seen("view run", self._run)
+        return got
+
+    def _run(self) -> bool:
+        s, k = self.starts(), self.prefix()
+        n = self.numel
+        return s is not None and k is not None and (self.rows == 1 or bool(
+            (s[1:] - s[:-1] == n).all() and (k[:-1] == n).all()))
+
+    def _seen(self, question: str, answer):
+        """``answer()``, asked once for every view of this base with this one's shift array (or an int shift)
+        and kept lanes: the views of one offsets block (``x_ptr + offs``, ``y_ptr + offs`` and ``out_ptr +
+        offs`` under one mask) share them. For questions whose answer depends on nothing else: the lanes kept,
+        whether they are one run (an int shift moves every start alike), a shift array's extremes."""
+        sh = self.shift if self.shift.__class__ is np.ndarray else None
+        seen = self.base.memo.get(question)
+        if seen is not None and seen[0] is sh and seen[1] is self.keep:
+            return seen[2]
+        got = answer()
+        self.base.memo[question] = (sh, self.keep, got)
         return got
 
     def lines(self) -> tuple[int, np.ndarray, int] | None:
@@ -418,11 +430,15 @@ class View:
         s = self.shift
         if s.__class__ is np.ndarray:
             got = self._got.get("extremes")
-            if got is None:  # (np.minimum.reduce: ndarray.min without its Python wrapper)
-                got = self._got["extremes"] = lo + int(np.minimum.reduce(s, axis=None)), hi + int(
-                    np.maximum.reduce(s, axis=None))
+            if got is None:
+                got = self._got["extremes"] = self._seen("view extremes", self._extremes)
             return got
         return lo + s, hi + s
+
+    def _extremes(self) -> tuple[int, int]:
+        lo, hi = self.base.extremes()
+        s = self.shift  # (np.minimum.reduce: ndarray.min without its Python wrapper)
+        return lo + int(np.minimum.reduce(s, axis=None)), hi + int(np.maximum.reduce(s, axis=None))
 
     def memo(self, width: int) -> tuple[dict, tuple] | None:
         """``(memo, key)`` where the counts of this access may be kept and found again: its base's, keyed by
