@@ -271,6 +271,8 @@ def test_closed_form_counts_equal_the_lanes_addresses(seed):
             per_line = 128 // width
             moved = view.moved(per_line * int(rng.integers(1, 4)))  # whole 128-byte lines further
             assert count_planned(moved, width, copies, p, store) == lanes_count(moved, width, copies, p, store)
+            part = view.moved(int(rng.integers(1, per_line)))  # part of a line further: not what its base kept
+            assert count_planned(part, width, copies, p, store) == lanes_count(part, width, copies, p, store)
     assert tiles >= 3, tiles
 
 

@@ -275,7 +275,23 @@ def count_planned(view: View, width: int, copies: int, p: layout.Plan, store: bo
 
 def _closed(view: View, w: int, p: layout.Plan, store: bool, rows: int, lanes: int, runs: bool):
     """:func:`count_planned`'s requests, sectors, lines and ideal sectors (one copy) from the view's structure, or
-    None where it has none that applies (``runs``: a run of rows counted from its first row, :func:`_run_row`)."""
+    None where it has none that applies (``runs``: a run of rows counted from its first row, :func:`_run_row`).
+
+    An unmasked view's counts are kept by its base (:meth:`View.memo`) and found again when it is moved by whole
+    128-byte lines (FlashAttention's ``v_ptrs += BLOCK_N * HEAD_DIM``, every trip of its loop alike)."""
+    memo = view.memo(w)
+    if memo is not None:
+        got = memo[0].get((memo[1], p, store))
+        if got is not None:
+            return got
+    got = _closed_counts(view, w, p, store, rows, lanes, runs)
+    if got is not None and memo is not None:
+        memo[0][memo[1], p, store] = got
+    return got
+
+
+def _closed_counts(view: View, w: int, p: layout.Plan, store: bool, rows: int, lanes: int, runs: bool):
+    """:func:`_closed` from the view's structure, not kept."""
     v = p.vec
     starts = view.starts()
     if starts is not None:
@@ -328,16 +344,9 @@ def _closed(view: View, w: int, p: layout.Plan, store: bool, rows: int, lanes: i
                 r, s_, li, i_ = _affine_row(p, int(starts[row]) * w % LINE_BYTES // w, None if kr == lanes else kr, w)
                 req, sec, lin, ideal = req + r * count, sec + s_ * count, lin + li * count, ideal + i_ * count
             return req, sec, lin, ideal
-    memo = view.memo(w)
-    if memo is not None and (memo[1], p, store) in memo[0]:
-        return memo[0][memo[1], p, store]
     tile = view.lines()
     if tile is not None and (runs := layout.line_runs(p, tile[0])) is not None:
-        counted = _tile_counts_seen(runs, tile, view, w, p, store)
-        if counted is not None:
-            if memo is not None:
-                memo[0][memo[1], p, store] = counted
-            return counted
+        return _tile_counts_seen(runs, tile, view, w, p, store)
     return None
 
 
