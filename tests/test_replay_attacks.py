@@ -149,6 +149,48 @@ def test_a_plain_helpers_global_or_attribute_changed_is_an_error(monkeypatch):
         assert out[0] == value
 
 
+def _times_default(x, k=1.0):
+    return x * k
+
+
+@triton.jit
+def default_helper_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, _times_default(tl.load(x_ptr + offs)))
+
+
+def test_a_plain_helpers_defaults_changed_is_an_error(monkeypatch):
+    replay.clear(default_helper_kernel)
+    x = np.ones(N, np.float32)
+    for want in ("recorded", "replayed"):
+        assert _same_as_fresh(default_helper_kernel, [x, np.zeros(N, np.float32)], {"BLOCK": N}) == want
+    monkeypatch.setattr(_times_default, "__defaults__", (3.0,))
+    out = np.full(N, -1, np.float32)
+    _refused_as_changed(default_helper_kernel, [x, out], {"BLOCK": N}, "defaults of _times_default", "(1.0,)", "(3.0,)")
+    _after_reset(default_helper_kernel, [x, out], {"BLOCK": N})
+    assert out[0] == 3.0  # 1·3
+
+
+OFFSETS = tuple(range(40))
+
+
+@triton.jit
+def long_global_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) + OFFSETS[1])
+
+
+def test_a_long_value_is_shown_shortened(monkeypatch):
+    # a value's repr past 60 characters is cut to 59 and an ellipsis: the message stays one readable line
+    replay.clear(long_global_kernel)
+    x = np.zeros(N, np.float32)
+    long_global_kernel[(1,)](x, np.zeros(N, np.float32), BLOCK=N)
+    monkeypatch.setattr(sys.modules[__name__], "OFFSETS", tuple(range(1, 41)))
+    old, new = repr(tuple(range(40))), repr(tuple(range(1, 41)))  # 150 and 151 characters
+    _refused_as_changed(long_global_kernel, [x, np.zeros(N, np.float32)], {"BLOCK": N}, "global OFFSETS",
+                        old[:59] + "…", new[:59] + "…")
+
+
 settings = types.ModuleType("kernellab.settings_for_a_test")  # a library's module: its settings are read
 settings.SCALE = 1.0
 
