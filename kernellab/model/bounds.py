@@ -82,14 +82,15 @@ def resource_label(bound: str) -> str:
 def estimate_label(term: str) -> str:
     """The name of the term that sets an estimate (a ``predict(...)["estimate_bound"]``) in the reader's
     language: a resource of :func:`~kernellab.model.bounds.resource_label`, or ``"L2"``, ``"latency"`` (the latency path of
-    :mod:`kernellab.model.estimate`) or ``"serial"`` (a program's Tensor Core and dependent SIMT work in turn).
+    :mod:`kernellab.model.estimate`), ``"serial"`` (a program's Tensor Core and dependent SIMT work in turn) or
+    ``"lock"`` (a spin lock's critical sections one after another, :mod:`kernellab.model.locks`).
 
     Examples
     --------
     >>> estimate_label("latency"), estimate_label("DRAM")
     ('latency', 'DRAM')
     """
-    extra = {"L2": _("L2"), "latency": _("latency"), "serial": _("Tensor Cores, then SIMT")}
+    extra = {"L2": _("L2"), "latency": _("latency"), "serial": _("Tensor Cores, then SIMT"), "lock": _("lock chain")}
     return extra[term] if term in extra else resource_label(term)
 
 
@@ -294,7 +295,8 @@ def predict(*args, shape: LoopShape | None = None, launches: int = 1, timer: str
     their fitted efficiencies (``eta`` for the SIMT pipes, ``Perf.eta_mma``/``eta_wgmma`` for the Tensor
     Cores), a ``tl.dot``'s Tensor Core work and the SIMT work on its results one after the other in a
     program, DRAM at its measured sustained share (``t_dram_sustained``), L2 traffic (``t_l2``), and the
-    latency a program exposes (``t_round``, ``rounds``, ``t_critical``, ``t_latency_path``, ``t_fill``); with a
+    latency a program exposes (``t_round``, ``rounds``, ``t_critical``, ``t_latency_path``, ``t_fill``), the longest
+    chain of a spin lock's critical sections (``t_lock``, :mod:`kernellab.model.locks`); with a
     ``shape``, the K loop's exposed latency of :mod:`kernellab.model.latency` instead (``t_latency``).
 
     **The launch** (``programs``, ``sms_used``, ``per_sm``, ``resident``, ``waves``, ``tail``,
@@ -453,7 +455,7 @@ def _predict_one(args, kwargs, shape, launches, timer="do_bench") -> dict:
         "estimate_bound": terms["estimate_bound"], "dram_bytes": dram,
         "t_l2": terms["t_l2"], "t_dram_sustained": terms["t_dram_est"], "t_round": terms["t_round"],
         "rounds": terms["rounds"], "t_critical": terms["t_critical"], "t_latency_path": terms["t_latency_path"],
-        "t_fill": terms["t_fill"],
+        "t_fill": terms["t_fill"], "t_lock": terms["t_lock"],
         "programs": dist.programs, "sms_used": dist.sms_used, "per_sm": dist.per_sm, "resident": dist.resident,
         "waves": dist.waves, "tail": dist.tail, "subpartitions": dist.subpartitions,
         "blocks_per_sm": None if occ is None else occ.blocks_per_sm,

@@ -27,16 +27,19 @@ runs faster than its busiest resource allows, so a measurement above the bound p
   ``resident`` programs at once, so it runs ``⌈per_sm ÷ resident⌉`` such critical paths one after another
   (``t_latency_path``). A launch whose pipes or DRAM bind still waits one round trip before its first bytes
   arrive (``t_fill``);
+* a spin lock's critical sections one after another (``t_lock``, :mod:`kernellab.model.locks`): the longest
+  chain of hand-overs, round trips and bytes of the programs that take one lock;
 * with a ``LoopShape`` (the SIMT SGEMMs), the K loop's exposed latency of :mod:`kernellab.model.latency`.
 
-``estimate_time`` = max(pipes + fill, latency path, DRAM + fill, L2, atomics), or the pipes plus the K loop's
-exposed latency with a ``LoopShape``.
+``estimate_time`` = max(pipes + fill, latency path, DRAM + fill, L2, atomics, lock chain), or the pipes plus the
+K loop's exposed latency with a ``LoopShape``.
 """
 
 from __future__ import annotations
 
 from ..grid import cdiv
 from ..specs import Perf
+from .locks import t_lock
 from .persm import Distribution
 
 __all__ = ["estimate_terms", "l2_seconds", "l2_traffic", "sm_times", "tensor_kind"]
@@ -168,13 +171,13 @@ def estimate_terms(counts, events: dict, times: dict, perf: Perf, clock_hz: floa
     t_path = (n_rounds - 1 + heavy) * t_critical
     t_fill = t_round
     terms = {"pipes": t_pipes + t_fill, "latency": t_path, "DRAM": t_dram + t_fill if t_dram else 0.0,
-             "L2": t_l2, "atomic": times["t_atomic"]}
+             "L2": t_l2, "atomic": times["t_atomic"], "lock": t_lock(counts, perf, clock_hz)}
     bound = max(terms, key=terms.get)
     binding = max(pipes, key=pipes.get) if bound == "pipes" else bound
     if bound in ("pipes", "DRAM") and t_fill > terms[bound] - t_fill:  # the round trip outweighs the work
         binding = "latency"
     return {"t_pipes": t_pipes, "t_dram_est": t_dram, "t_l2": t_l2, "t_round": t_round, "rounds": rounds,
-            "t_chain": chain,
+            "t_chain": chain, "t_lock": terms["lock"],
             "t_critical": t_critical, "t_latency_path": t_path, "t_fill": t_fill, "estimate_time": terms[bound],
             "estimate_bound": binding}
 

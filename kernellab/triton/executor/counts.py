@@ -631,7 +631,8 @@ class Tally:
     ``flush``); what is added to ``n`` directly is launch-level (``programs``).
     """
 
-    __slots__ = ("n", "_pending", "_pending_lanes", "_updates", "_planned", "_moves", "dram", "rounds", "flags", "dep")
+    __slots__ = ("n", "_pending", "_pending_lanes", "_updates", "_planned", "_moves", "dram", "rounds", "flags", "dep",
+                 "locks")
 
     def __init__(self):
         self.n = _ZEROS.copy()
@@ -640,6 +641,8 @@ class Tally:
         # FP32 operations and MUFU warp instructions on tl.dot results (rounds.dependent), and the FLOPs of the
         # dots fed by a dot's result (rounds.accumulated)
         self.dep = [0, 0, 0]
+        # lock → [acquisitions, round trips, bytes] of its critical sections (kernellab.triton.executor.locks)
+        self.locks: dict[tuple, list] = {}
         self.dram: dict[str, int] = {}  # array name → sectors first touched by what this tally recorded (lines=True)
         self._pending: dict[tuple, list] = {}
         self._pending_lanes = 0
@@ -998,15 +1001,29 @@ class Tally:
         self.dep[1] += xu
         self.dep[2] += accumulated
 
+    def lock_section(self, key: tuple, trips: int, nbytes: int) -> None:
+        """A program acquired lock ``key`` and released it after a critical section of ``trips`` round trips
+        that moved ``nbytes`` bytes (:mod:`kernellab.triton.executor.locks`).
+
+        >>> t = Tally(); t.lock_section(("Lock", 0), 2, 512); t.lock_section(("Lock", 0), 1, 4)
+        >>> t.rounds_info()["locks"]
+        {('Lock', 0): (2, 3, 516)}
+        """
+        entry = self.locks.setdefault(key, [0, 0, 0])
+        entry[0] += 1
+        entry[1] += trips
+        entry[2] += nbytes
+
     def rounds_info(self) -> dict:
         """Rounds per program, for ``TritonCounts.launch``: ``rounds`` and ``dot_rounds`` (means over the programs
         that ran) and ``rounds_max`` (the program that waited most)."""
         total, most, programs, dot = self.rounds
+        locks = {"locks": {k: tuple(v) for k, v in self.locks.items()}} if self.locks else {}
         if not programs:
-            return dict(self.flags)
+            return {**self.flags, **locks}
         return {"rounds": total / programs, "dot_rounds": dot / programs, "rounds_max": float(most),
                 "dot_dependent_flops": self.dep[0] / programs, "dot_dependent_xu": self.dep[1] / programs,
-                "dot_accumulated_flops": self.dep[2] / programs, **self.flags}
+                "dot_accumulated_flops": self.dep[2] / programs, **self.flags, **locks}
 
     def merge(self, other: Tally):
         """Add another tally's counts into this one."""
@@ -1027,6 +1044,11 @@ class Tally:
         for key, counts in other._updates.items():
             mine = self._updates.get(key)
             self._updates[key] = counts.copy() if mine is None else mine + counts
+        for key, (n, trips, nbytes) in other.locks.items():
+            entry = self.locks.setdefault(key, [0, 0, 0])
+            entry[0] += n
+            entry[1] += trips
+            entry[2] += nbytes
 
     def result(self, per_program: dict | None = None, dram_sectors: dict | None = None,
                specialization: dict | None = None, launch: dict | None = None) -> TritonCounts:

@@ -22,6 +22,7 @@ import numpy as np
 from ... import cvt
 from ...errors import LaunchError, OutOfBoundsError, fmt_dim3
 from ...i18n import _
+from . import locks
 from .numerics import Grouped, _widen
 from .program import Program
 from .view import View
@@ -203,6 +204,8 @@ def _place(prog: Program, kind: str, flat: np.ndarray, view: View, how):
                            prog.policy.closed_forms)
     if prog.touched is not None:
         _touch(prog, flat, view)
+    if prog.lock is not None:  # inside a critical section (kernellab.triton.executor.locks)
+        locks.moved(prog, kind, locks.active_bytes(view, flat.itemsize))
 
 
 def _check_view(prog: Program, kind: str, flat: np.ndarray, view: View):

@@ -76,7 +76,7 @@ class Program:
 
     __slots__ = ("kernel", "grid", "pids", "P", "tally", "names", "journal", "_pid_cols", "failed_cas", "touched",
                  "deferred", "_lent", "_stored", "_addresses", "num_warps", "wanted", "policy", "hook", "loops",
-                 "epoch", "rounds", "dot_rounds")
+                 "epoch", "rounds", "dot_rounds", "lock")
 
     def __init__(self, kernel: str, grid, pids: np.ndarray, tally: Tally, names: dict, journal=None,
                  touched: Touched | None = None, defer: bool = False, num_warps: int = 4, wanted: dict | None = None,
@@ -104,6 +104,7 @@ class Program:
         self.epoch = 0  # loads issued since the program last waited carry this (kernellab.triton.executor.rounds)
         self.rounds = 0  # times each of the step's programs waited for its loads
         self.dot_rounds = 0  # those whose first use was a tl.dot operand
+        self.lock = None  # the critical section the program is in (kernellab.triton.executor.locks.Section)
 
     def address(self, flat: np.ndarray) -> int:
         """The address of ``flat``'s data (looked up once per array object and step)."""

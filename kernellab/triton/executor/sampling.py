@@ -12,6 +12,11 @@ spread evenly over every axis of the grid (:func:`plan`), and reports estimated 
   the array's size (programs that share data, as a matmul's tiles share rows of A, would otherwise be
   counted once per sample program).
 
+A launch whose sampled program takes a spin lock (:mod:`kernellab.triton.executor.locks`) stops there, its
+compare-and-swap undone (:class:`Locked`), and runs again with every program: the model charges each lock's
+chain of critical sections, and how many programs share one lock no sample can tell (tutorial 05's backward
+pass has 128 locks; the 8 programs a sample of its 4096 takes all take lock 0).
+
 A sampled launch's *outputs are not computed*, and say so: the first store of a sampled launch to a
 floating-point array fills the whole array with NaN, so every element no simulated program stored
 stays NaN, and ``tl.dot`` skips its arithmetic (its FLOPs are counted as usual) and returns NaN
@@ -122,6 +127,15 @@ def full(keep: dict | None = None):
         _KEEP.reset(kept)
         _SAMPLE.reset(token)
         _LAUNCH.set(None)
+
+
+class Locked(Exception):
+    """Raised when a program of a sampled launch takes a spin lock: the launch runs again, in full (see the module)."""
+
+
+def kept() -> dict | None:
+    """Where the running block keeps copies of the arrays it changes (``sampled(keep=)``), or None."""
+    return _KEEP.get()
 
 
 def restore(keep: dict) -> None:

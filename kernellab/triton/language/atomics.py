@@ -31,8 +31,8 @@ from kernellab.i18n import _
 from kernellab.lane_order import in_lane_order
 
 from ..executor import dtypes as T
-from ..executor import kinds, memory
-from ..executor.program import current
+from ..executor import kinds, locks, memory, sampling
+from ..executor.program import Divergence, current
 from ..executor.tensor import _align, _tensor_member_fn, broadcast_shape, convert, facts, pointer, tensor
 from .core import _to_tensor
 
@@ -189,7 +189,21 @@ atomic_min = _rmw("atomic_min", np.minimum, "``*pointer = min(*pointer, val)`` a
 atomic_and = _rmw("atomic_and", _check_int("atomic_and"), "``*pointer &= val`` atomically (integers).")
 atomic_or = _rmw("atomic_or", _check_int("atomic_or"), "``*pointer |= val`` atomically (integers).")
 atomic_xor = _rmw("atomic_xor", _check_int("atomic_xor"), "``*pointer ^= val`` atomically (integers).")
-atomic_xchg = _rmw("atomic_xchg", lambda old, v: v, "``*pointer = val`` atomically.")
+
+
+@kinds.memory
+@_tensor_member_fn
+def atomic_xchg(pointer, val, mask=None, sem=None, scope=None, _semantic=None) -> tensor:
+    """``*pointer = val`` atomically. Returns the old values; lanes take effect in launch order (see the module).
+
+    A scalar exchange of the lock word the program took with ``tl.atomic_cas`` releases that lock and ends its
+    critical section (:mod:`kernellab.triton.executor.locks`).
+    """
+    out = _atomic("atomic_xchg", pointer, [val], mask, sem, scope, lambda old, v: v)
+    prog = current()
+    if prog.lock is not None and not pointer._shape and (mask is None or bool(np.all(_to_tensor(mask).data))):
+        locks.released(prog, pointer.flat, pointer.data)
+    return out
 
 
 @kinds.memory
@@ -198,6 +212,8 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None, _semantic=None) -> tenso
     """Compare and swap: where ``*pointer == cmp``, write ``val``; returns the old values (a lock:
     ``while tl.atomic_cas(lock, 0, 1) == 1: pass``).
 
+    A scalar compare-and-swap that swaps takes a lock: the program's critical section runs until it releases the
+    word with ``tl.atomic_xchg`` (:mod:`kernellab.triton.executor.locks`, which the performance model prices).
     Programs here run one after another, so a program spinning on a lock that an earlier program left
     taken would spin forever: after ``SPIN_LIMIT`` compare-and-swaps in a row that swap nothing, a
     program running alone raises RuntimeError instead.
@@ -209,8 +225,17 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None, _semantic=None) -> tenso
         swapped.append(bool(hit.any()))
         return np.where(hit, v, old)
 
-    out = _atomic("atomic_cas", pointer, [cmp, val], None, sem, scope, cas)
     prog = current()
+    word = int(np.asarray(pointer.data).reshape(-1)[0]) if not pointer._shape and prog.P == 1 else None
+    before = None if word is None or not 0 <= word < pointer.flat.size else pointer.flat[word].copy()
+    out = _atomic("atomic_cas", pointer, [cmp, val], None, sem, scope, cas)
+    if not pointer._shape and any(swapped):  # a scalar compare-and-swap took a lock word (executor.locks)
+        if prog.P > 1:
+            raise Divergence  # its critical section is recorded per program: the step reruns one by one
+        if sampling.active():  # a sample cannot price a lock's chain: undo the swap, run the launch in full
+            pointer.flat[word] = before
+            raise sampling.Locked
+        locks.acquired(prog, pointer.flat, pointer.data)
     prog.failed_cas = 0 if any(swapped) else prog.failed_cas + 1
     if prog.P == 1 and prog.failed_cas > SPIN_LIMIT:
         raise RuntimeError(_("{where}: tl.atomic_cas found the lock taken {SPIN_LIMIT} times in "

@@ -1,0 +1,181 @@
+"""Spin locks (issue 32, item 6): what the engine records of each lock, and the chain the model charges.
+
+The engine (kernellab.triton.executor.locks): a scalar ``tl.atomic_cas`` that swaps takes a lock, the same
+program's scalar ``tl.atomic_xchg`` of that address releases it; a section's round trips are the rounds it
+waits for loaded data, plus one when it stored (the release waits for its stores); its bytes are the active
+lanes × element size of its loads and stores. The model (kernellab.model.locks): a lock's chain is
+(acquisitions + round trips) × L + bytes ÷ (l2_bw ÷ SMs), L = Perf.l2_latency_cycles ÷ clock (RRZE
+gpu-latency: A100 205 cycles, A6000 as the A40 250), l2_bw (RRZE gpu-l2-cache: A100 5.4 TB/s, 108 SMs).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import kernellab.triton as triton
+import kernellab.triton.language as tl
+from kernellab import predict
+from kernellab.errors import ModelWarning
+from kernellab.triton.executor import sampling
+
+A100 = "A100 SXM 80GB"
+L_A100 = 205 / 1.41e9  # one L2 round trip on the A100, seconds (145.39 ns)
+SM_L2_A100 = 5.4e12 / 108  # one SM's share of the A100's L2 bandwidth, 50 GB/s
+
+
+def quiet(*args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)
+        return predict(*args, **kwargs)
+
+
+@triton.jit
+def locked_rows(Lock, Buf, N, G: tl.constexpr, BLOCK: tl.constexpr):
+    # program p adds 1 to row p % G of Buf under lock p % G: one load used (1 round trip), one store (+1)
+    g = tl.program_id(0) % G
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N
+    while tl.atomic_cas(Lock + g, 0, 1) == 1:
+        pass
+    row = tl.load(Buf + g * BLOCK + cols, mask=mask, other=0.0)
+    tl.store(Buf + g * BLOCK + cols, row + 1.0, mask=mask)
+    tl.atomic_xchg(Lock + g, 0)
+
+
+@triton.jit
+def first_or_add(Lock, Count, Buf, X, BLOCK: tl.constexpr):
+    # tutorial 05's partial sums: the first program stores its row, the later ones add theirs to the buffer;
+    # the program waits for its own row before it takes the lock (a round trip outside the section)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(X + tl.program_id(0) * BLOCK + cols) * 2.0
+    while tl.atomic_cas(Lock, 0, 1) == 1:
+        pass
+    count = tl.load(Count)
+    if count == 0:
+        tl.atomic_xchg(Count, 1)
+    else:
+        x += tl.load(Buf + cols)
+    tl.store(Buf + cols, x)
+    tl.atomic_xchg(Lock, 0)
+
+
+def test_each_lock_its_acquisitions_round_trips_and_bytes():
+    # 6 programs, 2 locks (p % 2): 3 acquisitions each. A section: 40 of 64 lanes active, loaded (160 B)
+    # and used (1 round trip), stored (160 B; the release waits for it: +1) → 2 round trips, 320 B;
+    # a lock: 3 sections → 6 round trips, 960 B
+    lock, buf = np.zeros(2, np.int32), np.zeros(2 * 64, np.float32)
+    c = locked_rows[(6,)](lock, buf, 40, G=2, BLOCK=64)
+    assert c.launch["locks"] == {("Lock", 0): (3, 6, 960), ("Lock", 1): (3, 6, 960)}
+    assert buf.reshape(2, 64)[:, :40].tolist() == [[3.0] * 40] * 2 and not buf.reshape(2, 64)[:, 40:].any()
+    assert lock.tolist() == [0, 0]
+
+
+def test_programs_of_one_step_that_take_different_locks():
+    # 2 programs, 2 locks: a vectorised step would take both at once; each section is its own program's
+    # (the step reruns one by one): 1 acquisition, 2 round trips, 320 B a lock
+    lock, buf = np.zeros(2, np.int32), np.zeros(2 * 64, np.float32)
+    c = locked_rows[(2,)](lock, buf, 40, G=2, BLOCK=64)
+    assert c.launch["locks"] == {("Lock", 0): (1, 2, 320), ("Lock", 1): (1, 2, 320)}
+
+
+def test_sections_that_differ_are_summed():
+    # one lock, 3 programs of 64 fp32. The first: Count loaded (4 B) and used (1), its row stored (256 B, +1):
+    # 2 round trips, 260 B. Each later one: Count (4 B, 1), the buffer loaded (256 B) and used (1), stored
+    # (256 B, +1): 3 round trips, 516 B. Sum: 2 + 3 + 3 = 8 round trips, 260 + 2 × 516 = 1292 B
+    lock, count, buf = np.zeros(1, np.int32), np.zeros(1, np.int32), np.zeros(64, np.float32)
+    x = np.arange(3 * 64, dtype=np.float32)
+    c = first_or_add[(3,)](lock, count, buf, x, BLOCK=64)
+    assert c.launch["locks"] == {("Lock", 0): (3, 8, 1292)}
+    np.testing.assert_array_equal(buf, 2 * x.reshape(3, 64).sum(0))
+    # the programs' rounds: 1 for the row, then the section's waits (1, 2, 2; a store is no wait): 8 ÷ 3
+    assert c.launch["rounds"] == 8 / 3
+
+
+def test_what_is_not_a_lock_is_not_recorded():
+    @triton.jit
+    def never_released(Lock, Out):
+        tl.atomic_cas(Lock, 0, 1)  # swaps, but nothing releases it
+        tl.store(Out, 1)
+
+    @triton.jit
+    def block_cas(Words, Out, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.atomic_cas(Words + offs, offs * 0, offs * 0 + 1)  # one compare-and-swap per lane: values, not a lock
+        tl.atomic_xchg(Words + offs, offs * 0)
+        tl.store(Out, 1)
+
+    @triton.jit
+    def other_word(Lock, Out):
+        while tl.atomic_cas(Lock, 0, 1) == 1:
+            pass
+        tl.atomic_xchg(Lock + 1, 0)  # another address: the section stays open
+        tl.store(Out, 1)
+
+    @triton.jit
+    def released_twice(Lock, Out):
+        while tl.atomic_cas(Lock, 0, 1) == 1:
+            pass
+        tl.store(Out, 1)
+        tl.atomic_xchg(Lock, 0)
+        tl.atomic_xchg(Lock, 0)  # the program no longer holds it: no second section
+
+    out = np.zeros(1, np.int32)
+    # one section: a 4 B store, the release waiting for it (1 round trip)
+    assert released_twice[(1,)](np.zeros(1, np.int32), out).launch["locks"] == {("Lock", 0): (1, 1, 4)}
+    assert "locks" not in never_released[(1,)](np.zeros(1, np.int32), out).launch
+    assert "locks" not in block_cas[(2,)](np.zeros(32, np.int32), out, BLOCK=32).launch
+    assert "locks" not in other_word[(1,)](np.zeros(2, np.int32), out).launch
+
+
+def test_a_sampled_launch_that_takes_a_lock_runs_in_full():
+    # 64 programs on 4 locks (p % 4): 16 acquisitions each. A sample of 8 would see a few of them and could
+    # not tell how many share a lock; the launch runs every program instead, so its counts are the full run's
+    def counts(sampled):
+        lock, buf = np.zeros(4, np.int32), np.zeros(4 * 32, np.float32)
+        with sampling.sampled(programs=8, enabled=sampled):
+            return locked_rows[(64,)](lock, buf, 32, G=4, BLOCK=32), buf
+
+    (full, buf_full), (sample, buf_sample) = counts(False), counts(True)
+    # each section: 32 lanes × 4 B loaded and stored = 256 B, 2 round trips; 16 sections a lock
+    assert sample.launch["locks"] == full.launch["locks"] == {("Lock", g): (16, 32, 4096) for g in range(4)}
+    assert sample == full and buf_sample.tolist() == buf_full.tolist() == [16.0] * 128
+
+
+def test_the_chain_by_hand_on_the_a100_and_the_a6000():
+    # the first test's launch: each lock (3 + 6) × L + 960 B ÷ 50 GB/s = 9 × 145.39 ns + 19.2 ns = 1327.7 ns
+    lock, buf = np.zeros(2, np.int32), np.zeros(2 * 64, np.float32)
+    c = locked_rows[(6,)](lock, buf, 40, G=2, BLOCK=64)
+    assert quiet(c, A100)["t_lock"] == pytest.approx(9 * L_A100 + 960 / SM_L2_A100, rel=1e-12)
+    # the A6000 has no measured L2 bandwidth: round trips alone, 9 × 250 cycles ÷ 1.8 GHz = 1250 ns
+    assert quiet(c, "RTX A6000")["t_lock"] == pytest.approx(9 * 250 / 1.8e9, rel=1e-12)
+
+
+def test_a_long_chain_sets_the_estimate():
+    # 256 programs take one lock and store one float each: a section of 1 round trip and 4 B. The chain:
+    # (256 + 256) × 145.39 ns + 1024 B ÷ 50 GB/s = 74.44 µs + 0.02 µs = 74.46 µs, far above the launch's
+    # other terms (256 programs of one store each: well under a microsecond of DRAM and pipes)
+    @triton.jit
+    def one_lock(Lock, Out):
+        while tl.atomic_cas(Lock, 0, 1) == 1:
+            pass
+        tl.store(Out + tl.program_id(0), 1.0)
+        tl.atomic_xchg(Lock, 0)
+
+    out = np.zeros(256, np.float32)
+    c = one_lock[(256,)](np.zeros(1, np.int32), out)
+    p = quiet(c, A100)
+    assert c.launch["locks"] == {("Lock", 0): (256, 256, 1024)}
+    assert p["t_lock"] == pytest.approx(512 * L_A100 + 1024 / SM_L2_A100, rel=1e-12)
+    assert p["estimate_bound"] == "lock" and p["estimate_time"] == p["t_lock"]
+    assert out.sum() == 256
+
+
+def test_a_launch_without_locks_charges_none():
+    @triton.jit
+    def copy(X, Y, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(Y + offs, tl.load(X + offs))
+
+    x = np.ones(256, np.float32)
+    assert quiet(copy[(2,)](x, np.zeros_like(x), BLOCK=128), A100)["t_lock"] == 0.0
