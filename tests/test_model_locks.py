@@ -18,6 +18,7 @@ import kernellab.triton.language as tl
 from kernellab import predict
 from kernellab.errors import ModelWarning
 from kernellab.triton.executor import sampling
+from kernellab.triton.executor.policy import Policy, using
 
 A100 = "A100 SXM 80GB"
 L_A100 = 205 / 1.41e9  # one L2 round trip on the A100, seconds (145.39 ns)
@@ -77,6 +78,81 @@ def test_programs_of_one_step_that_take_different_locks():
     lock, buf = np.zeros(2, np.int32), np.zeros(2 * 64, np.float32)
     c = locked_rows[(2,)](lock, buf, 40, G=2, BLOCK=64)
     assert c.launch["locks"] == {("Lock", 0): (1, 2, 320), ("Lock", 1): (1, 2, 320)}
+
+
+@triton.jit
+def grouped_partials(Lock, Count, Buf, X, G: tl.constexpr, BLOCK: tl.constexpr):
+    # tutorial 05's pattern with G groups: program p adds its row into buffer p % G under lock p % G
+    pid = tl.program_id(0)
+    g = pid % G
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(X + pid * BLOCK + cols) * 2.0
+    while tl.atomic_cas(Lock + g, 0, 1) == 1:
+        pass
+    count = tl.load(Count + g)
+    if count == 0:
+        tl.atomic_xchg(Count + g, 1)
+    else:
+        x += tl.load(Buf + g * BLOCK + cols)
+    tl.store(Buf + g * BLOCK + cols, x)
+    tl.atomic_xchg(Lock + g, 0)
+
+
+def test_steps_split_where_programs_share_a_lock_as_one_by_one():
+    # 40 programs on 16 locks: vectorised, the step of 40 splits where program 16 finds lock 0 taken, then runs
+    # in steps of 16 (16, 16, 8), each of distinct locks. The values, the counts and every lock's record are
+    # those of the programs run one after another (Policy.reference()). Locks 0–7 get 3 programs, 8–15 two:
+    # 2 + 3 + 3 = 8 or 2 + 3 = 5 round trips, 260 + 2 × 516 = 1292 or 260 + 516 = 776 bytes (64 fp32 a row)
+    def run(policy):
+        lock, count, buf = np.zeros(16, np.int32), np.zeros(16, np.int32), np.zeros(16 * 64, np.float32)
+        x = np.arange(40 * 64, dtype=np.float32)
+        with using(policy):
+            c = grouped_partials[(40,)](lock, count, buf, x, G=16, BLOCK=64)
+        return c, buf, x
+
+    (fast, buf, x), (exact, buf_exact, _) = run(Policy()), run(Policy.reference())
+    want = {("Lock", g): (3, 8, 1292) if g < 8 else (2, 5, 776) for g in range(16)}
+    assert fast.launch["locks"] == exact.launch["locks"] == want
+    assert fast == exact
+    sums = np.zeros((16, 64), np.float32)
+    for p in range(40):
+        sums[p % 16] += 2 * x.reshape(40, 64)[p]
+    np.testing.assert_array_equal(buf, sums.reshape(-1))
+    np.testing.assert_array_equal(buf_exact, buf)
+
+
+def test_programs_of_one_step_on_one_lock_see_it_free_as_one_after_another():
+    # 4 programs take one lock without a spin loop and store what their compare-and-swap read: run one after
+    # another, each finds the word released (0). A vectorised step would have programs 1–3 read the 1 that
+    # program 0 wrote; the step splits instead. Each section: a 4 B store (1 round trip): (4, 4, 16)
+    @triton.jit
+    def read_then_release(Lock, Out):
+        old = tl.atomic_cas(Lock, 0, 1)
+        tl.store(Out + tl.program_id(0), old)
+        tl.atomic_xchg(Lock, 0)
+
+    out = np.full(4, 7, np.int32)
+    c = read_then_release[(4,)](np.zeros(1, np.int32), out)
+    assert out.tolist() == [0, 0, 0, 0] and c.launch["locks"] == {("Lock", 0): (4, 4, 16)}
+
+
+def test_programs_of_one_step_move_their_own_bytes():
+    # 4 programs, 4 locks, one vectorised step: program p loads and stores the first 8·(p + 1) floats of its row,
+    # 2 × 4 B × 8·(p + 1) = 64·(p + 1) bytes, in 2 round trips
+    @triton.jit
+    def locked_prefix(Lock, Buf, BLOCK: tl.constexpr):
+        p = tl.program_id(0)
+        cols = tl.arange(0, BLOCK)
+        mask = cols < 8 * (p + 1)
+        while tl.atomic_cas(Lock + p, 0, 1) == 1:
+            pass
+        tl.store(Buf + p * BLOCK + cols, tl.load(Buf + p * BLOCK + cols, mask=mask) + 1.0, mask=mask)
+        tl.atomic_xchg(Lock + p, 0)
+
+    buf = np.zeros(4 * 32, np.float32)
+    c = locked_prefix[(4,)](np.zeros(4, np.int32), buf, BLOCK=32)
+    assert c.launch["locks"] == {("Lock", p): (1, 2, 64 * (p + 1)) for p in range(4)}
+    assert buf.reshape(4, 32).sum(1).tolist() == [8.0, 16.0, 24.0, 32.0]
 
 
 def test_sections_that_differ_are_summed():

@@ -25,7 +25,7 @@ from .. import launches
 from . import sampling
 from .counts import Tally, Touched, TritonCounts
 from .policy import Policy, active
-from .program import _CURRENT, Program, Reorder, SplitTail, pid_table
+from .program import _CURRENT, Program, Reorder, SplitLocks, SplitTail, pid_table
 
 BATCH = 4096  # programs per vectorised step: bounds memory to ~BATCH × block elements per value
 
@@ -81,9 +81,10 @@ def _one_by_one(launch: Launch, pids: np.ndarray, tally, per_program: dict | Non
             tally.merge(own)
 
 
-def _batch(launch: Launch, chunk: np.ndarray) -> Program | SplitTail | None:
+def _batch(launch: Launch, chunk: np.ndarray) -> Program | SplitTail | SplitLocks | None:
     """Run ``chunk`` as one vectorised step: the step's Program when it ran, None when it failed (undone),
-    :class:`SplitTail` when it should run as two steps (undone).
+    :class:`SplitTail` when it should run as two steps, :class:`SplitLocks` when its programs share spin locks
+    (undone).
 
     The step defers its stores when the launch's policy and ``hints["defer"]`` allow; a step that cannot
     (:class:`Reorder`) reruns storing at once, and sets that hint for the launch's later steps and the
@@ -100,7 +101,7 @@ def _batch(launch: Launch, chunk: np.ndarray) -> Program | SplitTail | None:
         touched.rollback(mark)
         hints["defer"] = False
         return _batch(launch, chunk)
-    except SplitTail as split:
+    except (SplitTail, SplitLocks) as split:
         batch.undo()
         touched.rollback(mark)
         return split
@@ -181,6 +182,9 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
                     if isinstance(batch, SplitTail):  # the others first, then the last program alone
                         hints["split"] = True
                         chunks += [chunk[-1:], chunk[:-1]]
+                    elif isinstance(batch, SplitLocks):  # programs that share a lock: steps whose locks differ
+                        k, rest = batch.k, chunk[batch.k:]
+                        chunks += [rest[i:i + k] for i in range(0, len(rest), k)][::-1] + [chunk[:k]]
                     elif batch is None:
                         if fresh:
                             tally, fresh = new_tally(), False

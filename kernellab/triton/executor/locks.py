@@ -20,10 +20,11 @@ What the program does in between is its **critical section**; for each one the e
 ``counts.launch["locks"]`` then maps each lock, ``(array name, element index)``, to ``(acquisitions, round
 trips, bytes)`` summed over its sections; :mod:`kernellab.model.locks` prices the chain of each lock.
 
-Programs that take a lock run one by one (a step of several programs whose scalar compare-and-swap takes a
-lock reruns program by program, :class:`~kernellab.triton.executor.program.Divergence`), so every section
-belongs to one program. A compare-and-swap never released by the program that took it (or a block of them,
-one per lane) is not a lock and is not recorded.
+A vectorised step of several programs records a section for each of its programs: their lock words differ
+(programs of a step that take the same word run in steps whose words differ,
+:class:`~kernellab.triton.executor.program.SplitLocks`), they wait as often (they follow one path), and each
+moves its own bytes. A compare-and-swap whose answer the program does not read, one never released by the
+program that took it, or a block of them (one per lane) is not a lock and is not recorded.
 
 Examples
 --------
@@ -47,50 +48,66 @@ from __future__ import annotations
 
 import numpy as np
 
+from .program import Divergence
+
 
 class Section:
-    """The critical section a program is in: the lock it holds and what the section has done so far."""
+    """The critical sections the programs of a step are in: the lock each holds and what they did so far."""
 
-    __slots__ = ("key", "rounds", "bytes", "stored")
+    __slots__ = ("keys", "rounds", "bytes", "stored")
 
-    def __init__(self, key: tuple, rounds: int):
-        self.key = key  # (array name, element index) of the lock word
-        self.rounds = rounds  # the program's rounds when it acquired the lock
-        self.bytes = 0  # bytes its loads and stores moved so far
-        self.stored = False  # whether it stored anything
-
-
-def lock_key(prog, flat: np.ndarray, offs: np.ndarray) -> tuple:
-    """``(array name, element index)`` of a scalar atomic's address in the running program."""
-    return prog.name_of(flat), int(np.asarray(offs).reshape(-1)[0])
+    def __init__(self, keys: list, rounds: int):
+        self.keys = keys  # per program of the step: (array name, element index) of its lock word
+        self.rounds = rounds  # the step's rounds when its programs acquired their locks
+        self.bytes = np.zeros(len(keys), np.int64)  # bytes each program's loads and stores moved so far
+        self.stored = False  # whether the sections stored anything
 
 
-def acquired(prog, flat: np.ndarray, offs: np.ndarray) -> None:
-    """The program's scalar ``tl.atomic_cas`` swapped: it holds the lock at ``flat[offs]`` (a second lock taken
-    while holding one starts a section of its own; the first is then not recorded)."""
-    prog.lock = Section(lock_key(prog, flat, offs), prog.rounds)
+def lock_keys(prog, flat: np.ndarray, offs) -> list:
+    """``(array name, element index)`` of a scalar atomic's address, for each program of the running step."""
+    name = prog.name_of(flat)
+    return [(name, int(i)) for i in np.broadcast_to(np.asarray(offs).reshape(-1), (prog.P,))]
 
 
-def moved(prog, kind: str, nbytes: int) -> None:
-    """A ``tl.load`` or ``tl.store`` (``kind``) of ``nbytes`` bytes inside the program's critical section."""
+def acquired(prog, flat: np.ndarray, offs) -> None:
+    """The step's programs' scalar ``tl.atomic_cas`` swapped: each holds the lock at its ``flat[offs]`` (a second
+    lock taken while holding one starts sections of their own; the first are then not recorded)."""
+    prog.lock = Section(lock_keys(prog, flat, offs), prog.rounds)
+
+
+def moved(prog, kind: str, nbytes: np.ndarray) -> None:
+    """A ``tl.load`` or ``tl.store`` (``kind``) inside the critical sections, ``nbytes`` bytes for each program."""
     section = prog.lock
     section.bytes += nbytes
     if kind == "store":
         section.stored = True
 
 
-def released(prog, flat: np.ndarray, offs: np.ndarray) -> None:
-    """A scalar ``tl.atomic_xchg`` of the program: when it writes the lock the program holds, the section ends
-    and is recorded on the tally (:meth:`~kernellab.triton.executor.counts.Tally.lock_section`)."""
+def released(prog, flat: np.ndarray, offs) -> None:
+    """A scalar ``tl.atomic_xchg`` of the step's programs: where it writes the locks they hold, their sections end
+    and are recorded on the tally (:meth:`~kernellab.triton.executor.counts.Tally.lock_section`); where only some
+    programs of the step release, the step reruns program by program."""
     section = prog.lock
-    if section is None or lock_key(prog, flat, offs) != section.key:
+    if section is None:
+        return
+    keys = lock_keys(prog, flat, offs)
+    if keys != section.keys:
+        if any(k == held for k, held in zip(keys, section.keys)):
+            raise Divergence
         return
     trips = prog.rounds - section.rounds + (1 if section.stored else 0)
-    prog.tally.lock_section(section.key, trips, section.bytes)
+    for key, nbytes in zip(keys, section.bytes.tolist()):
+        prog.tally.lock_section(key, trips, nbytes)
     prog.lock = None
 
 
-def active_bytes(view, itemsize: int) -> int:
-    """Bytes of the lanes a load or store keeps (``view``: its :class:`~kernellab.triton.executor.view.View`)."""
+def active_bytes(view, itemsize: int, programs: int) -> np.ndarray:
+    """Bytes of the lanes a load or store keeps (``view``: its :class:`~kernellab.triton.executor.view.View`), for
+    each of the step's ``programs`` programs."""
     offs, mask = view.lanes()
-    return int(offs.size if mask is None else np.count_nonzero(mask)) * itemsize
+    rows = offs.shape[0]
+    if mask is None:
+        n = np.full(rows, offs[0].size if rows else 0, np.int64)
+    else:
+        n = np.count_nonzero(np.broadcast_to(mask, offs.shape).reshape(rows, -1), axis=1)
+    return np.broadcast_to(n * itemsize, (programs,)) if rows == 1 else n * itemsize

@@ -205,7 +205,7 @@ def _place(prog: Program, kind: str, flat: np.ndarray, view: View, how):
     if prog.touched is not None:
         _touch(prog, flat, view)
     if prog.lock is not None:  # inside a critical section (kernellab.triton.executor.locks)
-        locks.moved(prog, kind, locks.active_bytes(view, flat.itemsize))
+        locks.moved(prog, kind, locks.active_bytes(view, flat.itemsize, prog.P))
 
 
 def _check_view(prog: Program, kind: str, flat: np.ndarray, view: View):

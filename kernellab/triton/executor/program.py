@@ -33,6 +33,15 @@ class SplitTail(Exception):
     slices) and the last one alone."""
 
 
+class SplitLocks(Exception):
+    """Raised when programs of a vectorised step take the same spin lock (:mod:`kernellab.triton.executor.locks`): the
+    first ``k`` programs, whose lock words differ, run as one step, and the rest in steps of ``k``."""
+
+    def __init__(self, k: int):
+        super().__init__(k)
+        self.k = k
+
+
 class Reorder(Exception):
     """Raised when a batch that defers its stores reads what a deferred store would change (or changes
     what it lent as a view); the batch reruns storing at once (see :meth:`Program.write`)."""

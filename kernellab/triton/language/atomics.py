@@ -32,7 +32,7 @@ from kernellab.lane_order import in_lane_order
 
 from ..executor import dtypes as T
 from ..executor import kinds, locks, memory, sampling
-from ..executor.program import Divergence, current
+from ..executor.program import Divergence, SplitLocks, current
 from ..executor.tensor import _align, _tensor_member_fn, broadcast_shape, convert, facts, pointer, tensor
 from .core import _to_tensor
 
@@ -212,8 +212,10 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None, _semantic=None) -> tenso
     """Compare and swap: where ``*pointer == cmp``, write ``val``; returns the old values (a lock:
     ``while tl.atomic_cas(lock, 0, 1) == 1: pass``).
 
-    A scalar compare-and-swap that swaps takes a lock: the program's critical section runs until it releases the
-    word with ``tl.atomic_xchg`` (:mod:`kernellab.triton.executor.locks`, which the performance model prices).
+    A scalar compare-and-swap whose answer the program reads and that swaps takes a lock: the program's critical
+    section runs until it releases the word with ``tl.atomic_xchg`` (:mod:`kernellab.triton.executor.locks`, which
+    the performance model charges). Programs of one vectorised step that take the same word run in steps whose
+    words differ (:class:`~kernellab.triton.executor.program.SplitLocks`).
     Programs here run one after another, so a program spinning on a lock that an earlier program left
     taken would spin forever: after ``SPIN_LIMIT`` compare-and-swaps in a row that swap nothing, a
     program running alone raises RuntimeError instead.
@@ -226,15 +228,19 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None, _semantic=None) -> tenso
         return np.where(hit, v, old)
 
     prog = current()
-    word = int(np.asarray(pointer.data).reshape(-1)[0]) if not pointer._shape and prog.P == 1 else None
+    spin = not pointer._shape and _result_used()  # a scalar compare-and-swap whose answer the program reads
+    word = int(np.asarray(pointer.data).reshape(-1)[0]) if spin and prog.P == 1 else None
     before = None if word is None or not 0 <= word < pointer.flat.size else pointer.flat[word].copy()
     out = _atomic("atomic_cas", pointer, [cmp, val], None, sem, scope, cas)
-    if not pointer._shape and any(swapped):  # a scalar compare-and-swap took a lock word (executor.locks)
-        if prog.P > 1:
-            raise Divergence  # its critical section is recorded per program: the step reruns one by one
+    if spin and any(swapped):  # it took a lock word (kernellab.triton.executor.locks)
         if sampling.active():  # a sample cannot price a lock's chain: undo the swap, run the launch in full
-            pointer.flat[word] = before
+            if word is not None:  # (a vectorised step is undone as a whole)
+                pointer.flat[word] = before
             raise sampling.Locked
+        took = np.asarray(out.data).reshape(-1) == np.broadcast_to(np.asarray(_to_tensor(cmp).data), (prog.P,))
+        if not took.all():  # a program found its word taken by an earlier one of the step: split the step there
+            k = int(np.argmin(took))
+            raise SplitLocks(k) if k else Divergence
         locks.acquired(prog, pointer.flat, pointer.data)
     prog.failed_cas = 0 if any(swapped) else prog.failed_cas + 1
     if prog.P == 1 and prog.failed_cas > SPIN_LIMIT:
