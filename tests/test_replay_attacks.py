@@ -54,6 +54,8 @@ def _refused_as_changed(kernel, args, meta, changed, old, new, grid=(1,)):
     assert isinstance(err.value, RuntimeError)  # what Triton raises for a changed global
     assert err.value.details == {"kernel": kernel.__name__, "changed": changed, "old": old, "new": new}
     assert f"{kernel.__name__}.replay_reset()" in str(err.value)
+    jit = kernel.fn if isinstance(kernel.fn, type(apply_kernel)) else kernel  # (the kernel a wrapper launches)
+    assert replay.status(jit) == "changed: " + changed  # it ran nothing
     assert [a.tobytes() for a in args if isinstance(a, np.ndarray)] == [a.tobytes() for a in before]
 
 

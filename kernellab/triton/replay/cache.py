@@ -204,8 +204,9 @@ def disabled():
 
 
 def status(kernel) -> str:
-    """What ``kernel``'s last launch did: ``"replayed"``, ``"recorded"``, ``"off"``, or
-    ``"refused: <why>"`` / ``"unsupported: <why>"`` (run fresh)."""
+    """What ``kernel``'s last launch did: ``"replayed"``, ``"recorded"``, ``"off"``, ``"refused: <why>"`` /
+    ``"unsupported: <why>"`` (run fresh), or ``"changed: <place>"`` (raised :class:`~kernellab.ReplayError`,
+    ran nothing)."""
     return getattr(kernel, "_replay_status", "off")
 
 
@@ -743,7 +744,7 @@ def plan(kernel, args, kwargs, grid, num_warps: int, num_stages: int = 3):
         captures = _captures(kernel, meta)
         change = _changed(kernel, captures)
         if change is not None:
-            kernel._replay_status = "off"
+            kernel._replay_status = "changed: " + _place(change[0])
             _refuse_changed(kernel, change)
         kernel._replay_status = "recording"
     return Plan(kernel, key, g, arrays, entry, num_warps, captures)
