@@ -190,6 +190,41 @@ def test_sector_set_by_hand():
     assert sorted(got.tolist()) == sorted(set((addr // 32).tolist())) and got.size == 37
 
 
+def _warp(lo, step, lanes=32):
+    """One warp's 32 byte addresses ``lo + l·step`` (floats), its first ``lanes`` lanes active."""
+    return lo + np.arange(32) * step, np.arange(32) < lanes
+
+
+@pytest.mark.parametrize("warps", [
+    # warp 2 starts where warp 0 does and has warp 1's stride: sectors 0, 4, …, 124 (stride 128 B), which neither
+    # warp 0 (sectors 0–3) nor warp 1 (from byte 4096) touches
+    [(0, 4), (4096, 128), (0, 128)],
+    # warp 2 has warp 0's stride and warp 1's start: sectors 0–3, of which warp 1 (0, 4, …, 124) has only sector 0
+    [(4096, 4), (0, 128), (0, 4)],
+    # warp 2 has warp 0's 32 lanes and warp 1's start and stride: sectors 0–3, warp 1's 8 lanes only sector 0
+    [(4096, 4), (0, 4, 8), (0, 4)],
+], ids=["start", "stride", "lanes"])
+def test_sector_set_drops_only_a_warp_equal_to_the_one_before_it(warps):
+    # a warp is left out only when its start, stride and lanes all equal the previous warp's (the same sectors);
+    # each case has a warp equal to the previous one in two of the three and to the first warp in the third
+    addr, active = (np.concatenate(x) for x in zip(*(_warp(*w) for w in warps)))
+    acc = access.Access.from_lanes(addr, active, width=4, aligned=True)
+    access._affine_runs(acc)  # as the counts leave it before the DRAM marking: the per-warp path
+    want = set((addr[active] // 32).tolist())
+    assert set(access.sector_set(acc).tolist()) == want and {1, 2, 3} <= want
+
+
+def test_mask_runs_without_numpys_popcount(monkeypatch):
+    # numpy < 2.0 has no bitwise_count: the set bits are counted a byte at a time. Warps: every lane; lanes 3–9
+    # (7 lanes, one run); lanes 0 and 31 (2 lanes, a gap); none
+    active = np.zeros((4, 32), bool)
+    active[0], active[1, 3:10], active[2, [0, 31]] = True, True, True
+    want = ([32, 7, 2, 0], [0, 3, 0], [31, 9, 31], [True, True, False])
+    monkeypatch.setattr(access, "_HAS_POPCOUNT", False)
+    n, p, q, one = access._mask_runs(active)
+    assert (n.tolist(), p[:3].tolist(), q[:3].tolist(), one[:3].tolist()) == want
+
+
 def test_a_site_remembers_each_index_of_an_inner_loop(monkeypatch):
     # 3 passes × 4 indices at one site (a K loop around a dot loop): 4 records built, 12 loads counted;
     # each load is one warp, lane l reading float 32·d + l: 4 sectors, 48 in all; DRAM 128 floats = 16 sectors
