@@ -34,6 +34,13 @@ def test_n2_and_n3_by_hand():
     assert big.simt_efficiency() == c.simt_efficiency()
 
 
+def test_counts_without_instructions_scale_to_none():
+    # no warp instruction (counts made by hand, with DRAM traffic only): none at 8× the FMAs either, and the
+    # lanes per instruction are not divided by zero; A at (32, 32, 32) → (64, 64, 64): its 4 sectors × 2 × 2
+    big = scale_counts(Counts(dram_sectors={"A": 4}, shape=(32, 32, 32)), 64)
+    assert (big.warp_instr, big.thread_instr, big.dram_sectors) == (0, 0, {"A": 16})
+
+
 def test_scale_needs_a_shape():
     with pytest.raises(ValueError, match="counts.shape"):
         scale_counts(Counts(fma=1), 4)

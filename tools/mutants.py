@@ -303,6 +303,12 @@ def _first_files(path: str) -> list[str]:
     return [f"tests/test_{stem}", f"tests/test_model_{stem}", f"tests/test_fastpath_{stem}", f"tests/test_laws_{stem}"]
 
 
+def _own_files(path: str, where: Path) -> list[str]:
+    """The test files of :func:`_first_files` that exist in ``where`` (for a line no test context names)."""
+    return sorted(str(f.relative_to(where)) for prefix in _first_files(path)
+                  for f in (where / Path(prefix).parent).glob(Path(prefix).name + "*.py"))
+
+
 def _selected(m: Mutant, lines: dict) -> tuple[list[str], bool]:
     """``(ids, at_import)``: the ids of the tests that execute ``m``'s line, its module's own first, and whether
     the line also runs outside any test (at import: then only the whole of the fast tests can show it alive)."""
@@ -350,8 +356,9 @@ def _pytest(where: Path, timeout: float, tests: list[str] | None = None) -> str:
 def run_one(m: Mutant, where: Path, source: bytes, lines: dict, timeout: float, stamp: int,
             confirm: bool = False) -> tuple[str, str]:
     """``(result, how)`` of one mutant in the scratch copy ``where``: result 'killed' or 'survived'; how it was
-    decided: 'covering tests' (those that execute its line), 'fast tests' (all of them: for a line also run at
-    import, or with ``confirm``), 'no test runs it' (a line no fast test executes in its own process), 'timeout'.
+    decided: 'covering tests' (those that execute its line), 'own tests' (for a line run at import only: its module's
+    test files, or the tests of its other lines), 'fast tests' (all of them: for a line also run at import, or with
+    ``confirm``), 'no test runs it' (a line no fast test executes in its own process), 'timeout'.
     """
     chosen, at_import = _selected(m, lines)
     if not chosen and not at_import and not confirm:
@@ -368,6 +375,13 @@ def run_one(m: Mutant, where: Path, source: bytes, lines: dict, timeout: float, 
                 return "killed", "timeout" if first == "timeout" else "covering tests"
             if not (confirm or at_import):
                 return "survived", "covering tests"
+        # a line run at import only (a default, a constant): first the module's own test files, else up to 300
+        # tests that run its other lines; a failure there is a failure of the fast tests too
+        own = _own_files(m.path, where) or sorted({t for ids in lines.values() for t in ids if t})[:300]
+        if at_import and own and not chosen:
+            first = _pytest(where, timeout, own)
+            if first != "pass":
+                return "killed", "timeout" if first == "timeout" else "own tests"
         full = _pytest(where, timeout * 3)
         return ("survived", "fast tests") if full == "pass" else ("killed", "timeout" if full == "timeout" else "fast tests")
     finally:
