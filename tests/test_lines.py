@@ -419,3 +419,39 @@ def test_a_helpers_line_keeps_the_text_it_had_when_the_launch_returned(tmp_path)
     path.write_text("# rewritten\n" * 8)
     linecache.checkcache()
     assert c.by_line.line((str(path), 6)) == "return x * 2.0"
+
+
+def test_a_kernels_lines_keep_the_text_of_the_code_that_ran(tmp_path):
+    # the kernel's source is read once per code object (its first launch): launched again after its file was
+    # rewritten (a notebook re-running a cell that rewrites it, the module not reloaded), its rows show the code
+    # that runs, not the file's new text. Lines: 5 the decorator, 6 def, 7 offs, 8 the store
+    import importlib.util
+
+    path = tmp_path / "kernel_of_another_file.py"
+    path.write_text("import kernellab.triton as triton\nimport kernellab.triton.language as tl\n\n\n@triton.jit\n"
+                    "def k(x_ptr, y_ptr):\n    offs = tl.arange(0, 32)\n"
+                    "    tl.store(y_ptr + offs, tl.load(x_ptr + offs) * 2.0)\n")
+    spec = importlib.util.spec_from_file_location("kernel_of_another_file", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    x, y = np.ones(32, np.float32), np.zeros(32, np.float32)
+    mod.k[(1,)](x, y, lines=True)
+    path.write_text("# rewritten\n" * 9)
+    linecache.checkcache()
+    x[:] = 3  # other values: a launch of its own
+    c = mod.k[(1,)](x, y, lines=True)
+    assert (y == 6).all()
+    assert [c.by_line.line((str(path), n)) for n in (7, 8)] == [
+        "offs = tl.arange(0, 32)", "tl.store(y_ptr + offs, tl.load(x_ptr + offs) * 2.0)"]
+
+
+def test_a_finders_name_is_the_one_given_else_the_kernels_else_its_functions():
+    def body(blk):
+        return None
+
+    class Kernel:  # a callable object: no __name__ of its own, its function's is "__call__"
+        def __call__(self, blk):
+            return body(blk)
+
+    assert LineFinder(body, name="shown as").name == "shown as"  # a name given wins over the kernel's
+    assert LineFinder(body).name == "body" and LineFinder(Kernel()).name == "__call__"
