@@ -455,3 +455,29 @@ def test_a_finders_name_is_the_one_given_else_the_kernels_else_its_functions():
 
     assert LineFinder(body, name="shown as").name == "shown as"  # a name given wins over the kernel's
     assert LineFinder(body).name == "body" and LineFinder(Kernel()).name == "__call__"
+
+
+def test_the_kernels_own_rows_come_first_then_other_files(tmp_path):
+    # a kernel in b_kernel.py calling a helper of a_helper.py, which sorts first by path: the kernel's rows
+    # first, in line order (7 the load, 8 the store), then the helper's line (5, its multiply)
+    import importlib.util
+    import sys
+
+    (tmp_path / "a_helper.py").write_text("import kernellab.triton as triton\n\n@triton.jit\ndef twice(x):\n"
+                                          "    return x * 2.0\n")
+    (tmp_path / "b_kernel.py").write_text("import kernellab.triton as triton\nimport kernellab.triton.language as tl\n"
+                                          "from a_helper import twice\n\n@triton.jit\ndef k(x_ptr, y_ptr):\n"
+                                          "    x = tl.load(x_ptr + tl.arange(0, 32))\n    tl.store(y_ptr + tl.arange(0, 32), twice(x))\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        spec = importlib.util.spec_from_file_location("b_kernel", tmp_path / "b_kernel.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("a_helper", None)
+    y = np.zeros(32, np.float32)
+    c = mod.k[(1,)](np.ones(32, np.float32), y, lines=True)
+    assert (y == 2).all()
+    assert list(c.by_line) == [(str(tmp_path / "b_kernel.py"), 7), (str(tmp_path / "b_kernel.py"), 8),
+                               (str(tmp_path / "a_helper.py"), 5)]
