@@ -381,3 +381,40 @@ def test_excess_sectors_earn_a_finding_from_a_tenth_of_all_sectors():
     many = launch(k, 1, 32, args=(np.zeros(512, np.float32), 8), auto_instr=False)
     assert (many.sectors, many.load_ideal_sectors) == (72, 44)
     assert [f.rule for f in findings(many)] == ["uncoalesced"]
+
+
+def test_bank_conflicts_without_lines_are_a_share_of_the_shared_wavefronts():
+    # the store of row 0: 1 wavefront, ideal 1; the stride-8 load: 8 wavefronts, ideal 1; 7 of 9 extra = 78 %
+    c = launch(conflicted, 1, 32, args=(np.empty(32, np.float32), 0))
+    assert [str(f) for f in findings(c)] == ["bank conflicts: 7 of the 9 shared wavefronts are extra (78 %; launch "
+                                             "with lines=True to see the line)"]
+
+
+def test_a_line_whose_shared_store_and_load_both_conflict():
+    def both(blk, out):
+        s = blk.shared(32 * 8, np.float32, name="s")
+        t = blk.shared(32 * 8, np.float32, name="t")
+        blk.store(s, blk.tx * 8, blk.tx.astype(np.float32))
+        blk.syncthreads()
+        blk.store(t, blk.tx * 8, blk.load(s, blk.tx * 8))  # the load and the store: stride 8 words, 8-way each
+        blk.syncthreads()
+        blk.store(out, blk.tx, blk.load(t, blk.tx * 8))
+
+    c = launch(both, 1, 32, args=(np.empty(32, np.float32),), lines=True)
+    # each stride-8 access: 8 wavefronts, ideal 1, 7 extra; 4 of them: 28 extra. The middle line has a load and a
+    # store: 14 extra, half the kernel's; the first line's store 7 (25 %), the last line's load 7 (25 %)
+    got = [str(f) for f in findings(c) if f.rule == "bank conflicts"]
+    middle = line_of(both, "blk.store(t, blk.tx * 8")
+    assert got[0] == f"8-way bank conflicts on line {middle}: 14 extra wavefronts, 50 % of the kernel's bank conflicts"
+    assert len(got) == 3 and all("7 extra wavefronts, 25 %" in g for g in got[1:])
+
+
+def test_a_divergent_line_below_the_share_that_earns_a_finding_earns_none():
+    def k(blk, out):
+        for _ in range(20):
+            blk.store(out, blk.tx, 1.0)   # 20 full warp instructions
+        with blk.where(blk.tx < 8):
+            blk.store(out, blk.tx, 2.0)   # 1 of 21: 4.8 %, under DIVERGENCE_SHARE (5 %)
+
+    c = launch(k, 1, 32, args=(np.zeros(32, np.float32),), auto_instr=False, lines=True)
+    assert (c.warp_instr, c.thread_instr) == (21, 20 * 32 + 8) and findings(c) == []

@@ -68,6 +68,10 @@ def test_the_tail_rule_keeps_nsights_20_percent_threshold():
 
     assert rules(counts(4 * 264 + 1)) == ["tail"]
     assert rules(counts(5 * 264 + 1)) == []
+    # 2 full waves and 1 block: 529 ÷ 264 = 2.004 waves; the last may take 1 ÷ 3 = 33 % of the run
+    (f,) = launch_findings(counts(2 * 264 + 1), H100)
+    assert f.message == ("partial last wave: 2.00 waves of 264 blocks (2 per SM × 132 SMs), 2 full and a last one "
+                         "of 1; with blocks of equal work it may take up to 33 % of the run")
 
 
 def shared_tile(blk, x, y, n_floats):
@@ -86,6 +90,8 @@ def test_low_occupancy_fires_with_its_limiter_and_not_at_full_occupancy():
     (f,) = launch_findings(big, H100)
     assert (f.rule, f.metric, f.value) == ("occupancy", "sm__maximum_warps_per_active_cycle_pct", 25.0)
     assert "launch__occupancy_limit_shared_mem = 2" in f.message and "registers" not in f.message
+    assert f.message.startswith("low theoretical occupancy: 25.0 % (16 of 64 warps per SM, 2 blocks per SM), "
+                                "limited by the shared memory each block needs")
     # 4096 floats = 16 384 B: 233 472 // 17 408 = 13 ≥ 8: warps and registers limit it, at 8 × 8 = 64 warps, 100 %
     assert rules(launch(shared_tile, 132, 256, args=(x, np.empty_like(x), 4096))) == []
 
