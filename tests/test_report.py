@@ -100,6 +100,8 @@ def test_rich_display_inside_sphinx_gallery_and_jupyter(monkeypatch):
     assert rich_display() is True
     ipython.get_ipython = lambda: types.SimpleNamespace()  # a terminal IPython: no kernel
     assert rich_display() is False
+    del ipython.get_ipython  # IPython half imported (a module of it importing kernellab): no shell to ask
+    assert rich_display() is False
     monkeypatch.setenv("KERNELLAB_DISPLAY", "html")
     assert rich_display() is True
 
