@@ -8,6 +8,7 @@ Layout, in the order a prediction is made:
 * ``persm`` — ``distribute``: a launch's programs over the SMs, the busiest SM's share, its sub-partitions;
 * ``bounds`` — ``predict``: each resource's time on the busiest SM, the binding one, GFLOP/s;
 * ``estimate`` — the estimate's terms: fitted efficiencies, sustained DRAM, L2, latency, what sets it;
+* ``loaded`` — a DRAM round trip under the launch's own load: the measured queueing delay, the fixed point;
 * ``locks`` — the chain of a spin lock's critical sections, one after another;
 * ``timer`` — what a timer reads besides the run (``do_bench``, CUDA graphs, ...) and whether L2 is cold;
 * ``l2waves`` — launch order (``tile_order``) and the DRAM bytes of a tiled GEMM under the wave model;

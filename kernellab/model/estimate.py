@@ -25,8 +25,10 @@ runs faster than its busiest resource allows, so a measurement above the bound p
   then used), each a round trip (``Perf.dram_latency_cycles`` for data from DRAM, ``l2_latency_cycles``
   from L2), plus its own pipe time at the share of the SM its warps can use; the busiest SM holds
   ``resident`` programs at once, so it runs ``⌈per_sm ÷ resident⌉`` such critical paths one after another
-  (``t_latency_path``). A launch whose pipes or DRAM bind still waits one round trip before its first bytes
-  arrive (``t_fill``);
+  (``t_latency_path``). A round trip from DRAM is loaded: the unloaded one plus the queueing delay measured on
+  the same memory system at the utilisation the launch's own DRAM bytes make over its time
+  (:mod:`kernellab.model.loaded`; ``t_round`` is that round trip). A launch whose pipes or DRAM bind still
+  waits one unloaded round trip before its first bytes arrive (``t_fill``);
 * a spin lock's critical sections one after another (``t_lock``, :mod:`kernellab.model.locks`): the longest
   chain of hand-overs, round trips and bytes of the programs that take one lock;
 * with a ``LoopShape`` (the SIMT SGEMMs), the K loop's exposed latency of :mod:`kernellab.model.latency`.
@@ -39,6 +41,7 @@ from __future__ import annotations
 
 from ..grid import cdiv
 from ..specs import Perf
+from .loaded import loaded_time
 from .locks import t_lock
 from .persm import Distribution
 
@@ -163,15 +166,22 @@ def estimate_terms(counts, events: dict, times: dict, perf: Perf, clock_hz: floa
         alone = min(4, dist.warps)
         t_alone = max((events[r] / programs) / (_rate(r, perf, clock_hz, kind) * _subpartition_share(r, alone, kind))
                       / _eta(r, perf, eta_simt, kind) for r in SM_RESOURCES)
-    chain = _chain(counts, perf, clock_hz, latency)
     stages = int(info.get("loop_stages") or info.get("num_stages", 1))
-    t_exposed = _exposed(rounds, dot_rounds, stages, t_round, t_alone)
-    t_critical = max(t_exposed, chain) + t_alone
     n_rounds = cdiv(dist.per_sm, dist.resident) if programs is not None else 1
-    t_path = (n_rounds - 1 + heavy) * t_critical
-    t_fill = t_round
-    terms = {"pipes": t_pipes + t_fill, "latency": t_path, "DRAM": t_dram + t_fill if t_dram else 0.0,
-             "L2": t_l2, "atomic": times["t_atomic"], "lock": t_lock(counts, perf, clock_hz)}
+
+    def critical(round_trip: float) -> float:  # one program's critical path when a round trip takes round_trip
+        exposed = _exposed(rounds, dot_rounds, stages, round_trip if loads else 0.0, t_alone)
+        return max(exposed, _chain(counts, perf, clock_hz, round_trip)) + t_alone
+
+    t_fill = t_round  # the first round trip, before anything queues
+    others = {"pipes": t_pipes + t_fill, "DRAM": t_dram + t_fill if t_dram else 0.0, "L2": t_l2,
+              "atomic": times["t_atomic"], "lock": t_lock(counts, perf, clock_hz)}
+    t_path, round_trip = _loaded_path(lambda rt: (n_rounds - 1 + heavy) * critical(rt), max(others.values()),
+                                      latency, perf, dram_bytes if loads and not warm_hit else 0)
+    t_critical, chain = critical(round_trip), _chain(counts, perf, clock_hz, round_trip)
+    t_round = round_trip if loads else 0.0
+    terms = {"pipes": others["pipes"], "latency": t_path,
+             **{k: others[k] for k in ("DRAM", "L2", "atomic", "lock")}}
     bound = max(terms, key=terms.get)
     binding = max(pipes, key=pipes.get) if bound == "pipes" else bound
     if bound in ("pipes", "DRAM") and t_fill > terms[bound] - t_fill:  # the round trip outweighs the work
@@ -231,6 +241,19 @@ def l2_seconds(counts, perf: Perf, resident: int = 0) -> float:
     loaded, stored = l2_traffic(counts)
     t = loaded / perf.l2_bw + stored / (perf.l2_write_bw or perf.l2_bw)
     return max(t, resident / perf.l2_bw)
+
+
+def _loaded_path(path, t_other: float, latency: float, perf: Perf, dram_bytes: int) -> tuple[float, float]:
+    """``(latency path, round trip)``: the busiest SM's latency path ``path(round trip)`` with a DRAM round trip
+    under the launch's own load (:func:`kernellab.model.loaded.loaded_time`: ``latency`` plus the queueing delay
+    measured at the utilisation its ``dram_bytes`` make of the sustained bandwidth over its time, the other
+    terms' ``t_other`` or longer); without DRAM bytes (nothing from DRAM, or a warm L2's hits) the round trip is
+    ``latency``."""
+    if not dram_bytes:
+        return path(latency), latency
+    _t, round_trip = loaded_time(path, t_other, dram_bytes, perf.dram_bw * perf.dram_efficiency, latency,
+                                perf.gpu.name)
+    return path(round_trip), round_trip
 
 
 def _rounds(info: dict, loads: bool) -> tuple[float, float]:

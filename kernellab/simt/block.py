@@ -120,6 +120,8 @@ class Block:
         self._sites: dict = {}  # access site → [{fingerprint: (index, mask, its Access)}, misses running]
         self._kept = 0  # bytes of indices the sites keep
         self._shifts: dict = {}  # site of the kernel's code → its ShiftRef (kernellab.simt.shifts)
+        self._rounds = 0  # times the batch's warps waited for global loads (see wait_rounds)
+        self._loading = False  # global loads issued since the last wait
 
     @staticmethod
     def _spread(v: np.ndarray, tiles: int, repeats: int) -> np.ndarray:
@@ -397,6 +399,36 @@ class Block:
         ref.misses = 0 if old is None else old.misses
 
     # --- memory --------------------------------------------------------------------------------
+    @property
+    def wait_rounds(self) -> int:
+        """The round trips each thread of this batch waited for its global loads so far (``counts.launch["rounds"]``).
+
+        A warp issues in order and stalls at the first instruction that needs a register a load has not filled
+        (Nsight Compute's ``long_scoreboard`` stall), so loads issued together cost one round trip. The
+        simulator sees a kernel's memory operations, not the arithmetic between them, so a round ends where a
+        store or an atomic follows global loads (it writes what they loaded, or what was computed from it), and
+        loads still unused when the kernel returns are one more. A load used by arithmetic and followed by a
+        further independent load before any store is counted in one round with it: a lower bound. A dependent
+        load (its address from a loaded value) is the chain of ``Counts.load_chain_global`` instead.
+
+        >>> import numpy as np
+        >>> from kernellab.simt import launch
+        >>> def copy(blk, src, dst, n):                 # a grid-stride loop: a load, then its store, a pass
+        ...     for base in range(0, n, blk.gdx * blk.bdx):
+        ...         i = base + blk.bx * blk.bdx + blk.tx
+        ...         blk.store(dst, i, blk.load(src, i))
+        >>> c = launch(copy, 2, 32, args=(np.ones(320, np.float32), np.zeros(320, np.float32), 320))
+        >>> c.launch["rounds"]                           # 320 ÷ (2 × 32) = 5 passes, one round trip each
+        5
+        """
+        return self._rounds + self._loading
+
+    def _wait(self) -> None:
+        """A store or atomic: if global loads were issued since the last wait, the warp waits for them here."""
+        if self._loading:
+            self._rounds += 1
+            self._loading = False
+
     def load(self, arr, idx, mask=None, vec: int = 1) -> np.ndarray:
         """Load ``arr[idx]`` on the active lanes (0 on the others); one warp instruction per index column.
 
@@ -420,6 +452,10 @@ class Block:
             idx = self._index(idx)  # (the commonest index is taken as it is)
         m = 1 if idx.ndim == 1 else idx.shape[1]
         shared = isinstance(arr, SharedArray)
+        if op == "load":
+            self._loading = self._loading or not shared
+        else:
+            self._wait()
         if shared:
             what, size, itemsize, offset = arr, arr.size, arr.itemsize, arr.offset
         else:
@@ -569,6 +605,7 @@ class Block:
             raise TypeError(_("{kernel}: blk.atomic_add works on global arrays; shared-memory atomics "
                               "are not simulated (shared {array})").format(kernel=self._name, array=arr.name))
         self._position()
+        self._wait()
         act, lanes, warps, all_active = self._active(mask)
         idx = self._index(idx)
         if idx.ndim != 1:

@@ -163,11 +163,13 @@ def _launch(kernel, grid, block, args: tuple, gpu, racecheck: bool, hazards, nam
     n_blocks = g[0] * g[1] * g[2]
     lanes_per_block = cdiv(threads, WARP_SIZE) * WARP_SIZE
     per_batch = max(1, MAX_LANES_PER_BATCH // lanes_per_block)
+    rounds = 0  # the most round trips a batch's threads waited for their global loads (Block.wait_rounds)
     try:
         for first in range(0, n_blocks, per_batch):
             blk = Block(name, g, b, first, min(per_batch, n_blocks - first), memory, tally,
                         gpu.max_smem_per_block, racecheck, hazards, auto=auto, code=code)
             kernel(blk, *args)
+            rounds = max(rounds, blk.wait_rounds)
     except Exception as exc:  # a hint for a Python `if` on lanes; a TypeError or ValueError named at the kernel
         err = placed(lane_hint(exc, name), _("kernel {kernel}").format(kernel=name), kernel=name)
         if err is exc:
@@ -179,7 +181,7 @@ def _launch(kernel, grid, block, args: tuple, gpu, racecheck: bool, hazards, nam
                             "a block; {gpu} allows at most {limit} B").format(
             kernel=name, declared=blk.smem_bytes, smem=smem, total=total, gpu=gpu.name, limit=gpu.max_smem_per_block),
             kernel=name, smem=total, limit=gpu.max_smem_per_block)
-    info = {"grid": g, "block": b, "smem_per_block": total}
+    info = {"grid": g, "block": b, "smem_per_block": total, "rounds": rounds}
     if regs is not None:
         info["regs"] = regs
     counts = replace(tally.counts(memory.dram_sectors(), shape), launch=info)

@@ -1,0 +1,176 @@
+"""The round trip under load (kernellab.model.loaded) and the SIMT round trips it multiplies (Block.wait_rounds).
+
+Every expected value is derived by hand from the measured rows of RRZE's gpu-stream (``scale`` kernel) and the
+specs' sourced rates; the arithmetic is in the comments.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernellab import Counts, predict
+from kernellab.errors import ModelWarning
+from kernellab.model.loaded import loaded_time, queueing_curve, queueing_delay
+from kernellab.simt import launch
+from kernellab.specs import H100, PERF_H100
+
+NS = 1e-9
+L0_H100 = 688 / 1.98e9  # RRZE gpu-latency on the GH200: 688 cycles at the H100's 1.98 GHz = 347.47 ns
+SUSTAINED_H100 = 3.35e12 * 3174 / 4000  # the spec sheet × RRZE's scale share (3174 of 4000 GB/s) = 2.6582 TB/s
+
+
+# --- the measured curve -------------------------------------------------------------------------------------------
+
+def test_curve_point_is_littles_law_over_the_first_row():
+    # GH200 row (50688 threads, 1122 GB/s): 50688 × 8 B in flight ÷ 561 GB/s read = 722.82 ns; the first row
+    # (2112, 61): 2112 × 8 ÷ 30.5 GB/s = 553.97 ns; so 168.85 ns of queueing at ρ = 1122 ÷ 3174 = 0.35350
+    points = dict(queueing_curve("gh200"))
+    assert points[1122 / 3174] == pytest.approx(50688 * 8 / 561e9 - 2112 * 8 / 30.5e9, rel=1e-12)
+    assert points[1122 / 3174] == pytest.approx(168.85 * NS, abs=0.01 * NS)
+
+
+def test_curve_does_not_fall():
+    # row (21120, 539): 21120 × 8 ÷ 269.5 GB/s − 553.97 = 72.97 ns; the next, (25344, 655), measured
+    # 25344 × 8 ÷ 327.5 GB/s − 553.97 = 65.11 ns, is kept at 72.97 (a queue does not shorten as the load grows)
+    points = dict(queueing_curve("gh200"))
+    assert points[539 / 3174] == pytest.approx(72.97 * NS, abs=0.01 * NS)
+    assert points[655 / 3174] == points[539 / 3174]
+
+
+def test_curve_keeps_only_rows_where_bandwidth_grew():
+    # the A40's bandwidth peaks at row 17 (53760 threads, 659 GB/s) and then falls to 653: 17 points, the last
+    # at ρ = 1 with 53760 × 8 ÷ 329.5 GB/s − 1344 × 8 ÷ 19.5 GB/s = 1305.25 − 551.38 = 753.87 ns
+    curve = queueing_curve("a40")
+    assert len(curve) == 17
+    assert curve[-1][0] == 1.0
+    assert curve[-1][1] == pytest.approx(753.87 * NS, abs=0.01 * NS)
+
+
+def test_delay_interpolates_between_rows_and_stops_at_the_ends():
+    # between GH200 rows ρ = 1868/3174 = 0.58853 (101376 × 8 ÷ 934 GB/s − 553.97 = 314.33 ns) and
+    # ρ = 1969/3174 = 0.62035 (109824 × 8 ÷ 984.5 GB/s − 553.97 = 338.44 ns), at ρ = 0.6:
+    # 314.33 + (0.6 − 0.58853) ÷ 0.03182 × 24.11 = 323.02 ns
+    assert queueing_delay("H100 SXM", 0.6) == pytest.approx(323.02 * NS, abs=0.02 * NS)
+    assert queueing_delay("H100 SXM", 0.01) == 0.0  # below the first row (ρ = 61/3174 = 0.019): nothing queues
+    # ρ ≥ 1: the last row, 270336 × 8 ÷ 1587 GB/s − 553.97 = 808.79 ns
+    assert queueing_delay("H100 SXM", 1.5) == pytest.approx(808.79 * NS, abs=0.01 * NS)
+    assert queueing_delay("A100 SXM 80GB", 0.5) > 0.0  # the A100s read the A100 80GB's file
+    assert queueing_delay("no such GPU", 0.5) == 0.0
+
+
+# --- the fixed point ----------------------------------------------------------------------------------------------
+
+def test_fixed_point_agrees_with_its_own_utilisation():
+    # 512 round trips moving 2^29 B (256 MiB read and written) with nothing else to do: T = 512 × (347.47 ns +
+    # delay(ρ)), ρ = 2^29 B ÷ (T × 2.6582 TB/s) = 201.97 µs ÷ T. In the segment of the test above:
+    # T = 340.59 µs gives ρ = 0.59300, delay = 314.33 + 0.00447 ÷ 0.03182 × 24.11 = 317.72 ns, and
+    # 512 × (347.47 + 317.72) ns = 340.58 µs: the same T
+    t, rt = loaded_time(lambda rt: 512 * rt, 2**29 / SUSTAINED_H100, 2**29, SUSTAINED_H100, L0_H100, "H100 SXM")
+    assert t == pytest.approx(340.59e-6, rel=1e-4)
+    assert rt == pytest.approx(665.2 * NS, rel=1e-4)
+    assert 512 * rt == pytest.approx(t, rel=1e-12)
+
+
+def test_other_terms_longer_than_the_path_set_the_time():
+    # 124 round trips: even at ρ = 1 (808.79 ns of queueing) the path is 124 × 1156.26 ns = 143.4 µs, under
+    # DRAM's 201.97 µs, which then sets the time at ρ = 1
+    t_dram = 2**29 / SUSTAINED_H100
+    t, rt = loaded_time(lambda rt: 124 * rt, t_dram, 2**29, SUSTAINED_H100, L0_H100, "H100 SXM")
+    assert t == t_dram
+    assert rt == pytest.approx(L0_H100 + 808.79 * NS, abs=0.01 * NS)
+
+
+# --- predict: a streaming loop on few SMs and on all ------------------------------------------------------------
+
+def _stream(blocks: int, rounds: int) -> Counts:
+    """A copy's counts as predict sees them: 2^29 B of DRAM, ``rounds`` round trips a block, one load
+    instruction (so the pipes cost nothing measurable)."""
+    return Counts(gld_instr=1, dram_sectors={"x": 2**29 // 32},
+                  launch={"grid": (blocks, 1, 1), "block": (256, 1, 1), "smem_per_block": 0, "rounds": rounds})
+
+
+def test_few_sms_wait_for_loaded_round_trips():
+    # 32 blocks of a grid-stride copy, 512 passes: the path is the fixed point above, 340.59 µs, longer than
+    # DRAM's 201.97 + 0.35 µs; at the unloaded 347.47 ns it would be 512 × 347.47 ns = 177.9 µs and DRAM would
+    # set 202.3 µs
+    p = predict(_stream(32, 512), H100, timer="stream")
+    assert p["estimate_bound"] == "latency"
+    assert p["estimate_time"] == pytest.approx(340.59e-6, rel=1e-4)
+    assert p["t_round"] == pytest.approx(665.2 * NS, rel=1e-4)
+    assert p["t_fill"] == pytest.approx(L0_H100, rel=1e-12)  # the first round trip: nothing queued yet
+    # all 132 SMs, 124 passes: DRAM + the first round trip, 201.97 + 0.35 = 202.31 µs; 340.59 ÷ 202.31 = 1.684
+    q = predict(_stream(132, 124), H100, timer="stream")
+    assert q["estimate_bound"] == "DRAM"
+    assert q["estimate_time"] == pytest.approx(2**29 / SUSTAINED_H100 + L0_H100, rel=1e-12)
+    assert p["estimate_time"] / q["estimate_time"] == pytest.approx(1.684, abs=0.001)
+
+
+def test_warm_l2_hits_do_not_queue_at_dram():
+    # 16 MiB read and written fits in the H100's 50 MB L2: a warm timer's round trips are L2 hits (280 cycles =
+    # 141.41 ns), 512 of them 72.40 µs, with no DRAM queueing
+    c = Counts(gld_instr=1, dram_sectors={"x": 2**25 // 32},
+               launch={"grid": (32, 1, 1), "block": (256, 1, 1), "smem_per_block": 0, "rounds": 512})
+    with pytest.warns(ModelWarning):  # one load instruction: a bound below the launch and one round trip
+        p = predict(c, H100, timer="stream")
+    assert p["t_round"] == pytest.approx(280 / 1.98e9, rel=1e-12)
+    assert p["t_latency_path"] == pytest.approx(512 * 280 / 1.98e9, rel=1e-6)  # and the one load's issue, 24 ps
+
+
+def test_sustained_bandwidth_is_the_perf_s():
+    assert SUSTAINED_H100 == pytest.approx(PERF_H100.dram_bw * PERF_H100.dram_efficiency, rel=1e-12)
+
+
+# --- the SIMT engine's round trips ------------------------------------------------------------------------------
+
+def _copy(blk, src, dst, n):
+    """A grid-stride copy, two loads then their two stores a pass."""
+    stride = blk.gdx * blk.bdx
+    for base in range(0, n, 2 * stride):
+        i = base + blk.bx * blk.bdx + blk.tx
+        a, b = blk.load(src, i), blk.load(src, i + stride)
+        blk.store(dst, i, a)
+        blk.store(dst, i + stride, b)
+
+
+def test_grid_stride_copy_waits_once_a_pass():
+    # 1024 elements, 2 blocks × 32 threads, 2 loads a thread a pass: 1024 ÷ (2 × 64) = 8 passes, 8 round trips
+    # (the two loads of a pass are issued together; the first store waits for both)
+    src = np.arange(1024, dtype=np.float32)
+    dst = np.zeros_like(src)
+    c = launch(_copy, 2, 32, args=(src, dst, 1024))
+    assert np.array_equal(dst, src)
+    assert c.launch["rounds"] == 8
+
+
+def _load_add_store(blk, x, y, out):
+    i = blk.tx
+    blk.store(out, i, blk.load(x, i) + blk.load(y, i))
+
+
+def _shared_only(blk, out):
+    s = blk.shared(32, np.float32)
+    blk.store(s, blk.tx, np.float32(1.0))
+    blk.syncthreads()
+    blk.store(out, blk.tx, blk.load(s, blk.tx))
+
+
+def _atomic_after_load(blk, x, bins):
+    blk.atomic_add(bins, blk.load(x, blk.tx) % 4, 1)
+
+
+def _load_unused_until_return(blk, x):
+    blk.load(x, blk.tx)
+
+
+def test_rounds_count_waits_not_loads():
+    x = np.arange(32, dtype=np.float32)
+    # two loads then one store: one round trip, not two
+    assert launch(_load_add_store, 1, 32, args=(x, x.copy(), np.zeros_like(x))).launch["rounds"] == 1
+    # shared-memory loads are not global round trips: none
+    assert launch(_shared_only, 1, 32, args=(np.zeros(32, np.float32),)).launch["rounds"] == 0
+    # an atomic after a load waits for it: one
+    ints = np.arange(32, dtype=np.int32)
+    assert launch(_atomic_after_load, 1, 32, args=(ints, np.zeros(4, np.int32))).launch["rounds"] == 1
+    # a load still pending when the kernel returns: one
+    assert launch(_load_unused_until_return, 1, 32, args=(x,)).launch["rounds"] == 1
