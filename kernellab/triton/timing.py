@@ -30,10 +30,11 @@ Examples
 ...     tl.store(y_ptr + offs, tl.load(x_ptr + offs))
 >>> x = np.ones(1 << 16, np.float32); y = np.empty_like(x)
 >>> ms = do_bench(lambda: copy[(64,)](x, y, BLOCK=1024))
->>> # 2 × 256 KiB from DRAM at its sustained 0.79 × 3.35 TB/s (0.20 µs) after one round trip (0.35 µs), + the
->>> # 4.28 µs do_bench reads per launch
+>>> # 2 × 256 KiB from DRAM at its sustained 0.79 × 3.35 TB/s take 0.20 µs after a 0.35 µs round trip; each
+>>> # program's one round trip, loaded by those bytes (0.52 µs, kernellab.model.loaded), and its work (0.03 µs)
+>>> # take a little longer, 0.55 µs; + the 4.28 µs do_bench reads per launch
 >>> f"{ms * 1e3:.2f} µs"
-'4.82 µs'
+'4.83 µs'
 >>> do_bench(lambda: x + 1)                     # numpy's own op: no kernellab launch
 not predicted
 """

@@ -20,13 +20,29 @@ def config_table(tuner) -> Table:
     latency or atomics), the SMs the grid uses, FLOPs and DRAM bytes, and which was chosen."""
     gpu = modelled_gpu()
     rows = []
-    for cfg, cnt in sorted(tuner.trials.items(), key=lambda kv: tuner.configs_timings[kv[0]][0]):
+    for cfg, cnt in _ranked(tuner):
         p = tuner.predictions.get(cfg) or prediction(cnt)
         rows.append([("→ " if cfg == tuner.best_config else "  ") + _config_text(cfg),
                      f"{tuner.configs_timings[cfg][0] * 1e3:.4g}", p["term"], p["sms_used"], cnt.flops,
                      cnt.dram_bytes])
     return Table([_("config"), _("predicted time on the {gpu}, launch included (µs)").format(gpu=gpu.name),
                   _("bound by"), _("SMs used"), _("FLOPs"), _("DRAM bytes")], rows)
+
+
+def _ranked(tuner) -> list:
+    """``tuner.trials``' (config, counts) pairs fastest first; configs predicted equally fast (each within a part in
+    10⁹ of the fastest of its group, as :func:`fastest` ties them) in the tie-break's order, so the chosen one
+    leads its group."""
+    order = list(tuner.trials)
+    groups: list[list] = []
+    for kv in sorted(tuner.trials.items(), key=lambda kv: tuner.configs_timings[kv[0]][0]):
+        t = tuner.configs_timings[kv[0]][0]
+        if groups and t <= tuner.configs_timings[groups[-1][0][0]][0] * (1 + 1e-9):
+            groups[-1].append(kv)
+        else:
+            groups.append([kv])
+    return [kv for g in groups for kv in sorted(
+        g, key=lambda kv: (-tuner.predictions.get(kv[0], {"sms_used": 0})["sms_used"], order.index(kv[0])))]
 
 
 def fastest(tuner, configs: list, timings: dict):
