@@ -278,32 +278,20 @@ def _launches():
         s = _data()["s"]
         return softmax_rows[(264,)](np.empty_like(s), s, 3000, 700, BLOCK=1024)
 
+    def matmul():
+        a, b = _data()["a"], _data()["b"]
+        return matmul_kernel[(triton.cdiv(1000, 64) * triton.cdiv(900, 64),)](
+            a, b, np.empty((1000, 900), np.float16), 1000, 900, 600, BM=64, BN=64, BK=32)
+
     yield "causal rows", causal
     yield "causal attention", attention
     yield "vector add", add
     yield "persistent softmax", softmax
-    # the K loop's round trips, loaded by the launch's DRAM traffic (kernellab.model.loaded), set this masked
-    # matmul's estimate on the H100, and the sample has the launch's rounds; its L1 lines, which the 8-program
-    # sample estimates 17 % low, no longer bind (test_sampled_l1_lines_of_a_masked_matmul keeps that limit)
-    yield "matmul", _masked_matmul
-
-
-def _masked_matmul():
-    a, b = _data()["a"], _data()["b"]
-    return matmul_kernel[(triton.cdiv(1000, 64) * triton.cdiv(900, 64),)](
-        a, b, np.empty((1000, 900), np.float16), 1000, 900, 600, BM=64, BN=64, BK=32)
-
-
-@pytest.mark.xfail(strict=True, reason="sampled L1 lines of a masked matmul 17 % low")
-def test_sampled_l1_lines_of_a_masked_matmul():
-    # the 8-program sample estimates the lines 17 % low (687 330 of 827 250 loaded and stored: its edge tiles'
-    # share): a known limit of kernellab.triton.executor.sampling, recorded here so that fixing it turns this
-    # case green (strict)
-    full = _masked_matmul()
-    with sampling.sampled():
-        est = _masked_matmul()
-    lines = [c.load_lines + c.store_lines for c in (full, est)]
-    assert abs(lines[1] - lines[0]) <= sampling.ERROR_BOUND * lines[0], lines
+    # since tl.dot is charged on the Tensor Cores, L1 lines bind this masked matmul on the H100, and the
+    # 8-program sample estimates them 16 % low (659 640 of 786 000 lines: its edge tiles' share): a known
+    # limit of kernellab.triton.executor.sampling, recorded here so that fixing it turns this case green (strict)
+    yield pytest.param("matmul", matmul, marks=pytest.mark.xfail(strict=True,
+                                                                 reason="sampled L1 lines of a masked matmul 16 % low"))
 
 
 @pytest.mark.parametrize(("name", "launch"), list(_launches()), ids=[_name(p) for p in _launches()])
