@@ -130,14 +130,57 @@ def test_restore_value_and_trials_leave_the_arguments_alone():
     np.testing.assert_array_equal(x, np.arange(100) + 1)  # incremented once: by the chosen launch only
 
 
-@pytest.mark.parametrize(("n", "dtype"), [(100, np.float32), (64 * 64 + 3, np.float32), (64 * 64, np.int32)])
-def test_trials_put_back_what_they_change_sampled_or_not(n, dtype):
-    # grids of 4 and 1 programs (n = 100: every trial runs in full) or of 257 and 65 (sampled: NaN-filled)
-    tuned = triton.autotune(configs=[triton.Config({"B": 16 if n > 100 else 32}), triton.Config({"B": 64 if n > 100 else 128})],
-                            key=["n"])(bump)
+@pytest.mark.parametrize(("n", "dtype"), [(100, np.float32), (64 * 64 + 3, np.float32), (64 * 64 + 3, np.int32)])
+def test_restore_value_puts_back_what_sampled_or_full_trials_change(n, dtype):
+    # grids of 4 and 1 programs (n = 100: every trial runs in full) or of 257 and 65 (sampled trials)
+    big = n > 100
+    tuned = triton.autotune(configs=[triton.Config({"B": 16 if big else 32}), triton.Config({"B": 64 if big else 128})],
+                            key=["n"], restore_value=["x_ptr"])(bump)
     x = np.arange(n).astype(dtype)
     tuned[lambda m: (triton.cdiv(n, m["B"]),)](x, n)
-    np.testing.assert_array_equal(x, np.arange(n) + 1)  # neither trial's change (nor its NaN) is left
+    np.testing.assert_array_equal(x, np.arange(n) + 1)  # neither trial's change is left: the chosen launch's +1
+
+
+def test_trials_change_what_they_write_as_triton_trials_do():
+    # Triton's trials run on the arguments and put back only what restore_value names: bump without it adds
+    # 1 per trial. Grids of 4 (B=32) and 1 (B=128) programs run in full: two trials + the chosen launch = +3.
+    tuned = triton.autotune(configs=[triton.Config({"B": 32}), triton.Config({"B": 128})], key=["n"])(bump)
+    x = np.arange(100, dtype=np.float32)
+    tuned[lambda m: (triton.cdiv(100, m["B"]),)](x, 100)
+    np.testing.assert_array_equal(x, np.arange(100) + 3)
+
+
+def test_sampled_trials_change_only_what_their_sampled_programs_store():
+    # n = 4099: B=16 is 257 programs and B=64 is 65, so each trial runs the sample of 8 (sampling.plan: the
+    # middle of each of 8 strata, the lower of two for even strata). 257 programs: (i + 0.5)·257/8 − 0.5 =
+    # 15.56 + 32.125·i → programs 16 + 32·i, elements [256 + 512·i, 272 + 512·i). 65 programs: (i + 0.5)·65/8
+    # − 0.5 = 3.56 + 8.125·i → programs 4 + 8·i, elements [256 + 512·i, 320 + 512·i). Every element gets the
+    # chosen launch's +1; the first 16 of each of the 8 ranges +2 more, the next 48 +1 more; nothing is NaN.
+    n = 64 * 64 + 3
+    tuned = triton.autotune(configs=[triton.Config({"B": 16}), triton.Config({"B": 64})], key=["n"])(bump)
+    x = np.arange(n, dtype=np.float32)
+    tuned[lambda m: (triton.cdiv(n, m["B"]),)](x, n)
+    added = np.ones(n)
+    for i in range(8):
+        added[256 + 512 * i:272 + 512 * i] += 2
+        added[272 + 512 * i:320 + 512 * i] += 1
+    assert (added == 3).sum() == 8 * 16 and (added == 2).sum() == 8 * 48
+    np.testing.assert_array_equal(x, np.arange(n) + added)
+
+
+def test_what_no_program_writes_keeps_its_value_after_sampled_trials():
+    # only the first half is stored to; 257 and 65 programs: sampled trials, which fill nothing with NaN
+    @triton.autotune(configs=[triton.Config({"B": 16}), triton.Config({"B": 64})], key=["n"])
+    @triton.jit
+    def half(x_ptr, n, B: tl.constexpr):
+        offs = tl.program_id(0) * B + tl.arange(0, B)
+        tl.store(x_ptr + offs, 7.0, mask=offs < n // 2)
+
+    n = 64 * 64 + 3
+    x = np.arange(n, dtype=np.float32)
+    half[lambda m: (triton.cdiv(n, m["B"]),)](x, n)
+    assert (x[:n // 2] == 7).all()
+    np.testing.assert_array_equal(x[n // 2:], np.arange(n // 2, n))  # as the GPU leaves them
 
 
 def test_conflicting_meta_parameters_are_an_error():

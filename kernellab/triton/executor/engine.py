@@ -197,7 +197,7 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
                         else:
                             tally.merge(batch.tally)
     except sampling.Locked:  # how many programs share each lock a sample cannot tell: run them all
-        with sampling.full(keep=sampling.kept()):
+        with sampling.full():
             return run(kernel, body, grid, names, vectorize=vectorize, hints=hints, lines=lines, num_warps=num_warps,
                        specialization=specialization, addresses=addresses, policy=policy, hook=hook, options=options)
     except Exception as exc:  # the kernel's lines alone; a bare raise adds no frame (kernellab.tracebacks)

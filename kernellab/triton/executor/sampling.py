@@ -27,7 +27,9 @@ everything. So :func:`sampled` is for timing only, never where a result is check
 ``triton.testing.do_bench``, the autotuner's trials and every call of a benchmark function inside
 ``Mark.run`` (:mod:`kernellab.triton.benchmark`) use it, and the launches outside them run in full.
 Integer arrays are not filled (no NaN exists for them), nor are arrays of 8-bit floats and bfloat16,
-which numpy holds as integers.
+which numpy holds as integers. The autotuner's trials ask for no filling (``sampled(fill=False)``): as
+Triton's trials do, they leave what their programs did not store as it was, and the chosen launch that
+follows them writes the results.
 
 **Error bound.** The estimate is exact for programs that do equal work (every full tile of a matmul,
 every row of a softmax); programs that differ (masked edge tiles, a persistent kernel's last tiles)
@@ -76,18 +78,17 @@ ERROR_BOUND = 0.05
 _SAMPLE: ContextVar[int | None] = ContextVar("kernellab_triton_sample", default=None)
 # The launch running now, when it is sampled: the addresses of the arrays it has filled with NaN.
 _LAUNCH: ContextVar[set | None] = ContextVar("kernellab_triton_sampled_launch", default=None)
-# Where the launches of a block keep a copy of each array before they first change it (see sampled(keep=)).
-_KEEP: ContextVar[dict | None] = ContextVar("kernellab_triton_keep", default=None)
+# Whether the sampled launches of a block fill an array with NaN before they first store to it (see sampled()).
+_FILL: ContextVar[bool] = ContextVar("kernellab_triton_fill", default=True)
 
 
 @contextmanager
-def sampled(programs: int = DEFAULT_PROGRAMS, enabled: bool = True, keep: dict | None = None):
+def sampled(programs: int = DEFAULT_PROGRAMS, enabled: bool = True, fill: bool = True):
     """Launches in the block run ``programs`` of their programs and scale their counts (see the module);
     ``enabled=False`` runs them in full (for code that wants one switch).
 
-    ``keep`` (a dict): before a launch in the block first changes an array, sampled or not, a copy of the
-    array is kept there, so that :func:`restore` puts back everything the block changed (the autotuner's
-    trials run on the caller's arrays this way, copying only what they write).
+    ``fill=False``: a sampled launch does not fill the arrays it stores to with NaN first, so every
+    element no sampled program stores keeps its value (the autotuner's trials, as Triton's leave them).
 
     >>> import kernellab.triton as triton
     >>> import kernellab.triton.language as tl
@@ -95,54 +96,43 @@ def sampled(programs: int = DEFAULT_PROGRAMS, enabled: bool = True, keep: dict |
     ... def twice(x_ptr, y_ptr, BLOCK: tl.constexpr):
     ...     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     ...     tl.store(y_ptr + offs, tl.load(x_ptr + offs) * 2)
-    >>> x = np.ones(64 * 16, np.float32); y = np.zeros_like(x); kept = {}
-    >>> with sampled(programs=2, keep=kept):
+    >>> x = np.ones(64 * 16, np.float32); y = np.zeros_like(x)
+    >>> with sampled(programs=2):
     ...     _ = twice[(64,)](x, y, BLOCK=16)
-    >>> int(np.isnan(y).sum()), float(np.nansum(y)), len(kept)   # 62 programs of 16 not simulated; y kept
-    (992, 64.0, 1)
-    >>> restore(kept); float(y.sum()), kept
-    (0.0, {})
+    >>> int(np.isnan(y).sum()), float(np.nansum(y))   # 62 programs of 16 not simulated: NaN
+    (992, 64.0)
+    >>> y = np.zeros_like(x)
+    >>> with sampled(programs=2, fill=False):
+    ...     _ = twice[(64,)](x, y, BLOCK=16)
+    >>> int(np.isnan(y).sum()), float(y.sum())         # 2 programs of 16 stored 2s; the rest kept its 0s
+    (0, 64.0)
     """
     if enabled and (not isinstance(programs, (int, np.integer)) or programs < 1):
         raise ValueError(_("sampled(programs=...) needs a positive number of programs, not {programs!r}").format(
             programs=programs))
     token = _SAMPLE.set(int(programs) if enabled else None)
-    kept = _KEEP.set(keep)
+    filling = _FILL.set(bool(fill))
     try:
         yield
     finally:
-        _KEEP.reset(kept)
+        _FILL.reset(filling)
         _SAMPLE.reset(token)
         _LAUNCH.set(None)  # the last launch planned in the block has ended
 
 
 @contextmanager
-def full(keep: dict | None = None):
-    """Launches in the block run every program, even inside :func:`sampled` (``keep``: as :func:`sampled`'s)."""
+def full():
+    """Launches in the block run every program, even inside :func:`sampled`."""
     token = _SAMPLE.set(None)
-    kept = _KEEP.set(keep)
     try:
         yield
     finally:
-        _KEEP.reset(kept)
         _SAMPLE.reset(token)
         _LAUNCH.set(None)
 
 
 class Locked(Exception):
     """Raised when a program of a sampled launch takes a spin lock: the launch runs again, in full (see the module)."""
-
-
-def kept() -> dict | None:
-    """Where the running block keeps copies of the arrays it changes (``sampled(keep=)``), or None."""
-    return _KEEP.get()
-
-
-def restore(keep: dict) -> None:
-    """Put back the arrays ``keep`` holds copies of (see :func:`sampled`), and empty it."""
-    for flat, saved in keep.values():
-        np.copyto(flat, saved)
-    keep.clear()
 
 
 def active() -> bool:
@@ -154,21 +144,18 @@ def active() -> bool:
 
 def before_store(flat: np.ndarray, address: int):
     """Called before a program of a launch first changes ``flat`` (whose data is at ``address``): in a sampled
-    launch, the first time, a floating-point array is filled with NaN (see the module), after a copy is kept
-    when the block asked for one (``sampled(keep=...)``).
+    launch, the first time, a floating-point array is filled with NaN (see the module), unless the block
+    asked for no filling (``sampled(fill=False)``).
 
     >>> y = np.zeros(4, np.float32)
     >>> before_store(y, 1); y                      # no sampled launch is running: nothing changes
     array([0., 0., 0., 0.], dtype=float32)
     """
-    keep = _KEEP.get()
-    if keep is not None and address not in keep:
-        keep[address] = (flat, flat.copy())
     filled = _LAUNCH.get()
     if filled is None or address in filled:
         return
     filled.add(address)
-    if flat.dtype.kind == "f":
+    if flat.dtype.kind == "f" and _FILL.get():
         flat[...] = np.nan
 
 
@@ -265,4 +252,4 @@ def _scaled_rows(by_line, factor: float, changes: dict, dram: dict):
                              for i, (k, r) in enumerate(zip(keys, rows))})
 
 
-__all__ = ["DEFAULT_PROGRAMS", "ERROR_BOUND", "active", "before_store", "full", "plan", "restore", "sampled", "scale"]
+__all__ = ["DEFAULT_PROGRAMS", "ERROR_BOUND", "active", "before_store", "full", "plan", "sampled", "scale"]

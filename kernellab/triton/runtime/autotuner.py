@@ -10,8 +10,10 @@ overriding ``run`` and calling ``self._bench``) works unchanged.
 What differs is the clock. The autotuner chooses the config the performance model predicts fastest on the
 modelled GPU (:mod:`kernellab.triton.runtime.driver`, the H100 unless ``KERNELLAB_GPU`` says otherwise):
 ``_bench`` runs a config once, as a sampled launch (:mod:`kernellab.triton.executor.sampling`: counted, not
-computed) on the arguments themselves, as Triton's trials run; a copy of each array a trial changes is
-kept and put back after it, so a trial never changes the real outputs. It is hidden from
+computed) on the arguments themselves, as Triton's trials run. As Triton's, a trial keeps no copy of what it
+changes: only ``restore_value`` and ``reset_to_zero`` (or the caller's hooks) put arrays back, so a kernel
+that reads what it writes needs them here as on a GPU; each trial runs once here, where Triton's
+``do_bench`` runs it as often as fits its time budget. It is hidden from
 ``triton.testing.do_bench`` and proton (they see the tuned launch), and returns
 ``kernellab.model.predict(counts, gpu)["estimate_total_time"]`` in ms as Triton's ``[median, p20, p80]``
 (one deterministic number three times). A ``do_bench=`` given to ``autotune`` is called as Triton calls it,
@@ -225,20 +227,20 @@ class Autotuner(KernelInterface):
 
     def _trial(self, kernel_call):
         """Run ``kernel_call`` as a sampled trial (the whole launch when a sample cannot run alone) hidden from
-        the caller's recorders, putting back every array it changed; its launches and ``[ms] * 3``."""
-        kept: dict = {}
+        the caller's recorders; its launches and ``[ms] * 3``.
+
+        As in Triton, a trial runs on the arguments themselves and keeps no copy of them: only the hooks
+        (``restore_value``, ``reset_to_zero`` or the caller's own) put anything back. Its sampled launches
+        fill nothing with NaN, so what no sampled program stores keeps its value.
+        """
         try:
-            try:
-                with sampling.sampled(keep=kept), launches.hidden(), launches.recording() as made:
-                    timings = self._timed(kernel_call, made)
-            except (CompileTimeAssertionFailure, OutOfResources):
-                raise
-            except Exception:  # a sample that cannot run alone (programs waiting on others): the whole launch
-                sampling.restore(kept)
-                with sampling.full(keep=kept), launches.hidden(), launches.recording() as made:
-                    timings = self._timed(kernel_call, made)
-        finally:
-            sampling.restore(kept)
+            with sampling.sampled(fill=False), launches.hidden(), launches.recording() as made:
+                timings = self._timed(kernel_call, made)
+        except (CompileTimeAssertionFailure, OutOfResources):
+            raise
+        except Exception:  # a sample that cannot run alone (programs waiting on others): the whole launch
+            with sampling.full(), launches.hidden(), launches.recording() as made:
+                timings = self._timed(kernel_call, made)
         return made, timings
 
     def _timed(self, kernel_call, made) -> list:
