@@ -804,6 +804,7 @@ def _half(src: np.ndarray):
         w = None if made else fp16_values(src)
         return _widen(half()) if w is None else w
 
+    half.rows = src.shape[0]  # the programs it has rows for, known without making it (a sampled tl.dot's shape)
     return half, wide
 
 

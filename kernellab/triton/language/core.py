@@ -437,7 +437,7 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         out_t, acc_data = c.dtype, c.data
     prog = current()
     if sampling.active():  # a benchmark's sampled launch: counted, not computed (see kernellab.triton.executor.sampling)
-        data = _uncomputed_dot(_dot_operand(a), _dot_operand(b), acc_data, out_t.np)
+        data = _uncomputed_dot(_rows(a), _rows(b), a._shape, b._shape, acc_data, out_t.np)
     else:
         data = numerics.dot(_dot_operand(a), _dot_operand(b), acc_data, input_precision, out_t.np, _wide(a),
                             _wide(b))
@@ -518,10 +518,22 @@ def _wide(t: tensor):
     return w
 
 
-def _uncomputed_dot(a: np.ndarray, b: np.ndarray, acc, out_dtype) -> np.ndarray:
-    """NaN (zeros for integers) in the shape of ``a @ b``: what a sampled launch's ``tl.dot`` returns, so
-    that nothing computed from it passes for a result (see :mod:`kernellab.triton.executor.sampling`)."""
-    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+def _rows(t: tensor) -> int:
+    """The programs ``t``'s values have rows for (1: the same for all); a block not yet made that knows its
+    rows (``p.to(tl.float16)``, see ``tensor.to``) is not made for it."""
+    d = t._data
+    if d is None:
+        rows = getattr(t._lazy, "rows", None)
+        return t.data.shape[0] if rows is None else rows
+    return d.shape[0]
+
+
+def _uncomputed_dot(rows_a: int, rows_b: int, shape_a: tuple, shape_b: tuple, acc, out_dtype) -> np.ndarray:
+    """NaN (zeros for integers) in the shape of ``a @ b`` (blocks of ``shape_a`` and ``shape_b`` with rows for
+    ``rows_a`` and ``rows_b`` programs): what a sampled launch's ``tl.dot`` returns, so that nothing computed
+    from it passes for a result (see :mod:`kernellab.triton.executor.sampling`). The operands' values are not
+    needed, so a block not yet made (``p.to(tl.float16)``) is not made for it."""
+    shape = (builtins.max(rows_a, rows_b), *np.broadcast_shapes(shape_a[:-2], shape_b[:-2]), shape_a[-2], shape_b[-1])
     if acc is not None:
         shape = np.broadcast_shapes(shape, np.shape(acc))
     return np.full(shape, np.nan if np.dtype(out_dtype).kind == "f" else 0, out_dtype)

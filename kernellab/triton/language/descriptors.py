@@ -20,6 +20,8 @@ a loaded tile is stored unchanged, which stays in shared memory; a descriptor ma
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from kernellab.i18n import _
@@ -88,11 +90,23 @@ def _tile_facts(base: pointer, shape_f, strides_f, offsets_f, block_shape: tuple
     """The axis facts (:mod:`kernellab.triton.compiler.axis`) of a descriptor tile's pointers and mask, as Triton
     3.9 rewrites a descriptor access without TMA (sm_80): ``base + Σ (offset_d + arange(B_d)) · stride_d``,
     masked by ``0 <= offset_d + arange(B_d) < shape_d`` in every dimension (a block pointer: in the dimensions
-    ``checked``, its ``boundary_check``; the mask is None when there are none)."""
+    ``checked``, its ``boundary_check``; the mask is None when there are none).
+
+    A pure function of the facts (immutable :class:`~kernellab.triton.compiler.axis.AxisInfo`), so remembered
+    for each combination: a loop's tiles at each step ask again with the same facts."""
     nd = len(block_shape)
-    checked = range(nd) if checked is None else checked
+    checked = tuple(range(nd) if checked is None else checked)
     width = base.dtype.element_ty.primitive_bitwidth // 8
-    ptr = A.splat(facts(base), block_shape)
+    return _facts_of_tile(facts(base), tuple(shape_f), tuple(strides_f), tuple(offsets_f), tuple(block_shape),
+                          checked, width)
+
+
+@functools.lru_cache(maxsize=4096)
+def _facts_of_tile(base_f: A.AxisInfo, shape_f: tuple, strides_f: tuple, offsets_f: tuple, block_shape: tuple,
+                   checked: tuple, width: int):
+    """:func:`_tile_facts` from the facts themselves (``width``: the element's bytes)."""
+    nd = len(block_shape)
+    ptr = A.splat(base_f, block_shape)
     mask = None
     for d in range(nd):
         idx = A.add(A.splat(offsets_f[d], (block_shape[d],)), A.arange(0, block_shape[d]), (block_shape[d],))
