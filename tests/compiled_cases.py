@@ -149,6 +149,13 @@ CASES = [
     Case("dot_ieee_small", CK, "dot_ieee_kernel", (f32(16, 16), f32(16, 16), f32(16, 16)), {"M": 16, "N": 16, "K": 16}),
     Case("dot_ieee_wide", CK, "dot_ieee_kernel", (f32(64, 16), f32(16, 128), f32(64, 128)), {"M": 64, "N": 128, "K": 16},
          num_warps=8),
+    # dots smaller than 16 in M, N or K where Triton 3.9's min_dot_size allows them (M, N >= 1; K >= 16 for
+    # 16-bit, 8 for fp32): its tensor cores with the block padded, or FMAs
+    Case("dot_fp16_8x8", CK, "dot_kernel", (f16(8, 16), f16(16, 8), f32(8, 8)), {"M": 8, "N": 8, "K": 16}),
+    Case("dot_fp16_16x8", CK, "dot_kernel", (f16(16, 16), f16(16, 8), f32(16, 8)), {"M": 16, "N": 8, "K": 16}),
+    Case("dot_fp16_2x32", CK, "dot_kernel", (f16(2, 16), f16(16, 32), f32(2, 32)), {"M": 2, "N": 32, "K": 16}),
+    Case("dot_tf32_k8", CK, "dot_kernel", (f32(16, 8), f32(8, 16), f32(16, 16)), {"M": 16, "N": 16, "K": 8}),
+    Case("dot_ieee_8", CK, "dot_ieee_kernel", (f32(8, 8), f32(8, 8), f32(8, 8)), {"M": 8, "N": 8, "K": 8}),
     Case("softmax_rows", FLASH, "softmax_rows_kernel", (f32(64, 64), f32(64, 64), 64), {"BLOCK_N": 64}, (64,)),
     Case("atomic_add", CK, "atomic_add_kernel", (f32(4096), f32(4096), 4096), {"BLOCK": 1024}, (4,)),
     Case("atomic_add_odd", CK, "atomic_add_kernel", (f32(1000), f32(1000), 1000), {"BLOCK": 1024}),

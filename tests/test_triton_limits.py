@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
+import kernellab
 import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab.errors import BlockPointerWarning
@@ -175,6 +176,28 @@ def dot_into(a_ptr, c_ptr, B: tl.constexpr, OUT: tl.constexpr):
 def test_dot_dtype_and_size_rules(a, b, K, exc, message):
     err = refused(dot_of, np.zeros((16, K), a), np.zeros((K, 16), b), np.zeros((16, 16), np.float32), M=16, N=16, K=K)
     assert cause(err) == (exc, message)
+
+
+@pytest.mark.parametrize(("dtype", "out", "smallest_k"), [
+    (np.float16, np.float32, 16), (np.float32, np.float32, 8), (np.float64, np.float64, 4), (np.int8, np.int32, 32)])
+def test_dot_sizes_on_both_sides_of_triton_3_9_s_limit(dtype, out, smallest_k):
+    # Triton 3.9's min_dot_size on NVIDIA (backends/nvidia/compiler.py), (M, N, K) at least: (1, 1, 32) for 8-bit
+    # operands, (1, 1, 4) for 64-bit, (1, 1, 8) for 32-bit, (1, 1, 16) else: M and N of 1 compile (the tensor
+    # cores' tiles padded), a K one power of two below its smallest does not
+    rng = np.random.default_rng(7)
+    for m, n in ((1, 1), (2, 8), (8, 2)):
+        a = rng.integers(-3, 4, (m, smallest_k)).astype(dtype)
+        b = rng.integers(-3, 4, (smallest_k, n)).astype(dtype)
+        c = np.zeros((m, n), out)
+        with kernellab.allow_float64():
+            cnt = dot_of[(1,)](a, b, c, M=m, N=n, K=smallest_k)
+        # integers of at most 3 in magnitude, K <= 32: sums of at most 9 * 32 = 288, exact in every type
+        np.testing.assert_array_equal(c, a.astype(np.int64) @ b.astype(np.int64))
+        assert cnt.flops == 2 * m * n * smallest_k  # one multiply and one add per (row, column, k): 2·M·N·K
+    k = smallest_k // 2
+    with kernellab.allow_float64():
+        err = refused(dot_of, np.zeros((1, k), dtype), np.zeros((k, 1), dtype), np.zeros((1, 1), out), M=1, N=1, K=k)
+    assert cause(err) == (AssertionError, f"Input shapes should have M >= 1, N >= 1 and K >= {smallest_k}")
 
 
 def test_dot_accumulator_rules():

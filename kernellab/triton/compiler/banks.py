@@ -329,14 +329,14 @@ def staged(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: s
     rows, cols = 16 * -(-m // (16 * wm)), 8 * -(-n // (8 * wn))  # each warp's rows of A, columns of B
     matrices = 0  # ldmatrix.x4 a thread: 4 wavefronts each (the operand buffers' swizzle is conflict-free)
     if not a_free:
-        matrices += per * (rows * k * nbytes // 512)
+        matrices += per * -(-rows * k * nbytes // 512)
     if what == "tf32":
         scalar = per * (k * cols // WARP)
         loads += matrices + scalar
         wave[0] += (4 * matrices + scalar) * num_warps
         wave[1] += (4 * matrices + scalar) * num_warps
     else:
-        matrices += per * (k * cols * nbytes // 512)
+        matrices += per * -(-k * cols * nbytes // 512)  # 8 columns × K 16: one ldmatrix.x2
         loads += matrices
         wave[0], wave[1] = wave[0] + 4 * matrices * num_warps, wave[1] + 4 * matrices * num_warps
     return stores, loads, wave[0], wave[1]

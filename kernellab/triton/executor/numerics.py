@@ -199,11 +199,6 @@ def dot(a: np.ndarray, b: np.ndarray, acc=None, input_precision=None, out_dtype=
                            "compatible for matmul (second index of first shape ({shape3}) must "
                            "be equal to first index of second shape ({shape4})").format(
             shape=list(a.shape[1:]), shape2=list(b.shape[1:]), shape3=a.shape[-1], shape4=b.shape[-2]))
-    for blk in (a.shape[-2:], b.shape[-2:]):
-        if min(blk) < 16:
-            raise ValueError(_("All non-batch values in both first input shape ({shape}) and "
-                               "second input shape ({shape2}) must be >= 16!").format(
-                shape=list(a.shape[-2:]), shape2=list(b.shape[-2:])))
     if a.dtype.kind == "f" or b.dtype.kind == "f":
         a32 = _widen(a) if a32 is None else a32
         b32 = _widen(b) if b32 is None else b32
