@@ -295,6 +295,25 @@ def test_tile_counts_by_hand():
     assert count_planned(tile((np.arange(64) * 32)[None]), 2, 1, p, False) == (8, 8, 8 * 16, 8 * 4, 8 * 16)
 
 
+def test_tile_counts_remembered_per_mask():
+    # the 64×32 fp16 tile of test_tile_counts_by_hand under three masks, then again: the tile's counts are
+    # remembered by its line starts and its mask, so each equals its own lanes' addresses, never another mask's
+    p = layout.Plan((64, 32), (1, 8), (8, 4), (4, 1), (1, 0), 8, 8)
+    s = (np.arange(64) * 1024)[None]
+    lines = Lines(1, s, 32, int(s.min()), int(s.max()))
+    rows = np.arange(64)[:, None] + np.zeros(32, int)
+    masks = [rows < 16, rows >= 40, np.ones((64, 32), bool)]
+    first = []
+    for keep in masks + masks:
+        view = View(Base(s[:, :, None] + np.arange(32), lines=lines), keep=keep[None])
+        got = count_planned(view, 2, 1, p, False)
+        assert got == lanes_count(view, 2, 1, p, False)
+        first.append(got)
+    # rows 0–15: 2 of the 8 instructions (8 rows each), 2 sectors a row: 32 sectors; rows 40–63: 3 of them,
+    # 48 sectors; every row: 8 instructions, 128 sectors (test_tile_counts_by_hand)
+    assert [c[2] for c in first[:3]] == [32, 48, 128] and first[:3] == first[3:]
+
+
 def test_line_runs_hold_exactly_the_lanes():
     rng = np.random.default_rng(5)
     found = 0

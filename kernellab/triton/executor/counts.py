@@ -355,17 +355,20 @@ _TILES_SEEN_MAX, _TILES_SEEN_STARTS = 64, 1 << 14  # entries kept, and the most 
 
 
 def _tile_counts_seen(runs: layout.LineRuns, tile: tuple, view: View, w: int, p: layout.Plan, store: bool):
-    """:func:`_tile_counts` of an unmasked tile, found again when a tile of the same plan has the same line
-    starts up to a shift by whole 128-byte lines (a kernel launched again: its first launch's counts)."""
+    """:func:`_tile_counts` of a tile, found again when a tile of the same plan has the same line starts up to a
+    shift by whole 128-byte lines and the same mask (a loop's tile at its next step; a kernel launched again)."""
     mask = view.mask()
-    if mask is not None or tile[1].size > _TILES_SEEN_STARTS:
+    if mask is not None and np.asarray(mask).all():  # every lane active (a descriptor's tile inside its tensor):
+        mask = None  # the counts of the unmasked tile (each run whole: k0 = 0, k1 = K − 1, every request live)
+    if tile[1].size > _TILES_SEEN_STARTS:
         return _tile_counts(runs, tile, mask, view.rows, w, p.vec)
     s = np.broadcast_to(tile[1], (view.rows, tile[1].shape[1]))
     per_line = LINE_BYTES // w
-    key = (p, store, w, s.shape, (s - int(s.min()) // per_line * per_line).tobytes())
+    active = None if mask is None else (np.shape(mask), np.packbits(np.asarray(mask, bool)).tobytes())
+    key = (p, store, w, s.shape, (s - int(s.min()) // per_line * per_line).tobytes(), active)
     got = _TILES_SEEN.get(key)
     if got is None:
-        got = _tile_counts(runs, tile, None, view.rows, w, p.vec)
+        got = _tile_counts(runs, tile, mask, view.rows, w, p.vec)
         if len(_TILES_SEEN) >= _TILES_SEEN_MAX:
             _TILES_SEEN.clear()
         _TILES_SEEN[key] = got

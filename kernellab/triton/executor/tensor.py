@@ -749,6 +749,10 @@ class tensor:
                 and self.numel >= _FP16_VALUES_FROM:  # each form made only if read: see _half
             out = tensor(None, dst, self._shape)
             out._lazy, out._wide = _half(self.data)
+        elif dst.__class__ is T.float_format and self.dtype is T.float32 and self.numel >= _FP16_VALUES_FROM \
+                and fp_downcast_rounding in (None, "rtne", "rtz"):  # fp8 / bf16: rounded only if read
+            out = tensor(None, dst, self._shape)
+            out._lazy = _rounded(self.data, dst, fp_downcast_rounding or "rtne")
         else:
             out = tensor(convert(self.data, self.dtype, dst, fp_downcast_rounding), dst, self._shape)
         out._lay = self._lay
@@ -806,6 +810,17 @@ def _half(src: np.ndarray):
 
     half.rows = src.shape[0]  # the programs it has rows for, known without making it (a sampled tl.dot's shape)
     return half, wide
+
+
+def _rounded(src: np.ndarray, dst: T.dtype, rounding: str):
+    """A function giving ``src`` (float32) rounded to the 8-bit float or bfloat16 ``dst`` (``convert``), made
+    when first read: a sampled launch's ``tl.dot`` (:mod:`kernellab.triton.executor.sampling`) reads only its
+    ``rows``."""
+    def rounded():
+        return dst.round(src, rounding)
+
+    rounded.rows = src.shape[0]
+    return rounded
 
 
 _FP16_VALUES_FROM = 4096  # lanes per program from which fp32 → fp16 goes through numerics.fp16_values
