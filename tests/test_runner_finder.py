@@ -137,3 +137,32 @@ def test_torchs_triton_probes_answer_no_triton_and_come_back(monkeypatch):
     undo = inductor.install(None)
     assert [n for _m, n, _old in undo] == ["has_triton_package"] and not hasattr(probes, "has_triton")
     cuda.uninstall(undo)
+
+
+def test_torchs_modules_that_import_triton_themselves_find_none(tmp_path, monkeypatch):
+    # laid out as torch's inductor: triton_compat imports triton itself, asking no probe, and on success goes on to
+    # Triton's compiler internals (CompiledKernel), which kernellab's triton does not have
+    runtime = tmp_path / "torch" / "_inductor" / "runtime"
+    runtime.mkdir(parents=True)
+    for d in (tmp_path / "torch", tmp_path / "torch" / "_inductor", runtime):
+        (d / "__init__.py").write_text("")
+    (runtime / "triton_compat.py").write_text("try:\n    import triton\nexcept ImportError:\n    triton = None\n"
+                                              "if triton is not None:\n    from triton.compiler import CompiledKernel\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
+        monkeypatch.delitem(sys.modules, name)
+    finder = modules.TritonFinder(on_torch=lambda torch: None)
+    monkeypatch.setattr(sys, "meta_path", [finder, *sys.meta_path])
+    import triton  # the script's own import, before torch's: kernellab's
+    from torch._inductor.runtime import triton_compat
+
+    assert triton_compat.triton is None  # its no-Triton branch, as on a machine without Triton
+    assert sys.modules["triton"] is triton is kernellab.triton and finder.hiding == 0  # the script's triton is back
+    import triton.language  # and answers again after
+
+    assert triton.language is kernellab.triton.language
+    sys.modules.pop("triton.language", None)
+    for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
+        del sys.modules[name]  # this file's torch, not a real one, for the tests after
+    for name in finder.made:
+        sys.modules.pop(name, None)

@@ -300,3 +300,23 @@ def test_scalar_arguments_python_and_numpy():
     with allow_float64():  # fp64 on purpose: the promotion rules under test
         k[(1,)](out, 3, np.float64(0.25), np.int64(2**40))
     assert out.tolist() == [6.0] + [0.25 + 2**40] * 3  # fp64 + int64 computes in fp64
+
+
+@triton.jit
+def _negated_if(x, flip: tl.constexpr = tl.core.CONSTEXPR_0):
+    if flip:
+        return -x
+    return x
+
+
+def test_a_constexpr_default_of_a_device_function_is_its_value():
+    # Triton 3.9's tl.core.CONSTEXPR_0 (constexpr(0)), a default libraries give constexpr parameters: the
+    # helper called without it takes the value 0, not the truthy object
+    @triton.jit
+    def k(out_ptr):
+        o = tl.arange(0, 4)
+        tl.store(out_ptr + o, _negated_if(o) * 10 + _negated_if(o, 1))
+
+    out = np.zeros(4, np.int32)
+    k[(1,)](out)
+    assert out.tolist() == [0, 9, 18, 27]  # o·10 + (−o) = 9·o

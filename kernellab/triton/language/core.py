@@ -807,6 +807,9 @@ def expand_dims(input, axis) -> tensor:
     return out
 
 
+#: Triton 3.9's ``triton.language.core.CONSTEXPR_0``: libraries give it as a constexpr parameter's default.
+CONSTEXPR_0 = constexpr(0)
+
 __all__ = [
     "arange", "argmax", "argmin", "broadcast_to", "cdiv", "constexpr", "dot", "expand_dims", "full",
     "load", "max", "max_contiguous", "min", "multiple_of", "num_programs", "permute", "program_id",

@@ -4,8 +4,9 @@ Before torch's compiler (inductor, behind ``torch.compile`` and ``torch._dynamo`
 ``@torch.compiler.disable`` imports) touches Triton, it asks ``torch.utils._triton.has_triton_package()`` and
 ``has_triton()``; when they say yes, it imports Triton's compiler internals (``triton.backends.compiler``,
 ``triton.compiler.compiler``). kernellab's ``triton`` runs kernels and compiles none, so it has no such modules.
-Under the runner these two probes answer False: torch takes the paths it takes on a machine without Triton,
-while the script's own ``import triton`` is kernellab's. :func:`install` replaces them by name and returns what
+Under the runner these two probes answer False, and the torch modules that import Triton without asking them
+(:data:`WITHOUT_TRITON`) find none: torch takes the paths it takes on a machine without Triton, while the script's
+own ``import triton`` is kernellab's. :func:`install` replaces them by name and returns what
 to put back (:func:`kernellab.triton.runner.cuda.uninstall` puts it back).
 """
 
@@ -15,6 +16,11 @@ import importlib
 
 #: The probes of ``torch.utils._triton`` that answer False under the runner.
 PROBES = ("has_triton_package", "has_triton")
+#: torch's modules that import Triton themselves, asking no probe: ``import triton`` fails while they run
+#: (:class:`kernellab.triton.runner.modules.TritonFinder`), so they take their no-Triton branch. inductor's
+#: ``triton_compat``, which ``torch.compile`` imports, goes on to Triton's compiler internals
+#: (``triton.compiler.CompiledKernel``, ``triton_key``) when ``import triton`` succeeds.
+WITHOUT_TRITON = frozenset(("torch._inductor.runtime.triton_compat",))
 
 
 def no_triton() -> bool:
@@ -34,4 +40,4 @@ def install(torch_module) -> list:
     return undo
 
 
-__all__ = ["PROBES", "install", "no_triton"]
+__all__ = ["PROBES", "WITHOUT_TRITON", "install", "no_triton"]

@@ -11,7 +11,9 @@ Why a finder and not an entry in ``sys.modules`` per name: a finder answers for 
 has imported yet and for ``importlib.import_module``, which no rewrite of the script's source reaches,
 and removing it (and the entries it made) undoes everything. The finder also watches the import of
 ``torch``: when torch finishes importing, :func:`kernellab.triton.runner.cuda.install` replaces its CUDA
-queries (see that module).
+queries (see that module); and while one of torch's modules that import Triton without asking torch's probes
+runs (:data:`kernellab.triton.runner.inductor.WITHOUT_TRITON`), ``import triton`` fails for it, as where no
+Triton is installed.
 
 Nothing here runs until :func:`kernellab.triton.runner.activate`: importing this module imports nothing
 but the standard library and kernellab.
@@ -22,10 +24,13 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from contextlib import contextmanager
 from importlib import metadata
 from importlib.machinery import ModuleSpec
 
 from kernellab.i18n import _
+
+from .inductor import WITHOUT_TRITON
 
 #: The Triton release kernellab's ``triton`` follows: what ``triton.__version__`` and the package metadata say.
 TRITON_VERSION = "3.9.0"
@@ -56,10 +61,11 @@ class AliasLoader:
 
 
 class _AfterLoad:
-    """A loader that runs another loader, then ``then(module)`` (how the runner learns that torch is ready)."""
+    """A loader that runs another loader, then ``then(module)`` (how the runner learns that torch is ready);
+    with ``around`` (a context manager factory), the other loader runs inside it."""
 
-    def __init__(self, loader, then):
-        self.loader, self.then = loader, then
+    def __init__(self, loader, then=None, around=None):
+        self.loader, self.then, self.around = loader, then, around
 
     def create_module(self, spec):
         return self.loader.create_module(spec)
@@ -70,8 +76,13 @@ class _AfterLoad:
             spec.loader = self.loader  # the module keeps its own loader
         if getattr(module, "__loader__", None) is self:
             module.__loader__ = self.loader
-        self.loader.exec_module(module)
-        self.then(module)
+        if self.around is None:
+            self.loader.exec_module(module)
+        else:
+            with self.around():
+                self.loader.exec_module(module)
+        if self.then is not None:
+            self.then(module)
 
 
 class TritonFinder:
@@ -81,14 +92,32 @@ class TritonFinder:
     def __init__(self, on_torch=None):
         self.on_torch = on_torch
         self.made: set[str] = set()  # the sys.modules names this finder answered, removed on deactivate
+        self.hiding = 0  # > 0 while a module of inductor.WITHOUT_TRITON runs: no triton for it
 
     # --- modules ------------------------------------------------------------------------------------
     def find_spec(self, name, path=None, target=None):
         if _is_triton(name):
+            if self.hiding:
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)  # as where none is installed
             return self._triton_spec(name)
-        if name == "torch" and self.on_torch is not None:
-            return self._torch_spec(name, path, target)
+        if self.on_torch is not None:
+            if name == "torch":
+                return self._torch_spec(name, path, target)
+            if name in WITHOUT_TRITON:
+                return self._torch_spec(name, path, target, around=self._no_triton)
         return None
+
+    @contextmanager
+    def _no_triton(self):
+        """While a module of ``WITHOUT_TRITON`` runs: ``import triton`` fails, as where no Triton is installed;
+        kernellab's ``triton`` modules (and a real Triton's, if imported) are back in ``sys.modules`` after."""
+        taken = stash_real_triton()
+        self.hiding += 1
+        try:
+            yield
+        finally:
+            self.hiding -= 1
+            restore(taken)
 
     def _triton_spec(self, name):
         home = HOME + name[len("triton"):]
@@ -107,14 +136,14 @@ class TritonFinder:
             spec.submodule_search_locations = list(package)
         return spec
 
-    def _torch_spec(self, name, path, target):
+    def _torch_spec(self, name, path, target, around=None):
         for finder in sys.meta_path:
             if finder is self or not hasattr(finder, "find_spec"):
                 continue
             spec = finder.find_spec(name, path, target)
             if spec is not None:
                 if spec.loader is not None and hasattr(spec.loader, "exec_module"):
-                    spec.loader = _AfterLoad(spec.loader, self.on_torch)
+                    spec.loader = _AfterLoad(spec.loader, self.on_torch if around is None else None, around)
                 return spec
         return None
 

@@ -260,6 +260,9 @@ class JITFunction(KernelInterface):
         # plain parameters only: arguments bind by name and position without inspect (see _arguments)
         self._defaults = {p.name: p.default for p in params if p.default is not p.empty} \
             if all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params) else None
+        # parameters whose default is a tl.constexpr object (Triton's ``tl.core.CONSTEXPR_0``): a call from
+        # another kernel passes its value, as a launch passes every constexpr's
+        self._constexpr_defaults = {p.name: p.default.value for p in params if isinstance(p.default, constexpr)}
         self._prints = None
         # launch options the kernel's own parameters do not shadow (dropped before binding), and the
         # keywords that need no dropping
@@ -321,6 +324,9 @@ class JITFunction(KernelInterface):
             raise RuntimeError(_("{kernel} is a @triton.jit kernel: launch it as "
                                  "{kernel}[grid](...)").format(
                 kernel=self.__name__))
+        if self._constexpr_defaults:
+            given = self.signature.bind_partial(*args, **kwargs).arguments
+            kwargs = {**{n: v for n, v in self._constexpr_defaults.items() if n not in given}, **kwargs}
         return self._run_fn(*args, **kwargs)
 
     def run(self, *args, grid, warmup: bool = False, per_program: bool = False, vectorize: bool = True,
