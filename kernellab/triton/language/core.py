@@ -807,7 +807,7 @@ def expand_dims(input, axis) -> tensor:
     return out
 
 
-#: Triton 3.9's ``triton.language.core.CONSTEXPR_0``: libraries give it as a constexpr parameter's default.
+#: Triton 3.9's ``triton.language.core.CONSTEXPR_0``, which libraries give as a constexpr parameter's default.
 CONSTEXPR_0 = constexpr(0)
 
 __all__ = [

@@ -16,10 +16,10 @@ import importlib
 
 #: The probes of ``torch.utils._triton`` that answer False under the runner.
 PROBES = ("has_triton_package", "has_triton")
-#: torch's modules that import Triton themselves, asking no probe: ``import triton`` fails while they run
-#: (:class:`kernellab.triton.runner.modules.TritonFinder`), so they take their no-Triton branch. inductor's
-#: ``triton_compat``, which ``torch.compile`` imports, goes on to Triton's compiler internals
-#: (``triton.compiler.CompiledKernel``, ``triton_key``) when ``import triton`` succeeds.
+#: The torch modules that import Triton themselves, asking no probe. While one runs, ``import triton`` fails
+#: (:class:`kernellab.triton.runner.modules.TritonFinder`), so it takes its no-Triton branch; inductor's
+#: ``triton_compat``, which ``torch.compile`` imports, would go on to Triton's compiler internals
+#: (``triton.compiler.CompiledKernel``, ``triton_key``), which kernellab's ``triton`` does not have.
 WITHOUT_TRITON = frozenset(("torch._inductor.runtime.triton_compat",))
 
 
