@@ -352,16 +352,17 @@ def _closed_counts(view: View, w: int, p: layout.Plan, store: bool, rows: int, l
 
 _TILES_SEEN: dict = {}  # (plan, store, width, line starts up to whole 128-byte lines) → _tile_counts
 _TILES_SEEN_MAX, _TILES_SEEN_STARTS = 64, 1 << 14  # entries kept, and the most line starts one may hold
+_TILES_SEEN_LANES = 1 << 17  # the most mask lanes (over the step's programs) a tile looked up may have
 
 
 def _tile_counts_seen(runs: layout.LineRuns, tile: tuple, view: View, w: int, p: layout.Plan, store: bool):
     """:func:`_tile_counts` of a tile, found again when a tile of the same plan has the same line starts up to a
     shift by whole 128-byte lines and the same mask (a loop's tile at its next step; a kernel launched again)."""
     mask = view.mask()
-    if mask is not None and np.asarray(mask).all():  # every lane active (a descriptor's tile inside its tensor):
+    if tile[1].size > _TILES_SEEN_STARTS or mask is not None and mask.size > _TILES_SEEN_LANES:
+        return _tile_counts(runs, tile, mask, view.rows, w, p.vec)  # a large step: counted, not looked up
+    if mask is not None and mask.all():  # every lane active (a descriptor's tile inside its tensor):
         mask = None  # the counts of the unmasked tile (each run whole: k0 = 0, k1 = K − 1, every request live)
-    if tile[1].size > _TILES_SEEN_STARTS:
-        return _tile_counts(runs, tile, mask, view.rows, w, p.vec)
     s = np.broadcast_to(tile[1], (view.rows, tile[1].shape[1]))
     per_line = LINE_BYTES // w
     active = None if mask is None else (np.shape(mask), np.packbits(np.asarray(mask, bool)).tobytes())
