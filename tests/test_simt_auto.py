@@ -60,6 +60,24 @@ def test_a_comparison_with_a_python_float_is_a_float_comparison():
     assert c.instr_by_kind == {"int": 2 + 1, "other": 2 + 1, "ctrl": 1, "st.global": 1}
 
 
+def test_an_in_place_update_keeps_the_lanes_and_counts_its_instruction():
+    def k(blk, out):
+        v = blk.tx * 2                          # 1 int
+        v += 5                                  # in place (out= the lanes themselves): 1 int, still lanes
+        np.add(v, 1, out=v)                     # the same through out=: 1 int
+        blk.store(out, blk.tx, v.astype(np.float32))
+    out = np.zeros(32, np.float32)
+    c = launch(k, 1, 32, args=(out,))
+    assert out.tolist() == [2.0 * t + 6 for t in range(32)]
+    assert c.instr_by_kind["int"] - launch(_two_int_ops, 1, 32, args=(out,)).instr_by_kind["int"] == 1
+
+
+def _two_int_ops(blk, out):
+    v = blk.tx * 2                              # the kernel above without one of its three adds
+    v += 5
+    blk.store(out, blk.tx, v.astype(np.float32))
+
+
 def test_a_loop_charges_its_back_edges():
     def k(blk, out):
         acc = blk.tx * 0                        # 1 int
