@@ -255,3 +255,18 @@ def test_a_launch_without_locks_charges_none():
 
     x = np.ones(256, np.float32)
     assert quiet(copy[(2,)](x, np.zeros_like(x), BLOCK=128), A100)["t_lock"] == 0.0
+
+
+def test_the_longest_of_several_locks_chains_sets_the_term():
+    # Two locks on the A100 (L2 round trip 205 cycles at 1.41 GHz; l2_bw 5.4 TB/s over 108 SMs = 50 GB/s an SM):
+    # lock a, 2 acquisitions, 1 round trip, 0 bytes: (2 + 1) × 205 = 615 cycles;
+    # lock b, 5 acquisitions, 1 round trip, 5,000 bytes: (5 + 1) × 205 = 1,230 cycles + 5,000 B ÷ 50 GB/s = 100 ns.
+    # The chains run in parallel over locks, so the term is the longer one, b's, not the shorter (a's).
+    from kernellab.model.locks import lock_chain
+    from kernellab.specs import A100, PERF_A100
+
+    trip = 205 / A100.clock_hz
+    assert PERF_A100.l2_latency_cycles == 205 and PERF_A100.l2_bw / PERF_A100.sms == pytest.approx(50e9)
+    chain = lock_chain({"a": (2, 1, 0), "b": (5, 1, 5000)}, PERF_A100, A100.clock_hz)
+    assert chain == pytest.approx(6 * trip + 100e-9, rel=1e-12)
+    assert chain > 3 * trip
