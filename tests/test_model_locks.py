@@ -121,6 +121,53 @@ def test_steps_split_where_programs_share_a_lock_as_one_by_one():
     np.testing.assert_array_equal(buf_exact, buf)
 
 
+def test_a_kernel_whose_step_split_at_its_locks_starts_its_later_launches_in_steps_of_that_size():
+    # 12 programs on 4 locks (p % 4). The first launch's step of 12 computes every program up to its lock,
+    # splits where program 4 finds lock 0 taken (k = 4) and runs again as 4 + 4 + 4; the kernel remembers 4,
+    # so the next launch runs steps of 4 from the start (the 12-program step, tutorial 05's 4096 programs,
+    # is not computed again). A launch with 3 locks then splits its steps of 4 at 3: 4 → 3 + 1, three times.
+    # Values, counts and every lock's record are those of the programs run one after another
+    seen = []
+
+    @triton.jit
+    def rows_seen(Lock, Count, Buf, X, G: tl.constexpr, BLOCK: tl.constexpr):
+        cols = tl.arange(0, BLOCK)
+        g = tl.program_id(0) % G
+        x = tl.load(X + tl.program_id(0) * BLOCK + cols) * 2.0
+        seen.append(x.data.shape[0])  # programs in this step
+        while tl.atomic_cas(Lock + g, 0, 1) == 1:
+            pass
+        count = tl.load(Count + g)
+        if count == 0:
+            tl.atomic_xchg(Count + g, 1)
+        else:
+            x += tl.load(Buf + g * BLOCK + cols)
+        tl.store(Buf + g * BLOCK + cols, x)
+        tl.atomic_xchg(Lock + g, 0)
+
+    def run(policy, groups):
+        lock, count, buf = np.zeros(groups, np.int32), np.zeros(groups, np.int32), np.zeros(groups * 32, np.float32)
+        x = np.arange(12 * 32, dtype=np.float32)
+        with using(policy):
+            c = rows_seen[(12,)](lock, count, buf, x, G=groups, BLOCK=32)
+        sums = np.zeros((groups, 32), np.float32)
+        for p in range(12):
+            sums[p % groups] += 2 * x.reshape(12, 32)[p]
+        np.testing.assert_array_equal(buf, sums.reshape(-1))
+        return c
+
+    exact4, exact3 = run(Policy.reference(), 4), run(Policy.reference(), 3)
+    seen.clear()
+    first = run(Policy(), 4)
+    assert seen == [12, 4, 4, 4] and rows_seen._hints["locks"] == 4
+    seen.clear()
+    assert run(Policy(), 4) == first == exact4 and seen == [4, 4, 4]
+    seen.clear()
+    assert run(Policy(), 3) == exact3 and seen == [4, 3, 1] * 3 and rows_seen._hints["locks"] == 3
+    # 3 programs a lock, 32 fp32 a row: the first section 2 round trips and 4 + 128 B, the others 3 and 260 B
+    assert exact3.launch["locks"] == {("Lock", g): (4, 2 + 3 * 3, 132 + 3 * 260) for g in range(3)}
+
+
 def test_programs_of_one_step_on_one_lock_see_it_free_as_one_after_another():
     # 4 programs take one lock without a spin loop and store what their compare-and-swap read: run one after
     # another, each finds the word released (0). A vectorised step would have programs 1–3 read the 1 that

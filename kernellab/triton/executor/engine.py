@@ -91,7 +91,7 @@ def _batch(launch: Launch, chunk: np.ndarray) -> Program | SplitTail | SplitLock
     kernel's later launches.
     """
     hints = launch.hints
-    batch = launch.program(chunk, launch.new_tally(), journal={}, defer=launch.policy.defer and hints["defer"])
+    batch = launch.program(chunk, launch.new_tally(), journal=[], defer=launch.policy.defer and hints["defer"])
     touched = launch.touched
     mark = touched.checkpoint()  # lines=True: the sectors the step touches first are unmarked if it is undone
     try:
@@ -116,10 +116,14 @@ def _batch(launch: Launch, chunk: np.ndarray) -> Program | SplitTail | SplitLock
 
 def _chunks(pids, hints: dict) -> list[slice]:
     """The launch's vectorised steps, as slices of ``pids`` (each made into ids when its step runs): ``BATCH``
-    programs each, the last program alone when an earlier step of the kernel had to split its tail
-    (``hints["split"]``)."""
+    programs each, or as many as the last step of the kernel whose programs shared spin locks ran
+    (``hints["locks"]``: a launch of tutorial 05's backward kernel would otherwise compute 4096 programs up to
+    their first lock, undo them and run again in steps of 96); the last program alone when an earlier step of
+    the kernel had to split its tail (``hints["split"]``). Steps only group programs: any split runs the
+    programs in launch order with the same results and counts (see the module)."""
     n = len(pids)
-    chunks = [slice(lo, min(lo + BATCH, n)) for lo in range(0, n, BATCH)]
+    size = min(BATCH, hints.get("locks", BATCH))
+    chunks = [slice(lo, min(lo + size, n)) for lo in range(0, n, size)]
     if hints.get("split") and chunks[-1].stop - chunks[-1].start > 1:
         last = chunks.pop()
         chunks += [slice(last.start, last.stop - 1), slice(last.stop - 1, last.stop)]
@@ -184,6 +188,7 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
                         chunks += [chunk[-1:], chunk[:-1]]
                     elif isinstance(batch, SplitLocks):  # programs that share a lock: steps whose locks differ
                         k, rest = batch.k, chunk[batch.k:]
+                        hints["locks"] = k  # the kernel's later launches start with steps of k
                         chunks += [rest[i:i + k] for i in range(0, len(rest), k)][::-1] + [chunk[:k]]
                     elif batch is None:
                         if fresh:
