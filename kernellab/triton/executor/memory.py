@@ -172,7 +172,18 @@ def store(prog: Program, flat: np.ndarray, view: View, value, how=None):
     if value.shape != (rows, *shape):
         value = np.broadcast_to(value, (rows, *shape))
     offs, mask = view.lanes()
-    prog.write(flat, *_scatter(flat, offs, value, mask, _block_start(view, starts)))
+    prog.write(flat, *_scatter(flat, offs, value, mask, _block_start(view, starts)), span=lambda: _span(view))
+
+
+def _span(view: View) -> tuple[int, int]:
+    """``(lo, hi)``: a store through ``view`` writes no element outside ``lo .. hi - 1`` (its offsets' bounds)."""
+    lo, hi = view.extremes()
+    return lo, hi + 1
+
+
+def _rows_span(s: np.ndarray, n: int) -> tuple[int, int]:
+    """``(lo, hi)``: rows of ``n`` elements from the starts ``s`` lie inside ``lo .. hi - 1``."""
+    return int(np.minimum.reduce(s, axis=None)), int(np.maximum.reduce(s, axis=None)) + n
 
 
 def _block_start(view: View, starts) -> int | None:
@@ -364,14 +375,14 @@ def _write_rows(prog: Program, flat: np.ndarray, view: View, s: np.ndarray, k: n
     if lazy and run == rows * lanes:  # computed straight into the array: one slice
         write, s0 = value._into[0], int(s[0])
         dst = flat[s0:s0 + run].reshape((rows, *shape))
-        prog.write(flat, lambda: write(dst), *value._into[1])
+        prog.write(flat, lambda: write(dst), *value._into[1], span=(s0, s0 + run))
         return None
     k0 = int(k.min())
     if lazy:  # computed straight into the array where that is a slice
         dst = _strided_rows(flat, s, k0) if run is None and len(shape) == 1 and _disjoint(s, k) else None
         if dst is not None:  # the same first k0 lanes of each row (a 1-D block), rows apart
             write = value._into[0]
-            prog.write(flat, lambda: write(dst, k0), *value._into[1])
+            prog.write(flat, lambda: write(dst, k0), *value._into[1], span=lambda: _rows_span(s, k0))
             return None
         value = value.data
     if value.shape != (rows, *shape):
@@ -381,12 +392,12 @@ def _write_rows(prog: Program, flat: np.ndarray, view: View, s: np.ndarray, k: n
         if run < rows * lanes:
             prog.split_tail(rows)  # only the last program is short: run the others on their own
         s0 = int(s[0])
-        prog.write(flat, _assign(flat[s0:s0 + run], src.reshape(-1)[:run]), value)
+        prog.write(flat, _assign(flat[s0:s0 + run], src.reshape(-1)[:run]), value, span=(s0, s0 + run))
         return None
     if _disjoint(s, k):  # the same prefix of each row, evenly spaced rows that do not overlap
         dst = _strided_rows(flat, s, k0)
         if dst is not None:
-            prog.write(flat, _assign(dst, src[:, :k0]), value)
+            prog.write(flat, _assign(dst, src[:, :k0]), value, span=lambda: _rows_span(s, k0))
             return None
     return value
 
@@ -484,7 +495,7 @@ def _write_lines(prog: Program, flat: np.ndarray, lines, vals: np.ndarray, rows:
         vals = np.broadcast_to(vals, (rows, *shape))
     src = vals if axis == 1 else vals.transpose(0, 2, 1)
     dst = _window(flat, n, writeable=True)
-    prog.write(flat, lambda: dst.__setitem__(s, src), vals)
+    prog.write(flat, lambda: dst.__setitem__(s, src), vals, span=lambda: _rows_span(s, n))
     return True
 
 

@@ -108,10 +108,11 @@ def _atomic(op: str, ptr, others, mask, sem, scope, fn, returns=True):
         prog.tally.converted(mask._lay, lay, 8, prog.num_warps, prog.P)  # a mask from loaded values (i1 as i8)
     if not ptr._shape and returns and _result_used():  # one thread's atomic, its old value sent to all
         prog.tally.broadcast(prog.num_warps, prog.P)
-    prog.before_store(flat)
-    prog.touch(flat, offs, act)
     sel = np.ones(offs.shape, bool) if act is None else act
     addr = offs[sel]
+    # it writes only where its kept lanes point
+    prog.before_store(flat, lambda: (int(addr.min()), int(addr.max()) + 1) if addr.size else (0, 0))
+    prog.touch(flat, offs, act)
     if shape:  # a block: its lanes row-major in warps of 32, each warp's same-address lanes merged (access.merged_updates)
         numel = int(np.prod(shape))
         warp = np.arange(rows)[:, None] * -(-numel // 32) + np.arange(numel)[None, :] // 32
