@@ -62,6 +62,65 @@ def test_pipelined_operands_are_not_stored_and_sm80_prefetches_a_slice():
 
 
 @triton.jit
+def _kloop_bt(a_ptr, bt_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+    bt_ptrs = bt_ptr + rn[:, None] * K + rk[None, :]  # Bᵀ (N × K) row-major: B read through tl.trans
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(0, K, BK):
+        acc += tl.dot(tl.load(a_ptrs), tl.trans(tl.load(bt_ptrs)))
+        a_ptrs += BK
+        bt_ptrs += BK
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+def test_a_transposed_load_feeding_a_dot_is_pipelined():
+    # B loaded as a 64 × 32 fp16 tile and tl.trans'd into the dot: the load still feeds the dot, so
+    # both tiles are copied ahead, as in _kloop: 2048 halves / 128 threads = 16 a thread = 2 × 16-byte
+    # copies × 4 warps = 8 a tile, 16 an iteration, (3 + 3 − 1) × 16 = 80 (real Triton 3.9's PTX runs 80
+    # cp.async a program for this kernel, sm_80 and sm_90). Were the trans not seen through, B's load
+    # would not be a dot operand and would run only 3 times: 5 × 8 + 3 × 8 = 64.
+    rng = np.random.default_rng(0)
+    a = rng.integers(-2, 3, (64, 96)).astype(np.float16)
+    bt = rng.integers(-2, 3, (64, 96)).astype(np.float16)
+    c = np.zeros((64, 64), np.float32)
+    cnt = _kloop_bt[(1,)](a, bt, c, 96, BM=64, BN=64, BK=32, num_warps=4, num_stages=3)
+    np.testing.assert_array_equal(c, a.astype(np.float64) @ bt.astype(np.float64).T)  # small integers: exact
+    assert cnt.load_instructions == cnt.load_instructions_sm90 == (3 + 3 - 1) * 16
+
+
+@triton.jit
+def _first_dot_only(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * BN + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(0, K, BK, num_stages=3):
+        a = tl.load(a_ptrs)
+        b = tl.load(b_ptrs)
+        if k == 0:
+            acc += tl.dot(a, b)
+        a_ptrs += BK
+        b_ptrs += BK * BN
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+def test_a_dot_that_only_an_earlier_iteration_ran():
+    # 2 iterations; the dot runs in the first only, so the loop's last iteration (the one the frame
+    # keeps) has no dot while the first's dot left its operand flags: they must be passed over, not
+    # looked up among the last iteration's dots. Both 64 × 32 / 32 × 64 fp16 tiles are loaded every
+    # iteration, 8 instructions each (2 × 16 B a thread × 4 warps), pipelined 2 ahead (num_stages=3):
+    # (2 + 2) × 16 = 64 (real Triton 3.9: 64 cp.async a program); C = A[:, :32] @ B[:32, :].
+    rng = np.random.default_rng(1)
+    a = rng.integers(-2, 3, (64, 64)).astype(np.float16)
+    b = rng.integers(-2, 3, (64, 64)).astype(np.float16)
+    c = np.zeros((64, 64), np.float32)
+    cnt = _first_dot_only[(1,)](a, b, c, 64, BM=64, BN=64, BK=32, num_warps=4)
+    np.testing.assert_array_equal(c, a[:, :32].astype(np.float64) @ b[:32].astype(np.float64))
+    assert cnt.load_instructions == (2 + 2) * 16
+
+
+@triton.jit
 def _row_sum(x_ptr, out_ptr, N, BM: tl.constexpr, BN: tl.constexpr, STAGES: tl.constexpr):
     rows = tl.arange(0, BM)
     acc = tl.zeros((BM, BN), dtype=tl.float32)

@@ -204,10 +204,8 @@ def finish(prog, frame: Frame):
 
 def _small(tag, bits: int) -> bool:
     """``isSmallLoad``: a load of fewer than 32 bits a thread an instruction is not pipelined (``cp.async``
-    copies 4, 8 or 16 bytes)."""
+    copies 4, 8 or 16 bytes). Only block loads reach it: a scalar load is not noted by the loop's frame."""
     (ptr, mask, shape), width, num_warps, wanted = tag[1:]
-    if not shape:
-        return True
     want = None
     if wanted is not None:
         want = wanted.get((shape, layout.own_width(ptr, shape, width)[0]))
