@@ -87,6 +87,33 @@ def test_spec_name_and_non_square_flops():
     assert p["gflops"] == pytest.approx(65536 / (32768 / (128 * SM_CYCLES)) / 1e9)
 
 
+def test_a_spec_with_some_counts_fields_is_still_the_spec():
+    # counts are what has dot_flops, load_lines and dram_bytes, all three: a spec that carries a DRAM figure
+    # of its own is still the spec, and the counts follow it. 32768 FMAs as above.
+    class Spec:
+        name = "k1"
+        dram_bytes = 4096 * 4096 * 12  # a lecture's own estimate, not counts
+
+    p = predict(Spec(), Counts(fma=32768), (64, 32, 16), PERF_A6000, A6000)
+    assert p["name"] == "k1"
+    assert p["gflops"] == pytest.approx(65536 / (32768 / (128 * SM_CYCLES)) / 1e9)
+
+
+def test_counts_of_the_triton_kind_without_the_optional_fields():
+    # resource_events takes any object with the mini-Triton counts' fields; mma_sm80, mma_sm90,
+    # tensor_flops_sm90, xu_instructions, the shared wavefronts and atomic_same_address may be absent (0):
+    # no MMA, so the dot's 4096 FLOPs run on the FMA pipe as 2048 FMAs: 6400 − 4096 + 2048 = 4352;
+    # issue = ⌈4352 ÷ 32⌉ + (10 + 4 + 2) requests = 136 + 16 = 152; L1 = 20 + 8 + 2 lines.
+    from types import SimpleNamespace
+
+    c = SimpleNamespace(flops=6400, dot_flops=4096, load_requests=10, store_requests=4, atomic_requests=2,
+                        load_lines=20, store_lines=8, atomic_lines=2, dram_bytes=1024)
+    want = {"FMA": 4352, "tensor": 0, "XU": 0, "issue": 152, "L1": 30, "shared": 0, "MIO": 16, "DRAM": 1024,
+            "atomic": 0}
+    assert resource_events(c, "sm_80") == want
+    assert resource_events(c, "sm_90") == want  # no tensor_flops_sm90 either: no Tensor Core work
+
+
 def test_mismatched_gpu_and_empty_counts_raise():
     with pytest.raises(ValueError, match="A100"):
         predict(None, Counts(fma=1), 1, PERF_H100, A100)

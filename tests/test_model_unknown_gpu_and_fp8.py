@@ -52,8 +52,11 @@ def test_fp8_on_a_gpu_without_fp8_tensor_cores_warns_why():
     # the H100 has fp8 Tensor Cores (1978.9 TFLOP/s dense): no warning; the A100 has none: Triton converts the
     # operands to fp16, the model charges the FP16 rate, and says that no measurement checked it
     _quiet(_dot(fp8=True), H100)
-    with pytest.warns(ModelWarning, match=r"fp8 dots on the A100 SXM 80GB, which has no fp8 Tensor Cores"):
+    fp8_on_a100 = r"fp8 dots on the A100 SXM 80GB, which has no fp8 Tensor Cores"
+    with pytest.warns(ModelWarning, match=fp8_on_a100) as caught:
         p = predict(_dot(fp8=True), A100)
+    # the warning points at the line that called predict (not into the model, nor past the caller)
+    assert [w.filename for w in caught if "fp8 dots" in str(w.message)] == [__file__]
     assert p["tensor_kind"] == "mma"  # sm_80: mma.sync, at the FP16 rate
     # 264 programs on 108 SMs: ⌈264 ÷ 108⌉ = 3 on the busiest, each 134 217 728 FLOPs at 312e12 ÷ 108 FLOP/s an SM
     assert p["t_tensor"] == pytest.approx(3 * 134_217_728 / (312e12 / 108))
