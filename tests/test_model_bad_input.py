@@ -39,6 +39,12 @@ def test_a_loop_shape_with_a_zero_or_missing_size_is_refused(field, value, messa
         LoopShape(**{**ok, field: value})
 
 
+def test_a_loop_shape_of_the_smallest_sizes_is_accepted():
+    # positive sizes: a 1 × 1 tile and a K step of 1 element (1 byte) are the smallest allowed
+    s = LoopShape(threads=32, regs=None, smem=0, tile=(1, 1), k_step=1, elem=1)
+    assert (s.tile, s.k_step, s.elem) == ((1, 1), 1, 1)
+
+
 @pytest.mark.parametrize("bad", ["n", "BK", "l2_bytes", "elem"])
 def test_the_lru_wave_model_refuses_a_size_below_one(bad):
     args = {"n": 256, "BM": 64, "BN": 64, "BK": 32, "ctas_per_sm": 1, "n_sm": 4, "l2_bytes": 1 << 20, "elem": 2}
@@ -46,3 +52,5 @@ def test_the_lru_wave_model_refuses_a_size_below_one(bad):
         dram_bytes_lru(**{**args, bad: 0})
     with pytest.raises(ValueError, match="must be a multiple of BM, BN and BK"):
         dram_bytes_lru(**{**args, "n": 250})
+    with pytest.raises(ValueError, match="must be a multiple of BM, BN and BK"):
+        dram_bytes_lru(**{**args, "BM": 96})  # 256 = 2 × 96 + 64, while 64 and 32 divide it: BM alone fails

@@ -174,3 +174,15 @@ def test_distinct_tiles_per_wave_equal_the_wave_by_wave_count(M, N, BM, BN, wave
     K, elem = 3, 2
     want = _reads_wave_by_wave(M, N, BM, BN, wave, group) * K * elem + M * N * elem
     assert dram_bytes_tiled(0, BM, BN, 1, wave, elem, group, M=M, N=N, K=K) == want
+
+
+def test_an_lru_cache_exactly_as_large_as_the_reused_blocks_keeps_them():
+    # n = 128, BM = 128, BN = 64, BK = 128, 2 bytes: one K step, 2 programs (0, 0) then (0, 1), one a wave.
+    # A's block 128 × 128 × 2 = 32768 B, each B block 128 × 64 × 2 = 16384 B. An L2 of 49152 B holds A and one
+    # B block exactly: program 1 finds A (its new B block evicts the older B): A once + 2 B blocks = 65536 B
+    # read, + C 128 × 128 × 2 = 32768 B written: 98304. One byte less and A goes when program 0's B block
+    # arrives (49152 > 49151), so program 1 reads A again: 98304 + 32768 = 131072.
+    from kernellab.model import dram_bytes_lru
+
+    assert dram_bytes_lru(128, 128, 64, 128, 1, 1, l2_bytes=49152, elem=2) == 98304
+    assert dram_bytes_lru(128, 128, 64, 128, 1, 1, l2_bytes=49151, elem=2) == 131072

@@ -84,3 +84,17 @@ def test_bad_peak_and_negative_intensity_raise():
 def test_attainable_is_monotone_and_capped(i, j):
     lo, hi = sorted((i, j))
     assert attainable_flops(lo, PERF_H100) <= attainable_flops(hi, PERF_H100) <= PERF_H100.peak_flops()
+
+
+def test_a_kernel_exactly_at_the_ridge_is_compute_bound():
+    # A6000: 38.7072e12 FLOP/s ÷ 768e9 B/s = 50.4 FLOP/B. 8064 FMAs = 16128 FLOPs over 10 sectors = 320 B:
+    # 16128 ÷ 320 = 50.4, the ridge itself (the same quotient, rounded once). Both times are equal there;
+    # RooflinePoint.bound is "DRAM" below the ridge and "compute" at or above it. One FMA less is below.
+    from kernellab import roofline
+    from kernellab.counters import Counts
+    from kernellab.specs import A6000
+
+    at = roofline(Counts(fma=8064, dram_sectors={"x": 10}), A6000)
+    assert (at.flops, at.bytes) == (16128, 320) and at.intensity == at.ridge
+    assert at.bound == "compute"
+    assert roofline(Counts(fma=8063, dram_sectors={"x": 10}), A6000).bound == "DRAM"
