@@ -125,7 +125,8 @@ def test_a_kernel_whose_step_split_at_its_locks_starts_its_later_launches_in_ste
     # 12 programs on 4 locks (p % 4). The first launch's step of 12 computes every program up to its lock,
     # splits where program 4 finds lock 0 taken (k = 4) and runs again as 4 + 4 + 4; the kernel remembers 4,
     # so the next launch runs steps of 4 from the start (the 12-program step, tutorial 05's 4096 programs,
-    # is not computed again). A launch with 3 locks then splits its steps of 4 at 3: 4 → 3 + 1, three times.
+    # is not computed again). A launch with 3 locks then splits its first step of 4 at 3 and runs the other 9
+    # programs in steps of 3 (not each later step of 4 split again: 3 + 1 three times).
     # Values, counts and every lock's record are those of the programs run one after another
     seen = []
 
@@ -163,7 +164,7 @@ def test_a_kernel_whose_step_split_at_its_locks_starts_its_later_launches_in_ste
     seen.clear()
     assert run(Policy(), 4) == first == exact4 and seen == [4, 4, 4]
     seen.clear()
-    assert run(Policy(), 3) == exact3 and seen == [4, 3, 1] * 3 and rows_seen._hints["locks"] == 3
+    assert run(Policy(), 3) == exact3 and seen == [4, 3, 3, 3, 3] and rows_seen._hints["locks"] == 3
     # 3 programs a lock, 32 fp32 a row: the first section 2 round trips and 4 + 128 B, the others 3 and 260 B
     assert exact3.launch["locks"] == {("Lock", g): (4, 2 + 3 * 3, 132 + 3 * 260) for g in range(3)}
 

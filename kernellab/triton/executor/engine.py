@@ -187,9 +187,11 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
                         hints["split"] = True
                         chunks += [chunk[-1:], chunk[:-1]]
                     elif isinstance(batch, SplitLocks):  # programs that share a lock: steps whose locks differ
-                        k, rest = batch.k, chunk[batch.k:]
-                        hints["locks"] = k  # the kernel's later launches start with steps of k
-                        chunks += [rest[i:i + k] for i in range(0, len(rest), k)][::-1] + [chunk[:k]]
+                        # the first k, then the rest of the launch in steps of k (the kernel's later launches too)
+                        k = hints["locks"] = batch.k
+                        rest = np.concatenate([chunk[k:]] + [pids[c] if c.__class__ is slice else c
+                                                             for c in chunks[::-1]])
+                        chunks = [rest[i:i + k] for i in range(0, len(rest), k)][::-1] + [chunk[:k]]
                     elif batch is None:
                         if fresh:
                             tally, fresh = new_tally(), False
