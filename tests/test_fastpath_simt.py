@@ -10,7 +10,9 @@ Each is switched off by monkeypatching it to its reference form, and the kernel 
   (``access.sector_set``);
 - ideal sectors from the warps' first address and stride (``access._ideal_affine``);
 - the lanes' thread and block indices, spread from one block's threads and the batch's blocks
-  (``Block._spread``), against the per-lane formula.
+  (``Block._spread``), against the per-lane formula;
+- ``blk.fma``'s float64 product with ``a`` widened in one pass and multiplied in place (``block._product64``),
+  against ``np.multiply(a, b, dtype=np.float64)``.
 """
 
 import dataclasses
@@ -276,3 +278,71 @@ def test_block_indices_are_the_lane_formula(grid, block, first, n_blocks):
     arrays = [blk.tx, blk.ty, blk.tz, blk.bx, blk.by, blk.bz]
     assert all(a.flags.writeable for a in arrays)  # a kernel may update an index in place, as before
     assert not any(np.shares_memory(a, c) for i, a in enumerate(arrays) for c in arrays[i + 1:])
+
+
+def _reference_product(a, b):
+    return np.asarray(np.multiply(a, b, dtype=np.float64))
+
+
+def _numbers(rng, shape, dtype):
+    """Values of ``dtype`` over every range: ±0, ±inf, NaNs with their own payloads, subnormals, huge and tiny."""
+    if np.dtype(dtype).kind in "biu":
+        return rng.integers(0 if np.dtype(dtype).kind in "bu" else -(2**62), 2 if dtype is bool else 2**62,
+                            shape).astype(dtype)
+    x = rng.standard_normal(shape) * 10.0 ** rng.integers(-46, 40, shape)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, 3.4028235e38, 2.0**24 + 1])
+    x = np.where(rng.random(shape) < 0.3, special[rng.integers(0, special.size, shape)], x)
+    with np.errstate(all="ignore"):
+        x = x.astype(dtype)
+    if x.dtype == np.float32:  # quiet NaNs with payloads 1 … 2^22 − 1: which operand's payload survives shows
+        nan = rng.random(shape) < 0.1
+        x.view(np.uint32)[nan] = 0x7FC00000 | rng.integers(1, 1 << 22, int(nan.sum())).astype(np.uint32)
+    return x
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fma_product_equals_the_ufunc_product(seed, monkeypatch):
+    # blk.fma on random shapes (1 to 3 warps and 33 threads; lanes, lanes × 3, lanes × 2 × 2), operand kinds
+    # (float32/64/16, int64, uint8, bool arrays, lane values from blk.tx, Python numbers) and broadcasts, under
+    # a mask or not: the same bits and type, fast path or reference
+    rng = np.random.default_rng(seed)
+    cases = []
+    for _ in range(60):
+        threads = int(rng.choice([32, 33, 64, 96]))
+        lanes = -(-threads // 32) * 32
+        extra = [(), (3,), (2, 2)][rng.integers(3)]
+        dtype = [np.float32, np.float64, np.float16, np.int64, np.uint8, bool][rng.integers(6)]
+        a = _numbers(rng, (lanes, *extra), dtype)
+        b_shape = [(), (lanes, *extra), (1,) * (1 + len(extra)), (lanes,) + (1,) * len(extra)][rng.integers(4)]
+        b = _numbers(rng, b_shape, np.float32) if b_shape else float(_numbers(rng, (1,), np.float32)[0])
+        c = _numbers(rng, [(1,), (lanes, *extra)][rng.integers(2)], np.float32)
+        cases.append((threads, a, b, c, int(rng.integers(3)), not extra and bool(rng.integers(2))))
+
+    def run():
+        out = []
+        for threads, a, b, c, masked, from_tx in cases:
+            def k(blk):
+                x = blk.tx * 0.5 + a if from_tx and a.dtype.kind == "f" else a  # a Lanes array, as a kernel makes
+                with np.errstate(all="ignore"), blk.where(blk.tx % 3 != 1 if masked == 1 else blk.tx >= 0):
+                    out.append(blk.fma(x, b, c) if masked < 2 else blk.fma(x, b, c)[::-1].copy())
+            launch(k, 1, threads)
+        return out
+
+    fast = run()
+    monkeypatch.setattr(block_mod, "_product64", _reference_product)
+    ref = run()
+    assert len(fast) == len(ref) == 60
+    for f, r in zip(fast, ref):
+        assert type(f) is type(r) is np.ndarray and f.dtype == r.dtype == np.float32 and f.shape == r.shape
+        assert f.tobytes() == r.tobytes()
+
+
+def test_fma_product_keeps_the_first_operands_nan():
+    # both operands NaN: numpy (x86's rule) keeps the first operand's payload, 0x7FC00001 here, in the reference
+    # and in the fast path, which widens a and multiplies it in place by b; written as b·a it would be 0x7FC00002
+    a = np.full(32, 0x7FC00001, np.uint32).view(np.float32)
+    b = np.full(32, 0x7FC00002, np.uint32).view(np.float32)
+    assert block_mod._product64(a, b).astype(np.float32).view(np.uint32).tolist() == [0x7FC00001] * 32
+    assert _reference_product(a, b).astype(np.float32).view(np.uint32).tolist() == [0x7FC00001] * 32
+    # 3 × 0.1: 0.1 is a float64 operand, as in the reference: 0.30000000000000004, not 3 × float32(0.1)
+    assert block_mod._product64(np.full(32, 3, np.int64), 0.1).tolist() == [3 * 0.1] * 32

@@ -26,6 +26,7 @@ from ..errors import BarrierError, LaunchError, MisalignedError, OutOfBoundsErro
 from ..grid import cdiv
 from ..i18n import _
 from ..lane_order import in_lane_order
+from .lanes import Lanes
 from .lanes import lanes as as_lanes
 from .memory import SHARED_ALIGN, GlobalMemory, SharedArray
 from .race import HazardTracker
@@ -46,6 +47,24 @@ LOOP_COST = (("int", 2), ("ctrl", 1))
 #: predicates; a longer body is a branch (one ``BRA`` per warp) that warps with no active lane skip.
 PREDICATE_MAX = 12
 _PACKAGE = str(Path(__file__).resolve().parents[1])  # kernellab's own frames are not the user's
+_LANE_TYPES = frozenset({np.ndarray, Lanes})  # lane values whose astype and in-place ufuncs are numpy's own
+
+
+def _product64(a, b) -> np.ndarray:
+    """``a × b`` in float64, a new plain array: the product :meth:`Block.fma` adds ``c`` to (optimisation; the
+    reference is ``np.multiply(a, b, dtype=np.float64)``, tests/test_fastpath_simt.py).
+
+    Where ``a`` is an array of numbers (plain or :class:`~kernellab.simt.lanes.Lanes`) with the product's shape
+    and ``b`` holds numbers, ``a`` is widened in one pass, which numpy does faster than a ufunc casts it in
+    buffers, and multiplied in place: the same conversions and the same IEEE multiply, ``a`` still the first
+    operand (numpy keeps the first operand's payload when both are NaN, so the order shows).
+    """
+    if (type(a) in _LANE_TYPES and a.ndim and a.dtype.kind in "biuf"
+            and (isinstance(b, (bool, int, float)) or getattr(b, "dtype", np.dtype(object)).kind in "biuf")
+            and a.shape == np.broadcast_shapes(a.shape, np.shape(b))):
+        r = np.asarray(a.astype(np.float64))
+        return np.multiply(r, b, out=r)
+    return np.asarray(np.multiply(a, b, dtype=np.float64))
 
 
 class Block:
@@ -722,7 +741,7 @@ class Block:
         """
         self._position()
         act, lanes, warps, all_active = self._masks[-1]
-        r = np.asarray(np.multiply(a, b, dtype=np.float64))
+        r = _product64(a, b)
         c_shape = np.shape(c)
         r = np.add(r, c, out=r) if c_shape == r.shape or r.shape == np.broadcast_shapes(r.shape, c_shape) else r + c
         r = r.astype(np.float32)
