@@ -316,16 +316,19 @@ def test_fma_product_equals_the_ufunc_product(seed, monkeypatch):
         b_shape = [(), (lanes, *extra), (1,) * (1 + len(extra)), (lanes,) + (1,) * len(extra)][rng.integers(4)]
         b = _numbers(rng, b_shape, np.float32) if b_shape else float(_numbers(rng, (1,), np.float32)[0])
         c = _numbers(rng, [(1,), (lanes, *extra)][rng.integers(2)], np.float32)
-        cases.append((threads, a, b, c, int(rng.integers(3)), not extra and bool(rng.integers(2))))
+        cases.append((threads, a, b, c, bool(rng.integers(2)), not extra and bool(rng.integers(2))))
+
+    def kernel(a, b, c, masked, from_tx, out):
+        def k(blk):
+            x = blk.tx * 0.5 + a if from_tx and a.dtype.kind == "f" else a  # a Lanes array, as a kernel makes
+            with np.errstate(all="ignore"), blk.where(blk.tx % 3 != 1 if masked else blk.tx >= 0):
+                out.append(blk.fma(x, b, c))
+        return k
 
     def run():
         out = []
         for threads, a, b, c, masked, from_tx in cases:
-            def k(blk):
-                x = blk.tx * 0.5 + a if from_tx and a.dtype.kind == "f" else a  # a Lanes array, as a kernel makes
-                with np.errstate(all="ignore"), blk.where(blk.tx % 3 != 1 if masked == 1 else blk.tx >= 0):
-                    out.append(blk.fma(x, b, c) if masked < 2 else blk.fma(x, b, c)[::-1].copy())
-            launch(k, 1, threads)
+            launch(kernel(a, b, c, masked, from_tx, out), 1, threads)
         return out
 
     fast = run()

@@ -196,6 +196,23 @@ def test_fma_rounds_once():
     assert out[0] == np.float32(-(2.0**-46))
 
 
+def test_fma_rounds_once_where_float64_lands_on_a_tie():
+    # a·b = 64·(1 + 2^-12)·(1 − 4095·2^-24) = 64 + 2^-30 exactly; + 2^30: float64 (spacing 2^-22) gives 2^30 + 64,
+    # the tie of the float32 values 2^30 and 2^30 + 128, which a second rounding sends to even, 2^30; one
+    # rounding of the exact sum (2^-30 above the tie) gives 2^30 + 128, as fmaf does. Lane 1: c = 2^30 + 256,
+    # the tie of 2^30 + 256 and 2^30 + 384 → 2^30 + 384. Lane 2: c = 1, exact: 65 + 2^-30 → 65.
+    a, b = np.float32(64 * (1 + 2**-12)), np.float32(1 - 4095 * 2**-24)
+    c = np.zeros(32, np.float32)
+    c[0], c[1], c[2:] = 2**30, 2**30 + 256, 1
+
+    def k(blk, cs, out):
+        blk.store(out, blk.tx, blk.fma(a, b, blk.load(cs, blk.tx)))
+
+    out = np.zeros(32, np.float32)
+    launch(k, 1, 32, args=(c, out))
+    assert out[:3].tolist() == [2**30 + 128, 2**30 + 384, 65]
+
+
 def test_inactive_lanes_keep_fma_accumulator():
     def k(blk, out):
         acc = np.full(blk.n_threads, 5, np.float32)

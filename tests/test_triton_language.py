@@ -89,6 +89,25 @@ def test_fma_rounds_once():
     np.testing.assert_array_equal(out, (x.astype(np.float64) ** 2 - 1).astype(np.float32))
 
 
+def test_fma_rounds_once_where_fp64_lands_on_a_tie():
+    # x·y = 64·(1 + 2^-12)·(1 − 4095·2^-24) = 64 + 2^-30 exactly; + 2^30 in fp64 is 2^30 + 64, the fp32 tie of
+    # 2^30 and 2^30 + 128 (to even: 2^30 if rounded again); the exact sum is above it: 2^30 + 128, as fma.rn.f32
+    # and libdevice.fma_rn give. Element 1: z = −2^30 − 256, fp64 −2^30 − 192, the tie of −2^30 − 128 and
+    # −2^30 − 256; the exact sum is nearer zero: −2^30 − 128.
+    x = np.full(2, 64 * (1 + 2**-12), np.float32)
+    y = np.full(2, 1 - 4095 * 2**-24, np.float32)
+    z = np.array([2**30, -(2**30) - 256], np.float32)
+
+    @triton.jit
+    def k(x_ptr, y_ptr, z_ptr, out_ptr):
+        o = tl.arange(0, 2)
+        tl.store(out_ptr + o, tl.fma(tl.load(x_ptr + o), tl.load(y_ptr + o), tl.load(z_ptr + o)))
+
+    out = np.zeros(2, np.float32)
+    k[(1,)](x, y, z, out)
+    assert out.tolist() == [2**30 + 128, -(2**30) - 128]
+
+
 # --- random numbers --------------------------------------------------------------------------------
 def test_philox_known_answers():
     # Random123's known-answer vectors for Philox-4x32-10

@@ -23,6 +23,7 @@ from .. import cvt
 from ..access import BANK_BYTES, WARP_SIZE, Access
 from ..counters import memory_kind
 from ..errors import BarrierError, LaunchError, MisalignedError, OutOfBoundsError, RaceError, fmt_dim3
+from ..fused import round_once
 from ..grid import cdiv
 from ..i18n import _
 from ..lane_order import in_lane_order
@@ -736,15 +737,17 @@ class Block:
     def fma(self, a, b, c) -> np.ndarray:
         """``a × b + c`` rounded once to float32 (CUDA's ``fmaf``), counted per active lane and element.
 
-        Operands broadcast; a result of shape (lanes, …) counts one FMA per element per active lane,
+        The product is exact in float64 for float32 operands; the sum is rounded once, ties corrected as
+        ``kernellab.fused`` explains (a float64 operand, such as a Python float that float32 does not
+        hold, is multiplied as it is). Operands broadcast; a result of shape (lanes, …) counts one FMA per element per active lane,
         and one warp instruction per element per active warp. Inactive lanes keep ``c``.
         """
         self._position()
         act, lanes, warps, all_active = self._masks[-1]
-        r = _product64(a, b)
+        r = _product64(a, b)  # exact for float32 (and float16) operands: 24 + 24 bits
         c_shape = np.shape(c)
         r = np.add(r, c, out=r) if c_shape == r.shape or r.shape == np.broadcast_shapes(r.shape, c_shape) else r + c
-        r = r.astype(np.float32)
+        r = round_once(r, np.float32, a, b, c)  # the float64 sum rounded to float32 as one rounding would
         if r.ndim == 0 or r.shape[0] != self.n_threads:
             r = np.broadcast_to(r, (self.n_threads, *r.shape)).copy()
         per_lane = r.size // self.n_threads

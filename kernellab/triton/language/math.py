@@ -25,6 +25,7 @@ import math as _pymath
 
 import numpy as np
 
+from kernellab.fused import round_once
 from kernellab.i18n import _
 
 from ..compiler.limits import missing_name, refuse
@@ -135,8 +136,10 @@ def div_rn(x, y, _semantic=None) -> tensor:
 def fma(x, y, z, _semantic=None) -> tensor:
     """``x * y + z`` with one rounding, as the GPU's fused multiply-add.
 
-    Computed in fp64 and rounded once: exact for fp16 and fp32, whose products fp64 holds exactly
-    (fp64 inputs round twice here). Integers compute ``x * y + z`` in their own type.
+    The product in fp64, exact for fp16 and fp32 (fp64 holds 24 + 24 bits), then the sum in fp64, rounded
+    once to fp32 or fp16 (``kernellab.fused.round_once`` corrects the sums that fp64 rounded onto a tie;
+    bf16 and fp8 results are rounded from the fp64 sum, and fp64 inputs round twice here). Integers compute
+    ``x * y + z`` in their own type.
 
     Examples
     --------
@@ -149,8 +152,17 @@ def fma(x, y, z, _semantic=None) -> tensor:
     p = _binary(x, y, lambda a, b: np.multiply(a, b, dtype=np.float64 if a.dtype.kind == "f" else None), "fma")
     if not p.dtype.is_floating():
         return p + z
-    out = _binary(p, z, lambda a, b: np.add(a, b, dtype=np.float64), "fma")
-    return tensor(out.data.astype(out.dtype.np, copy=False), out.dtype, out._shape)
+    added = []
+
+    def add(a, b):  # the fp64 sum, and the operands it was made from
+        added.append((a, b))
+        return np.add(a, b, dtype=np.float64)
+
+    out = _binary(p, z, add, "fma")
+    s = out.data
+    if len(added) == 1 and out.dtype.np in (np.float32, np.float16):
+        return tensor(round_once(s, out.dtype.np, added[0][0], 1.0, added[0][1]), out.dtype, out._shape)
+    return tensor(s.astype(out.dtype.np, copy=False), out.dtype, out._shape)
 
 
 @kinds.pure
