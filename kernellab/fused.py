@@ -65,11 +65,11 @@ def round_once(s: np.ndarray, dtype, a, b, c) -> np.ndarray:
     flat_r = r.reshape(-1)
     with np.errstate(all="ignore"):
         # a tie of dtype's normal range: the bits below dtype's last are 1 and zeros, so that shifted to the top
-        # of the word, with that top bit flipped, they leave 0 (the smallest word says whether any does)
-        word = s.reshape(-1).view(np.uint64)
-        np.left_shift(word, np.uint64(64 - below), out=word)
-        np.bitwise_xor(word, np.uint64(1 << 63), out=word)
-        tie = word == 0 if word.min() == 0 else None
+        # of the word they leave its sign bit alone, the smallest int64 (the smallest word says whether any does)
+        word = s.reshape(-1).view(np.int64)
+        np.left_shift(word, np.int64(64 - below), out=word)
+        least = np.iinfo(np.int64).min
+        tie = word == least if word.min() == least else None
         # or |r| among the subnormals or in the lowest normal binade, not zero: its bits without the sign, minus
         # one (zero wraps round), below the end of that binade (in s's memory, no longer needed)
         mag = word.view(uint)[: flat_r.size]

@@ -111,3 +111,19 @@ def test_special_values_and_shapes():
     zero_d = round_once(np.float64(1.5), np.float32, 1.0, 1.0, 0.5)
     assert zero_d.shape == () and zero_d == 1.5
     assert round_once(np.array([3.0]), np.float64, 1.0, 1.0, 2.0).tolist() == [3.0]  # other types: astype
+
+
+def test_ties_among_the_subnormals():
+    # float32's subnormals are k·2^-149 apart; c = 512·2^-149 = 2^-140 and c = 513·2^-149. A float64 addend a
+    # (b = 1) carries bits float64 drops there (its spacing at 2^-140 is 2^-192):
+    # 2^-140 + (2^-150 + 2^-195) → float64 2^-140 + 2^-150, the tie of 512 and 513 (×2^-149): twice → 512 (even),
+    #   once (above the tie) → 513;
+    # 513·2^-149 + (2^-150 − 2^-195) → float64 513.5·2^-149, the tie of 513 and 514: twice → 514, once (below) → 513;
+    # 2^-140 + (2^-151 + 2^-195): no tie (a quarter of a spacing): 512 both ways.
+    u = 2.0**-149
+    a = np.array([2.0**-150 + 2.0**-195, 2.0**-150 - 2.0**-195, 2.0**-151 + 2.0**-195])
+    c = np.array([512 * u, 513 * u, 512 * u])
+    s = a + c
+    assert (s / u).tolist() == [512.5, 513.5, 512.25]
+    assert (s.astype(np.float32).astype(np.float64) / u).tolist() == [512, 514, 512]  # rounded twice
+    assert (round_once(s, np.float32, a, 1.0, c).astype(np.float64) / u).tolist() == [513, 513, 512]
