@@ -66,8 +66,9 @@ def round_once(s: np.ndarray, dtype, a, b, c) -> np.ndarray:
     with np.errstate(all="ignore"):
         # a tie of dtype's normal range: the bits below dtype's last are 1 and zeros, so that shifted to the top
         # of the word they leave its sign bit alone, the smallest int64 (the smallest word says whether any does)
-        word = s.reshape(-1).view(np.int64)
-        np.left_shift(word, np.int64(64 - below), out=word)
+        bits = s.reshape(-1).view(np.uint64)
+        np.left_shift(bits, np.uint64(64 - below), out=bits)  # unsigned: no bit is lost to a sign
+        word = bits.view(np.int64)
         least = np.iinfo(np.int64).min
         tie = word == least if word.min() == least else None
         # or |r| among the subnormals or in the lowest normal binade, not zero: its bits without the sign, minus
