@@ -5,6 +5,15 @@ under its name. Run before the package itself was imported, that made a second c
 (``kernellab.triton.executor.sampling`` beside the one ``kernellab.triton.executor.engine`` holds), whose state the engine
 never reads: ``sampled()`` then did nothing, in whichever worker collected that file first. Imported
 here, every module is already in ``sys.modules`` and pytest uses it.
+
+Only a process that collects imports it: pytest-xdist's controller (its ``dsession`` plugin) collects
+nothing and runs no test, so it skips the import (about half a CPU second).
 """
 
-import kernellab.triton  # noqa: F401  (kernellab.triton imports kernellab)
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session: pytest.Session) -> None:
+    if not session.config.pluginmanager.has_plugin("dsession"):
+        import kernellab.triton  # noqa: F401  (kernellab.triton imports kernellab)
