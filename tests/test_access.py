@@ -264,6 +264,25 @@ def test_fast_path_equals_sorting(p, unit):
     assert (_distinct_per_row(ids, acc.active) == new.sum(axis=1)).all()
 
 
+def test_distinct_per_row_equals_a_set_per_row():
+    # the definition, row by row: len(set(valid ids)). Ids of any sign and the int64 extremes (the sort puts
+    # masked-off entries at the largest int64: a valid id equal to it must still count once), rows all
+    # masked off (0), all valid, one valid; widths 1, 2, 32, 64. E.g. [5, -3, 5, max] all valid: {5, -3, max}
+    # = 3; with max masked off: {5, -3} = 2; nothing valid: 0
+    big, small = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+    ids = np.array([[5, -3, 5, big], [5, -3, 5, big], [5, -3, 5, big], [big, big, small, small]])
+    valid = np.array([[1, 1, 1, 1], [1, 1, 1, 0], [0, 0, 0, 0], [0, 1, 1, 0]], bool)
+    assert _distinct_per_row(ids, valid).tolist() == [3, 2, 0, 2]
+    rng = np.random.default_rng(37)
+    for _ in range(300):
+        rows, width = int(rng.integers(1, 9)), int(rng.choice([1, 2, 32, 64]))
+        ids = rng.integers(-4, 5, (rows, width)) + rng.choice([0, big - 4, small + 4])
+        valid = rng.random((rows, width)) < rng.choice([0.0, 0.3, 0.9, 1.0])
+        want = [len(set(r[v].tolist())) for r, v in zip(ids, valid)]
+        assert _distinct_per_row(ids, valid).tolist() == want, (ids, valid)
+        assert _distinct_total(ids, valid) == sum(want)
+
+
 @settings(max_examples=150, deadline=None)
 @given(patterns)
 def test_pair_rule_never_costs_more(p):
