@@ -22,9 +22,25 @@ def profile(*args, cwd):
                           capture_output=True, text=True, timeout=300)
 
 
-def test_two_gallery_scripts_report_every_launch_and_export_per_line(tmp_path):
+def profile_here(*args, capsys):
+    """``python -m kernellab profile ARGS`` in this process (main(), as ``__main__`` calls it): its exit status and
+    output. The process boundary is test_a_failing_script_prints_what_it_recorded_then_the_error's point, not
+    this one's: here the two gallery scripts' reports and exports."""
+    import matplotlib as mpl
+    import matplotlib.pyplot as plt
+
+    with mpl.rc_context():  # the pages set the CJK font: rcParams as they were afterwards
+        status = main(["profile", *map(str, args)])
+    plt.close("all")  # the pages' figures, drawn under Agg and never shown
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(args, status, out.out, out.err)
+
+
+def test_two_gallery_scripts_report_every_launch_and_export_per_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("KERNELLAB_DISPLAY", "text")
     script = ROOT / "gallery" / "lecture10" / "01_naive_and_coalescing.py"
-    proc = profile(script, "--lines", "--json", tmp_path / "out.json", cwd=tmp_path)
+    proc = profile_here(script, "--lines", "--json", tmp_path / "out.json", capsys=capsys)
     assert proc.returncode == 0, proc.stderr[-3000:]
     data = json.loads((tmp_path / "out.json").read_text())
     assert [d["kernel"] for d in data][:2] == ["sgemm_naive", "sgemm_global_mem_coalesce"]
@@ -37,7 +53,7 @@ def test_two_gallery_scripts_report_every_launch_and_export_per_line(tmp_path):
     assert a_line["metrics"]["l1tex__average_t_sectors_per_request_pipe_lsu_mem_global.ratio"] == 32.0
 
     script = ROOT / "gallery" / "triton_notes" / "05_bank_conflicts.py"
-    proc = profile(script, "--kernel", "through_shared", "--csv", tmp_path / "out.csv", "--gpu", "H100", cwd=tmp_path)
+    proc = profile_here(script, "--kernel", "through_shared", "--csv", tmp_path / "out.csv", "--gpu", "H100", capsys=capsys)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "vector_read" not in proc.stdout and "H100 SXM" in proc.stdout
     # the unpadded tile read down a column: 32 load requests of 32 wavefronts (ideal 1) and 32 conflict-free
