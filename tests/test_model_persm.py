@@ -318,14 +318,60 @@ def _dot_with_dependent_work(flops: float, xu: float, warps: int = 4, **launch_i
 def test_work_on_dot_results_runs_after_the_dot_unless_warp_specialised(flops, xu, warps, cycles):
     # H100: 128 FP32 lanes, 16 XU results and 4 warp instructions a cycle per SM, at 1.98 GHz; one program of 4
     # warps holds all four sub-partitions. The dots alone bind (no loads: no round trip, no fill, no DRAM, no L2)
+    # (a warp-specialised loop: every dot fed by a dot's result, an accumulating K loop, so the SIMT work runs
+    # beside all of them; 64 × 2 × 64³ = 33 554 432 FLOPs a program)
     serial = _quiet_predict(_dot_with_dependent_work(flops, xu, warps))
-    special = _quiet_predict(_dot_with_dependent_work(flops, xu, warps, warp_specialize=True))
+    special = _quiet_predict(_dot_with_dependent_work(flops, xu, warps, warp_specialize=True,
+                                                      dot_accumulated_flops=64 * 2 * 64 ** 3))
     kind = "wgmma" if warps == 4 else "mma"
     t_tensor = special["t_tensor"] / (PERF_H100.eta_wgmma if warps == 4 else PERF_H100.eta_mma)
     assert serial["tensor_kind"] == kind and serial["t_round"] == special["t_round"] == 0.0
     assert special["estimate_time"] == pytest.approx(t_tensor)  # overlapped: the Tensor Cores alone
     assert serial["estimate_time"] == pytest.approx(t_tensor + cycles / 1.98e9 / serial["eta"])
     assert serial["t_critical"] == pytest.approx(t_tensor)  # one program alone: its dots, no load chain
+
+
+def test_a_warp_specialised_loop_hides_its_softmax_only_behind_the_dots_it_feeds():
+    # FlashAttention-3's two-stage pipeline (its Algorithm 2): the consumer warpgroup issues the next q·kᵀ and
+    # this step's p·v, waits for q·kᵀ, then runs the softmax while p·v (the dot fed by a dot's result) runs:
+    # t = T·(1 − a) + max(T·a, S), a = the FLOP share of the dots fed by a dot's result.
+    # One program of 4 warps (wgmma, all four sub-partitions) on an H100: 64 dots of 64×64×64 = 33 554 432 FLOPs
+    # ÷ (989.4e12 ÷ 132 = 7.4955e12 FLOP/s an SM) = 4.4766 µs, ÷ η_wgmma 0.81 = T = 5.5267 µs. SIMT work on the
+    # results: 4000 MUFU warp instructions × 32 lanes ÷ 16 a cycle = 8000 cycles (issue 4000 ÷ 4 = 1000), at
+    # 1.98 GHz 4.0404 µs, ÷ η 0.66 = S = 6.1218 µs.
+    T = 64 * 2 * 64 ** 3 / (989.4e12 / 132) / PERF_H100.eta_wgmma
+    S = 4000 * 32 / 16 / 1.98e9 / PERF_H100.eta
+    assert (T * 1e6, S * 1e6) == (pytest.approx(5.5267, abs=1e-4), pytest.approx(6.1218, abs=1e-4))
+
+    def est(specialised, fed, warps=4):
+        extra = {"warp_specialize": True} if specialised else {}
+        counts = _dot_with_dependent_work(0, 4000, warps, dot_accumulated_flops=fed * 64 * 2 * 64 ** 3, **extra)
+        return _quiet_predict(counts)
+
+    # not warp-specialised: in turn, whatever feeds what: 5.5267 + 6.1218 = 11.6485 µs
+    assert est(False, 0.25)["estimate_time"] == pytest.approx(T + S)
+    # a quarter of the FLOPs fed: 0.75 T = 4.1450 in turn, then max(0.25 T = 1.3817, S) = 6.1218: 10.2668 µs
+    p = est(True, 0.25)
+    assert p["estimate_time"] == pytest.approx(0.75 * T + S) and p["estimate_bound"] == "pipelined"
+    assert p["estimate_time"] * 1e6 == pytest.approx(10.2668, abs=1e-4)
+    # none fed: nothing runs beside the SIMT work, T + S; all fed: max(T, S) = S = 6.1218 µs
+    assert est(True, 0.0)["estimate_time"] == pytest.approx(T + S)
+    assert est(True, 1.0)["estimate_time"] == pytest.approx(S)
+    # mma.sync (2 warps) is synchronous: the rule is wgmma's; a warp-specialised mma.sync loop keeps its pipes
+    # overlapped, its Tensor Cores alone (the SIMT work here is only the launch's record, no pipe's events)
+    m = est(True, 0.25, warps=2)
+    assert m["tensor_kind"] == "mma" and m["estimate_time"] == pytest.approx(m["t_tensor"] / PERF_H100.eta_mma)
+    assert m["estimate_time"] < est(False, 0.25, warps=2)["estimate_time"]  # in turn without the specialisation
+
+
+def test_the_pipelined_term_is_named_in_both_languages(monkeypatch):
+    from kernellab.model import estimate_label
+
+    monkeypatch.setenv("KERNELLAB_LANG", "zh_CN")
+    assert estimate_label("pipelined") == "Tensor Core 与 SIMT 两级流水并行"
+    monkeypatch.setenv("KERNELLAB_LANG", "en")
+    assert (estimate_label("pipelined"), estimate_label("serial")) == ("Tensor Cores beside SIMT, two stages",
+                                                                        "Tensor Cores, then SIMT")
 
 
 def test_one_trip_of_a_k_loop_is_pipelined_too():

@@ -90,7 +90,8 @@ def estimate_label(term: str) -> str:
     >>> estimate_label("latency"), estimate_label("DRAM")
     ('latency', 'DRAM')
     """
-    extra = {"L2": _("L2"), "latency": _("latency"), "serial": _("Tensor Cores, then SIMT"), "lock": _("lock chain")}
+    extra = {"L2": _("L2"), "latency": _("latency"), "serial": _("Tensor Cores, then SIMT"),
+             "pipelined": _("Tensor Cores beside SIMT, two stages"), "lock": _("lock chain")}
     return extra[term] if term in extra else resource_label(term)
 
 

@@ -10,9 +10,12 @@ runs faster than its busiest resource allows, so a measurement above the bound p
 
 **The estimate** adds what a real launch pays besides (each term below has its mechanism and source):
 
-* a program's ``tl.dot`` work and the SIMT work on its results wait for each other (``serial``) unless the
-  loop is warp-specialised (a candidate not chosen, ``OVERLAP = ["async"]``, runs sm_90's dots fed by a dot's
-  result beside that SIMT work: an asynchronous ``wgmma`` waited at its next use, Triton's ``asyncLaunchDots``);
+* a program's ``tl.dot`` work and the SIMT work on its results wait for each other, one after the other
+  (``serial``); a warp-specialised loop of sm_90 ``wgmma`` is pipelined in two stages (``pipelined``), as
+  FlashAttention-3's consumer warpgroup is (Shah et al. 2024, Algorithm 2): the softmax runs beside the dots
+  fed by a dot's result (p·v), not beside the q·kᵀ it waits for (``_serial``). (A candidate not chosen,
+  ``OVERLAP = ["async"]``, runs those dots beside the SIMT work without warp specialisation too: an
+  asynchronous ``wgmma`` waited at its next use, Triton's ``asyncLaunchDots``);
 * the pipes the warp schedulers feed run at a fitted efficiency per family: ``Perf.eta`` for the SIMT
   pipes (FP32, XU, issue, shared memory, MIO; Boehm's SGEMMs), ``Perf.eta_mma`` for ``mma.sync`` and
   ``Perf.eta_wgmma`` for ``wgmma`` Tensor Core work;
@@ -106,7 +109,10 @@ SM_RESOURCES = ("FMA", "tensor", "XU", "issue", "L1", "shared", "MIO")
 #: (``_serial``). Validation (47 scored rows, the harness of e84eab2): "serial" 55 % / 87 % within
 #: [0.8, 1.25] / [0.5, 2], geometric mean 0.767; "async" the same shares, 0.720; on the five rows whose kernel
 #: is the measured Triton tutorial (AF-03, -04, -13, -14, -17) the mean absolute log of the ratio is 0.15 with "serial" and 0.29
-#: with "async" (long sequences better, short ones worse): "serial" is kept.
+#: with "async" (long sequences better, short ones worse): "serial" is kept. Either way a warp-specialised loop
+#: of ``wgmma`` is pipelined (FlashAttention-3's two stages): against the four FlashAttention-3 forward rows
+#: AF-05, -06, -08, -11 the ratios were 0.578, 0.741, 0.860, 0.975 when it overlapped everything, and are
+#: 0.792, 1.06, 1.20, 1.22 pipelined (validation of 2026-12-07, nothing fitted).
 OVERLAP = ["serial"]
 
 
@@ -142,12 +148,15 @@ def estimate_terms(counts, events: dict, times: dict, perf: Perf, clock_hz: floa
     pipes = {r: times[RESOURCES[r][0]] / _eta(r, perf, eta_simt, kind) for r in SM_RESOURCES}
     t_pipes = max(pipes.values())
     info = getattr(counts, "launch", None) or {}
-    if OVERLAP[0] in ("serial", "async") and pipes["tensor"] and not info.get("warp_specialize") and dist.programs:
+    specialised = bool(info.get("warp_specialize"))
+    if OVERLAP[0] in ("serial", "async") and pipes["tensor"] and dist.programs and \
+            (not specialised or kind in ("wgmma", "fp8-wgmma")):
         simt = _dependent_simt(info, perf, clock_hz, dist, eta_simt)
-        share = _accumulated_share(counts, info, dist) if OVERLAP[0] == "async" else 0.0
+        share = _accumulated_share(counts, info, dist) if (specialised or OVERLAP[0] == "async") else 0.0
         serial = _serial(pipes["tensor"], simt, share, kind)
         if serial > t_pipes:  # the Tensor Core and SIMT phases of a program wait for each other
-            pipes["serial"] = serial
+            key = "pipelined" if specialised else "serial"
+            pipes[key] = serial
             t_pipes = serial
     footprint = dram_bytes
     warm_hit = (not cold) and perf.gpu.l2_bytes and footprint <= perf.gpu.l2_bytes
@@ -304,6 +313,11 @@ def _serial(t_tensor: float, t_simt: float, accumulated: float, kind: str | None
     (``wgmma``) the dots fed by a dot's result (share ``accumulated``) are asynchronous, waited at
     their next use (:func:`kernellab.triton.executor.rounds.accumulated`): they run beside the SIMT work,
     ``t_tensor·(1 − a) + max(t_tensor·a, t_simt)``; ``mma.sync`` is synchronous, ``t_tensor + t_simt``.
+
+    A warp-specialised loop is charged so (``estimate_terms`` passes its share): FlashAttention-3's consumer
+    warpgroup (Shah et al. 2024, Algorithm 2, "intra-warpgroup overlapping GEMMs and softmax") issues the next
+    block's q·kᵀ with this block's p·v, waits for q·kᵀ and computes the softmax while p·v runs; p·v is the dot
+    fed by a dot's result. Without warp specialisation the share is 0 (``OVERLAP``): the dots, then the SIMT work.
 
     >>> _serial(10.0, 8.0, 0.5, "wgmma"), _serial(10.0, 8.0, 0.5, "mma")      # attention: p·v beside the softmax
     (13.0, 18.0)
