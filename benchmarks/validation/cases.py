@@ -358,10 +358,12 @@ for _id, _shape, _what in (
     _kind = "own" if "Triton" in _what or "tutorial" in _what else "fa"
     _ws = _what.startswith("FlashAttention-3")  # FA3 is warp-specialised; FA2 and the Triton rows are not
     triton_case(_id, _kind, _fwd_text(*_shape, what=_what, ws=_ws))(_attention_fwd(*_shape, ws=_ws))
-# causal: tutorial 06 does not warp-specialise its causal forward on Hopper (its benchmark's enable_ws rule)
-triton_case("AF-10", "fa", _fwd_text(1, 16, 16384, 128, True, "FlashAttention-3") + "; key loop not "
-            "warp-specialised: tutorial 06 does not do so for a causal forward on Hopper")(
-    _attention_fwd(1, 16, 16384, 128, causal=True))
+# causal: FlashAttention-3's causal forward is the same warp-specialised kernel as its non-causal one, so its
+# stand-in is warp-specialised as AF-05..AF-11 are (the loop below the diagonal; the diagonal block stays plain),
+# though tutorial 06's own benchmark warp-specialises only its non-causal forward on Hopper (its enable_ws rule)
+triton_case("AF-10", "fa", _fwd_text(1, 16, 16384, 128, True, "FlashAttention-3", ws=True) + "; the tutorial's "
+            "own benchmark does not warp-specialise its causal forward on Hopper, FlashAttention-3's causal kernel is")(
+    _attention_fwd(1, 16, 16384, 128, causal=True, ws=True))
 triton_case("AF-17", "own", _fwd_text(4, 48, 1024, 64, True, "the tutorial's 2023-10 revision"))(
     _attention_fwd(4, 48, 1024, 64, causal=True))
 
@@ -369,15 +371,22 @@ BWD = (32, 128, 128, 32, 4, 5)  # tutorial 06's backward: BLOCK_M1, BLOCK_N1, BL
 
 
 def _attention_bwd(z, h, n, d):
+    """FlashAttention-2's and -3's backward: tutorial 06's kernel with its 5-dot form (``DQ_ATOMIC``: each key
+    block adds dS·K to a float32 dQ with atomics, then dQ is converted), not the tutorial's 7 dots (q·kᵀ and
+    do·vᵀ again in a dQ pass): "the 5 GEMMs approach", against "the 7 GEMMs approach" that "does 7/5 = 1.4x more
+    compute" (Tri Dao, Dao-AILab/flash-attention issue 1172, 2024-08-24)."""
     def make(env):
         q, k, v, o, do, dq, dk, dv = (env.zeros((z, h, n, d), "fp16") for _ in range(8))
         lse, delta = env.zeros((z, h, n), "fp32"), env.zeros((z, h, n), "fp32")
+        dq_acc = env.zeros((z, h, n, d), "fp32")
         (m1, n1, m2, n2, warps, stages), pre, main = BWD, env.kt.attn_bwd_preprocess, env.kt.attn_bwd
 
         def backward():
             pre[(n // 128, z * h)](o, do, delta, n, HEAD_DIM=d, BLOCK_M=128)
-            main[(n // n1, 1, z * h)](q, k, v, d ** -0.5, do, dq, dk, dv, lse, delta, n, HEAD_DIM=d, BLOCK_M1=m1,
-                                      BLOCK_N1=n1, BLOCK_M2=m2, BLOCK_N2=n2, num_warps=warps, num_stages=stages)
+            main[(n // n1, 1, z * h)](q, k, v, d ** -0.5, do, dq_acc, dk, dv, lse, delta, n, HEAD_DIM=d, BLOCK_M1=m1,
+                                      BLOCK_N1=n1, BLOCK_M2=m2, BLOCK_N2=n2, num_warps=warps, num_stages=stages,
+                                      DQ_ATOMIC=True)
+            env.kt.attn_bwd_dq_convert[(z * h * n * d // 1024,)](dq_acc, dq, BLOCK=1024)
         return backward, 2.5 * 4 * z * h * n * n * d  # backward = 2.5 × forward
     return make
 
@@ -387,9 +396,10 @@ for _id, _shape, _what in (("AB-01", (32, 32, 512, 64), "FlashAttention-2"),
                            ("AB-04", (1, 32, 16384, 64), "FlashAttention-3"),
                            ("AB-07", (1, 16, 16384, 128), "FlashAttention-3")):
     _z, _h, _n, _d = _shape
-    triton_case(_id, "fa", f"tutorial 06 backward (preprocess, then dK/dV and dQ per block) for {_what}; B {_z}, "
-                f"H {_h}, N {_n}, d {_d} fp16; blocks 32/128/128/32, 4 warps, 5 stages; the tutorial's torch op "
-                "that pre-scales K is not counted")(_attention_bwd(*_shape))
+    triton_case(_id, "fa", f"tutorial 06 backward in {_what}'s 5-dot form (preprocess, then per key block dK, dV "
+                "and dS·K added to a float32 dQ by atomics, then dQ converted; the tutorial's own 7 dots compute q·kᵀ "
+                "and do·vᵀ again for dQ; the zeroing of dQ's accumulator is not counted); B {_z}, H {_h}, N {_n}, d {_d} fp16; blocks 32/128, 4 warps, 5 stages; "
+                "the tutorial's torch op that pre-scales K is not counted")(_attention_bwd(*_shape))
 
 
 # --- microbenchmarks and latency (clock64 inside the kernel: the loop's own time, no launch) -------------------

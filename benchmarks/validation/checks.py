@@ -154,7 +154,7 @@ def check_attention(env) -> dict:
     return out
 
 
-def check_attention_bwd(env) -> dict:
+def check_attention_bwd(env, dq_atomic: bool = False) -> dict:
     from .cases import BWD
 
     heads, n, d = 2, 256, 64
@@ -166,9 +166,12 @@ def check_attention_bwd(env) -> dict:
     env.kt.attn_bwd_preprocess[(n // 128, heads)](o, do, delta, n, HEAD_DIM=d, BLOCK_M=128)
     k_scaled = k * (scale * LOG2E)  # the caller pre-scales K by scale · log2 e (tutorial 06 does, in torch)
     m1, n1, m2, n2, warps, stages = BWD
-    env.kt.attn_bwd[(n // n1, 1, heads)](q, k_scaled, v, scale, do, dq, dk, dv, lse, delta, n, HEAD_DIM=d,
+    dq_acc = env.zeros((1, heads, n, d), "fp32") if dq_atomic else dq  # FlashAttention's float32 dQ accumulator
+    env.kt.attn_bwd[(n // n1, 1, heads)](q, k_scaled, v, scale, do, dq_acc, dk, dv, lse, delta, n, HEAD_DIM=d,
                                          BLOCK_M1=m1, BLOCK_N1=n1, BLOCK_M2=m2, BLOCK_N2=n2, num_warps=warps,
-                                         num_stages=stages)
+                                         num_stages=stages, **({"DQ_ATOMIC": True} if dq_atomic else {}))
+    if dq_atomic:
+        env.kt.attn_bwd_dq_convert[(heads * n * d // 1024,)](dq_acc, dq, BLOCK=1024)
     qn, kn, vn, don = (env.numpy(t) for t in (q, k, v, do))
     ref_o, _, p = attention_reference(qn, kn, vn, scale, False)
     dp = don @ np.swapaxes(vn, -1, -2)
@@ -181,7 +184,14 @@ def check_attention_bwd(env) -> dict:
             "attention backward dQ": (_err(env.numpy(dq), ds @ kn * scale), 2e-2)}
 
 
-CHECKS = (check_add, check_softmax, check_layer_norm, check_matmul, check_attention, check_attention_bwd)
+def check_attention_bwd_5_dots(env) -> dict:
+    """The backward with FlashAttention-2's and -3's five dots: dQ added by atomics (``DQ_ATOMIC``), then converted;
+    the same limits (its dQ sums 2 key blocks' fp32 dS·K, each from fp16 operands)."""
+    return {name.replace("backward", "backward (5 dots)"): v for name, v in check_attention_bwd(env, True).items()}
+
+
+CHECKS = (check_add, check_softmax, check_layer_norm, check_matmul, check_attention, check_attention_bwd,
+          check_attention_bwd_5_dots)
 
 
 def run_all(env, checks=CHECKS) -> dict:

@@ -238,9 +238,12 @@ def attn_bwd_preprocess(Out, DO, Delta, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: 
 
 @triton.jit
 def attn_bwd(Q, K, V, sm_scale, DO, DQ, DK, DV, M, Delta, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M1: tl.constexpr,
-             BLOCK_N1: tl.constexpr, BLOCK_M2: tl.constexpr, BLOCK_N2: tl.constexpr):
+             BLOCK_N1: tl.constexpr, BLOCK_M2: tl.constexpr, BLOCK_N2: tl.constexpr, DQ_ATOMIC: tl.constexpr = False):
     # program (j, 0, z·H + h): dK and dV of key block j (all query blocks), then dQ of query block j (all key
     # blocks); non-causal. K arrives pre-multiplied by sm_scale·log2(e), as the scores need it (see the caller).
+    # Tutorial 06's backward: 7 dots a (query block, key block) pair, q·kᵀ and do·vᵀ computed twice. DQ_ATOMIC:
+    # FlashAttention-2's and -3's 5 dots instead: each key block adds its dS·K to dQ (float32) with atomics, as
+    # their dQ accumulators do, and no dQ pass; the caller then converts dQ (attn_bwd_dq_convert).
     head = tl.program_id(2)
     base = head.to(tl.int64) * N_CTX * HEAD_DIM
     row_base = head * N_CTX
@@ -262,24 +265,36 @@ def attn_bwd(Q, K, V, sm_scale, DO, DQ, DK, DV, M, Delta, N_CTX, HEAD_DIM: tl.co
         dp_t = tl.dot(v, tl.trans(do)).to(tl.float32)
         ds_t = p_t * (dp_t - delta[None, :])
         dk += tl.dot(ds_t.to(q.dtype), q)
+        if DQ_ATOMIC:
+            tl.atomic_add(DQ + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :],
+                          tl.dot(tl.trans(ds_t.to(k.dtype)), k) * 0.6931471824645996)
     tl.store(DV + base + offs_n[:, None] * HEAD_DIM + offs_d[None, :], dv.to(DV.dtype.element_ty))
     tl.store(DK + base + offs_n[:, None] * HEAD_DIM + offs_d[None, :], (dk * sm_scale).to(DK.dtype.element_ty))
-    start_m = tl.program_id(0) * BLOCK_M2
-    offs_m = start_m + tl.arange(0, BLOCK_M2)
-    q = tl.load(Q + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :])
-    do = tl.load(DO + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :])
-    m = tl.load(M + row_base + offs_m)
-    delta = tl.load(Delta + row_base + offs_m)
-    dq = tl.zeros([BLOCK_M2, HEAD_DIM], dtype=tl.float32)
-    for start in range(0, N_CTX, BLOCK_N2):
-        cols = start + tl.arange(0, BLOCK_N2)
-        kb = tl.load(K + base + cols[:, None] * HEAD_DIM + offs_d[None, :])
-        vb = tl.load(V + base + cols[:, None] * HEAD_DIM + offs_d[None, :])
-        p = tl.exp2(tl.dot(q, tl.trans(kb)) - m[:, None])
-        dp = tl.dot(do, tl.trans(vb)).to(tl.float32)
-        ds = p * (dp - delta[:, None])
-        dq += tl.dot(ds.to(kb.dtype), kb)
-    tl.store(DQ + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :], (dq * 0.6931471824645996).to(DQ.dtype.element_ty))
+    if not DQ_ATOMIC:  # tutorial 06's dQ pass
+        start_m = tl.program_id(0) * BLOCK_M2
+        offs_m = start_m + tl.arange(0, BLOCK_M2)
+        q = tl.load(Q + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :])
+        do = tl.load(DO + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :])
+        m = tl.load(M + row_base + offs_m)
+        delta = tl.load(Delta + row_base + offs_m)
+        dq = tl.zeros([BLOCK_M2, HEAD_DIM], dtype=tl.float32)
+        for start in range(0, N_CTX, BLOCK_N2):
+            cols = start + tl.arange(0, BLOCK_N2)
+            kb = tl.load(K + base + cols[:, None] * HEAD_DIM + offs_d[None, :])
+            vb = tl.load(V + base + cols[:, None] * HEAD_DIM + offs_d[None, :])
+            p = tl.exp2(tl.dot(q, tl.trans(kb)) - m[:, None])
+            dp = tl.dot(do, tl.trans(vb)).to(tl.float32)
+            ds = p * (dp - delta[:, None])
+            dq += tl.dot(ds.to(kb.dtype), kb)
+        tl.store(DQ + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :],
+                 (dq * 0.6931471824645996).to(DQ.dtype.element_ty))
+
+
+@triton.jit
+def attn_bwd_dq_convert(DQ_ACC, DQ, BLOCK: tl.constexpr):
+    # dQ accumulated in float32 (attn_bwd's DQ_ATOMIC), written as fp16: FlashAttention-2's and -3's last step
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(DQ + offs, tl.load(DQ_ACC + offs).to(DQ.dtype.element_ty))
 
 
 #: Tutorial 03's autotuning space for CUDA (fp16, as of 2024): (BLOCK_M, BLOCK_N, BLOCK_K, num_stages, num_warps),

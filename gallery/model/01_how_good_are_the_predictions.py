@@ -252,10 +252,13 @@ Claims().add(tr("Tutorial 03 at 1024³ and 2048³ (GS-02, GS-04), µs"), f"{us['
 # project's that does the same work: Triton's tutorial matmul autotuned over the tutorial's configs
 # for cuBLAS, the tutorial's FlashAttention-2 algorithm for FlashAttention-2 and -3, Boehm's
 # warptiling SGEMM for cuBLAS's FP32 one. A stand-in is not the library. FlashAttention-3 overlaps its
-# softmax with the Tensor Cores by warp specialisation: its non-causal forward rows run the tutorial's
-# kernel with the key loop warp-specialised, as Triton's own tutorial runs it on Hopper, but nothing
-# here has FlashAttention-3's ping-pong of two warpgroups, and FlashAttention-2 runs ``mma.sync``
-# where the tutorial's kernel runs ``wgmma``. So a row can miss because the stand-in differs from the
+# softmax with the Tensor Cores by warp specialisation: its forward rows run the tutorial's kernel with
+# the key loop warp-specialised (the causal one too, though Triton's own tutorial warp-specialises only
+# its non-causal forward on Hopper), but nothing here has FlashAttention-3's ping-pong of two
+# warpgroups, and FlashAttention-2 runs ``mma.sync`` where the tutorial's kernel runs ``wgmma``. Both
+# libraries' backward passes compute five dots a block pair and add dQ up with atomics, where the
+# tutorial's computes seven (its dQ pass computes q·kᵀ and do·vᵀ again): the backward rows run the
+# tutorial's kernel in the five-dot form. So a row can miss because the stand-in differs from the
 # library as well as because the model is wrong.
 
 kinds = {}
