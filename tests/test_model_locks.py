@@ -9,6 +9,7 @@ gpu-latency: A100 205 cycles, A6000 as the A40 250), l2_bw (RRZE gpu-l2-cache: A
 """
 
 import warnings
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -17,7 +18,7 @@ import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import predict
 from kernellab.errors import ModelWarning
-from kernellab.triton.executor import sampling
+from kernellab.triton.executor import engine, sampling
 from kernellab.triton.executor.policy import Policy, using
 
 A100 = "A100 SXM 80GB"
@@ -128,43 +129,36 @@ def test_a_kernel_whose_step_split_at_its_locks_starts_its_later_launches_in_ste
     # is not computed again). A launch with 3 locks then splits its first step of 4 at 3 and runs the other 9
     # programs in steps of 3 (not each later step of 4 split again: 3 + 1 three times).
     # Values, counts and every lock's record are those of the programs run one after another
-    seen = []
+    seen = []  # programs of each vectorised step, in the order they ran (undone ones included)
 
-    @triton.jit
-    def rows_seen(Lock, Count, Buf, X, G: tl.constexpr, BLOCK: tl.constexpr):
-        cols = tl.arange(0, BLOCK)
-        g = tl.program_id(0) % G
-        x = tl.load(X + tl.program_id(0) * BLOCK + cols) * 2.0
-        seen.append(x.data.shape[0])  # programs in this step
-        while tl.atomic_cas(Lock + g, 0, 1) == 1:
-            pass
-        count = tl.load(Count + g)
-        if count == 0:
-            tl.atomic_xchg(Count + g, 1)
-        else:
-            x += tl.load(Buf + g * BLOCK + cols)
-        tl.store(Buf + g * BLOCK + cols, x)
-        tl.atomic_xchg(Lock + g, 0)
+    def step(launch, chunk):
+        seen.append(len(chunk))
+        return real_step(launch, chunk)
 
     def run(policy, groups):
         lock, count, buf = np.zeros(groups, np.int32), np.zeros(groups, np.int32), np.zeros(groups * 32, np.float32)
         x = np.arange(12 * 32, dtype=np.float32)
-        with using(policy):
-            c = rows_seen[(12,)](lock, count, buf, x, G=groups, BLOCK=32)
+        with using(policy), mock.patch.object(engine, "_batch", step):
+            c = grouped_partials[(12,)](lock, count, buf, x, G=groups, BLOCK=32)
         sums = np.zeros((groups, 32), np.float32)
         for p in range(12):
             sums[p % groups] += 2 * x.reshape(12, 32)[p]
         np.testing.assert_array_equal(buf, sums.reshape(-1))
         return c
 
-    exact4, exact3 = run(Policy.reference(), 4), run(Policy.reference(), 3)
-    seen.clear()
-    first = run(Policy(), 4)
-    assert seen == [12, 4, 4, 4] and rows_seen._hints["locks"] == 4
-    seen.clear()
-    assert run(Policy(), 4) == first == exact4 and seen == [4, 4, 4]
-    seen.clear()
-    assert run(Policy(), 3) == exact3 and seen == [4, 3, 3, 3, 3] and rows_seen._hints["locks"] == 3
+    real_step = engine._batch
+    grouped_partials._hints.clear()
+    try:
+        exact4, exact3 = run(Policy.reference(), 4), run(Policy.reference(), 3)
+        assert seen == []  # one program at a time: no vectorised step
+        first = run(Policy(), 4)
+        assert seen == [12, 4, 4, 4] and grouped_partials._hints["locks"] == 4
+        seen.clear()
+        assert run(Policy(), 4) == first == exact4 and seen == [4, 4, 4]
+        seen.clear()
+        assert run(Policy(), 3) == exact3 and seen == [4, 3, 3, 3, 3] and grouped_partials._hints["locks"] == 3
+    finally:
+        grouped_partials._hints.clear()
     # 3 programs a lock, 32 fp32 a row: the first section 2 round trips and 4 + 128 B, the others 3 and 260 B
     assert exact3.launch["locks"] == {("Lock", g): (4, 2 + 3 * 3, 132 + 3 * 260) for g in range(3)}
 
