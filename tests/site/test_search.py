@@ -14,6 +14,7 @@ page does. The checks then read what a reader would see first:
 Each check also runs on an index made to fail it.
 """
 
+import functools
 import html
 import json
 import os
@@ -162,12 +163,18 @@ def test_concept_queries_find_a_lesson_or_guide_first(lang):
     assert not wrong, f"{lang}: an API page, an index or nothing first: {wrong}"
 
 
-def _pages_with(lang: str, docname: str, term: str) -> bool:
-    """Whether the article of page ``docname`` holds ``term`` (code left out)."""
+@functools.cache  # each glossary term's check reads every page: read once
+def _article_text(lang: str, docname: str) -> str:
+    """The text of page ``docname``'s article, code left out."""
     page = (SITE / lang / f"{docname}.html").read_text(encoding="utf-8")
     article = page[page.find('<article class="bd-article">'):page.find("</article>")]
     article = re.sub(r'<div class="highlight.*?</pre>|<script\b.*?</script>', " ", article, flags=re.S)
-    return term in html.unescape(re.sub(r"<[^>]+>", "", article))
+    return html.unescape(re.sub(r"<[^>]+>", "", article))
+
+
+def _pages_with(lang: str, docname: str, term: str) -> bool:
+    """Whether the article of page ``docname`` holds ``term`` (code left out)."""
+    return term in _article_text(lang, docname)
 
 
 def test_forty_chinese_terms_from_the_pages_find_their_page():
@@ -179,11 +186,17 @@ def test_forty_chinese_terms_from_the_pages_find_their_page():
     assert not missing, f"searching these misses the page they come from: {missing}"
 
 
-def _glossary_pages(term):
-    """The Chinese pages whose lesson text (code and the API reference left out) holds ``term``."""
+@functools.cache
+def _lesson_docnames() -> tuple[str, ...]:
+    """The Chinese search index's pages, the API reference left out."""
     index = json.loads(re.fullmatch(r"Search\.setIndex\((.*)\)\s*",
                                     (SITE / "zh_CN" / "searchindex.js").read_text(encoding="utf-8"), re.S)[1])
-    return {d for d in index["docnames"] if not d.startswith(("generated/", "api")) and _pages_with("zh_CN", d, term)}
+    return tuple(d for d in index["docnames"] if not d.startswith(("generated/", "api")))
+
+
+def _glossary_pages(term):
+    """The Chinese pages whose lesson text (code and the API reference left out) holds ``term``."""
+    return {d for d in _lesson_docnames() if _pages_with("zh_CN", d, term)}
 
 
 CHINESE_TERMS = [t for t in glossary_terms() if CJK.search(t) and not re.search(r"[A-Za-z\s]", t)]
