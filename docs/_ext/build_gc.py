@@ -35,9 +35,15 @@ def freeze_survivors(*_args) -> None:
     gc.freeze()
 
 
-def setup(app):
+def fewer_full_collections() -> None:
+    """A full collection after :data:`FULL_AFTER` collections of the middle generation (the built-site checks,
+    which keep every page they parse, set it too: tests/site/conftest.py)."""
     young, middle, _full = gc.get_threshold()
     gc.set_threshold(young, middle, FULL_AFTER)
+
+
+def setup(app):
+    fewer_full_collections()
     app.connect("builder-inited", freeze_survivors, priority=FIRST)  # everything imported, the gallery not run
     app.connect("builder-inited", freeze_survivors, priority=LAST)  # after sphinx-gallery ran the scripts
     app.connect("env-updated", freeze_survivors, priority=LAST)  # every page read
