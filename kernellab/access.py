@@ -174,11 +174,45 @@ def _changes(ids: np.ndarray) -> int:
 
 
 def _chunks_exact(acc: Access, unit: int) -> int:
-    """Distinct ``unit``-byte chunks per request, summed: the reference count behind :func:`sectors` and :func:`lines`."""
-    ids, valid = _span_ids(acc, unit)
-    if acc.aligned and acc.ordered:  # one chunk id per lane, in order within each warp
-        return _changes(ids)
-    return _distinct_total(ids, valid)
+    """Distinct ``unit``-byte chunks per request, summed: the reference count behind :func:`sectors` and :func:`lines`.
+
+    An aligned record's lanes each touch one chunk, their address's: ordered warps are counted in one pass,
+    the others from each warp's addresses sorted once for every unit (:func:`_distinct_sorted`).
+    """
+    if acc.aligned:
+        if acc.ordered:  # one chunk id per lane, in order within each warp
+            return _changes(_span_ids(acc, unit)[0])
+        return int(_distinct_sorted(acc, unit.bit_length() - 1).sum())
+    return _distinct_total(*_span_ids(acc, unit))
+
+
+_LAST = np.iinfo(np.int64).max  # where a masked-off lane sorts: after every address
+
+
+def _sorted_lanes(acc: Access) -> tuple[np.ndarray, np.ndarray]:
+    """Each warp's active addresses in increasing order, its masked-off lanes after them (as the largest
+    int64), and how many lanes of each warp are active (computed once per record)."""
+    def compute():
+        if acc.active.all():
+            return np.sort(acc.addresses, axis=1), None
+        return np.sort(np.where(acc.active, acc.addresses, _LAST), axis=1), np.count_nonzero(acc.active, axis=1)
+    return acc._derived("sorted", compute)
+
+
+def _distinct_sorted(acc: Access, shift: int) -> np.ndarray:
+    """Per warp: the distinct ``address >> shift`` of its active lanes (shift 0: addresses; 5: sectors; 7: lines).
+
+    ``>> shift`` never reverses two addresses' order, so the sorted addresses (:func:`_sorted_lanes`) shifted
+    are the chunk ids sorted: 1 + the places an id differs from its left neighbour among the warp's ``n``
+    active lanes (the first ``n`` of its sorted row: an active address equal to the filler is the same value).
+    """
+    s, n = _sorted_lanes(acc)
+    ids = s >> shift if shift else s
+    change = ids[:, 1:] != ids[:, :-1]
+    if n is None:
+        return np.count_nonzero(change, axis=1) + 1
+    change &= _LANES[: ids.shape[1] - 1] < (n - 1)[:, None]
+    return np.where(n > 0, np.count_nonzero(change, axis=1) + 1, 0)
 
 
 def _span_ids(acc: Access, unit: int) -> tuple[np.ndarray, np.ndarray]:
@@ -265,7 +299,7 @@ def packed_sectors(distinct, width: int) -> int:
 
 def _ideal_exact(acc: Access) -> int:
     """:func:`ideal_sectors` by its definition: the distinct active addresses of each warp, looked at."""
-    return packed_sectors(_distinct_per_row(acc.addresses, acc.active), acc.width)
+    return packed_sectors(_distinct_sorted(acc, 0), acc.width)
 
 
 def affine_ideal(stride, active, width: int) -> int:
@@ -548,10 +582,10 @@ def _chunks(acc: Access, unit: int) -> int:
 
 
 # Where the exact path is the cheaper one (CPU time per record, measured on the records the tests count:
-# below 4096 lanes the affine analysis costs more than it saves; ordered records take one pass up to 2^16)
-_EXACT_LANES = 1 << 12
+# below 8192 lanes the affine analysis costs more than it saves; ordered records take one pass up to 2^16)
+_EXACT_LANES = 1 << 13
 _ORDERED_EXACT_LANES = 1 << 16
-_IDEAL_AFFINE_LANES = 1 << 12  # from here the affine pass is cheaper than sorting out each warp's distinct addresses
+_IDEAL_AFFINE_LANES = 1 << 13  # from here the affine pass is cheaper than sorting out each warp's distinct addresses
 
 
 def _chunks_affine(acc: Access, unit: int) -> int:

@@ -283,6 +283,37 @@ def test_distinct_per_row_equals_a_set_per_row():
         assert _distinct_total(ids, valid) == sum(want)
 
 
+def test_exact_counts_equal_a_set_per_warp():
+    # sectors, lines and ideal sectors by their definitions, warp by warp with Python sets: a lane touches the
+    # chunks of its first and last byte; ideal = ⌈distinct addresses × width / 32⌉. E.g. lanes at 0, 4, 64, 64
+    # (4 B each): sectors {0, 2} = 2, lines {0} = 1, ideal ⌈3 × 4 / 32⌉ = 1. Random warps, sorted or not,
+    # masked or not, aligned or not, broadcast, negative steps: the counts share one sort per record
+    from kernellab.access import ideal_sectors
+
+    acc = Access.from_lanes([0, 4, 64, 64], width=4)
+    assert (sectors(acc), lines(acc), ideal_sectors(acc)) == (2, 1, 1)
+    rng = np.random.default_rng(37)
+    for _ in range(300):
+        warps, width = int(rng.integers(1, 7)), int(rng.choice([1, 2, 4, 8, 16]))
+        kind = rng.choice(["random", "sorted", "broadcast", "strided"])
+        if kind == "strided":
+            addr = 8192 + np.arange(32 * warps) * int(rng.choice([-2, -1, 1, 3, 33])) * width
+        else:
+            addr = rng.integers(0, int(rng.choice([64, 4096])), 32 * warps)
+            addr = np.sort(addr) if kind == "sorted" else np.full_like(addr, addr[0]) if kind == "broadcast" else addr
+        if rng.random() < 0.7:
+            addr = addr // width * width
+        active = rng.random(32 * warps) < rng.choice([0.0, 0.5, 1.0])
+        acc = Access.from_lanes(addr, active, width)
+        want = [0, 0, 0]
+        for a, on in zip(acc.addresses, acc.active):
+            a = a[on].tolist()
+            for i, unit in enumerate((32, 128)):
+                want[i] += len({x // unit for x in a} | {(x + width - 1) // unit for x in a})
+            want[2] += -(-len(set(a)) * width // 32)
+        assert [sectors(acc), lines(acc), ideal_sectors(acc)] == want, (kind, width)
+
+
 @settings(max_examples=150, deadline=None)
 @given(patterns)
 def test_pair_rule_never_costs_more(p):
