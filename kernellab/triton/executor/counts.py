@@ -1192,8 +1192,11 @@ class Touched:
                     return self._first(bitmap, ids.reshape(-1))
                 bitmap[ids.reshape(-1)] = True
                 return None
-        o = offs if mask is None else offs[mask]
-        ids = np.asarray(o, np.int64).reshape(-1) * w // SECTOR_BYTES
+        o = np.asarray(offs if mask is None else offs[mask], np.int64).reshape(-1)
+        if SECTOR_BYTES % w == 0:  # o · w // 32 = o // (32 / w), a power of two: a shift (floors as // does), no product
+            ids = o >> ((SECTOR_BYTES // w).bit_length() - 1)
+        else:
+            ids = o * w // SECTOR_BYTES
         if first:
             return self._first(bitmap, ids)
         bitmap[ids] = True
