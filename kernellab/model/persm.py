@@ -34,10 +34,10 @@ from ..grid import cdiv
 from ..specs import GPU, as_gpu
 from .residency import Occupancy, occupancy
 
-__all__ = ["DEFAULT_REGS", "Distribution", "distribute", "launch_of"]
+__all__ = ["DEFAULT_REGS", "FIXED_REGS", "Distribution", "distribute", "launch_of"]
 
 #: Registers per thread assumed for a launch that does not say (a SIMT kernel without ``regs=`` or a CUDA
-#: twin, a Triton kernel without compiled metadata): 32, which limits no launch of up to 2048 threads per SM
+#: twin, a Triton kernel that recorded neither a dot nor a floating-point value): 32, which limits no launch of up to 2048 threads per SM
 #: (65 536 registers ÷ (32 × 32) = 64 warps), so occupancy then follows threads and shared memory alone.
 DEFAULT_REGS = 32
 
@@ -138,22 +138,36 @@ def launch_of(counts, gpu: GPU) -> Distribution:
 DOT_REGS_BESIDES = 48
 
 
+#: Registers per thread a Triton program without a dot holds besides its floating-point values (its program id,
+#: the kernel's arguments, addresses, offsets and loop counters): what real Triton 3.9 compiles a program that
+#: holds none into, for sm_80 and sm_90 alike — the one-element copy and the scalar kernel of
+#: ``kernellab/compiled_counts.json`` (cases ``copy_small``, ``scalar``: 10 registers each). A measurement of the
+#: compiler, not fitted to a validation row.
+FIXED_REGS = 10
+
+
 def triton_resources(info: dict, warps: int, gpu: GPU) -> tuple[int, int | None]:
     """``(shared memory bytes, registers per thread)`` of a mini-Triton program, by Triton's rule where the
     launch recorded its dots (``counts.launch``, :mod:`kernellab.triton.executor.rounds`): each pipeline stage buffers
     the operand tiles of the program's largest ``tl.dot`` in shared memory (``num_stages`` buffers on sm_90,
     one fewer on sm_80, where the first stage is the registers), and each thread holds its share of every
     distinct dot result in registers, ``M × N ÷ (32 × num_warps)`` each, plus :data:`DOT_REGS_BESIDES`.
-    A program without a dot: no shared memory, :data:`~kernellab.model.persm.DEFAULT_REGS`.
+
+    A program without a dot: no shared memory, and :data:`FIXED_REGS` plus the most words a thread held in
+    floating-point values at one time (``counts.launch["live_words"]``, :mod:`kernellab.triton.executor.liveness`),
+    at most 255; :data:`~kernellab.model.persm.DEFAULT_REGS` (None here) when the launch recorded no value.
 
     >>> from kernellab.specs import A100, H100
     >>> info = {"num_stages": 4, "dot_tile_bytes": 2 * (128 * 32 + 32 * 128), "dot_results": {(128, 128): 128 * 128}}
     >>> triton_resources(info, 4, H100), triton_resources(info, 4, A100)      # 64 KB and 48 KB, as compiled
     ((65536, 176), (49152, 176))
+    >>> triton_resources({"live_words": 66.0}, 8, A100)     # layer-norm backward's dx at N 4096: 10 + 66
+    (0, 76)
     """
     tile = int(info.get("dot_tile_bytes", 0))
     if not tile:
-        return 0, None
+        live = info.get("live_words")
+        return 0, (None if live is None else min(gpu.max_regs_per_thread, FIXED_REGS + math.ceil(live)))
     stages = max(1, int(info.get("loop_stages") or info.get("num_stages", 3)))
     buffers = stages if gpu.arch == "sm_90" else max(1, stages - 1)
     acc = sum(info.get("dot_results", {}).values()) // (gpu.warp_size * warps)

@@ -57,6 +57,8 @@ def _step(body: Callable[[Program], None], prog: Program):
         if prog.hook is not None:
             prog.hook.step(prog)
         body(prog)
+        if prog.live.clock:  # registers its values held (kernellab.triton.executor.liveness)
+            prog.tally.note("live_words", prog.live.peak())
     finally:
         _CURRENT.reset(token)
 

@@ -20,6 +20,7 @@ from ...errors import KernelValueError, fmt_dim3
 from ...i18n import _
 from . import sampling
 from .counts import Tally, Touched
+from .liveness import Live
 from .policy import DEFAULT, Policy
 
 
@@ -85,11 +86,13 @@ class Program:
         what watches the launch (a replay recorder, :class:`kernellab.triton.replay.trace.Recorder`): told
         ``hook.step(prog)`` when a step starts, ``hook.memory(prog, "load" or "store")`` when it touches
         memory, ``hook.undone(prog)`` when it is undone. The executor knows nothing else of it.
+    live : kernellab.triton.executor.liveness.Live
+        the step's floating-point values and their last uses: the registers they hold.
     """
 
     __slots__ = ("kernel", "grid", "pids", "P", "tally", "names", "journal", "_pid_cols", "failed_cas", "touched",
                  "deferred", "_lent", "_stored", "_addresses", "num_warps", "wanted", "policy", "hook", "loops",
-                 "epoch", "rounds", "dot_rounds", "lock", "_whole")
+                 "epoch", "rounds", "dot_rounds", "lock", "_whole", "live")
 
     def __init__(self, kernel: str, grid, pids: np.ndarray, tally: Tally, names: dict, journal=None,
                  touched: Touched | None = None, defer: bool = False, num_warps: int = 4, wanted: dict | None = None,
@@ -119,6 +122,7 @@ class Program:
         self.rounds = 0  # times each of the step's programs waited for its loads
         self.dot_rounds = 0  # those whose first use was a tl.dot operand
         self.lock = None  # the critical section the program is in (kernellab.triton.executor.locks.Section)
+        self.live = Live(num_warps)  # the step's values and their last uses (kernellab.triton.executor.liveness)
 
     def address(self, flat: np.ndarray) -> int:
         """The address of ``flat``'s data (looked up once per array object and step)."""

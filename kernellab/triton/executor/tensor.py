@@ -125,17 +125,18 @@ _AXIS_OPS = frozenset(("+", "-", "*", "//", "%", "<", "<=", ">", ">=", "==", "!=
 
 def layout_of(out, *sources):
     """Give ``out`` the layout of the first of ``sources`` of its own shape that has one (Triton's
-    layout propagation: an elementwise result takes its operands' layout); returns ``out``."""
+    layout propagation: an elementwise result takes its operands' layout); returns ``out``. (It reads shapes
+    as ``_shp``: looking after the operation is no use of its operands, :mod:`kernellab.triton.executor.liveness`.)"""
     for x in sources:
         lay = getattr(x, "_lay", None)
-        if lay is not None and x._shape == out._shape:
+        if lay is not None and x._shp == out._shp:
             out._lay = lay
             break
     else:
         return out
     for x in sources:  # a small load broadcast into it is loaded again under its layout (see _remat)
         lay = getattr(x, "_lay", None)
-        if lay is not None and lay[0] == "expand" and x._shape != out._shape:
+        if lay is not None and lay[0] == "expand" and x._shp != out._shp:
             _remat(lay, out._lay)
     return out
 
@@ -465,17 +466,24 @@ class tensor:
 
     # ``_loaded``: True on a tl.load's result itself, "hoist" on one computed from it by bitcasts and
     # widening casts only (tl.dot's operand conversion is hoisted through them); unset on every other block
-    __slots__ = ("_data", "dtype", "_shape", "_lazy", "_view", "_into", "_ax", "_lay", "_wide", "_loaded", "_ld",
-                 "_dep", "__weakref__")
+    __slots__ = ("_data", "dtype", "_shp", "_lazy", "_view", "_into", "_ax", "_lay", "_wide", "_loaded", "_ld",
+                 "_dep", "_lv", "_li", "__weakref__")
     __array_ufunc__ = None  # numpy defers to the reflected operators; np.exp(block) is a TypeError, as in Triton
     __hash__ = object.__hash__
 
     def __init__(self, data: np.ndarray | None, dtype: T.dtype, shape: tuple):
         self._data = data
         self.dtype = dtype
-        self._shape = shape = tuple(shape)
+        self._shp = shape = tuple(shape)
         if shape not in _LEGAL_SHAPES:  # in a @triton.jit kernel: a power of two a dimension, 2^20 at most
             _check_block_shape(shape)
+        # a floating-point value's span in the running step's registers (kernellab.triton.executor.liveness)
+        prog = _CURRENT.get() if dtype.kind == T.FLOAT else None
+        if prog is None:
+            self._lv = None
+        else:
+            self._lv = live = prog.live
+            self._li = live.born(shape, dtype.primitive_bitwidth)
         self._lazy = None  # makes ``data`` when it is None (a block kept by its structure, see _affine_sum)
         # its structure (kernellab.triton.executor.view): an integer block's values (data == view's offsets), or
         # for a mask the View of the offsets it compares with the lanes it keeps (keep); None: none known
@@ -489,6 +497,15 @@ class tensor:
         self._wide = None  # an fp16 block's values as float32 (or a function making them), for tl.dot
         self._ld = None  # a loaded block: (its step, the step's epoch when loaded), see kernellab.triton.executor.rounds
         self._dep = False  # computed from a tl.dot's result (kernellab.triton.executor.rounds.dependent)
+
+    @property
+    def _shape(self) -> tuple:
+        """The block shape, as a tuple: every operation that takes the value reads it, which marks a use of the
+        value (its last use so far, :mod:`kernellab.triton.executor.liveness`)."""
+        live = self._lv
+        if live is not None:
+            live.lasts[self._li] = live.clock
+        return self._shp
 
     @property
     @kinds.host  # (a block's values handed to Python as numpy)

@@ -1,0 +1,90 @@
+"""The registers a program's values hold: the largest set of floating-point block values live at once.
+
+A compiler keeps a value in registers from the instruction that makes it to its last use; an elementwise
+result may take the registers of an operand used there for the last time. The engine follows this as the
+program runs: every floating-point block or scalar the program makes is *born* at the next tick of the
+step's clock (one tick a value), and each time an operation reads it (its shape, which every operation
+that takes a block reads) its *last use* moves to the current tick. A value is live from its birth up to,
+but not including, its last use; one never used again is live at its birth only. The peak over the ticks
+of the words per thread of the live values is what the residency rule (:mod:`kernellab.model.persm`) adds
+to a program's fixed registers.
+
+A value of ``n`` elements spreads over the program's ``32 × num_warps`` threads: each thread holds
+``⌈n ÷ (32 × num_warps)⌉`` of them (at least one: a scalar, or a block smaller than the program, is held
+by every thread), of ``bits ÷ 32`` words each. Integer blocks (offsets, which the compiler folds into
+addresses), masks (predicates) and pointers are not counted: the rule's fixed part stands for them.
+
+Examples
+--------
+Tutorial 02's softmax of a 1024-element row on 4 warps: each thread holds 1024 ÷ 128 = 8 elements of a
+block. ``row`` dies where ``row - max`` is made, which takes its registers; so does each later result:
+one block, 8 words, is live at a time, and the two fp32 scalars (the max, the sum) one word each beside it.
+
+>>> import numpy as np
+>>> import kernellab.triton as triton
+>>> import kernellab.triton.language as tl
+>>> @triton.jit
+... def softmax(out, x, BLOCK: tl.constexpr):
+...     cols = tl.arange(0, BLOCK)
+...     row = tl.load(x + cols)
+...     num = tl.exp(row - tl.max(row, axis=0))
+...     tl.store(out + cols, num / tl.sum(num, axis=0))
+>>> c = softmax[(1,)](np.zeros(1024, np.float32), np.ones(1024, np.float32), BLOCK=1024)
+>>> c.launch["live_words"]                     # 8 (a block) + 1 (the sum) + 1 (the quotient's operand)
+9.0
+"""
+
+from __future__ import annotations
+
+import math
+
+
+class Live:
+    """The values one step's programs made and their last uses (see the module): value ``i`` was born at tick
+    ``births[i]``, last used at tick ``lasts[i]``, and holds ``words[i]`` words per thread. A value keeps its
+    step's ``Live`` and its index, and at each use sets ``live.lasts[index] = live.clock``."""
+
+    __slots__ = ("clock", "threads", "births", "lasts", "words", "_sizes")
+
+    def __init__(self, num_warps: int):
+        self.clock = 0  # values made so far: the tick the next one is born at
+        self.threads = 32 * num_warps  # threads a program has
+        self.births: list[int] = []
+        self.lasts: list[int] = []
+        self.words: list[float] = []
+        self._sizes: dict = {}  # (shape, bits) → words per thread
+
+    def born(self, shape: tuple, bits: int) -> int:
+        """A floating-point value of ``shape`` and ``bits`` bits an element is made now: its index."""
+        key = (shape, bits)
+        words = self._sizes.get(key)
+        if words is None:
+            words = self._sizes[key] = max(1, -(-math.prod(shape) // self.threads)) * bits / 32
+        tick = self.clock
+        self.clock = tick + 1
+        self.births.append(tick)
+        self.lasts.append(tick)
+        self.words.append(words)
+        return tick
+
+    def peak(self) -> float:
+        """The most words per thread live at one tick: a value counts from its birth up to, not including,
+        its last use (at its birth alone when never used after it).
+
+        >>> live = Live(num_warps=1)
+        >>> a = live.born((64,), 32); b = live.born((64,), 32)     # 2 words a thread each
+        >>> live.lasts[a] = live.clock; c = live.born((64,), 32)   # c = f(a, ...): a's last use, c takes its place
+        >>> live.lasts[b] = live.clock; live.lasts[c] = live.clock + 1
+        >>> live.peak()                                           # b and c at tick 2 (a and b at tick 1)
+        4.0
+        """
+        changes: dict[int, float] = {}
+        for birth, last, words in zip(self.births, self.lasts, self.words):
+            end = max(last, birth + 1)
+            changes[birth] = changes.get(birth, 0.0) + words
+            changes[end] = changes.get(end, 0.0) - words
+        best = now = 0.0
+        for tick in sorted(changes):
+            now += changes[tick]
+            best = max(best, now)
+        return best
