@@ -57,6 +57,17 @@ def recording(lines: bool = False):
         _RECORDER.reset(token)
 
 
+@contextmanager
+def hidden():
+    """Launches in the block are recorded nowhere (a compiled kernel's trial of one program,
+    :meth:`kernellab.triton.runtime.jit.JITFunction.warmup`)."""
+    token = _RECORDER.set(None)
+    try:
+        yield
+    finally:
+        _RECORDER.reset(token)
+
+
 def wants_lines(lines: bool) -> bool:
     """Whether a launch asked for ``lines`` counts per line: it did, or a recording asks for them."""
     if lines:

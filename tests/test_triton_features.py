@@ -45,9 +45,11 @@ def test_warmup_returns_a_compiled_kernel_launched_with_every_argument():
     out = np.full((10, 16), -1, np.int32)
     k = persistent_rows.warmup(out, 10, BLOCK=16, num_stages=4, num_warps=8, grid=(1,))
     k._init_handles()
-    # the tutorial's occupancy arithmetic: one program per SM by registers and by shared memory
+    assert (out == -1).all()  # warmup ran its program on a copy
+    # the tutorial's occupancy arithmetic: int32 stores hold no floating-point value, so the residency's
+    # default 32 registers (65536 // (32 × 32 × 8) = 8 programs per SM by registers); one by shared memory
     g = specs.H100
-    assert k.n_regs == 255 and g.regs_per_sm // (k.n_regs * 32 * 8) == 1
+    assert k.n_regs == 32 and g.regs_per_sm // (k.n_regs * 32 * 8) == 8
     assert k.metadata.shared == g.max_smem_per_block and g.max_smem_per_block // k.metadata.shared == 1
     k[(3, 1, 1)](out, 10, 16, 4)
     assert out[:, 0].tolist() == list(range(10)) and (out == np.arange(10)[:, None]).all()
@@ -57,9 +59,36 @@ def test_warmup_follows_the_modelled_gpu():
     previous = set_gpu("A6000")
     try:
         k = persistent_rows.warmup(np.zeros((1, 16), np.int32), 1, BLOCK=16, num_stages=2, num_warps=2, grid=(1,))
-        assert k.metadata.shared == specs.A6000.max_smem_per_block and k.n_regs == 255
+        assert k.metadata.shared == specs.A6000.max_smem_per_block and k.n_regs == 32
     finally:
         set_gpu(previous)
+
+
+@triton.jit
+def row_scale(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, x / tl.sum(x, axis=0))
+
+
+def test_warmup_reports_the_registers_the_residency_charges():
+    from kernellab.model.persm import launch_of
+
+    x, out = np.ones(8192, np.float32), np.zeros(8192, np.float32)
+    k = row_scale.warmup(x, out, BLOCK=4096, num_warps=8, grid=(2,))
+    # 4096 elements ÷ 256 threads = 16 words a thread: x (16) and its sum (1) live together when x / sum is made
+    # (x's last use): 10 fixed + 17 = 27 registers
+    assert k.n_regs == 27 and (out == 0).all()
+    c = row_scale[(2,)](x, out, BLOCK=4096, num_warps=8)
+    np.testing.assert_allclose(out, 1 / 4096)
+    k = row_scale.warmup(x, out, BLOCK=8192, num_warps=4, grid=(1,))
+    # 8192 ÷ 128 = 64 words + the sum's 1 + 10: 75 registers
+    assert k.n_regs == 75
+    c = row_scale[(1,)](x, out, BLOCK=8192, num_warps=4)
+    # the model's residency of the launch uses the same 75: ⌈75 × 32 ÷ 256⌉ × 256 = 2560 registers a warp,
+    # 65536 ÷ 2560 = 25 warps = 6 programs of 4 warps (32 registers a thread would allow 16, the thread limit)
+    d = launch_of(c, specs.A100)
+    assert d.resources == "launch" and d.occupancy.blocks_per_sm == 6
 
 
 def test_launch_options_of_triton_change_nothing():

@@ -20,6 +20,7 @@ from contextlib import nullcontext
 
 import numpy as np
 
+from ... import record
 from ...errors import Float64Warning, LaunchError, ReplayError
 from ...float64 import warn_float64
 from ...grid import dim3
@@ -41,6 +42,7 @@ from ..language.pybuiltins import in_kernel_environment
 from ..replay import cache as replay
 from ..replay import trace
 from ..tools.tensor_descriptor import TensorDescriptor
+from . import tuning
 from .driver import gpu as modelled_gpu
 from .errors import InterpreterError, OutOfResources  # noqa: F401  (triton.runtime.jit's names)
 
@@ -330,7 +332,7 @@ class JITFunction(KernelInterface):
         return self._run_fn(*args, **kwargs)
 
     def run(self, *args, grid, warmup: bool = False, per_program: bool = False, vectorize: bool = True,
-            lines: bool = False, **kwargs) -> TritonCounts:
+            lines: bool = False, _trial: bool = False, **kwargs) -> TritonCounts:
         """Launch on ``grid``; returns the counts. ``vectorize=False`` runs the programs one by one;
         ``lines=True`` adds counts per source line, a ``@triton.jit`` helper's lines with their call
         sites (``counts.by_line``, see :mod:`kernellab.lines`).
@@ -338,11 +340,11 @@ class JITFunction(KernelInterface):
         ``num_warps=`` (default 4) sets the layouts of the kernel's loads and stores, as in Triton;
         ``num_stages=`` (default 3) pipelines its loops as Triton's compiler does (the instructions counted,
         not the bytes moved: :mod:`kernellab.triton.executor.loops`); the other launch options are
-        accepted and change nothing here.
+        accepted and change nothing here. (``_trial``: warmup's run of one program, without the pre-run hooks.)
         """
         if warmup:  # Triton's kernel.run(..., warmup=True): what it compiles, not launched
             return self.warmup(*args, grid=grid, **kwargs)
-        for hook in self.pre_run_hooks:
+        for hook in () if _trial else self.pre_run_hooks:
             hook(*args, **kwargs)
         try:  # a bad launch (or a float64 warning made an error): the traceback ends at the user's launch line
             num_warps = int(kwargs.get("num_warps", 4)) if self._options_free else 4
@@ -421,8 +423,24 @@ class JITFunction(KernelInterface):
         (see :class:`CompiledKernel`); the arguments are checked as a launch would check them."""
         launch = {k: v for k, v in kwargs.items() if k not in _LAUNCH_OPTIONS or k in self.signature.parameters}
         self._bind(args, launch, grid if grid is not None else (1,))
-        return CompiledKernel(self, num_warps=int(kwargs.get("num_warps", 4)),
-                              num_stages=int(kwargs.get("num_stages", 3)))
+        num_warps = int(kwargs.get("num_warps", 4))
+        return CompiledKernel(self, num_warps=num_warps, num_stages=int(kwargs.get("num_stages", 3)),
+                              n_regs=self._registers(args, kwargs, num_warps))
+
+    def _registers(self, args, kwargs, num_warps: int) -> int:
+        """The registers the residency charges one program of this launch: program (0, 0, 0) run on copies of
+        the arrays, reported to no recorder (:func:`kernellab.triton.runtime.tuning.registers`); 32 when an
+        argument is neither an array nor a number (it could write through), or the program cannot run alone."""
+        copies = [_copied(a) for a in args]
+        options = {k: _copied(v) for k, v in kwargs.items()}
+        if any(c is _COPY_REFUSED for c in (*copies, *options.values())):
+            return tuning.DEFAULT_REGS
+        try:
+            with launches.hidden(), record.hidden():
+                counts = self.run(*copies, grid=(1,), vectorize=False, _trial=True, **options)
+        except Exception:  # the program needs its grid (or raises): the residency's default, as for no values
+            return tuning.DEFAULT_REGS
+        return tuning.registers(counts, num_warps)
 
     def _arguments(self, args, kwargs) -> dict | None:
         """``name → value`` in parameter order, as ``signature.bind`` + ``apply_defaults`` give it, for a
@@ -526,11 +544,13 @@ class JITFunction(KernelInterface):
 class CompiledKernel:
     """What ``kernel.warmup(...)`` returns: launch it with ``compiled[grid](*every argument)``.
 
-    kernellab compiles nothing and models no register allocation or shared-memory layout, so the
-    resources it reports are the modelled GPU's whole budgets for one program of ``num_warps`` warps:
-    ``n_regs`` = min(255, registers per SM ÷ (32 · num_warps)) and ``metadata.shared`` = the shared
-    memory one block may use. A tutorial's occupancy calculation from them gives one program per SM,
-    the conservative case, and never divides by zero. ``n_spills`` is 0.
+    kernellab compiles nothing. ``n_regs`` is what the performance model's residency charges a program of
+    the launch (:func:`kernellab.model.persm.triton_resources`): ``warmup`` runs program (0, 0, 0) on copies
+    of the arrays, reported to no recorder, and reads the registers its values held
+    (:mod:`kernellab.triton.executor.liveness`) or its dots need; 32 when it recorded neither, or could not
+    run alone. ``metadata.shared`` is the shared memory one block may use, the modelled GPU's whole budget:
+    a tutorial's occupancy calculation from it gives one program per SM, the conservative case, and never
+    divides by zero. ``n_spills`` is 0.
 
     Examples
     --------
@@ -540,16 +560,23 @@ class CompiledKernel:
     ... def one(out_ptr, B: tl.constexpr):
     ...     tl.store(out_ptr + tl.arange(0, B), 1)
     >>> k = one.warmup(np.zeros(8, np.int32), B=8, num_warps=8, grid=(1,))
-    >>> k._init_handles(); k.n_regs, k.metadata.shared, 65536 // (k.n_regs * 32 * 8)   # 65536 // 256, capped
-    (255, 232448, 1)
+    >>> k._init_handles(); k.n_regs, k.metadata.shared     # no floating-point value: the default 32
+    (32, 232448)
     >>> out = np.zeros(8, np.int32); _ = k[(1, 1, 1)](out, 8); out.tolist()
     [1, 1, 1, 1, 1, 1, 1, 1]
+    >>> @triton.jit
+    ... def twice(x_ptr, B: tl.constexpr):
+    ...     offs = tl.arange(0, B)
+    ...     tl.store(x_ptr + offs, 2 * tl.load(x_ptr + offs))
+    >>> x = np.ones(4096, np.float32); k2 = twice.warmup(x, B=4096, num_warps=4, grid=(1,))
+    >>> k2.n_regs, float(x[0])   # 10 + 4096 ÷ 128 = 32 words a thread (the load, then 2 × it); x untouched
+    (42, 1.0)
     """
 
-    def __init__(self, fn: JITFunction, num_warps: int = 4, num_stages: int = 3):
+    def __init__(self, fn: JITFunction, num_warps: int = 4, num_stages: int = 3, n_regs: int = tuning.DEFAULT_REGS):
         g = modelled_gpu()
         self.fn, self.name = fn, fn.__name__
-        self.n_regs = min(g.max_regs_per_thread, g.regs_per_sm // (g.warp_size * max(num_warps, 1)))
+        self.n_regs = int(n_regs)
         self.n_spills = 0
         self.metadata = types.SimpleNamespace(shared=g.max_smem_per_block, num_warps=num_warps,
                                               num_stages=num_stages, name=fn.__name__)
@@ -565,6 +592,21 @@ class CompiledKernel:
             return self.fn.run(*args, grid=grid, **{**options, **kwargs})
 
         return launch
+
+
+_COPY_REFUSED = object()
+
+
+def _copied(value):
+    """A copy of an array argument (numpy, or anything with torch's ``clone``); a number, string, bool, None or
+    dtype as it is; :data:`_COPY_REFUSED` for anything else (a descriptor, an object holding arrays)."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if value is None or isinstance(value, (bool, int, float, str, np.generic, T.dtype, constexpr)):
+        return value
+    if callable(getattr(value, "clone", None)) and hasattr(value, "data_ptr"):
+        return value.clone()
+    return _COPY_REFUSED
 
 
 def _prints(fn, seen: set) -> bool:

@@ -10,6 +10,7 @@ from kernellab.i18n import _
 
 from ...errors import ModelWarning
 from ...model.bounds import estimate_label, launch_seconds, predict
+from ...model.persm import DEFAULT_REGS, triton_resources
 from ...tables import Table
 from .driver import gpu as modelled_gpu
 
@@ -63,6 +64,14 @@ def prediction(cnt) -> dict:
         except ValueError:  # counts that charge nothing: the launch alone
             return {"term": "-", "sms_used": 0}
     return {"term": estimate_label(p["estimate_bound"]), "sms_used": p["sms_used"]}
+
+
+def registers(counts, num_warps: int) -> int:
+    """Registers per thread the residency charges a program of the launch ``counts`` on the modelled GPU
+    (:func:`kernellab.model.persm.triton_resources`; :data:`~kernellab.model.persm.DEFAULT_REGS` when the launch
+    recorded neither a dot nor a floating-point value): what a compiled kernel's ``n_regs`` reports."""
+    regs = triton_resources(getattr(counts, "launch", None) or {}, num_warps, modelled_gpu())[1]
+    return DEFAULT_REGS if regs is None else regs
 
 
 def predicted_ms(made) -> float:
