@@ -59,7 +59,7 @@ class Live:
         key = (shape, bits)
         words = self._sizes.get(key)
         if words is None:
-            words = self._sizes[key] = max(1, -(-math.prod(shape) // self.threads)) * bits / 32
+            words = self._sizes[key] = -(-math.prod(shape) // self.threads) * bits / 32  # ⌈n ÷ threads⌉ ≥ 1
         tick = self.clock
         self.clock = tick + 1
         self.births.append(tick)
