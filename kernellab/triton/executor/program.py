@@ -82,12 +82,12 @@ class Program:
         :meth:`~kernellab.triton.executor.counts.Tally.planned`), shared by its steps.
     policy : kernellab.triton.executor.policy.Policy
         the shortcuts the launch may take.
+    live : kernellab.triton.executor.liveness.Live
+        the step's floating-point values and their last uses: the registers they hold.
     hook : object or None
         what watches the launch (a replay recorder, :class:`kernellab.triton.replay.trace.Recorder`): told
         ``hook.step(prog)`` when a step starts, ``hook.memory(prog, "load" or "store")`` when it touches
         memory, ``hook.undone(prog)`` when it is undone. The executor knows nothing else of it.
-    live : kernellab.triton.executor.liveness.Live
-        the step's floating-point values and their last uses: the registers they hold.
     """
 
     __slots__ = ("kernel", "grid", "pids", "P", "tally", "names", "journal", "_pid_cols", "failed_cas", "touched",
