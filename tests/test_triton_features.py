@@ -128,3 +128,29 @@ def test_an_array_with_permuted_axes_is_read_through_its_strides():
     np.testing.assert_array_equal(out, v)
     with pytest.raises(kernellab_LaunchError, match="not contiguous"):
         read_strided[(1,)](base[:, ::2], out, 1, 1, 1, A=2, B=2, C=2)
+
+
+@triton.jit
+def count_rows(out_ptr, n_rows, BLOCK: tl.constexpr):
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for _ in range(tl.program_id(0), n_rows, tl.num_programs(0)):
+        acc += 1.0
+    tl.store(out_ptr + tl.arange(0, BLOCK), acc)
+
+
+def test_warmup_s_trial_stops_loops_after_two_iterations_and_is_kept_per_signature():
+    from kernellab.triton.executor import loops
+
+    out = np.zeros(64, np.float32)
+    with loops.capped(2):
+        count_rows[(1,)](out, 1000, BLOCK=64)
+    assert (out == 2.0).all()  # 2 of the 1000 iterations
+    count_rows[(1,)](out, 1000, BLOCK=64)
+    assert (out == 1000.0).all()  # outside the block, every iteration
+    # tutorial 02 warms up at every call: the trial runs once per signature (constexprs, options, dtypes)
+    k = count_rows.warmup(out, 1000, BLOCK=64, grid=(1,))
+    again = count_rows.warmup(np.ones(64, np.float32), 7, BLOCK=64, grid=(1,))
+    # acc: 64 elements on 128 threads, one word a thread; acc + 1.0 takes its registers (its last use): 10 + 1
+    assert k.n_regs == again.n_regs == 11 and len(count_rows._trial_regs) == 1
+    count_rows.warmup(out, 1000, BLOCK=4096, grid=(1,))
+    assert len(count_rows._trial_regs) == 2

@@ -58,6 +58,22 @@ def stages(n: int | None):
         _STAGES.reset(token)
 
 
+_CAP: ContextVar[int | None] = ContextVar("kernellab_triton_loop_cap", default=None)
+
+
+@contextmanager
+def capped(iterations: int):
+    """Kernel loops (``range``, ``tl.range``) started inside the block stop after ``iterations`` iterations: a
+    compiled kernel's trial of one program (its registers, :mod:`kernellab.triton.executor.liveness`), whose
+    results are thrown away, needs a loop's carried values and one iteration's, not every row of a persistent
+    program."""
+    token = _CAP.set(int(iterations))
+    try:
+        yield
+    finally:
+        _CAP.reset(token)
+
+
 class Frame:
     """One running loop of a program: its stages, its iterations so far, whether a loop ran inside it
     (then it is not pipelined), and the loads and dots of its body (the last iteration's: every
@@ -146,6 +162,9 @@ class Loop:
                 prog.loops[-1].inner = True
             prog.loops.append(frame)
         try:
+            cap = _CAP.get()
+            if cap is not None and frame.iterations >= cap:
+                raise StopIteration
             v = next(self._it)
         except StopIteration:
             prog = self._prog

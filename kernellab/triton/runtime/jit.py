@@ -272,6 +272,7 @@ class JITFunction(KernelInterface):
         self._options_free = "num_warps" not in self.signature.parameters
         self._plain_kwargs = frozenset(self.signature.parameters)
         self._hints: dict = {}  # what launches learnt about running it vectorised (see engine.run)
+        self._trial_regs: dict = {}  # a warmup's registers per signature (see _registers)
         self.replay = False  # whether its launches may replay (``@triton.jit(replay=True)``)
 
     def __repr__(self) -> str:
@@ -429,14 +430,25 @@ class JITFunction(KernelInterface):
 
     def _registers(self, args, kwargs, num_warps: int) -> int:
         """The registers the residency charges one program of this launch: program (0, 0, 0) run on copies of
-        the arrays, reported to no recorder (:func:`kernellab.triton.runtime.tuning.registers`); 32 when an
-        argument is neither an array nor a number (it could write through), or the program cannot run alone."""
+        the arrays, its loops stopped after 2 iterations, reported to no recorder
+        (:func:`kernellab.triton.runtime.tuning.registers`); 32 when an argument is neither an array nor a
+        number (it could write through), or the program cannot run alone. Kept per signature (the constexprs,
+        the options, the arrays' dtypes and ranks, the other arguments' types): tutorial 02 warms its kernel
+        up at every call."""
+        key = (tuple(_signature_of(a, i in self.constexprs) for i, a in enumerate(args)),
+               tuple(sorted((k, repr(v)) for k, v in kwargs.items())))
+        known = self._trial_regs.get(key)
+        if known is None:
+            known = self._trial_regs[key] = self._trial(args, kwargs, num_warps)
+        return known
+
+    def _trial(self, args, kwargs, num_warps: int) -> int:
         copies = [_copied(a) for a in args]
         options = {k: _copied(v) for k, v in kwargs.items()}
         if any(c is _COPY_REFUSED for c in (*copies, *options.values())):
             return tuning.DEFAULT_REGS
         try:
-            with launches.hidden(), record.hidden():
+            with launches.hidden(), record.hidden(), loops.capped(2):
                 counts = self.run(*copies, grid=(1,), vectorize=False, _trial=True, **options)
         except Exception:  # the program needs its grid (or raises): the residency's default, as for no values
             return tuning.DEFAULT_REGS
@@ -546,7 +558,7 @@ class CompiledKernel:
 
     kernellab compiles nothing. ``n_regs`` is what the performance model's residency charges a program of
     the launch (:func:`kernellab.model.persm.triton_resources`): ``warmup`` runs program (0, 0, 0) on copies
-    of the arrays, reported to no recorder, and reads the registers its values held
+    of the arrays, its loops stopped after two iterations, reported to no recorder, and reads the registers its values held
     (:mod:`kernellab.triton.executor.liveness`) or its dots need; 32 when it recorded neither, or could not
     run alone. ``metadata.shared`` is the shared memory one block may use, the modelled GPU's whole budget:
     a tutorial's occupancy calculation from it gives one program per SM, the conservative case, and never
@@ -595,6 +607,15 @@ class CompiledKernel:
 
 
 _COPY_REFUSED = object()
+
+
+def _signature_of(value, constexpr: bool):
+    """What a warmup's registers may depend on of one positional argument: an array's dtype and rank, a
+    constexpr's value, another argument's type."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None and hasattr(value, "shape"):
+        return str(dtype), len(value.shape)
+    return repr(value) if constexpr else type(value).__name__
 
 
 def _copied(value):
