@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 
+_INT64_MIN = np.iinfo(np.int64).min  # a normal-range tie's bits below the type's last, at the word's top
+
 #: For each target type: bits of a float64 fraction below the type's last bit, the unsigned integer of the
 #: type's bits, the magnitude bits of its lowest normal binade's end (exponent field 1, fraction all ones),
 #: and the first power of two past its largest finite value (where a tie between the largest value and
@@ -63,25 +65,27 @@ def round_once(s: np.ndarray, dtype, a, b, c) -> np.ndarray:
         s = np.array(s, np.float64)
     below, uint, lowest_binade, top = layout
     flat_r = r.reshape(-1)
-    with np.errstate(all="ignore"):
-        # a tie of dtype's normal range: the bits below dtype's last are 1 and zeros, so that shifted to the top
-        # of the word they leave its sign bit alone, the smallest int64 (the smallest word says whether any does)
-        bits = s.reshape(-1).view(np.uint64)
-        np.left_shift(bits, np.uint64(64 - below), out=bits)  # unsigned: no bit is lost to a sign
-        word = bits.view(np.int64)
-        least = np.iinfo(np.int64).min
-        tie = word == least if word.min() == least else None
-        # or |r| among the subnormals or in the lowest normal binade, not zero: its bits without the sign, minus
-        # one (zero wraps round), below the end of that binade (in s's memory, no longer needed)
-        mag = word.view(uint)[: flat_r.size]
-        np.left_shift(flat_r.view(uint), uint(1), out=mag)
+    # a tie of dtype's normal range: the bits below dtype's last are 1 and zeros, so that shifted to the top of
+    # the word they leave its sign bit alone, the smallest int64 (the smallest word says whether any does)
+    bits = s.reshape(-1).view(np.uint64)
+    np.left_shift(bits, np.uint64(64 - below), out=bits)  # unsigned: no bit is lost to a sign
+    word = bits.view(np.int64)
+    tie = word == _INT64_MIN if word.min() == _INT64_MIN else None
+    # or |r| among the subnormals or in the lowest normal binade, not zero: twice its bits without the sign (in
+    # s's memory, no longer needed) at most twice that binade's end; their minimum above it (no such |r| and no
+    # zero, the common case) rules them all out in one pass, otherwise zero is told apart by subtracting 2
+    # (zero wraps round)
+    mag = word.view(uint)[: flat_r.size]
+    np.left_shift(flat_r.view(uint), uint(1), out=mag)
+    if mag.min() <= uint(2 * lowest_binade):
         np.subtract(mag, uint(2), out=mag)
-        if mag.min() < uint(2 * lowest_binade):
-            tiny = mag < uint(2 * lowest_binade)
+        tiny = mag < uint(2 * lowest_binade)
+        if tiny.any():
             tie = tiny if tie is None else tie | tiny
-        if tie is None:
-            return r
-        i = np.flatnonzero(tie)
+    if tie is None:
+        return r
+    i = np.flatnonzero(tie)
+    with np.errstate(all="ignore"):  # infinities and NaNs in the sums looked at again
         at = np.unravel_index(i, r.shape)
         shape = r.shape
         pf = np.multiply(np.broadcast_to(a, shape)[at], np.broadcast_to(b, shape)[at], dtype=np.float64)
