@@ -213,6 +213,26 @@ def test_fma_rounds_once_where_float64_lands_on_a_tie():
     assert out[:3].tolist() == [2**30 + 128, 2**30 + 384, 65]
 
 
+def test_fma_converts_python_numbers_to_float32_first():
+    # fmaf(x, 0.1, y) in C takes (float)0.1 = 13421773·2^-27 (0.1·2^27 = 13421772.8), not the double 0.1.
+    # fma(9, 0.1, 0): 9·13421773 = 120795957 (·2^-27), exact; float32's spacing in [0.5, 1) is 2^-24 = 8·2^-27 and
+    #   120795957 / 8 = 15099494.625 → 15099495·2^-24; the double 0.1 gives 9·0.1·2^24 = 15099494.4 → 15099494·2^-24.
+    # fma(3, 1 + 2^-24 + 2^-50, 0): (float)b = 1 + 2^-23 (b lies above the tie 1 + 2^-24); 3·(1 + 2^-23) = 3 + 1.5·2^-22,
+    #   the tie of 3 + 2^-22 (odd) and 3 + 2^-21 (even) → 3 + 2^-21; the double b: 3 + 0.75·2^-22 + 3·2^-50 → 3 + 2^-22.
+    # fma(1, 1, 2^-24 + 2^-50): (float)c = 2^-24 (2^-50 is under half of float32's spacing 2^-47 there); 1 + 2^-24 is
+    #   the tie of 1 and 1 + 2^-23 → even, 1; the double c lies above the tie → 1 + 2^-23.
+    def k(blk, out):
+        blk.store(out, blk.tx, blk.fma(np.float32(9), 0.1, 0.0))
+        blk.store(out, blk.tx + 32, blk.fma(np.float32(3), 1 + 2**-24 + 2**-50, 0))
+        blk.store(out, blk.tx + 64, blk.fma(1, 1, 2**-24 + 2**-50))
+
+    out = np.zeros(96, np.float32)
+    launch(k, 1, 32, args=(out,))
+    assert out[0] == 15099495 * 2.0**-24 and (out[:32] == out[0]).all()
+    assert out[32] == 3 + 2.0**-21 and (out[32:64] == out[32]).all()
+    assert out[64] == 1 and (out[64:] == 1).all()
+
+
 def test_inactive_lanes_keep_fma_accumulator():
     def k(blk, out):
         acc = np.full(blk.n_threads, 5, np.float32)

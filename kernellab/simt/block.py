@@ -51,6 +51,10 @@ _PACKAGE = str(Path(__file__).resolve().parents[1])  # kernellab's own frames ar
 _LANE_TYPES = frozenset({np.ndarray, Lanes})  # lane values whose astype and in-place ufuncs are numpy's own
 
 
+#: The Python numbers :meth:`Block.fma` converts to float32 first, as C converts ``fmaf``'s arguments.
+_PY_NUMBERS = (float, int)
+
+
 def _product64(a, b) -> np.ndarray:
     """``a × b`` in float64, a new plain array: the product :meth:`Block.fma` adds ``c`` to (optimisation; the
     reference is ``np.multiply(a, b, dtype=np.float64)``, tests/test_fastpath_simt.py).
@@ -738,10 +742,17 @@ class Block:
         """``a × b + c`` rounded once to float32 (CUDA's ``fmaf``), counted per active lane and element.
 
         The product is exact in float64 for float32 operands; the sum is rounded once, ties corrected as
-        ``kernellab.fused`` explains (a float64 operand, such as a Python float that float32 does not
-        hold, is multiplied as it is). Operands broadcast; a result of shape (lanes, …) counts one FMA per element per active lane,
+        ``kernellab.fused`` explains. A Python number (``blk.fma(x, 0.1, y)``) is converted to float32 first,
+        as C converts ``fmaf``'s arguments (``0.1`` becomes ``13421773·2⁻²⁷``); a float64 array is multiplied
+        as it is. Operands broadcast; a result of shape (lanes, …) counts one FMA per element per active lane,
         and one warp instruction per element per active warp. Inactive lanes keep ``c``.
         """
+        if type(a) in _PY_NUMBERS:
+            a = np.float32(a)
+        if type(b) in _PY_NUMBERS:
+            b = np.float32(b)
+        if type(c) in _PY_NUMBERS:
+            c = np.float32(c)
         self._position()
         act, lanes, warps, all_active = self._masks[-1]
         r = _product64(a, b)  # exact for float32 (and float16) operands: 24 + 24 bits
