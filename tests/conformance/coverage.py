@@ -83,6 +83,8 @@ CHECKS = [
      "Shape element 0 must have type `constexpr[int]`, got `constexpr[<class 'triton.language.core.tensor'>]"),
     ("`tl.static_range`'s bounds: compile-time ints", "AssertionError",
      "int32[] used as tl.static_range start value is not a constexpr"),
+    ("a `range` or `tl.range` loop's start, end and step: integer scalars", "TypeError",
+     "For loop bounds and step must all be ints, are (int32, fp32, int32)"),
     ("`tl.static_assert`'s condition: known at compile time", "NotImplementedError",
      "Assertion condition could not be determined at compile-time. Make sure that it depends only on `constexpr` "
      "values"),
@@ -111,6 +113,7 @@ ZH_CHECKS = [
     "`tl.arange`：终点大于起点",
     "`zeros`、`full`、`reshape`、`view`、`broadcast_to` 的形状：编译期整数",
     "`tl.static_range` 的端点：编译期整数",
+    "`range` 或 `tl.range` 循环的起点、终点和步长：整数标量",
     "`tl.static_assert` 的条件：编译期可知",
     "`tl.static_assert`：条件成立（`CompileTimeAssertionFailure`）",
     "`tl.dot`：两个操作数的维数相等且至少为 2",

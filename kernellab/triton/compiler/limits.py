@@ -18,6 +18,8 @@ with the exception Triton's own code raises there, of the same type and with the
 - **``tl.dot``** (:func:`dot`): equal ranks of 2 (or 3), equal reduction dimensions, operands of one dtype
   among int8, fp16, bf16, fp32, fp64 (any two fp8 types), K at least 16 (32 for 8-bit, 8 for fp32, 4 for
   fp64), no bf16 ``out_dtype``, an accumulator of the result's shape and of ``out_dtype``;
+- **loop bounds** (:func:`loop_bounds`): a ``range``/``tl.range`` loop's start, end and step are integer
+  scalars (a float bound is Triton's ``TypeError``, not a truncated Python ``int()``);
 - **names Triton 3.9 lacks** (:func:`missing_name`): ``tl.math.tanh`` and the other libdevice functions
   ``tl.math`` no longer holds since Triton 3.0 (use ``tl.extra.libdevice``).
 
@@ -222,6 +224,18 @@ def static_range(*bounds) -> None:
                                         "constexpr"), as_repr=True)
 
 
+def loop_bounds(types: list, shapes: list) -> None:
+    """A ``for`` loop's start, end and step (``range``, ``tl.range``; ``types`` as ``to_tensor`` types them,
+    ``shapes`` their block shapes): integers, and scalars (Triton's ``visit_For``, which words these errors
+    outside a builtin). Checked everywhere: a loop over floats is no loop Python's ``range`` runs either."""
+    if not all(t.is_int() for t in types):
+        raise refuse(TypeError("For loop bounds and step must all be ints, are ({}, {}, {})".format(
+            *(t.name for t in types))), as_repr=True)
+    for what, shape, t in zip(("lower bound", "upper bound", "step"), shapes, types):
+        if shape:
+            raise refuse(TypeError(f"For {what} must be a scalar, got <{list(shape)}, {t.name}>"), as_repr=True)
+
+
 def static_assert(cond, msg: str = "") -> None:
     """``tl.static_assert``: its condition must be known at compile time, and hold."""
     if _is_block(cond):
@@ -305,4 +319,4 @@ def block_pointer(function: str) -> None:
 
 
 __all__ = ["active", "arange", "internal_shapes", "block_pointer", "block_shape", "dot", "enforced", "missing_name", "refuse", "shape",
-           "static_assert", "static_range"]
+           "loop_bounds", "static_assert", "static_range"]

@@ -23,11 +23,21 @@ passes its ``num_stages``; each tells the running program when a loop starts, it
 program's innermost loop notes its loads and dots (:class:`Frame`). When a loop ends, :func:`finish`
 records its pipelined loads in the tally, counted once the layouts are known.
 
+The loop's variable is what Triton 3.9's code generator (``visit_For``) makes it: a scalar ``tl.tensor`` (so
+``i.to(tl.int64)``, ``i * stride`` wrapping in 32 bits, ``i == 0`` as a block) of the type the bounds promote
+to (:func:`induction`: int32 for Python ints that fit, int64 when a bound is), with what Triton's axis
+analysis knows of an induction variable (``visitForOpInductionVar``: divisible by the gcd of the start's
+and the step's divisibility, nothing more). Outside a running program (a loop at the prompt) it is Python's
+int; ``tl.static_range`` (unrolled, a constexpr) stays Python's int everywhere.
+
 Examples
 --------
 >>> f = Frame(3, explicit=False); f.iterations = 4
 >>> f.stages, f.iterations + f.stages - 1      # 4 iterations, 3 stages: each pipelined load runs 6 times
 (3, 6)
+>>> dt, info, negative = induction(0, 2**32, 64)     # 2^32 fits neither int32 nor uint32: an int64 loop
+>>> dt, info.divisibility, negative                  # gcd(divisibility of 0, of 64) = 64
+(triton.language.int64, (64,), False)
 """
 
 from __future__ import annotations
@@ -36,8 +46,13 @@ import builtins
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from ..compiler import layout
+import numpy as np
+
+from ..compiler import axis as A
+from ..compiler import layout, limits
+from . import dtypes as T
 from .program import _CURRENT
+from .tensor import facts, tensor
 
 DEFAULT_STAGES = 3  # Triton 3.9's num_stages for CUDA targets when the launch names none
 _STAGES: ContextVar[int] = ContextVar("kernellab_triton_num_stages", default=DEFAULT_STAGES)
@@ -137,15 +152,17 @@ def _unwrap(tag):
 
 class Loop:
     """A kernel loop's iterator: a range that tells the running program when it starts, iterates and
-    ends (:class:`Frame`)."""
+    ends (:class:`Frame`). ``variable``: the loop variable's ``(dtype, axis facts)`` (:func:`induction`), its
+    values then scalar blocks inside a running program; None: Python's ints."""
 
-    __slots__ = ("_it", "_stages", "_frame", "_prog")
+    __slots__ = ("_it", "_stages", "_frame", "_prog", "_var")
 
-    def __init__(self, r: builtins.range, stages: int | None):
+    def __init__(self, r: builtins.range, stages: int | None, variable: tuple | None = None):
         self._it = iter(r)
         self._stages = stages
         self._frame = None
         self._prog = None
+        self._var = variable
 
     def __iter__(self):
         return self
@@ -174,12 +191,55 @@ class Loop:
             self._prog = None
             raise
         frame.iterate()
-        return v
+        var = self._var
+        if var is None:
+            return v
+        iv = tensor(np.array([v], var[0].np), var[0], ())
+        iv._ax = var[1]
+        if self._prog.hook is not None:
+            self._prog.hook.made(self._prog, iv)
+        return iv
 
 
 def kernel_range(*args) -> Loop:
-    """``range`` inside a ``@triton.jit`` kernel: the same values, its loop known to the program."""
-    return Loop(builtins.range(*(_index(a) for a in args)), None)
+    """``range`` inside a ``@triton.jit`` kernel: the same values, its loop known to the program, its
+    variable a scalar block (:func:`induction`)."""
+    return loop(args, None)
+
+
+def loop(bounds: tuple, stages: int | None) -> Loop:
+    """The :class:`Loop` of ``range(*bounds)`` (``tl.range``'s, with ``stages``)."""
+    variable = induction(*bounds)
+    return Loop(builtins.range(*(_index(a) for a in bounds)), stages, variable[:2])
+
+
+def induction(*bounds) -> tuple:
+    """``(dtype, facts, negative)`` of the variable of a loop over ``range(*bounds)``, as Triton 3.9's
+    ``visit_For`` makes it: each bound typed as ``to_tensor`` types it (a Python int: int32 when it fits, else
+    uint32, int64, uint64; a block: its own type), the three promoted (``integer_promote_impl``); a constant
+    negative step is made positive with the bounds swapped, the variable then ``start − iv + end``.
+    The facts are ``visitForOpInductionVar``'s (divisible by gcd(start's, step's divisibility)), carried
+    through that subtraction and addition when the step is negative. Bounds that are not integers or not
+    scalars are refused with Triton's ``TypeError`` (:func:`kernellab.triton.compiler.limits.loop_bounds`)."""
+    start, end, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+    step = getattr(step, "value", step)
+    negative = step.__class__ is not tensor and step < 0
+    if negative:
+        start, end, step = end, start, -step
+    types = [_type(b) for b in (start, end, step)]
+    limits.loop_bounds(types, [getattr(b, "_shape", ()) for b in (start, end, step)])
+    dt = T._integer_promote(T._integer_promote(types[0], types[1]), types[2])
+    info = A.AxisInfo((1,), (A.gcd(facts(start).divisibility[0], facts(step).divisibility[0]),), (1,))
+    if negative:  # end − iv + start, with Triton's start and end (swapped)
+        info = A.add(A.add(facts(end), info, (), sub=True), facts(start), ())
+    return dt, info, negative
+
+
+def _type(bound) -> T.dtype:
+    """The type ``to_tensor`` gives a loop bound."""
+    if isinstance(bound, tensor):
+        return bound.dtype
+    return T.of_python(getattr(bound, "value", bound))
 
 
 def _index(a) -> int:

@@ -87,7 +87,9 @@ class Program:
     hook : object or None
         what watches the launch (a replay recorder, :class:`kernellab.triton.replay.trace.Recorder`): told
         ``hook.step(prog)`` when a step starts, ``hook.memory(prog, "load" or "store")`` when it touches
-        memory, ``hook.undone(prog)`` when it is undone. The executor knows nothing else of it.
+        memory, ``hook.undone(prog)`` when it is undone, ``hook.made(prog, x)`` when the executor makes a
+        block of the launch's signature outside the language's calls (a loop's variable). The executor
+        knows nothing else of it.
     """
 
     __slots__ = ("kernel", "grid", "pids", "P", "tally", "names", "journal", "_pid_cols", "failed_cas", "touched",

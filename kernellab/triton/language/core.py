@@ -22,7 +22,7 @@ from ..compiler.mma import DotChain, dot_plan
 from ..compiler.mma import kind as mma_kind
 from ..executor import dtypes as T
 from ..executor import kinds, memory, numerics, sampling
-from ..executor.loops import Loop
+from ..executor.loops import loop
 from ..executor.program import _CURRENT, current
 from ..executor.rounds import accumulated, dependent, loaded, note_dot, note_loop, waited
 from ..executor.tensor import (
@@ -219,7 +219,8 @@ def static_assert(cond, msg="", _semantic=None):
 @kinds.pure
 def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, warp_specialize=False,
           disallow_acc_multi_buffer=False, flatten=False, **kwargs):
-    """``tl.range``: the loop's values, as Python's range. ``num_stages`` pipelines it as Triton's
+    """``tl.range``: the loop's values, as Python's range, each a scalar block of the bounds' type as Triton
+    makes the variable (:func:`kernellab.triton.executor.loops.induction`). ``num_stages`` pipelines it as Triton's
     compiler does (every load, when the loop has no ``tl.dot``; :mod:`kernellab.triton.executor.loops`),
     which changes the instructions counted, not the bytes moved; the other arguments
     (``loop_unroll_factor``, ``warp_specialize``, ``flatten``, ``disallow_acc_multi_buffer``) change
@@ -230,7 +231,7 @@ def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, 
     note_loop(num_stages, warp_specialize)
     args = (arg1,) if arg2 is None else (arg1, arg2) if step is None else (arg1, arg2, step)
     stages = None if num_stages is None else int(getattr(num_stages, "value", num_stages))
-    return Loop(builtins.range(*(int(a) for a in args)), stages)
+    return loop(args, stages)
 
 
 @kinds.pure

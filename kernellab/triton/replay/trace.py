@@ -200,6 +200,11 @@ class Recorder:
         """The step is undone, to be rerun (the engine's hook)."""
         self.refuse("a step was undone")
 
+    def made(self, prog, x):
+        """The executor made ``x`` from the launch's signature (a loop's variable, from bounds a recorded launch
+        reads with ``int()``, refused on data): static (the engine's hook)."""
+        self.mark(x, STATIC)
+
     def tag(self, x) -> int:
         t = self.tags.get(id(x))
         if t is None or t[0]() is not x:  # (a block of this recording, not one made since at its address)
