@@ -280,3 +280,35 @@ def test_install_stands_in_wraps_the_rest_and_uninstall_puts_everything_back():
     assert vars(mod) == before  # synchronize back to torch's, every stand-in name it lacked gone again
     assert mod.synchronize() == "torch's" and not hasattr(mod, "Event")
     assert cuda._CLOCK == {} and isinstance(cuda.current_stream(), cuda.Stream)
+
+
+def test_cuda_graph_classes_stay_classes_that_refuse_to_be_made():
+    # transformers annotates `torch.cuda.CUDAGraph | None` in a class body, at import: a function there is a
+    # TypeError (unsupported operand type(s) for |), which stopped unsloth's import under the runner
+    for name in ("CUDAGraph", "graph"):
+        cls = cuda.STAND_INS[name]
+        assert isinstance(cls, type) and (cls | None).__args__ == (cls, type(None)) and not isinstance(object(), cls)
+        with pytest.raises(cuda.NotStoodIn, match=rf"^torch.cuda.{name}: kernellab's runner does not stand in"):
+            cls()
+    assert not isinstance(cuda.STAND_INS["make_graphed_callables"], type)
+
+
+def test_the_raw_stream_is_the_one_queues_and_only_device_zero_has_one():
+    # unsloth reads torch._C._cuda_getCurrentRawStream(i) for each device at import: device 0's handle is 0
+    assert cuda._cuda_getCurrentRawStream() == cuda._cuda_getCurrentRawStream(0) == cuda.current_stream().cuda_stream == 0
+    with pytest.raises(ValueError, match=r"torch._C._cuda_getCurrentRawStream: kernellab models one GPU, device 0; "
+                                         r"device 1 does not exist"):
+        cuda._cuda_getCurrentRawStream(1)
+
+
+def test_install_gives_torch_C_the_raw_stream_and_uninstall_takes_it_back():
+    torch, mod = _a_cuda_module()
+    torch._C = types.ModuleType("torch._C")
+    torch._C._cuda_getDeviceCount = len  # something torch._C has, left alone
+    before = dict(vars(torch._C))
+    undo = cuda.install(torch)
+    try:
+        assert torch._C._cuda_getCurrentRawStream(0) == 0 and torch._C._cuda_getDeviceCount is len
+    finally:
+        cuda.uninstall(undo)
+    assert vars(torch._C) == before

@@ -183,3 +183,36 @@ def test_torch_s_probes_come_back_after_the_runner():
         assert probes.has_triton_package() is False and probes.has_triton() is False
     assert probes.has_triton_package is before
 
+
+
+def test_a_slice_and_an_expanded_tensor_are_passed_as_a_gpu_passes_them(on):
+    # A GPU launch passes a tensor's data pointer and the kernel walks the strides it is given: mamba_ssm passes
+    # dA_cumsum[:, :, :, -1] and xy[:, :d], unsloth the expanded gradient of a sum (stride 0). kernellab refused
+    # each as "not contiguous in memory".
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def scale_rows(x_ptr, s_ptr, out_ptr, stride_x, stride_s, N: tl.constexpr):
+        row = tl.program_id(0)
+        cols = tl.arange(0, N)
+        tl.store(out_ptr + row * N + cols, tl.load(x_ptr + row * stride_x + cols) * tl.load(s_ptr + row * stride_s))
+
+    @triton.jit
+    def write_column(c_ptr, stride_c):
+        row = tl.program_id(0)
+        tl.store(c_ptr + row * stride_c, row + 100.0)
+
+    base = torch.arange(24, dtype=torch.float32, device="cuda").reshape(3, 8)
+    x = base[:, 2:6]  # 4 columns of rows 8 apart, from element 2: x[r, c] = 8r + 2 + c
+    s = torch.tensor([2.0], device="cuda").expand(3)  # one number, stride 0
+    out = torch.zeros(3, 4, device="cuda")
+    scale_rows[(3,)](x, s, out, x.stride(0), s.stride(0), N=4)
+    assert out.tolist() == [[2 * (8 * r + 2 + c) for c in range(4)] for r in range(3)]
+    col = base[:, -1]  # the last column, stride 8: written through, the base sees it
+    write_column[(3,)](col, col.stride(0))
+    assert base[:, -1].tolist() == [100.0, 101.0, 102.0] and base[:, 0].tolist() == [0.0, 8.0, 16.0]
+    # bfloat16 (passed as its bits): an expanded bf16 number reads as itself
+    sb = torch.tensor([0.5], dtype=torch.bfloat16, device="cuda").expand(3)
+    scale_rows[(3,)](x, sb, out, x.stride(0), 0, N=4)
+    assert out.tolist() == [[0.5 * (8 * r + 2 + c) for c in range(4)] for r in range(3)]

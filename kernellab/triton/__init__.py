@@ -10,7 +10,7 @@ Laid out by layer, as Triton lays out its own: :mod:`.language` (the ``tl`` name
 """
 
 from ..grid import cdiv
-from . import language, profiler, runtime, testing, tools
+from . import knobs, language, profiler, runtime, testing, tools
 from .compiler.errors import CompilationError
 from .errors import TritonError
 from .executor.addresses import register_array
@@ -66,7 +66,7 @@ def next_power_of_2(n: int) -> int:
 
 __all__ = ["activate", "deactivate", "AsyncCompileMode", "CompilationError", "FutureKernel", "aggregate", "Config", "InterpreterError", "JITFunction", "KernelInterface", "MockTensor",
            "OutOfResources", "SeedLanguage", "TensorWrapper", "TritonCounts", "TritonError", "__version__", "autotune",
-           "cdiv", "compile", "constexpr_function", "heuristics", "jit", "language", "must_use_result",
+           "cdiv", "compile", "constexpr_function", "heuristics", "jit", "knobs", "language", "must_use_result",
            "next_power_of_2", "profiler", "register_array", "reinterpret", "replaying", "runtime", "set_allocator",
            "set_gpu", "testing", "tools",
            "triton_launch"]

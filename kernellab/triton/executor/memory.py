@@ -43,6 +43,15 @@ def flat_view(array: np.ndarray, what: str = "array") -> np.ndarray:
     if not isinstance(array, np.ndarray):
         raise LaunchError(_("{what} must be a numpy array, not {type}").format(what=what, type=type(array).__name__),
                           argument=what)
+    flat = _dense_flat(array)
+    if flat is not None:
+        return flat
+    raise LaunchError(_("{what} is not contiguous in memory: pass np.ascontiguousarray({what})").format(what=what),
+                      argument=what)
+
+
+def _dense_flat(array: np.ndarray):
+    """:func:`flat_view` of an array that is one dense block of memory, else None."""
     if array.flags.c_contiguous:
         return array.reshape(-1)
     if array.flags.f_contiguous:
@@ -52,8 +61,19 @@ def flat_view(array: np.ndarray, what: str = "array") -> np.ndarray:
         in_memory_order = array.transpose(np.argsort(array.strides, kind="stable")[::-1])
         if in_memory_order.flags.c_contiguous:
             return in_memory_order.reshape(-1)
-    raise LaunchError(_("{what} is not contiguous in memory: pass np.ascontiguousarray({what})").format(what=what),
-                      argument=what)
+    return None
+
+
+def dense(array: np.ndarray) -> bool:
+    """Whether ``array`` is one dense block of memory, in any order of its axes (:func:`flat_view` takes it).
+
+    Examples
+    --------
+    >>> a = np.arange(12.0).reshape(3, 4)
+    >>> dense(a), dense(a.T), dense(a[:, :2]), dense(np.broadcast_to(a[:1], (3, 4)))
+    (True, True, False, False)
+    """
+    return _dense_flat(array) is not None
 
 
 def address(array: np.ndarray) -> int:

@@ -7,13 +7,16 @@
 model charges (``triton.runtime.driver``). ``torch.cuda.device(...)``, ``set_device``,
 ``synchronize``, streams and ``torch.cuda.Event`` (with ``elapsed_time``) work: kernellab models one GPU,
 device 0, and launches that run one after another in the order they are made, so there is one stream
-and nothing to wait for. An event's ``elapsed_time`` is the predicted GPU time of the kernellab launches
+and nothing to wait for; ``torch._C._cuda_getCurrentRawStream(0)``, the raw handle libraries pass to their
+launchers, is that stream's, 0 (as ``Stream.cuda_stream``). An event's ``elapsed_time`` is the predicted GPU time of the kernellab launches
 made between its ``record()`` and the other's (:mod:`kernellab.triton.launches`), in milliseconds, as
 ``triton.testing.do_bench`` reports it.
 
 Every other function of ``torch.cuda`` still runs as torch wrote it (``manual_seed``, ``empty_cache``
 work on a CPU build); where it fails, it raises :class:`NotStoodIn` (a ``NotImplementedError``) that
-names the call, chained to torch's own error. CUDA graphs raise it at once.
+names the call, chained to torch's own error. CUDA graphs raise it at once: ``CUDAGraph`` and ``graph`` stay
+classes, as torch's are (a library's annotation ``torch.cuda.CUDAGraph | None`` or ``isinstance`` check
+works), and making one raises it.
 """
 
 from __future__ import annotations
@@ -236,6 +239,13 @@ ExternalStream = Stream
 _STREAMS = {"current": Stream()}
 
 
+def _cuda_getCurrentRawStream(device_index: int = DEVICE_INDEX) -> int:
+    """``torch._C._cuda_getCurrentRawStream``: the raw handle (``cudaStream_t``) of the current stream of
+    ``device_index``, the one queue's, 0 (:attr:`Stream.cuda_stream`)."""
+    _index(device_index, "torch._C._cuda_getCurrentRawStream")
+    return current_stream().cuda_stream
+
+
 def current_stream(device=None) -> Stream:
     """The stream launches go to (there is one)."""
     _index(device, "torch.cuda.current_stream")
@@ -334,11 +344,16 @@ class Event:
         raise _not_stood_in("torch.cuda.Event.ipc_handle", _("there is no other process's GPU to share with"))
 
 
-def _graphs(name: str):
+def _graphs(name: str, kind: str = "function"):
+    """A CUDA-graph name of ``torch.cuda`` that raises :class:`NotStoodIn` when called; ``kind`` ``"class"``: a class
+    (torch's ``CUDAGraph`` and ``graph`` are), for annotations and ``isinstance``, whose construction raises it."""
     def refuse(*args, **kwargs):
         raise _not_stood_in(f"torch.cuda.{name}", _("kernellab records no CUDA graph; "
                                                     "triton.testing.do_bench_cudagraph times the launches as do_bench"))
 
+    if kind == "class":
+        return type(name, (), {"__new__": lambda cls, *args, **kwargs: refuse(), "__module__": "torch.cuda",
+                               "__doc__": f"torch.cuda.{name}, not stood in for: making one raises NotStoodIn."})
     refuse.__name__ = name
     return refuse
 
@@ -352,7 +367,7 @@ STAND_INS = {
     "synchronize": synchronize, "device": device, "device_of": device_of, "Stream": Stream,
     "ExternalStream": ExternalStream, "current_stream": current_stream, "default_stream": default_stream,
     "set_stream": set_stream, "stream": stream, "StreamContext": StreamContext, "Event": Event,
-    "CUDAGraph": _graphs("CUDAGraph"), "graph": _graphs("graph"),
+    "CUDAGraph": _graphs("CUDAGraph", "class"), "graph": _graphs("graph", "class"),
     "make_graphed_callables": _graphs("make_graphed_callables"),
 }
 
@@ -374,10 +389,18 @@ def _named(name: str, original):
     return call
 
 
+#: Every name :func:`install` gives ``torch._C`` (a CPU build has none of them).
+C_STAND_INS = {"_cuda_getCurrentRawStream": _cuda_getCurrentRawStream}
+
+
 def install(torch_module) -> list:
-    """Give ``torch.cuda`` the stand-ins; returns what to put back (``(module, name, old value)``)."""
+    """Give ``torch.cuda`` and ``torch._C`` the stand-ins; returns what to put back (``(module, name, old value)``)."""
     cuda_module = torch_module.cuda
     undo = []
+    c_module = getattr(torch_module, "_C", None)
+    for name, value in C_STAND_INS.items() if c_module is not None else ():
+        undo.append((c_module, name, getattr(c_module, name, _MISSING)))
+        setattr(c_module, name, value)
     for name, value in STAND_INS.items():
         undo.append((cuda_module, name, cuda_module.__dict__.get(name, _MISSING)))
         setattr(cuda_module, name, value)
@@ -405,6 +428,6 @@ def uninstall(undo: list) -> None:
     _stop_clock()
 
 
-__all__ = ["DEVICE_INDEX", "DeviceProperties", "Event", "NotStoodIn", "STAND_INS", "Stream", "current_device",
+__all__ = ["C_STAND_INS", "DEVICE_INDEX", "DeviceProperties", "Event", "NotStoodIn", "STAND_INS", "Stream", "current_device",
            "device", "device_count", "get_device_capability", "get_device_name", "get_device_properties", "install",
            "is_available", "synchronize", "uninstall"]

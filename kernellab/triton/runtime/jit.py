@@ -71,7 +71,12 @@ def _special_dtype(dt: np.dtype):
 
 def _as_array(v, name: str = "array"):
     """``(array, element type or None)`` of an array argument: a numpy array, or a CPU torch tensor
-    (sharing its memory; bfloat16 and float8 tensors as their raw bits); ``(None, None)`` otherwise."""
+    (sharing its memory; bfloat16 and float8 tensors as their raw bits); ``(None, None)`` otherwise.
+
+    A torch tensor that is not one dense block (a slice ``x[:, :n]``, a column ``x[..., -1]``, an expanded
+    ``x.expand(n)``) is passed as a GPU launch passes it: a pointer to its first element, through which the
+    kernel reaches the tensor's storage from there on (:func:`_storage_from`) with the strides it is given.
+    A numpy array must be dense (:func:`kernellab.triton.executor.memory.flat_view` says how to make it so)."""
     if isinstance(v, np.ndarray):
         elem = _special_dtype(v.dtype)
         if elem is not None:  # an ml_dtypes array (bfloat16, float8_*): its bits
@@ -89,11 +94,24 @@ def _as_array(v, name: str = "array"):
         tname = str(v.dtype).removeprefix("torch.")
         if tname in _TORCH_BITS:
             bits, elem = _TORCH_BITS[tname]
-            return v.view(getattr(torch, bits)).numpy().view(elem.storage), elem
-        return v.numpy(), None
+            v = v.view(getattr(torch, bits))
+            arr = v.numpy()
+            return (arr if memory.dense(arr) else _storage_from(v).numpy()).view(elem.storage), elem
+        arr = v.numpy()
+        return (arr if memory.dense(arr) else _storage_from(v).numpy()), None
     if hasattr(v, "__array__") and hasattr(v, "shape") and hasattr(v, "dtype") and not np.isscalar(v):
         return np.asarray(v), None
     return None, None
+
+
+def _storage_from(v):
+    """The elements of torch tensor ``v``'s storage from ``v``'s first element to the storage's end, as one dense
+    1-D tensor sharing that memory: what a kernel given ``v``'s pointer may reach on a GPU (a slice's other
+    columns, the one element an expanded tensor repeats)."""
+    import torch  # importable: v is one of its tensors
+
+    n = v.untyped_storage().nbytes() // v.element_size() - v.storage_offset()
+    return torch.as_strided(v, (n,), (1,))
 
 
 def _dtype_error(name: str, dt: np.dtype) -> LaunchError:
