@@ -184,3 +184,23 @@ def test_predict_rejects_bad_calls():
     with pytest.raises(ValueError, match="tile"):
         LoopShape(threads=32, regs=None, smem=0, tile=(0, 32), k_step=1)
     assert math.isclose(predict(Counts(fma=128), 1, perf=PERF_A6000)["time"], 1 / (84 * 1.8e9))
+
+
+def test_a_non_square_tile_counts_its_blocks_along_m_and_n():
+    # k3's launch with a 64 × 32 tile: ⌈4096 ÷ 64⌉ × ⌈4096 ÷ 32⌉ = 64 × 128 = 8192 blocks, 1 an SM (as k3):
+    # ⌈8192 ÷ 84⌉ = 98 waves (84 × 97 = 8148), × 128 K steps = 12544 trips, each exposing L = 175 ns in full
+    # (no work to cover it, no DRAM share)
+    k = LoopShape(threads=1024, regs=36, smem=8192, tile=(64, 32), k_step=32)
+    assert exposed_latency(k, (N, N, N), PERF_A6000, t_sm=0.0, t_dram=0.0) == pytest.approx(12544 * 175e-9, rel=1e-12)
+
+
+def test_without_barriers_every_warp_waits_on_its_own():
+    # 256 threads, no register or shared-memory limit: 1536 threads an SM on the A6000 → 6 blocks. With barriers
+    # a block's warps wait as one: 6 waiters; without, each block's 256 ÷ 32 = 8 warps wait apart: 48
+    from dataclasses import replace
+
+    from kernellab.model import latency_units
+
+    free = LoopShape(threads=256, regs=None, smem=0, tile=(64, 64), k_step=8, barriers=False)
+    assert latency_units(free, A6000) == 6 * 8
+    assert latency_units(replace(free, barriers=True), A6000) == 6
