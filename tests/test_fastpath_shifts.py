@@ -379,3 +379,18 @@ def test_a_byte_moved_by_an_odd_number_of_bytes_reaches_the_next_sector():
             blk.load(x, blk.tx + 1 + d)
     c = both_ways(w, 1, 32, lambda: (np.zeros(96, np.int8),), auto_instr=False)
     assert (c.gld_sectors, c.dram_sectors) == (2 + 1, {"x": 2})
+
+
+def test_a_global_move_by_part_of_a_word_is_counted_from_the_first(monkeypatch):
+    # one warp reads bytes 0–31 of an int8 array, then the same moved by 1, 2 and 3 bytes. Only shared memory's
+    # banks need a move by whole 4-byte words; in global memory each move is counted from the first access (one
+    # record built). Sectors: bytes 0–31 are sector 0; bytes d … 31 + d straddle sectors 0 and 1: 1 + 3 × 2 = 7
+    def k(blk, x):
+        for d in range(4):
+            blk.load(x, blk.tx + d)
+    built = []
+    real = block_mod.Block._record
+    monkeypatch.setattr(block_mod.Block, "_record", staticmethod(lambda *a: built.append(1) or real(*a)))
+    c = launch(k, 1, 32, args=(np.zeros(64, np.int8),), auto_instr=False)
+    assert (c.gld_instr, c.gld_sectors) == (4, 1 + 3 * 2)
+    assert len(built) == 1

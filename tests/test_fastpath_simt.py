@@ -349,3 +349,25 @@ def test_fma_product_keeps_the_first_operands_nan():
     assert _reference_product(a, b).astype(np.float32).view(np.uint32).tolist() == [0x7FC00001] * 32
     # 3 × 0.1: 0.1 is a float64 operand, as in the reference: 0.30000000000000004, not 3 × float32(0.1)
     assert block_mod._product64(np.full(32, 3, np.int64), 0.1).tolist() == [3 * 0.1] * 32
+
+
+def test_the_columns_of_a_partly_masked_index_keep_each_lanes_mask():
+    # one warp, an index of 2 columns (2 instructions): column 0 reads float l, column 1 float 8·l + 64 (lanes
+    # 32 B apart); lanes 0–15 active. Column 0: floats 0–15 = 64 B = 2 sectors; column 1: 16 lanes in 16
+    # sectors of their own; 2 + 16 = 18 sectors, 16 × 4 B = 64 B requested each
+    def k(blk, x):
+        blk.load(x, np.stack([blk.tx, 8 * blk.tx + 64], axis=1), mask=blk.tx < 16)
+    c = launch(k, 1, 32, args=(np.zeros(64 + 8 * 32, np.float32),), auto_instr=False)
+    assert (c.gld_instr, c.gld_sectors) == (2, 2 + 16)
+
+
+def test_a_masked_vector_load_from_a_one_vector_array():
+    # float4 loads by lane 0 alone from an array of exactly 4 floats; the other lanes' indices (4·l) lie past
+    # it but are masked off: they read nothing and get 0. One instruction, one lane's 16 B: 1 sector
+    def k(blk, x, out):
+        v = blk.load(x, 4 * blk.tx, mask=blk.tx == 0, vec=4)
+        blk.store(out, blk.tx, v.sum(axis=-1))
+    x, out = np.arange(1, 5, dtype=np.float32), np.full(32, -1, np.float32)
+    c = launch(k, 1, 32, args=(x, out), auto_instr=False)
+    assert out[0] == 1 + 2 + 3 + 4 and not out[1:].any()
+    assert (c.gld_instr, c.gld_sectors) == (1, 1)

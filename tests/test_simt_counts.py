@@ -299,3 +299,16 @@ def test_lsu_instructions_are_the_memory_instructions_of_both_spaces():
     c = launch(k, 1, 64, args=(x, y))
     assert y.tolist() == x[::-1].tolist()
     assert (c.gld_instr, c.gst_instr, c.shld_instr, c.shst_instr, c.lsu_instr) == (2, 2, 2, 2, 8)
+
+
+def test_a_predicated_body_repeats_every_column_of_a_shared_access():
+    # 2 warps; only warp 0 enters the region (tx < 32), a short body, so it is predicated: warp 1 issues it
+    # too, with no lane. The body's shared load has a 2-column index: 2 LDS a warp. Warp 0's 2 move data
+    # (shld_instr); warp 1's 2 are issued with no active lane: 2 + 2 = 4 ld.shared warp instructions.
+    def k(blk, out):
+        sh = blk.shared(128, np.float32, name="sh")
+        idx = np.stack([blk.tx % 32, blk.tx % 32 + 64], axis=1)
+        with blk.where(blk.tx < 32):
+            blk.load(sh, idx)
+    c = launch(k, 1, 64, args=(np.zeros(1, np.float32),), auto_instr=True)
+    assert c.shld_instr == 2 and c.instr_by_kind["ld.shared"] == 2 + 2
