@@ -24,6 +24,40 @@ def kloop_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexp
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16))
 
 
+# The same K loop with B given transposed (N × K, row-major) and read through tl.trans
+@triton.jit
+def kloop_trans_kernel(a_ptr, bt_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+    bt_ptrs = bt_ptr + rn[:, None] * K + rk[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(0, K, BK):
+        acc += tl.dot(tl.load(a_ptrs), tl.trans(tl.load(bt_ptrs)))
+        a_ptrs += BK
+        bt_ptrs += BK
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16))
+
+
+# The same K loop with A given transposed (K × M, row-major) and read through tl.trans
+@triton.jit
+def kloop_trans_a_kernel(at_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    at_ptrs = at_ptr + rk[:, None] * M + rm[None, :]
+    b_ptrs = b_ptr + rk[:, None] * N + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(0, K, BK):
+        acc += tl.dot(tl.trans(tl.load(at_ptrs)), tl.load(b_ptrs))
+        at_ptrs += BK * M
+        b_ptrs += BK * N
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16))
+
+
 # Attention forward, one query block per program and head: q·kᵀ, an online softmax, p·v; a causal
 # launch stops at the diagonal block and masks it
 @triton.jit

@@ -80,6 +80,11 @@ def test_a_transposed_load_feeding_a_dot_is_pipelined():
     # copies × 4 warps = 8 a tile, 16 an iteration, (3 + 3 − 1) × 16 = 80 (real Triton 3.9's PTX runs 80
     # cp.async a program for this kernel, sm_80 and sm_90). Were the trans not seen through, B's load
     # would not be a dot operand and would run only 3 times: 5 × 8 + 3 × 8 = 64.
+    # The copy is the operand, read through a transposed view (ttg.memdesc_trans; Bᵀ along K is B along K,
+    # as mma.sync's ldmatrix reads it): no st.shared of B's, no read-back; sm_80's Prefetch does not look
+    # through that view, so no first slice either. Stores: the accumulator's conversion alone, 32 (as in
+    # _kloop); loads 3 × 32 ldmatrix + 32 = 128 (_kloop's 144 less the prefetch's 16). sm_90: wgmma reads both
+    # buffers, 32 / 32. (tests/compiled_cases.py kloop_trans_s3 holds these to the PTX.)
     rng = np.random.default_rng(0)
     a = rng.integers(-2, 3, (64, 96)).astype(np.float16)
     bt = rng.integers(-2, 3, (64, 96)).astype(np.float16)
@@ -87,6 +92,38 @@ def test_a_transposed_load_feeding_a_dot_is_pipelined():
     cnt = _kloop_bt[(1,)](a, bt, c, 96, BM=64, BN=64, BK=32, num_warps=4, num_stages=3)
     np.testing.assert_array_equal(c, a.astype(np.float64) @ bt.astype(np.float64).T)  # small integers: exact
     assert cnt.load_instructions == cnt.load_instructions_sm90 == (3 + 3 - 1) * 16
+    assert (cnt.shared_stores_sm80, cnt.shared_loads_sm80) == (32, 3 * 32 + 32)
+    assert (cnt.shared_stores_sm90, cnt.shared_loads_sm90) == (32, 32)
+
+
+@triton.jit
+def _kloop_at(at_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    at_ptrs = at_ptr + rk[:, None] * BM + rm[None, :]  # Aᵀ (K × M) row-major: A read through tl.trans, along M
+    b_ptrs = b_ptr + rk[:, None] * BN + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(0, K, BK):
+        acc += tl.dot(tl.trans(tl.load(at_ptrs)), tl.load(b_ptrs))
+        at_ptrs += BK * BM
+        b_ptrs += BK * BN
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+def test_a_transposed_a_along_m_is_stored_every_iteration_on_sm80():
+    # Aᵀ loaded as 32 × 64 (contiguous along M) and tl.trans'd: mma.sync's ldmatrix wants A along K, so
+    # Triton 3.9 loads A ahead into registers (still (3 + 2) × 8 loads, B's copies (3 + 2) × 8: 80) and
+    # stores it every iteration: 16 halves a thread = 2 st.shared.v4 × 4 warps = 8, 32 + 3 × 8 = 56 stores
+    # with the accumulator's; no read-back and no prefetch: 3 × 32 + 32 = 128 loads. wgmma reads a
+    # transposed A from its copy: sm_90 32 / 32 (tests/compiled_cases.py kloop_trans_a_s3: the PTX's).
+    rng = np.random.default_rng(2)
+    at = rng.integers(-2, 3, (96, 64)).astype(np.float16)
+    b = rng.integers(-2, 3, (96, 64)).astype(np.float16)
+    c = np.zeros((64, 64), np.float32)
+    cnt = _kloop_at[(1,)](at, b, c, 96, BM=64, BN=64, BK=32, num_warps=4, num_stages=3)
+    np.testing.assert_array_equal(c, at.astype(np.float64).T @ b.astype(np.float64))
+    assert cnt.load_instructions == (3 + 3 - 1) * 16
+    assert (cnt.shared_stores_sm80, cnt.shared_loads_sm80) == (32 + 3 * 8, 3 * 32 + 32)
+    assert (cnt.shared_stores_sm90, cnt.shared_loads_sm90) == (32, 32)
 
 
 @triton.jit

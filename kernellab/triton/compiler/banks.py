@@ -304,10 +304,15 @@ def staged(a: Linear, b: Linear, what: str, bits: int, num_warps: int, target: s
         if cp:
             if src is True or (src == "hoist" and not wgmma):
                 continue
-            back = read_back(x, bits)  # the copy read back into the load's layout
-            loads += back
-            ideal = back * num_warps * ideal_wavefronts(x, register_order(x)[0], bits)
-            wave[0], wave[1] = wave[0] + ideal, wave[1] + ideal
+            if src == "trans":  # a load read transposed: wgmma, or mma.sync's operand along K, reads the copy
+                if wgmma or _fastest(x) == len(x.shape) - 1 - slot:  # through a transposed view (memdesc_trans)
+                    continue
+                # else (mma.sync's A along M) Triton 3.9 loads it ahead into registers and stores it every iteration
+            else:
+                back = read_back(x, bits)  # the copy read back into the load's layout
+                loads += back
+                ideal = back * num_warps * ideal_wavefronts(x, register_order(x)[0], bits)
+                wave[0], wave[1] = wave[0] + ideal, wave[1] + ideal
         along_d = _fastest(x) if d is None else d
         plain = (1 << len(_distinct(x.registers))) >> min(_run(x, d), cap)
         st = _stmatrix(x, along_d, bits) if wgmma else None

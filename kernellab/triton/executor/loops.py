@@ -276,7 +276,9 @@ def finish(prog, frame: Frame):
     for place, flags in frame.flags:  # every iteration's dot at that place: its copied operands
         for slot in roles[place] if place < len(roles) else ():
             flags[slot] = True
-    if len(frame.dots) == 1 and len(roles[0]) == 2:  # both operands from the buffers: sm_80's Prefetch
+    # both operands from the buffers as they were copied: sm_80's Prefetch (which does not look through a transposed
+    # view of a buffer, ttg.memdesc_trans: real Triton 3.9 prefetches no tl.trans'd operand)
+    if len(frame.dots) == 1 and len(roles[0]) == 2 and "trans" not in frame.dots[0][4]:
         ref, _flags, _slots, dims, _loaded = frame.dots[0]
         tally.prefetched(ref, dims[:-2], prog.num_warps, prog.P)
 

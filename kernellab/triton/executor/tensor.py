@@ -465,7 +465,8 @@ class tensor:
     """
 
     # ``_loaded``: True on a tl.load's result itself, "hoist" on one computed from it by bitcasts and
-    # widening casts only (tl.dot's operand conversion is hoisted through them); unset on every other block
+    # widening casts only (tl.dot's operand conversion is hoisted through them), "trans" on its 2-D transpose
+    # (tl.trans: a pipelined copy is read through a transposed view, ttg.memdesc_trans); unset on every other block
     __slots__ = ("_data", "dtype", "_shp", "_lazy", "_view", "_into", "_ax", "_lay", "_wide", "_loaded", "_ld",
                  "_dep", "_lv", "_li", "__weakref__")
     __array_ufunc__ = None  # numpy defers to the reflected operators; np.exp(block) is a TypeError, as in Triton

@@ -762,6 +762,8 @@ def trans(input, *dims) -> tensor:
     out = tensor(x.data.transpose((0, *(p + 1 for p in perm))), x.dtype, tuple(x._shape[p] for p in perm))
     if x._lay is not None and tuple(perm) == (1, 0):
         out._lay = ("trans", x._lay)  # the same threads hold the same elements (kernellab.triton.compiler.convert.transposed)
+        if getattr(x, "_loaded", False) is True:  # a dot reads a pipelined copy of it through a transposed view
+            out._loaded = "trans"
     out._ld = x._ld
     out._dep = x._dep
     return out
