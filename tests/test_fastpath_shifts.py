@@ -394,3 +394,20 @@ def test_a_global_move_by_part_of_a_word_is_counted_from_the_first(monkeypatch):
     c = launch(k, 1, 32, args=(np.zeros(64, np.int8),), auto_instr=False)
     assert (c.gld_instr, c.gld_sectors) == (4, 1 + 3 * 2)
     assert len(built) == 1
+
+
+
+def test_a_moved_reference_keeps_its_own_copy_of_an_index_changed_in_place(monkeypatch):
+    # no bytes left for the sites' copies (_KEPT_BYTES 0): the moved-access reference copies the index itself.
+    # The first pass loads floats l (4 sectors), then doubles its index array in place; the second loads
+    # floats 2·l + 1, which is not the first access moved (it is the doubled array moved by 1): lanes 8 B
+    # apart, bytes 4–252, 8 sectors: 4 + 8
+    monkeypatch.setattr(block_mod.Block, "_KEPT_BYTES", 0)
+
+    def k(blk, x):
+        a = blk.tx + 0
+        for j in range(2):
+            blk.load(x, a if j == 0 else 2 * blk.tx + 1)
+            a *= 2
+    c = launch(k, 1, 32, args=(np.zeros(64, np.float32),), auto_instr=False)
+    assert (c.gld_instr, c.gld_sectors) == (2, 4 + 8)

@@ -312,3 +312,15 @@ def test_a_predicated_body_repeats_every_column_of_a_shared_access():
             blk.load(sh, idx)
     c = launch(k, 1, 64, args=(np.zeros(1, np.float32),), auto_instr=True)
     assert c.shld_instr == 2 and c.instr_by_kind["ld.shared"] == 2 + 2
+
+
+def test_shared_memory_read_before_any_thread_wrote_it():
+    # CUDA leaves shared memory undefined: a float array starts NaN (so such a read shows in the result), an
+    # integer one 0 (it has no NaN)
+    def k(blk, f, i):
+        fs, ints = blk.shared(32, np.float32, name="fs"), blk.shared(32, np.int32, name="ints")
+        blk.store(f, blk.tx, blk.load(fs, blk.tx))
+        blk.store(i, blk.tx, blk.load(ints, blk.tx))
+    f, i = np.zeros(32, np.float32), np.full(32, 7, np.int32)
+    launch(k, 1, 32, args=(f, i), auto_instr=False)
+    assert np.isnan(f).all() and not i.any()
