@@ -411,3 +411,14 @@ def test_a_moved_reference_keeps_its_own_copy_of_an_index_changed_in_place(monke
             a *= 2
     c = launch(k, 1, 32, args=(np.zeros(64, np.float32),), auto_instr=False)
     assert (c.gld_instr, c.gld_sectors) == (2, 4 + 8)
+
+
+def test_a_move_one_sector_past_an_earlier_one_marks_its_own_dram_sector():
+    # one lane reads byte 31 (sector 0), then bytes 63 (moved 32 bytes: sector 1) and 96 (moved 65: sector 3). The
+    # third move's part (the same offset, one sector further than a whole-sector move would take it) is not the
+    # second's already marked: DRAM sectors 0, 1 and 3
+    def k(blk, x):
+        for d in (0, 32, 65):
+            blk.load(x, 31 + d)
+    c = both_ways(k, 1, 1, lambda: (np.zeros(128, np.int8),), auto_instr=False)
+    assert (c.gld_sectors, c.dram_sectors) == (3, {"x": 3})

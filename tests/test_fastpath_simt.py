@@ -371,3 +371,13 @@ def test_a_masked_vector_load_from_a_one_vector_array():
     c = launch(k, 1, 32, args=(x, out), auto_instr=False)
     assert out[0] == 1 + 2 + 3 + 4 and not out[1:].any()
     assert (c.gld_instr, c.gld_sectors) == (1, 1)
+
+
+def test_a_vector_load_masked_off_entirely_from_an_array_shorter_than_a_vector():
+    # float4 loads with every lane masked off, from an array of 2 floats: nothing is read, every lane gets 0
+    def k(blk, x, out):
+        v = blk.load(x, 4 * blk.tx, mask=blk.tx < 0, vec=4)
+        blk.store(out, blk.tx, v.sum(axis=-1))
+    out = np.full(32, -1, np.float32)
+    c = launch(k, 1, 32, args=(np.ones(2, np.float32), out), auto_instr=False)
+    assert not out.any() and c.gld_sectors == 0
