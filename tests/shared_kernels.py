@@ -41,6 +41,16 @@ def kloop_trans_kernel(a_ptr, bt_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.c
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(tl.float16))
 
 
+# A row sum scaled, block by block, by a scalar loaded in the loop (tl.range(num_stages=...): no dot)
+@triton.jit
+def scaled_row_sum_kernel(x_ptr, s_ptr, out_ptr, N, BM: tl.constexpr, BN: tl.constexpr, STAGES: tl.constexpr):
+    rows = tl.arange(0, BM)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for j in tl.range(0, N, BN, num_stages=STAGES):
+        acc += tl.load(s_ptr + j // BN) * tl.load(x_ptr + rows[:, None] * N + j + tl.arange(0, BN)[None, :])
+    tl.store(out_ptr + rows, tl.sum(acc, axis=1))
+
+
 # The same K loop with A given transposed (K × M, row-major) and read through tl.trans
 @triton.jit
 def kloop_trans_a_kernel(at_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):

@@ -441,3 +441,28 @@ def test_a_pipelined_load_no_dot_reads_is_read_back_in_its_registers_order():
     cnt = nothing_known(_row_sums)[(1,)](x, np.zeros(16, np.float32), 256, BM=16, BN=128)
     plain = nothing_known(_row_sums)[(1,)](x, np.zeros(16, np.float32), 128, BM=16, BN=128)
     assert cnt.shared_loads_sm80 - plain.shared_loads_sm80 == 4 * 4
+
+
+@triton.jit
+def _scaled_sums(x_ptr, s_ptr, out_ptr, N, BM: tl.constexpr, BN: tl.constexpr):
+    rows = tl.arange(0, BM)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for j in tl.range(0, N, BN, num_stages=3):
+        acc += tl.load(s_ptr + j // BN) * tl.load(x_ptr + rows[:, None] * N + j + tl.arange(0, BN)[None, :])
+    tl.store(out_ptr + rows, tl.sum(acc, axis=1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_a_scalar_load_of_32_bits_is_pipelined_and_one_of_16_is_not(dtype):
+    # _row_sums' 16 × 128 fp32 tile (16 load instructions a program an iteration, 2 iterations) and one scalar
+    # a block, which every warp loads: 4 a program. An fp32 scalar is 4 bytes, a cp.async like the tile's: both
+    # run 2 + 2 times, (16 + 4) × 4 = 80, and both are read back from shared memory every iteration (the tile 4
+    # ld.shared.v4 a thread, the scalar 1: (4 + 1) × 4 warps × 2 = 40, beside the sum's 4). An fp16 scalar is 2
+    # bytes, below cp.async's 4 (isSmallLoad): loaded each iteration, 16 × 4 + 4 × 2 = 72, no read-back: 32 + 4.
+    # (compiled cases scaled_sum_s3, scaled_sum16_s3: Triton 3.9's PTX executes these.) 128 × 2 + 128 × 3 = 640.
+    x, out = np.ones((16, 256), np.float32), np.zeros(16, np.float32)
+    cnt = _scaled_sums[(1,)](x, np.array([2, 3], dtype), out, 256, BM=16, BN=128)
+    assert (out == 640).all()
+    piped = dtype == np.float32
+    assert cnt.load_instructions == ((16 + 4) * 4 if piped else 16 * 4 + 4 * 2)
+    assert cnt.shared_loads_sm80 == cnt.shared_loads_sm90 == 4 + (4 + piped) * 4 * 2

@@ -285,7 +285,8 @@ def finish(prog, frame: Frame):
 
 def _small(tag, bits: int) -> bool:
     """``isSmallLoad``: a load of fewer than 32 bits a thread an instruction is not pipelined (``cp.async``
-    copies 4, 8 or 16 bytes). Only block loads reach it: a scalar load is not noted by the loop's frame."""
+    copies 4, 8 or 16 bytes); a scalar load moves one element a thread (Triton 3.9 pipelines an fp32 one, not an
+    fp16 one)."""
     (ptr, mask, shape), width, num_warps, wanted = tag[1:]
     want = None
     if wanted is not None:

@@ -356,12 +356,14 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
         out = tensor(elem.decode(data) if bits else data, elem, ptr._shape)
     if widen is not None and elem is T.float16:
         out._wide = widen  # called by the first tl.dot that needs the float32 values (see _wide)
+    prog = current()
     if ptr._shape:
-        prog = current()
         out._lay = ("load", how, ptr.flat.itemsize, prog.num_warps, prog.wanted)
         out._loaded = True
         if prog.loops:  # a load of a loop's body: perhaps pipelined (kernellab.triton.executor.loops)
             prog.loops[-1].load(out._lay, 8 * ptr.flat.itemsize)
+    elif prog.loops:  # a scalar load of a loop's body: pipelined too where its 32 bits or more allow a cp.async
+        prog.loops[-1].load(("load", how, ptr.flat.itemsize, prog.num_warps, prog.wanted), 8 * ptr.flat.itemsize)
     loaded(out)
     return out
 
