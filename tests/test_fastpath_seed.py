@@ -164,3 +164,16 @@ def test_programs_that_exchange_data_through_an_array_run_in_order():
     assert results["twice"][0][0] == 50.0  # program 5's second store: 10·5
     assert results["after"][1] == [2.0, 3.0, 4.0, 5.0, 6.0, 100.0]  # only program 5 reads a new value
     assert results["stencil"][1] == [3.0, 5.0, 7.0, 9.0, 11.0, 7.0]  # a[p] + a[p+1 mod 6]
+
+
+def test_the_lecture_form_counts_a_warp_instruction_per_32_lanes():
+    # the lecture form lays a block out row-major in warps of 32 lanes: 64 lanes are ⌈64 ÷ 32⌉ = 2 warp
+    # instructions a program, for the load and the store alike; 3 programs: 6 each
+    def k(tl, x, y):
+        offs = tl.program_id(0) * 64 + tl.arange(0, 64)
+        tl.store(y, offs, tl.load(x, offs) * 2)
+    x = np.arange(192, dtype=np.float32)
+    y = np.zeros_like(x)
+    c = triton_launch(k, (3,), x, y)
+    assert (y == 2 * x).all()
+    assert (c.load_instructions, c.store_instructions) == (6, 6)
