@@ -326,6 +326,7 @@ def test_tma_copies_by_hand():
     assert C.tma_copies((2048, 32), 4, 4) == 2  # 2048 / 256 = 8 boxes of 256 × 32 over 4 warps
     assert C.tma_copies((16, 256), 2, 4) == 1   # 256 halves = 512 B: 4 boxes of 64
     assert C.tma_copies((8, 8), 4, 4) == 1      # one box, one warp issues it
+    assert C.tma_copies((2, 2048, 32), 4, 4) == 2  # every leading dimension: 1 × 8 × 1 = 8 boxes over 4 warps
     # the tile between shared memory and registers: a thread's share in 128-bit vectors, at least one
     assert C.tma_shared((64, 64), 32, 4) == 8   # 4096 / 128 threads = 32 floats = 8 × v4
     assert C.tma_shared((1024, 32), 16, 4) == 32  # 256 halves a thread = 32 × v4 (8 halves each)
