@@ -490,3 +490,25 @@ def test_a_tile_stored_unchanged_takes_its_loads_back_on_its_own_line():
     rows = [r.shared_loads_sm90 for r in on.by_line.values()]
     assert min(rows) == 0 and sum(rows) == 0, rows
     assert sum(r.shared_stores_sm90 for r in on.by_line.values()) == off.shared_stores_sm90
+
+
+def _positions(lay):
+    """Every element a layout's registers, lanes and warps reach (their bases combined by XOR, as LinearLayout's)."""
+    seen = {tuple(0 for _ in lay.shape)}
+    for b in (*lay.registers, *lay.lanes, *lay.warps):
+        seen |= {tuple(p ^ q for p, q in zip(s, b)) for s in seen}
+    return seen
+
+
+def test_a_batched_accumulator_and_a_tall_wgmma_a_operand_hold_each_element_once():
+    # batched mma.sync accumulator, 2 × 64 × 64 over 4 warps along M: registers 2 bits (column pair, row + 8), 3 along
+    # N (8 → 64) and 1 along the batch; 5 lane bits; 2 warp bits (rows 16, 32): 13 bits for 2 × 64 × 64 = 2^13
+    # elements, each reached once; the registers in that order: the warps' 16 × 8 tile repeats along N at 8, 16, 32
+    # (8 × 1 warp), not along M (16 × 4 warps = 64 rows already), then along the batch
+    acc = C._mma3(2, 64, 64, 1, 4, 1)
+    assert len(acc.registers) + len(acc.lanes) + len(acc.warps) == 13 and len(_positions(acc)) == 2 * 64 * 64
+    assert acc.registers == ((0, 0, 1), (0, 8, 0), (0, 0, 8), (0, 0, 16), (0, 0, 32), (1, 0, 0))
+    # wgmma's A in registers, 128 × 64 fp16 over one warpgroup of 4 warps (64 rows), repeated once down M at row
+    # 64: registers 6 bits (a word's pair, row + 8, 3 along K, row + 64), 5 lanes, 2 warps: 2^13 = 128 × 64
+    a = C.wgmma_a_operand(128, 64, 4, 1)
+    assert (64, 0) in a.registers and len(_positions(a)) == 128 * 64
