@@ -75,3 +75,12 @@ def test_a_plan_whose_lanes_wrap_rows_is_not_affine():
     fits = layout.Plan((4, 8), (1, 1), (4, 8), (1, 1), (1, 0), 1, 1)
     bases, step = layout.affine(fits)
     assert (bases.tolist(), step) == ([0], 1)
+
+
+def test_the_lanes_of_a_three_dimensional_block_by_hand():
+    # a (2, 4, 8) block, 2 elements a lane along the last dimension, lanes 4 along it, 4 down the rows, 2 across the
+    # batch (order (2, 1, 0)), one warp: lane l starts at element (l // 16, l // 4 % 4, 2 · (l % 4)), row-major
+    # index 32 · (l // 16) + 8 · (l // 4 % 4) + 2 · (l % 4); one instruction, 32 × 2 = 64 elements, each owned once
+    first, owner = lanes(layout.Plan((2, 4, 8), (1, 1, 2), (2, 4, 4), (1, 1, 1), (2, 1, 0), 2, 1))
+    assert first.tolist() == [[32 * (lane // 16) + 8 * (lane // 4 % 4) + 2 * (lane % 4) for lane in range(32)]]
+    assert owner is None
