@@ -84,3 +84,18 @@ def test_the_lanes_of_a_three_dimensional_block_by_hand():
     first, owner = lanes(layout.Plan((2, 4, 8), (1, 1, 2), (2, 4, 4), (1, 1, 1), (2, 1, 0), 2, 1))
     assert first.tolist() == [[32 * (lane // 16) + 8 * (lane // 4 % 4) + 2 * (lane % 4) for lane in range(32)]]
     assert owner is None
+
+
+def test_sliced_instructions_vectorise_only_the_leading_run_of_registers():
+    from kernellab.triton.compiler import axis, convert
+
+    # 256 floats from a 16-byte aligned pointer (4 floats a vector at most), 2 warps of 32 lanes, 2 floats a lane:
+    # registers (1,) then (128,): the run of consecutive registers is 1 bit long, vectors of 2, 4 registers a
+    # thread in 2 instructions (not 1: elements 0, 1 and 128, 129 are not 4 in a row)
+    ptr = axis.add(axis.splat(axis.argument(16), (256,)), axis.arange(0, 256), (256,), elem_bytes=4)
+    lay = convert.blocked((256,), (2,), (32,), (2,), (0,))
+    assert lay.registers == ((1,), (128,)) and layout.sliced_instructions(lay, ptr, None, 4) == 2
+    # registers in the order (2,), (1,): register 1 holds element 2, so no two registers in a row are consecutive
+    # elements: one element an instruction, 4
+    swapped = convert.Linear((256,), ((2,), (1,)), tuple((4 << i,) for i in range(5)), ((128,),))
+    assert layout.sliced_instructions(swapped, ptr, None, 4) == 4
