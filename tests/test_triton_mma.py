@@ -1,0 +1,14 @@
+"""The compiler's MMA rules (kernellab.triton.compiler.mma) on dots whose work is derived by hand."""
+
+from kernellab.triton.compiler.mma import tensor_flops
+
+
+def test_an_ieee_float32_dot_does_no_tensor_core_work():
+    # input_precision="ieee": FMAs on the SIMT pipes, no mma.sync nor wgmma on either target
+    assert tensor_flops(64, 64, 64, "fp32", "ieee", 4) == (0, 0)
+
+
+def test_a_dot_too_small_for_wgmma_runs_mma_sync_on_sm90_too():
+    # 2 warps (not a warpgroup): mma.sync m16n8k16 on both targets, 2·16·8·16 = 4096 FLOPs each; 32 × 32 × 16:
+    # 2 × 4 × 1 = 8 instructions a program, 8 × 4096 = 32768 = 2·32·32·16 on each target
+    assert tensor_flops(32, 32, 16, "fp16", None, 2) == (32768, 32768)
