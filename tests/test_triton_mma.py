@@ -1,6 +1,6 @@
 """The compiler's MMA rules (kernellab.triton.compiler.mma) on dots whose work is derived by hand."""
 
-from kernellab.triton.compiler.mma import tensor_flops
+from kernellab.triton.compiler.mma import tensor_flops, wgmma_n
 
 
 def test_an_ieee_float32_dot_does_no_tensor_core_work():
@@ -12,3 +12,9 @@ def test_a_dot_too_small_for_wgmma_runs_mma_sync_on_sm90_too():
     # 2 warps (not a warpgroup): mma.sync m16n8k16 on both targets, 2·16·8·16 = 4096 FLOPs each; 32 × 32 × 16:
     # 2 × 4 × 1 = 8 instructions a program, 8 × 4096 = 32768 = 2·32·32·16 on each target
     assert tensor_flops(32, 32, 16, "fp16", None, 2) == (32768, 32768)
+
+
+def test_wgmma_n_with_more_warps_than_a_warpgroup_column_needs():
+    # 16 warps on 64 rows: 64 ÷ 16 = 4 warps down M, 16 ÷ 4 = 4 across N, so 256 ÷ 4 = 64 columns a warp column;
+    # the largest valid N dividing 256 and at most 64 is 64
+    assert wgmma_n(64, 256, 16) == 64
