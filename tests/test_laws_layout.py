@@ -99,3 +99,19 @@ def test_sliced_instructions_vectorise_only_the_leading_run_of_registers():
     # elements: one element an instruction, 4
     swapped = convert.Linear((256,), ((2,), (1,)), tuple((4 << i,) for i in range(5)), ((128,),))
     assert layout.sliced_instructions(swapped, ptr, None, 4) == 4
+
+
+def test_a_scalar_store_of_a_one_warp_program():
+    import kernellab.triton as triton
+    import kernellab.triton.language as tl
+
+    @triton.jit
+    def total(x_ptr, out_ptr):
+        tl.store(out_ptr, tl.sum(tl.load(x_ptr + tl.arange(0, 32))))
+
+    # one warp issues the scalar store (1 instruction), lane 0 of it owns the element: 4 bytes; 0 + 1 + … + 31 = 496
+    x, out = np.arange(32, dtype=np.float32), np.zeros(1, np.float32)
+    c = total[(1,)](x, out, num_warps=1)
+    assert out[0] == 496 and (c.store_instructions, c.store_bytes) == (1, 4)
+    first, owner = lanes(plan(None, None, (), 4, 1))
+    assert first.shape == (1, 32) and owner[0].tolist() == [True] + [False] * 31
