@@ -68,3 +68,15 @@ def test_a_division_of_two_constants_truncates_toward_zero_as_c_does():
     # arith.divsi: 7 // 2 = 3, -7 // 2 = -3 (Python's floor would give -4), 7 // -2 = -3, -7 // -2 = 3, 0 // -5 = 0
     got = [A.divide(A.constant(a), A.constant(b), ()).value for a, b in ((7, 2), (-7, 2), (7, -2), (-7, -2), (0, -5))]
     assert got == [3, -3, -3, 3, 0]
+
+
+def test_constants_fold_and_a_lower_rank_block_gains_leading_dimensions():
+    # two known values add (a pointer's offset counted in elements of 4 bytes): 5 + 3 = 8, 64 + 3 × 4 = 76
+    assert A.add(A.constant(5), A.constant(3), ()).value == 8
+    assert A.add(A.constant(64), A.constant(3), (), elem_bytes=4).value == 76
+    # arange(0, 8) made (4, 8), as Triton's frontend broadcasts: a leading dimension of 4 equal rows (constancy 4,
+    # contiguity 1), the 8 consecutive values along the last (contiguity 8)
+    b = A.to_shape(A.arange(0, 8), (8,), (4, 8))
+    assert (b.contiguity, b.constancy) == ((1, 8), (4, 1))
+    # the new dimension of x[None, :]: the gcd of 1 for each contiguous dimension (consecutive values share no factor)
+    assert A.expand_dims(A.arange(0, 8), 0).divisibility[0] == 1
