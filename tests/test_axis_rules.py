@@ -80,3 +80,10 @@ def test_constants_fold_and_a_lower_rank_block_gains_leading_dimensions():
     assert (b.contiguity, b.constancy) == ((1, 8), (4, 1))
     # the new dimension of x[None, :]: the gcd of 1 for each contiguous dimension (consecutive values share no factor)
     assert A.expand_dims(A.arange(0, 8), 0).divisibility[0] == 1
+
+
+def test_a_folded_constant_block_and_a_range_times_a_constant():
+    # 5 + a block of eight 3s: a block of eight 8s, constant over all 8
+    assert A.add(A.constant(5), A.constant(3, (8,)), (8,)).constancy == (8,)
+    # arange(0, 8) × 4 = 0, 4, …, 28: every value a multiple of 4 and not all of 8 (the range alone divides by 1)
+    assert A.binary_mul(A.arange(0, 8), A.constant(4, (8,))).divisibility == (4,)
