@@ -87,3 +87,25 @@ def test_a_folded_constant_block_and_a_range_times_a_constant():
     assert A.add(A.constant(5), A.constant(3, (8,)), (8,)).constancy == (8,)
     # arange(0, 8) × 4 = 0, 4, …, 28: every value a multiple of 4 and not all of 8 (the range alone divides by 1)
     assert A.binary_mul(A.arange(0, 8), A.constant(4, (8,))).divisibility == (4,)
+
+
+def test_a_constant_times_a_range_and_a_folded_quotient():
+    # 4 × arange(0, 8): the same products as arange(0, 8) × 4, every one a multiple of 4
+    assert A.binary_mul(A.constant(4, (8,)), A.arange(0, 8)).divisibility == (4,)
+    # 7 // 2 = 3 (C division), an int, which shifts: 3 >> 1 = 1
+    q = A.divide(A.constant(7), A.constant(2), ())
+    assert q.value == 3 and A.shift(">>", q, A.constant(1)).value == 1
+
+
+def test_shift_divisibility_by_hand():
+    rng8 = A.arange(0, 8)
+    by2 = A.constant(2, (8,))
+    mult16, mult4 = A.splat(A.argument(16), (8,)), A.splat(A.argument(4), (8,))
+    # arange << 2 = 0, 4, …, 28: the range divides by 1, shifted by 2: 4
+    assert A.shift("<<", rng8, by2).divisibility == (4,)
+    # a block of multiples of 16, not contiguous: << 2 → multiples of 64; >> 2 → of 4; multiples of 4 >> 2 → of 1
+    assert A.shift("<<", mult16, by2).divisibility == (64,)
+    assert A.shift(">>", mult16, by2).divisibility == (4,)
+    assert A.shift(">>", mult4, by2).divisibility == (1,)
+    # shifted right by an unknown amount: nothing known but 1
+    assert A.shift(">>", mult16, A.splat(A.argument(1), (8,))).divisibility == (1,)
