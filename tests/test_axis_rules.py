@@ -109,3 +109,14 @@ def test_shift_divisibility_by_hand():
     assert A.shift(">>", mult4, by2).divisibility == (1,)
     # shifted right by an unknown amount: nothing known but 1
     assert A.shift(">>", mult16, A.splat(A.argument(1), (8,))).divisibility == (1,)
+
+
+def test_divide_and_logical_rules_by_hand():
+    mult16 = A.splat(A.argument(16), (8,))
+    # multiples of 16 divided by 4 (a power of two, the block not contiguous): multiples of 4
+    assert A.divide(mult16, A.constant(4, (8,)), (8,)).divisibility == (4,)
+    # 64 … 71 divided by 8 … 15: 64 // 8 = 8, 65 // 9 = 7, … no run of equal quotients (the divisor is not constant)
+    assert A.divide(A.arange(64, 72), A.arange(8, 16), (8,)).constancy == (1,)
+    # a bitwise and keeps no divisibility nor contiguity, only the operands' common runs of equal values
+    got = A.logical("&", A.arange(0, 8), mult16)
+    assert (got.contiguity, got.divisibility) == ((1,), (1,))
