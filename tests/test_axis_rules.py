@@ -120,3 +120,10 @@ def test_divide_and_logical_rules_by_hand():
     # a bitwise and keeps no divisibility nor contiguity, only the operands' common runs of equal values
     got = A.logical("&", A.arange(0, 8), mult16)
     assert (got.contiguity, got.divisibility) == ((1,), (1,))
+
+
+def test_minmax_divisibility_by_hand():
+    # max of 16 … 23 and 32 … 39: whichever run each element comes from starts at a multiple of 16: 16
+    assert A.minmax("max", A.arange(16, 24), A.arange(32, 40)).divisibility == (16,)
+    # max of 16 … 23 and multiples of 16 (not contiguous): an element may be 17: nothing but 1
+    assert A.minmax("max", A.arange(16, 24), A.splat(A.argument(16), (8,))).divisibility == (1,)
