@@ -512,3 +512,10 @@ def test_a_batched_accumulator_and_a_tall_wgmma_a_operand_hold_each_element_once
     # 64: registers 6 bits (a word's pair, row + 8, 3 along K, row + 64), 5 lanes, 2 warps: 2^13 = 128 × 64
     a = C.wgmma_a_operand(128, 64, 4, 1)
     assert (64, 0) in a.registers and len(_positions(a)) == 128 * 64
+
+
+def test_ideal_wavefronts_are_one_per_128_bytes_a_warp_moves():
+    # a warp of 32 lanes moving a run of 4 floats each (16 B) moves 512 B: 4 wavefronts; 2 floats (8 B): 256 B, 2;
+    # one float (4 B): 128 B, 1
+    for per, want in ((4, 4), (2, 2), (1, 1)):
+        assert B.ideal_wavefronts(C.blocked((32 * per,), (per,), (32,), (1,), (0,)), 0, 32) == want
