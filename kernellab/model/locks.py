@@ -23,12 +23,13 @@ trips ``R`` of its sections (summed) and the bytes ``B`` they moved (summed). A 
 ``t_lock`` is the longest chain of the launch (0 without locks). It is a latency term, not a resource's
 throughput: :mod:`kernellab.model.estimate` takes it beside the other terms (``estimate_time`` is the
 longest of them). What it does not charge: the spinning programs' compare-and-swaps queueing at the lock
-word ahead of a release, a waiting program holding SM resources that another program could use, and
-latency that grows under load. The first is bounded and small: a waiting program has one compare-and-swap
-in flight at a time, and the L2 completes the updates of one address at ``Perf.atomic_same_address_per_cycle``
-(one a cycle), so a release waits at most one cycle for each program waiting in the launch; on tutorial 05's
-backward pass at 4096 × 4096 on an A100 (324 resident programs on 128 locks, 196 waiting, 32 hand-overs a
-chain) that is at most 4.4 µs on a 43.6 µs chain (docs/model.md, "Spin locks").
+word ahead of a release, a waiting program holding SM resources that another program could use, and latency
+that grows under load. The first is bounded and small: a waiting program has one compare-and-swap in flight
+at a time, and the L2 completes the updates of one address at ``Perf.atomic_same_address_per_cycle`` (one a
+cycle: Kepler's published rate, assumed unchanged since), so a release waits at most one cycle for each
+program waiting in the launch; on tutorial 05's backward pass at 4096 × 4096 on an A100 (324 resident
+programs on 128 locks, 196 waiting, 32 hand-overs a chain) that is at most 4.4 µs on a 43.6 µs chain
+(docs/model.md, "Spin locks").
 
 Examples
 --------
