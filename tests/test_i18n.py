@@ -9,6 +9,9 @@ import pytest
 from kernellab import i18n
 from kernellab.i18n import _, current_language, parse_po
 
+sys.path.insert(0, str(Path(__file__).parent))
+from source_trees import tree as parsed
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -45,7 +48,8 @@ def test_every_runtime_string_has_a_chinese_entry():
         import po_tools
     finally:
         sys.path.pop(0)
-    used = po_tools.runtime_messages([str(ROOT / "kernellab"), str(ROOT / "gallery")])
+    # each file parsed once per process, the trees shared with test_layers and test_vocab_errors
+    used = po_tools.runtime_messages([str(ROOT / "kernellab"), str(ROOT / "gallery")], parse=parsed)
     zh = i18n.catalog("zh_CN")
     assert used, "no _() strings found"
     assert not [m for m in used if m not in zh]

@@ -5,7 +5,11 @@ imports nothing above it (docs/layout.md draws the floors)."""
 
 import ast
 import functools
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from source_trees import tree as parsed
 
 PACKAGE = Path(__file__).resolve().parents[1] / "kernellab"
 OPTIONAL = {"torch", "pandas", "matplotlib.pyplot", "noto_cjk_sans_otc"}  # imported where used, if at all
@@ -31,7 +35,7 @@ def _imports(name: str) -> tuple:
 
 def _walk_imports(name: str):
     path = MODULES[name]
-    tree = ast.parse(path.read_text())
+    tree = parsed(path)  # shared with the other tests that walk the package (tests/source_trees.py)
     top = {id(n) for n in tree.body}
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     for node in ast.walk(tree):

@@ -6,7 +6,9 @@ import ast
 import importlib
 import pkgutil
 import re
+import sys
 import traceback
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +17,9 @@ import kernellab
 import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import LaunchError, OutOfBoundsError, launch
+
+sys.path.insert(0, str(Path(__file__).parent))
+from source_trees import tree as parsed
 
 
 # --- prints ----------------------------------------------------------------------------------------
@@ -170,8 +175,7 @@ def test_no_public_docstring_speaks_of_seeds():
     found = []
     for mod in pkgutil.walk_packages(kernellab.__path__, "kernellab."):
         module = importlib.import_module(mod.name)
-        with open(module.__file__, encoding="utf-8") as f:
-            tree = ast.parse(f.read())
+        tree = parsed(module.__file__)  # shared with the other tests that walk the package (tests/source_trees.py)
         for node in ast.walk(tree):
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 if getattr(node, "name", "").startswith("_"):

@@ -378,13 +378,15 @@ def import_(po_dir: str, src: str) -> int:
     return 0
 
 
-def runtime_messages(roots: list[str]) -> dict[str, str]:
+def runtime_messages(roots: list[str], parse=None) -> dict[str, str]:
     """Every ``_("literal")`` or ``tr("literal")`` in the Python files under ``roots`` (the gallery imports
-    ``_`` as ``tr``): message → first place it appears."""
+    ``_`` as ``tr``): message → first place it appears. ``parse(path)`` gives a file's syntax tree (by default
+    the file parsed now; the tests pass theirs, which parses each file once per process)."""
     found: dict[str, str] = {}
     for root in roots:
         for path in sorted(Path(root).rglob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            tree = parse(path) if parse is not None else ast.parse(path.read_text(encoding="utf-8"), str(path))
+            for node in ast.walk(tree):
                 if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("_", "tr")
                         and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
                     found.setdefault(node.args[0].value, f"{path}:{node.lineno}")
