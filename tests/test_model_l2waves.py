@@ -186,3 +186,30 @@ def test_an_lru_cache_exactly_as_large_as_the_reused_blocks_keeps_them():
 
     assert dram_bytes_lru(128, 128, 64, 128, 1, 1, l2_bytes=49152, elem=2) == 98304
     assert dram_bytes_lru(128, 128, 64, 128, 1, 1, l2_bytes=49151, elem=2) == 131072
+
+
+def test_wave_bytes_of_a_launch_are_counted_once(monkeypatch):
+    # Boehm's kernel 5 on the A6000 at 4096³: 256 threads × 128 registers = 32768 of 65536, so 2 blocks per SM
+    # and waves of 84 × 2 = 168 of the 32 × 32 = 1024 128×128 tiles, row-major. The six full waves each touch
+    # 6 block-rows (e.g. ids 0–167: rows 0–5) and all 32 block-columns, the last (ids 1008–1023) 1 row and 16
+    # columns: (37 + 6 × 32 + 16) × 128 × 4096 × 4 B + C's 4096² × 4 B = 580,911,104 B. predict asks for it at
+    # every call (the SGEMM study's scans: 406 calls for 24 launches on lecture 10's autotuning page); the wave
+    # model runs once a launch
+    from kernellab.model import latency
+    from kernellab.model.latency import LoopShape, dram_bytes_waves
+    from kernellab.specs import A100, A6000
+    calls = []
+
+    def counting(*args, **kwargs):
+        calls.append(args)
+        return dram_bytes_tiled(*args, **kwargs)
+
+    monkeypatch.setattr(latency, "dram_bytes_tiled", counting)
+    latency._tiled_bytes.cache_clear()
+    k5 = LoopShape(threads=256, regs=128, smem=8192, tile=(128, 128), k_step=8)
+    assert dram_bytes_waves(k5, (4096, 4096, 4096), A6000) == (37 + 6 * 32 + 16) * 128 * 4096 * 4 + 4096**2 * 4
+    assert dram_bytes_waves(k5, (4096, 4096, 4096), A6000) == 580_911_104
+    assert len(calls) == 1
+    # the A100's 108 SMs make another launch (waves of 216), counted anew
+    assert dram_bytes_waves(k5, (4096, 4096, 4096), A100) != 580_911_104
+    assert len(calls) == 2

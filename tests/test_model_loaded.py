@@ -174,3 +174,56 @@ def test_rounds_count_waits_not_loads():
     assert launch(_atomic_after_load, 1, 32, args=(ints, np.zeros(4, np.int32))).launch["rounds"] == 1
     # a load still pending when the kernel returns: one
     assert launch(_load_unused_until_return, 1, 32, args=(x,)).launch["rounds"] == 1
+
+
+# --- one fixed point per distinct path (lecture 10's autotuning page asks 1,260 times for 218) ----------------
+
+def _counting_fixed_points(monkeypatch) -> list:
+    """Record every fixed point ``predict`` solves (each ``loaded_time`` call), starting from an empty memo."""
+    from kernellab.model import estimate
+    calls = []
+
+    def counting(*args):
+        calls.append(args[1:])
+        return loaded_time(*args)
+
+    monkeypatch.setattr(estimate, "loaded_time", counting)
+    estimate._loaded_round_trip.cache_clear()
+    return calls
+
+
+def test_equal_launches_share_one_fixed_point(monkeypatch):
+    # predict evaluates the estimate at three clocks, the H100's rated 1.98 GHz and its band (1.59, 1.98) GHz:
+    # two distinct clocks, so two unloaded round trips (688 cycles ÷ clock) and two fixed points; the same launch
+    # predicted again solves none and gives the same floats
+    calls = _counting_fixed_points(monkeypatch)
+    first = predict(_stream(32, 512), H100, timer="stream")
+    assert len(calls) == 2
+    assert predict(_stream(32, 512), H100, timer="stream") == first
+    assert len(calls) == 2
+    # 513 round trips a block is another path, solved anew (two more), not the 512-trip path's round trip
+    more = predict(_stream(32, 513), H100, timer="stream")
+    assert len(calls) == 4
+    assert more["t_round"] != first["t_round"]
+    assert more["t_latency_path"] == pytest.approx(513 * more["t_round"], rel=1e-6)
+
+
+def test_latency_path_by_hand():
+    # a K loop of 10 round trips, 8 of them at a tl.dot, num_stages 3, 4 µs of a program's own work, round trip
+    # 1 µs: the 2 plain trips cost 2 µs, the first dot trip 1 µs, each of the 8 waits max(0, 1 ÷ 2 − 4 ÷ 8) = 0:
+    # 3 µs exposed; critical path 3 + 4 = 7 µs; 2 programs in turn: 14 µs
+    from kernellab.model.estimate import LatencyPath
+    path = LatencyPath(10.0, 8.0, 3, True, 4e-6, 0, 0.0, 2.0)
+    assert path.critical(1e-6) == pytest.approx(7e-6, rel=1e-12)
+    assert path(1e-6) == pytest.approx(14e-6, rel=1e-12)
+    # a chain of 12 dependent global loads and 0.5 µs of shared ones is longer than the 3 µs exposed:
+    # 12 × 1 + 0.5 + 4 = 16.5 µs a program
+    chained = LatencyPath(10.0, 8.0, 3, True, 4e-6, 12, 0.5e-6, 2.0)
+    assert chained.critical(1e-6) == pytest.approx(16.5e-6, rel=1e-12)
+    # without loads no trip is exposed (0 + 4 µs), but the chain's loads still wait: 12.5 + 4 µs
+    assert LatencyPath(10.0, 8.0, 3, False, 4e-6, 0, 0.0, 1.0)(1e-6) == pytest.approx(4e-6, rel=1e-12)
+    assert LatencyPath(10.0, 8.0, 3, False, 4e-6, 12, 0.5e-6, 1.0)(1e-6) == pytest.approx(16.5e-6, rel=1e-12)
+    # paths compare by value, so the memo keys on what the path reads and nothing else
+    assert path == LatencyPath(10.0, 8.0, 3, True, 4e-6, 0, 0.0, 2.0) and hash(path) == hash(
+        LatencyPath(10.0, 8.0, 3, True, 4e-6, 0, 0.0, 2.0))
+    assert path != chained

@@ -42,6 +42,9 @@ K loop's exposed latency with a ``LoopShape``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import lru_cache
+
 from ..grid import cdiv
 from ..specs import Perf
 from .loaded import loaded_time
@@ -89,10 +92,7 @@ def _rate(resource: str, perf: Perf, clock_hz: float, kind: str | None) -> float
     if resource == "tensor":  # the spec sheet's peak at its own clock, per SM
         return perf.tensor_flops / perf.sms * (perf.mma_sync_share if kind in ("mma", "fp8-mma") else 1.0) * \
             (perf.gpu.fp8_tensor_peak / perf.gpu.fp16_tensor_peak if kind in ("fp8-wgmma",) else 1.0)
-    rate = {"FMA": perf.fma_per_sm_cycle, "XU": perf.xu_per_sm_cycle, "issue": perf.issue_per_sm_cycle,
-            "L1": perf.l1_lines_per_sm_cycle, "shared": perf.smem_wavefronts_per_sm_cycle,
-            "MIO": perf.mio_per_sm_cycle}[resource]
-    return rate * clock_hz
+    return getattr(perf, RESOURCES[resource][2]) * clock_hz  # per SM per cycle × cycles a second
 
 
 def _subpartition_share(resource: str, subpartitions: int, kind: str | None) -> float:
@@ -139,6 +139,49 @@ def _eta(resource: str, perf: Perf, eta_simt: float, kind: str | None) -> float:
     return 1.0 if resource == "L1" else eta_simt
 
 
+@dataclass(frozen=True)
+class LatencyPath:
+    """The busiest SM's latency path as a function of the round trip (seconds to seconds): ``in_turn`` critical
+    paths of one program one after another, each the longer of the round trips its loads leave exposed
+    (``_exposed``) and its longest chain of dependent loads, plus its own pipe time ``t_alone``. Frozen and
+    compared by value: the loaded round trip of equal paths is computed once (``_loaded_round_trip``), so
+    everything the path reads is a field.
+
+    A program of 3 rounds, none at a ``tl.dot``, 1 µs of its own work and no load chain, 2 programs in turn,
+    at a 500 ns round trip: 2 × (3 × 0.5 µs + 1 µs) = 5 µs; a chain of 8 dependent global loads and 100 ns of
+    shared ones is longer: 2 × (8 × 0.5 µs + 0.1 µs + 1 µs) = 10.2 µs:
+
+    >>> LatencyPath(3.0, 0.0, 1, True, 1e-6, 0, 0.0, 2.0)(500e-9) * 1e6
+    5.0
+    >>> round(LatencyPath(3.0, 0.0, 1, True, 1e-6, 8, 100e-9, 2.0)(500e-9) * 1e6, 9)
+    10.2
+    """
+
+    rounds: float  # round trips one program waits for (see the module)
+    dot_rounds: float  # of those, a K loop's trips at a tl.dot (the pipeliner's)
+    stages: int  # the K loop's num_stages (1: not pipelined)
+    loads: bool  # whether the launch loads at all (without loads no round trip is exposed)
+    t_alone: float  # s, one program's own pipe time on the sub-partitions its warps occupy
+    chain_global: int  # global loads in one thread's longest chain of dependent loads (Counts.load_chain_global)
+    t_chain_shared: float  # s, that chain's shared loads (Counts.load_chain_shared) × Perf.shared_latency_cycles ÷ clock
+    in_turn: float  # critical paths the busiest SM runs one after another: ⌈per_sm ÷ resident⌉ − 1 + the heaviest's share
+
+    def chain(self, round_trip: float) -> float:
+        """Seconds of one thread's longest chain of dependent loads (a load waiting for the load that gave its
+        address) when a global round trip takes ``round_trip``: its global loads × ``round_trip`` + its shared
+        loads' time. The engines record the chain (``Counts.load_chain_global``/``_shared``)."""
+        return self.chain_global * round_trip + self.t_chain_shared
+
+    def critical(self, round_trip: float) -> float:
+        """One program's critical path when a round trip takes ``round_trip``."""
+        exposed = _exposed(self.rounds, self.dot_rounds, self.stages, round_trip if self.loads else 0.0,
+                           self.t_alone)
+        return max(exposed, self.chain(round_trip)) + self.t_alone
+
+    def __call__(self, round_trip: float) -> float:
+        return self.in_turn * self.critical(round_trip)
+
+
 def estimate_terms(counts, events: dict, times: dict, perf: Perf, clock_hz: float, dist: Distribution,
                    kind: str | None, eta_simt: float, cold: bool, dram_bytes: int) -> dict:
     """The estimate's terms, seconds, at ``clock_hz`` (see the module): ``t_pipes`` (the busiest SM's slowest
@@ -178,16 +221,15 @@ def estimate_terms(counts, events: dict, times: dict, perf: Perf, clock_hz: floa
     stages = int(info.get("loop_stages") or info.get("num_stages", 1))
     n_rounds = cdiv(dist.per_sm, dist.resident) if programs is not None else 1
 
-    def critical(round_trip: float) -> float:  # one program's critical path when a round trip takes round_trip
-        exposed = _exposed(rounds, dot_rounds, stages, round_trip if loads else 0.0, t_alone)
-        return max(exposed, _chain(counts, perf, clock_hz, round_trip)) + t_alone
-
+    path = LatencyPath(rounds, dot_rounds, stages, loads, t_alone, getattr(counts, "load_chain_global", 0),
+                       getattr(counts, "load_chain_shared", 0) * perf.shared_latency_cycles / clock_hz,
+                       n_rounds - 1 + heavy)
     t_fill = t_round  # the first round trip, before anything queues
     others = {"pipes": t_pipes + t_fill, "DRAM": t_dram + t_fill if t_dram else 0.0, "L2": t_l2,
               "atomic": times["t_atomic"], "lock": t_lock(counts, perf, clock_hz)}
-    t_path, round_trip = _loaded_path(lambda rt: (n_rounds - 1 + heavy) * critical(rt), max(others.values()),
-                                      latency, perf, dram_bytes if loads and not warm_hit else 0)
-    t_critical, chain = critical(round_trip), _chain(counts, perf, clock_hz, round_trip)
+    t_path, round_trip = _loaded_path(path, max(others.values()), latency, perf,
+                                      dram_bytes if loads and not warm_hit else 0)
+    t_critical, chain = path.critical(round_trip), path.chain(round_trip)
     t_round = round_trip if loads else 0.0
     terms = {"pipes": others["pipes"], "latency": t_path,
              **{k: others[k] for k in ("DRAM", "L2", "atomic", "lock")}}
@@ -252,7 +294,8 @@ def l2_seconds(counts, perf: Perf, resident: int = 0) -> float:
     return max(t, resident / perf.l2_bw)
 
 
-def _loaded_path(path, t_other: float, latency: float, perf: Perf, dram_bytes: int) -> tuple[float, float]:
+def _loaded_path(path: LatencyPath, t_other: float, latency: float, perf: Perf,
+                 dram_bytes: int) -> tuple[float, float]:
     """``(latency path, round trip)``: the busiest SM's latency path ``path(round trip)`` with a DRAM round trip
     under the launch's own load (:func:`kernellab.model.loaded.loaded_time`: ``latency`` plus the queueing delay
     measured at the utilisation its ``dram_bytes`` make of the sustained bandwidth over its time, the other
@@ -260,9 +303,22 @@ def _loaded_path(path, t_other: float, latency: float, perf: Perf, dram_bytes: i
     ``latency``."""
     if not dram_bytes:
         return path(latency), latency
-    _t, round_trip = loaded_time(path, t_other, dram_bytes, perf.dram_bw * perf.dram_efficiency, latency,
-                                perf.gpu.name)
+    round_trip = _loaded_round_trip(path, t_other, dram_bytes, perf.dram_bw * perf.dram_efficiency, latency,
+                                    perf.gpu.name)
     return path(round_trip), round_trip
+
+
+@lru_cache(maxsize=4096)
+def _loaded_round_trip(path: LatencyPath, t_other: float, dram_bytes: int, sustained_bw: float, latency: float,
+                       gpu_name: str) -> float:
+    """:func:`~kernellab.model.loaded.loaded_time`'s round trip, remembered. It is a pure function of these values
+    (``path`` is frozen and compared by value; the measured curves are constants), and its fixed point costs 60
+    evaluations of the path, which the same launch asks for again and again: ``predict`` at three clocks, the SGEMM
+    study once per table and per refitted η, and ``latency_window``'s scan of ``Perf.latency_s`` (which the
+    round trip does not read) 91 times. Lecture 10's autotuning page asks 1,260 times for 218 round trips.
+    Equal keys give equal results: ``==`` on floats and ints is value equality, the only equal floats that could
+    differ are ±0, and nothing here is negative."""
+    return loaded_time(path, t_other, dram_bytes, sustained_bw, latency, gpu_name)[1]
 
 
 def _rounds(info: dict, loads: bool) -> tuple[float, float]:
@@ -290,15 +346,6 @@ def _exposed(rounds: float, dot_rounds: float, stages: int, t_round: float, t_al
         return plain + dot_rounds * t_round
     work = t_alone / dot_rounds
     return plain + t_round + dot_rounds * max(0.0, t_round / (stages - 1) - work)
-
-
-def _chain(counts, perf: Perf, clock_hz: float, global_latency: float) -> float:
-    """Seconds of one thread's longest chain of dependent loads (a load waiting for the load that gave its
-    address): its global loads × ``global_latency`` (this launch's round trip) + its shared-memory loads ×
-    ``Perf.shared_latency_cycles``. The engines record the chain (``Counts.load_chain_global``/``_shared``)."""
-    g = getattr(counts, "load_chain_global", 0)
-    s = getattr(counts, "load_chain_shared", 0)
-    return g * global_latency + s * perf.shared_latency_cycles / clock_hz
 
 
 def _accumulated_share(counts, info: dict, dist: Distribution) -> float:

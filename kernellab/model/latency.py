@@ -9,6 +9,7 @@ facts, the ones a profiler's launch statistics would show.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from kernellab.i18n import _
 
@@ -73,7 +74,16 @@ def dram_bytes_waves(shape: LoopShape, mnk, gpu: GPU | Perf) -> int:
     gpu = as_gpu(gpu)
     M, N, K = mnk
     BM, BN = shape.tile
-    return dram_bytes_tiled(M, BM, BN, shape.blocks_per_sm(gpu), gpu.sms, elem=shape.elem, M=M, N=N, K=K)
+    return _tiled_bytes(M, N, K, BM, BN, shape.blocks_per_sm(gpu), gpu.sms, shape.elem)
+
+
+@lru_cache(maxsize=1024)
+def _tiled_bytes(M: int, N: int, K: int, BM: int, BN: int, ctas_per_sm: int, n_sm: int, elem: int) -> int:
+    """:func:`~kernellab.model.l2waves.dram_bytes_tiled` in launch order, remembered: a pure function of these
+    ints whose cost is two passes over every program of the launch (1,024 at 4096³ in 128×128 tiles), which
+    ``predict`` asks for at each call and the SGEMM study's scans ask for with the same launch again and again
+    (lecture 10's autotuning page: 406 calls, 24 launches)."""
+    return dram_bytes_tiled(M, BM, BN, ctas_per_sm, n_sm, elem=elem, M=M, N=N, K=K)
 
 
 def latency_units(shape: LoopShape, gpu: GPU | Perf) -> int:
