@@ -233,6 +233,35 @@ def test_a_dot_fed_by_a_dots_result_is_recorded_for_the_async_wgmma_overlap():
     assert cnt.launch["dot_accumulated_flops"] == 2 * 64 * 128 * 64 == cnt.dot_flops / 2
 
 
+@triton.jit
+def _trips(a_ptr, b_ptr, o_ptr, CAUSAL: tl.constexpr, WITH_DOT: tl.constexpr):
+    # program i: 4 trips, or i + 1 with CAUSAL (a causal key loop's program-dependent trips)
+    r = tl.arange(0, 16)
+    a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
+    acc = tl.zeros([16, 16], dtype=tl.float32)
+    hi = tl.program_id(0) + 1 if CAUSAL else 4
+    for i in range(0, hi):
+        b = tl.load(b_ptr + i * 256 + r[:, None] * 16 + r[None, :])
+        if WITH_DOT:
+            acc = tl.dot(a, b, acc)
+        else:
+            acc += b.to(tl.float32)
+    tl.store(o_ptr + tl.program_id(0) * 256 + r[:, None] * 16 + r[None, :], acc)
+
+
+@pytest.mark.parametrize(("causal", "with_dot", "trips"), [
+    (False, True, 4.0),     # every program 4 trips of a loop holding a dot
+    (True, True, 2.5),      # programs 0..3 make 1, 2, 3, 4 trips: (1 + 2 + 3 + 4) ÷ 4 = 2.5 a program
+    (False, False, 0.0),    # 4 trips of a loop with no dot: not counted
+])
+def test_the_trips_of_a_loop_holding_a_dot_are_recorded_per_program(causal, with_dot, trips):
+    a = np.ones((16, 16), np.float16)
+    b = np.ones((4 * 16, 16), np.float16)
+    o = np.zeros((4 * 16, 16), np.float32)
+    cnt = _trips[(4,)](a, b, o, CAUSAL=causal, WITH_DOT=with_dot)
+    assert cnt.launch.get("dot_trips", 0.0) == trips
+
+
 def test_async_wgmma_runs_beside_the_softmax_on_sm_90_only(monkeypatch):
     # 132 programs, one a SM, of one 128×128×4096 fp16 dot each, F = 134 217 728 FLOPs (32 768 mma.sync, 8192
     # wgmma warp instructions): on an H100 SM F ÷ (989.4e12 ÷ 132) = 17.906 µs, ÷ η_wgmma 0.81 = 22.106 µs.

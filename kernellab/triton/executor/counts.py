@@ -644,7 +644,7 @@ class Tally:
         self.flags: dict = {}  # tl.range's loop_stages and warp_specialize (kernellab.triton.executor.rounds.note_loop)
         # FP32 operations and MUFU warp instructions on tl.dot results (rounds.dependent), and the FLOPs of the
         # dots fed by a dot's result (rounds.accumulated)
-        self.dep = [0, 0, 0]
+        self.dep = [0, 0, 0, 0]
         # lock → [acquisitions, round trips, bytes] of its critical sections (kernellab.triton.executor.locks)
         self.locks: dict[tuple, list] = {}
         self.dram: dict[str, int] = {}  # array name → sectors first touched by what this tally recorded (lines=True)
@@ -998,12 +998,14 @@ class Tally:
         else:
             flags[key] = max(flags.get(key, value), value)
 
-    def dependent(self, flops: int, xu: int, accumulated: int = 0) -> None:
+    def dependent(self, flops: int, xu: int, accumulated: int = 0, trips: int = 0) -> None:
         """Record FP32 operations and MUFU warp instructions on ``tl.dot`` results (:func:`kernellab.triton.executor.rounds.dependent`),
-        and FLOPs of dots fed by a dot's result (:func:`kernellab.triton.executor.rounds.accumulated`)."""
+        FLOPs of dots fed by a dot's result (:func:`kernellab.triton.executor.rounds.accumulated`) and the trips of
+        loops holding a ``tl.dot`` (:func:`kernellab.triton.executor.rounds.dot_loop`), all programs together."""
         self.dep[0] += flops
         self.dep[1] += xu
         self.dep[2] += accumulated
+        self.dep[3] += trips
 
     def lock_section(self, key: tuple, trips: int, nbytes: int) -> None:
         """A program acquired lock ``key`` and released it after a critical section of ``trips`` round trips
@@ -1027,7 +1029,8 @@ class Tally:
             return {**self.flags, **locks}
         return {"rounds": total / programs, "dot_rounds": dot / programs, "rounds_max": float(most),
                 "dot_dependent_flops": self.dep[0] / programs, "dot_dependent_xu": self.dep[1] / programs,
-                "dot_accumulated_flops": self.dep[2] / programs, **self.flags, **locks}
+                "dot_accumulated_flops": self.dep[2] / programs, "dot_trips": self.dep[3] / programs,
+                **self.flags, **locks}
 
     def merge(self, other: Tally):
         """Add another tally's counts into this one."""

@@ -51,6 +51,7 @@ import numpy as np
 from ..compiler import axis as A
 from ..compiler import layout, limits
 from . import dtypes as T
+from . import rounds
 from .program import _CURRENT
 from .tensor import facts, tensor
 
@@ -248,7 +249,10 @@ def _index(a) -> int:
 
 def finish(prog, frame: Frame):
     """Record what the pipeliner does to a loop that ended (:class:`Frame`): its pipelined loads (their
-    prologue copies, the operand stores they replace) and, on sm_80, the prefetch of the first K slice."""
+    prologue copies, the operand stores they replace) and, on sm_80, the prefetch of the first K slice; and the
+    trips of an innermost loop holding a dot (:func:`kernellab.triton.executor.rounds.dot_loop`)."""
+    if frame.dots and not frame.inner:
+        rounds.dot_loop(prog, frame.iterations)
     if frame.inner or frame.stages < 2 or not frame.iterations:
         return
     extra = frame.stages - 1

@@ -85,6 +85,14 @@ def accumulated(flops: int) -> None:
         prog.tally.dependent(0, 0, flops)
 
 
+def dot_loop(prog, iterations: int) -> None:
+    """An innermost loop whose body holds a ``tl.dot`` ended after ``iterations`` trips, in each of the step's
+    programs. The performance model reads the trips a program makes (``counts.launch["dot_trips"]``, a mean over
+    the programs): a pipelined loop pays its first and last trip's unoverlapped halves once a program
+    (:mod:`kernellab.model.estimate`)."""
+    prog.tally.dependent(0, 0, 0, iterations * prog.P)
+
+
 def dependent(shape: tuple, flops_per_element: int = 1, mufu: bool = False) -> None:
     """Operations on a ``tl.dot``'s result (or on what was computed from one): ``flops_per_element`` FP32
     operations and, with ``mufu``, one special function, on every element of a ``shape`` block, in every
