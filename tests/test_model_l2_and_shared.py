@@ -116,7 +116,8 @@ def test_the_naive_transpose_is_slower_than_the_conflicted_tile_and_the_padded_t
     #   1 048 576 × 32 ÷ 4.5e12 = 0.424 + 7.457 = 7.880 µs, above its L1 lines (32 768 + 1 048 576 = 1 081 344,
     #   × 8/1024 ÷ 1.98e9 = 4.267 µs) and DRAM (8 MiB ÷ (3.35 TB/s × 3174/4000) = 3.156 µs);
     # tiled: 32 wavefronts a column read, 32 768 × 32 + 32 768 stores = 1 081 344 wavefronts, × 8/1024 ÷ 1.98e9
-    #   = 4.267 µs ÷ η 0.66 = 6.465 µs, + a 688-cycle round trip (0.347 µs) = 6.812 µs;
+    #   = 4.267 µs ÷ η 0.66 = 6.465 µs, + a 688-cycle round trip (0.347 µs) = 6.812 µs (2 blocks resident: while
+    #   one waits for its loads the other's shared-memory work runs, so the later turns' round trips are hidden);
     # padded: 65 536 wavefronts; DRAM would take 3.156 + 0.347 = 3.503 µs, but the blocks wait longer for their
     #   loads: 2 of 1024 threads resident, so the busiest SM runs its 8 blocks in 4 rounds of one round trip and a
     #   block's own work (0.2082 µs), the round trip loaded by the launch's DRAM traffic (kernellab.model.loaded):
@@ -131,6 +132,7 @@ def test_the_naive_transpose_is_slower_than_the_conflicted_tile_and_the_padded_t
          for name, (k, extra) in kernels.items()}
     assert p["naive"]["estimate_bound"] == "L2" and p["naive"]["estimate_time"] == pytest.approx(7.880e-6, abs=1e-9)
     assert p["tiled"]["estimate_bound"] == "shared" and p["tiled"]["estimate_time"] == pytest.approx(6.812e-6, abs=1e-9)
+    assert p["tiled"]["t_starts"] == pytest.approx(347.47e-9, abs=0.05e-9)
     assert p["padded"]["estimate_bound"] == "latency" and p["padded"]["estimate_time"] == pytest.approx(4.061e-6, abs=1e-9)
     assert p["padded"]["t_round"] == pytest.approx(807.16e-9, abs=0.05e-9)
     assert p["padded"]["estimate_time"] < p["tiled"]["estimate_time"] < p["naive"]["estimate_time"]

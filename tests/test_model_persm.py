@@ -7,6 +7,7 @@ Spec values used (kernellab.specs, [CCtab]): H100 132 SMs, A100 108; 64 resident
 """
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -362,6 +363,92 @@ def test_a_warp_specialised_loop_hides_its_softmax_only_behind_the_dots_it_feeds
     m = est(True, 0.25, warps=2)
     assert m["tensor_kind"] == "mma" and m["estimate_time"] == pytest.approx(m["t_tensor"] / PERF_H100.eta_mma)
     assert m["estimate_time"] < est(False, 0.25, warps=2)["estimate_time"]  # in turn without the specialisation
+
+
+def test_a_warp_specialised_loop_pays_its_first_softmax_and_its_last_pv_alone(monkeypatch):
+    import importlib
+
+    estimate_module = importlib.import_module("kernellab.model.estimate")
+    # FlashAttention-3's Algorithm 2 per program of n trips, each q·kᵀ (T_qk), p·v (T_pv) and softmax (S_t):
+    # a prologue q·kᵀ + softmax that nothing overlaps, n − 1 trips of q·kᵀ + max(p·v, softmax), the last p·v
+    # alone: n·T_qk + (n − 1)·max + S_t + T_pv = T·(1 − a) + max(T·a, S) + min(T·a, S) ÷ n.
+    # The program of the test above: T = 5.5267 µs, a = 0.5, so T_qk = T_pv = 2.7634 ÷ n.
+    T = 64 * 2 * 64 ** 3 / (989.4e12 / 132) / PERF_H100.eta_wgmma
+
+    def est(xu, trips, **extra):
+        counts = _dot_with_dependent_work(0, xu, 4, dot_accumulated_flops=0.5 * 64 * 2 * 64 ** 3,
+                                          warp_specialize=True, dot_trips=trips, **extra)
+        return _quiet_predict(counts)["estimate_time"] * 1e6
+
+    # S = 6.1218 µs (4000 MUFU instructions). Two trips: T_qk = T_pv = 1.3817, S_t = 3.0609: prologue
+    # 1.3817 + 3.0609 = 4.4426, one trip 1.3817 + max(1.3817, 3.0609) = 4.4426, epilogue 1.3817: 10.2669 µs
+    assert est(4000, 2) == pytest.approx(10.2669, abs=1e-4)
+    # four trips: T_qk = T_pv = 0.6908, S_t = 1.5305: prologue 2.2213, three trips 3 × 2.2213 = 6.6640,
+    # epilogue 0.6908: 9.5761 µs; the steady state alone (no trips recorded) is 2.7634 + 6.1218 = 8.8851 µs
+    assert est(4000, 4) == pytest.approx(9.5761, abs=1e-4)
+    assert est(4000, 0) == pytest.approx(8.8851, abs=1e-4)
+    # S = 1.5305 µs (1000 instructions), p·v the longer half. Two trips: S_t = 0.7652: prologue 1.3817 + 0.7652
+    # = 2.1469, one trip 1.3817 + 1.3817 = 2.7634, epilogue 1.3817: 6.2920 µs; four trips: S_t = 0.3826:
+    # prologue 1.0735, three trips 3 × 1.3817 = 4.1450, epilogue 0.6908: 5.9093 µs
+    assert est(1000, 2) == pytest.approx(6.2920, abs=1e-4)
+    assert est(1000, 4) == pytest.approx(5.9093, abs=1e-4)
+    assert T * 1e6 == pytest.approx(5.5267, abs=1e-4)
+    # a loop that is not warp-specialised runs in turn, T + S = 11.6485 µs, whatever its trips
+    plain = _dot_with_dependent_work(0, 4000, 4, dot_accumulated_flops=0.5 * 64 * 2 * 64 ** 3, dot_trips=2)
+    assert _quiet_predict(plain)["estimate_time"] * 1e6 == pytest.approx(11.6485, abs=1e-4)
+    # the candidate overlap "async" pipelines such a wgmma loop too, and so pays its two ends: 10.2669 µs; a
+    # synchronous mma.sync loop (2 warps) runs in turn and has no ends to pay, whatever its trips
+    monkeypatch.setattr(estimate_module, "OVERLAP", ["async"])
+    assert _quiet_predict(plain)["estimate_time"] * 1e6 == pytest.approx(10.2669, abs=1e-4)
+    mma = {n: _quiet_predict(_dot_with_dependent_work(0, 4000, 2, dot_accumulated_flops=0.5 * 64 * 2 * 64 ** 3,
+                                                      dot_trips=n)) for n in (0, 2)}
+    assert mma[2]["tensor_kind"] == "mma" and mma[2]["estimate_time"] == mma[0]["estimate_time"]
+
+
+def _tensor_programs(per_sm: int, tile_bytes: int):
+    """``per_sm`` × 132 programs of 4 warps, each 64 dots of 64×64×64 (wgmma) with ``tile_bytes`` of operand tiles
+    a stage (3 stages in shared memory on sm_90), 4000 MUFU instructions on their results, after one load of 4
+    sectors (one round, not at a dot); made by hand."""
+    n = per_sm * 132
+    return TritonCounts(programs=n, flops=n * 64 * 2 * 64 ** 3, dot_flops=n * 64 * 2 * 64 ** 3,
+                        mma_sm80=n * 64 * 128, mma_sm90=n * 64 * 4, load_requests=n, load_sectors=n * 4,
+                        load_lines=n, load_bytes=n * 128,
+                        launch={"grid": (n, 1, 1), "num_warps": 4, "rounds": 1.0, "dot_rounds": 0.0,
+                                "num_stages": 3, "dot_tile_bytes": tile_bytes, "dot_results": {(64, 64): 4096},
+                                "dot_dependent_xu": 4000.0})
+
+
+@pytest.mark.parametrize(("per_sm", "tile_bytes", "resident", "starts"), [
+    (1, 64 * 1024, 1, 1), (2, 64 * 1024, 1, 2), (3, 64 * 1024, 1, 3),   # 3 × 64 KB: one program a SM
+    (4, 32 * 1024, 2, 1),                                                 # 3 × 32 KB: two a SM, 2 turns
+])
+def test_a_program_alone_on_its_sm_waits_for_its_first_loads_with_the_sm_idle(per_sm, tile_bytes, resident,
+                                                                                starts):
+    # Each program: its Tensor Cores T = 5.5267 µs, then its SIMT work S = 6.1218 µs (not warp-specialised: in
+    # turn), 11.6485 µs. 3 stages × 64 KB = 192 KB of shared memory: one program a SM (228 KB), and each turn
+    # starts with a round trip for its first loads that nothing on the SM overlaps, L = 688 cycles ÷ 1.98 GHz =
+    # 347.47 ns (no DRAM bytes: unloaded): 3 programs a SM, 3 × 11.6485 + 3 × 0.34747 = 35.9880 µs. With 2
+    # resident (96 KB each), one program's work runs while the other waits: only the launch's first round trip,
+    # 4 × 11.6485 + 0.34747 = 46.9416 µs.
+    p = _quiet_predict(_tensor_programs(per_sm, tile_bytes))
+    L = 688 / 1.98e9
+    work = 64 * 2 * 64 ** 3 / (989.4e12 / 132) / PERF_H100.eta_wgmma + 4000 * 32 / 16 / 1.98e9 / PERF_H100.eta
+    assert p["estimate_time"] == pytest.approx(per_sm * work + starts * L) and p["estimate_bound"] == "serial"
+    assert (p["per_sm"], p["resident"], p["t_round"]) == (per_sm, resident, pytest.approx(L))
+    assert p["t_starts"] == pytest.approx(starts * L)
+    if per_sm in (3, 4):
+        assert p["estimate_time"] * 1e6 == pytest.approx({3: 35.9880, 4: 46.9416}[per_sm], abs=1e-4)
+
+
+def test_the_later_programs_alone_on_an_sm_wait_this_launchs_loaded_round_trip():
+    # the 3-programs-a-SM launch above, now reading 64 MiB from DRAM: the first program waits the unloaded 688
+    # cycles (nothing queues yet), the two later ones the launch's own round trip, loaded by its DRAM traffic
+    counts = _tensor_programs(3, 64 * 1024)
+    loaded = replace(counts, dram_sectors={"x": (64 << 20) // 32})
+    p = _quiet_predict(loaded)
+    L = 688 / 1.98e9
+    assert p["t_fill"] == pytest.approx(L) and p["t_round"] > L
+    assert p["t_starts"] == pytest.approx(L + 2 * p["t_round"])
 
 
 def test_the_pipelined_term_is_named_in_both_languages(monkeypatch):

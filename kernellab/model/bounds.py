@@ -296,7 +296,7 @@ def predict(*args, shape: LoopShape | None = None, launches: int = 1, timer: str
     their fitted efficiencies (``eta`` for the SIMT pipes, ``Perf.eta_mma``/``eta_wgmma`` for the Tensor
     Cores), a ``tl.dot``'s Tensor Core work and the SIMT work on its results one after the other in a
     program, DRAM at its measured sustained share (``t_dram_sustained``), L2 traffic (``t_l2``), and the
-    latency a program exposes (``t_round``, ``rounds``, ``t_critical``, ``t_latency_path``, ``t_fill``), the longest
+    latency a program exposes (``t_round``, ``rounds``, ``t_critical``, ``t_latency_path``, ``t_fill``, ``t_starts``), the longest
     chain of a spin lock's critical sections (``t_lock``, :mod:`kernellab.model.locks`); with a
     ``shape``, the K loop's exposed latency of :mod:`kernellab.model.latency` instead (``t_latency``).
 
@@ -456,7 +456,7 @@ def _predict_one(args, kwargs, shape, launches, timer="do_bench") -> dict:
         "estimate_bound": terms["estimate_bound"], "dram_bytes": dram,
         "t_l2": terms["t_l2"], "t_dram_sustained": terms["t_dram_est"], "t_round": terms["t_round"],
         "rounds": terms["rounds"], "t_critical": terms["t_critical"], "t_latency_path": terms["t_latency_path"],
-        "t_fill": terms["t_fill"], "t_lock": terms["t_lock"],
+        "t_fill": terms["t_fill"], "t_starts": terms["t_starts"], "t_lock": terms["t_lock"],
         "programs": dist.programs, "sms_used": dist.sms_used, "per_sm": dist.per_sm, "resident": dist.resident,
         "waves": dist.waves, "tail": dist.tail, "subpartitions": dist.subpartitions,
         "blocks_per_sm": None if occ is None else occ.blocks_per_sm,

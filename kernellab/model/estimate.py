@@ -13,7 +13,8 @@ runs faster than its busiest resource allows, so a measurement above the bound p
 * a program's ``tl.dot`` work and the SIMT work on its results wait for each other, one after the other
   (``serial``); a warp-specialised loop of sm_90 ``wgmma`` is pipelined in two stages (``pipelined``), as
   FlashAttention-3's consumer warpgroup is (Shah et al. 2024, Algorithm 2): the softmax runs beside the dots
-  fed by a dot's result (p·v), not beside the q·kᵀ it waits for (``_serial``). (A candidate not chosen,
+  fed by a dot's result (p·v), not beside the q·kᵀ it waits for (``_serial``), and each program pays the
+  pipeline's two ends, its first softmax and its last p·v with nothing beside them (``_ends``). (A candidate not chosen,
   ``OVERLAP = ["async"]``, runs those dots beside the SIMT work without warp specialisation too: an
   asynchronous ``wgmma`` waited at its next use, Triton's ``asyncLaunchDots``);
 * the pipes the warp schedulers feed run at a fitted efficiency per family: ``Perf.eta`` for the SIMT
@@ -31,12 +32,15 @@ runs faster than its busiest resource allows, so a measurement above the bound p
   (``t_latency_path``). A round trip from DRAM is loaded: the unloaded one plus the queueing delay measured on
   the same memory system at the utilisation the launch's own DRAM bytes make over its time
   (:mod:`kernellab.model.loaded`; ``t_round`` is that round trip). A launch whose pipes or DRAM bind still
-  waits one unloaded round trip before its first bytes arrive (``t_fill``);
+  waits one unloaded round trip before its first bytes arrive (``t_fill``); where one program fills an SM
+  (``resident`` 1), each later program on it waits a round trip for its first loads too, with nothing else on
+  the SM to run, so the pipes pay ``t_starts`` = ``t_fill`` + (⌈per_sm ÷ resident⌉ − 1) × ``t_round`` (with two or
+  more resident, one program's work covers another's wait: the latency path's Little's law);
 * a spin lock's critical sections one after another (``t_lock``, :mod:`kernellab.model.locks`): the longest
   chain of hand-overs, round trips and bytes of the programs that take one lock;
 * with a ``LoopShape`` (the SIMT SGEMMs), the K loop's exposed latency of :mod:`kernellab.model.latency`.
 
-``estimate_time`` = max(pipes + fill, latency path, DRAM + fill, L2, atomics, lock chain), or the pipes plus the
+``estimate_time`` = max(pipes + starts, latency path, DRAM + fill, L2, atomics, lock chain), or the pipes plus the
 K loop's exposed latency with a ``LoopShape``.
 """
 
@@ -182,6 +186,29 @@ class LatencyPath:
         return self.in_turn * self.critical(round_trip)
 
 
+@dataclass(frozen=True)
+class WithStarts:
+    """The busiest SM's time as a function of the round trip (seconds to seconds): the longer of its latency path
+    and its pipes with the round trips its programs' starts leave it idle, ``t_pipes + t_fill + turns × round trip``
+    (``turns``: the later programs of an SM that holds one at a time, else 0). The loaded round trip is the fixed
+    point over this (``_loaded_path``); frozen and compared by value, as :class:`LatencyPath` is.
+
+    Pipes and fill 10 µs, 3 later turns, a latency path of 2 programs × (1 µs + the round trip): at a 500 ns round
+    trip the pipes and starts, 10 + 3 × 0.5 = 11.5 µs; with no later turn the path would not reach the pipes:
+
+    >>> path = LatencyPath(1.0, 0.0, 1, True, 1e-6, 0, 0.0, 2.0)
+    >>> round(WithStarts(path, 10e-6, 3)(500e-9) * 1e6, 9), round(WithStarts(path, 1e-6, 0)(500e-9) * 1e6, 9)
+    (11.5, 3.0)
+    """
+
+    path: LatencyPath  # the busiest SM's latency path
+    t_pipes_fill: float  # s, the busiest SM's pipes (their overlap included) and the launch's first round trip
+    turns: int  # later programs whose first loads leave the SM idle (one program a SM at a time), else 0
+
+    def __call__(self, round_trip: float) -> float:
+        return max(self.path(round_trip), self.t_pipes_fill + self.turns * round_trip)
+
+
 def estimate_terms(counts, events: dict, times: dict, perf: Perf, clock_hz: float, dist: Distribution,
                    kind: str | None, eta_simt: float, cold: bool, dram_bytes: int) -> dict:
     """The estimate's terms, seconds, at ``clock_hz`` (see the module): ``t_pipes`` (the busiest SM's slowest
@@ -197,6 +224,7 @@ def estimate_terms(counts, events: dict, times: dict, perf: Perf, clock_hz: floa
         simt = _dependent_simt(info, perf, clock_hz, dist, eta_simt)
         share = _accumulated_share(counts, info, dist) if (specialised or OVERLAP[0] == "async") else 0.0
         serial = _serial(pipes["tensor"], simt, share, kind)
+        serial += _ends(pipes["tensor"] * share, simt, info.get("dot_trips", 0.0), kind)
         if serial > t_pipes:  # the Tensor Core and SIMT phases of a program wait for each other
             key = "pipelined" if specialised else "serial"
             pipes[key] = serial
@@ -225,20 +253,25 @@ def estimate_terms(counts, events: dict, times: dict, perf: Perf, clock_hz: floa
                        getattr(counts, "load_chain_shared", 0) * perf.shared_latency_cycles / clock_hz,
                        n_rounds - 1 + heavy)
     t_fill = t_round  # the first round trip, before anything queues
-    others = {"pipes": t_pipes + t_fill, "DRAM": t_dram + t_fill if t_dram else 0.0, "L2": t_l2,
+
+    # one program a SM: each later program waits for its first loads with nothing else on the SM to run
+    alone_on_sm = programs is not None and dist.resident == 1
+    others = {"DRAM": t_dram + t_fill if t_dram else 0.0, "L2": t_l2,
               "atomic": times["t_atomic"], "lock": t_lock(counts, perf, clock_hz)}
-    t_path, round_trip = _loaded_path(path, max(others.values()), latency, perf,
-                                      dram_bytes if loads and not warm_hit else 0)
+    turns = n_rounds - 1 if loads and alone_on_sm else 0
+    _t, round_trip = _loaded_path(WithStarts(path, t_pipes + t_fill, turns), max(others.values()), latency, perf,
+                                  dram_bytes if loads and not warm_hit else 0)
+    t_path, t_starts = path(round_trip), t_fill + turns * round_trip
     t_critical, chain = path.critical(round_trip), path.chain(round_trip)
     t_round = round_trip if loads else 0.0
-    terms = {"pipes": others["pipes"], "latency": t_path,
-             **{k: others[k] for k in ("DRAM", "L2", "atomic", "lock")}}
+    terms = {"pipes": t_pipes + t_starts, "latency": t_path, **others}
     bound = max(terms, key=terms.get)
     binding = max(pipes, key=pipes.get) if bound == "pipes" else bound
-    if bound in ("pipes", "DRAM") and t_fill > terms[bound] - t_fill:  # the round trip outweighs the work
+    waits = t_starts if bound == "pipes" else t_fill
+    if bound in ("pipes", "DRAM") and waits > terms[bound] - waits:  # the round trips outweigh the work
         binding = "latency"
     return {"t_pipes": t_pipes, "t_dram_est": t_dram, "t_l2": t_l2, "t_round": t_round, "rounds": rounds,
-            "t_chain": chain, "t_lock": terms["lock"],
+            "t_chain": chain, "t_lock": terms["lock"], "t_starts": t_starts,
             "t_critical": t_critical, "t_latency_path": t_path, "t_fill": t_fill, "estimate_time": terms[bound],
             "estimate_bound": binding}
 
@@ -294,7 +327,7 @@ def l2_seconds(counts, perf: Perf, resident: int = 0) -> float:
     return max(t, resident / perf.l2_bw)
 
 
-def _loaded_path(path: LatencyPath, t_other: float, latency: float, perf: Perf,
+def _loaded_path(path: LatencyPath | WithStarts, t_other: float, latency: float, perf: Perf,
                  dram_bytes: int) -> tuple[float, float]:
     """``(latency path, round trip)``: the busiest SM's latency path ``path(round trip)`` with a DRAM round trip
     under the launch's own load (:func:`kernellab.model.loaded.loaded_time`: ``latency`` plus the queueing delay
@@ -309,7 +342,7 @@ def _loaded_path(path: LatencyPath, t_other: float, latency: float, perf: Perf,
 
 
 @lru_cache(maxsize=4096)
-def _loaded_round_trip(path: LatencyPath, t_other: float, dram_bytes: int, sustained_bw: float, latency: float,
+def _loaded_round_trip(path: LatencyPath | WithStarts, t_other: float, dram_bytes: int, sustained_bw: float, latency: float,
                        gpu_name: str) -> float:
     """:func:`~kernellab.model.loaded.loaded_time`'s round trip, remembered. It is a pure function of these values
     (``path`` is frozen and compared by value; the measured curves are constants), and its fixed point costs 60
@@ -373,6 +406,26 @@ def _serial(t_tensor: float, t_simt: float, accumulated: float, kind: str | None
         return t_tensor + t_simt
     beside = t_tensor * accumulated
     return t_tensor - beside + max(beside, t_simt)
+
+
+def _ends(t_fed: float, t_simt: float, trips: float, kind: str | None) -> float:
+    """What a pipelined ``wgmma`` loop's first and last trips add to :func:`_serial`'s steady state: one
+    trip's shorter half, ``min(t_fed, t_simt) ÷ trips`` (``t_fed``: the busiest SM's time in the dots fed by a
+    dot's result, 0 for a loop run in turn; ``trips``: a program's trips of its loops holding a dot, ``dot_trips``;
+    0 without a record). ``mma.sync`` is synchronous: nothing runs beside it, so it has no ends to pay.
+
+    FlashAttention-3's Algorithm 2 (Shah et al. 2024) starts with a prologue that nothing overlaps: q·kᵀ of the
+    first key block, waited, then its softmax with no p·v beside it; and it ends with the last p·v, waited, with
+    no softmax beside it. In between, each of the n − 1 trips costs q·kᵀ + max(p·v, softmax). A program of n
+    trips therefore costs n·q·kᵀ + (n − 1)·max + softmax + p·v = n·(q·kᵀ + max) + min(p·v, softmax): one
+    trip's shorter half more than n steady trips, which weighs 1/n of the loop.
+
+    >>> _ends(2.0, 8.0, 4, "wgmma"), _ends(2.0, 8.0, 0, "wgmma"), _ends(2.0, 8.0, 4, "mma")
+    (0.5, 0.0, 0.0)
+    """
+    if kind not in ("wgmma", "fp8-wgmma") or trips <= 0:
+        return 0.0
+    return min(t_fed, t_simt) / trips
 
 
 def _dependent_simt(info: dict, perf: Perf, clock_hz: float, dist: Distribution, eta_simt: float) -> float:
