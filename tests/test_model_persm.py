@@ -441,14 +441,18 @@ def test_a_program_alone_on_its_sm_waits_for_its_first_loads_with_the_sm_idle(pe
 
 
 def test_the_later_programs_alone_on_an_sm_wait_this_launchs_loaded_round_trip():
-    # the 3-programs-a-SM launch above, now reading 64 MiB from DRAM: the first program waits the unloaded 688
-    # cycles (nothing queues yet), the two later ones the launch's own round trip, loaded by its DRAM traffic
+    # the 3-programs-a-SM launch above, now reading 64 MiB from DRAM (64 MiB ÷ (3.35 TB/s × 3174/4000) = 25.2457 µs
+    # sustained): the first program waits the unloaded 688 cycles (nothing queues yet), the two later ones the
+    # launch's own round trip, loaded by its DRAM traffic at ρ = 25.2457 µs ÷ T (kernellab.model.loaded), where
+    # T = 3 × 11.6485 + 0.34747 + 2 × (0.34747 + q(ρ)). At T = 36.7589 µs, ρ = 0.68679, between gpu-stream's rows
+    # at ρ 0.68179 (382.96 ns) and 0.71487 (399.18 ns): q = 382.96 + 0.00500 ÷ 0.03308 × 16.21 = 385.42 ns, a
+    # round trip of 732.89 ns, and 34.9456 + 0.34747 + 2 × 0.73289 = 36.7589 µs; starts 347.47 + 2 × 732.89 ns
     counts = _tensor_programs(3, 64 * 1024)
-    loaded = replace(counts, dram_sectors={"x": (64 << 20) // 32})
-    p = _quiet_predict(loaded)
+    p = _quiet_predict(replace(counts, dram_sectors={"x": (64 << 20) // 32}))
     L = 688 / 1.98e9
-    assert p["t_fill"] == pytest.approx(L) and p["t_round"] > L
-    assert p["t_starts"] == pytest.approx(L + 2 * p["t_round"])
+    assert p["estimate_time"] * 1e6 == pytest.approx(36.7589, abs=1e-4) and p["estimate_bound"] == "serial"
+    assert p["t_fill"] == pytest.approx(L) and p["t_round"] * 1e9 == pytest.approx(732.89, abs=0.01)
+    assert p["t_starts"] * 1e9 == pytest.approx(347.47 + 2 * 732.89, abs=0.02)
 
 
 def test_the_pipelined_term_is_named_in_both_languages(monkeypatch):
