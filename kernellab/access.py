@@ -497,16 +497,29 @@ def _affine(acc: Access) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per warp: its first address, its stride (lane 1 − lane 0) and whether *every* lane (active or
     not) sits at ``first + lane·stride`` (computed once per record)."""
     def compute():  # on the flat array: contiguous passes, much faster than slicing columns
-        flat = acc.addresses.ravel()
-        step = np.empty_like(flat)
-        np.subtract(flat[1:], flat[:-1], out=step[:-1])
-        step = step.reshape(-1, WARP_SIZE)  # step[w, l]: lane l + 1 − lane l; column 31 is meaningless
-        stride = step[:, 0]
-        step[:, -1] = stride  # column 31 compares equal: a contiguous compare is faster than one of 31 columns
-        same = step == stride[:, None]  # every step of a warp equal to its first
-        affine = np.ones(stride.size, bool) if same.all() else same.all(axis=1)
-        return acc.addresses[:, 0], stride, affine
+        addresses = acc.addresses
+        warps = addresses.shape[0]
+        per = max(1, min(warps, _AFFINE_WARPS))  # warps a pass looks at: its scratch is reused, not made anew
+        step_buf, same_buf = np.empty(per * WARP_SIZE, addresses.dtype), np.empty((per, WARP_SIZE), bool)
+        stride, affine = np.empty(warps, addresses.dtype), np.empty(warps, bool)
+        for lo in range(0, warps, per):
+            flat = addresses[lo:lo + per].ravel()
+            n = flat.size // WARP_SIZE
+            step = step_buf[: flat.size]
+            np.subtract(flat[1:], flat[:-1], out=step[:-1])
+            step = step.reshape(n, WARP_SIZE)  # step[w, l]: lane l + 1 − lane l; column 31 is meaningless
+            stride[lo:lo + n] = first = step[:, 0]
+            step[:, -1] = first  # column 31 compares equal: a contiguous compare is faster than one of 31 columns
+            same = np.equal(step, first[:, None], out=same_buf[:n])  # every step of a warp equal to its first
+            affine[lo:lo + n] = True if same.all() else same.all(axis=1)
+        return addresses[:, 0], stride, affine
     return acc._derived("affine", compute)
+
+
+#: Warps :func:`_affine` looks at in one pass (1 MiB of int64 steps): a scratch array that size is reused from
+#: pass to pass, where one over every warp of a large record (8 MiB at 2^20 lanes) is new memory each time, every
+#: page of it a page fault to map (an optimisation; the same values, tests/test_access_affine.py)
+_AFFINE_WARPS = 4096
 
 
 def _affine_runs(acc: Access):
