@@ -1,16 +1,21 @@
 """``blk.fma`` on values equal in every block of a batch: computed for the first block and copied to the others
 (``block._first_block``, an optimisation), it gives the bits, counts and errors of the whole batch computed.
-
 The reference is the same launch with ``_first_block`` answering None (the whole batch computed).
+
+And a block's large all-zero indices (``Block._spread``) are memory whose pages nothing has mapped yet.
 """
 
 import dataclasses
+import mmap
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import kernellab.simt.block as block_mod
 from kernellab.simt import launch
+from kernellab.simt.memory import GlobalMemory
+from kernellab.simt.tally import Tally
 
 
 def whole_batch(monkeypatch):
@@ -174,3 +179,30 @@ def test_one_block_and_unequal_shapes_take_the_whole_batch():
     assert block_mod._first_block(2, 64, 1.0, np.float32(2.0), 3) is None  # no lanes at all
     first = block_mod._first_block(2, 64, two, np.float32(2.0), two)
     assert [np.shape(x) for x in first] == [(32,), (), (32,)]
+
+
+def _present_pages(v: np.ndarray) -> int:
+    """How many of the memory pages ``v`` spans are mapped (present in RAM), from /proc/self/pagemap (Linux: bit 63
+    of a page's 8-byte entry)."""
+    page = mmap.PAGESIZE
+    first, last = v.ctypes.data // page, (v.ctypes.data + v.nbytes - 1) // page
+    with open("/proc/self/pagemap", "rb") as f:
+        f.seek(first * 8)
+        entries = np.frombuffer(f.read((last - first + 1) * 8), np.uint64)
+    return int(np.count_nonzero(entries >> np.uint64(63)))
+
+
+@pytest.mark.skipif(not Path("/proc/self/pagemap").exists(), reason="reads the process's page table (Linux)")
+def test_a_large_zero_index_is_memory_no_one_has_touched():
+    # 200 blocks × 512 threads of a 1-D grid and block: ty, tz, by and bz are zero on 102 400 lanes (800 KiB, 200
+    # pages each). Made, none of their pages is mapped (np.zeros on memory the allocator hands out again writes it,
+    # mapping those pages: 35 of ty's 200 here, run after the tests above); a kernel reads zeros and may write one,
+    # as it may any index
+    blk = block_mod.Block("k", (300, 1, 1), (512, 1, 1), 100, 200, GlobalMemory({}, kernel="k"), Tally(), 49152)
+    for name in ("ty", "tz", "by", "bz"):
+        v = getattr(blk, name)
+        assert v.dtype == np.int64 and v.shape == (102400,) and v.flags.writeable
+        assert _present_pages(v) == 0, name
+    blk.tz[7] = 3  # a write maps the page it writes, and no other
+    assert _present_pages(blk.tz) == 1 and blk.tz[7] == 3 and blk.tz.sum() == 3
+    assert not blk.ty.any() and not blk.by.any() and blk.bz[-1] == 0

@@ -12,6 +12,7 @@ as do loops and ``blk.where`` regions (``launch(auto_instr=...)``).
 
 from __future__ import annotations
 
+import mmap
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -209,12 +210,14 @@ class Block:
     def _spread(v: np.ndarray, tiles: int, repeats: int) -> np.ndarray:
         """``v`` (a new array) with each element repeated ``repeats`` times, the whole tiled ``tiles`` times: a
         new array over the batch's lanes. A large one of all zeros (a 1-D block's ``ty``, a 1-D grid's ``by``
-        and ``bz``) is ``np.zeros``, whose pages the OS maps only when they are read."""
+        and ``bz``) is new anonymous memory, whose pages the OS maps only when they are read or written: not
+        ``np.zeros``, which writes the memory the allocator hands it again (the arrays of the launch before),
+        mapping its pages (tests/test_fastpath_blocks.py)."""
         if tiles == repeats == 1:
             return v
         size = v.size * tiles * repeats
         if size >= 1 << 16 and not v.any():
-            return np.zeros(size, v.dtype)
+            return np.frombuffer(mmap.mmap(-1, size * v.dtype.itemsize), v.dtype)
         out = np.empty((tiles, v.size, repeats), v.dtype)
         out[...] = v[None, :, None]
         return out.reshape(-1)
