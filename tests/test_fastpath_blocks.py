@@ -103,10 +103,10 @@ def test_equal_blocks_give_the_whole_batchs_bits(seed, monkeypatch):
     assert sum(equal for *_, equal in cases) >= 10  # the fast path was taken often enough to be tested
 
 
-def _three_blocks(middle):
-    """3 blocks of 32 threads: lane l of every block holds ``l``, but lane 5 of the middle block holds ``middle``."""
-    a = np.tile(np.arange(32, dtype=np.float32), 3)
-    a[32 + 5] = middle
+def _five_blocks(lane, value):
+    """5 blocks of 32 threads: lane l of every block holds ``l``, but ``lane`` (of the batch) holds ``value``."""
+    a = np.tile(np.arange(32, dtype=np.float32), 5)
+    a[lane] = value
     return a
 
 
@@ -115,34 +115,48 @@ def _three_blocks(middle):
     (-0.0, None),  # the sign of zero: fma(-0, 3, -0) = -0, the other blocks' lane 5 gives fma(5, 3, -0) = 15
 ])
 def test_a_block_that_differs_in_one_lane_is_computed_for_itself(middle, want):
-    # the middle block is neither the first nor the last, which are compared first: only comparing every block
-    # finds it; a comparison of values (not of bits) would take -0.0 for the other blocks' 0.0 at lane 0
-    a = _three_blocks(middle)
+    # lane 5 of block 3 of 5: the blocks compared first are 1, 2 (the middle) and 4 (the last), so only comparing
+    # every block finds it; a comparison of values (not of bits) would take -0.0 for the other blocks' 0.0 at lane 0
+    a = _five_blocks(3 * 32 + 5, middle)
     c = np.float32(1.0) if want is not None else np.float32(-0.0)
     out = []
-    launch(lambda blk: out.append(blk.fma(a, 3.0, c)), 3, 32)
+    launch(lambda blk: out.append(blk.fma(a, 3.0, c)), 5, 32)
     r = out[0]
     if want is not None:
-        assert r[32 + 5] == want and r[5] == r[64 + 5] == 16.0
+        assert r[3 * 32 + 5] == want and r[5] == r[4 * 32 + 5] == 16.0
     else:
-        assert r[32 + 5] == 0.0 and np.signbit(r[32 + 5])  # -0·3 + (-0) = -0
-        assert r[5] == r[64 + 5] == 15.0
-    a0 = _three_blocks(5.0)
-    a0[32] = -0.0  # lane 0 of the middle block -0.0, of the others +0.0: -0·3 + (-0) = -0, +0·3 + (-0) = +0
+        assert r[3 * 32 + 5] == 0.0 and np.signbit(r[3 * 32 + 5])  # -0·3 + (-0) = -0
+        assert r[5] == r[4 * 32 + 5] == 15.0
+    a0 = _five_blocks(3 * 32, -0.0)  # lane 0 of block 3 -0.0, of the others +0.0: -0·3 + (-0) = -0, +0·3 + (-0) = +0
     out.clear()
-    launch(lambda blk: out.append(blk.fma(a0, 3.0, np.float32(-0.0))), 3, 32)
-    assert np.signbit(out[0][[0, 32, 64]]).tolist() == [False, True, False]
+    launch(lambda blk: out.append(blk.fma(a0, 3.0, np.float32(-0.0))), 5, 32)
+    assert np.signbit(out[0][::32]).tolist() == [False, False, False, True, False]
+
+
+def test_every_operand_is_compared():
+    # a (lane l holds l) and b (2) equal in every block; c 0 except lane 5 of block 3, 100: fma(5, 2, 100) = 110
+    # there, 2·l elsewhere; and c equal in every block, b 3 at that lane instead of 2: fma(5, 3, 0) = 15 there
+    a = _five_blocks(0, 0.0)
+    c = np.zeros(160, np.float32)
+    c[3 * 32 + 5] = 100
+    out = []
+    launch(lambda blk: out.append(blk.fma(a, 2.0, c)), 5, 32)
+    b = np.full(160, 2, np.float32)
+    b[3 * 32 + 5] = 3
+    launch(lambda blk: out.append(blk.fma(a, b, np.float32(0))), 5, 32)
+    for r, want in zip(out, (110, 15)):
+        assert r[3 * 32 + 5] == want and r[5] == r[4 * 32 + 5] == 10 and r[3 * 32 + 6] == 12
 
 
 def test_a_nan_payload_of_one_block_is_kept():
-    # quiet NaNs with payloads 1 (blocks 0 and 2) and 2 (block 1) at lane 7: fma keeps a's payload, lane by lane
-    # (NaN · 1 + 1 is that NaN); equal as values they are not the same bits, so block 1 is computed for itself
-    a = np.tile(np.arange(32, dtype=np.float32), 3)
-    a.view(np.uint32)[[7, 64 + 7]] = 0x7FC00001
-    a.view(np.uint32)[32 + 7] = 0x7FC00002
+    # quiet NaNs with payload 1 in blocks 0, 1, 2, 4 and 2 in block 3 at lane 7: fma keeps a's payload, lane by
+    # lane (NaN · 1 + 1 is that NaN); equal as values they are not the same bits, so block 3 is computed for itself
+    a = np.tile(np.arange(32, dtype=np.float32), 5)
+    a.view(np.uint32)[7::32] = 0x7FC00001
+    a.view(np.uint32)[3 * 32 + 7] = 0x7FC00002
     out = []
-    launch(lambda blk: out.append(blk.fma(a, 1.0, 1.0)), 3, 32)
-    assert out[0].view(np.uint32)[[7, 32 + 7, 64 + 7]].tolist() == [0x7FC00001, 0x7FC00002, 0x7FC00001]
+    launch(lambda blk: out.append(blk.fma(a, 1.0, 1.0)), 5, 32)
+    assert out[0].view(np.uint32)[7::32].tolist() == [0x7FC00001] * 3 + [0x7FC00002, 0x7FC00001]
 
 
 def test_a_chain_of_dependent_fmas_on_thread_indices(monkeypatch):

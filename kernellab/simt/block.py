@@ -90,8 +90,10 @@ def _first_block(n_blocks: int, n_lanes: int, *operands) -> tuple | None:
     (a kernel whose values depend on ``threadIdx`` alone, as a latency or throughput probe's do). Taken when
     the batch has two blocks or more and every operand is a number (0-d) or an integer, boolean or float array
     of one shape whose first axis is the batch's ``n_lanes`` lanes, contiguous, and equal block by block, bit
-    for bit (NaN payloads and signed zeros included); the last block is compared first, so that the values
-    of most other kernels are ruled out by one block's comparison.
+    for bit (NaN payloads and signed zeros included). The first word of three blocks of every operand, the
+    second, the middle one and the last, is compared with the first block's first: most operands that are not
+    equal block by block (a tiled matrix product's, equal in the blocks of one row of the grid or of one
+    column) are ruled out there, before any is compared in full.
     """
     if n_blocks < 2:
         return None
@@ -108,20 +110,24 @@ def _first_block(n_blocks: int, n_lanes: int, *operands) -> tuple | None:
             return None
     if shape is None:
         return None
-    for x in operands:
-        if np.ndim(x) and not _same_every_block(x, n_blocks):
-            return None
+    rows, middle = [], n_blocks // 2
+    for x in operands:  # the first word of the second, middle and last blocks against the first block's: a first look
+        if np.ndim(x):
+            r = _block_rows(x, n_blocks)
+            first = r.item(0, 0)
+            if r.item(1, 0) != first or r.item(middle, 0) != first or r.item(n_blocks - 1, 0) != first:
+                return None
+            rows.append(r)
+    if not all((r[1:] == r[0]).all() for r in rows):
+        return None
     per_block = n_lanes // n_blocks
     return tuple(x[:per_block] if np.ndim(x) else x for x in operands)
 
 
-def _same_every_block(x: np.ndarray, n_blocks: int) -> bool:
-    """Whether a contiguous array whose first axis is the batch's lanes holds the same bytes in every block."""
+def _block_rows(x: np.ndarray, n_blocks: int) -> np.ndarray:
+    """A contiguous array whose first axis is the batch's lanes as one row of bits per block (8 bytes a word)."""
     rows = x.view(np.ndarray).reshape(n_blocks, -1).view(np.uint8)
-    if rows.shape[1] % 8 == 0:
-        rows = rows.view(np.uint64)  # compared 8 bytes at a time
-    first = rows[0]
-    return bool((rows[-1] == first).all()) and bool((rows[1:-1] == first).all())
+    return rows.view(np.uint64) if rows.shape[1] % 8 == 0 else rows
 
 
 def _every_block(part: np.ndarray, n_blocks: int) -> np.ndarray:
