@@ -25,7 +25,6 @@ import importlib
 import os
 import sys
 from contextlib import contextmanager
-from importlib import metadata
 from importlib.machinery import ModuleSpec
 
 from kernellab.i18n import _
@@ -158,7 +157,11 @@ class TritonFinder:
 
 def _distribution():
     """The ``importlib.metadata.Distribution`` of kernellab's Triton (made when first asked for)."""
-    class KernellabTriton(metadata.Distribution):
+    # imported here, not at the top: only importlib.metadata calls this hook, so it is loaded by then, and at
+    # the top every ``import kernellab`` paid for it (≈ 21 ms of CPU: email, zipfile, socket, tempfile)
+    import importlib.metadata
+
+    class KernellabTriton(importlib.metadata.Distribution):
         """``triton`` 3.9.0 as importlib.metadata sees it, provided by kernellab."""
 
         _TEXT = {"METADATA": f"Metadata-Version: 2.1\nName: triton\nVersion: {TRITON_VERSION}\n"
