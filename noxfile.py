@@ -665,9 +665,10 @@ def mutants(session: nox.Session) -> None:
 
     Each mutant (an operator, comparison, constant or min/max swap) runs the tests that execute its line,
     then, if it survives them, the whole of the fast tests, in a scratch copy. The sample (40 mutants a
-    module) runs in shards, one at a time: ``-- --shard 1/8`` … ``-- --shard 8/8`` (each writes
-    build/mutants/), then ``-- --summary``; ``-- --list`` shows a shard's mutants, ``-- --rerun`` runs the
-    survivors again after tests were added, ``-- kernellab/access.py --sample 0`` every mutant of one module.
+    module) runs in shards, one at a time: ``-- --shard 1/8`` … ``-- --shard 8/8`` (each writes a file of
+    its group of modules in build/mutants/), then ``-- --summary`` (every group's); ``-- --list`` shows a shard's
+    mutants, ``-- --rerun`` runs the survivors again after tests were added, ``-- kernellab/access.py --sample 0``
+    every mutant of one module.
     """
     _install(session, "test")
     session.run("python", "tools/mutants.py", *session.posargs, env={**ENV, "KERNELLAB_LANG": "en"})

@@ -12,8 +12,10 @@ The target modules are those that decide a number (:data:`TARGETS`): the access 
 counting and fast paths, the layout and compiled-count rules, the model, per-line counts and the report.
 They hold thousands of mutants; a run draws a seeded random sample of ``--sample`` of each module's (the
 same sample for the same seed and source) and can be split into shards run one at a time
-(``--shard 2/5``); each shard's results go to ``build/mutants/``, and ``--summary`` prints the kill rate per
-module over every shard run on the current sources.
+(``--shard 2/5``). Each group of modules run together (its targets, seed and sample) keeps each shard's
+results in a file of its own in ``build/mutants/``, so groups run one after another all stay;
+``--summary`` prints the kill rate per module over every group's files whose module is as it is now (a
+result of a module edited since is left out, and said so).
 
 How a mutant is run: the tests that execute its line (found once per state of the sources by a run of the
 fast tests under coverage.py with a context per test, ``build/mutants/contexts.json``), those of the module's
@@ -27,7 +29,7 @@ Usage::
 
     python tools/mutants.py --list                        # the sample, run nothing
     python tools/mutants.py --shard 1/8                   # run the first of eight shards of the sample
-    python tools/mutants.py --summary                     # kill rate per module over the shards run
+    python tools/mutants.py --summary                     # kill rate per module over every group's shards run
     python tools/mutants.py --rerun                       # the survivors of every shard again (after adding tests)
     python tools/mutants.py --rerun --confirm             # … each against the whole of the fast tests
     python tools/mutants.py kernellab/access.py --sample 0   # every mutant of one module
@@ -419,25 +421,80 @@ def _is_equivalent(r: dict, known: list[dict]) -> dict | None:
     return None
 
 
-def summary(key: str | None = None) -> int:
-    """Print the kill rate per module over the shards in ``build/mutants`` (of the sources as they are now,
-    when ``key`` is given; else of the newest run); 1 when a module is below 90 % of its non-equivalent mutants."""
-    shards = [_read(p) for p in sorted(OUT.glob("shard-*.json"))]
-    if key is None and shards:
-        key = max(shards, key=lambda s: s["time"])["key"]
-    shards = [s for s in shards if s["key"] == key]
-    if not shards:
-        print("no shard of this sample has run: python tools/mutants.py --shard 1/N")
+def _group(paths: list[str], seed: int, sample: int) -> str:
+    """The name of a group's result files: a hash of its modules, seed and sample size (not of the sources:
+    a rerun after an edit writes over the group's own files and no other group's)."""
+    return hashlib.sha256(f"{seed}:{sample}:{chr(0).join(sorted(paths))}".encode()).hexdigest()[:12]
+
+
+def _module_hash(path: str) -> str | None:
+    """A hash of the module at ``path`` as it is now (None where it is gone)."""
+    file = ROOT / path
+    return hashlib.sha256(file.read_bytes()).hexdigest()[:16] if file.exists() else None
+
+
+def _record(m: Mutant, source: bytes, result: str, how: str) -> dict:
+    """One mutant's result as a result file keeps it."""
+    return {**asdict(m), "new": m.new.decode(), "id": f"{m.path}:{m.start}:{m.what}", "text": m.text(source),
+            "result": result, "how": how}
+
+
+def save(paths: list[str], seed: int, sample: int, shard: tuple[int, int], key: str, results: list[dict]) -> Path:
+    """Write one shard's ``results`` of the group ``paths`` (with ``seed`` and ``sample``) to its own file,
+    ``build/mutants/group-<name>-shard-<i>-of-<n>.json`` (:func:`_group`), with a hash of each module as it
+    was run; returns the file."""
+    si, sn = shard
+    OUT.mkdir(parents=True, exist_ok=True)
+    file = OUT / f"group-{_group(paths, seed, sample)}-shard-{si}-of-{sn}.json"
+    file.write_text(json.dumps({"key": key, "group": _group(paths, seed, sample), "targets": sorted(paths),
+                                "modules": {p: _module_hash(p) for p in paths}, "seed": seed, "sample": sample,
+                                "shard": si, "shards": sn, "time": time.time(), "results": results}, indent=1))
+    return file
+
+
+def _result_files() -> list[dict]:
+    """Every group's shard files in ``build/mutants``, oldest first."""
+    return sorted((_read(p) for p in OUT.glob("group-*-shard-*.json")), key=lambda s: s["time"])
+
+
+def summary(paths: list[str] | None = None) -> int:
+    """Print the kill rate per module (of ``paths``; None: every module any group ran) over every group's shard
+    files in ``build/mutants`` whose module is unchanged since (where groups share a mutant, the newest
+    result); 1 when a module is below 90 % of its non-equivalent mutants."""
+    files = _result_files()
+    now: dict = {}
+    results: dict = {}  # id → result, newer files last
+    stale = 0
+    groups: dict = {}  # group → (seed, sample, shards, shards run)
+    for f in files:
+        used = False
+        for r in f["results"]:
+            p = r["path"]
+            if paths is not None and p not in paths:
+                continue
+            if p not in now:
+                now[p] = _module_hash(p)
+            if f["modules"].get(p) != now[p]:
+                stale += 1
+                continue
+            results[r["id"]] = r
+            used = True
+        if used:
+            g = groups.setdefault(f["group"], (f["seed"], f["sample"], f["shards"], set(), f["targets"]))
+            g[3].add(f["shard"])
+    if not results:
+        print("no shard of these modules has run on their sources as they are: python tools/mutants.py --shard 1/N")
         return 1
-    n = shards[0]["shards"]
-    have = sorted({s["shard"] for s in shards})
-    results = {r["id"]: r for s in shards for r in s["results"]}
     known = _equivalents()
     by_module: dict = {}
     for r in results.values():
         by_module.setdefault(r["path"], []).append(r)
-    print(f"\nmutants: seed {shards[0]['seed']}, {shards[0]['sample']} a module; shards {have} of {n} run"
-          + ("" if len(have) == n else " (not all: the rates are of the shards run)"))
+    print()
+    for name, (seed, sample, n, have, targets) in groups.items():
+        print(f"group {name}: {len(targets)} modules, seed {seed}, {sample or 'all'} a module; shards {sorted(have)} "
+              f"of {n} run" + ("" if len(have) == n else " (not all: the rates are of the shards run)"))
+    if stale:
+        print(f"{stale} results of modules edited since they ran left out (run their groups again)")
     width = max(len(p) for p in by_module)
     print(f"{'module':{width}}  mutants  killed  equivalent  survived  kill rate (of non-equivalent)")
     low = False
@@ -472,27 +529,29 @@ def _shard(spec: str) -> tuple[int, int]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("targets", nargs="*", default=TARGETS, help="modules to mutate (globs, relative to the repository)")
+    ap.add_argument("targets", nargs="*", help="modules to mutate (globs, relative to the repository; default: "
+                    "every target, and for --summary every module any group ran)")
     ap.add_argument("--sample", type=int, default=SAMPLE, help="mutants drawn per module (0: every one)")
     ap.add_argument("--seed", type=int, default=SEED, help="the seed of the draw")
     ap.add_argument("--shard", type=_shard, default=(1, 1), metavar="I/N", help="run the I-th of N shards of the sample")
     ap.add_argument("--list", action="store_true", help="list the shard's mutants and stop")
     ap.add_argument("--limit", type=int, default=0, help="run only the first N mutants of the shard (0: all)")
     ap.add_argument("--timeout", type=float, default=120, help="seconds of covering tests per mutant before it counts as killed")
-    ap.add_argument("--rerun", action="store_true", help="run again the survivors of every shard of this sample")
-    ap.add_argument("--summary", action="store_true", help="print the kill rate per module over the shards run")
+    ap.add_argument("--rerun", action="store_true", help="run again the survivors of every shard of this group's sample")
+    ap.add_argument("--summary", action="store_true", help="print the kill rate per module over every group's shards run")
     ap.add_argument("--confirm", action="store_true", help="run a mutant the covering tests leave alive against the "
                     "whole of the fast tests (and a mutant of a line no test runs)")
     args = ap.parse_args(argv)
 
-    paths = _paths(args.targets)
-    key = _sources_key(paths, args.seed, args.sample)
     if args.summary:
-        return summary(key)
+        return summary(_paths(args.targets) if args.targets else None)
+    paths = _paths(args.targets or TARGETS)
+    key = _sources_key(paths, args.seed, args.sample)
+    group = _group(paths, args.seed, args.sample)
     sources = {p: (ROOT / p).read_bytes() for p in paths}
     sample = [m for p in paths for m in sample_of(p, args.sample, args.seed)]
-    if args.rerun:  # every shard of this sample run so far, its survivors only
-        shards = sorted({(s["shard"], s["shards"]) for s in map(_read, OUT.glob("shard-*.json")) if s["key"] == key})
+    if args.rerun:  # every shard of this group's sample run so far, its survivors only
+        shards = sorted({(s["shard"], s["shards"]) for s in _result_files() if s["group"] == group and s["key"] == key})
     else:
         shards = [args.shard]
     if args.list:
@@ -509,7 +568,7 @@ def main(argv=None) -> int:
     stamp = 0
     try:
         for si, sn in shards:
-            file = OUT / f"shard-{si}-of-{sn}.json"
+            file = OUT / f"group-{group}-shard-{si}-of-{sn}.json"
             old = {r["id"]: r for r in _read(file)["results"]} if args.rerun else {}
             mine = sample[si - 1::sn][: args.limit or None]
             print(f"shard {si}/{sn}: {len(mine)} mutants of {len(sample)} drawn from {len(paths)} modules "
@@ -524,17 +583,14 @@ def main(argv=None) -> int:
                 t = time.perf_counter()
                 result, how = run_one(m, where, sources[m.path], lines.get(m.path, {}), args.timeout, stamp,
                                       args.confirm)
-                results.append({**asdict(m), "new": m.new.decode(), "id": ident, "text": m.text(sources[m.path]),
-                                "result": result, "how": how})
+                results.append(_record(m, sources[m.path], result, how))
                 print(f"[{k}/{len(mine)}] {result:8} ({how}, {time.perf_counter() - t:.0f} s) "
                       f"{m.show(sources[m.path])}", flush=True)
-            OUT.mkdir(parents=True, exist_ok=True)
-            file.write_text(json.dumps({"key": key, "seed": args.seed, "sample": args.sample, "shard": si,
-                                        "shards": sn, "time": time.time(), "results": results}, indent=1))
+            file = save(paths, args.seed, args.sample, (si, sn), key, results)
             print(f"shard {si}/{sn} written to {file.relative_to(ROOT)}", flush=True)
     finally:
         shutil.rmtree(where, ignore_errors=True)
-    summary(key)
+    summary(paths)
     return 0
 
 

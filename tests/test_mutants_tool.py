@@ -1,0 +1,73 @@
+"""tools/mutants.py's result files and summary: each group of modules keeps its own, and ``--summary`` reads
+every group's, on a small synthetic repository (no mutant is run)."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+try:
+    import mutants
+finally:
+    sys.path.pop(0)
+
+ONE = "kernellab/one.py"
+TWO = "kernellab/two.py"
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    """A repository of two modules, no equivalent mutant listed, results in its own build/mutants."""
+    (tmp_path / "kernellab").mkdir()
+    # one.py's mutants: `<` → `<=`, 3 → 4, `+` → `-`, 1 → 2 (4); two.py's: `*` → `/`, 2 → 3 (2)
+    (tmp_path / ONE).write_text("def f(x):\n    return x + 1 if x < 3 else x\n")
+    (tmp_path / TWO).write_text("def g(x):\n    return x * 2\n")
+    monkeypatch.setattr(mutants, "ROOT", tmp_path)
+    monkeypatch.setattr(mutants, "OUT", tmp_path / "build" / "mutants")
+    monkeypatch.setattr(mutants, "EQUIVALENT", tmp_path / "none.toml")
+    return tmp_path
+
+
+def _run(paths, killed, seed=37, sample=40):
+    """Save the results of the group ``paths`` as a run would: the first ``killed`` of its mutants killed."""
+    ms = [m for p in paths for m in mutants.sample_of(p, sample, seed)]
+    results = [mutants._record(m, (mutants.ROOT / m.path).read_bytes(), "killed" if i < killed else "survived",
+                               "covering tests") for i, m in enumerate(ms)]
+    key = mutants._sources_key(paths, seed, sample)
+    return mutants.save(paths, seed, sample, (1, 1), key, results)
+
+
+def _row(out: str, module: str) -> list[str]:
+    return next(line.split() for line in out.splitlines() if line.split()[:1] == [module])
+
+
+def test_two_groups_keep_their_own_files_and_the_summary_shows_both(repo, capsys):
+    assert [m.what for m in mutants.mutants_of(ONE)] == ["+ → -", "1 → 2", "< → <=", "3 → 4"]
+    first, second = _run([ONE], killed=3), _run([TWO], killed=2)
+    assert first != second and first.exists() and second.exists()
+    assert mutants.summary() == 1  # one.py: 3 of 4 = 75 % < 90 %
+    out = capsys.readouterr().out
+    assert _row(out, ONE) == [ONE, "4", "3", "0", "1", "75.0%"]  # 3 killed of 4, 1 survivor
+    assert _row(out, TWO) == [TWO, "2", "2", "0", "0", "100.0%"]  # 2 of 2
+    assert _row(out, "all") == ["all", "6", "5", "0", "1", "83.3%"]  # 5 of 6 = 83.3 %
+    assert out.count("group ") == 2
+    assert f"{ONE}:2: 3 → 4" in out  # the survivor, the last of one.py's mutants in file order
+    # --summary of one module only: the other group's module is not shown
+    assert mutants.summary([TWO]) == 0
+    out = capsys.readouterr().out
+    assert _row(out, TWO)[-1] == "100.0%" and ONE not in out
+
+
+def test_a_group_run_again_replaces_its_own_file_and_an_edited_module_is_left_out(repo, capsys):
+    _run([ONE], killed=3)
+    again = _run([ONE], killed=4)  # after a test was added: the same group, the same file
+    _run([TWO], killed=1)
+    assert len(list(mutants.OUT.glob("*.json"))) == 2
+    (repo / TWO).write_text("def g(x):\n    return x * 4\n")  # edited since its group ran
+    assert mutants.summary() == 0
+    out = capsys.readouterr().out
+    assert _row(out, ONE) == [ONE, "4", "4", "0", "0", "100.0%"]
+    assert TWO not in out and "2 results of modules edited since they ran left out" in out
+    assert again.name.startswith("group-") and again.name.endswith("-shard-1-of-1.json")
