@@ -71,3 +71,22 @@ def test_a_group_run_again_replaces_its_own_file_and_an_edited_module_is_left_ou
     assert _row(out, ONE) == [ONE, "4", "4", "0", "0", "100.0%"]
     assert TWO not in out and "2 results of modules edited since they ran left out" in out
     assert again.name.startswith("group-") and again.name.endswith("-shard-1-of-1.json")
+
+
+def test_the_coverage_run_empties_kernellabs_caches_before_each_test():
+    # a cached function's lines run only in the first test that calls it with those arguments: the plugin of
+    # the run that finds each line's tests empties every kernellab cache before each test
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import mutants_contexts
+    finally:
+        sys.path.pop(0)
+    from kernellab.triton.compiler import banks, convert
+
+    a = convert.blocked((64, 32), (1, 8), (8, 4), (4, 1), (1, 0))
+    banks.operand_banks(a, 0, 16, 1, False)
+    assert banks.operand_banks.cache_info().currsize >= 1
+    found = mutants_contexts.caches()
+    assert banks.operand_banks in found and banks.staged in found and convert.blocked in found
+    mutants_contexts.pytest_runtest_setup(None)
+    assert banks.operand_banks.cache_info().currsize == 0

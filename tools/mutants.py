@@ -18,7 +18,9 @@ results in a file of its own in ``build/mutants/``, so groups run one after anot
 result of a module edited since is left out, and said so).
 
 How a mutant is run: the tests that execute its line (found once per state of the sources by a run of the
-fast tests under coverage.py with a context per test, ``build/mutants/contexts.json``), those of the module's
+fast tests under coverage.py with a context per test, ``build/mutants/contexts.json``; kernellab's
+``functools`` caches are emptied before each test there, so that a cached function's lines count for every
+test that calls it, ``tools/mutants_contexts.py``), those of the module's
 own test files first, stopping at the first failure. Only they can see the change: a test that does not
 execute the line runs exactly as before. So a mutant they kill is killed by the fast tests, and one they leave
 alive survives them — except where the line also runs at import (a module constant: then the whole of the
@@ -56,6 +58,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "mutants"
 EQUIVALENT = ROOT / "tools" / "mutants_equivalent.toml"
+PLUGIN = ROOT / "tools" / "mutants_contexts.py"  # the coverage run's plugin: kernellab's caches emptied before each test
 
 #: The modules that decide a number: the access record and the counters, the SIMT engine's counting and
 #: fast paths, the mini-Triton's counts, loads and stores (its offset form), pipelined loops and sampled
@@ -264,7 +267,7 @@ def contexts(paths: list[str], quiet: bool = False) -> dict:
     of the fast tests under coverage.py with a context per test, kept in ``build/mutants/contexts.json``
     while kernellab/ and tests/ are unchanged."""
     cache = OUT / "contexts.json"
-    key = _tree_hash("kernellab", "tests")
+    key = _tree_hash("kernellab", "tests") + hashlib.sha256(PLUGIN.read_bytes()).hexdigest()[:8]
     if cache.exists():
         got = json.loads(cache.read_text())
         if got.get("key") == key:
@@ -274,9 +277,14 @@ def contexts(paths: list[str], quiet: bool = False) -> dict:
     rc.write_text(f"[run]\nbranch = false\nsource = kernellab\ndata_file = {OUT / 'contexts.coverage'}\n")
     if not quiet:
         print("finding which tests execute each line: the fast tests under coverage.py (a few minutes)", flush=True)
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov", f"--cov-config={rc}",
-           "--cov-context=test", "--cov-report=", *(["-n", "2"] if (os.cpu_count() or 1) >= 2 else []), *TESTS]
-    done = subprocess.run(cmd, cwd=ROOT, env=_env(ROOT, pycache=OUT / "pycache"), capture_output=True, text=True)
+    # with tools/mutants_contexts.py, which empties kernellab's caches before each test (a cached function's
+    # lines are then credited to every test that calls it)
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PLUGIN.stem, "--cov",
+           f"--cov-config={rc}", "--cov-context=test", "--cov-report=",
+           *(["-n", "2"] if (os.cpu_count() or 1) >= 2 else []), *TESTS]
+    env = _env(ROOT, pycache=OUT / "pycache")
+    env["PYTHONPATH"] += os.pathsep + str(PLUGIN.parent)
+    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit("the fast tests fail without any mutant: fix them first\n" + done.stdout[-3000:])
     from coverage import CoverageData
