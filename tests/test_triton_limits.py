@@ -211,6 +211,60 @@ def test_dot_accumulator_rules():
                                           "this accumulator dtype")
 
 
+
+@triton.jit
+def dot_fp8_fp16(a_ptr, b_ptr, c_ptr):
+    r, k = tl.arange(0, 16), tl.arange(0, 32)
+    a = tl.load(a_ptr + r[:, None] * 32 + k[None, :]).to(tl.float8e4nv, bitcast=True)
+    b = tl.load(b_ptr + k[:, None] * 16 + r[None, :])
+    tl.store(c_ptr + r[:, None] * 16 + r[None, :], tl.dot(a, b))
+
+
+def test_fp8_with_another_operand_type_is_refused_by_its_dtype():
+    # only fp8 × fp8 skips the dtype list (semantic.dot: "All combinations of supported fp8 x fp8 are permitted");
+    # fp8 × fp16 is checked against it, and fp8 is not on it: the lhs is refused first
+    err = refused(dot_fp8_fp16, np.zeros((16, 32), np.uint8), np.zeros((32, 16), np.float16),
+                  np.zeros((16, 16), np.float32))
+    assert cause(err) == (AssertionError, "Unsupported lhs dtype fp8e4nv")
+
+
+@triton.jit
+def arange_between(x_ptr, S: tl.constexpr, E: tl.constexpr):
+    o = tl.arange(S, E)
+    tl.store(x_ptr + o, o)
+
+
+def test_an_arange_past_int32_is_refused_before_its_size():
+    # semantic.arange: start >> 32 or end >> 32 → "arange must fit in int32", before any other check; 2^32 is the
+    # first such end (and a power of two, whose 2^32 elements the block-shape rule would refuse with another
+    # message), and a start of 2^32 is refused so even with an end below it (not "end must be greater")
+    err = refused(arange_of, np.zeros(16, np.float32), B=2**32)
+    assert cause(err) == (ValueError, "arange must fit in int32")
+    err = refused(arange_between, np.zeros(16, np.float32), S=2**32, E=16)
+    assert cause(err) == (ValueError, "arange must fit in int32")
+    err = refused(arange_of, np.zeros(16, np.float32), B=2**31)  # fits in int32 (2^31 >> 32 = 0): its size refused
+    assert cause(err) == (ValueError, f"numel ({2**31}) exceeds triton maximum tensor numel (1048576)")
+
+
+def test_the_error_is_chained_as_raise_from_and_a_missing_column_is_column_0(monkeypatch):
+    # `raise CompilationError from cause`: __cause__ the cause, __suppress_context__ True. Python run with -X
+    # no_debug_ranges gives an instruction no column (positions.col_offset None): the caret goes at column 0
+    err = refused(arange_of, np.zeros(16, np.float32), B=1000)
+    assert isinstance(err.__cause__, ValueError) and err.__suppress_context__ is True
+    assert err.node.col_offset == 8  # `o = tl.arange(0, B)`: tl.arange at column 8 of the dedented source
+    import inspect
+    from types import SimpleNamespace
+
+    real = inspect.getframeinfo
+
+    def no_columns(frame, context=1):
+        info = real(frame, context)
+        return SimpleNamespace(positions=info.positions._replace(col_offset=None, end_col_offset=None))
+
+    monkeypatch.setattr(inspect, "getframeinfo", no_columns)
+    err = refused(arange_of, np.zeros(16, np.float32), B=1000)
+    assert err.node.col_offset == 0 and str(err).endswith("    o = tl.arange(0, B)\n^\narange's range must be a power of 2")
+
 # --- names Triton 3.9 does not have ------------------------------------------------------------------------
 @triton.jit
 def tanh_by_math(x_ptr, B: tl.constexpr):
