@@ -65,3 +65,32 @@ def test_bank_bases_of_the_vectorising_side_go_first():
     dst = Flat(regs=(), lanes=(1, 2, 4, 8, 0), warps=(0, 0))
     p = S.plan(src, dst, 32, "sm80")
     assert p.buffer.bank[:2] == (4, 8) and (p.stores, p.loads) == (1, 1)
+
+
+def test_intersection_keeps_the_first_lists_order_and_the_whole_span():
+    # unit vectors (bits of elements): the common ones in b1's order, as the plan's vector keeps them
+    assert S.intersection([8, 1], [1, 8], 4) == [8, 1]
+    # span{3, 5} = {0, 3, 5, 6} = span{6, 5}: the intersection is all of it, though only 5 is in both lists
+    got = S.intersection([3, 5], [6, 5], 3)
+    assert len(got) == 2 and {0, got[0], got[1], got[0] ^ got[1]} == {0, 3, 5, 6}
+
+
+def test_below_32_bits_the_vector_takes_the_register_the_other_side_has_as_a_warp():
+    # 1024 fp16 elements, 8 a thread to 3 registers a thread; sm_80 (no stmatrix), no tile fits: plain accesses.
+    # No common register; dst's register 512 is a src warp (src's registers 1, 2, 4 are dst lanes, not warps):
+    # it is the vector, not src's first warp 256. dst then reads e and e ^ 512 in one ld.shared.b32: 8 / 2 = 4
+    # loads; src's registers are not the buffer's first bit: 8 st.shared.b16. A 4-byte load of 32 lanes on
+    # distinct banks: 1 wavefront each, 4 × 4 warps = 16; a 2-byte store: lanes 0–15 at bytes 0–60 (banks 0–15),
+    # lanes 16–31 at 1088 B more (272 words: banks 16–31), 1 wavefront, 8 × 4 = 32
+    src = Flat(regs=(1, 2, 4), lanes=(8, 16, 32, 64, 128), warps=(256, 512))
+    dst = Flat(regs=(128, 512, 16), lanes=(1, 2, 4, 8, 256), warps=(32, 64))
+    p = S.plan(src, dst, 16, "sm80")
+    assert p.buffer.vector == (512,) and (p.store, p.stores, p.load, p.loads, p.vec_load) == \
+        ("st.shared", 8, "ld.shared", 4, 2)
+    assert S.banks(src, dst, 16, "sm80") == ((32, 32), (16, 16))
+    # nothing to fill it with from the registers (dst's registers 16, 32, 64 are src lanes, src's are dst lanes,
+    # no warp in common): src's first warp, 256, then dst's (getVecBasisLdSt); neither holds it in a register: one
+    # half an access each way, 8 and 8
+    dst = Flat(regs=(16, 32, 64), lanes=(1, 2, 4, 256, 512), warps=(8, 128))
+    p = S.plan(src, dst, 16, "sm80")
+    assert p.buffer.vector == (256,) and (p.stores, p.loads) == (8, 8)
