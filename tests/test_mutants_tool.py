@@ -91,3 +91,13 @@ def test_the_coverage_run_empties_kernellabs_caches_before_each_test(monkeypatch
     monkeypatch.setattr(mutants_contexts, "caches", lambda: [banks.operand_banks])  # this one only: the rest stay warm
     mutants_contexts.pytest_runtest_setup(None)
     assert banks.operand_banks.cache_info().currsize == 0
+
+
+def test_a_kill_names_the_test_that_failed():
+    # pytest -q's short summary: the first FAILED (or ERROR) line's test id, without the message
+    out = ("..F\n=== short test summary info ===\n"
+           "FAILED tests/test_x.py::test_a[sm_80-none] - AssertionError: assert 1 == 2\n"
+           "FAILED tests/test_x.py::test_b\n!!! stopping after 1 failures !!!\n1 failed, 2 passed in 0.1s\n")
+    assert mutants._failed(out) == "tests/test_x.py::test_a[sm_80-none]"
+    assert mutants._failed("ERROR tests/test_y.py - ImportError: no module\n") == "tests/test_y.py"
+    assert mutants._failed("3 passed in 0.1s\n") == ""

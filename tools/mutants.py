@@ -348,9 +348,17 @@ def _scratch() -> Path:
     return tmp
 
 
-def _pytest(where: Path, timeout: float, tests: list[str] | None = None) -> str:
-    """'pass', 'fail' or 'timeout' of ``tests`` (default: the fast tests) run in ``where``, stopping at the
-    first failure."""
+def _failed(output: str) -> str:
+    """The first test pytest's summary names as failed (or in error) in ``output``, '' if none."""
+    for line in output.splitlines():
+        if line.startswith(("FAILED ", "ERROR ")):
+            return line.split(" ", 1)[1].split(" - ", 1)[0]
+    return ""
+
+
+def _pytest(where: Path, timeout: float, tests: list[str] | None = None) -> tuple[str, str]:
+    """``(result, test)``: 'pass', 'fail' or 'timeout' of ``tests`` (default: the fast tests) run in ``where``,
+    stopping at the first failure, and the test that failed ('' if none): a kill can be checked by hand."""
     args = tests if tests is not None else TESTS
     argfile = where / ".mutant-tests"
     argfile.write_text("\n".join(args) + "\n")  # pytest reads its arguments from a file: thousands of ids
@@ -359,8 +367,8 @@ def _pytest(where: Path, timeout: float, tests: list[str] | None = None) -> str:
         proc = subprocess.run(cmd, cwd=where, env=_env(where, where / ".pycache"), capture_output=True,
                               timeout=timeout)
     except subprocess.TimeoutExpired:
-        return "timeout"
-    return "pass" if proc.returncode == 0 else "fail"
+        return "timeout", ""
+    return ("pass", "") if proc.returncode == 0 else ("fail", _failed(proc.stdout.decode(errors="replace")))
 
 
 def run_one(m: Mutant, where: Path, source: bytes, lines: dict, timeout: float, stamp: int,
@@ -368,7 +376,8 @@ def run_one(m: Mutant, where: Path, source: bytes, lines: dict, timeout: float, 
     """``(result, how)`` of one mutant in the scratch copy ``where``: result 'killed' or 'survived'; how it was
     decided: 'covering tests' (those that execute its line), 'own tests' (for a line run at import only: its module's
     test files, or the tests of its other lines), 'fast tests' (all of them: for a line also run at import, or with
-    ``confirm``), 'no test runs it' (a line no fast test executes in its own process), 'timeout'.
+    ``confirm``), 'no test runs it' (a line no fast test executes in its own process), 'timeout'; a kill names the
+    test that failed after a colon.
     """
     chosen, at_import = _selected(m, lines)
     if not chosen and not at_import and not confirm:
@@ -380,20 +389,21 @@ def run_one(m: Mutant, where: Path, source: bytes, lines: dict, timeout: float, 
         # a new modification time, so that no bytecode cached for another version of the file is taken for it
         os.utime(target, ns=(mtime + stamp * 10**9, mtime + stamp * 10**9))
         if chosen:
-            first = _pytest(where, timeout, chosen)
+            first, test = _pytest(where, timeout, chosen)
             if first != "pass":
-                return "killed", "timeout" if first == "timeout" else "covering tests"
+                return "killed", "timeout" if first == "timeout" else f"covering tests: {test}"
             if not (confirm or at_import):
                 return "survived", "covering tests"
         # a line run at import only (a default, a constant): first the module's own test files, else up to 300
         # tests that run its other lines; a failure there is a failure of the fast tests too
         own = _own_files(m.path, where) or sorted({t for ids in lines.values() for t in ids if t})[:300]
         if at_import and own and not chosen:
-            first = _pytest(where, timeout, own)
+            first, test = _pytest(where, timeout, own)
             if first != "pass":
-                return "killed", "timeout" if first == "timeout" else "own tests"
-        full = _pytest(where, timeout * 3)
-        return ("survived", "fast tests") if full == "pass" else ("killed", "timeout" if full == "timeout" else "fast tests")
+                return "killed", "timeout" if first == "timeout" else f"own tests: {test}"
+        full, test = _pytest(where, timeout * 3)
+        return ("survived", "fast tests") if full == "pass" else \
+            ("killed", "timeout" if full == "timeout" else f"fast tests: {test}")
     finally:
         target.write_bytes(source)
         os.utime(target, ns=(mtime, mtime))
