@@ -414,7 +414,7 @@ def _ends(t_fed: float, t_simt: float, trips: float, kind: str | None) -> float:
     dot's result, 0 for a loop run in turn; ``trips``: a program's trips of its loops holding a dot, ``dot_trips``;
     0 without a record). ``mma.sync`` is synchronous: nothing runs beside it, so it has no ends to pay.
 
-    FlashAttention-3's Algorithm 2 (Shah et al. 2024) starts with a prologue that nothing overlaps: q·kᵀ of the
+    FlashAttention-3's Algorithm 2 (Shah et al. 2024, arXiv 2407.08608) starts with a prologue that nothing overlaps: q·kᵀ of the
     first key block, waited, then its softmax with no p·v beside it; and it ends with the last p·v, waited, with
     no softmax beside it. In between, each of the n − 1 trips costs q·kᵀ + max(p·v, softmax). A program of n
     trips therefore costs n·q·kᵀ + (n − 1)·max + softmax + p·v = n·(q·kᵀ + max) + min(p·v, softmax): one
