@@ -82,13 +82,139 @@ def _identity_product(value, prec):
 
 def test_dot_tf32_truncates_its_inputs():
     # C[0,0] = A[0,0] × 1: the dot reads A[0,0] as TF32. 1 + 2⁻¹¹ + 2⁻²⁰ truncates to 1 (rounding would
-    # give 1 + 2⁻¹⁰); "ieee" keeps it exactly; "tf32x3" recovers it: hi = 1, lo = 2⁻¹¹·(1 + 2⁻⁹) has 9
-    # mantissa bits, exact in TF32. With 2⁻²³ in place of 2⁻²⁰, lo needs 12 bits: tf32x3 drops the 2⁻²³.
+    # give 1 + 2⁻¹⁰); "ieee" keeps it exactly. "tf32x3" (Triton's F32DotTC): hi = cvt.rna(x) = 1 + 2⁻¹⁰ (x is
+    # above the tie 1 + 2⁻¹¹), lo = x − hi = −2⁻¹¹·(1 − 2⁻⁹), 9 significant bits: exact in TF32, so hi + lo = x.
+    # With 2⁻²³ in place of 2⁻²⁰, lo = −2⁻¹¹·(1 − 2⁻¹²) = −2⁻¹²·1.11111111111₂ has 12 significant bits; the
+    # tensor cores keep 11, truncating |lo| to 2⁻¹¹ − 2⁻²², so hi + lo = 1 + 2⁻¹⁰ − 2⁻¹¹ + 2⁻²² = 1 + 2⁻¹¹ + 2⁻²²
+    # (a split that truncated hi too would give hi = 1, lo = 2⁻¹¹ + 2⁻²³ → 2⁻¹¹: 1 + 2⁻¹¹).
     x = 1 + 2**-11 + 2**-20
     assert _identity_product(x, "tf32") == 1.0
     assert _identity_product(x, "ieee") == x
     assert _identity_product(x, "tf32x3") == x
-    assert _identity_product(1 + 2**-11 + 2**-23, "tf32x3") == 1 + 2**-11
+    assert _identity_product(1 + 2**-11 + 2**-23, "tf32x3") == 1 + 2**-11 + 2**-22
+
+
+@triton.jit
+def _dot_default(a_ptr, b_ptr, c_ptr):
+    r = tl.arange(0, 16)
+    a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * 16 + r[None, :])
+    tl.store(c_ptr + r[:, None] * 16 + r[None, :], tl.dot(a, b))
+
+
+@triton.jit
+def _dot_allow(a_ptr, b_ptr, c_ptr, ALLOW: tl.constexpr):
+    r = tl.arange(0, 16)
+    a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * 16 + r[None, :])
+    tl.store(c_ptr + r[:, None] * 16 + r[None, :], tl.dot(a, b, allow_tf32=ALLOW))
+
+
+def _run(kernel, value, **meta):
+    """C[0,0] of A·I with A[0,0] = value (A zero elsewhere), and the launch's counts."""
+    a = np.zeros((16, 16), np.float32)
+    a[0, 0] = value
+    c = np.zeros((16, 16), np.float32)
+    cnt = kernel[(1,)](a, np.eye(16, dtype=np.float32), c, **meta)
+    return float(c[0, 0]), cnt
+
+
+X = 1 + 2**-11 + 2**-20  # truncated to TF32: 1 (see test_dot_tf32_truncates_its_inputs)
+# A 16×16×16 fp32 dot, 4 warps, on sm_80: warpsPerCTA [2, 2], so each warp runs ⌈16 / (16·2)⌉ row tiles ×
+# ⌈16 / (8·2)⌉ column tiles × 16/8 K steps = 2 mma.sync.m16n8k8, and the 4 warps 8 (Triton 3.9's PTX for sm_80
+# holds 2 mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 and its TTGIR inputPrecision = tf32); "ieee":
+# FMAs, no MMA.
+TF32_MMA = 8
+
+
+def test_dot_of_fp32_defaults_to_tf32_as_triton_compiles_it(monkeypatch):
+    # Triton 3.9's core.dot: input_precision None → TRITON_F32_DEFAULT or "tf32" (allow_tf32 None or True),
+    # "ieee" for allow_tf32=False. Each case's value and its MMAs: 1 and 4 for TF32, X and 0 for IEEE.
+    monkeypatch.delenv("TRITON_F32_DEFAULT", raising=False)
+    value, cnt = _run(_dot_default, X)
+    assert (value, cnt.mma_sm80, cnt.dot_flops_tf32) == (1.0, TF32_MMA, 2 * 16**3)
+    assert _run(_dot_allow, X, ALLOW=True)[0] == 1.0
+    value, cnt = _run(_dot_allow, X, ALLOW=False)
+    assert (value, cnt.mma_sm80, cnt.dot_flops_fma) == (X, 0, 2 * 16**3)
+
+
+@pytest.mark.parametrize(("env", "want", "mma"), [
+    ("ieee", X, 0),
+    ("IEEE", X, 0),                    # semantic.dot compares input_precision.lower()
+    ("tf32", 1.0, TF32_MMA),
+    ("tf32x3", X, 3 * TF32_MMA),       # hi + lo recovers X exactly (test_dot_tf32_truncates_its_inputs)
+])
+def test_triton_f32_default_sets_the_precision_of_dots_that_name_none(monkeypatch, env, want, mma):
+    # The variable wins over allow_tf32 (core.dot: `knobs.language.fp32_default or (...)`), both ways; an
+    # explicit input_precision wins over the variable.
+    monkeypatch.setenv("TRITON_F32_DEFAULT", env)
+    for kernel, meta in ((_dot_default, {}), (_dot_allow, {"ALLOW": True}), (_dot_allow, {"ALLOW": False})):
+        value, cnt = _run(kernel, X, **meta)
+        assert (value, cnt.mma_sm80) == (want, mma), (kernel, meta)
+    assert _run(_dot, X, PREC="tf32")[0] == 1.0
+    assert _run(_dot, X, PREC="ieee")[0] == X
+
+
+def test_knob_fp32_default_is_the_variable_unless_set(monkeypatch):
+    from kernellab.triton import knobs
+    monkeypatch.setenv("TRITON_F32_DEFAULT", "tf32")
+    assert knobs.language.fp32_default == "tf32"
+    try:
+        knobs.language.fp32_default = "ieee"  # as Triton's env_opt_str: stored, and the variable set too
+        assert (knobs.language.fp32_default, _run(_dot_default, X)[0]) == ("ieee", X)
+        import os
+        assert os.environ["TRITON_F32_DEFAULT"] == "ieee"
+        knobs.language.fp32_default = None  # set to None: no default, whatever the variable says
+        assert (knobs.language.fp32_default, _run(_dot_default, X)[0]) == (None, 1.0)
+    finally:
+        del knobs.language.fp32_default
+    monkeypatch.setenv("TRITON_F32_DEFAULT", "tf32x3")
+    assert knobs.language.fp32_default == "tf32x3"
+
+
+def test_precision_names_triton_refuses_are_refused(monkeypatch):
+    # semantic.dot: `input_precision.lower() in options.allowed_dot_input_precisions`, else AssertionError,
+    # which Triton's code generator wraps in a CompilationError; core.dot refuses both arguments at once.
+    monkeypatch.setenv("TRITON_F32_DEFAULT", "fp32")
+    with pytest.raises(triton.CompilationError, match="_dot_default") as info:
+        _run(_dot_default, X)
+    assert isinstance(info.value.__cause__, AssertionError)
+    assert str(info.value.__cause__) == ("input_precision must be one of ('tf32', 'tf32x3', 'ieee', 'bf16x3', "
+                                         "'bf16x6'). Got fp32")
+    monkeypatch.delenv("TRITON_F32_DEFAULT")
+    with pytest.raises(triton.CompilationError) as info:
+        _run(_dot, X, PREC="tf16")
+    assert str(info.value.__cause__).endswith("Got tf16")
+
+
+@triton.jit
+def _dot_both(a_ptr, b_ptr, c_ptr):
+    r = tl.arange(0, 16)
+    a = tl.load(a_ptr + r[:, None] * 16 + r[None, :])
+    tl.store(c_ptr + r[:, None] * 16 + r[None, :], tl.dot(a, a, input_precision="tf32", allow_tf32=True))
+
+
+def test_input_precision_and_allow_tf32_together_are_refused():
+    with pytest.raises(triton.CompilationError) as info:
+        _run(_dot_both, X)
+    assert str(info.value.__cause__) == "Only one of input_precision and allow_tf32 can be specified"
+
+
+def test_bf16_splits_of_an_fp32_dot_are_not_modelled():
+    # Triton 3.9 allows "bf16x3" and "bf16x6" on NVIDIA; kernellab computes neither, and says so rather than
+    # giving another precision's values.
+    with pytest.raises(NotImplementedError, match="bf16x3"):
+        _run(_dot, X, PREC="bf16x3")
+
+
+def test_tf32x3_keeps_an_infinite_input_infinite():
+    # F32DotTC zeroes a NaN in the small products: an infinite a gives lo = inf − inf = NaN, so lo·hi is NaN,
+    # replaced by 0, and the result is hi·hi = inf·1 = inf (a NaN there would have made it NaN). B all ones.
+    a = np.zeros((16, 16), np.float32)
+    a[0, 0] = np.inf
+    c = np.zeros((16, 16), np.float32)
+    _dot[(1,)](a, np.ones((16, 16), np.float32), c, PREC="tf32x3")
+    assert np.isposinf(c[0]).all() and (c[1:] == 0).all()
 
 
 def test_dot_tf32_error_on_random_matrices_grows_as_truncation_predicts():

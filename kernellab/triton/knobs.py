@@ -1,4 +1,5 @@
-"""``triton.knobs`` as far as kernellab can answer it: ``runtime``'s hook chains, which stay empty.
+"""``triton.knobs`` as far as kernellab can answer it: ``runtime``'s hook chains, which stay empty, and
+``language.fp32_default``, the ``input_precision`` an fp32 ``tl.dot`` takes when it names none.
 
 Triton 3.5 moved its settings into ``triton.knobs``. Libraries read ``triton.knobs.runtime.launch_enter_hook`` and
 ``launch_exit_hook`` (chains of hooks a profiler such as proton adds to) to learn whether anything watches
@@ -8,6 +9,12 @@ no hooks: the chains are empty, as Triton's are when no hook is registered, and 
 kernellab is not Triton's interpreter (``TRITON_INTERPRET``). The other groups of Triton's knobs (``cache``,
 ``compilation``, ``autotuning``, ``nvidia``, …) set a compiler kernellab does not have; asking for one is the
 ``AttributeError`` of a module without it.
+
+``language.fp32_default`` is Triton 3.9's: the environment variable ``TRITON_F32_DEFAULT``, read each time it is
+asked for, unless a value was set on the knob (setting a string also sets the variable, as Triton does; ``del``
+goes back to the variable). ``tl.dot`` reads it when a kernel names no ``input_precision``: Triton's
+``core.dot`` takes ``knobs.language.fp32_default or ("tf32" if allow_tf32 is None or allow_tf32 else "ieee")``,
+so the variable overrides ``allow_tf32`` too.
 
 Examples
 --------
@@ -20,6 +27,8 @@ NotImplementedError: triton.knobs.runtime.launch_enter_hook.add: kernellab's lau
 """
 
 from __future__ import annotations
+
+import os
 
 from kernellab.i18n import _
 
@@ -57,7 +66,36 @@ class runtime_knobs:
         self.kernel_unload_hook = HookChain("kernel_unload_hook")
 
 
+class language_knobs:
+    """Triton 3.9's ``knobs.language``, its field that kernellab answers: ``fp32_default`` (see the module)."""
+
+    _ENV = "TRITON_F32_DEFAULT"
+
+    def __init__(self):
+        self._set: dict = {}
+
+    @property
+    def fp32_default(self) -> str | None:
+        """The default ``input_precision`` of an fp32 ``tl.dot``: the value set here, else ``TRITON_F32_DEFAULT``
+        (None when unset)."""
+        if "fp32_default" in self._set:
+            return self._set["fp32_default"]
+        return os.environ.get(self._ENV)
+
+    @fp32_default.setter
+    def fp32_default(self, value: str | None) -> None:
+        self._set["fp32_default"] = value
+        if value is not None:
+            os.environ[self._ENV] = str(value)
+
+    @fp32_default.deleter
+    def fp32_default(self) -> None:
+        self._set.pop("fp32_default", None)
+
+
 #: ``triton.knobs.runtime``.
 runtime = runtime_knobs()
+#: ``triton.knobs.language``.
+language = language_knobs()
 
-__all__ = ["HookChain", "runtime", "runtime_knobs"]
+__all__ = ["HookChain", "language", "language_knobs", "runtime", "runtime_knobs"]

@@ -17,7 +17,9 @@ with the exception Triton's own code raises there, of the same type and with the
   (``tl.constexpr`` parameters, Python ints), not run-time values (a scalar argument);
 - **``tl.dot``** (:func:`dot`): equal ranks of 2 (or 3), equal reduction dimensions, operands of one dtype
   among int8, fp16, bf16, fp32, fp64 (any two fp8 types), K at least 16 (32 for 8-bit, 8 for fp32, 4 for
-  fp64), no bf16 ``out_dtype``, an accumulator of the result's shape and of ``out_dtype``;
+  fp64), no bf16 ``out_dtype``, an accumulator of the result's shape and of ``out_dtype``; not both
+  ``input_precision`` and ``allow_tf32`` (:func:`dot_arguments`), and an ``input_precision`` (or
+  ``TRITON_F32_DEFAULT``) the NVIDIA backend allows (:func:`dot_input_precision`);
 - **loop bounds** (:func:`loop_bounds`): a ``range``/``tl.range`` loop's start, end and step are integer
   scalars (a float bound is Triton's ``TypeError``, not a truncated Python ``int()``);
 - **names Triton 3.9 lacks** (:func:`missing_name`): ``tl.math.tanh`` and the other libdevice functions
@@ -49,7 +51,8 @@ import numpy as np
 from ...errors import BlockPointerWarning
 from ...i18n import _
 from ...tracebacks import _library, user_stacklevel
-from ..executor.numerics import TRITON_MAX_TENSOR_NUMEL
+from .. import knobs
+from ..executor.numerics import DOT_INPUT_PRECISIONS, TRITON_MAX_TENSOR_NUMEL
 from ..executor.program import _CURRENT
 from .errors import CompilationError, CompileTimeAssertionFailure
 
@@ -299,6 +302,27 @@ def dot(a, b, acc=None, out_dtype=None) -> None:
 
 
 # --- names -----------------------------------------------------------------------------------------------
+def dot_arguments(input_precision, allow_tf32) -> None:
+    """``tl.dot``'s first check (``core.dot``): ``input_precision`` and ``allow_tf32`` are not both given."""
+    if _constexpr(input_precision) is not None and _constexpr(allow_tf32) is not None:
+        raise refuse(AssertionError("Only one of input_precision and allow_tf32 can be specified"))
+
+
+def dot_input_precision(input_precision, allow_tf32) -> str:
+    """The ``input_precision`` of a ``tl.dot`` as Triton 3.9 resolves it, lower-case. ``core.dot``: given none,
+    ``knobs.language.fp32_default`` (``TRITON_F32_DEFAULT``), else ``"tf32"`` unless ``allow_tf32`` is false
+    (``"ieee"``) — the NVIDIA backend allows TF32 on every target. ``semantic.dot``: the name, compared
+    lower-case, must be one of the backend's ``allowed_dot_input_precisions``, or ``AssertionError``. Checked
+    after :func:`dot`'s checks (Triton checks it before the rank and minimum size: a kernel with two such
+    mistakes is told of the other first) and in any context, inside a ``@triton.jit`` launch or not."""
+    input_precision, allow_tf32 = _constexpr(input_precision), _constexpr(allow_tf32)
+    if input_precision is None:
+        input_precision = knobs.language.fp32_default or ("tf32" if allow_tf32 is None or allow_tf32 else "ieee")
+    if not isinstance(input_precision, str) or input_precision.lower() not in DOT_INPUT_PRECISIONS:
+        raise refuse(AssertionError(f"input_precision must be one of {DOT_INPUT_PRECISIONS}. Got {input_precision}"))
+    return input_precision.lower()
+
+
 def missing_name(module: str, name: str) -> BaseException:
     """The error for ``module.name`` that Triton 3.9's module does not have: ``AttributeError`` as Python
     words it, inside a kernel the ``CompilationError`` Triton raises for it."""

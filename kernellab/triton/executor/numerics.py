@@ -1,9 +1,9 @@
 """Numeric rules both front ends share: ``arange``'s power-of-two rule, block shapes, and ``dot``.
 
 ``dot`` multiplies blocks with a leading axis over programs, accumulating in fp32 for floating inputs
-(fp16 products are exact in fp32) and int32 for integer inputs, as ``tl.dot`` does by default. It
-computes IEEE fp32; on a GPU an fp32 ``tl.dot`` defaults to TF32 inputs unless
-``input_precision="ieee"`` — pass ``input_precision="tf32"`` to read the inputs the same way.
+(fp16 products are exact in fp32) and int32 for integer inputs, as ``tl.dot`` does by default. Its
+``input_precision`` is the one the caller resolved (``tl.dot`` resolves Triton 3.9's default, ``"tf32"`` on
+every GPU kernellab models; None here, which the lecture form passes, and ``"ieee"`` compute IEEE fp32).
 
 **TF32.** Triton passes the fp32 registers to the tensor cores unchanged (no ``cvt`` in the PTX it
 compiles for sm_80 and sm_90), and the tensor cores drop the low 13 mantissa bits: "``wgmma.mma_async``
@@ -12,8 +12,9 @@ involving type ``.tf32`` will truncate lower 13 bits of the 32-bit input data" (
 So ``input_precision="tf32"`` truncates here (:func:`tf32_truncate`). Rounding is what a kernel asks for
 explicitly: ``cvt.rn.tf32.f32`` (to nearest, ties to even — what a TMA descriptor made with
 ``round_f32_to_tf32=True`` does on Hopper) or ``cvt.rna.tf32.f32`` (ties away from zero), both
-:func:`tf32_round`. ``"tf32x3"`` splits each input into a TF32 high part and a TF32 remainder and adds
-three products (``hi·hi + hi·lo + lo·hi``), as Triton's F32DotTC pass does, recovering about fp32 accuracy.
+:func:`tf32_round`. ``"tf32x3"`` is Triton's F32DotTC split (:func:`_tf32x3`): each input's high part
+rounded to TF32 by ``cvt.rna.tf32.f32``, its remainder left for the tensor cores to truncate, and three
+TF32 products added, recovering about fp32 accuracy.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ import numpy as np
 from kernellab.i18n import _
 
 TRITON_MAX_TENSOR_NUMEL = 1048576  # Triton's limit on the elements of one block
+# tl.dot's input_precision values Triton 3.9's NVIDIA backend allows (backends/nvidia/compiler.py, CUDAOptions)
+DOT_INPUT_PRECISIONS = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
 
 
 def check_arange(start, end) -> int:
@@ -126,10 +129,21 @@ def tf32_round(x: np.ndarray, rounding: str = "rn") -> np.ndarray:
 
 
 def _tf32x3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a @ b`` from TF32 pieces: ``hi = tf32(x)``, ``lo = tf32(x − hi)``; ``hi·hi + hi·lo + lo·hi``."""
-    a_hi, b_hi = tf32_truncate(a), tf32_truncate(b)
+    """``a @ b`` as Triton 3.9's F32DotTC pass computes ``input_precision="tf32x3"`` (its TTGIR for sm_80 and
+    sm_90): ``hi = cvt.rna.tf32.f32(x)``, ``lo = x − hi`` (exact in fp32), three TF32 MMAs whose tensor cores
+    truncate ``lo`` (``hi`` is TF32 already): ``small = lo_a·hi_b + hi_a·lo_b``, a NaN there replaced by 0
+    (an infinite input's ``lo`` is NaN), then ``hi_a·hi_b + small``.
+
+    >>> one = np.float32(1 + 2**-11 + 2**-12)    # hi = 1 + 2^-10 (nearest), lo = 2^-11 + 2^-12 - 2^-10 = -2^-12
+    >>> float(_tf32x3(np.full((1, 1), one), np.ones((1, 1), np.float32))[0, 0]) == float(one)
+    True
+    """
+    a_hi, b_hi = tf32_round(a, "rna"), tf32_round(b, "rna")
     a_lo, b_lo = tf32_truncate(a - a_hi), tf32_truncate(b - b_hi)
-    return np.matmul(a_lo, b_hi) + np.matmul(a_hi, b_lo) + np.matmul(a_hi, b_hi)
+    small = np.matmul(a_lo, b_hi)
+    small += np.matmul(a_hi, b_lo)
+    small[np.isnan(small)] = 0
+    return np.matmul(a_hi, b_hi) + small
 
 
 class Grouped(NamedTuple):
@@ -185,6 +199,8 @@ def dot(a: np.ndarray, b: np.ndarray, acc=None, input_precision=None, out_dtype=
     """``acc + a @ b`` over the last two axes, accumulating in fp32 (int32 for integer inputs).
 
     ``a`` is ``(..., M, K)`` and ``b`` ``(..., K, N)``; leading axes broadcast (programs, batch).
+    ``input_precision`` matters for fp32 operands only: ``"tf32"`` reads them truncated to TF32,
+    ``"tf32x3"`` as :func:`_tf32x3`, None or ``"ieee"`` as they are.
     ``a32``, ``b32``: floating inputs already widened to float32 (``_widen``), when the caller has them, each
     an array or a :class:`Grouped` block.
 

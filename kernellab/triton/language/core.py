@@ -411,11 +411,14 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
         out_dtype=None, _semantic=None) -> tensor:
     """``acc + input @ other`` for 2-D (or batched 3-D) blocks, accumulating in fp32 (int32 for ints), or in
-    ``out_dtype`` (default: the accumulator's type)."""
+    ``out_dtype`` (default: the accumulator's type). fp32 operands are read as the GPU's tensor cores read
+    them under ``input_precision`` (:func:`_input_precision`): by default TF32, the low 13 mantissa bits
+    dropped, as Triton 3.9 compiles it; ``input_precision="ieee"`` computes IEEE fp32."""
     for x in (input, other):
         if getattr(x, "_ld", None) is not None:
             waited(x, dot=True)
     a, b = _to_tensor(input), _to_tensor(other)
+    limits.dot_arguments(input_precision, allow_tf32)
     limits.dot(a, b, None if acc is None else _to_tensor(acc), out_dtype)  # in a @triton.jit kernel: Triton 3.9's rules
     if out_dtype is None:
         out_dtype = T.float32
@@ -427,8 +430,7 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         raise TypeError(_("tl.dot operands must both be floating or both integer, got {dtype} "
                           "and {dtype2}").format(
             dtype=a.dtype, dtype2=b.dtype))
-    if allow_tf32 is not None and input_precision is None:
-        input_precision = "tf32" if allow_tf32 else "ieee"
+    input_precision = _input_precision(input_precision, allow_tf32, a.dtype)
     out_t = T.from_numpy(getattr(out_dtype, "value", out_dtype)) if a.dtype.is_floating() else T.int32
     acc_data = None
     if acc is not None:
@@ -447,7 +449,7 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     m, k = a._shape[-2:]
     n = b._shape[-1]
     operands = a.dtype.name if a.dtype.primitive_bitwidth > 8 else ("fp8" if a.dtype.is_floating() else "int8")
-    precision = getattr(input_precision, "value", input_precision)
+    precision = input_precision
     flops = numerics.dot_flops((1, *a._shape), (1, *b._shape), prog.P)
     prog.tally.flops(flops, operands, precision)
     if any(getattr(x, "_dep", False) for x in (a, b, acc)):  # fed by a dot's result: waited at its next use
@@ -480,6 +482,19 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         if prog.loops:
             prog.loops[-1].dot(lay_a, lay_b, ref, flags, (m, n, k, what, a.dtype.primitive_bitwidth), loaded, (a, b))
     return out
+
+
+def _input_precision(input_precision, allow_tf32, dtype) -> str:
+    """The ``input_precision`` Triton 3.9 compiles a ``tl.dot`` with, lower-case (resolved and checked by
+    :func:`~kernellab.triton.compiler.limits.dot_input_precision`): by default ``"tf32"``, what the tensor
+    cores of every GPU kernellab models (sm_80 and later) compute. The ``"bf16x3"`` and ``"bf16x6"`` splits of
+    an fp32 dot are not modelled: they raise ``NotImplementedError``."""
+    input_precision = limits.dot_input_precision(input_precision, allow_tf32)
+    if input_precision.startswith("bf16x") and dtype.name == "fp32":
+        raise NotImplementedError(_("tl.dot(input_precision={precision!r}): kernellab does not model the bf16 "
+                                    "splits of an fp32 dot; use \"tf32\", \"tf32x3\" or \"ieee\"").format(
+            precision=input_precision))
+    return input_precision
 
 
 def _dot_chain(t: tensor):
