@@ -155,6 +155,22 @@ def test_triton_f32_default_sets_the_precision_of_dots_that_name_none(monkeypatc
     assert _run(_dot, X, PREC="ieee")[0] == X
 
 
+def test_a_replayed_launch_follows_triton_f32_default(monkeypatch):
+    # TRITON_F32_DEFAULT is one of the variables Triton's compile cache is keyed on (libtriton's
+    # get_cache_invalidating_env_vars): a launch recorded under one value does not replay under another.
+    from kernellab.triton.replay.cache import status
+
+    def launch():
+        value, cnt = _run(_dot_default, X)
+        return value, cnt.mma_sm80, status(_dot_default)
+
+    monkeypatch.delenv("TRITON_F32_DEFAULT", raising=False)
+    with triton.replaying():
+        assert [launch() for _ in range(2)] == [(1.0, TF32_MMA, "recorded"), (1.0, TF32_MMA, "replayed")]
+        monkeypatch.setenv("TRITON_F32_DEFAULT", "ieee")  # FMAs: no MMA
+        assert [launch() for _ in range(2)] == [(X, 0, "recorded"), (X, 0, "replayed")]
+
+
 def test_knob_fp32_default_is_the_variable_unless_set(monkeypatch):
     from kernellab.triton import knobs
     monkeypatch.setenv("TRITON_F32_DEFAULT", "tf32")

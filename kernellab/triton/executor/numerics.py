@@ -218,13 +218,14 @@ def dot(a: np.ndarray, b: np.ndarray, acc=None, input_precision=None, out_dtype=
     if a.dtype.kind == "f" or b.dtype.kind == "f":
         a32 = _widen(a) if a32 is None else a32
         b32 = _widen(b) if b32 is None else b32
-        if input_precision in ("tf32", "tf32x3"):  # rounded element by element: every program's copy
+        fp32 = a.dtype == np.float32  # the precision matters for fp32 operands only
+        if fp32 and input_precision == "tf32x3":
             a32, b32 = (x.array() if x.__class__ is Grouped else x for x in (a32, b32))
-        if input_precision == "tf32x3" and a.dtype == np.float32:
             out = _tf32x3(a32, b32)
         else:
-            if input_precision == "tf32" and a.dtype == np.float32:
-                a32, b32 = tf32_truncate(a32), tf32_truncate(b32)
+            if fp32 and input_precision == "tf32":  # element by element: a Grouped block's tiles stay shared
+                a32, b32 = (Grouped(tf32_truncate(x.tiles), x.per) if x.__class__ is Grouped else tf32_truncate(x)
+                            for x in (a32, b32))
             out = matmul(a32, b32)
     else:
         out = np.matmul(a.astype(np.int32, copy=False), b.astype(np.int32, copy=False))

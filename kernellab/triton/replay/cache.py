@@ -15,7 +15,8 @@ arguments' aliasing (which arrays share an address, and the offset between any t
 overlaps); the values of the globals and closure cells the kernel's code names, and the scalar settings
 of a library's module it names (``mod.attr``); a function (a ``@triton.jit`` one or a plain one, as a
 global or a constexpr) by identity and, in turn, by what its code reads, its defaults and attributes (a
-factory's new closure is a new key, however its address); the modelled GPU, the launch's learnt hints and the engine's
+factory's new closure is a new key, however its address); the modelled GPU, ``TRITON_F32_DEFAULT`` (the precision of a
+``tl.dot`` that names none, a variable Triton's cache key holds too), the launch's learnt hints and the engine's
 switches (``engine.BATCH``, the launch policy: :mod:`kernellab.triton.executor.policy`).
 
 **What is cached** for a signature, from its first launch (:mod:`kernellab.triton.replay.trace` records it):
@@ -134,6 +135,7 @@ from ..executor import engine, memory, policy, sampling
 from ..executor.addresses import register_array
 from ..executor.program import _CURRENT, Program
 from ..executor.tensor import constexpr, pointer, tensor
+from .. import knobs
 from ..runtime.driver import gpu as modelled_gpu
 from .trace import STATIC, Recorder
 from .trace import finish as close
@@ -700,7 +702,7 @@ def plan(kernel, args, kwargs, grid, num_warps: int, num_stages: int = 3):
         return no("the kernel's hints")
     gpu = modelled_gpu()
     _GPUS.setdefault(id(gpu), gpu)  # kept: no other GPU is ever at its address
-    parts = [g3, num_warps, num_stages, learnt, engine.BATCH, policy.active(), id(gpu)]
+    parts = [g3, num_warps, num_stages, learnt, engine.BATCH, policy.active(), id(gpu), knobs.language.fp32_default]
     arrays, spans = [], []
     constexprs = kernel._constexpr_names
     for name, v in meta.items():
