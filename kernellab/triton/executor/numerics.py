@@ -12,7 +12,7 @@ involving type ``.tf32`` will truncate lower 13 bits of the 32-bit input data" (
 So ``input_precision="tf32"`` truncates here (:func:`tf32_truncate`). Rounding is what a kernel asks for
 explicitly: ``cvt.rn.tf32.f32`` (to nearest, ties to even — what a TMA descriptor made with
 ``round_f32_to_tf32=True`` does on Hopper) or ``cvt.rna.tf32.f32`` (ties away from zero), both
-:func:`tf32_round`. ``"tf32x3"`` is Triton's F32DotTC split (:func:`_tf32x3`): each input's high part
+:func:`tf32_round`. ``"tf32x3"`` is Triton's F32DotTC split (``_tf32x3``): each input's high part
 rounded to TF32 by ``cvt.rna.tf32.f32``, its remainder left for the tensor cores to truncate, and three
 TF32 products added, recovering about fp32 accuracy.
 """
@@ -200,7 +200,7 @@ def dot(a: np.ndarray, b: np.ndarray, acc=None, input_precision=None, out_dtype=
 
     ``a`` is ``(..., M, K)`` and ``b`` ``(..., K, N)``; leading axes broadcast (programs, batch).
     ``input_precision`` matters for fp32 operands only: ``"tf32"`` reads them truncated to TF32,
-    ``"tf32x3"`` as :func:`_tf32x3`, None or ``"ieee"`` as they are.
+    ``"tf32x3"`` as ``_tf32x3``, None or ``"ieee"`` as they are.
     ``a32``, ``b32``: floating inputs already widened to float32 (``_widen``), when the caller has them, each
     an array or a :class:`Grouped` block.
 

@@ -129,13 +129,12 @@ from ...errors import ReplayError
 from ...grid import dim3
 from ...i18n import _
 from ...record import launched, wants_lines
-from .. import launches
+from .. import knobs, launches
 from ..executor import dtypes as T
 from ..executor import engine, memory, policy, sampling
 from ..executor.addresses import register_array
 from ..executor.program import _CURRENT, Program
 from ..executor.tensor import constexpr, pointer, tensor
-from .. import knobs
 from ..runtime.driver import gpu as modelled_gpu
 from .trace import STATIC, Recorder
 from .trace import finish as close
