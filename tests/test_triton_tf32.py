@@ -286,3 +286,21 @@ def test_tf32x3_dot_big_enough_for_wgmma_runs_three_passes_on_both_targets(prec,
     np.testing.assert_array_equal(c, a @ b)
     assert (cnt.mma_sm80, cnt.mma_sm90) == (256 * passes, 64 * passes)
     assert cnt.dot_flops == 2 * 128 * 32 * 64  # the same FLOPs whatever the passes
+
+
+def _lecture_dot(tl, a, b, c):
+    r = tl.arange(0, 16)
+    offs = r[:, None] * 16 + r[None, :]
+    tl.store(c, offs, tl.dot(tl.load(a, offs), tl.load(b, offs)))
+
+
+def test_the_lecture_form_dot_stays_ieee(monkeypatch):
+    # The lecture form (kernel(tl, ...), triton_launch) is the course's specification, not Triton code: its
+    # tl.dot has no input_precision and computes IEEE fp32 whatever TRITON_F32_DEFAULT says (docs/triton.md).
+    from kernellab import triton_launch
+    monkeypatch.setenv("TRITON_F32_DEFAULT", "tf32")
+    a = np.zeros((16, 16), np.float32)
+    a[0, 0] = X
+    c = np.zeros((16, 16), np.float32)
+    triton_launch(_lecture_dot, 1, a, np.eye(16, dtype=np.float32), c)
+    assert float(c[0, 0]) == X

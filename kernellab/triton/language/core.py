@@ -412,8 +412,9 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
         out_dtype=None, _semantic=None) -> tensor:
     """``acc + input @ other`` for 2-D (or batched 3-D) blocks, accumulating in fp32 (int32 for ints), or in
     ``out_dtype`` (default: the accumulator's type). fp32 operands are read as the GPU's tensor cores read
-    them under ``input_precision`` (:func:`_input_precision`): by default TF32, the low 13 mantissa bits
-    dropped, as Triton 3.9 compiles it; ``input_precision="ieee"`` computes IEEE fp32."""
+    them under ``input_precision``, resolved as Triton 3.9 resolves it
+    (:func:`kernellab.triton.compiler.limits.dot_input_precision`): by default TF32, the low 13 mantissa
+    bits dropped; ``input_precision="ieee"`` computes IEEE fp32."""
     for x in (input, other):
         if getattr(x, "_ld", None) is not None:
             waited(x, dot=True)
