@@ -220,3 +220,13 @@ def test_a_large_zero_index_is_memory_no_one_has_touched():
     blk.tz[7] = 3  # a write maps the page it writes, and no other
     assert _present_pages(blk.tz) == 1 and blk.tz[7] == 3 and blk.tz.sum() == 3
     assert not blk.ty.any() and not blk.by.any() and blk.bz[-1] == 0
+
+
+@pytest.mark.parametrize("shape,other", [
+    ((64,), ()), ((64,), (64,)), ((64,), (1,)), ((64, 3), (3,)), ((64, 3), (64, 1)), ((64, 3), (1, 3)),
+    ((64, 1), (64, 3)), ((64,), (2, 64)), ((64, 2, 2), (2,)), ((64, 2, 2), (64, 1, 2)), ((), ()),
+])
+def test_keeps_shape_is_numpys_broadcast(shape, other):
+    # blk.fma adds c to the product in place (and widens a in place) only when broadcasting keeps the shape:
+    # (64, 3) with (3,) or (64, 1) keeps it; (64, 1) with (64, 3) and (64,) with (2, 64) do not
+    assert block_mod._keeps_shape(shape, other) == (np.broadcast_shapes(shape, other) == shape)

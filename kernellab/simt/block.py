@@ -67,17 +67,22 @@ def _product64(a, b) -> np.ndarray:
     """
     if (type(a) in _LANE_TYPES and a.ndim and a.dtype.kind in "biuf"
             and (isinstance(b, (bool, int, float)) or getattr(b, "dtype", np.dtype(object)).kind in "biuf")
-            and a.shape == np.broadcast_shapes(a.shape, np.shape(b))):
+            and _keeps_shape(a.shape, np.shape(b))):
         r = np.asarray(a.astype(np.float64))
         return np.multiply(r, b, out=r)
     return np.asarray(np.multiply(a, b, dtype=np.float64))
 
 
+def _keeps_shape(shape: tuple, other: tuple) -> bool:
+    """Whether an array of ``shape`` broadcast with one of shape ``other`` keeps its shape (a number, 0-d, always
+    does: the common case, answered without numpy's ``broadcast_shapes``)."""
+    return not other or other == shape or shape == np.broadcast_shapes(shape, other)
+
+
 def _fused(a, b, c) -> np.ndarray:
     """``fma.rn(a, b, c)`` to float32 elementwise, as :meth:`Block.fma` computes it (before its lanes and mask)."""
     r = _product64(a, b)  # exact for float32 (and float16) operands: 24 + 24 bits
-    c_shape = np.shape(c)
-    r = np.add(r, c, out=r) if c_shape == r.shape or r.shape == np.broadcast_shapes(r.shape, c_shape) else r + c
+    r = np.add(r, c, out=r) if _keeps_shape(r.shape, np.shape(c)) else r + c
     return round_once(r, np.float32, a, b, c)  # the float64 sum rounded to float32 as one rounding would
 
 
