@@ -4,12 +4,15 @@ of floating-point values live at once, ``counts.launch["live_words"]``, and the 
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
 from benchmarks.validation.kernels_triton import layer_norm_bwd_dx
 from kernellab import specs
 from kernellab.model.persm import FIXED_REGS, launch_of, triton_resources
+from kernellab.triton.executor.liveness import Live
 
 
 @triton.jit
@@ -123,3 +126,21 @@ def test_layer_norm_backward_dx_holds_four_blocks_at_its_peak():
 def test_the_rule_rounds_up_and_caps_at_255(live, regs):
     # 10 + ⌈live⌉, at most the 255 registers a thread may have
     assert triton_resources({"live_words": live}, 4, specs.H100) == (0, regs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.sampled_from([(1,), (64,), (4096,), (32, 64)]),
+                          st.sampled_from([4, 8, 16, 32, 64])), min_size=1, max_size=40),
+       st.sampled_from([1, 4, 8]))
+def test_the_peak_is_the_largest_sum_of_words_live_at_one_tick(values, num_warps):
+    """Live.peak (a running sum of births and ends) against the definition tick by tick: at tick t, the values born
+    at or before t whose end (their last use, or their birth + 1 when never used after it) is after t."""
+    live = Live(num_warps)
+    for i, (_, shape, bits) in enumerate(values):
+        assert live.born(shape, bits) == i == live.clock - 1
+    for i, (later, _, _) in enumerate(values):
+        live.lasts[i] = i + later  # used last `later` ticks after its birth (0: never used after it)
+    words = [-(-int(np.prod(shape)) // (32 * num_warps)) * bits / 32 for _, shape, bits in values]
+    ends = [max(i + later, i + 1) for i, (later, _, _) in enumerate(values)]
+    by_tick = [sum(w for i, (w, e) in enumerate(zip(words, ends)) if i <= t < e) for t in range(len(values))]
+    assert live.peak() == max(by_tick)

@@ -38,38 +38,45 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 
 class Live:
     """The values one step's programs made and their last uses (see the module): value ``i`` was born at tick
-    ``births[i]``, last used at tick ``lasts[i]``, and holds ``words[i]`` words per thread. A value keeps its
-    step's ``Live`` and its index, and at each use sets ``live.lasts[index] = live.clock``."""
+    ``i`` (one tick a value), last used at tick ``lasts[i]``, and holds ``words[i]`` words per thread. A value keeps
+    its step's ``Live`` and its index, and at each use sets ``live.lasts[index] = live.clock``."""
 
-    __slots__ = ("clock", "threads", "births", "lasts", "words", "_sizes")
+    __slots__ = ("threads", "lasts", "words", "_sizes")
 
     def __init__(self, num_warps: int):
-        self.clock = 0  # values made so far: the tick the next one is born at
         self.threads = 32 * num_warps  # threads a program has
-        self.births: list[int] = []
         self.lasts: list[int] = []
         self.words: list[float] = []
         self._sizes: dict = {}  # (shape, bits) → words per thread
 
+    @property
+    def clock(self) -> int:
+        """The number of values made so far, which is the tick the next one is born at."""
+        return len(self.lasts)
+
     def born(self, shape: tuple, bits: int) -> int:
-        """A floating-point value of ``shape`` and ``bits`` bits an element is made now: its index."""
-        key = (shape, bits)
-        words = self._sizes.get(key)
+        """A floating-point value of ``shape`` and ``bits`` bits an element is made now: its index (its birth tick)."""
+        words = self._sizes.get((shape, bits))
         if words is None:
-            words = self._sizes[key] = -(-math.prod(shape) // self.threads) * bits / 32  # ⌈n ÷ threads⌉ ≥ 1
-        tick = self.clock
-        self.clock = tick + 1
-        self.births.append(tick)
-        self.lasts.append(tick)
+            words = self._sizes[shape, bits] = -(-math.prod(shape) // self.threads) * bits / 32  # ⌈n ÷ threads⌉ ≥ 1
+        lasts = self.lasts
+        tick = len(lasts)
+        lasts.append(tick)
         self.words.append(words)
         return tick
 
     def peak(self) -> float:
         """The most words per thread live at one tick: a value counts from its birth up to, not including,
         its last use (at its birth alone when never used after it).
+
+        Each value adds its words at its birth tick and takes them away at its end; the running sum's largest
+        value is the peak. Words are multiples of 1/32 (⌈n ÷ threads⌉ × bits ÷ 32), so every partial sum is exact in
+        float64 and the order of the additions cannot change it.
 
         >>> live = Live(num_warps=1)
         >>> a = live.born((64,), 32); b = live.born((64,), 32)     # 2 words a thread each
@@ -78,13 +85,13 @@ class Live:
         >>> live.peak()                                           # b and c at tick 2 (a and b at tick 1)
         4.0
         """
-        changes: dict[int, float] = {}
-        for birth, last, words in zip(self.births, self.lasts, self.words):
-            end = max(last, birth + 1)
-            changes[birth] = changes.get(birth, 0.0) + words
-            changes[end] = changes.get(end, 0.0) - words
-        best = now = 0.0
-        for tick in sorted(changes):
-            now += changes[tick]
-            best = max(best, now)
-        return best
+        n = len(self.lasts)
+        if not n:
+            return 0.0
+        births = np.arange(n)
+        ends = np.maximum(np.array(self.lasts), births + 1)
+        words = np.array(self.words)
+        ticks = int(ends.max()) + 1
+        change = np.bincount(births, words, minlength=ticks)  # births: one a tick
+        change -= np.bincount(ends, words, minlength=ticks)
+        return max(0.0, float(np.cumsum(change).max()))

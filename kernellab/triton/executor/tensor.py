@@ -505,7 +505,8 @@ class tensor:
         value (its last use so far, :mod:`kernellab.triton.executor.liveness`)."""
         live = self._lv
         if live is not None:
-            live.lasts[self._li] = live.clock
+            lasts = live.lasts
+            lasts[self._li] = len(lasts)  # the step's clock: values made so far
         return self._shp
 
     @property
