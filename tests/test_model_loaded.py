@@ -227,3 +227,32 @@ def test_latency_path_by_hand():
     assert path == LatencyPath(10.0, 8.0, 3, True, 4e-6, 0, 0.0, 2.0) and hash(path) == hash(
         LatencyPath(10.0, 8.0, 3, True, 4e-6, 0, 0.0, 2.0))
     assert path != chained
+
+
+def test_a_path_at_its_floor_needs_no_bisection():
+    # pipes of 5 ms above 12 round trips: at t_other = 1 ms, ρ = 2.66 GB ÷ (1 ms × 2.66 TB/s) = 1, the round trip is
+    # 347 + 808.79 ns and the path max(12 × 1.156 µs, 5 ms) = 5 ms, the floor. Every time T below 5 ms has a path of
+    # 5 ms > T, so the bisection only raises its lower end and ends at 5 ms: with the floor given, the same floats
+    # after one evaluation of the path, not 61
+    evaluations = []
+
+    def pipes(rt):
+        evaluations.append(rt)
+        return max(12 * rt, 5e-3)
+
+    slow = loaded_time(pipes, 1e-3, 2.66e9, 2.66e12, L0_H100, "H100 SXM")
+    assert len(evaluations) == 61 and slow[0] == 5e-3
+    evaluations.clear()
+    assert loaded_time(pipes, 1e-3, 2.66e9, 2.66e12, L0_H100, "H100 SXM", floor=5e-3) == slow
+    assert len(evaluations) == 1
+    # 4096 round trips are above the floor (4096 × 1.156 µs = 4.7 ms at ρ = 1 but the floor is 1 ms): bisected
+    # as without it, the same floats
+    evaluations.clear()
+
+    def trips(rt):
+        evaluations.append(rt)
+        return max(4096 * rt, 1e-3)
+
+    assert loaded_time(trips, 1e-3, 2.66e9, 2.66e12, L0_H100, "H100 SXM", floor=1e-3) == \
+        loaded_time(trips, 1e-3, 2.66e9, 2.66e12, L0_H100, "H100 SXM")
+    assert len(evaluations) == 2 * 61

@@ -351,7 +351,9 @@ def _loaded_round_trip(path: LatencyPath | WithStarts, t_other: float, dram_byte
     round trip does not read) 91 times. Lecture 10's autotuning page asks 1,260 times for 218 round trips.
     Equal keys give equal results: ``==`` on floats and ints is value equality, the only equal floats that could
     differ are ±0, and nothing here is negative."""
-    return loaded_time(path, t_other, dram_bytes, sustained_bw, latency, gpu_name)[1]
+    # with the starts, the path is never below the pipes and the first round trip (turns × round trip ≥ 0)
+    floor = path.t_pipes_fill if isinstance(path, WithStarts) else None
+    return loaded_time(path, t_other, dram_bytes, sustained_bw, latency, gpu_name, floor)[1]
 
 
 def _rounds(info: dict, loads: bool) -> tuple[float, float]:

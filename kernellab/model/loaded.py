@@ -108,7 +108,7 @@ def queueing_delay(gpu_name: str, rho: float) -> float:
 
 
 def loaded_time(path: Callable[[float], float], t_other: float, dram_bytes: float, sustained_bw: float,
-                latency: float, gpu_name: str) -> tuple[float, float]:
+                latency: float, gpu_name: str, floor: float | None = None) -> tuple[float, float]:
     """``(time, round trip)`` of a launch whose latency path takes ``path(round trip)`` seconds and whose other
     terms take ``t_other``, when its round trip is ``latency`` (unloaded) plus :func:`queueing_delay` at its own
     utilisation ``dram_bytes ÷ (time × sustained_bw)``.
@@ -131,6 +131,16 @@ def loaded_time(path: Callable[[float], float], t_other: float, dram_bytes: floa
     >>> t, rt = loaded_time(lambda L: 4096 * L, 1e-3, 2.66e9, 2.66e12, 347e-9, "H100 SXM")
     >>> abs(4096 * (347e-9 + queueing_delay("H100 SXM", 1e-3 / t)) - t) < 1e-12
     True
+
+    ``floor``, when given, is a time the path never falls below (a path that is the longer of a latency path and
+    the pipes, ``max(…, floor)``). Where the path at ``t_other``'s round trip is that floor, every shorter time
+    ``T`` has a path of at least ``floor`` > ``T``, so the bisection could only raise its lower end and would
+    return ``floor`` itself: it is returned at once, the same floats. Pipes of 5 ms above 12 round trips:
+
+    >>> pipes = lambda L: max(12 * L, 5e-3)
+    >>> fast = loaded_time(pipes, 1e-3, 2.66e9, 2.66e12, 347e-9, "H100 SXM", floor=5e-3)
+    >>> fast == loaded_time(pipes, 1e-3, 2.66e9, 2.66e12, 347e-9, "H100 SXM"), fast[0]
+    (True, 0.005)
     """
     def round_trip(t: float) -> float:
         rho = min(1.0, dram_bytes / (t * sustained_bw)) if t > 0 else 1.0
@@ -139,6 +149,8 @@ def loaded_time(path: Callable[[float], float], t_other: float, dram_bytes: floa
     t_path = path(round_trip(t_other))
     if t_path <= t_other:
         return t_other, round_trip(t_other)
+    if t_path == floor:  # every time below it has a path of at least floor, above that time: the bisection
+        return t_path, round_trip(t_path)  # below would move only lo and end at hi = t_path, 60 steps later
     lo, hi = t_other, t_path  # path(round_trip(T)) − T is positive at lo and ≤ 0 at hi, and falls in between
     for _ in range(60):
         mid = 0.5 * (lo + hi)
