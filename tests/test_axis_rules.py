@@ -80,6 +80,10 @@ def test_constants_fold_and_a_lower_rank_block_gains_leading_dimensions():
     assert (b.contiguity, b.constancy) == ((1, 8), (4, 1))
     # the new dimension of x[None, :]: the gcd of 1 for each contiguous dimension (consecutive values share no factor)
     assert A.expand_dims(A.arange(0, 8), 0).divisibility[0] == 1
+    # so even of arange(0, 2), the shortest run (contiguity 2 > 1: Triton's `getContiguity(d) > 1 ? 1 : divisibility`),
+    # whose own divisibility is the largest (it starts at 0); a block contiguous nowhere keeps its divisibility
+    assert A.expand_dims(A.arange(0, 2), 0).divisibility[0] == 1
+    assert A.expand_dims(A.constant(16, (4,))._replace(value=None), 0).divisibility[0] == 16
 
 
 def test_a_folded_constant_block_and_a_range_times_a_constant():
