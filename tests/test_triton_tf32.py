@@ -125,6 +125,10 @@ X = 1 + 2**-11 + 2**-20  # truncated to TF32: 1 (see test_dot_tf32_truncates_its
 # holds 2 mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 and its TTGIR inputPrecision = tf32); "ieee":
 # FMAs, no MMA.
 TF32_MMA = 8
+# "tf32x3": F32DotTC's three dots are chained through their accumulator, so warpsPerTileV2 puts the 4 warps
+# along M ([4, 1]; M ≥ N): each warp ⌈16 / (16·4)⌉ = 1 row tile (the rows repeated) × 16/8 = 2 column tiles × 2 K
+# steps = 4 a dot, × 3 dots × 4 warps = 48 (3.9's PTX for sm_80: 12 mma.sync, warpsPerCTA = [4, 1]).
+TF32X3_MMA = 48
 
 
 def test_dot_of_fp32_defaults_to_tf32_as_triton_compiles_it(monkeypatch):
@@ -142,7 +146,7 @@ def test_dot_of_fp32_defaults_to_tf32_as_triton_compiles_it(monkeypatch):
     ("ieee", X, 0),
     ("IEEE", X, 0),                    # semantic.dot compares input_precision.lower()
     ("tf32", 1.0, TF32_MMA),
-    ("tf32x3", X, 3 * TF32_MMA),       # hi + lo recovers X exactly (test_dot_tf32_truncates_its_inputs)
+    ("tf32x3", X, TF32X3_MMA),         # hi + lo recovers X exactly (test_dot_tf32_truncates_its_inputs)
 ])
 def test_triton_f32_default_sets_the_precision_of_dots_that_name_none(monkeypatch, env, want, mma):
     # The variable wins over allow_tf32 (core.dot: `knobs.language.fp32_default or (...)`), both ways; an
@@ -271,6 +275,24 @@ def _dot_mn(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constex
     a = tl.load(a_ptr + m[:, None] * K + k[None, :])
     b = tl.load(b_ptr + k[:, None] * N + n[None, :])
     tl.store(c_ptr + m[:, None] * N + n[None, :], tl.dot(a, b, input_precision=PREC))
+
+
+@pytest.mark.parametrize(("m", "n", "k", "compiled"), [
+    # Triton 3.9's PTX for num_warps=4 (scratch: compiled for GPUTarget("cuda", 80 / 90)): mma.sync (or wgmma)
+    # in the code each thread runs, for "tf32" and "tf32x3" on sm_80 and sm_90; × 4 warps = warp instructions
+    (16, 16, 16, {"tf32": (2, 2), "tf32x3": (12, 12)}),      # tf32 [2, 2] warps; tf32x3 [4, 1]: rows repeated
+    (32, 32, 32, {"tf32": (8, 8), "tf32x3": (48, 48)}),
+    (128, 32, 64, {"tf32": (64, 16), "tf32x3": (192, 48)}),  # sm_90: wgmma
+    (64, 64, 32, {"tf32": (32, 4), "tf32x3": (96, 12)}),
+])
+def test_mma_counts_of_tf32_and_tf32x3_equal_the_compiled_code(m, n, k, compiled):
+    # "tf32x3" is three dots chained through their accumulator: Triton plans them as a chain (all warps along
+    # M here), which for blocks under 64 rows repeats rows across warps: not 3 × the "tf32" count there.
+    for prec, (sm80, sm90) in compiled.items():
+        c = np.zeros((m, n), np.float32)
+        cnt = _dot_mn[(1,)](np.ones((m, k), np.float32), np.ones((k, n), np.float32), c, M=m, N=n, K=k, PREC=prec,
+                            num_warps=4)
+        assert (cnt.mma_sm80, cnt.mma_sm90) == (4 * sm80, 4 * sm90), prec
 
 
 @pytest.mark.parametrize(("prec", "passes"), [("tf32", 1), ("tf32x3", 3)])

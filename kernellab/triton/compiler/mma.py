@@ -2,7 +2,8 @@
 
 * **sm_80 (A100)**: ``mma.sync.aligned.m16n8kK``, one warp each: a dot of an ``M×K`` block by a
   ``K×N`` block is ``M·N·K / (16·8·K₀)`` warp instructions, ``K₀`` = 16 for fp16 and bf16, 8 for tf32
-  (fp32 inputs, ``input_precision="tf32"``, the default), 32 for 8-bit inputs; ``"tf32x3"`` runs three.
+  (fp32 inputs, ``input_precision="tf32"``, the default), 32 for 8-bit inputs; ``"tf32x3"`` runs three
+  dots chained through their accumulator, whose warps are planned as a chain's (:class:`DotChain`).
 * **sm_90 (H100)**: ``wgmma.mma_async.m64nNkK₀``, one *warpgroup* (4 warps) each, when the program has
   a multiple of 4 warps and the block has at least 64 rows per warpgroup along M: the warpgroups split
   M into tiles of 64 rows (then N), and each instruction covers ``N = min(N per warpgroup, 256)``

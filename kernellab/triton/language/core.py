@@ -459,6 +459,9 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     # each is made once the program has run, so its MMA instructions and layouts are counted then
     chain = _dot_chain(a) or _dot_chain(b) or DotChain()
     batch = a._shape[0] if len(a._shape) == 3 else 1
+    if mma_kind(operands, precision)[1] == 3:  # "tf32x3": Triton's F32DotTC makes three dots chained through
+        chain.add(m, n, batch)  # their accumulator (lo·hi, hi·lo, then hi·hi), which warpsPerTileV2 plans
+        chain.add(m, n, batch)  # as a chain: all warps along M (M ≥ N) or N; this dot stands for the last
     ref = (chain, chain.add(m, n, batch))
     prog.tally.dotted(m, n, k, operands, precision, prog.num_warps, batch, prog.P, ref)
     note_dot(prog, a, b, operands)
