@@ -4,7 +4,6 @@ Each is switched off by monkeypatching it to its reference form, and the kernel 
 - the record of a repeated access (``Block._seen_access``): a site whose index and mask equal its last
   ones reuses their Access, skips the checks that passed and the DRAM marking of sectors already marked;
 - the record of a moved access (``Block._shifted_access``, tests/test_fastpath_shifts.py);
-- loads of lanes × instructions gathered instruction by instruction (``Block._by_column``);
 - vector loads gathered as rows (``block._whole_vectors``);
 - fewer repeated sector ids before marking DRAM (``memory._fewer_repeats``), and the set built per warp
   (``access.sector_set``);
@@ -37,7 +36,6 @@ from test_fastpath import accesses
 def reference_paths(monkeypatch):
     monkeypatch.setattr(block_mod.Block, "_seen_access", lambda self, key, idx, act: None)
     monkeypatch.setattr(block_mod.Block, "_shifted_access", lambda self, *a: None)
-    monkeypatch.setattr(block_mod.Block, "_by_column", staticmethod(lambda *a: None))
     monkeypatch.setattr(block_mod, "_whole_vectors", lambda *a: False)
     monkeypatch.setattr(memory_mod, "_fewer_repeats", lambda ids: ids)
     monkeypatch.setattr(memory_mod, "sector_set", access.lane_sector_ids)
@@ -382,3 +380,24 @@ def test_a_vector_load_masked_off_entirely_from_an_array_shorter_than_a_vector()
     out = np.full(32, -1, np.float32)
     c = launch(k, 1, 32, args=(np.ones(2, np.float32), out), auto_instr=False)
     assert not out.any() and c.gld_sectors == 0
+
+
+def test_a_load_of_lanes_by_instructions_comes_back_as_numpys_gather():
+    # 32 lanes each load 3 fp16 elements (3 instructions, every lane active: the gather path). Summed along the
+    # instructions in fp16, the values depend on the layout numpy is handed: from C-ordered rows it accumulates in
+    # float32 and rounds once, from F-ordered columns it rounds to fp16 at every add. The load must come back as
+    # numpy's own gather ``src[idx]`` (C-ordered), or the kernel computes other values than the reference path.
+    rng = np.random.default_rng(7)
+    src = (rng.standard_normal(256) * 10).astype(np.float16)
+    idx = rng.integers(0, 256, (32, 3))
+    want = src[idx].sum(axis=1)
+    columns = np.ascontiguousarray(src[idx].T).T  # the same elements, F-ordered
+    assert not np.array_equal(columns.sum(axis=1), want)  # these values do round differently by layout
+
+    def kernel(blk, src, out):
+        v = blk.load(src, idx[blk.tx])
+        blk.store(out, blk.tx, v.sum(axis=1))
+
+    out = np.zeros(32, np.float16)
+    launch(kernel, 1, 32, args=(src, out))
+    assert np.array_equal(out, want)

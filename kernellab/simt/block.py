@@ -616,12 +616,10 @@ class Block:
         if vec > 1:
             flat_idx = flat_idx[..., None] + np.arange(vec)
         if op == "load" and all_active:
-            columns = self._by_column(same, moved, flat_idx) if flat_idx.ndim == 2 and vec == 1 else None
-            if columns is not None:  # lanes × instructions, gathered instruction by instruction
-                out = storage.take(columns).T
-            else:
-                out = storage.take(flat_idx)  # in bounds (checked): numpy's take is faster than an index
-            return self._loaded(out, chain, shared)
+            # in bounds (checked): numpy's take is faster than an index. Its result is C-ordered, lanes × instructions,
+            # as every path gives it: numpy's reductions over a load depend on its memory layout (an fp16 sum along the
+            # instructions rounds once from rows, at every add from columns), so a kernel's values would otherwise too
+            return self._loaded(storage.take(flat_idx), chain, shared)
         a = act.reshape(act.shape + (1,) * (flat_idx.ndim - 1))
         if op == "load":
             out = storage[np.where(a, flat_idx, 0)] if storage.size else np.zeros(flat_idx.shape, storage.dtype)
@@ -643,21 +641,6 @@ class Block:
         chain = (chain[0], chain[1] + 1) if shared else (chain[0] + 1, chain[1])
         self._tally.chain(chain)
         return as_lanes(out, self, chain)
-
-    @staticmethod
-    def _by_column(same, moved, flat_idx) -> np.ndarray:
-        """``flat_idx`` (lanes × instructions) transposed into instructions × lanes, contiguous: a load gathered so
-        is the same values with each instruction's lanes side by side (an optimisation: a kernel takes them a
-        column at a time, ``b[:, k]``, and reading a contiguous column is about twice as fast). ``same``: the
-        site's reference when this access is it or a repeat of it, which keeps its own; ``moved``: (reference, d)."""
-        if same is not None and same.columns is not None:
-            return same.columns
-        if moved is not None and moved[0].columns is not None:  # the reference's, moved
-            return moved[0].columns + moved[1]
-        columns = np.ascontiguousarray(flat_idx.T)
-        if same is not None:
-            same.columns = columns
-        return columns
 
     def _load_vectors(self, storage, flat_idx, act, all_active, vec) -> np.ndarray:
         """A vector load as rows of ``vec`` elements: ``storage[flat_idx[..., None] + arange(vec)]`` with 0 on

@@ -62,7 +62,7 @@ class ShiftRef:
     and touches.
     """
 
-    __slots__ = ("idx", "first", "flat", "columns", "act", "acc", "_bounds", "vec", "itemsize", "misses", "_diff",
+    __slots__ = ("idx", "first", "flat", "act", "acc", "_bounds", "vec", "itemsize", "misses", "_diff",
                  "_same", "_chunks", "_addresses", "_parts", "_marked", "_fixed")
 
     def __init__(self, idx: np.ndarray, act: np.ndarray, acc: Access, itemsize: int, vec: int,
@@ -71,7 +71,6 @@ class ShiftRef:
         self.idx, self.acc = (np.array(idx, copy=True) if copy is None else copy), acc  # copy: equal to idx, never changed
         self.first = self.idx.item(0) if self.idx.size else None
         self.flat = None  # a shared access: its index into every block's copy (kept by the Block)
-        self.columns = None  # a load of lanes × instructions: its flat index, instruction by instruction (the Block's)
         self.act = act if not act.flags.writeable else np.array(act, copy=True)
         self.itemsize, self.vec = itemsize, vec
         self._bounds = None  # the smallest and largest active index, on the first access with the same mask
