@@ -1,6 +1,8 @@
 """tools/mutants.py's result files and summary: each group of modules keeps its own, and ``--summary`` reads
-every group's, on a small synthetic repository (no mutant is run)."""
+every group's, on a small synthetic repository; its scratch copy, and a kill counted only when the test that made it
+passes there without the mutant (two mutants run, on the synthetic repository)."""
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -101,3 +103,47 @@ def test_a_kill_names_the_test_that_failed():
     assert mutants._failed(out) == "tests/test_x.py::test_a[sm_80-none]"
     assert mutants._failed("ERROR tests/test_y.py - ImportError: no module\n") == "tests/test_y.py"
     assert mutants._failed("3 passed in 0.1s\n") == ""
+
+
+def test_the_scratch_copy_holds_every_source_file_and_no_output(repo):
+    # the fast tests read files outside kernellab/ and tests/ (test_stamps: README.md; the docs: CHANGELOG.md,
+    # LICENSE): a copy of chosen folders left them out, and test_stamps failed there without any mutant, so that
+    # every kill made by the whole of the fast tests was unproven. The build folder and caches stay out.
+    for rel in ("README.md", "CHANGELOG.md", "LICENSE", "docs/index.md"):
+        (repo / rel).parent.mkdir(exist_ok=True)
+        (repo / rel).write_text(rel)
+    (repo / "build" / "mutants").mkdir(parents=True)
+    (repo / "build" / "mutants" / "contexts.json").write_text("{}")
+    (repo / "kernellab" / "__pycache__").mkdir()
+    (repo / "kernellab" / "__pycache__" / "one.cpython-311.pyc").write_bytes(b"")
+    where = mutants._scratch()
+    try:
+        got = sorted(str(p.relative_to(where)) for p in where.rglob("*") if p.is_file())
+        assert (where / "README.md").read_text() == "README.md"
+    finally:
+        shutil.rmtree(where)
+    assert got == ["CHANGELOG.md", "LICENSE", "README.md", "docs/index.md", ONE, TWO]
+
+
+def test_a_kill_by_a_test_that_fails_without_the_mutant_stops_the_run(repo):
+    (repo / "kernellab" / "__init__.py").write_text("")
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_one.py").write_text(
+        "from pathlib import Path\n\nfrom kernellab.one import f\n\n\n"
+        "def test_f():\n    assert f(1) == 2\n\n\n"
+        "def test_notes():\n    assert Path('NOTES.md').exists()\n")  # NOTES.md is in no copy: it fails unmutated
+    m = mutants.mutants_of(ONE)[0]
+    assert m.what == "+ → -"  # f(1) = 1 - 1 = 0, not 2: test_f fails with it, and passes without it
+    source = (repo / ONE).read_bytes()
+    where = mutants._scratch()
+    proven: set = set()
+    try:
+        got = mutants.run_one(m, where, source, {m.stmt: ["tests/test_one.py::test_f"]}, 60, 1, proven=proven)
+        assert got == ("killed", "covering tests: tests/test_one.py::test_f")
+        assert proven == {"tests/test_one.py::test_f"}  # seen to pass without the mutant
+        # test_notes fails with the mutant as without it: its "kill" proves nothing, and the run stops
+        with pytest.raises(SystemExit, match="test_notes fails in the scratch copy without any mutant"):
+            mutants.run_one(m, where, source, {m.stmt: ["tests/test_one.py::test_notes"]}, 60, 2, proven=proven)
+        assert (where / ONE).read_bytes() == source  # the copy is left unmutated
+    finally:
+        shutil.rmtree(where)

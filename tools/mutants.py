@@ -27,6 +27,11 @@ alive survives them — except where the line also runs at import (a module cons
 fast tests run) or in a process a test starts (the CLI's), which the contexts do not see: ``--confirm`` runs
 every survivor against the whole of the fast tests. A line no test executes survives without a run.
 
+Every mutant runs in one scratch copy of the whole source tree (``tools/stamps.py``'s ``source_files``: all but
+the build folders and caches), since the tests read files outside kernellab/ and tests/ (README.md, CHANGELOG.md,
+LICENSE, the docs). A kill counts only once the test that made it is seen to pass in that copy without the mutant
+(once per test): a test that fails there unmutated stops the run, naming it, for a kill by it proves nothing.
+
 Usage::
 
     python tools/mutants.py --list                        # the sample, run nothing
@@ -55,6 +60,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from stamps import source_files
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "mutants"
 EQUIVALENT = ROOT / "tools" / "mutants_equivalent.toml"
@@ -79,8 +86,6 @@ SEED = 37
 # the fast tests: everything pytest collects except the gallery scripts, the built-site and conformance checks
 TESTS = ["tests", "kernellab", "-m", "not gallery", "--ignore=tests/site", "--ignore=tests/conformance",
          "--ignore=tests/test_bench.py"]
-COPY = ["kernellab", "tests", "gallery", "tools", "benchmarks", "cuda", "docs", "noxfile.py", "pyproject.toml",
-        "conftest.py"]
 
 BINOPS = {ast.Add: ("+", "-"), ast.Sub: ("-", "+"), ast.Mult: ("*", "/"), ast.Div: ("/", "*"),
           ast.FloorDiv: ("//", "*"), ast.Mod: ("%", "//"), ast.Pow: ("**", "*"), ast.RShift: (">>", "<<"),
@@ -310,7 +315,8 @@ def _lines_of(got: dict, paths: list[str]) -> dict:
 def _first_files(path: str) -> list[str]:
     """The test files most likely to kill a mutant of ``path``: its own, run first."""
     stem = Path(path).stem
-    return [f"tests/test_{stem}", f"tests/test_model_{stem}", f"tests/test_fastpath_{stem}", f"tests/test_laws_{stem}"]
+    return [f"tests/test_{stem}", f"tests/test_model_{stem}", f"tests/test_triton_{stem}",
+            f"tests/test_fastpath_{stem}", f"tests/test_laws_{stem}"]
 
 
 def _own_files(path: str, where: Path) -> list[str]:
@@ -338,13 +344,13 @@ def _env(where: Path, pycache: Path) -> dict:
 
 
 def _scratch() -> Path:
+    """A copy of every file of the source tree (``source_files``: the build folders and caches left out): the tests
+    read README.md, CHANGELOG.md, LICENSE and the docs too, and a copy of chosen folders failed them unmutated."""
     tmp = Path(tempfile.mkdtemp(prefix="kernellab-mutants-"))
-    for name in COPY:
-        src = ROOT / name
-        if src.is_dir():
-            shutil.copytree(src, tmp / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        elif src.exists():
-            shutil.copy2(src, tmp / name)
+    for src in source_files(ROOT):
+        dst = tmp / src.relative_to(ROOT)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dst)
     return tmp
 
 
@@ -372,13 +378,34 @@ def _pytest(where: Path, timeout: float, tests: list[str] | None = None) -> tupl
 
 
 def run_one(m: Mutant, where: Path, source: bytes, lines: dict, timeout: float, stamp: int,
-            confirm: bool = False) -> tuple[str, str]:
+            confirm: bool = False, proven: set | None = None) -> tuple[str, str]:
     """``(result, how)`` of one mutant in the scratch copy ``where``: result 'killed' or 'survived'; how it was
     decided: 'covering tests' (those that execute its line), 'own tests' (for a line run at import only: its module's
     test files, or the tests of its other lines), 'fast tests' (all of them: for a line also run at import, or with
     ``confirm``), 'no test runs it' (a line no fast test executes in its own process), 'timeout'; a kill names the
-    test that failed after a colon.
+    test that failed after a colon. A kill is checked: the test that made it must pass in ``where`` without the
+    mutant (once per test: ``proven`` holds those seen to pass), else the run stops (:func:`_unmutated_passes`).
     """
+    result, how = _planted(m, where, source, lines, timeout, stamp, confirm)
+    test = how.partition(": ")[2]
+    if result == "killed" and test and test not in (proven if proven is not None else ()):
+        _unmutated_passes(where, test, timeout)
+        if proven is not None:
+            proven.add(test)
+    return result, how
+
+
+def _unmutated_passes(where: Path, test: str, timeout: float) -> None:
+    """Stop (SystemExit) unless ``test`` passes in the scratch copy ``where`` as it is, without any mutant."""
+    result, _ = _pytest(where, timeout, [test])
+    if result != "pass":
+        sys.exit(f"{test} fails in the scratch copy without any mutant ({result}): a kill by it proves nothing. "
+                 f"Does the copy lack a file it reads? Fix that (or the test) and run again.")
+
+
+def _planted(m: Mutant, where: Path, source: bytes, lines: dict, timeout: float, stamp: int,
+             confirm: bool) -> tuple[str, str]:
+    """:func:`run_one`'s result with ``m`` planted in ``where``, before its kill is checked."""
     chosen, at_import = _selected(m, lines)
     if not chosen and not at_import and not confirm:
         return "survived", "no test runs it"
@@ -584,6 +611,7 @@ def main(argv=None) -> int:
     lines = contexts(paths)
     where = _scratch()
     stamp = 0
+    proven: set = set()  # the tests that made a kill, each seen to pass in the scratch copy without any mutant
     try:
         for si, sn in shards:
             file = OUT / f"group-{group}-shard-{si}-of-{sn}.json"
@@ -600,7 +628,7 @@ def main(argv=None) -> int:
                 stamp += 1
                 t = time.perf_counter()
                 result, how = run_one(m, where, sources[m.path], lines.get(m.path, {}), args.timeout, stamp,
-                                      args.confirm)
+                                      args.confirm, proven)
                 results.append(_record(m, sources[m.path], result, how))
                 print(f"[{k}/{len(mine)}] {result:8} ({how}, {time.perf_counter() - t:.0f} s) "
                       f"{m.show(sources[m.path])}", flush=True)
