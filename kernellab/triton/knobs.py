@@ -70,27 +70,26 @@ class language_knobs:
     """Triton 3.9's ``knobs.language``, its field that kernellab answers: ``fp32_default`` (see the module)."""
 
     _ENV = "TRITON_F32_DEFAULT"
+    _UNSET = object()  # no value set on the knob: the variable answers
 
     def __init__(self):
-        self._set: dict = {}
+        self._value = self._UNSET
 
     @property
     def fp32_default(self) -> str | None:
         """The default ``input_precision`` of an fp32 ``tl.dot``: the value set here, else ``TRITON_F32_DEFAULT``
         (None when unset)."""
-        if "fp32_default" in self._set:
-            return self._set["fp32_default"]
-        return os.environ.get(self._ENV)
+        return os.environ.get(self._ENV) if self._value is self._UNSET else self._value
 
     @fp32_default.setter
     def fp32_default(self, value: str | None) -> None:
-        self._set["fp32_default"] = value
+        self._value = value
         if value is not None:
             os.environ[self._ENV] = str(value)
 
     @fp32_default.deleter
     def fp32_default(self) -> None:
-        self._set.pop("fp32_default", None)
+        self._value = self._UNSET
 
 
 #: ``triton.knobs.runtime``.

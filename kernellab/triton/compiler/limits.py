@@ -301,7 +301,6 @@ def dot(a, b, acc=None, out_dtype=None) -> None:
                                         f"out_dtype={acc.dtype.name} to use this accumulator dtype"))
 
 
-# --- names -----------------------------------------------------------------------------------------------
 def dot_arguments(input_precision, allow_tf32) -> None:
     """``tl.dot``'s first check (``core.dot``): ``input_precision`` and ``allow_tf32`` are not both given."""
     if _constexpr(input_precision) is not None and _constexpr(allow_tf32) is not None:
@@ -323,6 +322,7 @@ def dot_input_precision(input_precision, allow_tf32) -> str:
     return input_precision.lower()
 
 
+# --- names -----------------------------------------------------------------------------------------------
 def missing_name(module: str, name: str) -> BaseException:
     """The error for ``module.name`` that Triton 3.9's module does not have: ``AttributeError`` as Python
     words it, inside a kernel the ``CompilationError`` Triton raises for it."""
