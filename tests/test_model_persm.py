@@ -19,7 +19,14 @@ from kernellab.compiled import compiled_metadata
 from kernellab.counters import Counts
 from kernellab.errors import ModelWarning
 from kernellab.model.persm import DEFAULT_REGS, DOT_REGS_BESIDES, distribute, launch_of, triton_resources
-from kernellab.model.timer import TIMERS, cold_l2, launch_overhead
+from kernellab.model.timer import (
+    FLUSH_BYTES,
+    FLUSH_BYTES_2024,
+    TIMERS,
+    cold_l2,
+    flush_seconds,
+    launch_overhead,
+)
 from kernellab.specs import A100, H100, PERF_A100, PERF_H100
 from kernellab.triton import TritonCounts
 
@@ -203,6 +210,20 @@ def test_each_timer_reads_its_own_launch_cost(perf):
                    "cudagraph": perf.launch_graph_s, "host": perf.launch_stream_s + perf.launch_s}
     # the measured costs order as their mechanisms do: a graph's launch is the cheapest, the host's the dearest
     assert 0 < perf.launch_graph_s < perf.launch_stream_s < got["host"]
+
+
+def test_do_bench_hides_a_host_launch_path_up_to_its_flush():
+    # Triton 3.9 zeroes 256 MiB = 268 435 456 B; Triton 2.2/2.3 (2024) zeroed 256·10⁶ B.
+    assert (FLUSH_BYTES, FLUSH_BYTES_2024) == (268_435_456, 256_000_000)
+    # H100: 3.35 TB/s × 3174/4000 = 2.658225 TB/s sustained; 268 435 456 / 2.658225e12 = 100.983 µs,
+    # 256e6 / 2.658225e12 = 96.305 µs. A100 80GB: 2039 GB/s × 1737/2039 = 1.737 TB/s; 268 435 456 / 1.737e12
+    # = 154.540 µs.
+    assert flush_seconds(PERF_H100) * 1e6 == pytest.approx(100.983, abs=5e-4)
+    assert flush_seconds(PERF_H100, FLUSH_BYTES_2024) * 1e6 == pytest.approx(96.305, abs=5e-4)
+    assert flush_seconds(PERF_A100) * 1e6 == pytest.approx(154.540, abs=5e-4)
+    # the driver's host cost of a launch (3.0 µs) is far inside it: do_bench reads none of it
+    assert PERF_H100.launch_s < flush_seconds(PERF_H100) and launch_overhead(PERF_H100, "do_bench") == \
+        PERF_H100.launch_cold_s
 
 
 def test_only_the_kernel_timer_and_do_bench_start_with_a_cold_l2():

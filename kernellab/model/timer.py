@@ -6,11 +6,12 @@ host, the host's launch. Which of these a number includes depends on how it was 
 
 * ``"kernel"``: the run alone (what Nsight Compute's ``gpu__time_duration`` reports).
 * ``"do_bench"``: Triton's ``triton.testing.do_bench``, and nvbench's cold measurements. Before each
-  timed call it zeroes a buffer larger than the L2 (256 MB), so the kernel starts with a **cold L2**
-  (every byte it reads comes from DRAM), and the host enqueues the launch while the GPU is still busy
-  zeroing, so the host's launch cost is hidden; CUDA events around the launch read the GPU's cost of a
-  launch that follows other work, measured as the cold time of a tiny kernel (``Perf.launch_cold_s``),
-  plus the run.
+  timed call it zeroes a buffer larger than the L2 (:data:`FLUSH_BYTES`), so the kernel starts with a
+  **cold L2** (every byte it reads comes from DRAM), and it records its start event after the zeroing, so
+  the host enqueues the launch while the GPU is still busy zeroing and the host's launch cost is hidden
+  as long as it is shorter than the zeroing (:func:`flush_seconds`: 101 µs on an H100); CUDA events around
+  the launch read the GPU's cost of a launch that follows other work, measured as the cold time of a tiny
+  kernel (``Perf.launch_cold_s``), plus the run.
 * ``"stream"``: back-to-back launches in a stream, CUDA events around many: the GPU's per-launch cost and
   a **warm L2** (the previous call left its data there).
 * ``"cudagraph"``: ``triton.testing.do_bench_cudagraph``: the launches replayed as a CUDA graph, warm L2,
@@ -30,6 +31,8 @@ Examples
 [0.0, 4.28, 2.43, 1.26, 5.43]
 >>> cold_l2("do_bench"), cold_l2("cudagraph")
 (True, False)
+>>> round(flush_seconds(PERF_H100) * 1e6, 1), round(flush_seconds(PERF_H100, FLUSH_BYTES_2024) * 1e6, 1)
+(101.0, 96.3)
 """
 
 from __future__ import annotations
@@ -38,11 +41,18 @@ from kernellab.i18n import _
 
 from ..specs import Perf
 
-__all__ = ["TIMERS", "cold_l2", "launch_overhead"]
+__all__ = ["FLUSH_BYTES", "FLUSH_BYTES_2024", "TIMERS", "cold_l2", "flush_seconds", "launch_overhead"]
 
 #: The timers a prediction can stand for, in the order of the module's list.
 TIMERS = ("kernel", "do_bench", "stream", "cudagraph", "host")
 _COLD = {"kernel": True, "do_bench": True, "stream": False, "cudagraph": False, "host": False}
+
+#: The bytes ``do_bench`` zeroes before each timed call, in Triton 3.9 256 MiB of int32 (``triton/backends/nvidia/
+#: driver.py``, ``get_empty_cache_for_benchmark``), zeroed by ``clear_cache`` (``cache.zero_()``).
+FLUSH_BYTES = 256 * 2**20
+#: The bytes ``do_bench`` zeroed in Triton 2.2 and 2.3, of 2024, 256·10⁶ (``torch.empty(int(256e6 // 4),
+#: dtype=torch.int)`` in ``triton/testing.py``).
+FLUSH_BYTES_2024 = 256 * 10**6
 
 
 def _check(timer: str) -> str:
@@ -69,3 +79,15 @@ def cold_l2(timer: str) -> bool:
     """Whether a launch under ``timer`` starts with nothing of its data in L2 (``"kernel"``: cold, as Nsight
     Compute's default cache control flushes it)."""
     return _COLD[_check(timer)]
+
+
+def flush_seconds(perf: Perf, nbytes: int = FLUSH_BYTES) -> float:
+    """Seconds the GPU of ``perf`` takes to zero ``do_bench``'s flush buffer of ``nbytes``, at the DRAM bandwidth a
+    streaming kernel sustains (``dram_bw × dram_efficiency``): the longest host launch path ``do_bench`` hides.
+
+    ``do_bench`` enqueues the zeroing, records its start event behind it and then calls the function it times,
+    so the host's path to the launch runs while the GPU zeroes; the kernel starts right after the start event
+    unless that path takes longer than the zeroing, and then the excess adds to the time read. On an H100
+    (3.35 TB/s × 0.79) 256 MiB take 101 µs.
+    """
+    return nbytes / (perf.dram_bw * perf.dram_efficiency)
