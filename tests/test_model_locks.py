@@ -13,12 +13,14 @@ from unittest import mock
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import predict
 from kernellab.errors import ModelWarning
-from kernellab.triton.executor import engine, sampling
+from kernellab.triton.executor import engine, locks, sampling
 from kernellab.triton.executor.policy import Policy, using
 
 A100 = "A100 SXM 80GB"
@@ -195,6 +197,61 @@ def test_programs_of_one_step_move_their_own_bytes():
     c = locked_prefix[(4,)](np.zeros(4, np.int32), buf, BLOCK=32)
     assert c.launch["locks"] == {("Lock", p): (1, 2, 64 * (p + 1)) for p in range(4)}
     assert buf.reshape(4, 32).sum(1).tolist() == [8.0, 16.0, 24.0, 32.0]
+
+
+def test_programs_of_one_step_move_the_bytes_of_a_tile_mask_of_their_own():
+    # 3 programs, 3 locks, one vectorised step over a 4 × 16 fp32 tile: program p keeps rows r < p + 1 and
+    # columns c < 10 (a bool mask, no prefix): (p + 1) × 10 lanes × 4 B, loaded and stored = 80·(p + 1) bytes
+    @triton.jit
+    def locked_tile(Lock, Buf):
+        p = tl.program_id(0)
+        r, c = tl.arange(0, 4), tl.arange(0, 16)
+        offs = p * 64 + r[:, None] * 16 + c[None, :]
+        mask = (r[:, None] < p + 1) & (c[None, :] < 10)
+        while tl.atomic_cas(Lock + p, 0, 1) == 1:
+            pass
+        tl.store(Buf + offs, tl.load(Buf + offs, mask=mask) + 1.0, mask=mask)
+        tl.atomic_xchg(Lock + p, 0)
+
+    buf = np.zeros(3 * 64, np.float32)
+    c = locked_tile[(3,)](np.zeros(3, np.int32), buf)
+    assert c.launch["locks"] == {("Lock", p): (1, 2, 80 * (p + 1)) for p in range(3)}
+    assert buf.reshape(3, 64).sum(1).tolist() == [10.0, 20.0, 30.0]
+
+
+@st.composite
+def _views(draw):
+    """A View of ``rows`` programs over a block of 1–2 axes: every lane kept, a prefix per program (from below 0
+    to past the block), or a bool block broadcasting to the programs and the block."""
+    from kernellab.triton.executor.view import Base, View
+    shape = tuple(draw(st.lists(st.integers(1, 5), min_size=1, max_size=2)))
+    rows = draw(st.sampled_from([1, 2, 5]))
+    n = int(np.prod(shape))
+    base = Base.of(np.arange(rows * n, dtype=np.int64).reshape((rows, *shape)))
+    kind = draw(st.sampled_from(["all", "prefix", "prefix one", "bool"]))
+    if kind == "all":
+        keep = None
+    elif kind == "prefix":
+        keep = np.array(draw(st.lists(st.integers(-2, n + 2), min_size=rows, max_size=rows)), np.int64)
+    elif kind == "prefix one":
+        keep = np.array([draw(st.integers(-2, n + 2))], np.int64)
+    else:  # each axis of the bool block: its full length or 1 (broadcast)
+        kshape = tuple(d if draw(st.booleans()) else 1 for d in (rows, *shape))
+        keep = np.array(draw(st.lists(st.booleans(), min_size=int(np.prod(kshape)), max_size=int(np.prod(kshape)))),
+                        bool).reshape(kshape)
+    return View(base, 0, keep), rows
+
+
+@settings(max_examples=300, deadline=None)
+@given(_views(), st.sampled_from([1, 2, 4]))
+def test_active_bytes_from_the_view_equal_those_of_its_lanes(drawn, itemsize):
+    # the kept lanes counted from keep (every lane, a prefix clipped to 0 … numel, a bool block's count × its
+    # broadcast) equal the count of the built mask, for each of the step's programs
+    view, rows = drawn
+    programs = rows if rows > 1 else 3
+    got = locks.active_bytes(view, itemsize, programs)
+    want = locks.active_bytes_of_lanes(view, itemsize, programs)
+    assert got.shape == want.shape == (programs,) and got.tolist() == want.tolist()
 
 
 def test_sections_that_differ_are_summed():

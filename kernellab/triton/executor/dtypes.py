@@ -7,7 +7,7 @@ promotion; otherwise fp64 > fp32 > fp16, and ``/`` and ``%`` on fp16 compute in 
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -190,6 +190,15 @@ class float_format(dtype):
             out = np.where(mag == 0, 0, out)
         return out.astype(np.uint8)
 
+    def encode_one(self, x):
+        """:meth:`encode` of one value (a ``tl.load``'s scalar ``other``, encoded at every load of a loop): worked
+        out once per float32 bit pattern (``-0.0`` and ``0.0``, every NaN payload, apart) and kept read-only.
+
+        >>> float8e5.encode_one(-0.0), float8e5.encode_one(0.0), bfloat16.encode_one(1.0)
+        (array(128, dtype=uint8), array(0, dtype=uint8), np.uint16(16256))
+        """
+        return _encoded_one(self, int(np.float32(x).view(np.uint32)))
+
     def decode(self, bits) -> np.ndarray:
         """float32 values of raw bits (8-bit formats: a look-up in the 256 values ``_decode`` gives)."""
         bits = np.asarray(bits)
@@ -214,6 +223,15 @@ class float_format(dtype):
         else:
             val = np.where((field == (1 << self.e) - 1) & (man == (1 << self.m) - 1), np.nan, val)
         return val.astype(np.float32)
+
+
+@lru_cache(maxsize=256)
+def _encoded_one(fmt: float_format, bits: int):
+    """``fmt.encode`` of the float32 whose bits are ``bits`` (:meth:`float_format.encode_one`), read-only."""
+    out = fmt.encode(np.uint32(bits).view(np.float32))
+    if out.__class__ is np.ndarray:
+        out.flags.writeable = False
+    return out
 
 
 int1 = dtype("int1", np.bool_, BOOL)  #: ``tl.int1``, boolean

@@ -103,7 +103,32 @@ def released(prog, flat: np.ndarray, offs) -> None:
 
 def active_bytes(view, itemsize: int, programs: int) -> np.ndarray:
     """Bytes of the lanes a load or store keeps (``view``: its :class:`~kernellab.triton.executor.view.View`), for
-    each of the step's ``programs`` programs."""
+    each of the step's ``programs`` programs: its kept lanes counted from the view's ``keep`` (every lane, a prefix
+    per program, or a bool block), its offsets never built; :func:`active_bytes_of_lanes` is the reference.
+
+    >>> from kernellab.triton.executor.view import Base, View
+    >>> v = View(Base.consecutive(0, (8,)), np.array([0, 8, 16]), np.array([8, 5, 0]))  # offs < 21, BLOCK 8
+    >>> active_bytes(v, 4, 3).tolist()        # 8, 5 and 0 lanes × 4 B
+    [32, 20, 0]
+    """
+    rows, n, k = view.rows, view.numel, view.keep
+    if k is None:
+        kept = np.full(rows, n, np.int64)
+    elif k.dtype == bool:
+        if k.ndim != len(view.shape) + 1 or k.shape[0] not in (1, rows):
+            return active_bytes_of_lanes(view, itemsize, programs)
+        # broadcasting repeats each of a row's lanes alike: its kept lanes × the repeats
+        kept = np.count_nonzero(k.reshape(k.shape[0], -1), axis=1).astype(np.int64) * (n // max(k[0].size, 1))
+    else:  # each program keeps its first keep[p] lanes (the reference's lane < keep[p])
+        kept = np.clip(np.asarray(k, np.int64).reshape(-1), 0, n)
+    if kept.shape[0] != rows:
+        kept = np.broadcast_to(kept, (rows,))
+    return np.broadcast_to(kept * itemsize, (programs,)) if rows == 1 else kept * itemsize
+
+
+def active_bytes_of_lanes(view, itemsize: int, programs: int) -> np.ndarray:
+    """:func:`active_bytes` from the view's every offset and mask (:meth:`~kernellab.triton.executor.view.View.lanes`):
+    the reference."""
     offs, mask = view.lanes()
     rows = offs.shape[0]
     if mask is None:

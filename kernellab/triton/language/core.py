@@ -314,6 +314,17 @@ def _check_cache(op: str, cache_modifier, allowed, eviction_policy):
             op=op, allowed=', '.join(_EVICTION[1:]), eviction_policy=eviction_policy))
 
 
+def _decoded(elem: T.float_format, bits: np.ndarray):
+    """A function giving the float32 values of the loaded ``bits`` of ``elem`` (:meth:`~kernellab.triton.executor.
+    dtypes.float_format.decode`), made when first read: a sampled launch's ``tl.dot`` reads only its ``rows``
+    (:mod:`kernellab.triton.executor.sampling`)."""
+    def decoded():
+        return elem.decode(bits)
+
+    decoded.rows = bits.shape[0]
+    return decoded
+
+
 @kinds.memory
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
          eviction_policy="", volatile=False, _semantic=None) -> tensor:
@@ -343,7 +354,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     elem = ptr.dtype.element_ty
     bits = elem.__class__ is T.float_format  # bfloat16 / float8: memory holds the bits
     if bits and fill is not None:
-        fill = elem.encode(np.float32(fill))
+        fill = elem.encode_one(fill)
     how = _how(ptr, mask)
     data = memory.load(current(), ptr.flat, view, fill, how, lend=not bits)
     widen = None
@@ -352,8 +363,11 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     if callable(data):  # a shared fp16 tile (memory.load): its float16 values made only if read
         out = tensor(None, elem, ptr._shape)
         out._lazy = data
+    elif bits:  # bfloat16 / float8 bits (a copy: later stores do not reach them) decoded only if read
+        out = tensor(None, elem, ptr._shape)
+        out._lazy = _decoded(elem, data)
     else:
-        out = tensor(elem.decode(data) if bits else data, elem, ptr._shape)
+        out = tensor(data, elem, ptr._shape)
     if widen is not None and elem is T.float16:
         out._wide = widen  # called by the first tl.dot that needs the float32 values (see _wide)
     prog = current()
