@@ -228,17 +228,18 @@ Claims().add(tr("Same cuBLAS call, one H100 (GL-01), TFLOP/s"), by_id["GL-01"]["
          and by_id["GS-01"]["seconds"] == by_id["GS-02"]["seconds"], True).show()
 
 # %%
-# A published time can also hold more than the kernel. Triton's tutorial matmul took 83 µs on an H100
-# at 1024³ and 88 µs at 2048³ (GS-02 and GS-04): eight times the work in 7 % more time. Its fp8 form
-# took 61 µs at 2048³ and 60 µs at 3072³ (GS-12 and GS-13), and both sources' tables stay near these
-# times at every smaller size too, while cuBLAS's time at 1024³ and 2048³ nearly doubles (GS-01 and
-# GS-03: 1.9 times). These tables have a floor, and we do not know what sets it. Triton's launch path on
-# the host does not explain it. ``do_bench`` records its start event behind the zeroing of its 256 MB
-# buffer, and the host launches while the GPU zeroes, so a launch path shorter than the zeroing (96 µs on
-# an H100 at the model's DRAM bandwidth) is hidden, and the harness itself adds no floor: the same
-# table's cuBLAS column reads 8.2 µs at 256³ (LO-03). A longer path would add its excess to the kernel's own time, which grows with the work: from
-# 1024³ to 2048³ cuBLAS's time grows by 15.9 µs, the Triton column's by 5.6 µs, so the Triton kernel
-# would have had to grow about a third as much as cuBLAS's. A model of the GPU cannot hit these rows.
+# A published time can also hold more than the kernel. Triton's tutorial matmul took 83 µs on an H100 at
+# 1024³ and 88 µs at 2048³ (GS-02 and GS-04): eight times the work in 7 % more time. Its fp8 form took 61
+# µs at 2048³ and 60 µs at 3072³ (GS-12 and GS-13), and both sources' tables stay near these times at
+# every smaller size too, while cuBLAS's time at 1024³ and 2048³ nearly doubles (GS-01 and GS-03: 1.9
+# times). These tables have a floor, and we do not know what sets it. Triton's launch path on the host
+# does not explain it. ``do_bench`` records its start event behind the zeroing of its 256 MB buffer, and
+# the host launches while the GPU zeroes, so a launch path shorter than the zeroing (96 µs on an H100 at
+# the model's DRAM bandwidth) is hidden, and the harness itself adds no floor: the same table's cuBLAS
+# column reads 8.2 µs at 256³ (LO-03). A longer path would add its excess to the kernel's own time, which
+# grows with the work: from 1024³ to 2048³ cuBLAS's time grows by 15.9 µs, the Triton column's by 5.6 µs,
+# so the Triton kernel would have had to grow about a third as much as cuBLAS's. A model of the GPU cannot
+# hit these rows.
 
 us = {i: by_id[i]["measured_seconds"] * 1e6 for i in ("GS-01", "GS-02", "GS-03", "GS-04", "GS-12", "GS-13")}
 Claims().add(tr("Tutorial 03 at 1024³ and 2048³ (GS-02, GS-04), µs"), f"{us['GS-02']:.0f}, {us['GS-04']:.0f}",
