@@ -177,12 +177,12 @@ def _chunks_exact(acc: Access, unit: int) -> int:
     """Distinct ``unit``-byte chunks per request, summed: the reference count behind :func:`sectors` and :func:`lines`.
 
     An aligned record's lanes each touch one chunk, their address's: ordered warps are counted in one pass,
-    the others from each warp's addresses sorted once for every unit (:func:`_distinct_sorted`).
+    the others from each warp's addresses sorted once for every unit (:func:`_distinct_sorted_total`).
     """
     if acc.aligned:
         if acc.ordered:  # one chunk id per lane, in order within each warp
             return _changes(_span_ids(acc, unit)[0])
-        return int(_distinct_sorted(acc, unit.bit_length() - 1).sum())
+        return _distinct_sorted_total(acc, unit.bit_length() - 1)
     return _distinct_total(*_span_ids(acc, unit))
 
 
@@ -213,6 +213,22 @@ def _distinct_sorted(acc: Access, shift: int) -> np.ndarray:
         return np.count_nonzero(change, axis=1) + 1
     change &= _LANES[: ids.shape[1] - 1] < (n - 1)[:, None]
     return np.where(n > 0, np.count_nonzero(change, axis=1) + 1, 0)
+
+
+def _distinct_sorted_total(acc: Access, shift: int) -> int:
+    """``_distinct_sorted(acc, shift).sum()`` in one count over the record (what a counter summed over warps needs).
+
+    A warp with ``n > 0`` active lanes adds 1 + its changes among them, one with none adds 0 (its mask of changes is
+    empty: no lane is below ``n - 1 = -1``), so the sum is every change counted at once plus the warps with an active
+    lane; when every lane is active, plus every warp.
+    """
+    s, n = _sorted_lanes(acc)
+    ids = s >> shift if shift else s
+    change = ids[:, 1:] != ids[:, :-1]
+    if n is None:
+        return ids.shape[0] + int(np.count_nonzero(change))
+    change &= _LANES[: ids.shape[1] - 1] < (n - 1)[:, None]
+    return int(np.count_nonzero(change)) + int(np.count_nonzero(n))
 
 
 def _span_ids(acc: Access, unit: int) -> tuple[np.ndarray, np.ndarray]:

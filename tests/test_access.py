@@ -314,6 +314,32 @@ def test_exact_counts_equal_a_set_per_warp():
         assert [sectors(acc), lines(acc), ideal_sectors(acc)] == want, (kind, width)
 
 
+def test_summed_distinct_chunks_equal_the_warps_own_counts():
+    # _chunks_exact sums a record's distinct chunks in one count (_distinct_sorted_total): every change among each
+    # warp's sorted active ids, plus one for each warp with an active lane. By hand, 3 warps of floats: warp 0 all
+    # 32 lanes on bytes 0–127 (4 sectors, 1 line); warp 1 no lane active (0); warp 2 lanes 0 and 31 only, at
+    # 4096 + 64·l: bytes 4096 and 6080, sectors 128 and 190, lines 32 and 47 (2 and 2). Sectors 4 + 0 + 2 = 6,
+    # lines 1 + 0 + 2 = 3, distinct addresses 32 + 0 + 2 = 34
+    from kernellab.access import _chunks_exact, _distinct_sorted, _distinct_sorted_total
+
+    addr = np.concatenate([LANES * 4, LANES * 4, 4096 + LANES * 64])
+    active = np.concatenate([LANES >= 0, LANES < 0, (LANES == 0) | (LANES == 31)])
+    acc = Access.from_lanes(addr, active, width=4)
+    assert (_chunks_exact(acc, 32), _chunks_exact(acc, 128), _distinct_sorted_total(acc, 0)) == (6, 3, 34)
+    # random records whose warps are each all on, all off or partly on, every width, all lanes on or not: the
+    # one count equals the warps' own counts summed (_distinct_sorted) and a Python set per warp
+    rng = np.random.default_rng(37)
+    for _ in range(400):
+        warps, width = int(rng.integers(1, 9)), int(rng.choice([1, 2, 4, 8, 16]))
+        addr = rng.integers(0, int(rng.choice([256, 8192])), 32 * warps) // width * width
+        share = rng.choice([0.0, 0.3, 1.0], size=warps) if rng.random() < 0.8 else np.ones(warps)
+        active = rng.random((warps, 32)) < share[:, None]
+        acc = Access.from_lanes(addr, active.ravel(), width)
+        for shift in (0, 5, 7):
+            want = sum(len({x >> shift for x in a[on].tolist()}) for a, on in zip(acc.addresses, acc.active))
+            assert _distinct_sorted_total(acc, shift) == int(_distinct_sorted(acc, shift).sum()) == want, (shift, share)
+
+
 @settings(max_examples=150, deadline=None)
 @given(patterns)
 def test_pair_rule_never_costs_more(p):
