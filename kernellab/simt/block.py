@@ -35,6 +35,8 @@ from .race import HazardTracker
 from .shifts import ShiftRef
 from .special import SPECIAL
 from .tally import Tally
+from .tiled import Tiled, parts_of, plain
+from .tiled import held as held_value
 
 #: What nvcc emits for every kernel, per warp (sm_86 SASS of the twins in ``cuda/``): at entry a stack-pointer
 #: ``MOV`` and the ``ULDC`` of the global-memory descriptor (int), ``S2R`` of ``threadIdx`` and ``blockIdx``
@@ -50,6 +52,10 @@ LOOP_COST = (("int", 2), ("ctrl", 1))
 PREDICATE_MAX = 12
 _PACKAGE = str(Path(__file__).resolve().parents[1])  # kernellab's own frames are not the user's
 _LANE_TYPES = frozenset({np.ndarray, Lanes})  # lane values whose astype and in-place ufuncs are numpy's own
+#: A batch's indices are held once, ``threadIdx`` for every block and ``blockIdx`` for every lane of a block, and so is
+#: what is computed from them while it is (:mod:`kernellab.simt.tiled`; an optimisation). False: every index spread
+#: over the batch's lanes, the reference (tests/test_fastpath_tiled.py).
+TILED = True
 
 
 #: The Python numbers :meth:`Block.fma` converts to float32 first, as C converts ``fmaf``'s arguments.
@@ -84,62 +90,6 @@ def _fused(a, b, c) -> np.ndarray:
     r = _product64(a, b)  # exact for float32 (and float16) operands: 24 + 24 bits
     r = np.add(r, c, out=r) if _keeps_shape(r.shape, np.shape(c)) else r + c
     return round_once(r, np.float32, a, b, c)  # the float64 sum rounded to float32 as one rounding would
-
-
-def _first_block(n_blocks: int, n_lanes: int, *operands) -> tuple | None:
-    """The operands cut to the batch's first block, when its values are every block's: else None (an optimisation,
-    tests/test_fastpath_blocks.py checks it against the whole batch).
-
-    An elementwise operation on operands that hold the same bits in every block of the batch gives the same
-    bits in every block: computed for one block and copied to the others, it gives the whole batch's result
-    (a kernel whose values depend on ``threadIdx`` alone, as a latency or throughput probe's do). Taken when
-    the batch has two blocks or more and every operand is a number (0-d) or an integer, boolean or float array
-    of one shape whose first axis is the batch's ``n_lanes`` lanes, contiguous, and equal block by block, bit
-    for bit (NaN payloads and signed zeros included). The first word of three blocks of every operand, the
-    second, the middle one and the last, is compared with the first block's first: most operands that are not
-    equal block by block (a tiled matrix product's, equal in the blocks of one row of the grid or of one
-    column) are ruled out there, before any is compared in full.
-    """
-    if n_blocks < 2:
-        return None
-    shape = None
-    for x in operands:
-        if type(x) in _LANE_TYPES:
-            if x.ndim == 0:
-                continue
-            if shape is None:
-                shape = x.shape
-            if x.shape != shape or shape[0] != n_lanes or x.dtype.kind not in "biuf" or not x.flags.c_contiguous:
-                return None
-        elif np.ndim(x):
-            return None
-    if shape is None:
-        return None
-    rows, middle = [], n_blocks // 2
-    for x in operands:  # the first word of the second, middle and last blocks against the first block's: a first look
-        if np.ndim(x):
-            r = _block_rows(x, n_blocks)
-            first = r.item(0, 0)
-            if r.item(1, 0) != first or r.item(middle, 0) != first or r.item(n_blocks - 1, 0) != first:
-                return None
-            rows.append(r)
-    if not all((r[1:] == r[0]).all() for r in rows):
-        return None
-    per_block = n_lanes // n_blocks
-    return tuple(x[:per_block] if np.ndim(x) else x for x in operands)
-
-
-def _block_rows(x: np.ndarray, n_blocks: int) -> np.ndarray:
-    """A contiguous array whose first axis is the batch's lanes as one row of bits per block (8 bytes a word)."""
-    rows = x.view(np.ndarray).reshape(n_blocks, -1).view(np.uint8)
-    return rows.view(np.uint64) if rows.shape[1] % 8 == 0 else rows
-
-
-def _every_block(part: np.ndarray, n_blocks: int) -> np.ndarray:
-    """``part`` (the first block's lanes, first axis) copied to each of the batch's ``n_blocks`` blocks."""
-    out = np.empty((n_blocks, *part.shape), part.dtype)
-    out[...] = part
-    return out.reshape(n_blocks * part.shape[0], *part.shape[1:])
 
 
 class Block:
@@ -184,10 +134,17 @@ class Block:
         self._n_blocks = n_blocks
         self.n_threads = n_blocks * self._lanes_per_block
         # lane L is thread t = L mod lanes_per_block of block b = first_block + L div lanes_per_block: each
-        # index is computed once per thread of one block (t) or once per block (b), then spread over the batch
+        # index is computed once per thread of one block (t) or once per block (b), then held so (Tiled) or spread
+        # over the batch
         t = np.arange(self._lanes_per_block, dtype=np.int64)
         b = np.arange(first_block, first_block + n_blocks, dtype=np.int64)
-        spread, lpb = self._spread, self._lanes_per_block
+        lpb = self._lanes_per_block
+        if TILED and n_blocks > 1:
+            counter = self if auto else None
+            def spread(v, tiles, repeats):
+                return Tiled(v.reshape(1, lpb) if tiles > 1 else v.reshape(n_blocks, 1), n_blocks, lpb, counter)
+        else:
+            spread = self._spread
         self.tx = spread(t % self.bdx, n_blocks, 1)
         self.ty = spread(t // self.bdx % self.bdy, n_blocks, 1)
         self.tz = spread(t // (self.bdx * self.bdy), n_blocks, 1)
@@ -198,14 +155,15 @@ class Block:
         self.blockIdx = SimpleNamespace(x=self.bx, y=self.by, z=self.bz)
         self.blockDim = SimpleNamespace(x=self.bdx, y=self.bdy, z=self.bdz)
         self.gridDim = SimpleNamespace(x=self.gdx, y=self.gdy, z=self.gdz)
-        self._real = spread(t < self._threads_per_block, n_blocks, 1)  # padding lanes are never active
+        self._real = self._spread(t < self._threads_per_block, n_blocks, 1)  # padding lanes are never active
         self._masks = [self._stats(self._real)]
         self._auto, self._code = auto, code
         self._frames: dict = {}  # code object → (its last frame, bytecode offset) of the user's frames
         self._regions: list[dict] = []  # per open blk.where: warp instructions counted inside, by kind
-        if auto:  # indices count the integer work done on them (kernellab.simt.lanes)
+        if auto:  # indices count the integer work done on them (kernellab.simt.lanes); held ones count already
             for a in ("tx", "ty", "tz", "bx", "by", "bz"):
-                setattr(self, a, as_lanes(getattr(self, a), self))
+                if type(getattr(self, a)) is not Tiled:
+                    setattr(self, a, as_lanes(getattr(self, a), self))
             self.threadIdx = SimpleNamespace(x=self.tx, y=self.ty, z=self.tz)
             self.blockIdx = SimpleNamespace(x=self.bx, y=self.by, z=self.bz)
         self._prologue = auto  # ENTRY_COST and EXIT_COST are charged with the first counted instruction
@@ -242,18 +200,22 @@ class Block:
         return got
 
     # --- where a lane is, for messages -------------------------------------------------------
+    def _index_of(self, lane: int, *axes: str) -> str:
+        """``blockIdx`` (axes "bx", "by", "bz") or ``threadIdx`` of a lane as ``(x,y,z)`` text."""
+        return fmt_dim3(tuple(plain(getattr(self, a))[lane] for a in axes))
+
     def _place(self, lane: int) -> str:
         return _("kernel {kernel}, block {block}, thread {thread}").format(
-            kernel=self._name, block=fmt_dim3((self.bx[lane], self.by[lane], self.bz[lane])),
-            thread=fmt_dim3((self.tx[lane], self.ty[lane], self.tz[lane])))
+            kernel=self._name, block=self._index_of(lane, "bx", "by", "bz"),
+            thread=self._index_of(lane, "tx", "ty", "tz"))
 
     def _where(self, lane: int) -> dict:
         """The place of a lane as an error's ``details``: kernel name, block and thread as ``(x,y,z)`` text."""
-        return {"kernel": self._name, "block": fmt_dim3((self.bx[lane], self.by[lane], self.bz[lane])),
-                "thread": fmt_dim3((self.tx[lane], self.ty[lane], self.tz[lane]))}
+        return {"kernel": self._name, "block": self._index_of(lane, "bx", "by", "bz"),
+                "thread": self._index_of(lane, "tx", "ty", "tz")}
 
     def _thread(self, lane: int) -> str:
-        return _("thread {thread}").format(thread=fmt_dim3((self.tx[lane], self.ty[lane], self.tz[lane])))
+        return _("thread {thread}").format(thread=self._index_of(lane, "tx", "ty", "tz"))
 
     # --- divergence ----------------------------------------------------------------------------
     @staticmethod
@@ -267,7 +229,7 @@ class Block:
     def _active(self, mask=None) -> tuple:
         if mask is None:
             return self._masks[-1]
-        m = np.broadcast_to(np.asarray(mask, bool), (self.n_threads,))
+        m = np.broadcast_to(np.asarray(plain(mask), bool), (self.n_threads,))
         return self._stats(self._masks[-1][0] & m)
 
     @contextmanager
@@ -375,7 +337,7 @@ class Block:
     def _index(self, idx) -> np.ndarray:
         if type(idx) is np.ndarray and idx.dtype == np.int64 and idx.ndim == 1 and idx.shape[0] == self.n_threads:
             return idx  # the commonest index, as it is
-        idx = np.asarray(idx)
+        idx = np.asarray(plain(idx))
         if idx.dtype.kind not in "iub":
             raise TypeError(_("kernel {kernel}: memory indices must be integers, got {dtype}").format(
                 kernel=self._name, dtype=idx.dtype))
@@ -459,14 +421,17 @@ class Block:
         site[1] += 1
         return None
 
-    def _remember_access(self, key, idx, act, acc) -> np.ndarray | None:
-        """Keep a copy of ``idx`` (returned, for the site's moved accesses to share) with its mask and record."""
+    def _remember_access(self, key, idx, act, acc, immutable: bool = False) -> np.ndarray | None:
+        """Keep a copy of ``idx`` (returned, for the site's moved accesses to share) with its mask and record.
+
+        ``idx`` itself where it is ``immutable`` (a held value's lanes, :mod:`kernellab.simt.tiled`), and a
+        read-only mask (a block's, which never changes) as it is."""
         site = self._sites.setdefault(key, [{}, 0])
         if site[1] >= self._MISSES_BEFORE_GIVING_UP or self._kept + idx.nbytes > self._KEPT_BYTES:
             return None
         self._kept += idx.nbytes
-        kept = np.array(idx, copy=True)
-        site[0][self._fingerprint(idx, act)] = (kept, np.array(act, copy=True), acc)
+        kept = idx if immutable else np.array(idx, copy=True)
+        site[0][self._fingerprint(idx, act)] = (kept, act if not act.flags.writeable else np.array(act, copy=True), acc)
         return kept
 
     # The record of a moved access (optimisation; kernellab.simt.shifts): each site of the kernel's code — the
@@ -543,6 +508,7 @@ class Block:
         if self._auto:
             self._position()
         chain = getattr(idx, "_chain", (0, 0))  # the dependent loads behind the address (simt.lanes)
+        held_idx = idx if type(idx) is Tiled and idx.held else None  # its lanes never change: kept as they are
         act, lanes, warps, all_active = self._masks[-1] if mask is None else self._active(mask)
         if not (type(idx) is np.ndarray and idx.dtype == np.int64 and idx.ndim == 1 and idx.shape[0] == self.n_threads):
             idx = self._index(idx)  # (the commonest index is taken as it is)
@@ -576,7 +542,7 @@ class Block:
             addresses = np.multiply(idx, itemsize)
             addresses += offset  # in place: one temporary per access, not two
             acc = self._record(addresses, act, vec * itemsize)
-            kept = self._remember_access(key, idx, act, acc)
+            kept = self._remember_access(key, idx, act, acc, held_idx is not None)
             self._remember_shift(site, idx, act, acc, itemsize, vec, kept)
         # the site's reference when this access is it or a repeat of it: what it derives from the index is kept there
         if moved is not None:
@@ -619,13 +585,22 @@ class Block:
             # in bounds (checked): numpy's take is faster than an index. Its result is C-ordered, lanes × instructions,
             # as every path gives it: numpy's reductions over a load depend on its memory layout (an fp16 sum along the
             # instructions rounds once from rows, at every add from columns), so a kernel's values would otherwise too
+            if held_idx is not None and not shared and vec == 1:  # one global memory, the same index: held values
+                return self._loaded(storage.take(held_idx._part), chain, shared, held=True)
             return self._loaded(storage.take(flat_idx), chain, shared)
         a = act.reshape(act.shape + (1,) * (flat_idx.ndim - 1))
         if op == "load":
             out = storage[np.where(a, flat_idx, 0)] if storage.size else np.zeros(flat_idx.shape, storage.dtype)
             out[~np.broadcast_to(a, out.shape)] = 0
             return self._loaded(out, chain, shared)
-        value = np.broadcast_to(cvt.astype(value, storage.dtype), flat_idx.shape)  # float → int: cvt.rzi
+        if all_active and type(value) is Tiled and value.held and value.ndim == flat_idx.ndim:
+            # held once (kernellab.simt.tiled): converted once, broadcast as it is stored, the index read as
+            # (blocks, lanes, …) in the same order (so the same lane's value lands last on an element stored twice)
+            part = cvt.astype(value._part, storage.dtype)
+            shape = (self._n_blocks, self._lanes_per_block, *flat_idx.shape[1:])
+            storage[flat_idx.reshape(shape)] = np.broadcast_to(part, shape)
+            return None
+        value = np.broadcast_to(cvt.astype(plain(value), storage.dtype), flat_idx.shape)  # float → int: cvt.rzi
         if all_active:
             storage[flat_idx] = value
         else:
@@ -633,13 +608,16 @@ class Block:
             storage[flat_idx[sel]] = value[sel]
         return None
 
-    def _loaded(self, out: np.ndarray, chain: tuple, shared: bool):
+    def _loaded(self, out: np.ndarray, chain: tuple, shared: bool, held: bool = False):
         """A load's values: integer ones (addresses to be) as Lanes one dependent load further along ``chain``
-        than their address, the launch's longest chain recorded (``Counts.load_chain_global``/``_shared``)."""
+        than their address, the launch's longest chain recorded (``Counts.load_chain_global``/``_shared``).
+        ``held``: ``out`` is a part of held values (:mod:`kernellab.simt.tiled`), the batch's values as such."""
         if not (self._auto and out.dtype.kind in "iub"):
-            return out
+            return out if not held else held_value(out, self._n_blocks, self._lanes_per_block)
         chain = (chain[0], chain[1] + 1) if shared else (chain[0] + 1, chain[1])
         self._tally.chain(chain)
+        if held:
+            return held_value(out, self._n_blocks, self._lanes_per_block, self, chain)
         return as_lanes(out, self, chain)
 
     def _load_vectors(self, storage, flat_idx, act, all_active, vec) -> np.ndarray:
@@ -703,7 +681,7 @@ class Block:
             self._note("int", warps, lanes)
             self._seen("atom.global", warps)
         self._mem.mark(acc)
-        vals = np.broadcast_to(cvt.astype(value, g.flat.dtype), idx.shape)
+        vals = np.broadcast_to(cvt.astype(plain(value), g.flat.dtype), idx.shape)
         vals = vals if all_active else vals[act]
         old = np.zeros(idx.shape, g.flat.dtype)
         old_active = in_lane_order(g.flat, targets, [vals], np.add, g.flat.dtype)
@@ -802,7 +780,7 @@ class Block:
         as it is. Operands broadcast; a result of shape (lanes, …) counts one FMA per element per active lane,
         and one warp instruction per element per active warp. Inactive lanes keep ``c``. Operands that hold the
         same bits in every block of the batch (values made from ``threadIdx`` alone) are computed for one block
-        and copied to the others: the same result, faster (``_first_block``).
+        and copied to the others: the same result, faster (:mod:`kernellab.simt.tiled`).
         """
         if type(a) in _PY_NUMBERS:
             a = np.float32(a)
@@ -812,16 +790,24 @@ class Block:
             c = np.float32(c)
         self._position()
         act, lanes, warps, all_active = self._masks[-1]
-        first = _first_block(self._n_blocks, self.n_threads, a, b, c)
-        r = _fused(a, b, c) if first is None else _every_block(_fused(*first), self._n_blocks)
-        if r.ndim == 0 or r.shape[0] != self.n_threads:
-            r = np.broadcast_to(r, (self.n_threads, *r.shape)).copy()
-        per_lane = r.size // self.n_threads
+        got = parts_of((a, b, c))
+        if got is not None:  # computed on held parts (kernellab.simt.tiled)
+            parts, blocks, lpb, _counter, _chain = got
+            part = _fused(*parts)
+            r = held_value(part, blocks, lpb)
+            per_lane = int(np.prod(part.shape[2:]))
+        else:
+            a, b, c = plain(a), plain(b), plain(c)
+            r = _fused(a, b, c)
+            if r.ndim == 0 or r.shape[0] != self.n_threads:
+                r = np.broadcast_to(r, (self.n_threads, *r.shape)).copy()
+            per_lane = r.size // self.n_threads
         self._tally.fma(per_lane, warps, lanes)
         self._seen("fma", warps * per_lane)
         if not all_active:
+            r = plain(r)
             keep = ~act.reshape(act.shape + (1,) * (r.ndim - 1))
-            r = np.where(keep, np.broadcast_to(np.asarray(c, np.float32), r.shape), r)
+            r = np.where(keep, np.broadcast_to(np.asarray(plain(c), np.float32), r.shape), r)
         return r
 
     def fadd(self, a, b) -> np.ndarray:
@@ -900,8 +886,8 @@ class Block:
         self._position()
         _cuda, fn, kind, fmuls = SPECIAL[name]
         act, lanes, warps, all_active = self._masks[-1]
-        with np.errstate(all="ignore"):
-            r = np.asarray(fn(np.asarray(x, np.float32)), np.float32)
+        with np.errstate(all="ignore"):  # (transcendental: on the lanes, never on held parts; see kernellab.simt.tiled)
+            r = np.asarray(fn(np.asarray(plain(x), np.float32)), np.float32)
         if r.ndim == 0 or r.shape[0] != self.n_threads:
             r = np.broadcast_to(r, (self.n_threads, *r.shape)).copy()
         per_lane = r.size // self.n_threads
@@ -916,14 +902,23 @@ class Block:
     def _arith(self, kind, fn, a, b) -> np.ndarray:
         self._position()
         _m, lanes, warps, all_active = self._masks[-1]
-        r = np.asarray(fn(np.asarray(a, np.float32), np.asarray(b, np.float32)), np.float32)
-        if r.ndim == 0 or r.shape[0] != self.n_threads:
-            r = np.broadcast_to(r, (self.n_threads, *r.shape)).copy()
-        per_lane = r.size // self.n_threads
+        got = parts_of((a, b))
+        if got is not None:  # computed on held parts (kernellab.simt.tiled)
+            (pa, pb), blocks, lpb, _counter, _chain = got
+            part = np.asarray(fn(np.asarray(pa, np.float32), np.asarray(pb, np.float32)), np.float32)
+            r = held_value(part, blocks, lpb)
+            per_lane = int(np.prod(part.shape[2:]))
+        else:
+            a, b = plain(a), plain(b)
+            r = np.asarray(fn(np.asarray(a, np.float32), np.asarray(b, np.float32)), np.float32)
+            if r.ndim == 0 or r.shape[0] != self.n_threads:
+                r = np.broadcast_to(r, (self.n_threads, *r.shape)).copy()
+            per_lane = r.size // self.n_threads
         self._note(kind, warps * per_lane, lanes * per_lane)
         if not all_active:
+            r = plain(r)
             keep = ~self.active.reshape(self.active.shape + (1,) * (r.ndim - 1))
-            r = np.where(keep, np.broadcast_to(np.asarray(a, np.float32), r.shape), r)
+            r = np.where(keep, np.broadcast_to(np.asarray(plain(a), np.float32), r.shape), r)
         return r
 
     def count_instr(self, kind: str, per_thread: int = 1) -> None:

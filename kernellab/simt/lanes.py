@@ -75,29 +75,47 @@ class Lanes(np.ndarray):
                 if x._chain != (0, 0):
                     chain = (max(chain[0], x._chain[0]), max(chain[1], x._chain[1]))
                 args.append(x.view(np.ndarray))
+            elif isinstance(x, HeldLanes):
+                return NotImplemented  # it computes and counts (kernellab.simt.tiled)
             else:
                 args.append(x)
         if out is not None:
+            if any(isinstance(o, HeldLanes) for o in out):
+                return NotImplemented
             kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, Lanes) else o for o in out)
         result = getattr(ufunc, method)(*args, **kwargs)
         if method != "__call__" or counter is None:
             return result
         first = result[0] if isinstance(result, tuple) else result
-        name = ufunc.__name__
-        cost = UFUNC_COST.get(name)
-        if cost is not None and isinstance(first, np.ndarray) and first.ndim:
-            if name in _COMPARISONS:  # ISETP, or FSETP when an operand is a float
-                floaty = any(isinstance(a, float) or getattr(a, "dtype", np.dtype(int)).kind in "fc" for a in args)
-                cost = (("other" if floaty else "int", 1),)
-            elif first.dtype.kind not in "iub":
-                cost = ()
-            if cost:
-                counter._lane_op(cost, max(1, first.size // first.shape[0]))
+        if isinstance(first, np.ndarray) and first.ndim:
+            count_ufunc(counter, ufunc.__name__, args, first.dtype, first.size // first.shape[0] if first.shape[0] else 0)
         if out is not None:
             return out[0] if len(out) == 1 else out
         if isinstance(result, tuple):
             return tuple(lanes(r, counter, chain) for r in result)
         return lanes(result, counter, chain)
+
+
+class HeldLanes:
+    """A lane value held in another form than a lanes array (:class:`kernellab.simt.tiled.Tiled`): a ufunc with one
+    among its operands is left to it (:class:`Lanes` answers NotImplemented), which computes and counts it."""
+
+    __slots__ = ()
+
+
+def count_ufunc(counter, name: str, args, dtype: np.dtype, per_lane: int) -> None:
+    """Count the ufunc ``name`` on lane values into ``counter`` (its block): the instructions of
+    :data:`UFUNC_COST` for ``per_lane`` elements a lane; ``args`` its operands (a comparison is an ``FSETP``,
+    "other", when one is a float), ``dtype`` its result's (arithmetic with a float result is not counted here)."""
+    cost = UFUNC_COST.get(name)
+    if cost is None:
+        return
+    if name in _COMPARISONS:  # ISETP, or FSETP when an operand is a float
+        floaty = any(isinstance(a, float) or getattr(a, "dtype", np.dtype(int)).kind in "fc" for a in args)
+        cost = (("other" if floaty else "int", 1),)
+    elif dtype.kind not in "iub":
+        return
+    counter._lane_op(cost, max(1, per_lane))
 
 
 def lanes(values, counter, chain: tuple = (0, 0)) -> Lanes:
