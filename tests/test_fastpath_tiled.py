@@ -21,6 +21,7 @@ from kernellab import KERNELS, OutOfBoundsError, run_kernel
 from kernellab.simt import launch
 from kernellab.simt.lanes import Lanes
 from kernellab.simt.memory import GlobalMemory
+from kernellab.simt.shifts import BlockMoves
 from kernellab.simt.tally import Tally
 from kernellab.simt.tiled import Tiled, parts_of
 
@@ -243,6 +244,69 @@ def test_the_waves_pages_chain_is_computed_on_one_blocks_lanes(monkeypatch):
     ref = launch(fma_chain, 4, 64, args=(y_ref,))
     assert y.tobytes() == y_ref.tobytes() and dataclasses.asdict(c) == dataclasses.asdict(ref)
     assert parts[64:] == [(256,)] * 64  # the reference: every lane's
+
+
+def _copy_kernel(form):
+    """A copy through an index of the form ``form`` (a block's part plus a lane's: bx · bdx + tx and others)."""
+    def copy(blk, src, dst, n):
+        i = {"bx*bdx+tx": lambda: blk.bx * blk.bdx + blk.tx, "tx+bx*bdx": lambda: blk.tx + blk.bx * blk.bdx,
+             "2-D grid": lambda: (blk.by * blk.gdx + blk.bx) * blk.bdx + blk.tx,
+             "stride 2": lambda: blk.bx * (2 * blk.bdx) + blk.tx * 2,
+             "one past": lambda: blk.bx * blk.bdx + blk.tx + 1, "product": lambda: (blk.bx * 8) * (blk.tx % 2),
+             "masked": lambda: None}[form]()
+        if form == "masked":
+            i = blk.bx * blk.bdx + blk.tx
+            with blk.where(i < n):
+                blk.store(dst, i, blk.load(src, i))
+            return
+        blk.store(dst, i, blk.load(src, i))
+    return copy
+
+
+@pytest.mark.parametrize("form,grid,threads,dtype,moved", [
+    # every block the first moved by bdx · itemsize bytes: 32 floats 128 B (one class of D mod 128), 40 threads
+    # (padding lanes off in every block) 160 B (classes 0, 32, 64, 96), 8 floats 32 B, 6 floats 24 B (not whole
+    # sectors: the lanes' own path), 64 int64s 512 B; a 2-D grid; a lane stride of 2; a mask that differs by block
+    # (the lanes' own path); an index one past the end in the last block (the lanes' path names it)
+    ("bx*bdx+tx", 5, 32, np.float32, True), ("tx+bx*bdx", 7, 40, np.float32, True),
+    ("bx*bdx+tx", 9, 8, np.float32, True), ("bx*bdx+tx", 5, 6, np.float32, False),
+    ("bx*bdx+tx", 3, 64, np.int64, True), ("2-D grid", (3, 2), 32, np.float32, True),
+    ("stride 2", 4, 32, np.float32, True), ("masked", 5, 32, np.float32, False),
+    ("product", 5, 32, np.float32, False),  # bx · 8 · (tx mod 2): a product of the two parts, not a sum
+])
+def test_an_index_a_blocks_part_plus_a_lanes_counts_as_the_first_block_moved(form, grid, threads, dtype, moved,
+                                                                             monkeypatch):
+    blocks = int(np.prod(grid))
+    n = blocks * threads * (2 if form == "stride 2" else 1)
+    n_masked = n - threads // 2 - 1  # the mask cuts the last block
+    made = []
+    real = BlockMoves.__init__
+    monkeypatch.setattr(BlockMoves, "__init__", lambda self, *a: made.append(1) or real(self, *a))
+    results = []
+    for tiled in (True, False):
+        monkeypatch.setattr(block_mod, "TILED", tiled)
+        src, dst = (np.arange(n) * 3 % 101).astype(dtype), np.zeros(n, dtype)
+        c = launch(_copy_kernel(form), grid, threads, args=(src, dst, n_masked if form == "masked" else n),
+                   lines=True)
+        results.append((dst, c))
+    (fast_dst, fast), (ref_dst, ref) = results
+    assert fast_dst.tobytes() == ref_dst.tobytes()
+    same_counts(fast, ref)
+    assert made == [1, 1] * moved  # the load's and the store's, on the held path only
+
+
+@pytest.mark.parametrize("form,size", [("one past", 160), ("bx*bdx+tx", 159)])
+def test_an_index_past_the_end_in_the_last_block_is_named_as_the_lanes_name_it(form, size, monkeypatch):
+    # bx · 32 + tx + 1 into 5 × 32 elements, and bx · 32 + tx (a held sum) into 159: thread 31 of block 4 reads
+    # index 160 (159), out of bounds
+    errors = []
+    for tiled in (True, False):
+        monkeypatch.setattr(block_mod, "TILED", tiled)
+        with pytest.raises(OutOfBoundsError) as e:
+            launch(_copy_kernel(form), 5, 32, args=(np.zeros(size, np.float32), np.zeros(size, np.float32), size))
+        errors.append((str(e.value), e.value.details))
+    assert errors[0] == errors[1] and "block (4,0,0), thread (31,0,0)" in errors[0][0]
+    assert f"[{size}] out of bounds (size {size})" in errors[0][0]
 
 
 def test_indices_are_held_as_one_block_and_as_one_lane():

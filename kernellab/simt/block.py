@@ -21,7 +21,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from .. import cvt
-from ..access import BANK_BYTES, WARP_SIZE, Access
+from ..access import BANK_BYTES, SECTOR_BYTES, WARP_SIZE, Access
 from ..counters import memory_kind
 from ..errors import BarrierError, LaunchError, MisalignedError, OutOfBoundsError, RaceError, fmt_dim3
 from ..fused import round_once
@@ -32,7 +32,7 @@ from .lanes import Lanes
 from .lanes import lanes as as_lanes
 from .memory import SHARED_ALIGN, GlobalMemory, SharedArray
 from .race import HazardTracker
-from .shifts import ShiftRef
+from .shifts import BlockMoves, ShiftRef
 from .special import SPECIAL
 from .tally import Tally
 from .tiled import Tiled, parts_of, plain
@@ -451,6 +451,23 @@ class Block:
         ref.misses = 0
         return ref, d
 
+    def _block_moves(self, sum_of, act, offset, itemsize, size):
+        """``(BlockMoves, 0)`` for a global access at an index held as a block's part plus a lane's part (``sum_of``,
+        int64) under the block's own mask, in bounds, every block's move a whole number of sectors; else None (the
+        lanes' own path then checks it, and names what is wrong)."""
+        by_block, by_lane = sum_of[0].reshape(-1), sum_of[1].reshape(-1)
+        limit = 1 << 61  # parts this small add up without wrapping round
+        b_lo, b_hi, l_lo, l_hi = int(by_block.min()), int(by_block.max()), int(by_lane.min()), int(by_lane.max())
+        if not (-limit < min(b_lo, l_lo) and max(b_hi, l_hi) < limit and b_lo + l_lo >= 0 and b_hi + l_hi < size):
+            return None
+        moves = (by_block - by_block[0]) * itemsize
+        if (moves & (SECTOR_BYTES - 1)).any():
+            return None
+        lanes = self._lanes_per_block
+        first = by_lane + by_block[0]
+        acc = self._record(first * itemsize + offset, act[:lanes], itemsize)
+        return BlockMoves(ShiftRef(first, act[:lanes], acc, itemsize, 1), moves), 0
+
     def _remember_shift(self, key, idx, act, acc, itemsize, vec, kept=None) -> None:
         """Make this access the site's reference; ``kept``: a copy of ``idx`` already made, which nothing changes."""
         old = self._shifts.get(key)
@@ -526,7 +543,11 @@ class Block:
         key = (shared, offset, itemsize, size, vec, idx.shape)
         caller = sys._getframe(2)  # the kernel's line calling blk.load or blk.store: the site of a moved access
         site = (key, caller.f_code, caller.f_lasti)
-        moved = self._shifted_access(site, idx, act, size, shared)
+        moved = None
+        if held_idx is not None and held_idx.sum_of is not None and not shared and vec == 1 and act is self._masks[0][0]:
+            moved = self._block_moves(held_idx.sum_of, act, offset, itemsize, size)
+        if moved is None:
+            moved = self._shifted_access(site, idx, act, size, shared)
         acc = None if moved is not None else self._seen_access(key, idx, act)
         repeated = acc is not None
         if moved is not None:  # the site's reference access moved by a whole number of elements

@@ -184,3 +184,47 @@ class ShiftRef:
                     by_sig[sig] = np.unique(a[sel] >> _SHIFT)
                 parts.append((sig, by_sig[sig], j))
         return tuple(parts)
+
+
+class BlockMoves:
+    """A global access whose every block is the first block's moved (an optimisation of :class:`~kernellab.Block`'s
+    loads and stores; tests/test_fastpath_tiled.py runs kernels with and without it).
+
+    An index held as a block's part plus a lane's part (``bx * bdx + tx``, :mod:`kernellab.simt.tiled`), under a
+    mask that is the same in every block (the block's own), reads in block ``b`` the first block's addresses moved
+    by ``D_b`` bytes. Warps never span blocks, and every count is a sum over warps: requests, ideal sectors and
+    bytes are the first block's times the blocks; sectors and lines the first block's moved by ``D_b`` (per
+    ``D_b mod 128``, :meth:`ShiftRef.chunks`) summed. With every ``D_b`` a whole number of sectors, the DRAM
+    sectors are the first block's moved by ``D_b / 32``.
+
+    >>> from kernellab.access import Access
+    >>> idx, act = np.arange(64), np.ones(64, bool)                 # a block of two warps, floats
+    >>> first = ShiftRef(idx, act, Access.from_lanes(idx * 4, act, 4, aligned=True), itemsize=4, vec=1)
+    >>> moves = BlockMoves(first, np.array([0, 256, 260]))      # three blocks, the last 4 B past a sector
+    >>> moves.global_counts(0)                                   # 6 requests; 4 + 4 + 4 + 4 + 5 + 5 sectors
+    (6, 26, 24, 8, 768)
+    """
+
+    __slots__ = ("first", "moves")
+
+    def __init__(self, first: ShiftRef, moves: np.ndarray):
+        self.first, self.moves = first, moves  # moves: D_b of every block, bytes (the first's 0)
+
+    def global_counts(self, _moved: int = 0) -> tuple[int, int, int, int, int]:
+        """Requests, sectors, ideal sectors, lines and bytes of the whole access (as :meth:`ShiftRef.global_counts`)."""
+        req, _sec, ideal, _lin, nbytes = self.first.global_counts(0)
+        sec = lin = 0
+        classes, n = np.unique(self.moves % LINE_BYTES, return_counts=True)
+        for moved, k in zip(classes.tolist(), n.tolist()):
+            s, l_ = self.first.chunks(moved)
+            sec, lin = sec + k * s, lin + k * l_
+        blocks = self.moves.size
+        return blocks * req, sec, blocks * ideal, lin, blocks * nbytes
+
+    def sector_ids(self, _moved: int = 0) -> np.ndarray | None:
+        """The sector ids of the whole access (some repeated), when every move is a whole number of sectors."""
+        first = self.first.sector_ids(0)
+        if first is None:
+            return None
+        return (first[None, :] + (self.moves >> _SHIFT)[:, None]).ravel()
+

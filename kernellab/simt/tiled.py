@@ -65,7 +65,7 @@ class Tiled(HeldLanes):
     counting as a :class:`~kernellab.simt.lanes.Lanes` into ``counter`` (None: a plain array) behind ``chain``.
     """
 
-    __slots__ = ("_part", "_blocks", "_lanes", "_counter", "_chain", "_cache", "_full")
+    __slots__ = ("_part", "_blocks", "_lanes", "_counter", "_chain", "_cache", "_full", "sum_of")
     __hash__ = None  # unhashable, as an array is
 
     def __init__(self, part: np.ndarray, blocks: int, lanes_: int, counter=None, chain: tuple = (0, 0)):
@@ -78,6 +78,7 @@ class Tiled(HeldLanes):
         put(self, "_chain", chain)
         put(self, "_cache", None)  # the lanes' values, read-only, once the block needed them (expanded)
         put(self, "_full", None)  # the array this value has turned into, for good (full)
+        put(self, "sum_of", None)  # (a block's part, a lane's part) whose sum the part is, when made so (int64)
 
     # --- what it is -------------------------------------------------------------------------------
     @property
@@ -324,7 +325,13 @@ def _held_ufunc(ufunc, inputs):
         count_ufunc(counter, ufunc.__name__, parts, first.dtype, per_lane)
     if isinstance(result, tuple):
         return tuple(held(r, blocks, lanes_, counter, chain) for r in result)
-    return held(result, blocks, lanes_, counter, chain)
+    out = held(result, blocks, lanes_, counter, chain)
+    if ufunc is np.add and len(parts) == 2 and result.dtype == np.int64 and result.ndim == 2 and all(
+            type(p) is np.ndarray and p.dtype == np.int64 for p in parts):  # bx · bdx + tx: a sum, known as one
+        by_block, by_lane = sorted(parts, key=lambda p: p.shape[1])
+        if by_block.shape == (blocks, 1) and by_lane.shape == (1, lanes_):
+            out.sum_of = (by_block, by_lane)
+    return out
 
 
 def plain(x):
