@@ -53,7 +53,7 @@ PREDICATE_MAX = 12
 _PACKAGE = str(Path(__file__).resolve().parents[1])  # kernellab's own frames are not the user's
 _LANE_TYPES = frozenset({np.ndarray, Lanes})  # lane values whose astype and in-place ufuncs are numpy's own
 #: A batch's indices are held once, ``threadIdx`` for every block and ``blockIdx`` for every lane of a block, and so is
-#: what is computed from them while it is (:mod:`kernellab.simt.tiled`; an optimisation). False: every index spread
+#: what is computed from them while it is (:mod:`kernellab.simt.tiled`; an optimisation). False spreads every index
 #: over the batch's lanes, the reference (tests/test_fastpath_tiled.py).
 TILED = True
 

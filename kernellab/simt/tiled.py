@@ -44,10 +44,10 @@ import numpy as np
 
 from .lanes import HeldLanes, Lanes, count_ufunc, lanes
 
-#: The ufuncs computed on the parts: each element's result depends on its operands' values alone, whatever the
-#: array's length, layout or the position of the element (integer and logical operations; comparisons; the IEEE 754
-#: operations that round once, and exact ones). Transcendental functions are left out: numpy may compute them in
-#: vector code whose result for an element need not be the scalar code's.
+#: The ufuncs computed on the parts, those whose result for an element depends on its operands' values alone,
+#: whatever the array's length, layout or the element's position (integer and logical operations, comparisons, the
+#: IEEE 754 operations that round once and the exact ones). Transcendental functions are left out, as numpy may
+#: compute them in vector code whose result for an element need not be the scalar code's.
 EXACT_UFUNCS = frozenset({
     np.add, np.subtract, np.multiply, np.true_divide, np.floor_divide, np.remainder, np.fmod, np.divmod,
     np.negative, np.positive, np.absolute, np.fabs, np.sqrt, np.square, np.reciprocal, np.minimum, np.maximum,
