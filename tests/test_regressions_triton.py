@@ -12,6 +12,7 @@ import pytest
 import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import triton_launch
+from kernellab.triton.executor.policy import Policy, using
 
 RNG = np.random.default_rng(15)
 
@@ -183,6 +184,14 @@ def test_a_divergent_batch_reruns_program_by_program():
             tl.store(x_ptr + pid * BLOCK + tl.arange(0, BLOCK), tl.full((BLOCK,), 1.0, tl.float32))
 
     x = np.zeros(12, np.float32)
-    branchy[(3,)](x, BLOCK=4)
+    with using(Policy(groups=False)):
+        branchy[(3,)](x, BLOCK=4)
     np.testing.assert_array_equal(x, [0] * 4 + [1] * 8)
     assert len(calls) == 1 + 3  # the failed batch, then programs 0, 1, 2
+    # by default, in groups of programs that agree on pid > 0 (kernellab.triton.executor.groups): the failed
+    # batch, then program 0 alone, then programs 1 and 2 together
+    calls.clear()
+    x[:] = 0
+    branchy[(3,)](x, BLOCK=4)
+    np.testing.assert_array_equal(x, [0] * 4 + [1] * 8)
+    assert len(calls) == 1 + 2

@@ -519,3 +519,24 @@ def test_ideal_wavefronts_are_one_per_128_bytes_a_warp_moves():
     # one float (4 B): 128 B, 1
     for per, want in ((4, 4), (2, 2), (1, 1)):
         assert B.ideal_wavefronts(C.blocked((32 * per,), (per,), (32,), (1,), (0,)), 0, 32) == want
+@triton.jit
+def _desc_copy_after_loads(x_ptr, y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr, EXTRA: tl.constexpr):
+    src = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    dst = tl.make_tensor_descriptor(y_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    tile = src.load([tl.program_id(0) * BM, 0])
+    for _ in tl.static_range(EXTRA):
+        src.load([0, 0])  # a tile read into the registers and never used
+    dst.store([tl.program_id(0) * BM, 0], tile)
+
+
+@pytest.mark.parametrize("extra", [0, 1, 65])
+def test_a_tile_stored_unchanged_stays_in_shared_memory_whatever_was_loaded_between(extra):
+    # each unused 16×64 fp32 tile: 2 ld.shared.v4 a thread × 4 warps = 8 (test_descriptors_are_tma_on_sm90); the
+    # stored tile none, however many tiles came between (a table of 64 notes once forgot it after the 65th)
+    x = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
+    y = np.zeros_like(x)
+    cnt = _desc_copy_after_loads[(4,)](x, y, 64, 64, BM=16, BN=64, EXTRA=extra)
+    np.testing.assert_array_equal(y, x)
+    assert cnt.shared_loads_sm90 / cnt.programs == 8 * extra
+
+

@@ -627,6 +627,36 @@ _SHARED = ("requests", "sectors", "lines", "bytes", "dram_bytes")
 _FLUSH_LANES = 1 << 20  # count pending small accesses once this many lanes have gathered
 
 
+class Wanted(dict):
+    """A launch's ``(shape, order) → the most elements per thread an access of that shape and order asks for``
+    (see :meth:`Tally.planned`), which can watch the widths asked for from :meth:`watch` on: ``mixed`` says
+    whether, since, a key was asked for two widths, or for more than it had before. If not, every read of a
+    key finds the same width whatever order the accesses came in (a load reads its own key, after asking).
+
+    >>> w = Wanted(); w[("s", 0)] = 4; w.watch(); w.ask(("s", 0), 2, 4); w.ask(("t", 1), 8, 0); w.mixed
+    False
+    >>> w.ask(("t", 1), 4, 8); w.mixed     # the same key, another width: the order would matter
+    True
+    """
+
+    __slots__ = ("asked", "mixed")
+
+    def __init__(self):
+        super().__init__()
+        self.asked: dict | None = None  # key → the width first asked for since watch(); None: not watching
+        self.mixed = False
+
+    def watch(self, on: bool = True):
+        """Start (or, ``on=False``, stop) watching the widths asked for."""
+        self.asked, self.mixed = ({} if on else None), False
+
+    def ask(self, key: tuple, own: int, have: int):
+        """An access asked for ``own`` elements per thread under ``key``, which held ``have`` (0: none)."""
+        first = self.asked.setdefault(key, own)
+        if first != own or own > have > 0:
+            self.mixed = True
+
+
 class Tally:
     """Mutable accumulator for one launch (or one batch of its programs); :meth:`result` freezes it.
 
@@ -693,8 +723,11 @@ class Tally:
         ptr, mask, shape = how
         order, own = layout.own_width(ptr, shape, width)
         key = (shape, order)
-        if own > wanted.get(key, 0):
+        have = wanted.get(key, 0)
+        if own > have:
             wanted[key] = own
+        if wanted.__class__ is Wanted and wanted.asked is not None:
+            wanted.ask(key, own, have)
         n = self.n
         n[kind + "s"] += view.rows * copies
         n[kind + "_bytes"] += view.kept() * width * copies
@@ -1057,6 +1090,15 @@ class Tally:
             entry[1] += trips
             entry[2] += nbytes
 
+    def adopt(self, other: Tally):
+        """Add another tally's counts into this one, as :meth:`merge` does, but leave its loads, conversions and
+        reductions to be counted when this tally's are (``_settle``), under the layouts then known."""
+        planned, moves = other._planned, other._moves
+        other._planned, other._moves = [], []
+        self.merge(other)
+        self._planned += planned
+        self._moves += moves
+
     def result(self, per_program: dict | None = None, dram_sectors: dict | None = None,
                specialization: dict | None = None, launch: dict | None = None) -> TritonCounts:
         """The frozen counts (``launch``: the launch's grid, shown on them)."""
@@ -1159,6 +1201,18 @@ class Touched:
         """The ids ``first[i] … end[i] − 1`` of every run, one after another."""
         count = end - first
         return np.repeat(first - (np.cumsum(count) - count), count) + np.arange(int(count.sum()), dtype=np.int64)
+
+    def snapshot(self):
+        """What :meth:`restore` returns to: every array's marks as they are now (copies of the bitmaps; a record
+        without ``first_touch``, whose steps undone use :meth:`checkpoint`)."""
+        maps = {k: (name, None if bitmap is None else bitmap.copy(), n) for k, (name, bitmap, n) in self._maps.items()}
+        return maps, {k: len(runs) for k, runs in self._runs.items()}
+
+    def restore(self, snap):
+        """Unmark every sector marked since :meth:`snapshot` gave ``snap``."""
+        maps, runs = snap
+        self._maps = maps
+        self._runs = {k: v[:runs[k]] for k, v in self._runs.items() if k in runs}
 
     def _bitmap(self, name: str, flat: np.ndarray) -> np.ndarray:
         key = flat.__array_interface__["data"][0]

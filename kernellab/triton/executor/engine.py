@@ -5,6 +5,9 @@ program axis). The vectorised path is tried first when the front end allows it; 
 anything — its programs diverge in Python control flow, an access is out of bounds, any error — every
 array the batch stored to is restored and the batch reruns program by program, in launch order (x
 fastest), so results, errors and counts are exactly those of running the programs one after another.
+A batch whose programs diverge where each program's value is known (a loop bound, a branch) reruns
+instead in groups of programs that agree (:mod:`kernellab.triton.executor.groups`, which says why the
+results are the same), when the policy allows.
 The rerun happens after the failed attempt is discarded, so an error is reported once, by the program
 that raised it, with a traceback that ends at the kernel's line (``kernellab.tracebacks``).
 """
@@ -22,12 +25,13 @@ from ...lines import LineFinder, tally_factory
 from ...record import launched
 from ...tracebacks import user_traceback
 from .. import launches
-from . import sampling
-from .counts import Tally, Touched, TritonCounts
+from . import groups, sampling
+from .counts import Tally, Touched, TritonCounts, Wanted
 from .policy import Policy, active
-from .program import _CURRENT, Program, Reorder, SplitLocks, SplitTail, pid_table
+from .program import _CURRENT, Divergence, Program, Reorder, SplitLocks, SplitTail, pid_table
 
 BATCH = 4096  # programs per vectorised step: bounds memory to ~BATCH × block elements per value
+SETTLE = 64  # programs run one by one between countings of their loads under the layouts known so far
 
 
 class Launch:
@@ -41,7 +45,7 @@ class Launch:
                  new_tally, num_warps: int, addresses: dict | None, hints: dict, policy: Policy, hook=None):
         self.kernel, self.body, self.grid, self.names = kernel, body, grid, names
         self.touched, self.new_tally, self.num_warps, self.addresses = touched, new_tally, num_warps, addresses
-        self.wanted: dict = {}  # what the launch's accesses ask of the layouts (see Tally.planned)
+        self.wanted = Wanted()  # what the launch's accesses ask of the layouts (see Tally.planned)
         self.hints, self.policy, self.hook = hints, policy, hook
 
     def program(self, pids: np.ndarray, tally: Tally, journal=None, defer: bool = False) -> Program:
@@ -76,24 +80,28 @@ def _one_by_one(launch: Launch, pids: np.ndarray, tally, per_program: dict | Non
                 raise
             raise err from exc.__cause__
         own.n["programs"] += 1
-        if per_program is None and row % 64 == 63:
+        if per_program is None and row % SETTLE == SETTLE - 1:
             own._settle()  # the loads of a long launch, under the layouts the kernel's accesses settled on
         if per_program is not None:
             per_program[tuple(int(v) for v in pids[row])] = own.result()
             tally.merge(own)
 
 
-def _batch(launch: Launch, chunk: np.ndarray) -> Program | SplitTail | SplitLocks | None:
+def _batch(launch: Launch, chunk: np.ndarray, claims: np.ndarray | None = None
+           ) -> Program | SplitTail | SplitLocks | Divergence | None:
     """Run ``chunk`` as one vectorised step: the step's Program when it ran, None when it failed (undone),
     :class:`SplitTail` when it should run as two steps, :class:`SplitLocks` when its programs share spin locks
-    (undone).
+    (undone), a :class:`Divergence` with each program's ``keys`` when they diverged where those are known (undone).
 
     The step defers its stores when the launch's policy and ``hints["defer"]`` allow; a step that cannot
     (:class:`Reorder`) reruns storing at once, and sets that hint for the launch's later steps and the
-    kernel's later launches.
+    kernel's later launches. ``claims``: the step is one group of a diverging step, the positions of its programs
+    in that step; it records what they touch (:class:`~kernellab.triton.executor.groups.Claims`).
     """
     hints = launch.hints
     batch = launch.program(chunk, launch.new_tally(), journal=[], defer=launch.policy.defer and hints["defer"])
+    if claims is not None:
+        batch.claims = groups.Claims(claims)
     touched = launch.touched
     mark = touched.checkpoint()  # lines=True: the sectors the step touches first are unmarked if it is undone
     try:
@@ -102,15 +110,16 @@ def _batch(launch: Launch, chunk: np.ndarray) -> Program | SplitTail | SplitLock
         batch.undo()
         touched.rollback(mark)
         hints["defer"] = False
-        return _batch(launch, chunk)
+        return _batch(launch, chunk, claims)
     except (SplitTail, SplitLocks) as split:
         batch.undo()
         touched.rollback(mark)
         return split
-    except Exception:  # rerun by the caller, outside this handler: no chained second traceback
+    except Exception as exc:  # rerun by the caller, outside this handler: no chained second traceback
         batch.undo()
         touched.rollback(mark)
-        return None
+        keys = exc.keys if exc.__class__ is Divergence else None
+        return None if keys is None else Divergence(keys)
     batch.flush()
     batch.tally.add_rounds(batch.rounds, batch.dot_rounds, batch.P)
     return batch
@@ -170,6 +179,9 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     launch = Launch(kernel, body, tuple(g), names, Touched(first_touch=lines is not None), new_tally, num_warps,
                     addresses, hints, active() if policy is None else policy, hook)
     vectorize = vectorize and launch.policy.batch and not per_program
+    # a diverging step in groups (kernellab.triton.executor.groups): not where the order of first touches counts
+    # (lines) or a hook records the steps
+    grouping = launch.policy.groups and lines is None and hook is None
     # the launch's tally: a vectorised launch's first step's own (made only when no step gives one)
     tally = new_tally() if not vectorize else None
     breakdown = {} if per_program else None
@@ -194,17 +206,28 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
                         rest = np.concatenate([chunk[k:]] + [pids[c] if c.__class__ is slice else c
                                                              for c in chunks[::-1]])
                         chunks = [rest[i:i + k] for i in range(0, len(rest), k)][::-1] + [chunk[:k]]
-                    elif batch is None:
-                        if fresh:
-                            tally, fresh = new_tally(), False
-                        _one_by_one(launch, chunk, tally, None)
                     else:
-                        batch.tally.n["programs"] += len(chunk)
-                        if fresh:  # the launch's first step: its tally becomes the launch's (no merge)
-                            batch.tally._settle()  # its loads under the layouts so far, as a merge would
-                            tally, fresh = batch.tally, False
-                        else:
-                            tally.merge(batch.tally)
+                        steps, adopt = [batch], False
+                        if batch is None or batch.__class__ is Divergence:  # in groups that agree, or one by one
+                            adopt = len(chunk) < SETTLE  # counted as the one-by-one run would: when the launch's are
+                            steps = groups.run(launch, chunk, batch.keys, _batch, not adopt) if (
+                                batch and grouping) else None
+                        if steps is None:
+                            if fresh:
+                                tally, fresh = new_tally(), False
+                            _one_by_one(launch, chunk, tally, None)
+                            continue
+                        for step in steps:
+                            step.tally.n["programs"] += step.P
+                            if adopt:
+                                if fresh:
+                                    tally, fresh = new_tally(), False
+                                tally.adopt(step.tally)
+                            elif fresh:  # the launch's first step: its tally becomes the launch's (no merge)
+                                step.tally._settle()  # its loads under the layouts so far, as a merge would
+                                tally, fresh = step.tally, False
+                            else:
+                                tally.merge(step.tally)
     except sampling.Locked:  # how many programs share each lock a sample cannot tell: run them all
         with sampling.full():
             return run(kernel, body, grid, names, vectorize=vectorize, hints=hints, lines=lines, num_warps=num_warps,

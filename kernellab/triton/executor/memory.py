@@ -136,6 +136,8 @@ def load(prog: Program, flat: np.ndarray, view: View, other=None, how=None, lend
         view = _plain(view)
     prog.before_load(flat)
     _place(prog, "load", flat, view, how)
+    if prog.claims is not None:  # one group of a diverging step: the elements each of its programs may read
+        prog.claims.access(prog.address(flat), flat.itemsize, view, False)
     starts = view.starts()
     if starts is not None:
         k = view.prefix()
@@ -176,6 +178,8 @@ def store(prog: Program, flat: np.ndarray, view: View, value, how=None):
         view = View(view.base, np.full(rows_v, s, np.int64) if s.__class__ is not np.ndarray else
                     np.broadcast_to(s, (rows_v,)), view.keep)
     _place(prog, "store", flat, view, how)
+    if prog.claims is not None:  # one group of a diverging step: the elements each of its programs may write
+        prog.claims.access(prog.address(flat), flat.itemsize, view, True)
     rows, shape = view.rows, view.shape
     starts = view.starts()
     k = None if starts is None else view.prefix()

@@ -12,7 +12,7 @@ its :class:`~kernellab.triton.executor.program.Program` steps to the end.
 Examples
 --------
 >>> Policy().structured, Policy.reference()
-(True, Policy(structured=False, closed_forms=False, defer=False, batch=False))
+(True, Policy(structured=False, closed_forms=False, defer=False, batch=False, groups=False))
 >>> with using(Policy.reference()):
 ...     active().defer
 False
@@ -42,11 +42,14 @@ class Policy:
     # the programs run a batch at a time, every value carrying a leading axis over the batch (a batch that
     # cannot is undone and rerun program by program; see kernellab.triton.executor.engine)
     batch: bool = True
+    # a batch whose programs diverge in Python control flow reruns in groups of programs that agree, not program
+    # by program (kernellab.triton.executor.groups)
+    groups: bool = True
 
     @classmethod
     def reference(cls) -> Policy:
         """The policy that takes no shortcut: what every other policy is tested against."""
-        return cls(structured=False, closed_forms=False, defer=False, batch=False)
+        return cls(structured=False, closed_forms=False, defer=False, batch=False, groups=False)
 
 
 DEFAULT = Policy()

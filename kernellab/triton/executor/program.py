@@ -25,7 +25,13 @@ from .policy import DEFAULT, Policy
 
 
 class Divergence(Exception):
-    """Raised when programs of a batch would take different Python paths; the batch reruns one by one."""
+    """Raised when programs of a batch would take different Python paths. ``keys``: when known, what each program
+    of the step decides by, ``(P,)`` (a loop bound, a branch's truth value): the step then reruns in groups of
+    programs with equal keys (:mod:`kernellab.triton.executor.groups`), else program by program."""
+
+    def __init__(self, keys: np.ndarray | None = None):
+        super().__init__()
+        self.keys = keys
 
 
 class SplitTail(Exception):
@@ -94,7 +100,7 @@ class Program:
 
     __slots__ = ("kernel", "grid", "pids", "P", "tally", "names", "journal", "_pid_cols", "failed_cas", "touched",
                  "deferred", "_lent", "_stored", "_addresses", "num_warps", "wanted", "policy", "hook", "loops",
-                 "epoch", "rounds", "dot_rounds", "lock", "_whole", "live")
+                 "epoch", "rounds", "dot_rounds", "lock", "_whole", "live", "claims")
 
     def __init__(self, kernel: str, grid, pids: np.ndarray, tally: Tally, names: dict, journal=None,
                  touched: Touched | None = None, defer: bool = False, num_warps: int = 4, wanted: dict | None = None,
@@ -125,6 +131,8 @@ class Program:
         self.dot_rounds = 0  # those whose first use was a tl.dot operand
         self.lock = None  # the critical section the program is in (kernellab.triton.executor.locks.Section)
         self.live = Live(num_warps)  # the step's values and their last uses (kernellab.triton.executor.liveness)
+        # what the step reads and writes, when it runs one group of a diverging step (groups.Claims), else None
+        self.claims = None
 
     def address(self, flat: np.ndarray) -> int:
         """The address of ``flat``'s data (looked up once per array object and step)."""
@@ -171,10 +179,17 @@ class Program:
     def before_store(self, flat: np.ndarray, span=None):
         """Keep what a store at once is about to change in ``flat`` (when journaling): the elements ``span``,
         ``(lo, hi)`` or a function that gives it, which the store writes nothing outside of (None: anywhere).
+        An atomic calls it (it reads and writes ``flat``: a group of a diverging step claims the whole array).
 
         A step that defers its stores cannot change at once an array it lent or has a store pending
         for (an atomic): :class:`Reorder`.
         """
+        if self.claims is not None:
+            self.claims.atomic(self.address(flat), flat.nbytes)
+        self._before_store(flat, span)
+
+    def _before_store(self, flat: np.ndarray, span=None):
+        """:meth:`before_store` of a plain store (:meth:`write`)."""
         self._storing(flat)
         if self.deferred is not None:
             key = self.address(flat)
@@ -230,20 +245,24 @@ class Program:
         may share memory with an array an earlier deferred store changes is a :class:`Reorder`.
         """
         if self.deferred is None:
-            self.before_store(flat, span)
+            self._before_store(flat, span)
             apply()
             return
         self._storing(flat)
-        for earlier, _apply in self.deferred:
+        for earlier, _apply, _span in self.deferred:
             if any(np.may_share_memory(source, earlier) for source in sources):
                 raise Reorder
         sampling.before_store(flat, self.address(flat))
-        self.deferred.append((flat, apply))
+        self.deferred.append((flat, apply, span))
         self._stored.add(self.address(flat))
 
     def flush(self):
-        """Apply the deferred stores, in program order."""
-        for _flat, apply in self.deferred or ():
+        """Apply the deferred stores, in program order; journaled first when the step runs one group of a
+        diverging step (``claims``), which a later group may still undo (:mod:`kernellab.triton.executor.groups`)."""
+        keep = self.claims is not None and self.journal is not None
+        for flat, apply, span in self.deferred or ():
+            if keep and id(flat) not in self._whole:
+                self._keep(flat, span)
             apply()
         self.deferred = [] if self.deferred is not None else None
 

@@ -8,7 +8,7 @@ int64 element offsets into one array. Arithmetic follows Triton's promotion rule
 
 Python control flow on a scalar (``if``, ``range``, ``min``) asks for its single value: when the
 programs of a batch disagree, :class:`~kernellab.triton.executor.program.Divergence` makes the launcher rerun
-them one by one.
+them in groups that agree (:mod:`kernellab.triton.executor.groups`), or one by one.
 
 A value's ``data`` may be computed only when first read (``_lazy``): elementwise results, so that a
 store can compute them straight into its array, and — an optimisation of the memory layer — integer
@@ -468,7 +468,7 @@ class tensor:
     # widening casts only (tl.dot's operand conversion is hoisted through them), "trans" on its 2-D transpose
     # (tl.trans: a pipelined copy is read through a transposed view, ttg.memdesc_trans); unset on every other block
     __slots__ = ("_data", "dtype", "_shp", "_lazy", "_view", "_into", "_ax", "_lay", "_wide", "_loaded", "_ld",
-                 "_dep", "_lv", "_li", "__weakref__")
+                 "_dep", "_lv", "_li", "_tma", "__weakref__")
     __array_ufunc__ = None  # numpy defers to the reflected operators; np.exp(block) is a TypeError, as in Triton
     __hash__ = object.__hash__
 
@@ -498,6 +498,7 @@ class tensor:
         self._wide = None  # an fp16 block's values as float32 (or a function making them), for tl.dot
         self._ld = None  # a loaded block: (its step, the step's epoch when loaded), see kernellab.triton.executor.rounds
         self._dep = False  # computed from a tl.dot's result (kernellab.triton.executor.rounds.dependent)
+        self._tma = None  # a desc.load's tile: (its ld.shared a thread on sm_90, its line); kernellab.triton.language.tma
 
     @property
     def _shape(self) -> tuple:
@@ -556,8 +557,8 @@ class tensor:
                               "reduce it with tl.max / tl.sum first").format(
                 shape=list(self._shape), what=what))
         d = self.data
-        if d.shape[0] > 1 and (d != d[0]).any():
-            raise Divergence
+        if d.shape[0] > 1 and (d != d[0]).any():  # each program's truth value, or its value's bits
+            raise Divergence(d != 0 if what == "truth value" else d)
         return d[0].item()
 
     @kinds.host

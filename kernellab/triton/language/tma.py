@@ -11,36 +11,35 @@ from kernellab import lines
 
 from ..executor.program import current
 
-_LOADED: dict[int, tuple] = {}  # id of a desc.load's tile → (the tile, its ld.shared per thread on sm_90, its line)
-
 
 def loaded(t, n: int, prog) -> None:
-    """Note that ``t`` is a ``desc.load``'s tile, read into the registers with ``n`` ld.shared a thread."""
-    if len(_LOADED) > 64:
-        _LOADED.clear()
-    _LOADED[id(t)] = (t, n, lines.here(prog.tally))
+    """Note on ``t`` that it is a ``desc.load``'s tile, read into the registers with ``n`` ld.shared a thread.
+
+    The note is the tile's own (``t._tma``): it lasts as long as the tile, whatever else the launch loads (a
+    table of notes kept across steps and launches would tie the counts to how many tiles came before)."""
+    t._tma = (n, lines.here(prog.tally))
 
 
 def stored(t) -> tuple | None:
     """The note of ``t`` if it is a ``desc.load``'s tile, unchanged (a ``desc.store`` of it keeps it in shared
     memory), else None."""
-    note = _LOADED.get(id(t))
-    return note if note is not None and note[0] is t else None
+    return getattr(t, "_tma", None)
 
 
 def tma_tile(t) -> bool:
     """Whether ``t`` is a ``desc.load``'s tile, unchanged, that a ``wgmma`` then reads where the TMA copy
     left it in shared memory (sm_90): its loads into the registers are taken back (once)."""
-    note = _LOADED.pop(id(t), None)
-    if note is None or note[0] is not t:
+    note = getattr(t, "_tma", None)
+    if note is None:
         return False
+    t._tma = None
     give_back(current(), note)
     return True
 
 
 def give_back(prog, note) -> None:
-    """Take back the ld.shared a ``desc.load`` counted for its tile (``note``: tile, loads a thread, line),
-    on the load's own line when counting per line, so no line shows a negative count."""
-    args = (0, -note[1] * prog.num_warps * prog.P)
-    if not lines.take_back(prog.tally, note[2], "shared_sm90", *args):
+    """Take back the ld.shared a ``desc.load`` counted for its tile (``note``: loads a thread, line), on the
+    load's own line when counting per line, so no line shows a negative count."""
+    args = (0, -note[0] * prog.num_warps * prog.P)
+    if not lines.take_back(prog.tally, note[1], "shared_sm90", *args):
         prog.tally.shared_sm90(*args)
