@@ -313,8 +313,9 @@ class View:
         return View(self.base, self.shift + shift, self.keep)
 
     def masked(self, keep) -> View:
-        """This view keeping the lanes ``keep`` (see the class; a bool block that keeps every lane is None)."""
-        if keep is not None and keep.dtype == bool and keep.all():
+        """This view keeping the lanes ``keep`` (see the class; a bool block, or a prefix, that keeps every lane
+        is None)."""
+        if keep is not None and (keep.all() if keep.dtype == bool else int(keep.min()) >= self.numel):
             keep = None
         return View(self.base, self.shift, keep)
 

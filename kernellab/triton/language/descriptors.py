@@ -60,16 +60,20 @@ def _tile(base: pointer, shape, strides, offsets, block_shape, checked):
     kept as a strided :class:`~kernellab.triton.executor.view.View` where every program has the same strides."""
     nd = len(block_shape)
     rows = max([1] + [a.shape[0] for a in (*shape, *strides, *offsets)] + [base.data.shape[0]])
+    structured = _structured() and all(st.shape[0] == 1 for st in strides)
+    # every program's tile inside the tensor in each dimension checked: 0 <= offset and offset + B <= shape
+    inside = structured and all(bool(((offsets[d] >= 0) & (offsets[d] + block_shape[d] <= shape[d])).all())
+                                for d in checked)
     mask = None
     idxs = []
-    for d in range(nd):
+    for d in range(0 if inside else nd):
         idx = offsets[d].reshape(-1, *(1,) * nd) + np.arange(block_shape[d]).reshape(
             (1,) + (1,) * d + (block_shape[d],) + (1,) * (nd - d - 1))
         idxs.append(idx)
         if d in checked:
             ok = (idx >= 0) & (idx < shape[d].reshape(-1, *(1,) * nd))
             mask = ok if mask is None else mask & ok
-    if _structured() and all(st.shape[0] == 1 for st in strides):  # each program's tile: a start and strides
+    if structured:  # each program's tile: a start and strides
         start = base.data.astype(np.int64).reshape(-1)
         for d in range(nd):
             start = start + offsets[d].reshape(-1) * strides[d][0]
@@ -82,8 +86,22 @@ def _tile(base: pointer, shape, strides, offsets, block_shape, checked):
         for d in range(nd):
             offs = offs + idxs[d] * strides[d].reshape(-1, *(1,) * nd)
         ptr = pointer(base.flat, offs, tuple(block_shape), elem=base.dtype.element_ty)
+    if inside and checked:
+        return ptr, _every_lane(rows, tuple(block_shape))
     m = None if mask is None else tensor(np.broadcast_to(mask, (rows, *block_shape)), T.int1, tuple(block_shape))
     return ptr, m
+
+
+def _every_lane(rows: int, block_shape: tuple) -> tensor:
+    """The mask of a tile every lane of which is inside the tensor, in ``rows`` programs: kept as the prefix of
+    all its lanes (a load through it moves the tile as an unmasked one), its values made only if read."""
+    n = int(np.prod(block_shape, dtype=np.int64))
+    m = tensor(None, T.int1, block_shape)
+    m._lazy = lambda: np.ones((rows, *block_shape), bool)
+    keep = np.full(rows, n, np.int64)
+    keep.flags.writeable = False
+    m._view = View(Base(rows=rows, shape=block_shape, starts=None, lines=None), 0, keep)
+    return m
 
 
 def _tile_facts(base: pointer, shape_f, strides_f, offsets_f, block_shape: tuple, checked=None):
@@ -339,6 +357,9 @@ def _inside_bytes(ptr: pointer, mask, programs: int) -> int:
     """The bytes of a tile's elements inside the tensor, over ``programs`` programs (what a TMA copy moves)."""
     if mask is None:
         return int(np.prod(ptr._shape, dtype=np.int64)) * ptr.flat.itemsize * programs
+    kept = mask._view
+    if kept is not None and kept.keep is not None and kept.keep.dtype != bool:  # each program's first lanes
+        return int(kept.keep.sum()) * (programs // kept.keep.size) * ptr.flat.itemsize
     data = np.asarray(mask.data)
     return int(np.count_nonzero(data)) * (programs // max(data.shape[0], 1)) * ptr.flat.itemsize
 
