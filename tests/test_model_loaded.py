@@ -11,7 +11,7 @@ import pytest
 
 from kernellab import Counts, predict
 from kernellab.errors import ModelWarning
-from kernellab.model.loaded import loaded_time, queueing_curve, queueing_delay
+from kernellab.model.loaded import STREAM_SCALE, loaded_time, queueing_curve, queueing_delay
 from kernellab.simt import launch
 from kernellab.specs import H100, PERF_H100
 
@@ -45,6 +45,28 @@ def test_curve_keeps_only_rows_where_bandwidth_grew():
     assert len(curve) == 17
     assert curve[-1][0] == 1.0
     assert curve[-1][1] == pytest.approx(753.87 * NS, abs=0.01 * NS)
+
+
+@pytest.mark.parametrize(("gpu", "sms", "rows", "threads", "gbs", "weighted"), [
+    ("gh200", 132, 39, 4_532_352, 69_463, 1_846_865),
+    ("a100_80", 108, 39, 3_708_288, 43_733, 1_128_111),
+    ("a40", 84, 31, 1_658_496, 15_540, 300_232),
+])
+def test_the_table_is_gpu_stream_s_scale_column_row_for_row(gpu, sms, rows, threads, gbs, weighted):
+    # Every curve point above is read off these rows, so each row is checked against the published files
+    # (gpu-benches gpu-stream/<gpu>.txt; the same rows in RRZE-HPC's and in the fork xxrjun/gpu-benches@977b087):
+    # the row count, the sum of the threads column, of the scale column and of row number × scale, each summed from
+    # the file itself (awk 'NR>1 {n++; t+=$2; b+=$9; w+=n*$9} END {print n, t, b, w}' <gpu>.txt), so a digit
+    # changed anywhere in the table, or two rows swapped, fails. The threads column is blocks × block size × SMs,
+    # with block sizes 16, 32, …, 1024 threads: a multiple of 16 × the SM count (GH200 132, A100 108, A40 84; the
+    # first rows 16 × 132 = 2112, 16 × 108 = 1728, 16 × 84 = 1344).
+    table = STREAM_SCALE[gpu]
+    assert len(table) == rows
+    assert sum(t for t, _ in table) == threads
+    assert sum(b for _, b in table) == gbs
+    assert sum(i * b for i, (_, b) in enumerate(table, 1)) == weighted
+    assert table[0][0] == 16 * sms
+    assert all(t % (16 * sms) == 0 for t, _ in table)
 
 
 def test_delay_interpolates_between_rows_and_stops_at_the_ends():
@@ -104,6 +126,19 @@ def test_few_sms_wait_for_loaded_round_trips():
     assert q["estimate_bound"] == "DRAM"
     assert q["estimate_time"] == pytest.approx(2**29 / SUSTAINED_H100 + L0_H100, rel=1e-12)
     assert p["estimate_time"] / q["estimate_time"] == pytest.approx(1.684, abs=0.001)
+
+
+def test_a_dram_bound_launch_s_round_trip_is_read_at_dram_s_own_time():
+    # all 132 SMs, 124 passes: the longest other term, DRAM + the first round trip = 201.966 + 0.347 = 202.313 µs,
+    # sets the time, so the round trip is read at ρ = 201.966 ÷ 202.313 = 0.998282 (not at 1, the utilisation of any
+    # shorter time). Between the GH200's last two points, (3155 ÷ 3174 = 0.994014, 261888 × 8 B ÷ 1577.5 GB/s −
+    # 553.97 ns = 774.149 ns) and (1, 270336 × 8 ÷ 1587 − 553.97 = 808.785 ns): 774.149 + 0.004269 ÷ 0.005986 ×
+    # 34.636 = 798.848 ns of queueing; the round trip 347.475 + 798.848 = 1146.322 ns (1156.26 at ρ = 1), the path
+    # 124 × 1146.322 ns = 142.144 µs
+    q = predict(_stream(132, 124), H100, timer="stream")
+    assert q["estimate_bound"] == "DRAM"
+    assert q["t_round"] == pytest.approx(1146.322 * NS, abs=0.001 * NS)
+    assert q["t_latency_path"] == pytest.approx(142.144e-6, abs=0.001e-6)
 
 
 def test_warm_l2_hits_do_not_queue_at_dram():
