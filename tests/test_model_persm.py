@@ -486,6 +486,23 @@ def test_the_later_programs_alone_on_an_sm_wait_this_launchs_loaded_round_trip()
     assert p["t_starts"] * 1e9 == pytest.approx(347.47 + 2 * 732.89, abs=0.02)
 
 
+def test_programs_alone_on_an_sm_that_mostly_wait_for_their_first_loads_are_latency_bound():
+    # 3 × 132 programs of 4 warps, each one load (4 sectors) and nothing else, 3 stages × 64 KB of tiles: one
+    # program a SM, so the three on an SM each wait an unloaded round trip in turn, t_starts = 3 × 347.47 ns =
+    # 1042.42 ns, beside work of at most 3 × 4 warp instructions = 12 cycles = 6.06 ns. The pipes' term is that work +
+    # the starts, and its waits (1042.42 ns) outweigh the rest (≤ 6.06 ns): the round trips bind, "latency"
+    n = 3 * 132
+    counts = TritonCounts(programs=n, load_requests=n, load_sectors=n * 4, load_lines=n, load_bytes=n * 128,
+                          launch={"grid": (n, 1, 1), "num_warps": 4, "rounds": 1.0, "dot_rounds": 0.0,
+                                  "num_stages": 3, "dot_tile_bytes": 64 * 1024})
+    p = _quiet_predict(counts)
+    L = 688 / 1.98e9
+    assert (p["per_sm"], p["resident"]) == (3, 1)
+    assert p["t_starts"] == pytest.approx(3 * L) and p["t_fill"] == pytest.approx(L)
+    assert 0 < p["estimate_time"] - p["t_starts"] <= 12 / 1.98e9
+    assert p["estimate_bound"] == "latency"
+
+
 def test_the_pipelined_term_is_named_in_both_languages(monkeypatch):
     from kernellab.model import estimate_label
 

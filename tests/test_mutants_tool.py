@@ -147,3 +147,33 @@ def test_a_kill_by_a_test_that_fails_without_the_mutant_stops_the_run(repo):
         assert (where / ONE).read_bytes() == source  # the copy is left unmutated
     finally:
         shutil.rmtree(where)
+
+
+def test_a_line_run_in_a_module_fixture_s_setup_is_tried_against_its_whole_file(repo):
+    # pytest-cov names a context "<test id>|<phase>". A module-scoped fixture runs once, in the setup of the file's
+    # first test that asks for it, so coverage.py credits its lines to that test alone; the file's later tests
+    # read what it made. f's `+ → -` gives f(1) = 0: test_first (value ≥ 0) passes, test_second (value == 2) fails.
+    assert mutants._selectors("tests/test_one.py::test_first|setup") == ["tests/test_one.py::test_first",
+                                                                         "tests/test_one.py"]
+    assert mutants._selectors("tests/test_one.py::test_first|run") == ["tests/test_one.py::test_first"]
+    assert mutants._selectors("") == [""]  # at import, outside any test
+    (repo / "kernellab" / "__init__.py").write_text("")
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_one.py").write_text(
+        "import pytest\n\nfrom kernellab.one import f\n\n\n"
+        "@pytest.fixture(scope='module')\ndef value():\n    return f(1)\n\n\n"
+        "def test_first(value):\n    assert value >= 0\n\n\n"
+        "def test_second(value):\n    assert value == 2\n")
+    m = mutants.mutants_of(ONE)[0]
+    assert m.what == "+ → -"
+    source = (repo / ONE).read_bytes()
+    where = mutants._scratch()
+    try:
+        credited = mutants._selectors("tests/test_one.py::test_first|setup")
+        got = mutants.run_one(m, where, source, {m.stmt: credited}, 60, 1, proven=set())
+        assert got == ("killed", "covering tests: tests/test_one.py::test_second")
+        # credited to the first test alone (as before), the mutant survives: what the file's selector mends
+        alone = mutants.run_one(m, where, source, {m.stmt: ["tests/test_one.py::test_first"]}, 60, 2, proven=set())
+        assert alone == ("survived", "covering tests")
+    finally:
+        shutil.rmtree(where)
