@@ -78,12 +78,13 @@ def test_shared_memory_and_registers_limit_the_programs_resident_at_once():
     assert distribute(H100, 4 * 132, 128, regs=255).resident == 2
 
 
-def test_a_distribution_without_shared_memory_reserves_only_the_runtime_s_kilobyte():
-    # no smem given: none, so the carve-out holds 164 KB ÷ (0 + 1 KB reserved) = 167936 // 1024 = 164 programs on
-    # the A100 and 233472 // 1024 = 228 on the H100 (one byte more a program would give 167936 // 1025 = 163);
-    # the warp slots, 64 ÷ 4 warps = 16 programs, and the default 32 registers, 65536 ÷ (32 × 32) = 64 warps ÷ 4 =
-    # 16, still bind
-    a, h = distribute(A100, 1, 128), distribute(H100, 1, 128)
+def test_a_distribution_without_threads_or_shared_memory_is_4_warps_and_the_runtime_s_kilobyte():
+    # no threads given: 128 = 4 warps (Triton's num_warps default, as launch_of's). No smem given: none, so the
+    # carve-out holds 164 KB ÷ (0 + 1 KB reserved) = 167936 // 1024 = 164 programs on the A100 and 233472 // 1024 =
+    # 228 on the H100 (one byte more a program would give 167936 // 1025 = 163); the warp slots, 64 ÷ 4 warps = 16
+    # programs, and the default 32 registers, 65536 ÷ (32 × 32) = 64 warps ÷ 4 = 16, still bind
+    a, h = distribute(A100, 1), distribute(H100, 1)
+    assert a.warps == h.warps == 4 and a.subpartitions == 4
     assert (a.occupancy.by_shared, h.occupancy.by_shared) == (164, 228)
     assert a.blocks_per_sm == h.blocks_per_sm == 16 and a.occupancy.limiters == ("threads", "registers")
 
