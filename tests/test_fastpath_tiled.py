@@ -253,13 +253,14 @@ def _copy_kernel(form):
              "2-D grid": lambda: (blk.by * blk.gdx + blk.bx) * blk.bdx + blk.tx,
              "stride 2": lambda: blk.bx * (2 * blk.bdx) + blk.tx * 2,
              "one past": lambda: blk.bx * blk.bdx + blk.tx + 1, "product": lambda: (blk.bx * 8) * (blk.tx % 2),
-             "masked": lambda: None}[form]()
+             "overlap": lambda: blk.bx * 16 + blk.tx, "squares": lambda: (blk.bx * blk.bx) * blk.bdx + blk.tx,
+             "offset 3": lambda: blk.bx * blk.bdx + (blk.tx + 3), "masked": lambda: None}[form]()
         if form == "masked":
             i = blk.bx * blk.bdx + blk.tx
             with blk.where(i < n):
                 blk.store(dst, i, blk.load(src, i))
             return
-        blk.store(dst, i, blk.load(src, i))
+        blk.store(dst, i, blk.load(src, i) + blk.bx * 1000)  # blocks that store one element: the last one's
     return copy
 
 
@@ -273,11 +274,14 @@ def _copy_kernel(form):
     ("bx*bdx+tx", 3, 64, np.int64, True), ("2-D grid", (3, 2), 32, np.float32, True),
     ("stride 2", 4, 32, np.float32, True), ("masked", 5, 32, np.float32, False),
     ("product", 5, 32, np.float32, False),  # bx · 8 · (tx mod 2): a product of the two parts, not a sum
+    # the rows of a strided view: blocks 16 elements apart overlap (the index, in lane order), blocks bx² · 32
+    # apart do not step evenly (the index), lanes from 3 on (a view from element 3)
+    ("overlap", 5, 32, np.float32, True), ("squares", 5, 32, np.float32, True), ("offset 3", 5, 32, np.float32, True),
 ])
 def test_an_index_a_blocks_part_plus_a_lanes_counts_as_the_first_block_moved(form, grid, threads, dtype, moved,
                                                                              monkeypatch):
     blocks = int(np.prod(grid))
-    n = blocks * threads * (2 if form == "stride 2" else 1)
+    n = blocks * threads * (2 if form == "stride 2" else 1) + {"squares": 16 * 32, "offset 3": 3}.get(form, 0)
     n_masked = n - threads // 2 - 1  # the mask cuts the last block
     made = []
     real = BlockMoves.__init__

@@ -527,7 +527,10 @@ class Block:
         chain = getattr(idx, "_chain", (0, 0))  # the dependent loads behind the address (simt.lanes)
         held_idx = idx if type(idx) is Tiled and idx.held else None  # its lanes never change: kept as they are
         act, lanes, warps, all_active = self._masks[-1] if mask is None else self._active(mask)
-        if not (type(idx) is np.ndarray and idx.dtype == np.int64 and idx.ndim == 1 and idx.shape[0] == self.n_threads):
+        # a held sum (bx · bdx + tx, int64, one per lane) is left unadded while the block moves may count it
+        summed = held_idx is not None and held_idx.sum_of is not None and vec == 1 and act is self._masks[0][0]
+        if not summed and not (type(idx) is np.ndarray and idx.dtype == np.int64 and idx.ndim == 1 and
+                               idx.shape[0] == self.n_threads):
             idx = self._index(idx)  # (the commonest index is taken as it is)
         m = 1 if idx.ndim == 1 else idx.shape[1]
         shared = isinstance(arr, SharedArray)
@@ -544,9 +547,11 @@ class Block:
         caller = sys._getframe(2)  # the kernel's line calling blk.load or blk.store: the site of a moved access
         site = (key, caller.f_code, caller.f_lasti)
         moved = None
-        if held_idx is not None and held_idx.sum_of is not None and not shared and vec == 1 and act is self._masks[0][0]:
+        if summed and not shared:
             moved = self._block_moves(held_idx.sum_of, act, offset, itemsize, size)
         if moved is None:
+            if summed:
+                idx, summed = self._index(idx), False
             moved = self._shifted_access(site, idx, act, size, shared)
         acc = None if moved is not None else self._seen_access(key, idx, act)
         repeated = acc is not None
@@ -598,6 +603,14 @@ class Block:
             elif not repeated:  # the same record again touches no sector for the first time
                 self._mem.mark(acc)
             flat_idx, storage = idx, g.flat
+            if summed:  # every block's lanes a row of a strided view of the array, or the sum added
+                rows = _strided_rows(storage, held_idx.sum_of) if all_active else None
+                if rows is not None:
+                    if op == "load":
+                        return self._loaded(rows.copy(), chain, shared, held=True)
+                    rows[...] = _rows_of(value, storage.dtype, rows.shape)
+                    return None
+                flat_idx = idx = plain(idx)
         if op == "load" and vec > 1 and _whole_vectors(storage, vec, arr.size if shared else 0, offset, itemsize):
             return self._loaded(self._load_vectors(storage, flat_idx, act, all_active, vec), chain, shared)
         if vec > 1:
@@ -967,6 +980,30 @@ class Block:
         self._position()
         _, lanes, warps, _ = self._masks[-1]
         self._note(kind, warps * per_thread, lanes * per_thread)
+
+
+def _strided_rows(storage: np.ndarray, sum_of: tuple) -> np.ndarray | None:
+    """``storage[by_block[b] + by_lane[l]]`` for every block ``b`` and lane ``l`` of a held sum (``sum_of``, in bounds),
+    as a (blocks, lanes) view of ``storage``, when both parts step evenly and the view's elements are distinct and
+    in order (a lane's step > 0, a block's ≥ lanes × it: ``bx * bdx + tx``); else None (an optimisation: no index
+    is made; tests/test_fastpath_tiled.py). A view, so a store writes every element once, as the index would."""
+    by_block, by_lane = sum_of[0].reshape(-1), sum_of[1].reshape(-1)
+    step_b = int(by_block[1] - by_block[0]) if by_block.size > 1 else 0
+    step_l = int(by_lane[1] - by_lane[0]) if by_lane.size > 1 else 0
+    if step_l <= 0 or step_b < by_lane.size * step_l:
+        return None
+    if not ((np.diff(by_block) == step_b).all() and (np.diff(by_lane) == step_l).all()):
+        return None
+    start, item = int(by_block[0] + by_lane[0]), storage.itemsize
+    return np.lib.stride_tricks.as_strided(storage[start:], (by_block.size, by_lane.size), (step_b * item, step_l * item))
+
+
+def _rows_of(value, dtype, shape: tuple) -> np.ndarray:
+    """A store's ``value`` (a number, a lanes array or a held value) converted to ``dtype`` as (blocks, lanes) rows."""
+    if type(value) is Tiled and value.held and value.ndim == 1:
+        return np.broadcast_to(cvt.astype(value._part, dtype), shape)
+    v = cvt.astype(plain(value), dtype)  # float → int: cvt.rzi
+    return v if v.ndim == 0 else np.broadcast_to(v, (shape[0] * shape[1],)).reshape(shape)
 
 
 def _whole_vectors(storage: np.ndarray, vec: int, block_size: int, offset: int, itemsize: int) -> bool:

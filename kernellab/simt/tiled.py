@@ -65,35 +65,51 @@ class Tiled(HeldLanes):
     counting as a :class:`~kernellab.simt.lanes.Lanes` into ``counter`` (None: a plain array) behind ``chain``.
     """
 
-    __slots__ = ("_part", "_blocks", "_lanes", "_counter", "_chain", "_cache", "_full", "sum_of")
+    __slots__ = ("_p", "_blocks", "_lanes", "_counter", "_chain", "_cache", "_full", "sum_of")
     __hash__ = None  # unhashable, as an array is
 
-    def __init__(self, part: np.ndarray, blocks: int, lanes_: int, counter=None, chain: tuple = (0, 0)):
-        part.flags.writeable = False  # a new array, this value's alone: nothing writes to it, ever
+    def __init__(self, part: np.ndarray | None, blocks: int, lanes_: int, counter=None, chain: tuple = (0, 0),
+                 sum_of: tuple | None = None):
+        if part is not None:
+            part.flags.writeable = False  # a new array, this value's alone: nothing writes to it, ever
         put = object.__setattr__
-        put(self, "_part", part)
+        put(self, "_p", part)  # None: the sum ``sum_of`` not added yet (see _part)
         put(self, "_blocks", blocks)
         put(self, "_lanes", lanes_)
         put(self, "_counter", counter)
         put(self, "_chain", chain)
         put(self, "_cache", None)  # the lanes' values, read-only, once the block needed them (expanded)
         put(self, "_full", None)  # the array this value has turned into, for good (full)
-        put(self, "sum_of", None)  # (a block's part, a lane's part) whose sum the part is, when made so (int64)
+        put(self, "sum_of", sum_of)  # (a block's part, a lane's part) whose sum the part is, when made so (int64)
+
+    @property
+    def _part(self) -> np.ndarray | None:
+        """The part (None once turned full); a sum (``sum_of``) is added when first asked for."""
+        p = self._p
+        if p is None and self._full is None:
+            p = np.add(*self.sum_of)
+            p.flags.writeable = False
+            object.__setattr__(self, "_p", p)
+        return p
 
     # --- what it is -------------------------------------------------------------------------------
     @property
     def shape(self) -> tuple:
         if self._full is not None:
             return self._full.shape
-        return (self._blocks * self._lanes, *self._part.shape[2:])
+        return (self._blocks * self._lanes, *(self._p.shape[2:] if self._p is not None else ()))
 
     @property
     def dtype(self) -> np.dtype:
-        return self._part.dtype if self._full is None else self._full.dtype
+        if self._full is not None:
+            return self._full.dtype
+        return self._p.dtype if self._p is not None else self.sum_of[0].dtype
 
     @property
     def ndim(self) -> int:
-        return self._part.ndim - 1 if self._full is None else self._full.ndim
+        if self._full is not None:
+            return self._full.ndim
+        return self._p.ndim - 1 if self._p is not None else 1
 
     @property
     def size(self) -> int:
@@ -140,7 +156,7 @@ class Tiled(HeldLanes):
         if self._full is None:
             arr = np.array(self.expanded(), copy=True)  # new memory: what the block kept of the held value stays
             self._full = arr if self._counter is None else lanes(arr, self._counter, self._chain)
-            self._part = self._cache = None
+            self._p = self._cache = None
         return self._full
 
     def __array__(self, dtype=None, copy=None):
@@ -268,8 +284,8 @@ def parts_of(operands) -> tuple | None:
             if x._full is not None:
                 return None
             if blocks is None:
-                blocks, lanes_, ndim = x._blocks, x._lanes, x._part.ndim
-            elif x._blocks != blocks or x._lanes != lanes_ or x._part.ndim != ndim:
+                blocks, lanes_, ndim = x._blocks, x._lanes, x.ndim + 1
+            elif x._blocks != blocks or x._lanes != lanes_ or x.ndim + 1 != ndim:
                 return None
     if blocks is None:
         return None
@@ -318,6 +334,13 @@ def _held_ufunc(ufunc, inputs):
     if got is None:
         return None
     parts, blocks, lanes_, counter, chain = got
+    if ufunc is np.add and len(parts) == 2 and blocks > 1 and all(
+            type(p) is np.ndarray and p.dtype == np.int64 and p.ndim == 2 for p in parts):
+        by_block, by_lane = sorted(parts, key=lambda p: p.shape[1])
+        if by_block.shape == (blocks, 1) and by_lane.shape == (1, lanes_):  # bx · bdx + tx: a sum, added when needed
+            if counter is not None:
+                count_ufunc(counter, ufunc.__name__, parts, np.dtype(np.int64), 1)
+            return Tiled(None, blocks, lanes_, counter, chain, sum_of=(by_block, by_lane))
     result = ufunc(*parts)
     first = result[0] if isinstance(result, tuple) else result
     if counter is not None:
@@ -325,13 +348,7 @@ def _held_ufunc(ufunc, inputs):
         count_ufunc(counter, ufunc.__name__, parts, first.dtype, per_lane)
     if isinstance(result, tuple):
         return tuple(held(r, blocks, lanes_, counter, chain) for r in result)
-    out = held(result, blocks, lanes_, counter, chain)
-    if ufunc is np.add and len(parts) == 2 and result.dtype == np.int64 and result.ndim == 2 and all(
-            type(p) is np.ndarray and p.dtype == np.int64 for p in parts):  # bx · bdx + tx: a sum, known as one
-        by_block, by_lane = sorted(parts, key=lambda p: p.shape[1])
-        if by_block.shape == (blocks, 1) and by_lane.shape == (1, lanes_):
-            out.sum_of = (by_block, by_lane)
-    return out
+    return held(result, blocks, lanes_, counter, chain)
 
 
 def plain(x):
