@@ -14,6 +14,7 @@ from kernellab.triton.executor import dtypes as T
 from kernellab.triton.executor import sampling
 from kernellab.triton.language import core
 
+LAZY = core._decoded  # the shortcut itself (the tests put the eager reference in its place)
 FORMATS = [T.bfloat16, T.float8e5, T.float8e4nv, T.float8e4b15, T.float8e4b8, T.float8e5b16]
 
 
@@ -154,6 +155,48 @@ def test_a_sampled_fp8_dot_decodes_nothing_and_counts_as_the_eager_reference(mon
     with sampling.sampled():
         ref = _fp8_dot[(16,)](a, b, c.copy(), K=64, BLOCK=16)
     assert fast == ref and len(calls) == 4  # the reference decodes 2 trips × (a, b) of the one vectorised step
+
+
+@triton.jit
+def _fp8_dot_t(a_ptr, bt_ptr, c_ptr, K: tl.constexpr, BLOCK: tl.constexpr):
+    # program p: c[p] = a[p] (BLOCK × K) @ bt.T, bt held as BLOCK × K rows (tutorial 06's fp8 k.T, v.T)
+    pid = tl.program_id(0)
+    a_ptr, bt_ptr = a_ptr.to(tl.pointer_type(tl.float8e5)), bt_ptr.to(tl.pointer_type(tl.float8e5))
+    r, k = tl.arange(0, BLOCK), tl.arange(0, K)
+    a = tl.load(a_ptr + pid * BLOCK * K + r[:, None] * K + k[None, :])
+    bt = tl.load(bt_ptr + r[:, None] * K + k[None, :])
+    acc = tl.dot(a, bt.T)
+    tl.store(c_ptr + pid * BLOCK * BLOCK + r[:, None] * BLOCK + r[None, :], acc)
+
+
+def test_a_transposed_fp8_tile_is_decoded_only_when_read(monkeypatch):
+    # 16 programs, BLOCK 16, K 64: full launch c = a @ btᵀ exactly (small integers, |·| ≤ 64 × 16 = 1024); a
+    # sampled launch (8 programs) transposes and decodes neither tile; both equal the eager reference
+    a, b, c = _dot_arrays()
+    bt = np.ascontiguousarray(b.T)  # (16, 64) bits
+    calls = []
+    decode = T.float_format.decode
+
+    def counting(self, bits):
+        calls.append(np.shape(bits))
+        return decode(self, bits)
+
+    runs = {}
+    for name, dec in (("lazy", core._decoded), ("eager", eager_decode)):
+        monkeypatch.setattr(core, "_decoded", dec)
+        cc = c.copy()
+        full = _fp8_dot_t[(16,)](a, bt, cc, K=64, BLOCK=16)
+        with sampling.sampled():
+            sampled = _fp8_dot_t[(16,)](a, bt, c.copy(), K=64, BLOCK=16)
+        runs[name] = (full, sampled, cc)
+    (lf, ls, lc), (ef, es, ec) = runs["lazy"], runs["eager"]
+    assert lf == ef and ls == es and lc.tobytes() == ec.tobytes()
+    assert np.array_equal(lc.reshape(16, 16, 16), T.float8e5.decode(a).reshape(16, 16, 64) @ T.float8e5.decode(b))
+    monkeypatch.setattr(core, "_decoded", LAZY)
+    monkeypatch.setattr(T.float_format, "decode", counting)
+    with sampling.sampled():
+        _fp8_dot_t[(16,)](a, bt, c.copy(), K=64, BLOCK=16)
+    assert calls == []
 
 
 @triton.jit

@@ -788,13 +788,29 @@ def ravel(x) -> tensor:
     return reshape(x, x.numel)
 
 
+def _transposed(x: tensor, axes: tuple, rows: int):
+    """A function giving ``x``'s values with its axes permuted to ``axes`` (program axis first), made when first
+    read; ``rows``: the programs it has values for, known without making it (a sampled ``tl.dot`` reads only that)."""
+    def transposed():
+        return x.data.transpose(axes)
+
+    transposed.rows = rows
+    return transposed
+
+
 @kinds.pure
 @_tensor_member_fn
 def trans(input, *dims) -> tensor:
     """Permute the axes (reverse them when ``dims`` is empty)."""
     x = input if isinstance(input, tensor) else _to_tensor(input)  # a view: not a use (kernellab.triton.executor.rounds)
     perm = _dims(dims) or tuple(builtins.range(len(x._shape)))[::-1]
-    out = tensor(x.data.transpose((0, *(p + 1 for p in perm))), x.dtype, tuple(x._shape[p] for p in perm))
+    axes, shape = (0, *(p + 1 for p in perm)), tuple(x._shape[p] for p in perm)
+    rows = getattr(x._lazy, "rows", None) if x._data is None else None
+    if rows is not None:  # bf16 / fp8 bits not yet decoded (tl.load): transposed when read, not for a sampled dot
+        out = tensor(None, x.dtype, shape)
+        out._lazy = _transposed(x, axes, rows)
+    else:
+        out = tensor(x.data.transpose(axes), x.dtype, shape)
     if x._lay is not None and tuple(perm) == (1, 0):
         out._lay = ("trans", x._lay)  # the same threads hold the same elements (kernellab.triton.compiler.convert.transposed)
         if getattr(x, "_loaded", False) is True:  # a dot reads a pipelined copy of it through a transposed view
