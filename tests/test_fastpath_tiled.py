@@ -471,7 +471,8 @@ def test_keeps_shape_is_numpys_broadcast(shape, other):
 
 
 def test_a_lanes_operand_leaves_the_ufunc_to_a_held_one():
-    # Lanes + Tiled: the Lanes answers NotImplemented and the held value computes and counts it, once
+    # Lanes + Tiled: the Lanes answers NotImplemented and the held value computes and counts it, once (every
+    # lane's: a Lanes)
     counted = []
 
     class Counter:
@@ -484,5 +485,5 @@ def test_a_lanes_operand_leaves_the_ufunc_to_a_held_one():
     a._counter = ctr
     t = Tiled(np.arange(32).reshape(1, 32), 2, 32, ctr)
     r = a + t
-    assert counted == [(("int", 1),)] and type(r) is Tiled and np.asarray(r).tolist() == (
+    assert counted == [(("int", 1),)] and type(r) is Lanes and np.asarray(r).tolist() == (
         np.arange(64) + np.arange(64) % 32).tolist()

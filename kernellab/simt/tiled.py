@@ -170,6 +170,9 @@ class Tiled(HeldLanes):
     # --- numpy's protocols ----------------------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
         if method == "__call__" and out is None and not kwargs and ufunc in EXACT_UFUNCS:
+            if self._p is not None and self.sum_of is not None and self._full is None and all(
+                    x is self or type(x) is not Tiled for x in inputs):  # a sum already added: its lanes array's ufunc
+                return ufunc(*(self._value() if x is self else x for x in inputs))
             got = _held_ufunc(ufunc, inputs)
             if got is not None:
                 return got
@@ -318,11 +321,10 @@ def parts_of(operands) -> tuple | None:
 
 
 def held(part: np.ndarray, blocks: int, lanes_: int, counter=None, chain: tuple = (0, 0)):
-    """A computed part (a new array) as the value it stands for: a :class:`Tiled`, also where the part is every lane's
-    (``bx * bdx + tx``): its lanes array then never changes, so the block keeps it for its record of repeated
-    accesses without copying it. A batch of one block: the lanes array (a view of ``part``; a Lanes when
-    ``counter`` is given)."""
-    if blocks == 1:
+    """A computed part (a new array) as the value it stands for: a :class:`Tiled` while it is the same in every block or
+    every lane of one, else its lanes array (a view of ``part``; a Lanes when ``counter`` is given), on which numpy
+    then computes directly. (A sum ``bx * bdx + tx`` is held unadded instead: see :func:`_held_ufunc`.)"""
+    if blocks == 1 or (part.shape[0] == blocks and part.shape[1] == lanes_):
         arr = part.reshape(blocks * lanes_, *part.shape[2:])
         return arr if counter is None else lanes(arr, counter, chain)
     return Tiled(part, blocks, lanes_, counter, chain)
