@@ -31,6 +31,12 @@ from test_fastpath_simt import same_counts
 N_MEM = 97  # elements of each memory array (prime: indices wrap round it unevenly)
 
 
+@pytest.fixture(autouse=True)
+def held_in_small_batches(monkeypatch):
+    """Every batch of two blocks or more holds its indices (the engine's threshold, 32 768 lanes, is for speed)."""
+    monkeypatch.setattr(block_mod, "TILED_MIN_LANES", 0)
+
+
 def _program(rng, steps: int) -> list:
     """A random kernel as a list of steps over three pools of values (ints, floats, bools), each refering to earlier
     values by position; the same list runs on both paths."""
@@ -311,6 +317,14 @@ def test_an_index_past_the_end_in_the_last_block_is_named_as_the_lanes_name_it(f
         errors.append((str(e.value), e.value.details))
     assert errors[0] == errors[1] and "block (4,0,0), thread (31,0,0)" in errors[0][0]
     assert f"[{size}] out of bounds (size {size})" in errors[0][0]
+
+
+def test_batches_below_the_threshold_spread_their_indices(monkeypatch):
+    # at the engine's threshold of 2**15 lanes: 31 blocks of 1024 threads (31 744 lanes) spread, 32 (32 768) hold
+    monkeypatch.setattr(block_mod, "TILED_MIN_LANES", 1 << 15)
+    made = {n: block_mod.Block("k", (64, 1, 1), (1024, 1, 1), 0, n, GlobalMemory({}, kernel="k"), Tally(), 49152)
+            for n in (31, 32)}
+    assert type(made[31].tx) is np.ndarray and type(made[32].tx) is Tiled and type(made[32].bx) is Tiled
 
 
 def test_indices_are_held_as_one_block_and_as_one_lane():

@@ -56,6 +56,9 @@ _LANE_TYPES = frozenset({np.ndarray, Lanes})  # lane values whose astype and in-
 #: what is computed from them while it is (:mod:`kernellab.simt.tiled`; an optimisation). False spreads every index
 #: over the batch's lanes, the reference (tests/test_fastpath_tiled.py).
 TILED = True
+#: The fewest lanes a batch holds its indices for: below, each is spread (an operation on a held value costs about
+#: 10 µs of Python, numpy about 0.5 ns a lane on a lanes array: they break even near 20 000 lanes).
+TILED_MIN_LANES = 1 << 15
 
 
 #: The Python numbers :meth:`Block.fma` converts to float32 first, as C converts ``fmaf``'s arguments.
@@ -139,7 +142,7 @@ class Block:
         t = np.arange(self._lanes_per_block, dtype=np.int64)
         b = np.arange(first_block, first_block + n_blocks, dtype=np.int64)
         lpb = self._lanes_per_block
-        if TILED and n_blocks > 1:
+        if TILED and n_blocks > 1 and n_blocks * lpb >= TILED_MIN_LANES:
             counter = self if auto else None
             def spread(v, tiles, repeats):
                 return Tiled(v.reshape(1, lpb) if tiles > 1 else v.reshape(n_blocks, 1), n_blocks, lpb, counter)
