@@ -56,8 +56,8 @@ _LANE_TYPES = frozenset({np.ndarray, Lanes})  # lane values whose astype and in-
 #: what is computed from them while it is (:mod:`kernellab.simt.tiled`; an optimisation). False spreads every index
 #: over the batch's lanes, the reference (tests/test_fastpath_tiled.py).
 TILED = True
-#: The fewest lanes a batch holds its indices for: below, each is spread (an operation on a held value costs about
-#: 10 µs of Python, numpy about 0.5 ns a lane on a lanes array: they break even near 20 000 lanes).
+#: The fewest lanes a batch holds its indices for, below which each is spread (an operation on a held value costs
+#: about 10 µs of Python, numpy about 0.5 ns a lane on a lanes array, so they break even near 20 000 lanes).
 TILED_MIN_LANES = 1 << 15
 
 

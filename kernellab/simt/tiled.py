@@ -323,7 +323,7 @@ def parts_of(operands) -> tuple | None:
 def held(part: np.ndarray, blocks: int, lanes_: int, counter=None, chain: tuple = (0, 0)):
     """A computed part (a new array) as the value it stands for: a :class:`Tiled` while it is the same in every block or
     every lane of one, else its lanes array (a view of ``part``; a Lanes when ``counter`` is given), on which numpy
-    then computes directly. (A sum ``bx * bdx + tx`` is held unadded instead: see :func:`_held_ufunc`.)"""
+    then computes directly. (A sum ``bx * bdx + tx`` is held unadded instead, by ``_held_ufunc``.)"""
     if blocks == 1 or (part.shape[0] == blocks and part.shape[1] == lanes_):
         arr = part.reshape(blocks * lanes_, *part.shape[2:])
         return arr if counter is None else lanes(arr, counter, chain)
