@@ -87,21 +87,20 @@ def _one_by_one(launch: Launch, pids: np.ndarray, tally, per_program: dict | Non
             tally.merge(own)
 
 
-def _batch(launch: Launch, chunk: np.ndarray, claims: np.ndarray | None = None
-           ) -> Program | SplitTail | SplitLocks | Divergence | None:
+def _batch(launch: Launch, chunk: np.ndarray, claims=None) -> Program | SplitTail | SplitLocks | Divergence | None:
     """Run ``chunk`` as one vectorised step: the step's Program when it ran, None when it failed (undone),
     :class:`SplitTail` when it should run as two steps, :class:`SplitLocks` when its programs share spin locks
     (undone), a :class:`Divergence` with each program's ``keys`` when they diverged where those are known (undone).
 
     The step defers its stores when the launch's policy and ``hints["defer"]`` allow; a step that cannot
     (:class:`Reorder`) reruns storing at once, and sets that hint for the launch's later steps and the
-    kernel's later launches. ``claims``: the step is one group of a diverging step, the positions of its programs
-    in that step; it records what they touch (:class:`~kernellab.triton.executor.groups.Claims`).
+    kernel's later launches. ``claims``: the step is one group of a diverging step, and records what its programs
+    touch in ``claims()`` (a :class:`~kernellab.triton.executor.groups.Claims`).
     """
     hints = launch.hints
     batch = launch.program(chunk, launch.new_tally(), journal=[], defer=launch.policy.defer and hints["defer"])
     if claims is not None:
-        batch.claims = groups.Claims(claims)
+        batch.claims = claims()
     touched = launch.touched
     mark = touched.checkpoint()  # lines=True: the sectors the step touches first are unmarked if it is undone
     try:

@@ -53,10 +53,11 @@ class Claims:
     each program (from its lowest offset to its highest, masked lanes included) and the program's position in
     the step (``SHARED`` when every program of the group reads the same offsets)."""
 
-    __slots__ = ("positions", "lo", "hi", "owner", "stored")
+    __slots__ = ("positions", "record", "lo", "hi", "owner", "stored")
 
-    def __init__(self, positions: np.ndarray):
+    def __init__(self, positions: np.ndarray, record: bool = True):
         self.positions = positions
+        self.record = record  # False: groups of one program in launch order, which need no check
         self.lo: list = []
         self.hi: list = []
         self.owner: list = []
@@ -65,12 +66,15 @@ class Claims:
     def access(self, address: int, itemsize: int, view, store: bool):
         """A load or a store through ``view`` (a :class:`~kernellab.triton.executor.view.View`) of the array at
         ``address`` of ``itemsize``-byte elements."""
+        if not self.record:
+            return
         lo, hi = row_extremes(view)
         self._add(address + lo * itemsize, address + (hi + 1) * itemsize, view.rows, store)
 
     def atomic(self, address: int, nbytes: int):
         """The group's atomics read and write the array at ``address`` (``nbytes`` long): all of it, each program."""
-        self._add(np.array([address], np.int64), np.array([address + nbytes], np.int64), 1, True)
+        if self.record:
+            self._add(np.array([address], np.int64), np.array([address + nbytes], np.int64), 1, True)
 
     def _add(self, lo: np.ndarray, hi: np.ndarray, rows: int, store: bool):
         owner = self.positions
@@ -167,7 +171,8 @@ def run(launch, chunk: np.ndarray, keys: np.ndarray, step, settles: bool) -> lis
     """Run the programs ``chunk`` of ``launch``, which diverged on ``keys``, in groups (see the module): the
     groups' steps in the order they ran, or None when the chunk must rerun program by program (every group
     undone, and what the launch recorded of them: the sectors it touched, the widths its accesses asked for).
-    ``step(launch, pids, claims=positions)`` runs one group as the engine's vectorised step does. ``settles``:
+    ``step(launch, pids, claims=make)`` runs one group as the engine's vectorised step does, recording what it
+    touches in ``make()`` (a :class:`Claims`). ``settles``:
     whether the program-by-program run would count loads under their layouts before the chunk ends (then the
     groups' tallies are merged, counted at once; else the engine adopts them, counted when the launch's are)."""
     queue = split(np.arange(len(chunk)), keys)
@@ -179,7 +184,7 @@ def run(launch, chunk: np.ndarray, keys: np.ndarray, step, settles: bool) -> lis
     try:
         while queue:
             pos = queue.pop(0)
-            got = step(launch, chunk[pos], claims=pos)
+            got = step(launch, chunk[pos], claims=lambda pos=pos: Claims(pos, not alone))
             if got.__class__ is Divergence and got.keys is not None and pos.size > 1:
                 queue[:0] = split(pos, got.keys)
                 continue
