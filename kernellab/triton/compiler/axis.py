@@ -133,7 +133,12 @@ def to_shape(info: AxisInfo, shape: tuple, to: tuple) -> AxisInfo:
 def hint(info: AxisInfo, kind: str, values) -> AxisInfo:
     """``tl.multiple_of`` (``kind="divisibility"``), ``tl.max_contiguous`` (``"contiguity"``) or
     ``tl.max_constancy`` (``"constancy"``): the hinted fact replaced by ``values``."""
-    values = tuple(int(v) for v in (values if isinstance(values, (tuple, list)) else (values,)))
+    return _hint(info, kind, tuple(int(v) for v in (values if isinstance(values, (tuple, list)) else (values,))))
+
+
+@lru_cache(maxsize=4096)
+def _hint(info: AxisInfo, kind: str, values: tuple) -> AxisInfo:
+    """:func:`hint`, remembered: a loop's hints ask again with the same facts at every step."""
     return info._replace(**{kind: values}, param=False)
 
 

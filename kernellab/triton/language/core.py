@@ -8,7 +8,6 @@ context variable the launcher sets, see :mod:`kernellab.triton.executor.program`
 from __future__ import annotations
 
 import builtins
-import copy
 import functools
 
 import numpy as np
@@ -160,9 +159,34 @@ def _hinted(input, values, kind: str):
     if len(vals) != builtins.max(1, len(input._shape)):  # the module's own max is tl.max
         raise ValueError(_("Shape of input to {hint} does not match the length of values").format(
             hint={"divisibility": "multiple_of", "contiguity": "max_contiguous", "constancy": "max_constancy"}[kind]))
-    out = copy.copy(input)  # the same value (and structure), with the hinted fact
+    out = _shallow(input)  # the same value (and structure), with the hinted fact
     out._ax = A.hint(facts(input), kind, vals)
     return out
+
+
+def _shallow(x: tensor) -> tensor:
+    """``copy.copy(x)`` of a block: a new object of its class holding the same attributes (its slots), made
+    without copy's reduce protocol (a loop's ``tl.multiple_of`` makes one at every step)."""
+    out = object.__new__(x.__class__)
+    for name in _slots(x.__class__):
+        try:
+            value = getattr(x, name)
+        except AttributeError:  # a slot never set
+            continue
+        setattr(out, name, value)
+    return out
+
+
+@functools.cache
+def _slots(cls) -> tuple:
+    """Every slot of ``cls`` and its bases but ``__weakref__`` and ``__dict__``, as ``copy.copy`` copies them."""
+    names = []
+    for klass in reversed(cls.__mro__):
+        slots = klass.__dict__.get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name not in ("__weakref__", "__dict__") and name not in names:
+                names.append(name)
+    return tuple(names)
 
 
 @kinds.pure
