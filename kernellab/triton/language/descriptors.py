@@ -77,7 +77,8 @@ def _tile(base: pointer, shape, strides, offsets, block_shape, checked):
         start = base.data.astype(np.int64).reshape(-1)
         for d in range(nd):
             start = start + offsets[d].reshape(-1) * strides[d][0]
-        start = np.broadcast_to(start, (rows,))
+        if start.shape[0] != rows:
+            start = np.broadcast_to(start, (rows,))
         view = View(Base.strided(start, tuple(block_shape), tuple(int(st[0]) for st in strides)))
         ptr = pointer(base.flat, None, tuple(block_shape), view, elem=base.dtype.element_ty)
         ptr._lazy = lambda: view.lanes()[0]
