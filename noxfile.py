@@ -221,7 +221,9 @@ def _html_in_parallel(session: nox.Session, site: Path, *extra: str, doctests: b
     return passed
 
 
-# sphinx-build's reading processes (the builds without the gallery), one a core, where there are two cores or more
+# pytest-xdist's workers, and sphinx-build's reading processes (the builds without the gallery), one a
+# core, where there are two cores or more
+XDIST = ("-n", "auto") if (os.cpu_count() or 1) >= 2 else ()
 JOBS = ("-j", "auto") if (os.cpu_count() or 1) >= 2 else ()
 
 
@@ -229,13 +231,10 @@ JOBS = ("-j", "auto") if (os.cpu_count() or 1) >= 2 else ()
 def tests(session: nox.Session) -> None:
     """Run the unit tests and the doctests in kernellab's docstrings (pytest; pass pytest options after --).
 
-    Without arguments, in one process, and the gallery scripts left out (``-m "not gallery"``): the default run
-    executes each in the strict docs build and runs its English download as a plain script with warnings as errors
-    (the downloads session), which is what tests/test_gallery.py checks. ``nox -s tests -- -m gallery`` runs them
-    here. One process, not pytest-xdist's one worker a core: on a 2-core machine the workers cost 11–25 % more CPU
-    (xdist's controller receiving every test's reports, the second worker's start-up and collection, five messages a
-    test), and where the cores are shared with other work they saved little wall time or none.
-    ``nox -s tests -- -n auto -m "not gallery"`` runs one worker a core.
+    Without arguments, one worker a core (pytest-xdist), and the gallery scripts left out
+    (``-m "not gallery"``): the default run executes each in the strict docs build and runs its English
+    download as a plain script with warnings as errors (the downloads session), which is what
+    tests/test_gallery.py checks. ``nox -s tests -- -m gallery`` runs them here.
 
     ``nox -s tests -- --cov`` (with or without other options) measures branch coverage of kernellab/ with
     coverage.py, in the tests' processes and the Python processes they start, and reports it per module;
@@ -243,7 +242,7 @@ def tests(session: nox.Session) -> None:
     """
     _install(session, "test")
     cov = [a for a in session.posargs if a.startswith("--cov")]
-    args = [a for a in session.posargs if not a.startswith("--cov")] or ["-m", "not gallery"]
+    args = [a for a in session.posargs if not a.startswith("--cov")] or [*XDIST, "-m", "not gallery"]
     env = {**ENV, "KERNELLAB_LANG": "en"}
     if not cov:
         session.run("pytest", *args, env=env)
