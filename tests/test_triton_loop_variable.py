@@ -111,6 +111,8 @@ def test_range_variable_has_an_induction_variables_divisibility(step, per_iterat
 
 @pytest.mark.parametrize("bounds, dtype, divisibility", [
     ((8,), "int32", 1),                    # 0 and 1: gcd(2^62, 1) = 1
+    ((0, 64), "int32", 1),                 # two bounds: the step is 1, gcd(2^62, 1) = 1
+    ((32, 64), "int32", 1),                # gcd(32, 1) = 1
     ((0, 64, 16), "int32", 16),            # gcd(2^62, 16) = 16
     ((16, 64, 32), "int32", 16),           # gcd(16, 32) = 16
     ((0, 2**31, 64), "uint32", 64),        # 2^31 in the kernel's code is uint32 (as an argument: int64)
