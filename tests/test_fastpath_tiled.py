@@ -354,6 +354,19 @@ def test_floats_are_computed_on_parts_only_where_numpy_runs_the_lanes_loop():
     assert np.asarray(tx + bx).tolist() == (np.arange(64) % 32 + np.repeat([0.5, 1.5], 32)).tolist()
 
 
+def test_pow_is_computed_on_the_lanes_not_on_parts():
+    # pow is no operation that rounds once (libm's or a SIMD loop's, whose element results may depend on where the
+    # element falls), so x ** y leaves the held form whatever the dtype, with every lane's value: 2 blocks of 4 lanes
+    tx = Tiled(np.arange(4, dtype=np.float32).reshape(1, 4) + np.float32(0.5), 2, 4)
+    y = tx ** np.float32(1.5)
+    assert type(y) is not Tiled
+    assert np.asarray(y).tolist() == np.tile((np.arange(4, dtype=np.float32) + np.float32(0.5)) ** np.float32(1.5),
+                                             2).tolist()
+    ti = Tiled(np.arange(4).reshape(1, 4), 2, 4)
+    assert type(ti ** 2) is not Tiled and np.asarray(ti ** 2).tolist() == [0, 1, 4, 9] * 2  # 0², 1², 2², 3² per block
+    assert type(ti * 2) is Tiled  # the exact ufuncs stay held
+
+
 def test_a_written_index_is_not_taken_for_the_access_it_was():
     # i = bx·32 + tx is kept by the block's record of repeated accesses as it is (held: it never changes). Written
     # to in place between two loads at one site it is a new index: the second load reads src[i + 1], and counts

@@ -47,14 +47,15 @@ from .lanes import HeldLanes, Lanes, count_ufunc, lanes
 #: The ufuncs computed on the parts, those whose result for an element depends on its operands' values alone,
 #: whatever the array's length, layout or the element's position (integer and logical operations, comparisons, the
 #: IEEE 754 operations that round once and the exact ones). Transcendental functions are left out, as numpy may
-#: compute them in vector code whose result for an element need not be the scalar code's.
+#: compute them in vector code whose result for an element need not be the scalar code's; ``np.power`` is one of them
+#: (libm's or SIMD ``pow``, not an operation that rounds once), so ``x ** y`` gives its lanes array.
 EXACT_UFUNCS = frozenset({
     np.add, np.subtract, np.multiply, np.true_divide, np.floor_divide, np.remainder, np.fmod, np.divmod,
     np.negative, np.positive, np.absolute, np.fabs, np.sqrt, np.square, np.reciprocal, np.minimum, np.maximum,
     np.fmin, np.fmax, np.copysign, np.sign, np.floor, np.ceil, np.trunc, np.rint, np.signbit, np.isnan, np.isinf,
     np.isfinite, np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal, np.logical_and,
     np.logical_or, np.logical_xor, np.logical_not, np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert,
-    np.left_shift, np.right_shift, np.power,
+    np.left_shift, np.right_shift,
 })
 _SHAPE_FUNCTIONS = {np.shape: lambda v: v.shape, np.ndim: lambda v: v.ndim}
 
