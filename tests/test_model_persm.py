@@ -254,7 +254,7 @@ def _dot_loop_counts(stages: int, rounds: float = 8.0, dot_rounds: float = 8.0, 
     trips = int(dot_rounds)
     return TritonCounts(
         programs=grid, flops=trips * 2 * 64 * 64 * 32, dot_flops=trips * 2 * 64 * 64 * 32,
-        mma_sm80=trips * 64, mma_sm90=trips * 4, load_requests=trips * 2 * 32, load_sectors=trips * 2 * 128,
+        mma_sm80=trips * 64, mma_sm90=trips * 4, wgmma_sm90=trips * 4, load_requests=trips * 2 * 32, load_sectors=trips * 2 * 128,
         load_lines=trips * 2 * 32, load_bytes=trips * 2 * 4096,
         launch={"grid": (grid, 1, 1), "num_warps": 4, "rounds": rounds, "dot_rounds": dot_rounds,
                 "num_stages": stages, **launch_info})
@@ -328,6 +328,23 @@ def test_an_fp8_wgmma_runs_at_the_fp8_peak_and_the_a100_has_none():
         warnings.simplefilter("ignore", ModelWarning)
         assert "outside" not in predict(fp16, A100)
 
+@triton.jit
+def _dot_of_warps(a_ptr, b_ptr, c_ptr):
+    r = tl.arange(0, 64)
+    a = tl.load(a_ptr + r[:, None] * 64 + r[None, :]).to(tl.float8e4nv, bitcast=True)
+    b = tl.load(b_ptr + r[:, None] * 64 + r[None, :]).to(tl.float8e4nv, bitcast=True)
+    tl.store(c_ptr + r[:, None] * 64 + r[None, :], tl.dot(a, b))
+
+
+def test_an_fp8_dot_of_two_warps_is_mma_sync_on_sm90_not_wgmma():
+    # 64×64×64 fp8 on 2 warps: fewer than a warpgroup, so mma.sync on sm_90, m16n8k32: 64·64·64 / (16·8·32) = 64
+    # instructions, against sm_80's m16n8k16 on the inputs converted to fp16: 64·64·64 / (16·8·16) = 128. Fewer sm_90
+    # instructions than sm_80's, and still no wgmma: the kind is read from wgmma_sm90 (0), not from that ratio
+    c = _dot_of_warps[(1,)](np.zeros((64, 64), np.uint8), np.zeros((64, 64), np.uint8),
+                            np.zeros((64, 64), np.float32), num_warps=2)
+    assert (c.mma_sm80, c.mma_sm90, c.wgmma_sm90) == (128, 64, 0)
+    assert _quiet_predict(c)["tensor_kind"] == "fp8-mma"
+
 
 # --- the estimate's pipes: a program's Tensor Core and SIMT phases wait for each other ----------------------
 
@@ -336,7 +353,7 @@ def _dot_with_dependent_work(flops: float, xu: float, warps: int = 4, **launch_i
     instructions (per program), made by hand: 64 dots of 64×64×64, wgmma on 4 warps (counted once a warp), mma.sync
     on fewer, no loads, nothing else."""
     return TritonCounts(programs=1, flops=64 * 2 * 64 * 64 * 64, dot_flops=64 * 2 * 64 * 64 * 64, mma_sm80=64 * 128,
-                        mma_sm90=64 * 4 if warps == 4 else 64 * 128,
+                        mma_sm90=64 * 4 if warps == 4 else 64 * 128, wgmma_sm90=64 * 4 if warps == 4 else 0,
                         launch={"grid": (1, 1, 1), "num_warps": warps, "dot_dependent_flops": flops,
                                 "dot_dependent_xu": xu, **launch_info})
 
@@ -443,7 +460,7 @@ def _tensor_programs(per_sm: int, tile_bytes: int):
     sectors (one round, not at a dot); made by hand."""
     n = per_sm * 132
     return TritonCounts(programs=n, flops=n * 64 * 2 * 64 ** 3, dot_flops=n * 64 * 2 * 64 ** 3,
-                        mma_sm80=n * 64 * 128, mma_sm90=n * 64 * 4, load_requests=n, load_sectors=n * 4,
+                        mma_sm80=n * 64 * 128, mma_sm90=n * 64 * 4, wgmma_sm90=n * 64 * 4, load_requests=n, load_sectors=n * 4,
                         load_lines=n, load_bytes=n * 128,
                         launch={"grid": (n, 1, 1), "num_warps": 4, "rounds": 1.0, "dot_rounds": 0.0,
                                 "num_stages": 3, "dot_tile_bytes": tile_bytes, "dot_results": {(64, 64): 4096},

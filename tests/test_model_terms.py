@@ -266,7 +266,7 @@ def test_tl_dot_compiled_to_mma_is_charged_on_the_tensor_cores():
     # 21.196 µs; FMA none; issue (320 000 + 20 000 requests) ÷ (4 × 132 × 1.98e9) = 0.325 µs; DRAM
     # 10 000 × 32 sectors × 32 B ÷ 3.35e12 = 3.06 µs: the Tensor Cores bind
     n = 10_000
-    c = TritonCounts(flops=n * 2_097_152, dot_flops=n * 2_097_152, mma_sm80=n * 512, mma_sm90=n * 32,
+    c = TritonCounts(flops=n * 2_097_152, dot_flops=n * 2_097_152, mma_sm80=n * 512, mma_sm90=n * 32, wgmma_sm90=n * 32,
                      load_requests=2 * n, load_lines=2 * n, dram_sectors={"a": 32 * n})
     ev = resource_events(c, "sm_90")
     assert ev["tensor"] == n * 2_097_152 and ev["FMA"] == 0 and ev["issue"] == 32 * n + 2 * n
@@ -280,7 +280,7 @@ def test_tl_dot_compiled_to_mma_is_charged_on_the_tensor_cores():
     assert p["gflops_band"] == pytest.approx((989.4e3, 989.4e3)) and p["tensor_kind"] == "wgmma"
     assert p["estimate_time"] == pytest.approx(p["t_tensor"] / PERF_H100.eta_wgmma + 688 / 1.98e9)
     # a TF32 dot (fp32 operands, m16n8k8: 2048 FLOPs an instruction) takes twice the mma.sync: half the rate
-    tf32 = TritonCounts(flops=n * 2_097_152, dot_flops=n * 2_097_152, mma_sm80=n * 1024, mma_sm90=n * 64)
+    tf32 = TritonCounts(flops=n * 2_097_152, dot_flops=n * 2_097_152, mma_sm80=n * 1024, mma_sm90=n * 64, wgmma_sm90=n * 64)
     assert predict(tf32, H100)["t_tensor"] == pytest.approx(2 * 2.097152e10 / 989.4e12)
 
 

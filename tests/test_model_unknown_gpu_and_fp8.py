@@ -18,7 +18,7 @@ def _dot(fp8: bool = False) -> TritonCounts:
     n = 264
     launch = {"grid": (n, 1, 1), "num_warps": 4, **({"fp8": True} if fp8 else {})}
     return TritonCounts(flops=n * 134_217_728, dot_flops=n * 134_217_728, mma_sm80=n * 32_768,
-                        mma_sm90=n * 8192, launch=launch)
+                        mma_sm90=n * 8192, wgmma_sm90=n * 8192, launch=launch)
 
 
 def _quiet(*args):

@@ -277,7 +277,7 @@ def test_async_wgmma_runs_beside_the_softmax_on_sm_90_only(monkeypatch):
     monkeypatch.setattr(estimate, "OVERLAP", ["async"])  # the candidate (the validation kept "serial")
     F, D, n = 134_217_728, 2_509_056, 132
     def counts(share):
-        return TritonCounts(flops=n * F, dot_flops=n * F, mma_sm80=n * 32_768, mma_sm90=n * 8192,
+        return TritonCounts(flops=n * F, dot_flops=n * F, mma_sm80=n * 32_768, mma_sm90=n * 8192, wgmma_sm90=n * 8192,
                             tensor_flops_sm90=n * F,
                             launch={"grid": (n, 1, 1), "num_warps": 4, "dot_dependent_flops": float(D),
                                     "dot_accumulated_flops": share * F})

@@ -28,7 +28,7 @@ def test_row_eta_inverts_the_tensor_term_by_hand():
     # On one H100 SM: 989.4e12 / 132 = 7.4955e12 FLOP/s → 17.906 µs at η = 1 (its issue, 8192 wgmma ÷ 4 a
     # cycle ÷ 1.98 GHz ÷ η_SIMT 0.66 = 1.57 µs, binds nothing); it loads nothing, so waits no round trip; the
     # estimate adds do_bench's cold launch, 4.28 µs.
-    c = TritonCounts(flops=134_217_728, dot_flops=134_217_728, mma_sm80=32_768, mma_sm90=8_192,
+    c = TritonCounts(flops=134_217_728, dot_flops=134_217_728, mma_sm80=32_768, mma_sm90=8_192, wgmma_sm90=8_192,
                      launch={"grid": (1, 1, 1), "num_warps": 4})
     t_tensor = 134_217_728 / (989.4e12 / 132)
     for eta in (0.5, 0.81):

@@ -77,16 +77,16 @@ def tensor_kind(counts, target: str) -> str | None:
     """Which Tensor Core instruction a launch's dots compiled to: ``"wgmma"``, ``"mma"`` (``mma.sync``) or None.
 
     sm_80 and sm_86 have ``mma.sync`` only. On sm_90 Triton emits ``wgmma`` for a dot of at least 4 warps and 64
-    rows and ``mma.sync`` otherwise; ``mma_sm90`` counts either, per warp, and a ``wgmma`` does the work of many
-    ``mma.sync`` (a 64×N×16 tile per warpgroup), so fewer sm_90 than sm_80 instructions means ``wgmma``.
+    rows and ``mma.sync`` otherwise; ``mma_sm90`` counts either, per warp, and ``wgmma_sm90`` the ``wgmma`` among
+    them, so a launch that holds any is ``wgmma``. (Fewer sm_90 than sm_80 instructions does not tell: an fp8
+    ``mma.sync`` on sm_90 is m16n8k32, half the count of sm_80's m16n8k16 on the inputs converted to fp16.)
     """
     mma80 = getattr(counts, "mma_sm80", 0)
     if not mma80:
         return None
     if target != "sm_90":
         return "mma"
-    mma90 = getattr(counts, "mma_sm90", 0)
-    kind = "wgmma" if 0 < mma90 < mma80 else "mma"
+    kind = "wgmma" if getattr(counts, "wgmma_sm90", 0) > 0 else "mma"
     fp8 = bool((getattr(counts, "launch", None) or {}).get("fp8"))
     return ("fp8-" + kind) if fp8 else kind
 
