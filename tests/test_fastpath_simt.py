@@ -132,6 +132,18 @@ def test_a_repeated_site_sees_an_index_changed_in_place():
         launch(k, 1, 32, args=(np.zeros(32, np.float32),))
 
 
+def test_a_block_part_below_the_array_in_one_block_only_is_refused():
+    # i = (bx − 1)·32 + tx on 1024 blocks of 32 (2^15 lanes: the batch holds bx·bdx + tx as a block part and a lane
+    # part): the block part is −32 for block 0 and 0 … 32704 for the rest, the lane part 0..31, so block 0 reads
+    # x[−32 .. −1]. The block-plus-lane fast path must bound it by the least block part (−32 + 0 < 0) and leave it to
+    # the lanes' path, which names x[−32]; bounding by the greatest would let numpy read from the end of x, no error
+    def k(blk, x, y):
+        blk.store(y, blk.bx * blk.bdx + blk.tx, blk.load(x, (blk.bx - 1) * blk.bdx + blk.tx))
+    n = 1024 * 32
+    with pytest.raises(OutOfBoundsError, match=r"block \(0,0,0\), thread \(0,0,0\): load x\[-32\] out of bounds"):
+        launch(k, 1024, 32, args=(np.arange(n, dtype=np.float32), np.zeros(n, np.float32)))
+
+
 def test_a_repeated_access_is_counted_and_reuses_its_record(monkeypatch):
     # 2 warps read 64 consecutive floats 3 times: 2 requests, 8 sectors each time → 6 and 24; DRAM 8 sectors
     def k(blk, x):
