@@ -324,3 +324,20 @@ def test_shared_memory_read_before_any_thread_wrote_it():
     f, i = np.zeros(32, np.float32), np.full(32, 7, np.int32)
     launch(k, 1, 32, args=(f, i), auto_instr=False)
     assert np.isnan(f).all() and not i.any()
+
+
+def test_a_sum_keeps_each_kind_of_load_chain_apart():
+    # p: one global load (chain: 1 global, 0 shared); s: two dependent shared loads (0, 2). s + p keeps the longer of
+    # each kind, (1, 2), not the longer of either: the int load of x at s + p is then 2 global loads deep, and the
+    # launch's chains are global 2, shared 2 (taking the shared 2 into the global one would make it 3)
+    def k(blk, perm, x, out):
+        sh = blk.shared(32, np.int32)
+        p = blk.load(perm, blk.tx)
+        blk.store(sh, blk.tx, p)
+        blk.syncthreads()
+        s = blk.load(sh, blk.load(sh, blk.tx))
+        blk.store(out, blk.tx, blk.load(x, s + p))
+    perm, x, out = np.arange(32, dtype=np.int32), np.arange(64, dtype=np.int32), np.zeros(32, np.int32)
+    c = _launch(k, 1, 32, args=(perm, x, out))
+    assert (c.load_chain_global, c.load_chain_shared) == (2, 2)
+    assert out.tolist() == list(range(0, 64, 2))  # x[tx + tx]
