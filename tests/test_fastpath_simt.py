@@ -57,16 +57,23 @@ def same_counts(fast, ref):
             assert fields_of(fast.by_line[k]) == fields_of(ref.by_line[k]), k
 
 
-@pytest.mark.parametrize("spec", KERNELS, ids=lambda s: f"k{s.number}")
-def test_sgemm_kernels_equal_with_and_without_fast_paths(spec, monkeypatch):
-    # 128 × 64 × 128: every kernel's tiles fit (k5–k10 need multiples of 128 and of BK), two K passes or more
+def sgemm_both_ways(spec, monkeypatch, reference):
+    """Boehm's kernel ``spec`` at 128 × 128 × 128 on inputs seeded by its number, counted per line, as it runs and
+    with ``reference(m)`` patching the fast path off: ``A, B, (fast_C, fast), (ref_C, ref)``."""
     rng = np.random.default_rng(spec.number)
     A = rng.standard_normal((128, 128)).astype(np.float32)
     B = rng.standard_normal((128, 128)).astype(np.float32)
-    fast_C, fast = run_kernel(spec, A, B, lines=True)
+    fast = run_kernel(spec, A, B, lines=True)
     with monkeypatch.context() as m:
-        reference_paths(m)
-        ref_C, ref = run_kernel(spec, A, B, lines=True)
+        reference(m)
+        ref = run_kernel(spec, A, B, lines=True)
+    return A, B, fast, ref
+
+
+@pytest.mark.parametrize("spec", KERNELS, ids=lambda s: f"k{s.number}")
+def test_sgemm_kernels_equal_with_and_without_fast_paths(spec, monkeypatch):
+    # 128 × 64 × 128: every kernel's tiles fit (k5–k10 need multiples of 128 and of BK), two K passes or more
+    A, B, (fast_C, fast), (ref_C, ref) = sgemm_both_ways(spec, monkeypatch, reference_paths)
     assert np.array_equal(fast_C, ref_C)
     np.testing.assert_allclose(fast_C, A.astype(np.float64) @ B, rtol=1e-4, atol=1e-4)
     same_counts(fast, ref)

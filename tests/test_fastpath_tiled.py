@@ -17,7 +17,7 @@ import pytest
 
 import kernellab.simt.block as block_mod
 import kernellab.simt.launcher as launcher_mod
-from kernellab import KERNELS, OutOfBoundsError, run_kernel
+from kernellab import KERNELS, OutOfBoundsError
 from kernellab.simt import launch
 from kernellab.simt.lanes import Lanes
 from kernellab.simt.memory import GlobalMemory
@@ -26,7 +26,7 @@ from kernellab.simt.tally import Tally
 from kernellab.simt.tiled import Tiled, parts_of
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_fastpath_simt import same_counts
+from test_fastpath_simt import same_counts, sgemm_both_ways
 
 N_MEM = 97  # elements of each memory array (prime: indices wrap round it unevenly)
 
@@ -215,13 +215,8 @@ def test_the_random_kernels_hold_values():
 @pytest.mark.parametrize("spec", [s for s in KERNELS if s.number in (1, 2, 3, 6, 9)], ids=lambda s: f"k{s.number}")
 def test_sgemm_kernels_give_the_reference_paths_bits_and_counts(spec, monkeypatch):
     # Boehm's kernels (shared tiles, tx[:, None], float4 loads, warp tiling) at 128 × 128 × 128, per line too
-    rng = np.random.default_rng(spec.number)
-    A = rng.standard_normal((128, 128)).astype(np.float32)
-    B = rng.standard_normal((128, 128)).astype(np.float32)
-    fast_C, fast = run_kernel(spec, A, B, lines=True)
-    with monkeypatch.context() as m:
-        m.setattr(block_mod, "TILED", False)
-        ref_C, ref = run_kernel(spec, A, B, lines=True)
+    _, _, (fast_C, fast), (ref_C, ref) = sgemm_both_ways(spec, monkeypatch,
+                                                         lambda m: m.setattr(block_mod, "TILED", False))
     assert fast_C.tobytes() == ref_C.tobytes()
     same_counts(fast, ref)
 
