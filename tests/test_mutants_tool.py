@@ -2,6 +2,7 @@
 every group's, on a small synthetic repository; its scratch copy, and a kill counted only when the test that made it
 passes there without the mutant (two mutants run, on the synthetic repository)."""
 
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -177,3 +178,46 @@ def test_a_line_run_in_a_module_fixture_s_setup_is_tried_against_its_whole_file(
         assert alone == ("survived", "covering tests")
     finally:
         shutil.rmtree(where)
+
+
+def test_an_equivalents_entry_names_which_of_its_lines_mutants_with_one_change(repo, capsys):
+    # keys(a, b) = a << 15 | b << 8 has two `<< → >>` mutants: the first a >> 15, the second b >> 8. An entry keyed by
+    # the line and the change alone named both; `occurrence = 2` names the second only (counted from the left)
+    three = "kernellab/three.py"
+    (repo / three).write_text("def keys(a, b):\n    return a << 15 | b << 8\n")
+    ms = [m for m in mutants.mutants_of(three) if m.what == "<< → >>"]
+    assert [(m.nth, m.of) for m in ms] == [(1, 2), (2, 2)] and ms[0].start < ms[1].start
+    source = (repo / three).read_bytes()
+    assert ms[1].show(source) == f"{three}:2: << → >> (2nd of 2 on the line)    | return a << 15 | b << 8"
+    # the file's other mutants are alone on the line with their change: 15 → 16, `|` → `&`, 8 → 9
+    assert {m.what: (m.nth, m.of) for m in mutants.mutants_of(three) if m.what != "<< → >>"} == \
+        {"15 → 16": (1, 1), "| → &": (1, 1), "8 → 9": (1, 1)}
+    assert "on the line" not in mutants.mutants_of(three)[-1].show(source)
+    _run([three], killed=0)  # all 5 survive
+    entry = f'[[equivalent]]\nmodule = "{three}"\nline = "return a << 15 | b << 8"\nmutation = "<< → >>"\n'
+    for occurrence, equivalent in (("occurrence = 2\n", 1), ("occurrence = [1, 2]\n", 2), ("", 2)):
+        mutants.EQUIVALENT.write_text(entry + occurrence + 'why = "."\n')
+        assert mutants.summary() == 1
+        out = capsys.readouterr().out
+        assert _row(out, three) == [three, "5", "0", str(equivalent), str(5 - equivalent), "0.0%"]
+        if occurrence == "occurrence = 2\n":  # the first is listed as a survivor, with which one it is
+            assert f"{three}:2: << → >> (1st of 2 on the line)    | return a << 15 | b << 8" in out
+        # an entry without an occurrence on a line with two is reported: it would name both
+        assert ("do not say which" in out) == (occurrence == "")
+    # a result file written before results kept nth: the summary finds it from the module (unchanged since)
+    mutants.EQUIVALENT.write_text(entry + 'occurrence = 2\nwhy = "."\n')
+    file = _run([three], killed=0)
+    data = json.loads(file.read_text())
+    for r in data["results"]:
+        del r["nth"], r["of"]
+    file.write_text(json.dumps(data))
+    mutants.summary()
+    assert _row(capsys.readouterr().out, three)[2:4] == ["0", "1"]
+    # an occurrence the line does not have names nothing, and is reported
+    assert mutants.ambiguous([{"module": three, "line": "return a << 15 | b << 8", "mutation": "<< → >>",
+                               "occurrence": 3}]) == [f"{three}: return a << 15 | b << 8 (<< → >>, 2 on the line)"]
+
+
+def test_every_equivalents_entry_names_which_of_its_lines_mutants_it_means():
+    # tools/mutants_equivalent.toml: an entry on a line with several mutants of its change says which (occurrence)
+    assert mutants.ambiguous(mutants._equivalents()) == []

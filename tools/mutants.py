@@ -58,7 +58,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from stamps import source_files
@@ -107,6 +107,8 @@ class Mutant:
     new: bytes
     what: str  # e.g. "< → <="
     stmt: int = 0  # the first line of the statement that holds it (coverage.py records a statement there)
+    nth: int = 1  # which of its line's mutants with this change it is, counted from the left (1-based)
+    of: int = 1  # how many mutants with this change its line has
 
     def apply(self, source: bytes) -> bytes:
         return source[: self.start] + self.new + source[self.end :]
@@ -117,7 +119,16 @@ class Mutant:
         return source.splitlines()[self.line - 1].decode().strip()
 
     def show(self, source: bytes) -> str:
-        return f"{self.path}:{self.line}: {self.what}    | {self.text(source)}"
+        return f"{self.path}:{self.line}: {self.what}{_which(self.nth, self.of)}    | {self.text(source)}"
+
+
+def _which(nth: int, of: int) -> str:
+    """How a mutant is told from the others with its change on its line: `` (2nd of 2 on the line)``, or '' when
+    it is the only one (what an equivalents entry's ``occurrence`` names)."""
+    if of <= 1:
+        return ""
+    suffix = "th" if 10 <= nth % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(nth % 10, "th")
+    return f" ({nth}{suffix} of {of} on the line)"
 
 
 def _offsets(source: bytes) -> list[int]:
@@ -231,7 +242,12 @@ def mutants_of(path: str) -> list[Mutant]:
             if name in SWAP_NAMES:
                 hi = pos(f.end_lineno, f.end_col_offset)
                 mutant(node, f.end_lineno, hi - len(name), hi, SWAP_NAMES[name].encode(), f"{name} → {SWAP_NAMES[name]}")
-    return sorted(set(out), key=lambda m: (m.path, m.start, m.what))
+    found = sorted(set(out), key=lambda m: (m.path, m.start, m.what))
+    alike: dict = {}  # (line, change) → its mutants from the left: which one each is (an equivalents entry's occurrence)
+    for m in found:
+        alike.setdefault((m.line, m.what), []).append(m)
+    rank = {id(m): (k, len(ms)) for ms in alike.values() for k, m in enumerate(ms, 1)}
+    return [replace(m, nth=rank[id(m)][0], of=rank[id(m)][1]) for m in found]
 
 
 def sample_of(path: str, n: int, seed: int) -> list[Mutant]:
@@ -481,10 +497,52 @@ def _equivalents() -> list[dict]:
 
 
 def _is_equivalent(r: dict, known: list[dict]) -> dict | None:
+    """The entry of ``known`` that names the mutant of result ``r``: its module, its line's text and its change, and
+    where the entry says ``occurrence = n``, the n-th mutant with that change on the line, counted from the left (a
+    line ``a << 15 | b << 8`` has two ``<< → >>``; ``occurrence = [1, 2]`` names both; an entry without one names every
+    such mutant of its line, which :func:`ambiguous` reports where there are several)."""
     for e in known:
-        if e["module"] == r["path"] and e["mutation"] == r["what"] and e["line"] == r["text"]:
+        if e["module"] == r["path"] and e["mutation"] == r["what"] and e["line"] == r["text"] and \
+                r.get("nth", 1) in _occurrences(e, r.get("nth", 1)):
             return e
     return None
+
+
+def _occurrences(entry: dict, default: int) -> list[int]:
+    """The mutants of its line an equivalents entry names: ``occurrence = 2`` or ``occurrence = [1, 2]`` (which of
+    the line's mutants with its change, from the left); without one, ``[default]`` (any)."""
+    occ = entry.get("occurrence", default)
+    return list(occ) if isinstance(occ, list) else [occ]
+
+
+def _with_nth(r: dict, found: dict) -> dict:
+    """Result ``r`` with its ``nth`` and ``of`` (which of its line's mutants with its change it is): a result file
+    written before they were kept lacks them; its module is as it ran (the summary reads no other), so its mutants
+    now (``found``: path → {(start, change): Mutant}, filled as needed) are those it ran."""
+    if "nth" in r:
+        return r
+    if r["path"] not in found:
+        found[r["path"]] = {(m.start, m.what): m for m in mutants_of(r["path"])}
+    m = found[r["path"]].get((r["start"], r["what"]))
+    return {**r, "nth": m.nth if m else 1, "of": m.of if m else 1}
+
+
+def ambiguous(known: list[dict]) -> list[str]:
+    """The entries of ``known`` that do not name one mutant each of their line's mutants with their change: without an
+    ``occurrence`` where the line holds several (they would name every one), or with one the line does not have. Each
+    is given as ``module: line (change, n on the line)``."""
+    out, found = [], {}
+    for e in known:
+        if not (ROOT / e["module"]).exists():
+            continue
+        if e["module"] not in found:
+            found[e["module"]] = mutants_of(e["module"])
+        lines = (ROOT / e["module"]).read_bytes().splitlines()
+        n = max((m.of for m in found[e["module"]] if m.what == e["mutation"] and
+                 lines[m.line - 1].decode().strip() == e["line"]), default=0)
+        if n and ("occurrence" not in e and n > 1 or not all(1 <= k <= n for k in _occurrences(e, 1))):
+            out.append(f"{e['module']}: {e['line']} ({e['mutation']}, {n} on the line)")
+    return out
 
 
 def _group(paths: list[str], seed: int, sample: int) -> str:
@@ -552,6 +610,8 @@ def summary(paths: list[str] | None = None) -> int:
         print("no shard of these modules has run on their sources as they are: python tools/mutants.py --shard 1/N")
         return 1
     known = _equivalents()
+    found: dict = {}
+    results = {i: _with_nth(r, found) for i, r in results.items()}
     by_module: dict = {}
     for r in results.values():
         by_module.setdefault(r["path"], []).append(r)
@@ -582,7 +642,13 @@ def summary(paths: list[str] | None = None) -> int:
     if gaps:
         print("\nsurvivors not classified equivalent (gaps: a behaviour no fast test checks):")
         for r in sorted(gaps, key=lambda r: (r["path"], r["line"])):
-            print(f"  {r['path']}:{r['line']}: {r['what']}    | {r['text']}    ({r['how']})")
+            print(f"  {r['path']}:{r['line']}: {r['what']}{_which(r['nth'], r['of'])}    | {r['text']}    ({r['how']})")
+    unsaid = ambiguous(known)
+    if unsaid:
+        print("\nequivalents entries that do not say which of their line's mutants with their change they name "
+              "(occurrence = n, counted from the left):")
+        for u in unsaid:
+            print(f"  {u}")
     return 1 if low else 0
 
 
