@@ -151,6 +151,24 @@ def test_a_block_part_below_the_array_in_one_block_only_is_refused():
         launch(k, 1024, 32, args=(np.arange(n, dtype=np.float32), np.zeros(n, np.float32)))
 
 
+def test_a_float4_load_no_lane_takes_reads_nothing_from_an_array_shorter_than_a_vector():
+    # a float4 copy guards its vector part with 4·i + 3 < n; at n = 3 no lane passes, and the scalar tail (i < n mod 4
+    # = 3) copies x[0..2]. The masked-off float4 load must not gather rows of 4 from x (3 elements, not a whole row:
+    # the fast path's x.reshape(-1, 4) cannot be made) but read nothing. Counted: the tail's load alone, 1 request,
+    # 3 lanes × 4 B = 12 B in 1 sector of 1 line; the vector load and store have no active lane (0 requests)
+    def k(blk, x, y, n):
+        i = blk.tx
+        with blk.where(4 * i + 3 < n):
+            blk.store(y, 4 * i, blk.load(x, 4 * i, vec=4), vec=4)
+        with blk.where(i < n % 4):
+            blk.store(y, n - n % 4 + i, blk.load(x, n - n % 4 + i))
+    x, y = np.array([1, 2, 3], np.float32), np.zeros(3, np.float32)
+    c = launch(k, 1, 32, args=(x, y, 3), auto_instr=False)
+    assert y.tolist() == [1, 2, 3]
+    assert (c.gld_instr, c.gld_sectors, c.gld_lines, c.gld_bytes) == (1, 1, 1, 12)
+    assert (c.gst_instr, c.gst_bytes) == (1, 12)
+
+
 def test_a_repeated_access_is_counted_and_reuses_its_record(monkeypatch):
     # 2 warps read 64 consecutive floats 3 times: 2 requests, 8 sectors each time → 6 and 24; DRAM 8 sectors
     def k(blk, x):

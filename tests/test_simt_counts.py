@@ -314,6 +314,33 @@ def test_a_predicated_body_repeats_every_column_of_a_shared_access():
     assert c.shld_instr == 2 and c.instr_by_kind["ld.shared"] == 2 + 2
 
 
+def test_a_predicated_body_issues_a_vector_shared_load_as_its_vector_instruction():
+    # as above with a float4 load (the index made before the region, so the body is the load alone, 1 ≤ 12 a warp:
+    # predicated): warp 0's LDS.128 (ld.shared.v4) moves 16 B a lane; warp 1 issues the same LDS.128 with no lane:
+    # 1 + 1 = 2 ld.shared.v4, and no 32-bit ld.shared
+    def k(blk, out):
+        sh = blk.shared(128, np.float32, name="sh")
+        i = 4 * (blk.tx % 32)
+        with blk.where(blk.tx < 32):
+            blk.load(sh, i, vec=4)
+    c = launch(k, 1, 64, args=(np.zeros(1, np.float32),), auto_instr=True)
+    assert c.shld_instr == 1 and c.instr_by_kind["ld.shared.v4"] == 1 + 1 and "ld.shared" not in c.instr_by_kind
+
+
+def test_atomics_on_two_arrays_count_the_most_updates_any_one_element_gets():
+    # one warp. a: all 32 lanes add to a[0] of a 4-element array; the L1 merges 16 lanes to an update, so a[0] gets
+    # ⌈32 ÷ 16⌉ = 2 updates and a[1], a[2], a[3] none. b: lane t adds to b[t], 1 update each. The most any one
+    # address gets is max(2, 1) = 2: the largest over every element of every array, not the fewest of an array
+    # (a[1]'s 0) nor the smallest array's largest (b's 1). 2 atom.global requests, one a warp and instruction
+    def k(blk, a, b):
+        blk.atomic_add(a, blk.tx * 0, 1)
+        blk.atomic_add(b, blk.tx, 1)
+    a, b = np.zeros(4, np.int32), np.zeros(32, np.int32)
+    c = launch(k, 1, 32, args=(a, b))
+    assert a.tolist() == [32, 0, 0, 0] and b.tolist() == [1] * 32
+    assert (c.atomic_requests, c.atomic_same_address) == (2, 2)
+
+
 def test_shared_memory_read_before_any_thread_wrote_it():
     # CUDA leaves shared memory undefined: a float array starts NaN (so such a read shows in the result), an
     # integer one 0 (it has no NaN)
@@ -324,6 +351,22 @@ def test_shared_memory_read_before_any_thread_wrote_it():
     f, i = np.zeros(32, np.float32), np.full(32, 7, np.int32)
     launch(k, 1, 32, args=(f, i), auto_instr=False)
     assert np.isnan(f).all() and not i.any()
+
+
+def test_arithmetic_on_a_value_one_shared_load_deep_keeps_its_chain():
+    # s = sh[tx] is one shared load deep (chain: 0 global, 1 shared); s ^ 1 keeps that chain, so the load at s ^ 1 is
+    # the chain's second shared load: the launch's chains are global 0, shared 2 (arithmetic that dropped its
+    # operand's chain would make it shared 1). sh holds tx, so out[tx] = sh[tx ^ 1] = tx ^ 1
+    def k(blk, out):
+        sh = blk.shared(32, np.int32)
+        blk.store(sh, blk.tx, blk.tx)
+        blk.syncthreads()
+        s = blk.load(sh, blk.tx)
+        blk.store(out, blk.tx, blk.load(sh, s ^ 1))
+    out = np.zeros(32, np.int32)
+    c = _launch(k, 1, 32, args=(out,))
+    assert (c.load_chain_global, c.load_chain_shared) == (0, 2)
+    assert out.tolist() == [t ^ 1 for t in range(32)]
 
 
 def test_a_sum_keeps_each_kind_of_load_chain_apart():
