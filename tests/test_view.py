@@ -18,6 +18,8 @@ offsets as built — each checked three ways against
 import numpy as np
 import pytest
 
+import kernellab.triton as triton
+import kernellab.triton.language as tl
 from kernellab import LaunchError, OutOfBoundsError
 from kernellab.access import Access, bytes_requested, lines, prefix_counts, requests, sectors
 from kernellab.triton.compiler import axis as A
@@ -186,6 +188,30 @@ def test_views_of_one_base_share_an_answer_only_with_the_same_shift_and_kept_lan
     assert View(base, gap, full).extremes() == (0, 35) and a.extremes() == (0, 31)  # 28 + 7 and 24 + 7
     assert not View(base, 5, full).run()  # an int shift: all 4 programs at elements 5–12, no run
     assert View(base, 5).run() and View(base, 5).extremes() == (5, 12)  # one program: 0 + 5 … 7 + 5
+    # no mask kept either: an array shift's answer is not an int shift's. The gap's (no run) is asked first; the base
+    # moved by 5 alone is one program's 8 elements, 5–12, a run
+    assert not View(base, gap).run() and View(base, 5).run()
+
+
+def test_loaded_offsets_stored_after_a_load_through_them_moved_per_program():
+    # o = idx[16·pid + l] = 32·pid + l (a block of offsets of its own, 4 programs × 16). The load reads x[o − 16·pid]
+    # = x[16·pid + l]: the 4 programs' rows are one run, 0–63. The store writes y[o] = y[32·pid + l]: rows 32 apart,
+    # no run (elements 16–31 of each 32 untouched). The view of the store (o moved by an int, 0) must not take the
+    # load's answer (o moved by one int per program): y[32·pid + l] = 16·pid + l, y[32·pid + 16 + l] = 0
+    @triton.jit
+    def k(idx_ptr, x_ptr, y_ptr):
+        pid = tl.program_id(0)
+        o = tl.load(idx_ptr + pid * 16 + tl.arange(0, 16))
+        v = tl.load(x_ptr - pid * 16 + o)
+        tl.store(y_ptr + o, v)
+
+    idx = (np.arange(4)[:, None] * 32 + np.arange(16)).reshape(-1).astype(np.int32)
+    x, y = np.arange(64, dtype=np.float32), np.zeros(128, np.float32)
+    c = k[(4,)](idx, x, y)
+    assert y.reshape(4, 2, 16)[:, 0].tolist() == np.arange(64).reshape(4, 16).tolist()
+    assert not y.reshape(4, 2, 16)[:, 1].any()
+    # 4 programs × 16 floats = 64 B each, at 128 B apart: 2 sectors each, 8 in all; 4 × 64 = 256 bytes
+    assert (c.store_sectors, c.store_bytes) == (8, 256)
 
 def test_row_starts_and_the_lines_of_built_offsets():
     assert row_starts(np.arange(12).reshape(3, 4)).tolist() == [0, 4, 8]
