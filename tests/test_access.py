@@ -18,6 +18,7 @@ from kernellab.access import (
     bytes_requested,
     lane_sector_ids,
     lines,
+    merged_updates,
     phase_lanes,
     prefix_counts,
     requests,
@@ -358,3 +359,15 @@ def test_prefix_counts_broadcast_one_start_to_every_row():
     # two rows from byte 0: 32 floats (128 B: 1 request, 4 sectors, 1 line) and 17 floats (68 B: 1 request,
     # 3 sectors, 1 line)
     assert prefix_counts(0, [32, 17], 4) == (2, 7, 2, 196) == prefix_counts([0, 0], [32, 17], 4)
+
+
+def test_merged_updates_by_hand():
+    # the L1 merges a warp's lanes on one element 16 at a time: warp 0's 32 lanes on element 5 are ⌈32 ÷ 16⌉ = 2
+    # updates, warp 1's 17 on element 5 are 2 (16 + 1), its one lane on element 9 is 1. A lone lane on element 9 is
+    # 1 update (not its element's index); no lane, nothing
+    el, up = merged_updates(np.array([5] * 32 + [5] * 17 + [9]), np.array([0] * 32 + [1] * 18))
+    assert (el.tolist(), up.tolist()) == ([5, 5, 9], [2, 2, 1])
+    el, up = merged_updates(np.array([9]), np.array([3]))
+    assert (el.tolist(), up.tolist()) == ([9], [1])
+    el, up = merged_updates(np.array([], np.int64), np.array([], np.int64))
+    assert el.size == up.size == 0

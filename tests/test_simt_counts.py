@@ -327,6 +327,17 @@ def test_a_predicated_body_issues_a_vector_shared_load_as_its_vector_instruction
     assert c.shld_instr == 1 and c.instr_by_kind["ld.shared.v4"] == 1 + 1 and "ld.shared" not in c.instr_by_kind
 
 
+def test_one_lanes_atomic_is_one_update_of_one_address():
+    # thread 0 alone adds 1 to bins[5]: 1 request, and the most updates any address gets is 1
+    def k(blk, bins):
+        with blk.where(blk.tx == 0):
+            blk.atomic_add(bins, blk.tx * 0 + 5, 1)
+    bins = np.zeros(8, np.int32)
+    c = launch(k, 1, 32, args=(bins,))
+    assert bins.tolist() == [0, 0, 0, 0, 0, 1, 0, 0]
+    assert (c.atomic_requests, c.atomic_same_address) == (1, 1)
+
+
 def test_atomics_on_two_arrays_count_the_most_updates_any_one_element_gets():
     # one warp. a: all 32 lanes add to a[0] of a 4-element array; the L1 merges 16 lanes to an update, so a[0] gets
     # ⌈32 ÷ 16⌉ = 2 updates and a[1], a[2], a[3] none. b: lane t adds to b[t], 1 update each. The most any one
