@@ -182,8 +182,12 @@ def test_events_time_the_launches_between_them(modelled):
             _fill[(2,)](out, B=1024)
         later = cuda.Event(enable_timing=True)
         later.record()
-        # two launches more: their times add, and a later event minus an earlier one is negative the other way
-        assert end.elapsed_time(later) == pytest.approx(timing.predicted_seconds(again) * 1e3, rel=1e-12)
+        # two launches more: their times add, each as do_bench reads a call of that launch alone (4.28 µs of cold
+        # launch each; a call of both would pay the second only the stream's 2.43 µs), and a later event minus an
+        # earlier one is negative the other way
+        each = sum(timing.predicted_seconds([launch]) for launch in again) * 1e3
+        assert end.elapsed_time(later) == pytest.approx(each, rel=1e-12)
+        assert each == pytest.approx(timing.predicted_seconds(again) * 1e3 + (4.28e-6 - 2.43e-6) * 1e3, rel=1e-12)
         assert later.elapsed_time(start) == pytest.approx(-(t + end.elapsed_time(later)), rel=1e-12)
         untimed.record()
         with pytest.raises(ValueError, match="enable_timing=True"):

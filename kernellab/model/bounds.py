@@ -21,7 +21,7 @@ from .estimate import RESOURCES, estimate_terms, sm_times, tensor_kind
 from .latency import LoopShape, dram_bytes_waves, exposed_latency, latency_units
 from .persm import Distribution, distribute, launch_of
 from .roofline import gemm_flops
-from .timer import TIMERS, cold_l2, launch_overhead
+from .timer import TIMERS, call_overhead, cold_l2, later_launch_overhead, launch_overhead
 
 __all__ = ["RESOURCES", "SCHEDULER_FED", "estimate_eta", "estimate_label", "launch_seconds", "predict",
            "resource_events", "resource_label"]
@@ -40,25 +40,30 @@ MMA_FP16_FLOPS = 2 * 16 * 8 * 16
 SCHEDULER_FED = ("FMA", "tensor", "XU", "issue", "shared", "MIO")
 
 
-def launch_seconds(counts, gpu, timer: str = "do_bench") -> float:
+def launch_seconds(counts, gpu, timer: str = "do_bench", first: bool = True) -> float:
     """Seconds ``timer`` would read around the launch (:mod:`kernellab.model.timer`: ``"do_bench"``, Triton's
     ``do_bench``, a cold L2 and the GPU's cost of each launch; ``"cudagraph"``, a warm L2 and a graph's
     launch): :func:`~kernellab.predict`'s ``estimate_total_time``, the calibrated estimate of the run plus what the timer
-    reads besides it. The model's warnings (a run shorter than its launch) are not repeated: the total
+    reads besides it. ``first=False``: a later launch of the same timed call, which pays
+    :func:`~kernellab.model.timer.later_launch_overhead` (under ``do_bench`` the stream's cost, not the cold one).
+    The model's warnings (a run shorter than its launch) are not repeated: the total
     already includes it. Counts that charge nothing cost the launch alone.
 
     >>> from kernellab import Counts, H100
     >>> f"{launch_seconds(Counts(), H100) * 1e6:.2f} µs"     # nothing to run: do_bench's cold launch alone
     '4.28 µs'
+    >>> f"{launch_seconds(Counts(), H100, first=False) * 1e6:.2f} µs"  # the call's second launch: the stream's
+    '2.43 µs'
     >>> f"{launch_seconds(Counts(), H100, 'cudagraph') * 1e6:.2f} µs"  # a CUDA graph's launch alone
     '1.26 µs'
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ModelWarning)
         try:
-            return float(predict(counts, gpu, timer=timer)["estimate_total_time"])
+            return float(_predict_one((counts, gpu), {}, None, 1, timer, first)["estimate_total_time"])
         except ValueError:  # all counts zero: nothing but the launch
-            return float(launch_overhead(as_perf(gpu), timer))
+            perf = as_perf(gpu)
+            return float(launch_overhead(perf, timer) if first else later_launch_overhead(perf, timer))
 
 
 def resource_label(bound: str) -> str:
@@ -303,11 +308,14 @@ def predict(*args, shape: LoopShape | None = None, launches: int = 1, timer: str
     **The launch** (``programs``, ``sms_used``, ``per_sm``, ``resident``, ``waves``, ``tail``,
     ``blocks_per_sm``, ``limiters``, ``subpartitions``): :class:`~kernellab.model.persm.Distribution`.
 
-    **The timer** (``timer``, default ``"do_bench"``): ``t_launch`` = ``launches`` × what it reads per launch
-    besides the run (:func:`~kernellab.model.timer.launch_overhead`), ``total_time`` = ``time + t_launch``,
+    **The timer** (``timer``, default ``"do_bench"``): ``t_launch`` = what it reads besides the run around one
+    timed call of ``launches`` launches (:func:`~kernellab.model.timer.call_overhead`: under ``do_bench`` the first
+    launch's cold cost and the stream's for each later one, as only the first follows the L2 flush),
+    ``total_time`` = ``time + t_launch``,
     ``estimate_total_time`` = ``estimate_time + t_launch``; a warm timer (``"cudagraph"``, ``"stream"``) reads
-    a footprint that fits in L2 from L2. For a pipeline of kernels pass a list of their counts,
-    ``predict([c1, c2], gpu)``: each is predicted alone (in ``launches``), ``time``, ``flops``, ``t_launch``
+    a footprint that fits in L2 from L2. For a pipeline of kernels in one timed call pass a list of their counts,
+    ``predict([c1, c2], gpu)``: each is predicted alone (in ``launches``; the first with the first launch's cost,
+    the others with a later launch's), ``time``, ``flops``, ``t_launch``
     and ``total_time`` are sums, ``bound`` is the bound of the longest.
 
     **Warnings** (:class:`~kernellab.errors.ModelWarning`): a launch whose ``time`` is below what its timer
@@ -363,7 +371,7 @@ def _pipeline(counts_list, rest, kwargs, shape, launches, timer) -> dict:
     """``predict`` of several launches in a row, one result each, and their sums."""
     if shape is not None or launches != 1:
         raise TypeError(_("predict of a list of counts takes no shape or launches: each item is one launch"))
-    parts = [_predict_one((c, *rest), dict(kwargs), None, 1, timer) for c in counts_list]
+    parts = [_predict_one((c, *rest), dict(kwargs), None, 1, timer, i == 0) for i, c in enumerate(counts_list)]
     for p in parts:
         _warn(p, 1)
     longest = max(parts, key=lambda p: p["time"])
@@ -403,7 +411,7 @@ def _distribution(counts, gpu: GPU, shape: LoopShape | None, mnk) -> Distributio
     return distribute(gpu, programs, shape.threads, shape.regs, shape.smem, "launch")
 
 
-def _predict_one(args, kwargs, shape, launches, timer="do_bench") -> dict:
+def _predict_one(args, kwargs, shape, launches, timer="do_bench", first=True) -> dict:
     spec, counts, n, perf, gpu = _parse(args, kwargs)
     if gpu is not None and gpu != perf.gpu:
         raise ValueError(_("the rates are for the {rates_gpu}, but the GPU given is the {gpu}").format(
@@ -445,7 +453,7 @@ def _predict_one(args, kwargs, shape, launches, timer="do_bench") -> dict:
         raise ValueError(_("the counts charge no resource (all zero): nothing to predict"))
     lo, hi = (at(f) for f in gpu.clock_band)
     t_est = terms["estimate_time"]
-    t_launch = launches * launch_overhead(perf, timer)
+    t_launch = call_overhead(perf, timer, launches) if first else launches * later_launch_overhead(perf, timer)
     occ = dist.occupancy
     out = {
         "name": getattr(spec, "name", None), **times, "time": t, "bound": bound, "flops": flops,

@@ -11,7 +11,12 @@ host, the host's launch. Which of these a number includes depends on how it was 
   the host enqueues the launch while the GPU is still busy zeroing and the host's launch cost is hidden
   as long as it is shorter than the zeroing (:func:`flush_seconds`: 101 µs on an H100); CUDA events around
   the launch read the GPU's cost of a launch that follows other work, measured as the cold time of a tiny
-  kernel (``Perf.launch_cold_s``), plus the run.
+  kernel (``Perf.launch_cold_s``), plus the run. A timed function that launches several kernels pays that
+  cost once: only its first launch follows the zeroing. Each later one follows the previous kernel of the
+  same call in the stream, queued while that kernel ran, which is the back-to-back stream's cost
+  (``Perf.launch_stream_s``; :func:`later_launch_overhead`). That assumes the host enqueued it before the
+  previous kernel ended; a host path longer than that kernel (a Triton launch's Python, 11–62 µs a launch
+  in the sources of ``docs/model.md``) would leave the GPU waiting, which the model does not charge.
 * ``"stream"``: back-to-back launches in a stream, CUDA events around many: the GPU's per-launch cost and
   a **warm L2** (the previous call left its data there).
 * ``"cudagraph"``: ``triton.testing.do_bench_cudagraph``: the launches replayed as a CUDA graph, warm L2,
@@ -29,6 +34,10 @@ Examples
 >>> from kernellab.specs import PERF_H100
 >>> [round(launch_overhead(PERF_H100, t) * 1e6, 2) for t in TIMERS]
 [0.0, 4.28, 2.43, 1.26, 5.43]
+>>> [round(later_launch_overhead(PERF_H100, t) * 1e6, 2) for t in TIMERS]     # a call's second launch on
+[0.0, 2.43, 2.43, 1.26, 5.43]
+>>> round(call_overhead(PERF_H100, "do_bench", 3) * 1e6, 2)         # 4.28 + 2 × 2.43: three launches, one call
+9.14
 >>> cold_l2("do_bench"), cold_l2("cudagraph")
 (True, False)
 >>> round(flush_seconds(PERF_H100) * 1e6, 1), round(flush_seconds(PERF_H100, FLUSH_BYTES_2024) * 1e6, 1)
@@ -41,7 +50,8 @@ from kernellab.i18n import _
 
 from ..specs import Perf
 
-__all__ = ["FLUSH_BYTES", "FLUSH_BYTES_2024", "TIMERS", "cold_l2", "flush_seconds", "launch_overhead"]
+__all__ = ["FLUSH_BYTES", "FLUSH_BYTES_2024", "TIMERS", "call_overhead", "cold_l2", "flush_seconds", "later_launch_overhead",
+           "launch_overhead"]
 
 #: The timers a prediction can stand for, in the order of the module's list.
 TIMERS = ("kernel", "do_bench", "stream", "cudagraph", "host")
@@ -73,6 +83,22 @@ def launch_overhead(perf: Perf, timer: str) -> float:
     if timer == "do_bench":
         return perf.launch_cold_s
     return perf.launch_stream_s
+
+
+def later_launch_overhead(perf: Perf, timer: str) -> float:
+    """Seconds a ``timer`` reads for a launch that follows another launch of the same timed call, on the GPU of
+    ``perf``: under ``"do_bench"`` the back-to-back stream's cost (``Perf.launch_stream_s``), as only the call's
+    first launch follows the zeroing (see the module); under every other timer its cost per launch
+    (:func:`launch_overhead`), which already is a launch's after another."""
+    if _check(timer) == "do_bench":
+        return perf.launch_stream_s
+    return launch_overhead(perf, timer)
+
+
+def call_overhead(perf: Perf, timer: str, launches: int) -> float:
+    """Seconds a ``timer`` reads besides the runs around one timed call that makes ``launches`` launches: the
+    first at :func:`launch_overhead`, each later one at :func:`later_launch_overhead`."""
+    return launch_overhead(perf, timer) + (launches - 1) * later_launch_overhead(perf, timer)
 
 
 def cold_l2(timer: str) -> bool:

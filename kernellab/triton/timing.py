@@ -63,15 +63,18 @@ from .runtime.driver import register_benchmarker
 from .runtime.jit import KernelInterface
 
 
-def launch_seconds(counts, gpu=None, timer: str = "do_bench") -> float:
+def launch_seconds(counts, gpu=None, timer: str = "do_bench", first: bool = True) -> float:
     """The model's time of a launch on ``gpu`` (default: the driver's modelled GPU) as ``timer`` reads it
-    (:mod:`kernellab.model.timer`), in seconds: :func:`kernellab.model.bounds.launch_seconds`."""
-    return bounds.launch_seconds(counts, modelled_gpu() if gpu is None else gpu, timer)
+    (:mod:`kernellab.model.timer`), in seconds: :func:`kernellab.model.bounds.launch_seconds` (``first=False``: a
+    later launch of the same timed call)."""
+    return bounds.launch_seconds(counts, modelled_gpu() if gpu is None else gpu, timer, first)
 
 
 def predicted_seconds(recorded, gpu=None, timer: str = "do_bench") -> float:
     """The model's estimate of the recorded launches' total time (:func:`kernellab.triton.launches.recording`)
-    as ``timer`` reads it, seconds: one after another, each on the whole GPU.
+    as ``timer`` reads it around one call that makes them, seconds: one after another, each on the whole GPU;
+    under ``do_bench`` the first pays the cold launch cost and each later one the stream's
+    (:func:`kernellab.model.timer.later_launch_overhead`).
 
     >>> import kernellab.triton as triton
     >>> import kernellab.triton.language as tl
@@ -86,7 +89,7 @@ def predicted_seconds(recorded, gpu=None, timer: str = "do_bench") -> float:
     >>> f"{predicted_seconds(made) * 1e6:.4f} µs"
     '4.6436 µs'
     """
-    return sum(launch_seconds(launch.counts, gpu, timer) for launch in recorded)
+    return sum(launch_seconds(launch.counts, gpu, timer, i == 0) for i, launch in enumerate(recorded))
 
 
 MEASURES = ("predicted", "cpu")

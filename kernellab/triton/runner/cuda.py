@@ -9,8 +9,8 @@ model charges (``triton.runtime.driver``). ``torch.cuda.device(...)``, ``set_dev
 device 0, and launches that run one after another in the order they are made, so there is one stream
 and nothing to wait for; ``torch._C._cuda_getCurrentRawStream(0)``, the raw handle libraries pass to their
 launchers, is that stream's, 0 (as ``Stream.cuda_stream``). An event's ``elapsed_time`` is the predicted GPU time of the kernellab launches
-made between its ``record()`` and the other's (:mod:`kernellab.triton.launches`), in milliseconds, as
-``triton.testing.do_bench`` reports it.
+made between its ``record()`` and the other's (:mod:`kernellab.triton.launches`), in milliseconds, each launch as
+``triton.testing.do_bench`` reports a call that makes that launch alone (its cold launch cost included).
 
 Every other function of ``torch.cuda`` still runs as torch wrote it (``manual_seed``, ``empty_cache``
 work on a CPU build); where it fails, it raises :class:`NotStoodIn` (a ``NotImplementedError``) that

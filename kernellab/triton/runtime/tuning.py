@@ -76,10 +76,10 @@ def registers(counts, num_warps: int) -> int:
 
 def predicted_ms(made) -> float:
     """The model's time of a trial's launches (:func:`kernellab.triton.launches.recording`) on the modelled GPU
-    as ``do_bench`` reads it, ms: one after another, each on the whole GPU
-    (:func:`kernellab.model.bounds.launch_seconds`)."""
+    as ``do_bench`` reads it, ms: one after another, each on the whole GPU, the first after the L2 flush and the
+    others after it in the stream (:func:`kernellab.model.bounds.launch_seconds`)."""
     gpu = modelled_gpu()
-    return sum(launch_seconds(launch.counts, gpu) for launch in made) * 1e3
+    return sum(launch_seconds(launch.counts, gpu, first=i == 0) for i, launch in enumerate(made)) * 1e3
 
 
 def _config_text(cfg) -> str:
