@@ -1,5 +1,6 @@
 """Runtime translation: language choice, the catalog, and every string the code uses translated."""
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -7,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kernellab import i18n
-from kernellab.i18n import _, current_language, parse_po
+from kernellab.i18n import _, _unquote, current_language, parse_po
 
 sys.path.insert(0, str(Path(__file__).parent))
 from source_trees import tree as parsed
@@ -78,3 +79,25 @@ def test_parse_po_keeps_flagged_entries_and_ignores_stray_comments():
     # a "#, python-format" flag is not "fuzzy"; a comment after an entry is not part of it
     po = '#, python-format\nmsgid "{n} lanes"\nmsgstr "{n} 个 lane"\n#~ msgid "old"\n'
     assert parse_po(po) == {"{n} lanes": "{n} 个 lane"}
+
+
+def _quoted_lines(text):
+    """Every quoted string of a catalog as it is written: a msgid/msgstr's own and each continuation line's."""
+    for line in text.splitlines():
+        if line.startswith(("msgid ", "msgstr ")):
+            yield line.partition(" ")[2]
+        elif line.startswith('"'):
+            yield line
+
+
+def test_a_quoted_line_reads_as_python_reads_its_literal():
+    # _unquote takes a line without a backslash or an inner quote as its text (no ast.literal_eval): every quoted
+    # line of every catalog in the repository, and the escapes, must read as the literal does
+    lines = [q for path in sorted((ROOT / "kernellab" / "locale").glob("*.po")) + sorted((ROOT / "docs" / "locale").rglob("*.po"))
+             for q in _quoted_lines(path.read_text(encoding="utf-8"))]
+    crafted = ['"a\\nb"', '"tab\\there"', '"C:\\\\dir"', '"\\"quoted\\""', '"x" ', '""', '"内核 \\u5185"', ' "lead"']
+    escaped = [q for q in lines if "\\" in q]
+    assert len(lines) > 5_000 and escaped  # the catalogs' own lines, some with escapes
+    assert [_unquote(q) for q in lines + crafted] == [ast.literal_eval(q) for q in lines + crafted]
+    # by hand: a backslash-n is a newline (2 characters → 1), a doubled backslash one backslash
+    assert _unquote('"a\\nb"') == "a\nb" and _unquote('"C:\\\\dir"') == "C:\\dir"
