@@ -26,6 +26,7 @@ from kernellab.access import (
     sectors,
     shared_ideal_wavefronts,
     shared_wavefronts,
+    sorted_distinct,
 )
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -371,3 +372,23 @@ def test_merged_updates_by_hand():
     assert (el.tolist(), up.tolist()) == ([9], [1])
     el, up = merged_updates(np.array([], np.int64), np.array([], np.int64))
     assert el.size == up.size == 0
+
+
+def test_sorted_distinct_is_numpy_unique_of_integers():
+    # np.unique's answer (distinct values, sorted, flattened, a new array) on arrays in order, in no order, with
+    # repeats, of one or no element, 2-D, and of every integer width; in order (a block's addresses) it skips the sort
+    rng = np.random.default_rng(33)
+    arrays = [np.arange(1024, dtype=np.int64) * 4 + 1024, (np.arange(1024, dtype=np.int64) * 4) >> 5,
+              np.array([3, 1, 2, 1]), np.array([7]), np.array([], np.int64), np.array([[5, 1], [5, 3]]),
+              np.array([-2, -2, 0, 5, 5, 9]), np.array([9, 5, 5, 0, -2, -2])]
+    arrays += [rng.integers(-50, 50, size=n).astype(t) for n in (2, 33, 500) for t in (np.int8, np.int32, np.int64, np.uint16)]
+    arrays += [np.sort(rng.integers(0, 10, size=200))]
+    for a in arrays:
+        got = sorted_distinct(a)
+        assert got.dtype == a.dtype and np.array_equal(got, np.unique(a)), a
+    a = np.arange(6)
+    sorted_distinct(a)[0] = 99  # a new array, not a view of the one in order
+    assert a[0] == 0
+    # by hand: 1024 floats from byte 1024 are 4096 bytes, sectors 32 … 159 (1024 // 32 = 32, 5116 // 32 = 159): 128
+    ids = sorted_distinct(arrays[0] >> 5)
+    assert ids.size == 128 and ids[0] == 32 and ids[-1] == 159

@@ -46,6 +46,7 @@ from ..access import (
     sectors,
     shared_ideal_wavefronts,
     shared_wavefronts,
+    sorted_distinct,
 )
 from .memory import _fewer_repeats
 
@@ -173,7 +174,7 @@ class ShiftRef:
         if self._addresses is None:  # the reference's distinct active addresses, and their offsets in a sector
             acc = self.acc
             a = acc.addresses.ravel() if acc.active.all() else acc.addresses[acc.active]
-            a = np.unique(_fewer_repeats(a))
+            a = sorted_distinct(_fewer_repeats(a))
             self._addresses = a, a & (SECTOR_BYTES - 1), {}
         a, r, by_sig = self._addresses
         parts = []
@@ -181,7 +182,7 @@ class ShiftRef:
             sig = int(np.bitwise_or.reduce(np.left_shift(1, r[sel]), initial=0))
             if sig:
                 if sig not in by_sig:
-                    by_sig[sig] = np.unique(a[sel] >> _SHIFT)
+                    by_sig[sig] = sorted_distinct(a[sel] >> _SHIFT)
                 parts.append((sig, by_sig[sig], j))
         return tuple(parts)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import cvt
+from ...access import sorted_distinct
 from ...errors import LaunchError, OutOfBoundsError, fmt_dim3
 from ...i18n import _
 from . import locks
@@ -298,25 +299,10 @@ def _distinct(base):
     got = memo.get("shared lines", False)
     if got is False:
         starts = base.lines.starts
-        u = _sorted_distinct(starts)
+        u = sorted_distinct(starts)
         got = (u, np.searchsorted(u, starts)) if 2 * u.size <= starts.size else None
         memo["shared lines"] = got
     return got
-
-
-def _sorted_distinct(a: np.ndarray) -> np.ndarray:
-    """``np.unique(a)`` (its distinct values, sorted, flattened), without its call.
-
-    >>> _sorted_distinct(np.array([[5, 1], [5, 3]])).tolist()
-    [1, 3, 5]
-    """
-    u = np.sort(a, axis=None)
-    if u.size > 1:
-        keep = np.empty(u.size, bool)
-        keep[0] = True
-        np.not_equal(u[1:], u[:-1], out=keep[1:])
-        u = u[keep]
-    return u
 
 
 def _runs_of_lines(base) -> tuple[np.ndarray, np.ndarray]:
@@ -331,7 +317,7 @@ def _runs_of_lines(base) -> tuple[np.ndarray, np.ndarray]:
     got = base.memo.get("runs of lines")
     if got is None:
         lines = base.lines
-        u = _sorted_distinct(lines.starts)
+        u = sorted_distinct(lines.starts)
         reach = np.maximum.accumulate(u + lines.n)  # where the runs so far end
         first = np.empty(u.size, bool)  # a line that starts past every earlier one's end: a new run
         first[0] = True
