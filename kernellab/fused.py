@@ -43,6 +43,9 @@ _LAYOUT = {
     np.dtype(np.float32): (29, np.uint32, 0x00FFFFFF, 2.0**128),
     np.dtype(np.float16): (42, np.uint16, 0x07FF, 2.0**16),
 }
+#: The same, with the numpy scalars :func:`round_once` shifts and compares by (made once, not per call).
+_SCALARS = {t: (np.uint64(64 - below), uint(1), uint(2 * lowest), uint(2)) for t, (below, uint, lowest, _top) in _LAYOUT.items()}
+_min = np.minimum.reduce  # ndarray.min without its Python wrapper
 
 
 def round_once(s: np.ndarray, dtype, a, b, c) -> np.ndarray:
@@ -61,25 +64,27 @@ def round_once(s: np.ndarray, dtype, a, b, c) -> np.ndarray:
     layout = _LAYOUT.get(dtype)
     if layout is None or r.size == 0:
         return r
-    if not (s.flags.c_contiguous and s.flags.writeable and s.dtype == np.float64):
+    flags = s.flags
+    if not (flags.c_contiguous and flags.writeable and s.dtype == np.float64):
         s = np.array(s, np.float64)
-    below, uint, lowest_binade, top = layout
+    _below, uint, _lowest_binade, top = layout
+    shift, one, twice_lowest, two = _SCALARS[dtype]
     flat_r = r.reshape(-1)
     # a tie of dtype's normal range: the bits below dtype's last are 1 and zeros, so that shifted to the top of
     # the word they leave its sign bit alone, the smallest int64 (the smallest word says whether any does)
     bits = s.reshape(-1).view(np.uint64)
-    np.left_shift(bits, np.uint64(64 - below), out=bits)  # unsigned: no bit is lost to a sign
+    np.left_shift(bits, shift, out=bits)  # by 64 − the bits below dtype's last; unsigned: no bit is lost to a sign
     word = bits.view(np.int64)
-    tie = word == _INT64_MIN if word.min() == _INT64_MIN else None
+    tie = word == _INT64_MIN if _min(word) == _INT64_MIN else None
     # or |r| among the subnormals or in the lowest normal binade, not zero: twice its bits without the sign (in
     # s's memory, no longer needed) at most twice that binade's end; their minimum above it (no such |r| and no
     # zero, the common case) rules them all out in one pass, otherwise zero is told apart by subtracting 2
     # (zero wraps round)
     mag = word.view(uint)[: flat_r.size]
-    np.left_shift(flat_r.view(uint), uint(1), out=mag)
-    if mag.min() <= uint(2 * lowest_binade):
-        np.subtract(mag, uint(2), out=mag)
-        tiny = mag < uint(2 * lowest_binade)
+    np.left_shift(flat_r.view(uint), one, out=mag)
+    if _min(mag) <= twice_lowest:
+        np.subtract(mag, two, out=mag)
+        tiny = mag < twice_lowest
         if tiny.any():
             tie = tiny if tie is None else tie | tiny
     if tie is None:

@@ -12,6 +12,7 @@ as do loops and ``blk.where`` regions (``launch(auto_instr=...)``).
 
 from __future__ import annotations
 
+import math
 import mmap
 import sys
 from contextlib import contextmanager
@@ -832,7 +833,7 @@ class Block:
             parts, blocks, lpb, _counter, _chain = got
             part = _fused(*parts)
             r = held_value(part, blocks, lpb)
-            per_lane = int(np.prod(part.shape[2:]))
+            per_lane = math.prod(part.shape[2:])  # elements a lane (numpy's prod costs a microsecond or more)
         else:
             a, b, c = plain(a), plain(b), plain(c)
             r = _fused(a, b, c)
@@ -944,7 +945,7 @@ class Block:
             (pa, pb), blocks, lpb, _counter, _chain = got
             part = np.asarray(fn(np.asarray(pa, np.float32), np.asarray(pb, np.float32)), np.float32)
             r = held_value(part, blocks, lpb)
-            per_lane = int(np.prod(part.shape[2:]))
+            per_lane = math.prod(part.shape[2:])
         else:
             a, b = plain(a), plain(b)
             r = np.asarray(fn(np.asarray(a, np.float32), np.asarray(b, np.float32)), np.float32)

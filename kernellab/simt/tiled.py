@@ -40,6 +40,8 @@ Examples
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .lanes import HeldLanes, Lanes, count_ufunc, lanes
@@ -114,7 +116,7 @@ class Tiled(HeldLanes):
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape))
+        return math.prod(self.shape)
 
     def __len__(self) -> int:
         return self.shape[0]
@@ -347,7 +349,7 @@ def _held_ufunc(ufunc, inputs):
     result = ufunc(*parts)
     first = result[0] if isinstance(result, tuple) else result
     if counter is not None:
-        per_lane = int(np.prod(first.shape[2:]))
+        per_lane = math.prod(first.shape[2:])
         count_ufunc(counter, ufunc.__name__, parts, first.dtype, per_lane)
     if isinstance(result, tuple):
         return tuple(held(r, blocks, lanes_, counter, chain) for r in result)
