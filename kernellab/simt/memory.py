@@ -86,11 +86,13 @@ class GlobalMemory:
         self._touched[ids] = True
 
     def _name_of_sector(self, sector: int) -> str:
-        """The name of the array holding sector ``sector`` of the address space."""
-        for g in self._by_id.values():
-            if g.base // SECTOR_BYTES <= sector < g.base // SECTOR_BYTES + g.touched.size:
-                return g.name
-        return "global"
+        """The name of the array holding sector ``sector`` of the address space.
+
+        One holds it: a sector is marked only for an access checked in bounds of its array (:class:`~kernellab.Block`
+        checks every access, or a moved one's reference and its move), and an array starts on an ``ALLOC_ALIGN``
+        boundary, a whole number of sectors, so its elements lie in its own ``⌈nbytes ÷ 32⌉`` sectors."""
+        return next(g.name for g in self._by_id.values()
+                    if g.base // SECTOR_BYTES <= sector < g.base // SECTOR_BYTES + g.touched.size)
 
     def lookup(self, arr) -> GlobalArray:
         """The :class:`GlobalArray` for ``arr``."""

@@ -102,7 +102,7 @@ class Tally:
         self.dram[name] = self.dram.get(name, 0) + sectors
 
     def atomic_access(self, acc: Access, warps: int, lanes: int, base: int, size: int, elements,
-                      warp_of=None) -> None:
+                      warp_of) -> None:
         """Count global atomic instructions described by ``acc``: requests, sectors, lines, bytes, and the
         updates of each element (``elements``: the active lanes' element indices into the array at ``base``,
         of ``size`` elements; ``warp_of``: each of those lanes' warp), whose largest total is
@@ -117,11 +117,8 @@ class Tally:
         per_element = self.updates.get(base)
         if per_element is None:
             per_element = self.updates[base] = np.zeros(max(size, 1), np.int64)
-        if warp_of is None:
-            np.add.at(per_element, elements, 1)
-        else:
-            element, updates = merged_updates(np.asarray(elements, np.int64), np.asarray(warp_of, np.int64))
-            np.add.at(per_element, element, updates)
+        element, updates = merged_updates(np.asarray(elements, np.int64), np.asarray(warp_of, np.int64))
+        np.add.at(per_element, element, updates)
 
     def shared_access(self, op: str, acc: Access, warps: int, lanes: int) -> None:
         """Count shared-memory load or store instructions: requests, wavefronts, ideal wavefronts."""
