@@ -980,11 +980,6 @@ class Tally:
         self.n["flops"] += n
         self.n["dot_flops_" + dot_kind(operands, precision)] += n
 
-    def mma(self, sm80: int, sm90: int):
-        """Record the warp-level MMA instructions of a ``tl.dot`` (see :mod:`kernellab.triton.compiler.mma`)."""
-        self.n["mma_sm80"] += sm80
-        self.n["mma_sm90"] += sm90
-
     def arith(self, n: int):
         """Record ``n`` FLOPs of elementwise arithmetic or reductions."""
         self.n["flops"] += n
@@ -1250,10 +1245,9 @@ class Touched:
                 bitmap[ids.reshape(-1)] = True
                 return None
         o = np.asarray(offs if mask is None else offs[mask], np.int64).reshape(-1)
-        if SECTOR_BYTES % w == 0:  # o · w // 32 = o // (32 / w), a power of two: a shift (floors as // does), no product
-            ids = o >> ((SECTOR_BYTES // w).bit_length() - 1)
-        else:
-            ids = o * w // SECTOR_BYTES
+        # w is 1, 2, 4 or 8 (every Triton type's; a launch refuses an array of any other dtype), so
+        # o · w // 32 = o // (32 / w), a power of two: a shift (floors as // does), no product
+        ids = o >> ((SECTOR_BYTES // w).bit_length() - 1)
         if first:
             return self._first(bitmap, ids)
         bitmap[ids] = True
