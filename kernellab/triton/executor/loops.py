@@ -154,11 +154,11 @@ def _unwrap(tag):
 class Loop:
     """A kernel loop's iterator: a range that tells the running program when it starts, iterates and
     ends (:class:`Frame`). ``variable``: the loop variable's ``(dtype, axis facts)`` (:func:`induction`), its
-    values then scalar blocks inside a running program; None: Python's ints."""
+    values then scalar blocks inside a running program (Python's ints outside one)."""
 
     __slots__ = ("_it", "_stages", "_frame", "_prog", "_var")
 
-    def __init__(self, r: builtins.range, stages: int | None, variable: tuple | None = None):
+    def __init__(self, r: builtins.range, stages: int | None, variable: tuple):
         self._it = iter(r)
         self._stages = stages
         self._frame = None
@@ -193,8 +193,6 @@ class Loop:
             raise
         frame.iterate()
         var = self._var
-        if var is None:
-            return v
         iv = tensor(np.array([v], var[0].np), var[0], ())
         iv._ax = var[1]
         if self._prog.hook is not None:

@@ -29,14 +29,13 @@ Examples
 
 from __future__ import annotations
 
-from .program import _CURRENT
+from .program import _CURRENT, current
 
 
 def loaded(out) -> None:
     """Mark ``out``, a block ``tl.load`` just made, as loaded in the running step's current epoch."""
-    prog = _CURRENT.get()
-    if prog is not None:
-        out._ld = (id(prog), prog.epoch)
+    prog = current()
+    out._ld = (id(prog), prog.epoch)
 
 
 def waited(x, dot: bool = False) -> None:
@@ -80,9 +79,7 @@ def accumulated(flops: int) -> None:
     Triton's pipeliner makes a loop's ``wgmma`` asynchronous and waits for it only where its result is next
     used (``asyncLaunchDots``, ``lib/Dialect/TritonGPU/Transforms/Pipeliner/WGMMAPipeline.cpp``), so the
     program's next SIMT work runs meanwhile (:mod:`kernellab.model.estimate`)."""
-    prog = _CURRENT.get()
-    if prog is not None:
-        prog.tally.dependent(0, 0, flops)
+    current().tally.dependent(0, 0, flops)
 
 
 def dot_loop(prog, iterations: int) -> None:
@@ -98,9 +95,7 @@ def dependent(shape: tuple, flops_per_element: int = 1, mufu: bool = False) -> N
     operations and, with ``mufu``, one special function, on every element of a ``shape`` block, in every
     program of the step. The performance model runs them after the dot they depend on and before the dot
     that needs them (a program's Tensor Core and SIMT phases, :mod:`kernellab.model.estimate`)."""
-    prog = _CURRENT.get()
-    if prog is None:
-        return
+    prog = current()
     n = 1
     for d in shape:
         n *= d
