@@ -75,3 +75,65 @@ def test_distinct_ids_of_rows_of_no_entry_are_zero():
 
     got = _distinct_per_row(np.zeros((3, 0), np.int64), np.zeros((3, 0), bool))
     assert got.tolist() == [0, 0, 0]
+
+
+# --- kernellab.simt.tiled: a held value acts as its lanes array ------------------------------------------------
+
+def _tx():
+    # threadIdx.x of a 4-lane block in a batch of 3 blocks: lanes 0 1 2 3 | 0 1 2 3 | 0 1 2 3
+    from kernellab.simt.tiled import Tiled
+
+    return Tiled(np.arange(4).reshape(1, 4), 3, 4)
+
+
+def test_a_value_turned_into_its_lanes_array_answers_as_that_array():
+    from kernellab.simt.tiled import Tiled
+
+    y = _tx() * 2 + 1                      # held: 1 3 5 7 in every block
+    y[5] = -1                              # a write turns it into its 12 lanes for good
+    lanes_ = [1, 3, 5, 7, 1, -1, 5, 7, 1, 3, 5, 7]
+    assert type(y) is Tiled and not y.immutable
+    assert (y.shape, y.dtype, y.ndim, y.size, len(y)) == ((12,), np.dtype(np.int64), 1, 12, 12)
+    assert (np.shape(y), np.ndim(y)) == ((12,), 1)
+    as_float = np.asarray(y, dtype=np.float64)  # a converted copy
+    assert as_float.dtype == np.float64 and as_float.tolist() == [float(v) for v in lanes_]
+    assert y.__array__(np.float64).dtype == np.float64  # the protocol's own answer, before numpy would convert it
+    with pytest.raises(ValueError, match="a copy is needed"):
+        y.__array__(np.float64, copy=False)
+    assert list(y) == lanes_ and -1 in y and repr(y) == repr(np.array(lanes_))  # forwarded to the lanes array
+    y.shape = (3, 4)                       # an attribute of the array's, set on it
+    assert (y.shape, y.ndim, y.size, len(y)) == ((3, 4), 2, 12, 3)
+    assert np.asarray(y).tolist() == [lanes_[0:4], lanes_[4:8], lanes_[8:12]]
+    with pytest.raises(ValueError):        # as numpy: an array's elements cannot be deleted
+        del y[0]
+
+
+def test_a_held_values_shape_functions_and_a_conversion_that_copies_nothing():
+    tx = _tx()
+    assert (np.shape(tx), np.ndim(tx)) == ((12,), 1) and tx.immutable  # asked without turning it into lanes
+    assert tx.astype(np.int64, copy=False) is tx                       # no conversion, no copy: the value itself
+    assert tx.immutable
+
+
+def test_a_ufunc_of_two_results_gives_two_held_values():
+    # divmod(tx, 3) on one block's lanes 0 1 2 3: quotients 0 0 0 1, remainders 0 1 2 0, in each of the 3 blocks
+    from kernellab.simt.tiled import Tiled
+
+    q, r = np.divmod(_tx(), 3)
+    assert type(q) is Tiled and type(r) is Tiled
+    assert q.tolist() == [0, 0, 0, 1] * 3 and r.tolist() == [0, 1, 2, 0] * 3
+
+
+def test_operands_not_of_one_held_form_are_computed_on_their_lanes():
+    from kernellab.simt.tiled import Tiled
+
+    lanes_ = np.tile(np.arange(4), 3)
+    # a held value of 2 dimensions (a lane holds 1 element, shape (12, 1)) plus one of 1: numpy broadcasts the
+    # lanes arrays to (12, 12), element [i, j] = lane j's + lane i's; computed on the parts (1, 4, 1) + (1, 4) it
+    # would be (1, 4, 4), another value
+    column = Tiled(np.arange(4).reshape(1, 4, 1), 3, 4)
+    got = column + _tx()
+    assert np.asarray(got).shape == (12, 12)
+    np.testing.assert_array_equal(np.asarray(got), lanes_[:, None] + lanes_[None, :])
+    # a list is no part: the lanes array plus the list, element by element
+    assert np.asarray(_tx() + list(range(12))).tolist() == (lanes_ + np.arange(12)).tolist()
