@@ -5,6 +5,7 @@ by hand; each fails when that branch's code is broken (checked by planting the b
 """
 
 import numpy as np
+import pytest
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
@@ -38,3 +39,39 @@ def test_an_exchange_that_releases_only_some_programs_locks_splits_the_step():
             c = release_first[(2,)](lock, buf, BLOCK=64)
         assert c.launch["locks"] == {("Lock", 0): (1, 2, 512), ("Lock", 1): (1, 3, 1024)}
         assert lock.tolist() == [0, 0] and buf.tolist() == [2.0] * 128
+
+
+# --- the seed form's (kernel(tl, ...)) shape checks: Triton's rules, named by kernel and program ----------------
+
+def _seed_error(body):
+    from kernellab import triton_launch
+    from kernellab.errors import KernelValueError
+
+    def bad(tl, y):
+        body(tl)
+
+    with pytest.raises(KernelValueError) as info:
+        triton_launch(bad, (1,), np.zeros(4, np.float32))
+    assert str(info.value).startswith("kernel bad, program (0,0,0): ")
+    return str(info.value).removeprefix("kernel bad, program (0,0,0): ")
+
+
+def test_the_seed_forms_ranges_and_shapes_are_checked_as_triton_checks_them():
+    assert _seed_error(lambda tl: tl.arange(4, 4)) == "arange's end must be greater than start, got arange(4, 4)"
+    # 2²¹ = 2,097,152 elements, over Triton's 2²⁰ = 1,048,576
+    assert _seed_error(lambda tl: tl.arange(0, 2**21)) == "arange's range must be at most 1048576, got 2097152"
+    assert _seed_error(lambda tl: tl.zeros((3,))) == "Shape element 0 must be a power of 2, got shape [3]"
+    # 2048 × 1024 = 2²¹ elements, each dimension a power of two
+    assert _seed_error(lambda tl: tl.zeros((2048, 1024))) == (
+        "a block may hold at most 1048576 elements, got shape [2048, 1024]")
+    assert _seed_error(lambda tl: tl.dot(tl.zeros((16, 16)), tl.zeros((32, 16)))).startswith(
+        "First input shape ([16, 16]) and second input shape [32, 16] are not compatible for matmul")
+    # the batched form and the one-program form (its rerun) name a wrong axis alike, not numpy's IndexError
+    assert _seed_error(lambda tl: tl.program_id(3)) == "program_id axis must be 0, 1 or 2, not 3"
+
+
+def test_a_program_with_no_floating_point_value_holds_no_register_word():
+    # Live.peak() of no value born: 0 words (the running sum of nothing), not numpy's max of an empty array
+    from kernellab.triton.executor.liveness import Live
+
+    assert Live(num_warps=4).peak() == 0.0

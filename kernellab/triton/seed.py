@@ -48,8 +48,8 @@ class SeedLanguage:
         self._prog = prog
 
     def program_id(self, axis: int = 0) -> int:
-        """This program's id along ``axis``, a Python int."""
-        return int(self._prog.pids[0, axis])
+        """This program's id along ``axis``, a Python int (ValueError for an axis other than 0, 1 or 2)."""
+        return int(self._prog.program_id(axis)[0])
 
     def num_programs(self, axis: int = 0) -> int:
         """Programs along ``axis`` of the grid."""
