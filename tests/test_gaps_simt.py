@@ -7,7 +7,6 @@ by hand; each fails when that branch's code is broken (checked by planting the b
 import numpy as np
 import pytest
 
-from kernellab.access import merged_updates
 from kernellab.simt import launch
 
 
@@ -61,12 +60,6 @@ def test_a_site_whose_reference_has_no_active_lane_is_not_a_move():
     c = launch(k, 1, 32, args=(x, y))
     assert (c.gld_instr, c.gld_sectors, c.gst_instr, c.dram_sectors) == (0, 0, 0, {})
     assert not y.any()
-
-
-def test_merged_updates_of_no_lane_are_none():
-    # an atomic whose lanes are all masked off updates no element: no element, no count (and no max of nothing)
-    e, n = merged_updates(np.array([], np.int64), np.array([], np.int64))
-    assert e.size == n.size == 0
 
 
 def test_distinct_ids_of_rows_of_no_entry_are_zero():
@@ -137,3 +130,15 @@ def test_operands_not_of_one_held_form_are_computed_on_their_lanes():
     np.testing.assert_array_equal(np.asarray(got), lanes_[:, None] + lanes_[None, :])
     # a list is no part: the lanes array plus the list, element by element
     assert np.asarray(_tx() + list(range(12))).tolist() == (lanes_ + np.arange(12)).tolist()
+
+
+def test_lanes_keeps_what_is_not_an_array_of_lanes_as_it_is():
+    # kernellab.simt.lanes.lanes: "a numpy array as Lanes counting into counter (anything else as it is)";
+    # a 0-d array or a numpy scalar is one value, not lanes: returned as it is, so nothing counts on it
+    from kernellab.simt.lanes import Lanes, lanes
+    from kernellab.simt.tally import Tally
+
+    counter = Tally()
+    scalar, zero_d = np.float32(2.5), np.array(3)
+    assert lanes(scalar, counter) is scalar and lanes(zero_d, counter) is zero_d
+    assert type(lanes(np.arange(4), counter)) is Lanes
