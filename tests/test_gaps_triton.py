@@ -75,3 +75,14 @@ def test_a_program_with_no_floating_point_value_holds_no_register_word():
     from kernellab.triton.executor.liveness import Live
 
     assert Live(num_warps=4).peak() == 0.0
+
+
+def test_dtypes_by_name_and_a_scalar_argument_that_is_no_number():
+    from kernellab.triton.executor import dtypes
+
+    class Bits:  # a dtype numpy lacks, known by its name (ml_dtypes' numpy dtypes, torch's viewed as bits)
+        name = "float8_e4m3fn"
+
+    assert dtypes.from_numpy(Bits()) is dtypes.float8e4nv
+    with pytest.raises(TypeError, match="a str is not a Triton scalar"):
+        dtypes.of_argument("1.0")

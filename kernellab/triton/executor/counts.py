@@ -1280,10 +1280,9 @@ class Touched:
 
     def mark_rows(self, name: str, flat: np.ndarray, starts, active, key: int | None = None):
         """Mark the sectors of rows of consecutive elements: row ``r`` is ``flat[starts[r]:starts[r] + active[r]]``
-        (``key``: the address of ``flat``'s data, as :meth:`mark_run` takes it)."""
+        (``key``: the address of ``flat``'s data, as :meth:`mark_run` takes it); one ``active`` a row, as a view's
+        ``starts()`` and ``prefix()`` give them (:mod:`kernellab.triton.executor.memory`)."""
         s, k = np.asarray(starts, np.int64).reshape(-1), np.asarray(active, np.int64).reshape(-1)
-        if s.size != k.size:
-            s, k = np.broadcast_arrays(s, k)
         keep = k > 0
         if not keep.all():
             s, k = s[keep], k[keep]

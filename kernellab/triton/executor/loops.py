@@ -118,7 +118,7 @@ class Frame:
         """Note a ``tl.load`` of the body, its value's layout tag and its elements' bits."""
         self.loads[id(tag)] = [tag, None, bits]
 
-    def dot(self, a_tag, b_tag, ref, flags: list, dims: tuple, loaded: tuple = (True, True), operands=()):
+    def dot(self, a_tag, b_tag, ref, flags: list, dims: tuple, loaded: tuple, operands: tuple):
         """Note a ``tl.dot`` of the body (``dims``: its ``(M, N, K, kind, bits)``): the operands that are loads
         of this iteration feed it (directly, or through elementwise operations, which keep the tag);
         ``flags`` (its staged move's, operand A and B) are set for the operands the pipeliner copies, once
@@ -131,8 +131,7 @@ class Frame:
             for slot, (now, before) in enumerate(zip(operands, last)):
                 if now is before:
                     flags[slot] = "once"
-        if operands:
-            self.operands[place] = tuple(operands)
+        self.operands[place] = tuple(operands)
         roles = []
         for slot, tag in enumerate((a_tag, b_tag)):
             while tag.__class__ is tuple and tag[0] == "trans":
@@ -289,8 +288,6 @@ def _small(tag, bits: int) -> bool:
     """``isSmallLoad``: a load of fewer than 32 bits a thread an instruction is not pipelined (``cp.async``
     copies 4, 8 or 16 bytes); a scalar load moves one element a thread (Triton 3.9 pipelines an fp32 one, not an
     fp16 one)."""
-    (ptr, mask, shape), width, num_warps, wanted = tag[1:]
-    want = None
-    if wanted is not None:
-        want = wanted.get((shape, layout.own_width(ptr, shape, width)[0]))
+    (ptr, mask, shape), width, num_warps, wanted = tag[1:]  # wanted: the program's widths, a dict (tl.load's tag)
+    want = wanted.get((shape, layout.own_width(ptr, shape, width)[0]))
     return layout.plan(ptr, mask, shape, width, num_warps, want).vec * bits < 32
