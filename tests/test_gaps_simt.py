@@ -142,3 +142,10 @@ def test_lanes_keeps_what_is_not_an_array_of_lanes_as_it_is():
     scalar, zero_d = np.float32(2.5), np.array(3)
     assert lanes(scalar, counter) is scalar and lanes(zero_d, counter) is zero_d
     assert type(lanes(np.arange(4), counter)) is Lanes
+
+
+def test_an_unknown_hazard_kind_is_refused_by_name():
+    from kernellab.simt.race import hazard_label
+
+    with pytest.raises(ValueError, match="unknown hazard kind 'read-after-read'"):
+        hazard_label("read-after-read")

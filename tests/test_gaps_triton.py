@@ -86,3 +86,32 @@ def test_dtypes_by_name_and_a_scalar_argument_that_is_no_number():
     assert dtypes.from_numpy(Bits()) is dtypes.float8e4nv
     with pytest.raises(TypeError, match="a str is not a Triton scalar"):
         dtypes.of_argument("1.0")
+
+
+@triton.jit
+def wrapped_mask(out_ptr):
+    x = tl.arange(0, 4) + 2147483646  # int32: 2147483646, 2147483647, then −2147483648, −2147483647 (wrapped)
+    tl.store(out_ptr + tl.arange(0, 4), 1, mask=x < 0)
+
+
+def test_a_range_moved_past_its_types_end_wraps_as_its_values_do():
+    # 3 + 2147483646 > 2³¹ − 1: the sum wraps in int32, so x < 0 keeps lanes 2 and 3 (2 × 4 B stored). Kept as
+    # the range's offsets moved by the int, unwrapped, "x < 0" would keep no lane: the sum is computed plainly
+    out = np.zeros(4, np.int32)
+    c = wrapped_mask[(1,)](out)
+    assert out.tolist() == [0, 0, 1, 1] and c.store_bytes == 8
+
+
+def test_products_with_shared_tiles_equal_those_of_the_copied_tiles_bit_for_bit():
+    # numerics.matmul of Grouped operands (tiles that consecutive programs share, kept once): both operands
+    # grouped, and a one-program block broadcast against grouped tiles, as np.matmul of the copies gives them
+    from kernellab.triton.executor.numerics import Grouped, matmul
+
+    rng = np.random.default_rng(0)
+    ga = Grouped(rng.standard_normal((2, 4, 4)).astype(np.float32), 3)  # 6 programs, 3 a tile
+    gb = Grouped(rng.standard_normal((3, 4, 4)).astype(np.float32), 2)  # 6 programs, 2 a tile
+    np.testing.assert_array_equal(matmul(ga, gb), np.matmul(ga.array(), gb.array()))
+    one = rng.standard_normal((1, 4, 4)).astype(np.float32)
+    got = matmul(one, gb)
+    assert got.shape == (6, 4, 4)
+    np.testing.assert_array_equal(got, np.matmul(one, gb.array()))

@@ -225,7 +225,7 @@ class BlockMoves:
     def sector_ids(self, _moved: int = 0) -> np.ndarray:
         """The sector ids of the whole access (some repeated), when every move is a whole number of sectors.
 
-        Never None: :attr:`first` is made for this access alone (nothing marked yet), under the block's own mask,
+        Never None: ``first`` is made for this access alone (nothing marked yet), under the block's own mask,
         which holds thread 0, so its one part of ``D mod 32 = 0`` holds at least that lane's sector."""
         first = self.first.sector_ids(0)
         return (first[None, :] + (self.moves >> _SHIFT)[:, None]).ravel()

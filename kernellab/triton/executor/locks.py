@@ -87,7 +87,7 @@ def released(prog, flat: np.ndarray, offs) -> None:
     """A scalar ``tl.atomic_xchg`` of the step's programs: where it writes the locks they hold, their sections end
     and are recorded on the tally (:meth:`~kernellab.triton.executor.counts.Tally.lock_section`); where only some
     programs of the step release, the step reruns program by program. Called only while the step holds locks
-    (``prog.lock`` set: :func:`kernellab.triton.language.atomics.atomic_xchg` checks it)."""
+    (``prog.lock`` set: ``tl.atomic_xchg`` checks it)."""
     section = prog.lock
     keys = lock_keys(prog, flat, offs)
     if keys != section.keys:
