@@ -9,6 +9,8 @@ from unittest import mock
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
@@ -157,9 +159,108 @@ def test_groups_split_by_each_keys_bits_in_the_order_of_their_first_programs():
     ([0, 15], [16, 32], [0, 0], [True, True], False),     # one program's own bytes
     ([0, 40, 15], [32, 48, 20], [0, 0, 1], [True, True, True], True),   # 15-19 inside program 0's 0-31
     ([0, 15], [16, 32], [groups.SHARED, 1], [False, True], True),   # every program of a group reads 0-15
+    ([0, 8, 4], [8, 16, 12], [0, 1, 0], [True, True, False], True),   # 0 reads 4-11: its own 4-7, 1's 8-11
 ])
 def test_spans_meet_where_one_program_stores_a_byte_another_touches(lo, hi, owner, stored, meet):
     assert groups.overlap(lo, hi, owner, stored) is meet
+
+
+def meet_pairwise(lo, hi, owner, stored):
+    """The definition :func:`groups.overlap` computes, pair by pair: a store span and another program's span share
+    a byte (``SHARED`` spans belong to no program, so to another than every span)."""
+    for i in range(len(lo)):
+        for j in range(len(lo)):
+            other = owner[i] != owner[j] or owner[i] == groups.SHARED
+            if stored[i] and i != j and other and lo[i] < hi[j] and lo[j] < hi[i]:
+                return True
+    return False
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(1, 12), st.integers(-1, 2), st.booleans()),
+                min_size=1, max_size=8))
+def test_spans_meet_exactly_where_some_pair_of_them_does(spans):
+    lo = [s[0] for s in spans]
+    hi = [s[0] + s[1] for s in spans]
+    owner, stored = [s[2] for s in spans], [s[3] for s in spans]
+    assert groups.overlap(lo, hi, owner, stored) is meet_pairwise(lo, hi, owner, stored)
+
+
+@triton.jit
+def tiles_kernel(x_ptr, out_ptr, N: tl.constexpr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)[:, None] * N + pid * BLOCK + tl.arange(0, BLOCK)[None, :]  # a column of tiles
+    acc = tl.zeros([BLOCK, BLOCK], tl.float32)
+    for _ in range(pid % 2 + 1):  # trips 1, 2, 1, 2
+        acc += tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, acc)
+
+
+def test_tiles_side_by_side_whose_spans_meet_but_whose_lines_do_not_stay_in_groups():
+    # 4 programs, each an 8 × 8 tile of an 8 × 32 float32 matrix, program p's columns 8p to 8p + 7. Program 0
+    # stores bytes 0 to 4·(7·32 + 7) + 4 = 928, program 1 bytes 32 to 960: their spans meet, but row r of
+    # program 0 is bytes 128r to 128r + 32 and of program 1 128r + 32 to 128r + 64, which share none. So the
+    # groups {0, 2} (1 trip) and {1, 3} (2 trips) stand: nothing runs one by one
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((8, 32)).astype(np.float32)
+    out = np.zeros((8, 32), np.float32)
+    cnt, (_, out), steps, alone = three_ways(lambda x, o: tiles_kernel[(4,)](x, o, N=32, BLOCK=8), x, out)
+    assert steps == [4, 2, 2] and alone == 0
+    trips = np.repeat(np.array([1, 2, 1, 2], np.float32), 8)
+    np.testing.assert_array_equal(out, x * trips)  # x + x = 2x exactly
+    # 1 + 2 + 1 + 2 = 6 loads of 64 floats = 6 × 256 B = 1536 B; 4 stores of 256 B = 1024 B
+    assert (cnt.loads, cnt.load_bytes, cnt.stores, cnt.store_bytes) == (6, 1536, 4, 1024)
+
+
+@triton.jit
+def shifted_row_kernel(buf_ptr, N: tl.constexpr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    r = tl.arange(0, BLOCK)
+    own = r[:, None] * N + pid * BLOCK + r[None, :]
+    shift = tl.where(r == BLOCK - 1, 4, 0)  # the last row read 4 columns right: half of it the next tile's
+    acc = tl.zeros([BLOCK, BLOCK], tl.float32)
+    for _ in range(pid % 2 + 1):  # trips 1, 2, 1
+        acc += tl.load(buf_ptr + own + shift[:, None])
+    tl.store(buf_ptr + own, acc)
+
+
+def test_tiles_whose_lines_meet_below_their_first_row_rerun_one_by_one():
+    # 3 programs, each an 8 × 8 tile of an 8 × 32 float32 matrix (program p: columns 8p to 8p + 7), reading its
+    # own tile but row 7 at columns 8p + 4 to 8p + 11. Only row 7 meets: program 1 reads columns 12-19 of it,
+    # 16-19 program 2's. In launch order program 1 reads them before program 2 stores; in groups {0, 2} then
+    # {1} it would read them after. So the groups are undone and the 3 programs rerun one by one, each reading
+    # the matrix as it was: rows 0-6 its own tile, row 7 shifted by 4, times its trips
+    rng = np.random.default_rng(6)
+    buf = rng.standard_normal((8, 32)).astype(np.float32)
+    _cnt, (out,), steps, alone = three_ways(lambda b: shifted_row_kernel[(3,)](b, N=32, BLOCK=8), buf)
+    assert steps == [3, 2, 1] and alone == 3
+    want = buf.copy()
+    for p, trips in enumerate([1, 2, 1]):
+        want[:7, 8 * p:8 * p + 8] = buf[:7, 8 * p:8 * p + 8] * np.float32(trips)
+        want[7, 8 * p:8 * p + 8] = buf[7, 8 * p + 4:8 * p + 12] * np.float32(trips)
+    np.testing.assert_array_equal(out, want)
+
+
+def test_a_kernel_whose_groups_met_in_memory_runs_its_next_diverging_steps_one_by_one():
+    chain = triton.jit(chain_kernel.fn)  # a kernel of its own: what launches learnt is kept per kernel
+    for steps_wanted in ([6, 3, 3], [6]):  # the second launch tries no groups: its step of 6, then one by one
+        buf = np.zeros((7, BLOCK), np.float32)
+        buf[0] = 1
+        _cnt, (buf,), steps, alone = three_ways(lambda b: chain[(6,)](b, BLOCK=BLOCK), buf)
+        assert steps == steps_wanted and alone == 6
+        np.testing.assert_array_equal(buf[:, 0], [1, 2, 5, 6, 13, 14, 29])  # as in the test above
+
+
+def test_a_kernel_whose_groups_failed_on_an_error_still_tries_groups():
+    branch = triton.jit(branch_kernel.fn)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(8 * BLOCK).astype(np.float32)
+    error, _arrays, steps, alone = three_ways(lambda x, o: branch[(8,)](x, o, BLOCK=BLOCK), x,
+                                              np.ones(7 * BLOCK, np.float32))
+    assert error[0] == "OutOfBoundsError" and (steps, alone) == ([8, 4, 4], 8)  # as in the test above
+    _cnt, _arrays, steps, alone = three_ways(lambda x, o: branch[(8,)](x, o, BLOCK=BLOCK), x,
+                                             np.ones(8 * BLOCK, np.float32))
+    assert steps == [8, 4, 4] and alone == 0  # an error says nothing of where programs meet
 
 
 @triton.jit

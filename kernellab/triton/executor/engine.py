@@ -152,7 +152,8 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
     entries leave ``dram_sectors`` empty: compulsory traffic is a union over the launch).
     ``hints`` is what an earlier launch of the kernel learnt (kept by the caller, updated here): whether
     a vectorised step may defer its stores and let its loads lend views (see
-    :class:`~kernellab.triton.executor.program.Reorder`), whether its last program runs alone.
+    :class:`~kernellab.triton.executor.program.Reorder`), whether its last program runs alone, whether its
+    diverging steps may run in groups (:mod:`~kernellab.triton.executor.groups`).
     ``lines`` (a :class:`~kernellab.lines.LineFinder`) adds counts per source line (``by_line``): every
     step's tally keeps rows, and a step undone is dropped with its rows.
     ``num_warps`` sets the layouts of the kernel's loads and stores; ``specialization`` is shown on the
@@ -210,7 +211,7 @@ def run(kernel: str, body: Callable[[Program], None], grid, names: dict, *, vect
                         if batch is None or batch.__class__ is Divergence:  # in groups that agree, or one by one
                             adopt = len(chunk) < SETTLE  # counted as the one-by-one run would: when the launch's are
                             steps = groups.run(launch, chunk, batch.keys, _batch, not adopt) if (
-                                batch and grouping) else None
+                                batch and grouping and hints.get("groups", True)) else None
                         if steps is None:
                             if fresh:
                                 tally, fresh = new_tally(), False

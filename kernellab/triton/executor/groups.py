@@ -31,7 +31,17 @@ what they ask for (:class:`~kernellab.triton.executor.counts.Wanted`), and such 
 widths asked for with it) and rerun program by program. Groups of one program each run in launch order, as the
 program-by-program run does, and need no check when their tallies are adopted uncounted
 (:meth:`~kernellab.triton.executor.counts.Tally.adopt`), as a step of fewer programs than the one-by-one run
-counts at a time leaves them. The engine does not group a launch that counts per source line (a sector is charged
+counts at a time leaves them.
+
+**When groups are not tried.** Undoing costs the groups' run on top of the one-by-one run, so a kernel whose
+groups were undone for what they touched (programs of one step meeting in memory, or a load shape asked for two
+widths) runs its later diverging steps one by one without trying groups (``hints["groups"]``: its later launches
+too), as the same kernel's programs most likely meet again. A group that fails in another way (an error) says
+nothing of its kernel's later steps. The spans of whole programs are only a first look: the tiles of a
+row-major matrix that programs store side by side span each other's rows without sharing a byte, so where the
+spans meet, the accesses whose offsets are lines of consecutive elements are looked at line by line.
+
+The engine does not group a launch that counts per source line (a sector is charged
 to the line of the first program in launch order that touches it) or that a hook records (a replay records
 its steps in order).
 
@@ -51,9 +61,11 @@ from .program import Divergence, Program
 class Claims:
     """What one group's programs touch, in bytes of memory: for each load and store, the span ``[lo, hi)`` of
     each program (from its lowest offset to its highest, masked lanes included) and the program's position in
-    the step (``SHARED`` when every program of the group reads the same offsets)."""
+    the step (``SHARED`` when every program of the group reads the same offsets); and, for an access whose
+    offsets are lines of consecutive elements (a 2-D tile of a row-major matrix: one span per program covers
+    the rows between, which other programs' tiles share), those lines, looked at only when the spans meet."""
 
-    __slots__ = ("positions", "record", "lo", "hi", "owner", "stored")
+    __slots__ = ("positions", "record", "lo", "hi", "owner", "stored", "lines")
 
     def __init__(self, positions: np.ndarray, record: bool = True):
         self.positions = positions
@@ -62,6 +74,7 @@ class Claims:
         self.hi: list = []
         self.owner: list = []
         self.stored: list = []
+        self.lines: list = []  # per access: None (its rows are spans), or (address, itemsize, view)
 
     def access(self, address: int, itemsize: int, view, store: bool):
         """A load or a store through ``view`` (a :class:`~kernellab.triton.executor.view.View`) of the array at
@@ -69,14 +82,15 @@ class Claims:
         if not self.record:
             return
         lo, hi = row_extremes(view)
-        self._add(address + lo * itemsize, address + (hi + 1) * itemsize, view.rows, store)
+        self._add(address + lo * itemsize, address + (hi + 1) * itemsize, view.rows, store,
+                  None if view.starts() is not None else (address, itemsize, view))
 
     def atomic(self, address: int, nbytes: int):
         """The group's atomics read and write the array at ``address`` (``nbytes`` long): all of it, each program."""
         if self.record:
             self._add(np.array([address], np.int64), np.array([address + nbytes], np.int64), 1, True)
 
-    def _add(self, lo: np.ndarray, hi: np.ndarray, rows: int, store: bool):
+    def _add(self, lo: np.ndarray, hi: np.ndarray, rows: int, store: bool, lines=None):
         owner = self.positions
         if rows != owner.size:  # one row for every program: each program's span, the same
             lo, hi = np.broadcast_to(lo, owner.shape), np.broadcast_to(hi, owner.shape)
@@ -86,6 +100,27 @@ class Claims:
         self.hi.append(hi)
         self.owner.append(owner)
         self.stored.append(np.full(lo.size, store))
+        self.lines.append(lines)
+
+    def spans(self, fine: bool) -> tuple:
+        """``(lo, hi, owner, stored)`` over every access, one span a program (``fine``: one a line, for an
+        access whose offsets are lines), as :func:`overlap` takes them."""
+        if not fine:
+            return self.lo, self.hi, self.owner, self.stored
+        parts: tuple = ([], [], [], [])
+        for lo, hi, owner, stored, lines in zip(self.lo, self.hi, self.owner, self.stored, self.lines):
+            if lines is not None and lines[2].lines() is not None:  # looked for only now: rarely needed
+                address, itemsize, view = lines
+                _axis, starts, n = view.lines()
+                starts = starts[:owner.size] if starts.shape[0] >= owner.size else np.broadcast_to(
+                    starts, (owner.size, starts.shape[1]))
+                lo = address + starts.reshape(-1) * itemsize
+                hi = lo + n * itemsize
+                owner = np.repeat(owner, starts.shape[1])
+                stored = np.full(lo.size, stored[0])
+            for part, a in zip(parts, (lo, hi, owner, stored)):
+                part.append(a)
+        return parts
 
 
 #: The owner of a span that every program of a group reads, which is another program's than any one program's.
@@ -132,39 +167,79 @@ def overlap(lo, hi, owner, stored) -> bool:
     """Whether a span ``[lo, hi)`` one program stores to shares a byte with a span another program loads or stores
     (``owner``: each span's program, ``SHARED`` another than every program; ``stored``: whether it is a store).
 
+    Each program's stores are merged into runs first (:func:`_runs`), so the store runs of all programs, sorted
+    by their starts, meet exactly where one starts before a run before it ends (its own program's runs end
+    sooner). If none meets, the store runs are apart and sorted by their ends too; each load then meets the
+    runs between the first that ends after it starts and the last that starts before it ends, and those must
+    all be its own program's.
+
     >>> overlap([0, 8], [8, 16], [0, 1], [True, True]), overlap([0, 7], [8, 16], [0, 1], [True, False])
     (False, True)
     >>> overlap([0, 4], [8, 16], [0, 1], [False, False]), overlap([0, 4], [8, 16], [0, 0], [True, True])
     (False, False)
     """
-    # the furthest end of the spans so far and its program, and the furthest end of the other programs' spans,
-    # for the stores and for the loads
-    ends = {True: [-1, None, -1], False: [-1, None, -1]}
-    for i in np.argsort(np.asarray(lo), kind="stable").tolist():
-        start, end, p, kind = int(lo[i]), int(hi[i]), int(owner[i]), bool(stored[i])
-        for seen in (True, False) if kind else (True,):  # a store meets any span; a load, the stores
-            best, who, other = ends[seen]
-            if (best if p != who or p == SHARED else other) > start:
-                return True
-        e = ends[kind]
-        if p == e[1] and p != SHARED:
-            e[0] = max(e[0], end)
-        elif end > e[0]:
-            e[:] = [end, p, e[0]]
-        else:
-            e[2] = max(e[2], end)
-    return False
+    lo, hi, owner = (np.asarray(a, np.int64).reshape(-1) for a in (lo, hi, owner))
+    stored = np.asarray(stored, bool).reshape(-1)
+    shared = owner == SHARED
+    if shared.any():  # each span every program of a group reads: an owner of its own, below every program
+        owner = owner.copy()
+        owner[shared] = SHARED - np.arange(int(np.count_nonzero(shared)))
+    slo, shi, sown = _runs(lo[stored], hi[stored], owner[stored])
+    if slo.size == 0:
+        return False
+    order = np.argsort(slo, kind="stable")
+    slo, shi, sown = slo[order], shi[order], sown[order]
+    if slo.size > 1 and bool((slo[1:] < np.maximum.accumulate(shi)[:-1]).any()):
+        return True
+    load = ~stored
+    llo, lhi, lown = lo[load], hi[load], owner[load]
+    first = np.searchsorted(shi, llo, "right")  # the first store run that ends after the load starts
+    stop = np.searchsorted(slo, lhi, "left")  # past the last store run that starts before the load ends
+    hit = stop > first
+    if not hit.any():
+        return False
+    first, stop, lown = first[hit], stop[hit], lown[hit]
+    owners = np.concatenate([[0], np.cumsum(sown[1:] != sown[:-1])])  # how many owner changes up to each run
+    return bool(((sown[first] != lown) | (owners[stop - 1] != owners[first])).any())
+
+
+def _runs(lo: np.ndarray, hi: np.ndarray, owner: np.ndarray) -> tuple:
+    """Each owner's spans ``[lo, hi)`` merged where they meet: ``(lo, hi, owner)`` of the runs, apart within an
+    owner.
+
+    >>> [a.tolist() for a in _runs(np.array([0, 4, 10, 2]), np.array([5, 8, 12, 3]), np.array([0, 0, 0, 1]))]
+    [[0, 10, 2], [8, 12, 3], [0, 0, 1]]
+    """
+    if lo.size == 0:
+        return lo, hi, owner
+    order = np.lexsort((lo, owner))
+    lo, hi, owner = lo[order], hi[order], owner[order]
+    first = np.ones(lo.size, bool)
+    first[1:] = owner[1:] != owner[:-1]
+    # each owner's furthest end so far, as a rank among the ends plus the owner's place × their number: one
+    # running maximum over all owners that never carries an end from one owner into the next
+    ends = np.unique(hi)
+    place = (np.cumsum(first) - 1) * ends.size
+    reach = ends[np.maximum.accumulate(np.searchsorted(ends, hi) + place) - place]
+    start = first
+    start[1:] |= lo[1:] >= reach[:-1]
+    at = np.flatnonzero(start)
+    return lo[at], np.maximum.reduceat(hi, at), owner[at]
 
 
 def conflict(done: list) -> bool:
     """Whether a program of the groups ``done`` (``(positions, step)``) stored to a byte another one loaded or
-    stored: then an order other than launch order may give other values."""
+    stored: then an order other than launch order may give other values. The spans of whole programs are
+    looked at first; where they meet, the lines of the accesses that have them."""
     claims = [step.claims for _pos, step in done]
-    parts = [(c.lo, c.hi, c.owner, c.stored) for c in claims]
     if not any(np.any(a) for c in claims for a in c.stored):
         return False  # nothing stored: any order reads the same
-    lo, hi, owner, stored = (np.concatenate([a for p in parts for a in p[k]]) for k in range(4))
-    return overlap(lo, hi, owner, stored)
+    for fine in (False, True):
+        parts = [c.spans(fine) for c in claims]
+        lo, hi, owner, stored = (np.concatenate([a for p in parts for a in p[k]]) for k in range(4))
+        if not overlap(lo, hi, owner, stored):
+            return False
+    return True
 
 
 def run(launch, chunk: np.ndarray, keys: np.ndarray, step, settles: bool) -> list[Program] | None:
@@ -196,6 +271,8 @@ def run(launch, chunk: np.ndarray, keys: np.ndarray, step, settles: bool) -> lis
             # loads only when the launch does, the widths asked for do not matter either
             if not (wanted.mixed and (settles or not alone) or not alone and conflict(done)):
                 return [got for _pos, got in done]
+            # what its programs touch orders them: the kernel's later diverging steps run one by one at once
+            launch.hints["groups"] = False
     finally:
         wanted.watch(False)
     undo(done)
