@@ -167,7 +167,7 @@ def overlap(lo, hi, owner, stored) -> bool:
     """Whether a span ``[lo, hi)`` one program stores to shares a byte with a span another program loads or stores
     (``owner``: each span's program, ``SHARED`` another than every program; ``stored``: whether it is a store).
 
-    Each program's stores are merged into runs first (:func:`_runs`), so the store runs of all programs, sorted
+    Each program's stores are merged into runs first (``_runs``), so the store runs of all programs, sorted
     by their starts, meet exactly where one starts before a run before it ends (its own program's runs end
     sooner). If none meets, the store runs are apart and sorted by their ends too; each load then meets the
     runs between the first that ends after it starts and the last that starts before it ends, and those must
