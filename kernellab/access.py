@@ -195,8 +195,22 @@ def _sorted_lanes(acc: Access) -> tuple[np.ndarray, np.ndarray]:
     def compute():
         if acc.active.all():
             return np.sort(acc.addresses, axis=1), None
-        return np.sort(np.where(acc.active, acc.addresses, _LAST), axis=1), np.count_nonzero(acc.active, axis=1)
+        return np.sort(np.where(acc.active, acc.addresses, _LAST), axis=1), acc.active.sum(axis=1)
     return acc._derived("sorted", compute)
+
+
+def _sorted_steps(acc: Access) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None, int]:
+    """What every distinct count of an aligned record reads, from each warp's sorted addresses
+    (:func:`_sorted_lanes`), computed once per record: the bits in which neighbours differ, ``s[:, i + 1] ^
+    s[:, i]`` as unsigned; the pairs of neighbours that are both active lanes (None: every lane is active);
+    per warp, 1 if it has an active lane (None: every lane is active); and how many warps have one."""
+    def compute():
+        s, n = _sorted_lanes(acc)
+        steps = (s[:, 1:] ^ s[:, :-1]).view(np.uint64)
+        if n is None:
+            return steps, None, None, s.shape[0]
+        return steps, _LANES[: s.shape[1] - 1] < (n - 1)[:, None], (n > 0).astype(np.int64), int(np.count_nonzero(n))
+    return acc._derived("steps", compute)
 
 
 def _distinct_sorted(acc: Access, shift: int) -> np.ndarray:
@@ -204,31 +218,31 @@ def _distinct_sorted(acc: Access, shift: int) -> np.ndarray:
 
     ``>> shift`` never reverses two addresses' order, so the sorted addresses (:func:`_sorted_lanes`) shifted
     are the chunk ids sorted: 1 + the places an id differs from its left neighbour among the warp's ``n``
-    active lanes (the first ``n`` of its sorted row: an active address equal to the filler is the same value).
+    active lanes (the first ``n`` of its sorted row: an active address equal to the filler is the same value),
+    0 for a warp with none. Two neighbours' ids differ where their addresses differ in a bit at or above
+    ``shift``: where ``a ^ b``, as unsigned, is at least ``2^shift`` (:func:`_sorted_steps`; one pass over the
+    record serves every shift).
     """
-    s, n = _sorted_lanes(acc)
-    ids = s >> shift if shift else s
-    change = ids[:, 1:] != ids[:, :-1]
-    if n is None:
-        return np.count_nonzero(change, axis=1) + 1
-    change &= _LANES[: ids.shape[1] - 1] < (n - 1)[:, None]
-    return np.where(n > 0, np.count_nonzero(change, axis=1) + 1, 0)
+    steps, pairs, some, _ = _sorted_steps(acc)
+    change = steps >= (1 << shift)
+    if pairs is None:
+        return change.sum(axis=1) + 1
+    change &= pairs
+    return change.sum(axis=1) + some  # a warp with no active lane has no active pair: 0 + 0
 
 
 def _distinct_sorted_total(acc: Access, shift: int) -> int:
     """``_distinct_sorted(acc, shift).sum()`` in one count over the record (what a counter summed over warps needs).
 
-    A warp with ``n > 0`` active lanes adds 1 + its changes among them, one with none adds 0 (its mask of changes is
-    empty: no lane is below ``n - 1 = -1``), so the sum is every change counted at once plus the warps with an active
-    lane; when every lane is active, plus every warp.
+    A warp with ``n > 0`` active lanes adds 1 + its changes among them, one with none adds 0 (it has no pair of
+    active neighbours: no lane is below ``n - 1 = -1``), so the sum is every change counted at once plus the warps
+    with an active lane; when every lane is active, plus every warp.
     """
-    s, n = _sorted_lanes(acc)
-    ids = s >> shift if shift else s
-    change = ids[:, 1:] != ids[:, :-1]
-    if n is None:
-        return ids.shape[0] + int(np.count_nonzero(change))
-    change &= _LANES[: ids.shape[1] - 1] < (n - 1)[:, None]
-    return int(np.count_nonzero(change)) + int(np.count_nonzero(n))
+    steps, pairs, _, warps = _sorted_steps(acc)
+    change = steps >= (1 << shift)
+    if pairs is not None:
+        change &= pairs
+    return warps + int(np.count_nonzero(change))
 
 
 def _span_ids(acc: Access, unit: int) -> tuple[np.ndarray, np.ndarray]:

@@ -342,6 +342,39 @@ def test_summed_distinct_chunks_equal_the_warps_own_counts():
             assert _distinct_sorted_total(acc, shift) == int(_distinct_sorted(acc, shift).sum()) == want, (shift, share)
 
 
+def test_distinct_chunks_per_warp_from_the_bits_neighbours_differ_in():
+    # _distinct_sorted counts, per warp, the neighbours (sorted, both active) whose addresses differ in a bit at or
+    # above the shift (a ^ b ≥ 2^shift as unsigned) — the same as their ids a >> shift and b >> shift differing.
+    # By hand, 3 warps of floats, shift 5 (sectors): warp 0 lanes on bytes 28, 32, 60, 64, the rest off: 28 ^ 32 =
+    # 60 ≥ 32 (sectors 0, 1), 32 ^ 60 = 28 < 32 (both sector 1), 60 ^ 64 = 124 ≥ 32 (sector 2): 3 sectors, though
+    # 32 − 28 = 4 and 64 − 60 = 4 are small steps; warp 1 no lane (0); warp 2 every lane on byte −4 (sector −1:
+    # 1), negative addresses sort and shift as numbers do
+    from kernellab.access import _LAST, _distinct_sorted, _distinct_sorted_total
+
+    addr = np.concatenate([np.where(LANES < 4, [28, 32, 60, 64] * 8, 0), LANES * 4, np.full(32, -4)])
+    active = np.concatenate([LANES < 4, LANES < 0, LANES >= 0])
+    acc = Access.from_lanes(addr, active, width=4)
+    assert _distinct_sorted(acc, 5).tolist() == [3, 0, 1] and _distinct_sorted_total(acc, 5) == 4
+    assert _distinct_sorted(acc, 0).tolist() == [4, 0, 1] and _distinct_sorted(acc, 7).tolist() == [1, 0, 1]
+    # random warps, each all on, all off or partly on: every warp's count equals a Python set of its active ids, with
+    # addresses near 0, negative ones, ones apart only in high bits (2^40, 2^62) and the filler's own value (the
+    # largest int64, where masked-off lanes sort) active
+    rng = np.random.default_rng(38)
+    for _ in range(300):
+        warps = int(rng.integers(1, 9))
+        kind = rng.integers(4)
+        addr = (rng.integers(0, 512, 32 * warps) if kind == 0 else rng.integers(-300, 300, 32 * warps) if kind == 1
+                else rng.integers(0, 4, 32 * warps) << int(rng.choice([40, 62])) if kind == 2
+                else np.where(rng.random(32 * warps) < 0.5, _LAST, rng.integers(_LAST - 300, _LAST, 32 * warps)))
+        share = rng.choice([0.0, 0.3, 1.0], size=warps) if rng.random() < 0.8 else np.ones(warps)
+        active = (rng.random((warps, 32)) < share[:, None]).ravel()
+        acc = Access.from_lanes(addr, active, width=1)
+        for shift in (0, 5, 7):
+            want = [len({x >> shift for x in a[on].tolist()}) for a, on in zip(acc.addresses, acc.active)]
+            assert _distinct_sorted(acc, shift).tolist() == want, (kind, shift, share)
+            assert _distinct_sorted_total(acc, shift) == sum(want), (kind, shift, share)
+
+
 @settings(max_examples=150, deadline=None)
 @given(patterns)
 def test_pair_rule_never_costs_more(p):
