@@ -77,11 +77,12 @@ def warp(draw, width):
 
 
 WARP_LISTS = {width: st.lists(warp(width), min_size=1, max_size=6) for width in WIDTHS}
+WIDTH_DRAWS = st.sampled_from(WIDTHS)
 
 
 @st.composite
 def accesses(draw):
-    width = draw(st.sampled_from(WIDTHS))
+    width = draw(WIDTH_DRAWS)
     warps = draw(WARP_LISTS[width])
     addr = np.concatenate([w[0] for w in warps])
     mask = np.concatenate([w[1] for w in warps])
@@ -135,14 +136,18 @@ def test_a_masked_tail_is_one_run():
 
 AFFINE_STRIDES = st.sampled_from([0, 1, -1, 2, 7, 8, 33, 128])
 ROW_MASK_KINDS = st.sampled_from(["run", "random"])
+AFFINE_ROWS = st.integers(1, 5)
+# per number of rows, built once (as above): the same draws as building them in affine_warps, without the cost
+FIRST_LANES = {rows: int_lanes(rows, 1 << 14) for rows in range(1, 6)}
+STRIDE_LISTS = {rows: st.lists(AFFINE_STRIDES, min_size=rows, max_size=rows) for rows in range(1, 6)}
 
 
 @st.composite
 def affine_warps(draw):
-    width = draw(st.sampled_from(WIDTHS))
-    rows = draw(st.integers(1, 5))
-    first = draw(int_lanes(rows, 1 << 14)) * width
-    stride = np.array(draw(st.lists(AFFINE_STRIDES, min_size=rows, max_size=rows))) * width
+    width = draw(WIDTH_DRAWS)
+    rows = draw(AFFINE_ROWS)
+    first = draw(FIRST_LANES[rows]) * width
+    stride = np.array(draw(STRIDE_LISTS[rows])) * width
     first = first + 40 * 128 * width  # keeps negative strides at non-negative addresses
     if draw(st.booleans()):
         return first, stride, None, width

@@ -8,6 +8,7 @@ lanes × element size of its loads and stores. The model (kernellab.model.locks)
 gpu-latency: A100 205 cycles, A6000 as the A40 250), l2_bw (RRZE gpu-l2-cache: A100 5.4 TB/s, 108 SMs).
 """
 
+import functools
 import warnings
 from unittest import mock
 
@@ -219,26 +220,41 @@ def test_programs_of_one_step_move_the_bytes_of_a_tile_mask_of_their_own():
     assert buf.reshape(3, 64).sum(1).tolist() == [10.0, 20.0, 30.0]
 
 
+_VIEW_SHAPES = st.lists(st.integers(1, 5), min_size=1, max_size=2)
+_VIEW_ROWS = st.sampled_from([1, 2, 5])
+_KEEP_KINDS = st.sampled_from(["all", "prefix", "prefix one", "bool"])
+
+
+@functools.cache
+def _sized(kind: str, n: int, size: int):
+    """The strategies _views draws whose bounds depend on what it drew before, each built once (a strategy built
+    inside a draw is validated again at every draw; these are the same draws)."""
+    if kind == "prefix":  # a prefix per program: `size` programs, each −2 … n + 2
+        return st.lists(st.integers(-2, n + 2), min_size=size, max_size=size)
+    if kind == "prefix one":
+        return st.integers(-2, n + 2)
+    return st.lists(st.booleans(), min_size=size, max_size=size)  # a bool block of `size` elements
+
+
 @st.composite
 def _views(draw):
     """A View of ``rows`` programs over a block of 1–2 axes: every lane kept, a prefix per program (from below 0
     to past the block), or a bool block broadcasting to the programs and the block."""
     from kernellab.triton.executor.view import Base, View
-    shape = tuple(draw(st.lists(st.integers(1, 5), min_size=1, max_size=2)))
-    rows = draw(st.sampled_from([1, 2, 5]))
+    shape = tuple(draw(_VIEW_SHAPES))
+    rows = draw(_VIEW_ROWS)
     n = int(np.prod(shape))
     base = Base.of(np.arange(rows * n, dtype=np.int64).reshape((rows, *shape)))
-    kind = draw(st.sampled_from(["all", "prefix", "prefix one", "bool"]))
+    kind = draw(_KEEP_KINDS)
     if kind == "all":
         keep = None
     elif kind == "prefix":
-        keep = np.array(draw(st.lists(st.integers(-2, n + 2), min_size=rows, max_size=rows)), np.int64)
+        keep = np.array(draw(_sized("prefix", n, rows)), np.int64)
     elif kind == "prefix one":
-        keep = np.array([draw(st.integers(-2, n + 2))], np.int64)
+        keep = np.array([draw(_sized("prefix one", n, 1))], np.int64)
     else:  # each axis of the bool block: its full length or 1 (broadcast)
         kshape = tuple(d if draw(st.booleans()) else 1 for d in (rows, *shape))
-        keep = np.array(draw(st.lists(st.booleans(), min_size=int(np.prod(kshape)), max_size=int(np.prod(kshape)))),
-                        bool).reshape(kshape)
+        keep = np.array(draw(_sized("bool", 0, int(np.prod(kshape)))), bool).reshape(kshape)
     return View(base, 0, keep), rows
 
 
