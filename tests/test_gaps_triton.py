@@ -115,3 +115,70 @@ def test_products_with_shared_tiles_equal_those_of_the_copied_tiles_bit_for_bit(
     got = matmul(one, gb)
     assert got.shape == (6, 4, 4)
     np.testing.assert_array_equal(got, np.matmul(one, gb.array()))
+
+
+# --- a block as the host sees it (tensor's Python protocols), and masks the prefix form does not take ---------
+
+@triton.jit
+def _iterate(y_ptr):
+    for v in tl.arange(0, 4):
+        pass
+
+
+@triton.jit
+def _float_index(y_ptr):
+    (1, 2, 3)[tl.load(y_ptr) + 0.5]
+
+
+@triton.jit
+def _int_index(y_ptr):
+    tl.store(y_ptr + tl.program_id(0), (10, 20, 30)[tl.program_id(0)])
+
+
+def test_a_block_as_a_python_index_or_iterable():
+    from kernellab.errors import KernelTypeError
+
+    with pytest.raises(KernelTypeError, match="a Triton block cannot be iterated over; use tl.static_range"):
+        _iterate[(1,)](np.zeros(1, np.float32))
+    with pytest.raises(KernelTypeError, match="a fp32 value cannot be used as an index"):
+        _float_index[(1,)](np.zeros(1, np.float32))
+    y = np.zeros(3, np.int32)
+    _int_index[(3,)](y)  # program p's id indexes the tuple: 10, 20, 30
+    assert y.tolist() == [10, 20, 30]
+
+
+def test_a_blocks_repr_shows_its_values_shape_and_type():
+    seen = []
+
+    @triton.jit
+    def k(y_ptr):
+        seen.append(repr(tl.arange(0, 4)))
+
+    k[(1,)](np.zeros(1, np.float32))
+    assert seen == ["tensor(array([0, 1, 2, 3], dtype=int32), shape=[4], dtype=int32)"]
+
+
+@triton.jit
+def _outer_mask(y_ptr):
+    r = tl.program_id(0) * 2 + tl.arange(0, 2)
+    offs = r[:, None] * 4 + tl.arange(0, 4)[None, :]
+    tl.store(y_ptr + offs, 1.0, mask=offs < 10)
+
+
+def test_a_tiles_offsets_under_a_bound_keep_their_own_lanes():
+    # 2 programs, rows r = 2p, 2p + 1 of 4 floats: program 0 offsets 0–7, program 1 8–15; offs < 10 keeps 8 + 2
+    # lanes: 10 × 4 B = 40 B (the offsets differ per program as rows, not as one shared run: the plain mask)
+    y = np.zeros(16, np.float32)
+    c = _outer_mask[(2,)](y)
+    assert y.tolist() == [1.0] * 10 + [0.0] * 6 and c.store_bytes == 40
+
+
+def test_a_huge_grids_program_ids_by_an_array_of_positions():
+    # 2¹⁶ × 2¹⁵ = 2³¹ programs: no table, ids computed; position 2¹⁶ + 3 is (3, 1, 0) (x fastest), the last
+    # (2¹⁶ − 1, 2¹⁵ − 1, 0), as the int positions give them one at a time
+    from kernellab.triton.executor.program import pid_table
+
+    big = pid_table((1 << 16, 1 << 15, 1))
+    got = big[np.array([0, (1 << 16) + 3, (1 << 31) - 1])]
+    assert got.tolist() == [[0, 0, 0], [3, 1, 0], [(1 << 16) - 1, (1 << 15) - 1, 0]]
+    assert got.tolist() == [big[0].tolist(), big[(1 << 16) + 3].tolist(), big[-1].tolist()]
