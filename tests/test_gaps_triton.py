@@ -121,7 +121,7 @@ def test_products_with_shared_tiles_equal_those_of_the_copied_tiles_bit_for_bit(
 
 @triton.jit
 def _iterate(y_ptr):
-    for v in tl.arange(0, 4):
+    for _v in tl.arange(0, 4):
         pass
 
 
