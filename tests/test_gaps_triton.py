@@ -182,3 +182,84 @@ def test_a_huge_grids_program_ids_by_an_array_of_positions():
     got = big[np.array([0, (1 << 16) + 3, (1 << 31) - 1])]
     assert got.tolist() == [[0, 0, 0], [3, 1, 0], [(1 << 16) - 1, (1 << 15) - 1, 0]]
     assert got.tolist() == [big[0].tolist(), big[(1 << 16) + 3].tolist(), big[-1].tolist()]
+
+
+# --- a Python number on the left of a block's operator, and the operators a block or a pointer refuses -------
+
+@triton.jit
+def _reflected(x_ptr, y_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    tl.store(y_ptr + tl.arange(0, 4), 7 % x)
+    tl.store(y_ptr + 4 + tl.arange(0, 4), 6 & x)
+    tl.store(y_ptr + 8 + tl.arange(0, 4), 6 | x)
+    tl.store(y_ptr + 12 + tl.arange(0, 4), 6 ^ x)
+    tl.store(y_ptr + 16 + tl.arange(0, 4), ~(+x))
+
+
+def test_a_number_on_the_left_of_an_integer_blocks_operator():
+    # x = 3, −3, 5, −5 (int32). 7 % x is C's remainder (the dividend's sign, as Triton's arith.remsi): 1, 1, 2, 2
+    # (Python's 7 % −3 would be −2); 6 = 0b110: & gives 2, 4, 4, 2; | gives 7, −1, 7, −1; ^ gives 5, −5, 3, −3;
+    # ~(+x) = −x − 1: −4, 2, −6, 4
+    x, y = np.array([3, -3, 5, -5], np.int32), np.zeros(20, np.int32)
+    _reflected[(1,)](x, y)
+    assert y.reshape(5, 4).tolist() == [[1, 1, 2, 2], [2, 4, 4, 2], [7, -1, 7, -1], [5, -5, 3, -3], [-4, 2, -6, 4]]
+
+
+@triton.jit
+def _reversed_by_pointer(x_ptr, y_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    tl.store(y_ptr + o, tl.load((x_ptr + N) - o))
+
+
+@triton.jit
+def _reversed_by_offsets(x_ptr, y_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    tl.store(y_ptr + o, tl.load(x_ptr + (N - o)))
+
+
+def test_a_pointer_minus_a_range_is_counted_as_the_reversed_offsets():
+    # (x + 512) − o and x + (512 − o) address the same 512 floats, x[512] down to x[1]: descending, so neither
+    # is a vector load, though x + 512 is 16-byte aligned (2048 B) and o is contiguous: the subtraction's facts are
+    # those of −o (contiguity 1), not of o. 512 floats on 4 warps: 4 a thread, one ld.global each: 4 × 128 / 32 =
+    # 16 warp instructions (with o's facts, 4 floats a vector: 4)
+    x = np.arange(1024, dtype=np.float32)
+    got = []
+    for k in (_reversed_by_pointer, _reversed_by_offsets):
+        y = np.zeros(512, np.float32)
+        got.append(k[(1,)](x, y, N=512))
+        np.testing.assert_array_equal(y, x[512:0:-1])
+    assert got[0].load_instructions == 16 and got[0] == got[1]
+
+
+@pytest.mark.parametrize("body, error", [
+    (lambda x: ~x, "unexpected type fp32 for ~"),
+    (lambda x: x.to(tl.float16, fp_downcast_rounding="rtp"), "fp_downcast_rounding must be 'rtne' or 'rtz', not 'rtp'"),
+    (lambda x: x.to(tl.int16, bitcast=True), "Cannot bitcast data-type of size 32 to data-type of size 16"),
+])
+def test_what_a_float_block_refuses(body, error):
+    from kernellab.errors import KernelError
+
+    @triton.jit
+    def k(x_ptr):
+        body(tl.load(x_ptr + tl.arange(0, 4)))
+
+    with pytest.raises(KernelError, match=error):
+        k[(1,)](np.zeros(4, np.float32))
+
+
+@pytest.mark.parametrize("body, error", [
+    (lambda p: 3 - p, "cannot subtract a pointer from a number"),
+    (lambda p: p * 2, "cannot multiply a pointer"),
+    (lambda p: p.to(tl.int32), "kernellab converts a pointer only to another pointer type"),
+    (lambda p: p.to(tl.pointer_type(tl.int16)),
+     r"kernellab cannot reinterpret a pointer<fp32> as a pointer<int16>: element sizes differ"),
+])
+def test_what_a_pointer_refuses(body, error):
+    from kernellab.errors import KernelTypeError
+
+    @triton.jit
+    def k(x_ptr):
+        body(x_ptr)
+
+    with pytest.raises(KernelTypeError, match=error):
+        k[(1,)](np.zeros(4, np.float32))
