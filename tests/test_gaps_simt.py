@@ -149,3 +149,14 @@ def test_an_unknown_hazard_kind_is_refused_by_name():
 
     with pytest.raises(ValueError, match="unknown hazard kind 'read-after-read'"):
         hazard_label("read-after-read")
+
+
+def test_a_kernel_that_is_no_function_and_one_whose_parameters_cannot_be_read():
+    from kernellab.errors import LaunchError
+
+    with pytest.raises(LaunchError, match="the arguments do not fit its parameters: 42 is not a callable object"):
+        launch(42, 1, 32)
+    # dir is a builtin whose signature inspect cannot read (ValueError): its arguments go unchecked, and it runs
+    # once a batch (one block: once), on the Block, counting no instruction
+    c = launch(dir, 1, 32)
+    assert (c.warp_instr, c.gld_instr) == (0, 0)
