@@ -5,8 +5,9 @@ Each mutant changes one operator or constant on one line of a target module (``+
 ``True`` ↔ ``False``, dropping a ``not``). The fast tests then run against a scratch copy of the
 repository with that one change; a mutant is *killed* when they fail (or time out). A survivor is either
 a behaviour no test checks (a gap: add a test) or an *equivalent* mutant, one no test could tell apart
-(listed with the reason in ``tools/mutants_equivalent.toml``). The kill rate of a module is killed ÷
-(mutants − equivalent ones).
+(listed with the reason in ``tools/mutants_equivalent.toml``, by its module, its line's text, its change and, where the
+line holds several mutants with that change, which: ``occurrence``, counted from the left, as a run prints it). The
+kill rate of a module is killed ÷ (mutants − equivalent ones).
 
 The target modules are those that decide a number (:data:`TARGETS`): the access record, both engines'
 counting and fast paths, the layout and compiled-count rules, the model, per-line counts and the report.
