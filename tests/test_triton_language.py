@@ -792,6 +792,16 @@ def test_block_pointers_and_descriptors_refuse_what_triton_refuses(body, error, 
         triton.jit(scope["k"])[(1,)](np.zeros(64, np.float32), np.zeros(64, np.int32))
 
 
+def test_a_descriptor_tile_misaligned_in_a_later_program_is_refused_there():
+    @triton.jit
+    def k(x_ptr):
+        tl.make_tensor_descriptor(x_ptr, [64], [1], [4]).load([tl.program_id(0) * 5])
+
+    # program 0 starts at element 0 (byte 0: aligned), program 1 at element 5: 5 × 4 B = 20 B, not a multiple of 16
+    with pytest.raises(ValueError, match="16-byte aligned, got 5 elements of 4 bytes"):
+        k[(2,)](np.zeros(64, np.float32))
+
+
 @pytest.mark.filterwarnings("ignore::kernellab.errors.BlockPointerWarning")  # block pointers: Triton 3.9 removed them
 def test_a_block_pointer_moved_by_its_method_a_nan_padding_and_a_descriptor_s_atomic_add():
     @triton.jit

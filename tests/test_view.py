@@ -454,3 +454,11 @@ def test_flat_view_of_a_permuted_block_with_an_inserted_axis():
         assert block[i, 0, j, k] == flat[12 * i + j + 4 * k]
     with pytest.raises(LaunchError, match="not contiguous"):  # every other element: not dense
         memory.flat_view(base[::2].reshape(3, 4)[:, None])
+
+
+def test_a_strided_tile_with_a_negative_stride_has_its_extremes_from_its_last_line():
+    # two programs starting at 100 and 40, 3 lines of 4 elements, each line 10 elements before the one above:
+    # lines start at 100, 90, 80 and 40, 30, 20, so the starts span 20 … 100 and the lanes 20 … 100 + 3 = 103
+    base = Base.strided(np.array([100, 40]), (3, 4), (-10, 1))
+    assert (base.lines.lo, base.lines.hi, base.starts) == (20, 100, None)  # rows 10 apart, not 4: no row starts
+    assert base.extremes() == (20, 103) == (int(base.lanes.min()), int(base.lanes.max()))

@@ -197,15 +197,21 @@ class Base:
         if nd == 1:
             first = np.ascontiguousarray(starts, np.int64) if shape[0] <= 1 or strides[0] == 1 else None
         elif nd == 2:
-            lines = None
+            lines = first = None
             for axis in ((1, 0) if shape[1] > 1 or shape[0] == 1 else (0, 1)):
                 if shape[axis] > 1 and strides[axis] != 1:
                     continue
                 other = 1 - axis
                 ls = starts[:, None] + np.arange(shape[other], dtype=np.int64) * strides[other]
-                lines = Lines(axis, ls, shape[axis], int(ls.min()), int(ls.max()))
+                # the extreme starts from the programs' extremes and the last line's step, not from every line
+                step = (shape[other] - 1) * strides[other]
+                lo, hi = (int(starts[0]),) * 2 if starts.size == 1 else (int(starts.min()), int(starts.max()))
+                lines = Lines(axis, ls, shape[axis], lo + min(step, 0), hi + max(step, 0))
+                # rows consecutive (as _line_row_starts finds from the lines): a row's lines one after another
+                rows_run = (shape[0] == 1 or strides[0] == shape[1]) if axis == 1 else (
+                    shape[1] == 1 or shape[0] == 1 and strides[1] == 1)
+                first = np.ascontiguousarray(starts, np.int64) if rows_run else None
                 break
-            first = _line_row_starts(lines, shape)
         return cls(make=make, rows=starts.size, shape=shape, lines=lines, starts=first)
 
     @property

@@ -21,6 +21,7 @@ a loaded tile is stored unchanged, which stays in shared memory; a descriptor ma
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -62,8 +63,7 @@ def _tile(base: pointer, shape, strides, offsets, block_shape, checked):
     rows = max([1] + [a.shape[0] for a in (*shape, *strides, *offsets)] + [base.data.shape[0]])
     structured = _structured() and all(st.shape[0] == 1 for st in strides)
     # every program's tile inside the tensor in each dimension checked: 0 <= offset and offset + B <= shape
-    inside = structured and all(bool(((offsets[d] >= 0) & (offsets[d] + block_shape[d] <= shape[d])).all())
-                                for d in checked)
+    inside = structured and all(_inside(offsets[d], block_shape[d], shape[d]) for d in checked)
     mask = None
     idxs = []
     for d in range(0 if inside else nd):
@@ -93,16 +93,35 @@ def _tile(base: pointer, shape, strides, offsets, block_shape, checked):
     return ptr, m
 
 
+def _inside(offset: np.ndarray, block: int, size: np.ndarray) -> bool:
+    """Whether ``0 <= offset`` and ``offset + block <= size`` in every program (``offset``, ``size``: integer
+    arrays over the programs, or one element for all of them).
+
+    >>> _inside(np.array([0, 56]), 8, np.array([64])), _inside(np.array([0, 57]), 8, np.array([64]))
+    (True, False)
+    """
+    if offset.size == 1 and size.size == 1:  # one program, or one tile for all: Python's integers, exact
+        o = int(offset[0])
+        return 0 <= o and o + block <= int(size[0])
+    return bool(((offset >= 0) & (offset + block <= size)).all())
+
+
 def _every_lane(rows: int, block_shape: tuple) -> tensor:
     """The mask of a tile every lane of which is inside the tensor, in ``rows`` programs: kept as the prefix of
     all its lanes (a load through it moves the tile as an unmasked one), its values made only if read."""
-    n = int(np.prod(block_shape, dtype=np.int64))
     m = tensor(None, T.int1, block_shape)
     m._lazy = lambda: np.ones((rows, *block_shape), bool)
+    m._view = View(Base(rows=rows, shape=block_shape, starts=None, lines=None), 0,
+                   _all_kept(rows, math.prod(block_shape)))
+    return m
+
+
+@functools.lru_cache(maxsize=256)
+def _all_kept(rows: int, n: int) -> np.ndarray:
+    """``rows`` programs each keeping its first ``n`` lanes: every lane (read-only, so shared by every tile)."""
     keep = np.full(rows, n, np.int64)
     keep.flags.writeable = False
-    m._view = View(Base(rows=rows, shape=block_shape, starts=None, lines=None), 0, keep)
-    return m
+    return keep
 
 
 def _tile_facts(base: pointer, shape_f, strides_f, offsets_f, block_shape: tuple, checked=None):
@@ -292,7 +311,8 @@ class tensor_descriptor:
     def _tile(self, offsets):
         offs = _ints(offsets, "descriptor offsets")
         width = self.base.dtype.element_ty.primitive_bitwidth // 8
-        if (offs[-1] * width % 16 != 0).any():
+        last = offs[-1]
+        if (int(last[0]) * width % 16 != 0) if last.size == 1 else (last * width % 16 != 0).any():
             raise ValueError(_("the last offset of a descriptor tile must be 16-byte aligned, "
                                "got {offs} elements of {width} bytes").format(
                 offs=int(offs[-1][0]), width=width))
