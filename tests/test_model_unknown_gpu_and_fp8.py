@@ -8,6 +8,7 @@ import pytest
 from kernellab import A100, H100, predict
 from kernellab.errors import ModelWarning, UnknownGPUError
 from kernellab.model import estimate_label, resource_label
+from kernellab.model.bounds import launch_seconds
 from kernellab.specs import A100_PCIE, PERF_H100, gpu_named
 from kernellab.triton import TritonCounts
 
@@ -60,3 +61,24 @@ def test_fp8_on_a_gpu_without_fp8_tensor_cores_warns_why():
     assert p["tensor_kind"] == "mma"  # sm_80: mma.sync, at the FP16 rate
     # 264 programs on 108 SMs: ⌈264 ÷ 108⌉ = 3 on the busiest, each 134 217 728 FLOPs at 312e12 ÷ 108 FLOP/s an SM
     assert p["t_tensor"] == pytest.approx(3 * 134_217_728 / (312e12 / 108))
+
+
+def test_a_kernel_compiled_for_sm_80_runs_its_dots_as_mma_sync_on_the_h100():
+    # FlashAttention-2's CUDA kernels are sm_80 code on every GPU (their MMA atom is SM80_16x8x16): on an H100 their
+    # dots are mma.sync, at 2/3 of the dense peak [FA3]. 264 programs on 132 SMs: 2 on the busiest, each
+    # 134 217 728 FLOPs; as wgmma 2 × 134 217 728 ÷ (989.4e12 ÷ 132) = 35.81 µs, as mma.sync ÷ (2/3): 53.72 µs
+    own = _quiet(_dot(), H100)
+    sm80 = predict(_dot(), H100, target="sm_80")
+    assert (own["target"], own["tensor_kind"], sm80["target"], sm80["tensor_kind"]) == ("sm_90", "wgmma", "sm_80", "mma")
+    per_sm = 989.4e12 / 132
+    assert own["t_tensor"] == pytest.approx(2 * 134_217_728 / per_sm) == pytest.approx(35.81e-6, abs=0.01e-6)
+    assert sm80["t_tensor"] == pytest.approx(2 * 134_217_728 / (per_sm * 2 / 3)) == pytest.approx(53.72e-6, abs=0.01e-6)
+    assert launch_seconds(_dot(), H100, target="sm_80") == sm80["estimate_total_time"]
+    pair = predict([_dot(), _dot()], H100, target="sm_80")
+    assert [q["tensor_kind"] for q in pair["launches"]] == ["mma", "mma"]
+    # the A100 runs sm_80 code anyway: naming its own target changes nothing
+    assert predict(_dot(), A100, target="sm_80")["t_tensor"] == predict(_dot(), A100)["t_tensor"]
+    with pytest.raises(ValueError, match=r"compiled for sm_90 cannot run on the A100 SXM 80GB \(sm_80\)"):
+        predict(_dot(), A100, target="sm_90")
+    with pytest.raises(ValueError, match="unknown target 'sm_75'"):
+        predict(_dot(), H100, target="sm_75")

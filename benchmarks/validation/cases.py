@@ -64,12 +64,13 @@ def case(row, engine, kind, stand_in, cheap=False, ids=None):
     return deco
 
 
-def triton_case(row, kind, stand_in, cheap=False, ids=None):
-    """Register the decorated ``launch(env)`` as the Triton case of ``row`` (and of every id in ``ids``)."""
+def triton_case(row, kind, stand_in, cheap=False, ids=None, target=None):
+    """Register the decorated ``launch(env)`` as the Triton case of ``row`` (and of every id in ``ids``); ``target``:
+    the architecture the row's kernel was compiled for when it is not the GPU's own (``predict``'s ``target``)."""
     def deco(launch_fn):
         def run(gpu):
             fn, work = launch_fn(KERNELLAB)
-            return predicted.triton_bench(fn, gpu), work
+            return predicted.triton_bench(fn, gpu, target), work
         for r in ids or (row,):
             CASES[r] = Case(r, "triton", kind, stand_in, run, cheap, launch_fn)
         return launch_fn
@@ -323,11 +324,11 @@ def attn_config(d):
     return (128, 64, 4, 4) if d <= 64 else (128, 32, 8, 3)
 
 
-def _attention_fwd(z, h, n, d, causal=False, ws=False):
+def _attention_fwd(z, h, n, d, causal=False, ws=False, config=None):
     def make(env):
         q, k, v, o = (env.zeros((z, h, n, d), "fp16") for _ in range(4))
         lse = env.zeros((z, h, n), "fp32")
-        (bm, bn, warps, stages), kernel = attn_config(d), env.kt.attn_fwd
+        (bm, bn, warps, stages), kernel = config or attn_config(d), env.kt.attn_fwd
         return (lambda: kernel[(env.triton.cdiv(n, bm), z * h)](
             q, k, v, lse, o, d ** -0.5, n, HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal, WARP_SPECIALIZE=ws,
             num_warps=warps, num_stages=stages),
@@ -335,16 +336,25 @@ def _attention_fwd(z, h, n, d, causal=False, ws=False):
     return make
 
 
-def _fwd_text(z, h, n, d, causal=False, what="FlashAttention", ws=False):
-    bm, bn, warps, stages = attn_config(d)
+def _fwd_text(z, h, n, d, causal=False, what="FlashAttention", ws=False, config=None):
+    bm, bn, warps, stages = config or attn_config(d)
     return (f"tutorial 06 forward (FlashAttention-2 algorithm) for {what}; B {z}, H {h}, N {n}, d {d} fp16"
             f"{', causal' if causal else ''}; BLOCK_M {bm}, BLOCK_N {bn}, {warps} warps, {stages} stages"
             + ("; key loop warp-specialised (tl.range(warp_specialize=True)), FlashAttention-3 being "
                "warp-specialised and tutorial 06 running its non-causal forward so on Hopper" if ws else ""))
 
 
+#: FlashAttention-2 (Dao-AILab/flash-attention csrc/flash_attn/src): its CUDA kernels are sm_80 code on every GPU,
+#: the MMA atom SM80_16x8x16 (kernel_traits.h), so on an H100 their dots are mma.sync, at 2/3 of the dense peak
+#: (FlashAttention-3 paper, §1); its tiles at head dim 64: forward 128 × 128 on 4 warps (flash_fwd_launch_template.h
+#: run_mha_fwd_hdim64), the next key block loaded during the current one (2 stages); backward 128 × 128 on 8 warps
+#: with 144 KiB of shared memory or more (flash_bwd_launch_template.h run_mha_bwd_hdim64), Q double-buffered.
+FA2 = {"target": "sm_80", "fwd64": (128, 128, 4, 2), "bwd64": (128, 128, 128, 32, 8, 2)}
+_FA2_TEXT = ("; compiled for sm_80 (mma.sync and ldmatrix, no wgmma), as FlashAttention-2's CUDA kernels are on "
+             "every GPU (MMA atom SM80_16x8x16), with FlashAttention-2's own tiles")
+triton_case("AF-01", "fa", _fwd_text(32, 32, 512, 64, what="FlashAttention-2 (CUDA, mma.sync)", config=FA2["fwd64"])
+            + _FA2_TEXT, target=FA2["target"])(_attention_fwd(32, 32, 512, 64, config=FA2["fwd64"]))
 for _id, _shape, _what in (
-        ("AF-01", (32, 32, 512, 64), "FlashAttention-2 (CUDA, mma.sync)"),
         ("AF-03", (32, 32, 512, 64), "the FA3 paper's Triton"),
         ("AF-04", (1, 32, 16384, 64), "the FA3 paper's Triton"),
         ("AF-05", (32, 32, 512, 64), "FlashAttention-3 (wgmma, warp-specialised)"),
@@ -370,7 +380,7 @@ triton_case("AF-17", "own", _fwd_text(4, 48, 1024, 64, True, "the tutorial's 202
 BWD = (32, 128, 128, 32, 4, 5)  # tutorial 06's backward: BLOCK_M1, BLOCK_N1, BLOCK_M2, BLOCK_N2, warps, stages
 
 
-def _attention_bwd(z, h, n, d):
+def _attention_bwd(z, h, n, d, config=BWD):
     """FlashAttention-2's and -3's backward: tutorial 06's kernel with its 5-dot form (``DQ_ATOMIC``: each key
     block adds dS·K to a float32 dQ with atomics, then dQ is converted), not the tutorial's 7 dots (q·kᵀ and
     do·vᵀ again in a dQ pass): "the 5 GEMMs approach", against "the 7 GEMMs approach" that "does 7/5 = 1.4x more
@@ -379,7 +389,7 @@ def _attention_bwd(z, h, n, d):
         q, k, v, o, do, dq, dk, dv = (env.zeros((z, h, n, d), "fp16") for _ in range(8))
         lse, delta = env.zeros((z, h, n), "fp32"), env.zeros((z, h, n), "fp32")
         dq_acc = env.zeros((z, h, n, d), "fp32")
-        (m1, n1, m2, n2, warps, stages), pre, main = BWD, env.kt.attn_bwd_preprocess, env.kt.attn_bwd
+        (m1, n1, m2, n2, warps, stages), pre, main = config, env.kt.attn_bwd_preprocess, env.kt.attn_bwd
 
         def backward():
             pre[(n // 128, z * h)](o, do, delta, n, HEAD_DIM=d, BLOCK_M=128)
@@ -396,10 +406,14 @@ for _id, _shape, _what in (("AB-01", (32, 32, 512, 64), "FlashAttention-2"),
                            ("AB-04", (1, 32, 16384, 64), "FlashAttention-3"),
                            ("AB-07", (1, 16, 16384, 128), "FlashAttention-3")):
     _z, _h, _n, _d = _shape
+    _fa2 = _what == "FlashAttention-2"
+    _m1, _n1, _m2, _n2, _warps, _stages = FA2["bwd64"] if _fa2 else BWD
     triton_case(_id, "fa", f"tutorial 06 backward in {_what}'s 5-dot form (preprocess, then per key block dK, dV "
                 "and dS·K added to a float32 dQ by atomics, then dQ converted; the tutorial's own 7 dots compute q·kᵀ "
-                "and do·vᵀ again for dQ; the zeroing of dQ's accumulator is not counted); B {_z}, H {_h}, N {_n}, d {_d} fp16; blocks 32/128, 4 warps, 5 stages; "
-                "the tutorial's torch op that pre-scales K is not counted")(_attention_bwd(*_shape))
+                "and do·vᵀ again for dQ; the zeroing of dQ's accumulator is not counted); B {_z}, H {_h}, N {_n}, d {_d} "
+                f"fp16; blocks {_m1}/{_n1}, {_warps} warps, {_stages} stages; "
+                "the tutorial's torch op that pre-scales K is not counted" + (_FA2_TEXT if _fa2 else ""),
+                target=FA2["target"] if _fa2 else None)(_attention_bwd(*_shape, config=FA2["bwd64"] if _fa2 else BWD))
 
 
 # --- microbenchmarks and latency (clock64 inside the kernel: the loop's own time, no launch) -------------------

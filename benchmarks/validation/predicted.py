@@ -55,8 +55,16 @@ def _quiet_predict(*args, **kwargs) -> dict:
         return predict(*args, **kwargs)
 
 
-def triton_bench(fn, gpu) -> Prediction:
-    """``triton.testing.do_bench(fn)`` on ``gpu``: the seconds it reports, and the launches ``fn`` made."""
+def _takes(function, name: str) -> bool:
+    """Whether this kernellab's ``function`` takes the argument ``name`` (the "before" run's, 75152b7, may not)."""
+    return name in inspect.signature(function).parameters
+
+
+def triton_bench(fn, gpu, target: str | None = None) -> Prediction:
+    """``triton.testing.do_bench(fn)`` on ``gpu``: the seconds it reports, and the launches ``fn`` made. ``target``:
+    the architecture the row's kernel was compiled for (``predict``'s, e.g. ``"sm_80"`` for FlashAttention-2 on an
+    H100), when it is not the GPU's own: the same launches, priced as ``do_bench`` prices them, for that target. A
+    kernellab whose ``predict`` takes no target (the "before" run) prices them for the GPU's own."""
     previous = triton.set_gpu(gpu)
     try:
         with warnings.catch_warnings():
@@ -66,12 +74,15 @@ def triton_bench(fn, gpu) -> Prediction:
         if not made or math.isnan(ms):
             raise RuntimeError("do_bench saw no kernellab launch")
         parts = []
-        later = {"first": False} if "first" in inspect.signature(launch_seconds).parameters else {}
+        later = {"first": False} if _takes(launch_seconds, "first") else {}
+        compiled = {"target": target} if target is not None and _takes(launch_seconds, "target") else {}
         for i, launch in enumerate(made):  # the call's later launches follow the first in the stream
-            p = _quiet_predict(launch.counts, gpu)
-            us = launch_seconds(launch.counts, gpu, **({} if i == 0 else later)) * 1e6
+            p = _quiet_predict(launch.counts, gpu, **compiled)
+            us = launch_seconds(launch.counts, gpu, **({} if i == 0 else later), **compiled) * 1e6
             parts.append({"kernel": launch.kernel, "grid": list(launch.grid),
                           "us": us, "bound": _binding(p), "terms": _terms(p)})
+        if compiled:  # do_bench priced them for the GPU's own target: the sum of the parts, as do_bench adds them
+            ms = sum(part["us"] for part in parts) * 1e-3
     finally:
         triton.set_gpu(previous)
     longest = max(parts, key=lambda p: p["us"])

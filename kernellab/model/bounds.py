@@ -23,7 +23,7 @@ from .persm import Distribution, distribute, launch_of
 from .roofline import gemm_flops
 from .timer import TIMERS, call_overhead, cold_l2, later_launch_overhead, launch_overhead
 
-__all__ = ["RESOURCES", "SCHEDULER_FED", "estimate_eta", "estimate_label", "launch_seconds", "predict",
+__all__ = ["RESOURCES", "SCHEDULER_FED", "TARGETS", "compiled_for", "estimate_eta", "estimate_label", "launch_seconds", "predict",
            "resource_events", "resource_label"]
 
 #: The resources whose rate is the whole device's (DRAM and the L2's atomic units, shared by every SM).
@@ -40,12 +40,13 @@ MMA_FP16_FLOPS = 2 * 16 * 8 * 16
 SCHEDULER_FED = ("FMA", "tensor", "XU", "issue", "shared", "MIO")
 
 
-def launch_seconds(counts, gpu, timer: str = "do_bench", first: bool = True) -> float:
+def launch_seconds(counts, gpu, timer: str = "do_bench", first: bool = True, target: str | None = None) -> float:
     """Seconds ``timer`` would read around the launch (:mod:`kernellab.model.timer`: ``"do_bench"``, Triton's
     ``do_bench``, a cold L2 and the GPU's cost of each launch; ``"cudagraph"``, a warm L2 and a graph's
     launch): :func:`~kernellab.predict`'s ``estimate_total_time``, the calibrated estimate of the run plus what the timer
     reads besides it. ``first=False``: a later launch of the same timed call, which pays
-    :func:`~kernellab.model.timer.later_launch_overhead` (under ``do_bench`` the stream's cost, not the cold one).
+    :func:`~kernellab.model.timer.later_launch_overhead` (under ``do_bench`` the stream's cost, not the cold one);
+    ``target``: the architecture the kernel was compiled for, as :func:`~kernellab.predict` takes it.
     The model's warnings (a run shorter than its launch) are not repeated: the total
     already includes it. Counts that charge nothing cost the launch alone.
 
@@ -60,7 +61,7 @@ def launch_seconds(counts, gpu, timer: str = "do_bench", first: bool = True) -> 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ModelWarning)
         try:
-            return float(_predict_one((counts, gpu), {}, None, 1, timer, first)["estimate_total_time"])
+            return float(_predict_one((counts, gpu), {}, None, 1, timer, first, target)["estimate_total_time"])
         except ValueError:  # all counts zero: nothing but the launch
             perf = as_perf(gpu)
             return float(launch_overhead(perf, timer) if first else later_launch_overhead(perf, timer))
@@ -256,7 +257,8 @@ def _parse(args, kwargs):
     return spec, vals["counts"], vals["n"], as_perf(vals["perf"]), None if gpu is None else as_gpu(gpu)
 
 
-def predict(*args, shape: LoopShape | None = None, launches: int = 1, timer: str = "do_bench", **kwargs) -> dict:
+def predict(*args, shape: LoopShape | None = None, launches: int = 1, timer: str = "do_bench",
+            target: str | None = None, **kwargs) -> dict:
     """Predict a kernel's time from its counts: a bound (the slowest resource), a clock band, an estimate.
 
     Call it as ``predict(counts, gpu)`` for any kernel, with the counts of either engine (SIMT
@@ -318,6 +320,12 @@ def predict(*args, shape: LoopShape | None = None, launches: int = 1, timer: str
     the others with a later launch's), ``time``, ``flops``, ``t_launch``
     and ``total_time`` are sums, ``bound`` is the bound of the longest.
 
+    **The target** (``target``, default the GPU's own: ``"sm_90"`` on the H100 and H200, else ``"sm_80"``): the
+    architecture the kernel was compiled for, whose instructions the counts are read for. ``target="sm_80"`` on an
+    H100 prices a kernel built with sm_80's instructions only, as FlashAttention-2's CUDA kernels are on every GPU
+    (their MMA atom is ``SM80_16x8x16``): its dots run as ``mma.sync`` at ``Perf.mma_sync_share`` of the peak and
+    its operands through ``ldmatrix`` (``shared_wavefronts_sm80``). A newer target than the GPU's raises.
+
     **Warnings** (:class:`~kernellab.errors.ModelWarning`): a launch whose ``time`` is below what its timer
     reads per launch (a measurement sees mostly the launch: read ``total_time``); a bound shorter than one
     DRAM round trip (latency sets such a kernel's time, as ``estimate_time`` says); fp8 dots on a GPU
@@ -359,19 +367,20 @@ def predict(*args, shape: LoopShape | None = None, launches: int = 1, timer: str
     if timer not in TIMERS:
         raise ValueError(_("unknown timer {timer!r}; expected one of {timers}").format(timer=timer, timers=TIMERS))
     if args and isinstance(args[0], (list, tuple)) and args[0] and all(_is_counts(c) for c in args[0]):
-        return _pipeline(args[0], args[1:], kwargs, shape, launches, timer)
+        return _pipeline(args[0], args[1:], kwargs, shape, launches, timer, target)
     if not isinstance(launches, Integral) or launches < 1:
         raise ValueError(_("launches must be a positive int, got {launches!r}").format(launches=launches))
-    p = _predict_one(args, kwargs, shape, launches, timer)
+    p = _predict_one(args, kwargs, shape, launches, timer, True, target)
     _warn(p, launches)
     return p
 
 
-def _pipeline(counts_list, rest, kwargs, shape, launches, timer) -> dict:
+def _pipeline(counts_list, rest, kwargs, shape, launches, timer, target=None) -> dict:
     """``predict`` of several launches in a row, one result each, and their sums."""
     if shape is not None or launches != 1:
         raise TypeError(_("predict of a list of counts takes no shape or launches: each item is one launch"))
-    parts = [_predict_one((c, *rest), dict(kwargs), None, 1, timer, i == 0) for i, c in enumerate(counts_list)]
+    parts = [_predict_one((c, *rest), dict(kwargs), None, 1, timer, i == 0, target)
+             for i, c in enumerate(counts_list)]
     for p in parts:
         _warn(p, 1)
     longest = max(parts, key=lambda p: p["time"])
@@ -411,7 +420,30 @@ def _distribution(counts, gpu: GPU, shape: LoopShape | None, mnk) -> Distributio
     return distribute(gpu, programs, shape.threads, shape.regs, shape.smem, "launch")
 
 
-def _predict_one(args, kwargs, shape, launches, timer="do_bench", first=True) -> dict:
+TARGETS = ("sm_80", "sm_90")  # the architectures the counts are read for (``predict``'s ``target``)
+
+
+def compiled_for(gpu: GPU, target: str | None = None) -> str:
+    """The architecture a launch's counts are read for on ``gpu``: ``target`` (``predict``'s), or by default the
+    GPU's own, ``"sm_90"`` on Hopper and ``"sm_80"`` on the A100 and the A6000 (sm_86 runs sm_80's instructions).
+
+    >>> from kernellab import A100, H100
+    >>> compiled_for(H100), compiled_for(H100, "sm_80"), compiled_for(A100)
+    ('sm_90', 'sm_80', 'sm_80')
+    """
+    own = gpu.arch if gpu.arch == "sm_90" else "sm_80"
+    if target is None:
+        return own
+    if target not in TARGETS:
+        raise ValueError(_("unknown target {target!r}; expected one of {targets}").format(target=target,
+                                                                                         targets=TARGETS))
+    if TARGETS.index(target) > TARGETS.index(own):
+        raise ValueError(_("a kernel compiled for {target} cannot run on the {gpu} ({arch})").format(
+            target=target, gpu=gpu.name, arch=gpu.arch))
+    return target
+
+
+def _predict_one(args, kwargs, shape, launches, timer="do_bench", first=True, target=None) -> dict:
     spec, counts, n, perf, gpu = _parse(args, kwargs)
     if gpu is not None and gpu != perf.gpu:
         raise ValueError(_("the rates are for the {rates_gpu}, but the GPU given is the {gpu}").format(
@@ -424,7 +456,7 @@ def _predict_one(args, kwargs, shape, launches, timer="do_bench", first=True) ->
     else:
         mnk = tuple(int(v) for v in n) if isinstance(n, (tuple, list)) else (int(n),) * 3
         flops = gemm_flops(*mnk)
-    target = gpu.arch if gpu.arch == "sm_90" else "sm_80"
+    target = compiled_for(gpu, target)
     events = resource_events(counts, target)
     kind = tensor_kind(counts, target)
     dist = _distribution(counts, gpu, shape, mnk)
@@ -468,7 +500,7 @@ def _predict_one(args, kwargs, shape, launches, timer="do_bench", first=True) ->
         "programs": dist.programs, "sms_used": dist.sms_used, "per_sm": dist.per_sm, "resident": dist.resident,
         "waves": dist.waves, "tail": dist.tail, "subpartitions": dist.subpartitions,
         "blocks_per_sm": None if occ is None else occ.blocks_per_sm,
-        "limiters": () if occ is None else occ.limiters, "tensor_kind": kind,
+        "limiters": () if occ is None else occ.limiters, "tensor_kind": kind, "target": target,
         "timer": timer, "t_launch": t_launch, "total_time": t + t_launch, "estimate_total_time": t_est + t_launch,
     }
     if shape is None and events["MIO"]:  # a kernel that touches memory waits for it at least once

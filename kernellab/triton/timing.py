@@ -63,11 +63,11 @@ from .runtime.driver import register_benchmarker
 from .runtime.jit import KernelInterface
 
 
-def launch_seconds(counts, gpu=None, timer: str = "do_bench", first: bool = True) -> float:
+def launch_seconds(counts, gpu=None, timer: str = "do_bench", first: bool = True, target: str | None = None) -> float:
     """The model's time of a launch on ``gpu`` (default: the driver's modelled GPU) as ``timer`` reads it
     (:mod:`kernellab.model.timer`), in seconds: :func:`kernellab.model.bounds.launch_seconds` (``first=False``: a
-    later launch of the same timed call)."""
-    return bounds.launch_seconds(counts, modelled_gpu() if gpu is None else gpu, timer, first)
+    later launch of the same timed call; ``target``: the architecture it was compiled for, ``predict``'s)."""
+    return bounds.launch_seconds(counts, modelled_gpu() if gpu is None else gpu, timer, first, target)
 
 
 def predicted_seconds(recorded, gpu=None, timer: str = "do_bench") -> float:
