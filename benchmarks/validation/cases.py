@@ -407,13 +407,13 @@ for _id, _shape, _what in (("AB-01", (32, 32, 512, 64), "FlashAttention-2"),
                            ("AB-07", (1, 16, 16384, 128), "FlashAttention-3")):
     _z, _h, _n, _d = _shape
     _fa2 = _what == "FlashAttention-2"
-    _m1, _n1, _m2, _n2, _warps, _stages = FA2["bwd64"] if _fa2 else BWD
+    _cfg = FA2["bwd64"] if _fa2 else BWD
     triton_case(_id, "fa", f"tutorial 06 backward in {_what}'s 5-dot form (preprocess, then per key block dK, dV "
                 "and dS·K added to a float32 dQ by atomics, then dQ converted; the tutorial's own 7 dots compute q·kᵀ "
                 "and do·vᵀ again for dQ; the zeroing of dQ's accumulator is not counted); B {_z}, H {_h}, N {_n}, d {_d} "
-                f"fp16; blocks {_m1}/{_n1}, {_warps} warps, {_stages} stages; "
+                f"fp16; blocks {_cfg[0]}/{_cfg[1]}, {_cfg[4]} warps, {_cfg[5]} stages; "
                 "the tutorial's torch op that pre-scales K is not counted" + (_FA2_TEXT if _fa2 else ""),
-                target=FA2["target"] if _fa2 else None)(_attention_bwd(*_shape, config=FA2["bwd64"] if _fa2 else BWD))
+                target=FA2["target"] if _fa2 else None)(_attention_bwd(*_shape, config=_cfg))
 
 
 # --- microbenchmarks and latency (clock64 inside the kernel: the loop's own time, no launch) -------------------

@@ -270,7 +270,8 @@ Claims().add(tr("Tutorial 03 at 1024³ and 2048³ (GS-02, GS-04), µs"), f"{us['
 # softmax with the Tensor Cores by warp specialisation: its forward rows run the tutorial's kernel with
 # the key loop warp-specialised (the causal one too, though Triton's own tutorial warp-specialises only
 # its non-causal forward on Hopper), but nothing here has FlashAttention-3's ping-pong of two
-# warpgroups, and FlashAttention-2 runs ``mma.sync`` where the tutorial's kernel runs ``wgmma``. Both
+# warpgroups. FlashAttention-2's CUDA kernels are sm_80 code on every GPU, so its rows run the tutorial's
+# kernel with FlashAttention-2's own tiles, priced as sm_80 code on the H100 (``mma.sync``, not ``wgmma``). Both
 # libraries' backward passes compute five dots a block pair and add dQ up with atomics, where the
 # tutorial's computes seven (its dQ pass computes q·kᵀ and do·vᵀ again): the backward rows run the
 # tutorial's kernel in the five-dot form. So a row can miss because the stand-in differs from the
