@@ -423,7 +423,7 @@ def _distribution(counts, gpu: GPU, shape: LoopShape | None, mnk) -> Distributio
 TARGETS = ("sm_80", "sm_90")  # the architectures the counts are read for (``predict``'s ``target``)
 
 
-def compiled_for(gpu: GPU, target: str | None = None) -> str:
+def compiled_for(gpu, target: str | None = None) -> str:
     """The architecture a launch's counts are read for on ``gpu``: ``target`` (``predict``'s), or by default the
     GPU's own, ``"sm_90"`` on Hopper and ``"sm_80"`` on the A100 and the A6000 (sm_86 runs sm_80's instructions).
 
