@@ -618,7 +618,8 @@ def conformance(session: nox.Session) -> None:
 @nox.session(venv_backend="virtualenv")  # pip, as the conformance session
 def compiled(session: nox.Session) -> None:
     """Compile every case of tests/compiled_cases.py with real Triton for sm_80 and sm_90 (no GPU) and
-    rewrite kernellab/compiled_counts.json (optional, not in CI; commit the JSON when it changes).
+    rewrite kernellab/compiled_counts.json and compiled_metadata.json (optional, not in CI; commit the JSON when it
+    changes).
 
     Each row holds the PTX's static counts (every block once: a loop's body as if it ran once) and, where
     the launch's arguments fix the trip counts, ``executed``: every block weighted by how often the

@@ -38,6 +38,7 @@ def compiled_code(kernel: str) -> dict:
 
 
 _COUNTS = Path(__file__).with_name("compiled_counts.json")
+_METADATA = Path(__file__).with_name("compiled_metadata.json")
 
 
 @cache
@@ -45,26 +46,34 @@ def _counts() -> dict:
     return json.loads(_COUNTS.read_text(encoding="utf-8"))
 
 
+@cache
+def _metadata() -> dict:
+    """The configurations' builds, kept apart from the cases (1 KB against 458: a page that asks for a configuration
+    does not parse every case)."""
+    return json.loads(_METADATA.read_text(encoding="utf-8"))["metadata"]
+
+
 def compiled_metadata(name: str, target: str) -> dict:
     """What real Triton 3.9 compiled a configuration into, for ``target`` (``"sm_80"``, ``"sm_90"``):
     ``registers`` per thread, ``shared_bytes`` per program, ``num_warps``, ``num_stages`` and ``mma``
     (MMA instructions per thread, one iteration of the K loop).
 
-    ``name`` is a configuration of ``kernellab/compiled_counts.json``'s ``metadata`` (the tutorial's
-    matmul, ``"tutorial03_128x128x32_s4_w4"``, …) or one of its ``cases`` (then the launch's jit
-    specialisation). ``tests/conformance/compiled_counts.py`` (``nox -s compiled``) writes the file.
+    ``name`` is a configuration of ``kernellab/compiled_metadata.json`` (the tutorial's matmul,
+    ``"tutorial03_128x128x32_s4_w4"``, …) or one of the ``cases`` of ``kernellab/compiled_counts.json`` (then
+    the launch's jit specialisation). ``tests/conformance/compiled_counts.py`` (``nox -s compiled``) writes both.
 
     >>> m = compiled_metadata("tutorial03_128x128x32_s4_w4", "sm_90")
     >>> m["num_warps"], m["num_stages"], m["registers"] > 128                # the accumulator alone: 128
     (4, 4, True)
     """
-    record = _counts()
-    if name in record["metadata"]:
-        entry = record["metadata"][name]
+    metadata = _metadata()
+    if name in metadata:
+        entry = metadata[name]
         if target not in entry:
             raise KeyError(_("no {target} build of {name!r}").format(target=target, name=name))
         return dict(entry[target])
-    if name in record["cases"]:
-        return dict(record["cases"][name][f"{target}/jit"])
+    cases = _counts()["cases"]
+    if name in cases:
+        return dict(cases[name][f"{target}/jit"])
     raise KeyError(_("no compiled code for {name!r}; there is for: {known}").format(
-        name=name, known=", ".join(sorted(record["metadata"]))))
+        name=name, known=", ".join(sorted(metadata))))

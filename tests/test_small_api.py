@@ -29,6 +29,26 @@ def test_a_case_s_metadata_is_its_jit_launch_s():
     assert compiled_metadata(name, "sm_80") == _counts()["cases"][name]["sm_80/jit"]
 
 
+def test_a_configuration_is_read_without_the_cases(monkeypatch):
+    # compiled_metadata.json holds every configuration tests/compiled_cases.py's METADATA compiles, and a configuration
+    # is read from it alone: the cases (458 KB of compiled_counts.json) are not parsed, which cost the waves page 5 ms
+    import sys
+    from pathlib import Path
+
+    import kernellab.compiled as compiled
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from compiled_cases import METADATA
+
+    compiled._metadata.cache_clear()
+    monkeypatch.setattr(compiled, "_counts", lambda: pytest.fail("the cases were parsed for a configuration"))
+    assert sorted(compiled._metadata()) == sorted(case.id for case in METADATA)
+    m80, m90 = (compiled_metadata("tutorial03_128x128x32_s4_w4", t) for t in ("sm_80", "sm_90"))
+    # as the waves page states them: 250 and 174 registers, 48 KB and 64 KB of shared memory, 4 warps, 4 stages
+    assert (m80["registers"], m90["registers"], m80["shared_bytes"] // 1024, m90["shared_bytes"] // 1024) == (250, 174, 48, 64)
+    assert (m90["num_warps"], m90["num_stages"]) == (4, 4)
+
+
 def test_type_classes_of_the_language():
     assert repr(tl.constexpr_type(4)) == "constexpr_type[4]"
     b = tl.block_type(tl.float32, [tl.constexpr(64), 2])

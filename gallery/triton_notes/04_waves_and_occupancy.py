@@ -286,7 +286,7 @@ claims.show()
 # The same counting for a real launch: Triton's matmul tutorial at 4096² with 128×128 output blocks is
 # a grid of 32 × 32 = 1024 programs. Real Triton 3.9 compiled its 128×128×32 configuration (4 stages,
 # 4 warps) for both GPUs on a machine with no GPU (``nox -s compiled`` writes what it compiled into
-# ``kernellab/compiled_counts.json``; ``compiled_metadata`` reads it). For the A100 (sm_80) a program
+# ``kernellab/compiled_metadata.json``; ``compiled_metadata`` reads it). For the A100 (sm_80) a program
 # uses 250 registers per thread and 48 KB of shared memory, for the H100 (sm_90) 174 registers and
 # 64 KB. Shared memory alone would let an SM of either GPU hold 3 programs; the registers allow 2 on
 # both. The 128×128 FP32 accumulator alone, over 4 warps, is 128 registers per thread, and 3 programs
