@@ -263,3 +263,33 @@ def test_what_a_pointer_refuses(body, error):
 
     with pytest.raises(KernelTypeError, match=error):
         k[(1,)](np.zeros(4, np.float32))
+
+
+def test_a_string_argument_in_a_kernels_arithmetic_is_refused_by_name():
+    from kernellab.errors import KernelTypeError
+
+    @triton.jit
+    def k(y_ptr, s):
+        tl.store(y_ptr + tl.arange(0, 4), tl.zeros((4,), tl.float32) + s)
+
+    with pytest.raises(KernelTypeError, match="kernel k, program \\(0,0,0\\): unsupported operand of type str"):
+        k[(1,)](np.zeros(4, np.float32), "a")
+
+
+@triton.jit
+def _tile_rows(x_ptr, y_ptr, S: tl.constexpr):
+    pid = tl.program_id(0)
+    rr = tl.arange(0, 2)
+    c = tl.arange(0, 8)
+    v = tl.load((x_ptr + pid * 2 * S) + (rr[:, None] * S + c[None, :]))  # a tile every program shares, moved
+    tl.store(y_ptr + pid * 16 + (rr[:, None] * 8 + c[None, :]), v)
+
+
+def test_a_tiles_lines_charge_their_first_touched_sectors_to_their_line():
+    # 2 programs × 2 rows of 8 floats (32 B) of x, rows 128 B apart (S = 32): 4 lines, each one sector, none
+    # touched before: the load's line gets x's 4 DRAM sectors; the store writes y[0:32], 128 B = 4 sectors
+    x, y = np.arange(128, dtype=np.float32), np.zeros(32, np.float32)
+    c = _tile_rows[(2,)](x, y, S=32, lines=True)
+    np.testing.assert_array_equal(y, x.reshape(4, 32)[:, :8].reshape(-1))
+    rows = [r.dram_sectors for r in c.by_line.values()]
+    assert rows == [{"x_ptr": 4}, {"y_ptr": 4}] and c.dram_sectors == {"x_ptr": 4, "y_ptr": 4}
