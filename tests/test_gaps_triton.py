@@ -293,3 +293,24 @@ def test_a_tiles_lines_charge_their_first_touched_sectors_to_their_line():
     np.testing.assert_array_equal(y, x.reshape(4, 32)[:, :8].reshape(-1))
     rows = [r.dram_sectors for r in c.by_line.values()]
     assert rows == [{"x_ptr": 4}, {"y_ptr": 4}] and c.dram_sectors == {"x_ptr": 4, "y_ptr": 4}
+
+
+@triton.jit
+def _masked_copy(x_ptr, y_ptr, N: tl.constexpr, BOUND: tl.constexpr, FLOAT: tl.constexpr):
+    o = tl.arange(0, N)
+    mask = (o.to(tl.float32) < BOUND) if FLOAT else (o < BOUND)
+    tl.store(y_ptr + o, tl.load(x_ptr + o, mask=mask, other=0.0))
+
+
+def test_a_mask_from_a_float_comparison_has_no_axis_facts():
+    # o < 500 (arith.cmpi): the mask is constant over runs of 4 lanes (500 = 4 × 125), so 512 floats load as
+    # vectors of 4, 4 a thread of 128: 4 × 128 / 4 / 32 = 4 warp instructions. A comparison of floats (o < 500.0:
+    # sitofp; o.to(fp32) < 500) is arith.cmpf, which Triton's axis analysis does not follow: one float a load,
+    # 16 instructions
+    x = np.arange(512, dtype=np.float32)
+    counts = []
+    for bound, as_float in ((500, False), (500.0, False), (500, True)):
+        y = np.zeros(512, np.float32)
+        counts.append(_masked_copy[(1,)](x, y, N=512, BOUND=bound, FLOAT=as_float).load_instructions)
+        np.testing.assert_array_equal(y, np.where(np.arange(512) < 500, x, 0))
+    assert counts == [4, 16, 16]
