@@ -250,6 +250,9 @@ def test_what_a_float_block_refuses(body, error):
 @pytest.mark.parametrize("body, error", [
     (lambda p: 3 - p, "cannot subtract a pointer from a number"),
     (lambda p: p * 2, "cannot multiply a pointer"),
+    (lambda p: p & 1, "unsupported operand types for &: pointer<fp32> and int32"),
+    # Triton 3.9 refuses it too (semantic.less_than: binary_op_type_checking_impl without allow_lhs_ptr)
+    (lambda p: p < p + 2, "unsupported operand types for <: pointer<fp32> and pointer<fp32>"),
     (lambda p: p.to(tl.int32), "kernellab converts a pointer only to another pointer type"),
     (lambda p: p.to(tl.pointer_type(tl.int16)),
      r"kernellab cannot reinterpret a pointer<fp32> as a pointer<int16>: element sizes differ"),
