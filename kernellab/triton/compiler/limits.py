@@ -23,7 +23,15 @@ with the exception Triton's own code raises there, of the same type and with the
 - **loop bounds** (:func:`loop_bounds`): a ``range``/``tl.range`` loop's start, end and step are integer
   scalars (a float bound is Triton's ``TypeError``, not a truncated Python ``int()``);
 - **names Triton 3.9 lacks** (:func:`missing_name`): ``tl.math.tanh`` and the other libdevice functions
-  ``tl.math`` no longer holds since Triton 3.0 (use ``tl.extra.libdevice``).
+  ``tl.math`` no longer holds since Triton 3.0 (use ``tl.extra.libdevice``);
+- **control flow** (:func:`control_flow`, read from the kernel's source when it is launched, as Triton reads
+  it when it compiles): ``break`` and ``continue`` in any loop, ``tl.static_range``'s included
+  (``UnsupportedLanguageConstruct``, "unsupported AST node type: Break"), and ``return`` inside a
+  ``for``/``while`` loop that is not a ``tl.static_range`` (under a run-time ``if``: "Cannot have `return`
+  statements inside `while` or `for` statements in triton."; unconditional: Triton's assertion that the
+  loop body has one block). An ``if`` on ``tl.constexpr`` parameters only is decided by the launch's
+  values, as Triton compiles only the branch taken; a ``@triton.jit`` helper's own such line is reported
+  at the kernel's call of it, with the helper's error as its ``__cause__``.
 
 Outside a ``@triton.jit`` launch (a language function called on its own, in a test or at the prompt) the
 same checks raise Triton's exception itself; the lecture form ``kernel(tl, ...)`` (``triton_launch``) is
@@ -32,11 +40,12 @@ not checked: its scripts are the course's specification. Block pointers (``tl.ma
 (:class:`~kernellab.errors.BlockPointerWarning`, :func:`block_pointer`).
 
 The checks run where the line runs: a line on a path the launch does not take is not checked, where
-Triton compiles every path.
+Triton compiles every path (the control-flow checks excepted: they read every line).
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import inspect
 import sys
@@ -54,7 +63,7 @@ from ...tracebacks import _library, user_stacklevel
 from .. import knobs
 from ..executor.numerics import DOT_INPUT_PRECISIONS, TRITON_MAX_TENSOR_NUMEL
 from ..executor.program import _CURRENT
-from .errors import CompilationError, CompileTimeAssertionFailure
+from .errors import CompilationError, CompileTimeAssertionFailure, UnsupportedLanguageConstruct
 
 _ENFORCED: ContextVar[bool] = ContextVar("kernellab_triton_limits", default=False)
 # Inside kernellab's own implementation of a builtin (a scan's partial slices): blocks no Triton program sees
@@ -329,6 +338,216 @@ def missing_name(module: str, name: str) -> BaseException:
     return refuse(AttributeError(f"module {module!r} has no attribute {name!r}"), as_repr=True)
 
 
+# --- control flow ----------------------------------------------------------------------------------------
+_RETURN_IN_LOOP = "Cannot have `return` statements inside `while` or `for` statements in triton."
+
+
+def _is_static_range(node: ast.For) -> bool:
+    """``for ... in tl.static_range(...)`` (or ``static_range`` imported): the loop Triton unrolls."""
+    func = node.iter.func if isinstance(node.iter, ast.Call) else None
+    return isinstance(func, ast.Name) and func.id == "static_range" or \
+        isinstance(func, ast.Attribute) and func.attr == "static_range"
+
+
+def _constexpr_test(test: ast.expr, constexprs: frozenset) -> bool:
+    """Whether an ``if``'s condition reads only ``tl.constexpr`` parameters and literals (no calls): Triton
+    knows its value when it compiles and compiles only the branch it takes."""
+    for n in ast.walk(test):
+        if isinstance(n, (ast.Call, ast.Attribute, ast.Subscript, ast.NamedExpr, ast.Lambda)) or \
+                isinstance(n, ast.Name) and n.id not in constexprs:
+            return False
+    return any(isinstance(n, ast.Name) for n in ast.walk(test))
+
+
+class _Flow(ast.NodeVisitor):
+    """The ``break``/``continue``/``return`` lines of one function that Triton 3.9's code generator refuses, each
+    as ``(node, message, error class, guards)``: ``guards``, the ``(test, branch)`` of the ``if``s on
+    constexpr parameters around it (the line is refused only where each holds). Calls of ``@triton.jit``
+    helpers are kept as ``(call, helper, guards)``."""
+
+    def __init__(self, scope: dict, constexprs: frozenset):
+        self.scope, self.constexprs = scope, constexprs
+        self.found, self.calls = [], []
+        self.loops: list = []  # the enclosing loops: (node, unrolled)
+        self.guards: list = []
+        self.dynamic_if = None  # the first run-time ``if`` inside a compiled loop, around the line visited
+        self.entered = False
+
+    def _stmts(self, body) -> None:
+        for s in body:
+            self.visit(s)
+
+    def visit_FunctionDef(self, node) -> None:
+        if self.entered:  # a nested def: not the kernel's own body
+            return
+        self.entered = True
+        self._stmts(node.body)
+
+    def visit_Lambda(self, node) -> None:
+        return
+
+    def _loop(self, node, unrolled: bool) -> None:
+        self.visit(node.iter if isinstance(node, ast.For) else node.test)
+        self.loops.append((node, unrolled))
+        outer_if = self.dynamic_if
+        self._stmts(node.body)
+        self.dynamic_if = outer_if
+        self.loops.pop()
+        self._stmts(node.orelse)
+
+    def visit_For(self, node) -> None:
+        self._loop(node, _is_static_range(node))
+
+    def visit_While(self, node) -> None:
+        self._loop(node, False)
+
+    def visit_If(self, node) -> None:
+        self.visit(node.test)
+        if _constexpr_test(node.test, self.constexprs):
+            for branch, body in ((True, node.body), (False, node.orelse)):
+                self.guards.append((node.test, branch))
+                self._stmts(body)
+                self.guards.pop()
+            return
+        outer_if = self.dynamic_if
+        if outer_if is None and any(not unrolled for _n, unrolled in self.loops):
+            self.dynamic_if = node
+        self._stmts(node.body)
+        self._stmts(node.orelse)
+        self.dynamic_if = outer_if
+
+    def _refuse(self, node, message: str, cls=UnsupportedLanguageConstruct) -> None:
+        self.found.append((node, message, cls, tuple(self.guards)))
+
+    def visit_Break(self, node) -> None:
+        self._refuse(node, "unsupported AST node type: Break")
+
+    def visit_Continue(self, node) -> None:
+        self._refuse(node, "unsupported AST node type: Continue")
+
+    def visit_Return(self, node) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+        compiled = [n for n, unrolled in self.loops if not unrolled]
+        if not compiled:
+            return
+        if self.dynamic_if is not None:
+            self._refuse(self.dynamic_if, _RETURN_IN_LOOP)
+        elif isinstance(compiled[-1], ast.For):
+            self._refuse(compiled[-1], "AssertionError('We use SCF, so the loop body should only have one block')",
+                         CompilationError)
+        else:
+            self._refuse(compiled[-1], "AssertionError()", CompilationError)
+
+    def visit_Call(self, node) -> None:
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else None
+        helper = self.scope.get(name) if name else None
+        if helper is not None and hasattr(helper, "fn") and hasattr(helper, "_constexpr_names"):
+            self.calls.append((node, helper, tuple(self.guards)))
+        self.generic_visit(node)
+
+
+@functools.lru_cache(maxsize=256)
+def _flow(code, scope_id: int, constexprs: frozenset):
+    """The refused lines and the helper calls of the function of ``code`` (see :class:`_Flow`)."""
+    src, start = _source(code)
+    if src is None:
+        return None, 0, (), ()
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return src, start, (), ()
+    visitor = _Flow(_SCOPES.get(scope_id, {}), constexprs)
+    visitor.visit(tree)
+    return src, start, tuple(visitor.found), tuple(visitor.calls)
+
+
+_SCOPES: dict = {}
+
+
+def _holds(guards, values: dict) -> bool:
+    """Whether each ``(test, branch)`` holds for the launch's constexpr ``values`` (unknown: it may hold)."""
+    for test, branch in guards:
+        try:
+            value = eval(compile(ast.Expression(test), "<constexpr>", "eval"), {"__builtins__": {}}, values)
+        except Exception:  # a value the launch does not give (a helper's parameter): Triton may take this branch
+            continue
+        if bool(value) != branch:
+            return False
+    return True
+
+
+def _flow_error(fn, kernel: str, values: dict | None, seen: set):
+    """The error Triton 3.9 raises for the first refused ``break``/``continue``/``return`` of ``fn`` (a
+    ``@triton.jit`` function) or of a helper it calls, or None."""
+    code = fn.fn.__code__
+    if code in seen:
+        return None
+    seen.add(code)
+    scope = getattr(fn.fn, "__globals__", {})
+    _SCOPES[id(scope)] = scope
+    src, start, found, calls = _flow(code, id(scope), fn._constexpr_names)
+    where = lambda node: SimpleNamespace(lineno=node.lineno, col_offset=node.col_offset, kernel=kernel,  # noqa: E731
+                                         file_line=f"{code.co_filename}:{start + node.lineno - 1}")
+    for node, message, cls, guards in found:
+        if values is None or _holds(guards, values):
+            return cls(src, where(node), message)
+    for node, helper, guards in calls:
+        if values is not None and not _holds(guards, values):
+            continue
+        inner = _flow_error(helper, kernel, None, seen)
+        if inner is not None:
+            err = CompilationError(src, where(node), None)
+            err.__cause__ = inner
+            return err
+    return None
+
+
+def control_flow(fn, args: tuple, kwargs: dict) -> None:
+    """Raise what Triton 3.9 raises when it compiles ``fn`` (a ``@triton.jit`` kernel, launched with ``args`` and
+    ``kwargs``) for a ``break`` or ``continue`` in a loop, or a ``return`` in a loop it does not unroll
+    (Triton's ``CodeGenerator.generic_visit`` and ``visit_If``). An ``if`` on constexpr parameters only is
+    decided by the launch's values; in a helper it may go either way (both branches are read).
+
+    >>> from kernellab import triton
+    >>> import kernellab.triton.language as tl
+    >>> @triton.jit
+    ... def first_neg(x, n):
+    ...     for i in range(n):
+    ...         if tl.load(x + i) < 0:
+    ...             break
+    >>> control_flow(first_neg, (None, 4), {})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    kernellab.triton.compiler.errors.UnsupportedLanguageConstruct: kernel first_neg, ...:
+    at 4:12:
+    def first_neg(x, n):
+        for i in range(n):
+            if tl.load(x + i) < 0:
+                break
+                ^
+    unsupported AST node type: Break
+    """
+    code = fn.fn.__code__
+    scope = getattr(fn.fn, "__globals__", {})
+    _SCOPES[id(scope)] = scope
+    _src, _start, found, calls = _flow(code, id(scope), fn._constexpr_names)
+    if not found and not calls:
+        return
+    values = None
+    if any(g for *_x, g in found) or any(g for *_x, g in calls):
+        try:
+            bound = fn.signature.bind_partial(*args, **kwargs)
+            bound.apply_defaults()
+            values = {n: _constexpr(v) for n, v in bound.arguments.items() if n in fn._constexpr_names}
+        except TypeError:
+            values = {}
+    err = _flow_error(fn, fn.__name__, values if values is not None else {}, set())
+    if err is not None:
+        raise err
+
+
 # --- kept beyond Triton 3.9 ------------------------------------------------------------------------------
 def block_pointer(function: str) -> None:
     """Block pointers: Triton 3.9 removed them ("Block pointers have been removed in favor of the tensor
@@ -342,5 +561,5 @@ def block_pointer(function: str) -> None:
                   BlockPointerWarning, stacklevel=user_stacklevel())
 
 
-__all__ = ["active", "arange", "internal_shapes", "block_pointer", "block_shape", "dot", "enforced", "missing_name", "refuse", "shape",
+__all__ = ["active", "arange", "control_flow", "internal_shapes", "block_pointer", "block_shape", "dot", "enforced", "missing_name", "refuse", "shape",
            "loop_bounds", "static_assert", "static_range"]

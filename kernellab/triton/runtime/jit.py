@@ -366,6 +366,7 @@ class JITFunction(KernelInterface):
         for hook in () if _trial else self.pre_run_hooks:
             hook(*args, **kwargs)
         try:  # a bad launch (or a float64 warning made an error): the traceback ends at the user's launch line
+            limits.control_flow(self, args, kwargs)  # a break/continue/return Triton 3.9 refuses to compile
             num_warps = int(kwargs.get("num_warps", 4)) if self._options_free else 4
             if num_warps < 1 or num_warps & (num_warps - 1):
                 raise LaunchError(_("kernel {kernel}: num_warps must be a power of two, not {n}").format(
@@ -390,7 +391,7 @@ class JITFunction(KernelInterface):
             if values is not None:
                 flats = [a for a in values if a.__class__ is pointer]
                 warn_float64(self.__name__, [(names[a._address], a.flat) for a in flats if a.flat.dtype == np.float64])
-        except (LaunchError, Float64Warning, ReplayError) as exc:
+        except (LaunchError, Float64Warning, ReplayError, limits.CompilationError) as exc:
             user_traceback(exc)
             raise
         if again is not None and again.entry:
@@ -441,6 +442,7 @@ class JITFunction(KernelInterface):
         """``kernel.warmup(*args, grid=..., **meta)``: what Triton returns after compiling, without launching
         (see :class:`CompiledKernel`); the arguments are checked as a launch would check them."""
         launch = {k: v for k, v in kwargs.items() if k not in _LAUNCH_OPTIONS or k in self.signature.parameters}
+        limits.control_flow(self, args, launch)
         self._bind(args, launch, grid if grid is not None else (1,))
         num_warps = int(kwargs.get("num_warps", 4))
         return CompiledKernel(self, num_warps=num_warps, num_stages=int(kwargs.get("num_stages", 3)),
