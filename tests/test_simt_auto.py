@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from kernellab import launch
+from kernellab.errors import KernelValueError
 from kernellab.simt import declares_overhead
 from kernellab.simt.block import PREDICATE_MAX
 
@@ -145,11 +146,10 @@ def test_ufunc_forms_on_lanes_count_as_their_instructions():
         buf = np.empty(32, np.int64)
         np.add(q, r, out=buf)                   # an out= array: IADD3 (1 int), the result is the plain array
         s = np.sin(blk.tx)                      # a float result: not counted here (blk.fmul and the like are)
-        total = np.add.reduce(blk.tx)           # a reduction, not a lane-parallel operation: not counted
-        blk.store(out, blk.tx, (buf + s * 0 + total * 0).astype(np.float32))  # + the address (1 int)
+        blk.store(out, blk.tx, (buf + s * 0).astype(np.float32))  # + the address (1 int)
     out = np.zeros(32, np.float32)
     c = launch(k, 1, 32, args=(out,))
-    # buf + (float) and total * 0 on plain arrays and numbers: not Lanes, not counted
+    # buf + (float) on a plain array: not Lanes, not counted (a reduction over the lanes is refused: below)
     assert out.tolist() == [t // 5 + t % 5 for t in range(32)]
     assert c.instr_by_kind == {"int": 2 + 15 + 1 + 1, "other": 2 + 3, "ctrl": 1, "st.global": 1}
 
@@ -166,3 +166,82 @@ def test_atomics_with_plain_indices_and_arithmetic_on_scalars():
     # FMUL) on the one warp
     assert (c.fadd, c.fmul, c.atomic_requests) == (32, 32, 1)
     assert c.instr_by_kind.get("int", 0) == 0
+
+
+def _one_load(body, x, out, threads=64):
+    """Launch a kernel that loads a vector of 4 a lane from ``x`` (lane i: x[4i … 4i+3], its ``(lanes, 4)``
+    value ``v``) and stores ``body(v, blk)`` to ``out[lane]``: the counts and the type of what body returned."""
+    got = {}
+
+    def k(blk, x, out):
+        r = body(blk.load(x, blk.tx * 4, vec=4), blk)
+        got["type"] = type(r).__name__
+        blk.store(out, blk.tx, r)
+    c = launch(k, 1, threads, args=(x, out))
+    return c.instr_by_kind, got["type"]
+
+
+def _extra(body, x, out, threads=64):
+    """What ``body`` counts beyond storing the first component (``v[:, 0]``, a view: nothing counted)."""
+    base, _t = _one_load(lambda v, blk: v[:, 0], x, np.zeros_like(out), threads)
+    got, kind = _one_load(body, x, out, threads)
+    return {k: got.get(k, 0) - base.get(k, 0) for k in set(got) | set(base) if got.get(k, 0) != base.get(k, 0)}, kind
+
+
+def test_a_reduce_along_a_lanes_own_axis_counts_k_minus_1_and_later_arithmetic_is_still_counted():
+    x, out = np.arange(256, dtype=np.int32), np.zeros(64, np.int64)
+    extra, kind = _extra(lambda v, blk: v.sum(axis=1) + 1, x, out)
+    # an int4 a lane summed: 4 − 1 = 3 IADD3 a lane, then the + 1: one more (it is lane values again);
+    # 64 threads = 2 warps, all active: (3 + 1) · 2 = 8 warp instructions
+    assert (extra, kind) == ({"int": 8}, "Lanes")
+    assert out.tolist() == [16 * i + 6 + 1 for i in range(64)]  # 4i + 4i+1 + 4i+2 + 4i+3 + 1
+    extra, kind = _extra(lambda v, blk: v.cumsum(axis=1)[:, 3] * 2, x, out)
+    # a prefix sum of 4: 3 IADD3 a lane (the first component is the operand), the * 2 one IMAD: 4 · 2 warps
+    assert (extra, kind) == ({"int": 8}, "Lanes")
+    assert out.tolist() == [2 * (16 * i + 6) for i in range(64)]
+
+
+def test_a_float4_sum_on_32_lanes_counts_no_integer_work_and_a_float_lane_reduce_stays_lane_values():
+    x, out = (np.arange(128) / 8).astype(np.float32), np.zeros(32, np.float32)
+    extra, kind = _extra(lambda v, blk: v.sum(axis=1), x, out, threads=32)
+    # a float4 load is floating-point data, not lane values (blk.load makes Lanes of integers only): its 3 FADDs a
+    # lane are blk.fadd's to count, as for a plain float +; nothing counted here
+    assert (extra, kind) == ({}, "ndarray")
+    assert out.tolist() == [(16 * i + 6) / 8 for i in range(32)]  # (4i + 4i+1 + 4i+2 + 4i+3) / 8
+    flags = np.zeros(32, bool)
+    extra, kind = _extra(lambda v, blk: np.add.outer(blk.tx * 0.5, [0.0, 0.25]).max(axis=1) < 3, x, flags, 32)
+    # float lane values (tx · 0.5, an I2F and FMUL not counted here): the outer's 2 FADDs and the max's FMNMX a
+    # lane are floating-point, not counted; the < afterwards is one FSETP ("other") on the one warp, counted since
+    # the max is lane values again
+    assert (extra, kind) == ({"other": 1}, "Lanes")
+    assert flags.tolist() == [t * 0.5 + 0.25 < 3 for t in range(32)]  # lanes 0 … 5 (2.75 < 3)
+
+
+def test_an_outer_product_counts_one_instruction_a_product():
+    x, out = np.arange(256, dtype=np.int32), np.zeros(64, np.int64)
+    extra, kind = _extra(lambda v, blk: np.multiply.outer(v, np.arange(3)).sum(axis=(1, 2)), x, out)
+    # a lane's 4 values times 3 constants: 12 IMAD; their sum over both of a lane's axes: 12 − 1 = 11 IADD3;
+    # 23 a lane on 2 warps = 46
+    assert (extra, kind) == ({"int": 46}, "Lanes")
+    assert out.tolist() == [(16 * i + 6) * 3 for i in range(64)]  # (0 + 1 + 2) · the lane's sum
+    extra, kind = _extra(lambda v, blk: np.multiply.outer(blk.tx, np.arange(3)).max(axis=1), x, out)
+    # tx times 3 constants: 3 IMAD, their maximum: 2 IMNMX; 5 a lane on 2 warps = 10
+    assert (extra, kind) == ({"int": 10}, "Lanes")
+    assert out.tolist() == [2 * i for i in range(64)]
+
+
+@pytest.mark.parametrize("body, call", [
+    (lambda v, blk: np.add.reduce(blk.tx), "np.add.reduce(axis=0)"),        # over the lanes: shuffles in CUDA
+    (lambda v, blk: v.sum(), "np.add.reduce(axis=None)"),                   # every lane's every value
+    (lambda v, blk: v.cumsum(axis=0)[:, 0], "np.add.accumulate(axis=0)"),   # a scan over the lanes
+    (lambda v, blk: np.add.outer(np.arange(3), blk.tx), "np.add.outer"),    # lane axis not first
+    (lambda v, blk: np.multiply.outer(blk.tx, blk.tx)[:, 0], "np.multiply.outer"),  # pairs lanes with lanes
+    (lambda v, blk: v.sum(axis=1, where=v > 1), "np.add.reduce(axis=1)"),  # a masked reduce
+    (lambda v, blk: np.add.reduceat(v, [0, 2], axis=1)[:, 0], "np.add.reduceat"),
+])
+def test_a_ufunc_method_that_is_not_one_instruction_a_lane_is_refused_by_name(body, call):
+    x, out = np.arange(256, dtype=np.int32), np.zeros(64, np.int64)
+    with pytest.raises(KernelValueError) as e:
+        _one_load(body, x, out)
+    assert e.value.details == {"kernel": "k", "block": "(0,0,0)", "call": call}
+    assert str(e.value).startswith(f"kernel k, block (0,0,0): {call} on lane values is not counted")

@@ -68,7 +68,7 @@ RUN8_LOADS = {0: ((0, 4), (4, 4)), 1: ((-1, 4), (3, 4), (7, 1)), 2: ((0, 2), (2,
 def _load_run(blk, arr, start, n):
     """Load ``arr[start : start + n]`` per lane (n = 8) with the loads nvcc emits; ``start`` mod 4 must be uniform."""
     o = (arr.offset // arr.itemsize + start) % 4
-    if n != 8 or (o != o[0]).any():
+    if n != 8 or np.asarray(o != o[0]).any():  # a check of the simulation (its ISETP as counted), not a vote
         raise ValueError("_load_run reads runs of 8 floats whose start is the same mod 4 on every lane")
     out = np.empty((blk.n_threads, n + 2), arr.dtype)  # one float of slack each side for widened loads
     for first, vec in RUN8_LOADS[int(o[0])]:

@@ -26,13 +26,18 @@ Examples
 >>> m = (i % 7) < 3                                  # an unsigned division (18), an ISETP
 >>> [(k, n) for k, n, _ in counted]
 [('int', 1), ('int', 1), ('int', 15), ('other', 3), ('int', 1)]
->>> type(m).__name__, int(m.sum())
+>>> type(m).__name__, int(np.count_nonzero(m))
 ('Lanes', 28)
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from ..errors import KernelValueError
+from ..i18n import _
 
 #: Warp instructions per lane-parallel numpy ufunc, by kind (``kernellab.counters.OVERHEAD_KINDS``):
 #: one SASS integer instruction for each simple operation; an integer division or remainder by a value
@@ -83,9 +88,14 @@ class Lanes(np.ndarray):
             if any(isinstance(o, HeldLanes) for o in out):
                 return NotImplemented
             kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, Lanes) else o for o in out)
+        if isinstance(kwargs.get("where"), Lanes):  # a mask of lane values (numpy would come back here for it)
+            kwargs["where"] = kwargs["where"].view(np.ndarray)
         result = getattr(ufunc, method)(*args, **kwargs)
-        if method != "__call__" or counter is None:
+        if counter is None:
             return result
+        if method != "__call__":
+            result = count_method(counter, ufunc, method, inputs, args, kwargs, result)
+            return out[0] if out is not None and len(out) == 1 else lanes(result, counter, chain)
         first = result[0] if isinstance(result, tuple) else result
         if isinstance(first, np.ndarray) and first.ndim:
             count_ufunc(counter, ufunc.__name__, args, first.dtype, first.size // first.shape[0] if first.shape[0] else 0)
@@ -116,6 +126,64 @@ def count_ufunc(counter, name: str, args, dtype: np.dtype, per_lane: int) -> Non
     elif dtype.kind not in "iub":
         return
     counter._lane_op(cost, max(1, per_lane))
+
+
+def count_method(counter, ufunc, method: str, inputs, args, kwargs: dict, result):
+    """Count a ufunc method other than a plain call on lane values into ``counter`` (its block), as CUDA compiles it,
+    and return ``result``; refuse (:class:`~kernellab.errors.KernelValueError`) what is not one instruction per
+    operation per lane.
+
+    A lane's values are the rows of the lanes array (axis 0 is the lanes), so what a lane holds is a small
+    vector in registers (an ``int4``/``float4`` load, ``(lanes, 4)``):
+
+    * ``reduce`` along a lane's own axes (``v.sum(axis=1)``, ``v.max(axis=1)``, ``v.all(axis=1)``): nvcc unrolls
+      it into k − 1 instructions a lane for each result of k components (``IADD3``, ``IMNMX``, ``LOP3``:
+      Nsight Compute's ``smsp__inst_executed`` counts each once a warp), of the kind of a plain call
+      (:func:`count_ufunc`);
+    * ``accumulate`` along a lane's own axis (``v.cumsum(axis=1)``): the same k − 1 a lane (the first
+      component is the operand itself);
+    * ``outer(a, b)`` with ``a`` lane values and ``b`` not (``np.multiply.outer(blk.tx, np.arange(3))``): one
+      instruction for each of a lane's ``len(a) · len(b)`` products.
+
+    Refused, since none is one instruction a lane: a reduce or accumulate over the lanes (``axis`` 0 or None: in
+    CUDA warp shuffles, a vote or shared memory), an ``outer`` whose second operand holds lane values (it pairs
+    one lane's values with every other lane's), a masked or seeded reduce (``where=``, ``initial=``),
+    ``reduceat`` and ``at``. Floating-point arithmetic is not counted here, as for a plain call (``blk.fadd``);
+    a comparison after it is (``FSETP``), since the result is lane values again.
+    """
+    n = args[0].ndim if isinstance(args[0], np.ndarray) else 0
+    axis = kwargs.get("axis", 0)
+    axes = tuple(range(n)) if axis is None or not n else tuple(
+        a % n for a in (axis if isinstance(axis, tuple) else (axis,)))
+    if method in ("reduce", "accumulate") and isinstance(inputs[0], Lanes) and 0 not in axes and n > 1 and (
+            kwargs.get("where", True) is True and "initial" not in kwargs):
+        k = math.prod(args[0].shape[a] for a in axes)
+        per_lane = args[0].size // args[0].shape[0] if args[0].shape[0] else 0
+        ops = per_lane - per_lane // k if k else 0  # k - 1 for each of the per_lane / k results
+    elif method == "outer" and isinstance(inputs[0], Lanes) and not isinstance(inputs[1], (Lanes, HeldLanes)):
+        ops = result.size // result.shape[0] if result.shape[0] else 0
+    else:
+        where, block = getattr(counter, "_name", None), _block_of(counter)
+        call = f"np.{ufunc.__name__}.{method}" + (f"(axis={axis!r})" if method in ("reduce", "accumulate") else "")
+        raise KernelValueError(_(
+            "kernel {kernel}, block {block}: {call} on lane values is not counted: only a reduce or accumulate "
+            "along a lane's own axes (1 and after, unmasked, with no initial value) and an outer product whose first "
+            "operand alone holds lane values are one instruction a lane; a reduction over the lanes is, in CUDA, "
+            "warp shuffles, a vote or shared memory").format(kernel=where, block=block, call=call),
+            kernel=where, block=block, call=call)
+    if ops:
+        first = result[0] if isinstance(result, tuple) else result
+        count_ufunc(counter, ufunc.__name__, args, first.dtype, ops)
+    return result
+
+
+def _block_of(counter) -> str:
+    """The block (``(x,y,z)`` text) of the first active lane of ``counter``'s batch, "?" when it has no blocks."""
+    masks = getattr(counter, "_masks", None)
+    if not masks:
+        return "?"
+    active = np.flatnonzero(masks[-1][0])
+    return counter._index_of(int(active[0]) if active.size else 0, "bx", "by", "bz")
 
 
 def lanes(values, counter, chain: tuple = (0, 0)) -> Lanes:
