@@ -462,3 +462,12 @@ def test_a_strided_tile_with_a_negative_stride_has_its_extremes_from_its_last_li
     base = Base.strided(np.array([100, 40]), (3, 4), (-10, 1))
     assert (base.lines.lo, base.lines.hi, base.starts) == (20, 100, None)  # rows 10 apart, not 4: no row starts
     assert base.extremes() == (20, 103) == (int(base.lanes.min()), int(base.lanes.max()))
+
+
+def test_a_prefix_mask_is_dropped_only_when_every_program_keeps_every_lane():
+    base = Base.strided(np.array([0]), (16,), (1,))  # 16 lanes a program
+    # programs keeping 16 and 3 lanes keep the mask (the second's 13 last lanes are off); 16 and 16 keep every lane
+    assert View(base).masked(np.array([16, 3])).keep.tolist() == [16, 3]
+    assert View(base).masked(np.array([16, 16])).keep is None
+    # one prefix for every program: 16 of 16 is every lane, 15 of 16 is not
+    assert View(base).masked(np.array([16])).keep is None and View(base).masked(np.array([15])).keep.tolist() == [15]

@@ -32,6 +32,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -93,6 +94,19 @@ def lines_of_outer(x: np.ndarray, y: np.ndarray, dtype=None) -> tuple[bool, Line
                 return False, None
         return True, Lines(axis, np.ascontiguousarray(starts), n, lo, hi)
     return True, None
+
+
+@functools.lru_cache(maxsize=256)
+def every_lane(rows: int, n: int) -> np.ndarray:
+    """``rows`` programs each keeping its first ``n`` lanes, int64 ``(rows,)``: read-only, so one array serves
+    every view that keeps all of its lanes as a prefix.
+
+    >>> every_lane(3, 16).tolist(), every_lane(3, 16) is every_lane(3, 16), every_lane(3, 16).flags.writeable
+    ([16, 16, 16], True, False)
+    """
+    keep = np.full(rows, n, np.int64)
+    keep.flags.writeable = False
+    return keep
 
 
 def row_starts(lanes: np.ndarray) -> np.ndarray | None:
@@ -321,7 +335,8 @@ class View:
     def masked(self, keep) -> View:
         """This view keeping the lanes ``keep`` (see the class; a bool block, or a prefix, that keeps every lane
         is None)."""
-        if keep is not None and (keep.all() if keep.dtype == bool else int(keep.min()) >= self.numel):
+        if keep is not None and (keep.all() if keep.dtype == bool else int(
+                keep.item() if keep.size == 1 else keep.min()) >= self.numel):
             keep = None
         return View(self.base, self.shift, keep)
 
@@ -377,11 +392,7 @@ class View:
         included); None for a mask of another shape."""
         k = self.keep
         if k is None:  # every lane: kept once, read-only
-            got = self._got.get("prefix")
-            if got is None:
-                got = self._got["prefix"] = np.full(self.rows, self.numel, np.int64)
-                got.flags.writeable = False
-            return got
+            return every_lane(self.rows, self.numel)
         if k.dtype == bool:
             return None
         return k if k.shape[0] == self.rows else np.broadcast_to(k, (self.rows,))

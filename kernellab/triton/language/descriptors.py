@@ -33,7 +33,7 @@ from ..executor import dtypes as T
 from ..executor import kinds, numerics
 from ..executor.program import current
 from ..executor.tensor import _structured, _tensor_member_fn, facts, pointer, tensor
-from ..executor.view import Base, View
+from ..executor.view import Base, View, every_lane
 from . import tma
 from .atomics import atomic_add
 from .core import _how, load, store
@@ -112,16 +112,8 @@ def _every_lane(rows: int, block_shape: tuple) -> tensor:
     m = tensor(None, T.int1, block_shape)
     m._lazy = lambda: np.ones((rows, *block_shape), bool)
     m._view = View(Base(rows=rows, shape=block_shape, starts=None, lines=None), 0,
-                   _all_kept(rows, math.prod(block_shape)))
+                   every_lane(rows, math.prod(block_shape)))
     return m
-
-
-@functools.lru_cache(maxsize=256)
-def _all_kept(rows: int, n: int) -> np.ndarray:
-    """``rows`` programs each keeping its first ``n`` lanes: every lane (read-only, so shared by every tile)."""
-    keep = np.full(rows, n, np.int64)
-    keep.flags.writeable = False
-    return keep
 
 
 def _tile_facts(base: pointer, shape_f, strides_f, offsets_f, block_shape: tuple, checked=None):
