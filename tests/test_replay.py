@@ -468,8 +468,9 @@ def test_a_replay_setting_it_does_not_know_is_an_error_naming_the_switch(value):
 def test_the_environment_sets_where_launches_replay():
     assert [replay._setting(v) for v in ("", "0", "OFF", " off ", "1", "on", "check")] == \
         ["asked", "never", "never", "never", "always", "always", "always"]
-    # a bad value stops the import, before any launch could replay or not (as KERNELLAB_GPU's does)
-    proc = subprocess.run([sys.executable, "-c", "import kernellab"], capture_output=True, text=True, cwd=ROOT,
+    # a bad value stops the mini-Triton's import (kernellab loads it on first use), before any launch could
+    # replay or not (as KERNELLAB_GPU's stops kernellab's)
+    proc = subprocess.run([sys.executable, "-c", "import kernellab.triton"], capture_output=True, text=True, cwd=ROOT,
                           env={**os.environ, "KERNELLAB_REPLAY": "disable", "KERNELLAB_LANG": "en"}, timeout=120)
     assert proc.returncode != 0
     assert "ValueError: KERNELLAB_REPLAY='disable' is not a setting of replay" in proc.stderr
