@@ -146,6 +146,22 @@ def test_float_bound_is_refused_as_triton_refuses_it():
 
 
 @triton.jit
+def zero_step_float_bound_kernel(out_ptr, n):
+    for i in range(0, n, 0):
+        tl.store(out_ptr, i)
+
+
+def test_a_zero_step_is_not_negative_the_float_bound_is_named_in_place():
+    # Triton 3.9's visit_For swaps lb and ub only for a constexpr step < 0 (strict): a step of 0 keeps them, so
+    # range(0, 2.5, 0) is typed (0 → int32, 2.5 → fp32, 0 → int32) and refused with those three in that order.
+    # A step of 0 taken as negative (step <= 0, step < 1) would swap them: "(fp32, int32, int32)".
+    with pytest.raises(triton.CompilationError) as info:
+        zero_step_float_bound_kernel[(1,)](np.zeros(1, np.int32), 2.5)
+    assert isinstance(info.value.__cause__, TypeError)
+    assert str(info.value.__cause__) == "For loop bounds and step must all be ints, are (int32, fp32, int32)"
+
+
+@triton.jit
 def chunked_copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     for i in range(0, n, BLOCK):
         offs = i + tl.arange(0, BLOCK)
