@@ -8,6 +8,7 @@ import doctest
 import importlib.util
 import json
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -163,12 +164,16 @@ def test_find_nvcc_prefers_env_then_the_pypi_wheel(tmp_path, monkeypatch):
 
 
 @pytest.mark.skipif(gpu_check.find_nvcc() is None, reason="nvcc is not installed ($NVCC, nvidia-cuda-nvcc, PATH)")
-def test_compile_step_builds_sm90_cubins(tmp_path):
+def test_compile_step_builds_sm90_cubins(tmp_path, request):
+    # the cubins of an earlier run are reused from pytest's cache only under the same compile_key (nvcc, gcc, flags,
+    # sources and includes: test_a_cached_cubin_is_reused_only_under_the_same_key); without the cache, compiled here
+    cache = request.config.cache.mkdir("gpu_check-cubins") if hasattr(request.config, "cache") else tmp_path / "cache"
     record = gpu_check.main(["--dry-run", "--no-triton", "--only", "k01,k10", "--build", str(tmp_path),
-                             "--json", str(tmp_path / "r.json")])
+                             "--json", str(tmp_path / "r.json"), "--cache", str(cache)])
     assert record["nvcc"].startswith("release")
     for job in record["jobs"]:
         cubin = Path(job["compile"]["cubin"])
+        assert cubin.parent == tmp_path  # copied out of the cache when it came from there
         assert cubin.read_bytes()[:4] == b"\x7fELF"  # a cubin is an ELF file
         assert job["compile"]["registers"] > 0
     regs = {j["id"]: j["compile"]["registers"] for j in record["jobs"]}
@@ -269,3 +274,74 @@ def test_dry_run_plans_validation_jobs_and_writes_their_table(tmp_path):
     assert [j["id"] for j in saved["jobs"]] == ["k01", "val-LO-03"]
     table = (tmp_path / "t.md").read_text()
     assert "| val-LO-03 | LO-03, LO-04 | — |" in table and "Validation rows' kernels" in table
+
+
+FAKE_NVCC = """#!/bin/sh
+# a stand-in for nvcc: --version names $FAKE_VERSION; a compile logs its arguments, writes a cubin that says which
+# compile of the run made it, and reports as ptxas -v does
+if [ "$1" = "--version" ]; then echo "Cuda compilation tools, release $FAKE_VERSION"; exit 0; fi
+echo "$@" >> "$FAKE_LOG"
+n=$(wc -l < "$FAKE_LOG")
+prev=""
+for a in "$@"; do
+  if [ "$prev" = "-o" ]; then printf '\\177ELF compile %s' "$n" > "$a"; fi
+  prev="$a"
+done
+echo "ptxas info    : Used $((30 + n)) registers, 380 bytes cmem[0]" >&2
+"""
+
+
+def test_a_cached_cubin_is_reused_only_under_the_same_key(tmp_path, monkeypatch):
+    # a twin that includes a header, compiled by a stand-in nvcc that logs each compile: a second run with nothing
+    # changed compiles nothing and gives the same cubin and registers; a change to the source, the header, the
+    # arch, nvcc's version, nvcc's own path or an NVCC_* variable compiles again
+    (tmp_path / "cuda").mkdir()
+    (tmp_path / "cuda" / "twin.cu").write_text('#include "tiled.cuh"\n__global__ void k() {}\n')
+    (tmp_path / "cuda" / "tiled.cuh").write_text("#define TM 8\n")
+    for folder in ("bin", "bin2"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "nvcc").write_text(FAKE_NVCC)
+        (tmp_path / folder / "nvcc").chmod(0o755)
+    log = tmp_path / "log"
+    log.write_text("")
+    monkeypatch.setattr(gpu_check, "ROOT", tmp_path)
+    monkeypatch.setattr(gpu_check, "CUDA_DIR", tmp_path / "cuda")
+    monkeypatch.setenv("FAKE_LOG", str(log))
+    monkeypatch.setenv("FAKE_VERSION", "13.0, V13.0.88")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}/usr/bin{os.pathsep}/bin")  # no cuobjdump: no loop mix
+    for name in gpu_check.NVCC_ENV:
+        monkeypatch.delenv(name, raising=False)
+    cache = tmp_path / "cache"
+    plan = {"arch": "sm_90", "jobs": [{"id": "k10", "kind": "sgemm", "source": "cuda/twin.cu"}]}
+
+    def run(nvcc=str(tmp_path / "bin" / "nvcc")):
+        out = tmp_path / f"out{len(list(tmp_path.glob('out*')))}"
+        gpu_check.compile_twins(plan, nvcc, out, cache)
+        got = plan["jobs"][0]["compile"]
+        return len(log.read_text().splitlines()), got["cached"], got["registers"], Path(got["cubin"]).read_bytes()
+
+    # the stand-in's n-th compile reports 30 + n registers and writes "ELF compile n"
+    assert run() == (1, False, 31, b"\x7fELF compile 1")
+    assert run() == (1, True, 31, b"\x7fELF compile 1")  # nothing changed: reused, nvcc not run
+    assert "-arch=sm_90" in log.read_text() and "-O3 -DNDEBUG -cubin" in log.read_text()
+    (tmp_path / "cuda" / "tiled.cuh").write_text("#define TM 16\n")  # the included header
+    assert run() == (2, False, 32, b"\x7fELF compile 2")
+    assert run()[:2] == (2, True)
+    (tmp_path / "cuda" / "twin.cu").write_text('#include "tiled.cuh"\n__global__ void k() { }\n')  # the source
+    assert run()[:2] == (3, False)
+    plan["arch"] = "sm_80"  # the flags
+    assert run()[:2] == (4, False)
+    plan["arch"] = "sm_90"
+    assert run() == (4, True, 33, b"\x7fELF compile 3")  # the sm_90 build of this source is still there
+    monkeypatch.setenv("FAKE_VERSION", "13.1, V13.1.12")  # another nvcc release
+    assert run()[:2] == (5, False)
+    assert run(str(tmp_path / "bin2" / "nvcc"))[:2] == (6, False)  # another nvcc, though it says the same version
+    monkeypatch.setenv("NVCC_APPEND_FLAGS", "-lineinfo")  # a flag nvcc reads from the environment
+    assert run()[:2] == (7, False)
+    assert run()[:2] == (7, True)
+    # without a cache every run compiles, and none is written
+    before = sorted(p.name for p in cache.iterdir())
+    assert len(before) == 7  # one entry per key compiled above
+    gpu_check.compile_twins(plan, str(tmp_path / "bin" / "nvcc"), tmp_path / "nocache")
+    assert len(log.read_text().splitlines()) == 8 and plan["jobs"][0]["compile"]["cached"] is False
+    assert sorted(p.name for p in cache.iterdir()) == before

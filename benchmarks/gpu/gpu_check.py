@@ -21,7 +21,8 @@ Five steps, each a function a test can call:
    registers ptxas reports, and, where ``cuobjdump`` is there, the ``sm_90`` instruction mix of each
    SGEMM twin's main K loop (``cuda/sass_mix.py``'s parser), so that the model can later take the
    GPU's own counts. nvcc is looked for as :func:`find_nvcc` says (``$NVCC``, the PyPI wheel
-   ``nvidia-cuda-nvcc`` that ``nox -s sass`` installs, then ``PATH``).
+   ``nvidia-cuda-nvcc`` that ``nox -s sass`` installs, then ``PATH``). With ``--cache DIR``, a twin compiled
+   before under the same :func:`compile_key` (nvcc and gcc, flags, source and includes) is reused from there.
 3. :func:`time_twins` (not in a dry run): CuPy loads each cubin, runs it once and checks it (SGEMM
    against ``cupy.matmul``, reductions against per-block sums, axpy against ``a·x + y``), then times it
    with CUDA events around each launch; ``nvidia-smi`` gives the SM clock before and after.
@@ -44,6 +45,7 @@ from __future__ import annotations
 import argparse
 import ast
 import datetime
+import hashlib
 import importlib.util
 import json
 import math
@@ -317,24 +319,101 @@ def _sass_mix_module():
     return module
 
 
-def compile_twins(the_plan: dict, nvcc: str, out_dir: Path) -> None:
+#: Environment variables nvcc reads that change what it compiles (extra flags, the host compiler)
+NVCC_ENV = ("NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN")
+_INCLUDE = re.compile(rb'^\s*#\s*include\s*"([^"]+)"', re.M)
+
+
+def _local_sources(source: Path) -> list[Path]:
+    """``source`` and every file it includes with ``#include "…"`` (found beside the including file or in
+    ``cuda/``, nvcc's working directory), each once, in the order first met."""
+    seen, todo = [], [source]
+    while todo:
+        path = todo.pop(0)
+        if path in seen:
+            continue
+        seen.append(path)
+        for name in _INCLUDE.findall(path.read_bytes()):
+            for folder in (path.parent, CUDA_DIR):
+                if (folder / name.decode()).is_file():
+                    todo.append((folder / name.decode()).resolve())
+                    break
+    return seen
+
+
+def toolchain(nvcc: str) -> bytes:
+    """What identifies the compilers: the nvcc it runs (its path and its ``--version``, which names the toolkit and
+    so cicc, ptxas and the CUDA headers) and the host compiler nvcc preprocesses with (``$NVCC_CCBIN`` or gcc, its
+    ``--version``)."""
+    version = subprocess.run([nvcc, "--version"], capture_output=True, check=True).stdout
+    host = os.environ.get("NVCC_CCBIN") or shutil.which("gcc") or "gcc"
+    try:
+        host_version = subprocess.run([host, "--version"], capture_output=True).stdout
+    except OSError:
+        host_version = b"none"
+    return str(Path(shutil.which(nvcc) or nvcc).resolve()).encode() + b"\0" + version + b"\0" + host_version
+
+
+def compile_key(tools: bytes, command: list[str], source: Path) -> str:
+    """What decides a twin's cubin and ptxas report, as one hash: the compilers (:func:`toolchain`), the command's
+    flags, the environment variables nvcc reads (:data:`NVCC_ENV`), and the bytes of the source and of every file
+    it includes with quotes (:func:`_local_sources`), each under its name. :func:`compile_twins` reuses a cached
+    cubin only under the same key; a change to any of these compiles again.
+    """
+    digest = hashlib.sha256()
+
+    def add(label: str, data: bytes) -> None:
+        digest.update(label.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
+
+    add("tools", tools)
+    add("command", "\0".join(command).encode())
+    for name in NVCC_ENV:
+        add(name, os.environ.get(name, "").encode())
+    for path in _local_sources(source):
+        add(path.name, path.read_bytes())
+    return digest.hexdigest()
+
+
+def compile_twins(the_plan: dict, nvcc: str, out_dir: Path, cache: Path | None = None) -> None:
     """Compile every twin of the plan for its arch into ``out_dir``; record cubin, registers and the
-    sm_90 K-loop mix (SGEMM twins, when cuobjdump is found beside nvcc or on PATH) in each job."""
+    sm_90 K-loop mix (SGEMM twins, when cuobjdump is found beside nvcc or on PATH) in each job.
+
+    With ``cache``, a twin whose :func:`compile_key` is there already is copied from it (cubin and nvcc's
+    output, ``"cached": true`` in its record) instead of compiled; one compiled is stored there under its key.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
     cuobjdump = shutil.which("cuobjdump", path=os.pathsep.join([str(Path(nvcc).parent), os.environ.get("PATH", "")]))
     mix = _sass_mix_module() if cuobjdump else None
     jobs = [j for j in the_plan["jobs"] if j.get("source", "").endswith(".cu")]
+    tools = toolchain(nvcc) if cache is not None else b""
 
     def build(job):
         cubin = out_dir / f"{job['id']}.cubin"
         t0 = time.perf_counter()
-        run = subprocess.run([nvcc, *FLAGS, f"-arch={the_plan['arch']}", str(ROOT / job["source"]), "-o", str(cubin)],
-                             capture_output=True, text=True, cwd=CUDA_DIR)
-        if run.returncode:
-            raise RuntimeError(f"nvcc failed on {job['source']}:\n{run.stderr}")
-        regs = re.search(r"Used (\d+) registers", run.stdout + run.stderr)
+        flags = [*FLAGS, f"-arch={the_plan['arch']}"]
+        entry = cache / compile_key(tools, flags, ROOT / job["source"]) if cache is not None else None
+        if entry is not None and entry.is_dir():
+            shutil.copyfile(entry / "twin.cubin", cubin)
+            output, cached = (entry / "nvcc.out").read_text(encoding="utf-8"), True
+        else:
+            run = subprocess.run([nvcc, *flags, str(ROOT / job["source"]), "-o", str(cubin)],
+                                 capture_output=True, text=True, cwd=CUDA_DIR)
+            if run.returncode:
+                raise RuntimeError(f"nvcc failed on {job['source']}:\n{run.stderr}")
+            output, cached = run.stdout + run.stderr, False
+            if entry is not None:  # written whole beside it, then renamed: a run stopped half way leaves none
+                part = Path(tempfile.mkdtemp(prefix=entry.name + ".", dir=cache))
+                shutil.copyfile(cubin, part / "twin.cubin")
+                (part / "nvcc.out").write_text(output, encoding="utf-8")
+                try:
+                    part.rename(entry)
+                except OSError:  # another run stored the same key first
+                    shutil.rmtree(part, ignore_errors=True)
+        regs = re.search(r"Used (\d+) registers", output)
         record = {"cubin": str(cubin), "registers": int(regs.group(1)) if regs else None,
-                  "seconds": round(time.perf_counter() - t0, 2)}
+                  "seconds": round(time.perf_counter() - t0, 2), "cached": cached}
         if mix and job["kind"] == "sgemm":
             sass = subprocess.run([cuobjdump, "-sass", str(cubin)], check=True, capture_output=True, text=True).stdout
             (_, code), = mix.functions(sass).items()
@@ -564,6 +643,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--json", type=Path)
     ap.add_argument("--table", type=Path, help="also write the table as Markdown")
     ap.add_argument("--build", type=Path, help="folder for the cubins (default: a temporary one)")
+    ap.add_argument("--cache", type=Path, help="reuse cubins compiled before under the same key (compile_key), and keep "
+                    "new ones there")
     args = ap.parse_args(argv)
 
     deadline = time.monotonic() + BUDGET_S - DEADLINE_MARGIN_S  # validation jobs not started after it are skipped
@@ -583,7 +664,7 @@ def main(argv=None) -> dict:
         version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
         the_plan["nvcc"] = (re.search(r"release [^\n]*", version) or re.search(r".+", version)).group(0)
         with tempfile.TemporaryDirectory() as tmp:
-            compile_twins(the_plan, nvcc, args.build or Path(tmp))
+            compile_twins(the_plan, nvcc, args.build or Path(tmp), args.cache)
             if not args.dry_run:
                 time_twins(the_plan)
                 validation_jobs.time_simt_jobs(the_plan, deadline)
