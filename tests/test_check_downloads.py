@@ -2,8 +2,10 @@
 session's fast path) exactly as ``python x.py`` runs it in a new interpreter: the same exit status,
 output, ``__name__``, ``sys.argv``, folder, ``sys.path`` and environment, and warnings are errors.
 
-Each case runs both ways in a fresh helper interpreter (forking from a pytest worker, which has
-threads, would not be what the check does: it forks from single-threaded job processes).
+The scripts run both ways in fresh helper interpreters, one for each way (forking from a pytest worker,
+which has threads, would not be what the check does: it forks from single-threaded job processes). A
+script changes nothing in its helper (it runs in a new interpreter, or in a forked process), so the five
+share them: two helpers instead of ten, each case still judged on its own script's outcome.
 """
 
 import json
@@ -23,8 +25,12 @@ RUNNER = textwrap.dedent("""
     import check_downloads as cd
     from pathlib import Path
     cd._IN_FORK = sys.argv[2] == "fork"
-    done = cd._run_python(Path(sys.argv[3]), {**cd.reader_env(), "PYTHONWARNINGS": "error", "ONLY_HERE": "1"})
-    print(json.dumps([done.returncode, done.stdout, done.stderr]))
+    env = {**cd.reader_env(), "PYTHONWARNINGS": "error", "ONLY_HERE": "1"}
+    outcomes = {}
+    for script in map(Path, sys.argv[3:]):
+        done = cd._run_python(script, env)
+        outcomes[script.stem] = [done.returncode, done.stdout, done.stderr]
+    print(json.dumps(outcomes))
 """)
 
 SCRIPTS = {
@@ -48,25 +54,28 @@ SCRIPTS = {
 }
 
 
-def _run(mode: str, script: Path) -> list:
-    done = subprocess.run([sys.executable, "-c", RUNNER, str(TOOLS), mode, str(script)],
-                          capture_output=True, text=True, encoding="utf-8", timeout=120, check=True)
+def _run(mode: str, scripts: list[Path]) -> dict:
+    """Each script's [exit status, stdout, stderr], run one after another by one helper in ``mode``."""
+    done = subprocess.run([sys.executable, "-c", RUNNER, str(TOOLS), mode, *map(str, scripts)],
+                          capture_output=True, text=True, encoding="utf-8", timeout=300, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 @pytest.fixture(scope="module")
-def folder(tmp_path_factory):
+def outcomes(tmp_path_factory):
+    """``{"fresh": {name: outcome}, "fork": {name: outcome}}`` for every script of :data:`SCRIPTS`."""
     top = tmp_path_factory.mktemp("downloads")
     (top / "helper.py").write_text("VALUE = 42\n")
     for name, source in SCRIPTS.items():
         (top / f"{name}.py").write_text(textwrap.dedent(source), encoding="utf-8")
-    return top
+    scripts = [top / f"{name}.py" for name in sorted(SCRIPTS)]
+    return {mode: _run(mode, scripts) for mode in ("fresh", "fork")}
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the check forks on Linux only")
 @pytest.mark.parametrize("name", sorted(SCRIPTS))
-def test_a_forked_script_runs_as_in_a_new_interpreter(folder, name):
-    fresh, forked = _run("fresh", folder / f"{name}.py"), _run("fork", folder / f"{name}.py")
+def test_a_forked_script_runs_as_in_a_new_interpreter(outcomes, name):
+    fresh, forked = outcomes["fresh"][name], outcomes["fork"][name]
     assert forked[0] == fresh[0]  # exit status
     assert forked[1] == fresh[1]  # everything printed
     last = [line for line in fresh[2].splitlines() if line.strip()][-1:]  # the error's own line, if any
