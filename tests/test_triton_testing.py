@@ -143,9 +143,16 @@ def test_perf_report_table_labels_the_measure_and_the_unpredicted_cells(capsys, 
     assert out.startswith("add-bench:\n(GB/s from the GPU time predicted by kernellab's model on the H100 SXM")
     assert "Triton (GB/s)" in out and "NumPy (GB/s)" in out
     lines = out.splitlines()
-    # 3·n·4 B in (3·n·4 B ÷ (3.35 TB/s × 3174/4000) + 688 cycles ÷ 1.98 GHz + 4.28 µs) (see the test above):
-    # 786432 B / 4.9233 µs = 159.736 GB/s
-    assert lines[-1].split()[:2] == ["65536", "159.736"]
+    # 64 programs, one an SM, each one round of 2 × 4 KiB loaded: the round waits its round trip under the launch's
+    # own DRAM traffic (t_round, kernellab.model.loaded), the SM's share of the L2 serves its 8192 B at
+    # 9.9 TB/s ÷ 64 SMs = 52.96 ns (kernellab.model.l2queue: one customer, no queue), and the program works its
+    # 2 × 32 + 32 lines of 128 B at the L1's one line a cycle ÷ 1.98 GHz = 48.48 ns; + the 4.28 µs launch
+    x = np.ones(1 << 16, np.float32)
+    with pytest.warns(ModelWarning):
+        p = predict(add_kernel[(64,)](x, x.copy(), np.empty_like(x), 1 << 16, BLOCK=1024), H100)
+    seconds = p["t_round"] + 8192 / (9.9e12 / 64) + 96 / 1.98e9 + 4.28e-6
+    assert p["estimate_total_time"] == pytest.approx(seconds, rel=1e-9)
+    assert lines[-1].split()[:2] == ["65536", f"{3 * 4 * (1 << 16) / seconds * 1e-9:.3f}"]
     assert out.count("not predicted: no kernellab launch") == 2
     assert len(frames) == 1
     rows = list(csv.reader((tmp_path / "add-bench.csv").read_text().splitlines()))

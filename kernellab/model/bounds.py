@@ -494,7 +494,7 @@ def _predict_one(args, kwargs, shape, launches, timer="do_bench", first=True, ta
         "eta": eta, "t_latency": terms["t_latency"], "estimate_time": t_est, "estimate_gflops": flops / t_est / 1e9,
         "estimate_band": (flops / lo[3]["estimate_time"] / 1e9, flops / hi[3]["estimate_time"] / 1e9),
         "estimate_bound": terms["estimate_bound"], "dram_bytes": dram,
-        "t_l2": terms["t_l2"], "t_dram_sustained": terms["t_dram_est"], "t_round": terms["t_round"],
+        "t_l2": terms["t_l2"], "t_l2_queue": terms["t_l2_queue"], "t_dram_sustained": terms["t_dram_est"], "t_round": terms["t_round"],
         "rounds": terms["rounds"], "t_critical": terms["t_critical"], "t_latency_path": terms["t_latency_path"],
         "t_fill": terms["t_fill"], "t_starts": terms["t_starts"], "t_lock": terms["t_lock"],
         "programs": dist.programs, "sms_used": dist.sms_used, "per_sm": dist.per_sm, "resident": dist.resident,

@@ -51,6 +51,7 @@ from functools import lru_cache
 
 from ..grid import cdiv
 from ..specs import Perf
+from .l2queue import hit_round_trip, sm_queue
 from .loaded import loaded_time
 from .locks import t_lock
 from .persm import Distribution
@@ -264,6 +265,9 @@ def estimate_terms(counts, events: dict, times: dict, perf: Perf, clock_hz: floa
     t_path, t_starts = path(round_trip), t_fill + turns * round_trip
     t_critical, chain = path.critical(round_trip), path.chain(round_trip)
     t_round = round_trip if loads else 0.0
+    t_queue = _l2_queue(counts, perf, clock_hz, dist, rounds, dot_rounds, stages, t_alone,
+                        0 if warm_hit else dram_bytes, round_trip) if loads and programs is not None else 0.0
+    others["L2"] = max(t_l2, t_queue)
     terms = {"pipes": t_pipes + t_starts, "latency": t_path, **others}
     bound = max(terms, key=terms.get)
     binding = max(pipes, key=pipes.get) if bound == "pipes" else bound
@@ -272,8 +276,23 @@ def estimate_terms(counts, events: dict, times: dict, perf: Perf, clock_hz: floa
         binding = "latency"
     return {"t_pipes": t_pipes, "t_dram_est": t_dram, "t_l2": t_l2, "t_round": t_round, "rounds": rounds,
             "t_chain": chain, "t_lock": terms["lock"], "t_starts": t_starts,
-            "t_critical": t_critical, "t_latency_path": t_path, "t_fill": t_fill, "estimate_time": terms[bound],
+            "t_critical": t_critical, "t_latency_path": t_path, "t_fill": t_fill, "t_l2_queue": t_queue,
+            "estimate_time": terms[bound],
             "estimate_bound": binding}
+
+
+def _l2_queue(counts, perf: Perf, clock_hz: float, dist: Distribution, rounds: float, dot_rounds: float,
+              stages: int, t_alone: float, dram_bytes: int, dram_trip: float) -> float:
+    """``t_l2_queue``: the busiest SM's rounds at the throughput of its closed queue at the L2
+    (:mod:`kernellab.model.l2queue`); 0 where the GPU's L2 rate was not measured or nothing is loaded through it.
+    ``dram_trip`` is the launch's (loaded) DRAM round trip, paid by the share of round trips that first touch a
+    byte (``dram_bytes`` of the loaded bytes), the rest at ``Perf.l2_latency_cycles``."""
+    loaded = l2_traffic(counts)[0]
+    if not perf.l2_bw or not loaded or not rounds:
+        return 0.0
+    trip = hit_round_trip(loaded, dram_bytes, perf.l2_latency_cycles / clock_hz, dram_trip)
+    queue = sm_queue(dist, rounds, dot_rounds, stages, loaded, perf.l2_bw, t_alone, trip)
+    return queue.time(dist.per_sm * rounds)
 
 
 def l2_traffic(counts) -> tuple[int, int]:
