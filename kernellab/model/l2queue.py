@@ -9,19 +9,22 @@ analysis** (MVA; Reiser and Lavenberg, "Mean-value analysis of closed multichain
 
 * **customers**, per SM: each resident program's rounds in flight, ``min(per_sm, resident) × in_flight``. A K loop
   that Triton's software pipeliner pipelines keeps ``num_stages − 1`` trips' loads in flight: it issues the
-  first ``num_stages − 1`` in a prologue and each trip issues the load ``num_stages − 1`` trips ahead into the
-  buffer the previous trip released (``lib/Dialect/TritonGPU/Transforms/Pipeline.cpp``, ``LoopPipeliner``:
-  "[0, numStages-1) are in the prologue, numStages-1 is appended after the loop body"). A warp-specialised
-  producer (FlashAttention-3's Algorithm 1, Shah et al. 2024; ``tl.range(warp_specialize=True)``) fills a ring of
-  the same ``num_stages`` buffers, waiting for the consumers to release one: while they work on one buffer the
-  other ``num_stages − 1`` are in flight, the same count; it changes who issues the loads, not how many wait.
-  A loop of one stage, and any load outside a ``tl.dot`` loop, has one round in flight;
+  first ``num_stages − 1`` in a prologue, and each trip issues the load ``num_stages − 1`` trips ahead into the
+  buffer the previous trip released (``LoopPipeliner`` in ``lib/Dialect/TritonGPU/Transforms/Pipeline.cpp`` of
+  triton-lang/triton at 0ef79a5: "[0, numStages-1) are in the prologue, numStages-1 is appended after the loop
+  body"). A warp-specialised producer (FlashAttention-3's Algorithm 1, Shah et al. 2024;
+  ``tl.range(warp_specialize=True)``) fills a ring of the same ``num_stages`` buffers, each when the consumers
+  release it: while they work on one the other ``num_stages − 1`` are in flight, the same count; it changes which
+  warps issue the loads, not how many wait. A loop of one stage, and a launch without a ``tl.dot`` loop, has one
+  round in flight a program;
 * **the L2 station** (queueing): one round's bytes ÷ the SM's share of the L2 bandwidth, ``Perf.l2_bw`` ÷ the
   SMs in use (every SM with work sends it rounds alike);
-* **the think time** (a delay station): one round trip plus the program's own work on the round (``t_alone`` ÷
-  rounds, its pipes on the sub-partitions its warps occupy, as the latency path charges it). A sector another
-  program already brought into the L2 is an L2 hit (``Perf.l2_latency_cycles``); the first touch of each byte
-  pays the DRAM round trip. The launch's compulsory DRAM bytes over its L2 load bytes is the share of first
+* **the think time** (a delay station): the round trip, and in a loop that is not pipelined the program's own work
+  on the round too (``t_alone`` ÷ rounds: its pipes on the sub-partitions its warps occupy, as the latency path
+  charges it), as it loads, waits, then works. A pipelined loop works on one round while the next ones are in
+  flight: a customer thinks its round trip only, and the work is charged by the pipes' own term. A sector
+  another program already brought into the L2 is an L2 hit (``Perf.l2_latency_cycles``); the first touch of each
+  byte pays the DRAM round trip. The launch's compulsory DRAM bytes over its L2 load bytes is the share of first
   touches: ``1 − dram ÷ loaded`` of the round trips are hits.
 
 The work is a delay, not a second queueing station, although the resident programs share the SM's pipes: MVA is
@@ -30,26 +33,29 @@ while a delay station's result does not depend on how its times are distributed 
 Palacios, JACM 22(2), 1975). A K step's work is nearly constant, far from exponential: taken as a second queue it
 waits as if it were random, which put fast.cu's kernel 2 and the tutorial GEMMs 10–40 % slower than measured
 (validation of 2026-12-07, the variant "two stations"). That the residents share the pipes is charged where it
-is exact, by the pipes' own term, which the estimate takes beside this one (the larger wins).
+is exact, by the pipes' own term, which the estimate takes beside this one (the larger wins). Charging a
+pipelined loop's work in its think time too (the variant "work in turn") put the cuBLAS GEMMs that fit
+``Perf.eta_wgmma`` 22–31 % slow, beyond what any efficiency could fit: the work would wait for loads the
+pipeliner issued long before.
 
 The busiest SM finishes its ``per_sm × rounds`` rounds at the network's throughput ``X(N)``, so the launch
-takes at least ``per_sm × rounds ÷ X(N)`` (``t_l2_queue``). With many customers ``X`` tends to the slower station's
-rate and the term to ``t_l2`` (or the pipes); with few it adds the waits the bandwidth bound leaves out. One
-customer alone pays a round's service, its round trip and its work, in turn: the latency path's program plus
-the service.
+takes at least ``per_sm × rounds ÷ X(N)`` (``t_l2_queue``). With many customers ``X`` tends to the L2 station's
+rate and the term to ``t_l2``; with few it adds the waits the bandwidth bound leaves out. One customer of a loop
+that is not pipelined pays a round's service, its round trip and its work, in turn: the latency path's program
+plus the service.
 
 An example worked by hand: fast.cu's kernel 2 (8192³ bf16, 128×128×64 tiles, one warpgroup, one stage; three
 programs an SM on 132 SMs) loads 32 KiB a round; at 9.9 TB/s ÷ 132 an SM's share serves it in
 32768 ÷ 75.0 GB/s = 0.437 µs; a program's Tensor Core work on it takes about 0.32 µs; nearly every byte is an L2
-hit (280 cycles ÷ 1.98 GHz = 0.141 µs). Three customers thinking 0.461 µs: :func:`throughput` gives 2.13 rounds
-a µs, where the L2 alone would serve 2.29.
+hit (280 cycles ÷ 1.98 GHz = 0.141 µs). With three programs resident, three customers thinking 0.461 µs:
+:func:`throughput` gives 2.13 rounds a µs, where the L2 alone would serve 2.29.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["L2Queue", "throughput"]
+__all__ = ["L2Queue", "hit_round_trip", "in_flight", "sm_queue", "throughput"]
 
 
 def throughput(customers: int, demands: tuple[float, ...], delay: float) -> float:
