@@ -39,13 +39,14 @@ Examples
 ...     return 2 * x.nbytes * 1e-9 / (ms * 1e-3)
 >>> # 2·n·4 B ÷ (2·n·4 B from DRAM at its sustained 0.79 × 3.35 TB/s, after one round trip, + do_bench's 4.28 µs
 >>> # launch); 64 programs at n = 65536 wait out their one round trip, loaded by those bytes (0.52 µs,
->>> # kernellab.model.loaded), and their work: 0.55 µs, more than the 0.2 µs of transfer after 0.35 µs
+>>> # kernellab.model.loaded), the SM's share of the L2 serving each one's 4 KiB (9.9 TB/s ÷ 64 SMs: 0.03 µs,
+>>> # kernellab.model.l2queue) and their work: 0.58 µs, more than the 0.2 µs of transfer after 0.35 µs
 >>> table = bench.run(print_data=True, return_df=True)
 copy:
 (GB/s from the GPU time predicted by kernellab's model on the H100 SXM, launch included, as do_bench reads it from a cold L2 (not measured))
       n  Triton (GB/s)  NumPy (GB/s)
 -------  -------------  ----------------------------------
-  65536        108.508  not predicted: no kernellab launch
+  65536        107.916  not predicted: no kernellab launch
 1048576        1077.78  not predicted: no kernellab launch
 """
 

@@ -31,10 +31,11 @@ Examples
 >>> x = np.ones(1 << 16, np.float32); y = np.empty_like(x)
 >>> ms = do_bench(lambda: copy[(64,)](x, y, BLOCK=1024))
 >>> # 2 × 256 KiB from DRAM at its sustained 0.79 × 3.35 TB/s take 0.20 µs after a 0.35 µs round trip; each
->>> # program's one round trip, loaded by those bytes (0.52 µs, kernellab.model.loaded), and its work (0.03 µs)
->>> # take a little longer, 0.55 µs; + the 4.28 µs do_bench reads per launch
+>>> # program's one round trip, loaded by those bytes (0.52 µs, kernellab.model.loaded), its 4 KiB served by the
+>>> # SM's share of the L2 (9.9 TB/s ÷ 64 SMs: 0.03 µs, kernellab.model.l2queue) and its work (0.03 µs) take a
+>>> # little longer, 0.58 µs; + the 4.28 µs do_bench reads per launch
 >>> f"{ms * 1e3:.2f} µs"
-'4.83 µs'
+'4.86 µs'
 >>> do_bench(lambda: x + 1)                     # numpy's own op: no kernellab launch
 not predicted
 """
