@@ -139,7 +139,7 @@ def test_the_naive_transpose_is_slower_than_the_conflicted_tile_and_the_padded_t
     assert p["tiled"]["t_starts"] == pytest.approx(347.47e-9, abs=0.05e-9)
     assert p["padded"]["t_latency_path"] == pytest.approx(4.061e-6, abs=1e-9)
     assert p["padded"]["t_round"] == pytest.approx(807.16e-9, abs=0.05e-9)
-    assert p["padded"]["estimate_bound"] == "L2" and p["padded"]["estimate_time"] == pytest.approx(4.291e-6, abs=1e-9)
+    assert p["padded"]["estimate_bound"] == "L2 queue" and p["padded"]["estimate_time"] == pytest.approx(4.291e-6, abs=1e-9)
     assert p["padded"]["estimate_time"] < p["tiled"]["estimate_time"] < p["naive"]["estimate_time"]
 
 

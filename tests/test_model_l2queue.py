@@ -96,7 +96,7 @@ def test_the_l2_queue_binds_a_warm_unpipelined_loop_and_not_a_cold_one():
     # (one turn of 8 L2 round trips + the work: 8 × (141.41 ns + work))
     assert warm["t_l2"] == pytest.approx(264 * 8 * 8192 / 9.9e12, rel=1e-12)
     assert warm["t_latency_path"] == pytest.approx(8 * z, rel=1e-9)
-    assert warm["estimate_time"] == pytest.approx(t_queue, rel=1e-9) and warm["estimate_bound"] == "L2"
+    assert warm["estimate_time"] == pytest.approx(t_queue, rel=1e-9) and warm["estimate_bound"] == "L2 queue"
     assert t_queue > 1.5 * warm["t_l2"]
 
     # do_bench flushes the L2: the latency path's round trips come from DRAM (688 cycles = 347.47 ns) and take

@@ -87,7 +87,8 @@ def resource_label(bound: str) -> str:
 
 def estimate_label(term: str) -> str:
     """The name of the term that sets an estimate (a ``predict(...)["estimate_bound"]``) in the reader's
-    language: a resource of :func:`~kernellab.model.bounds.resource_label`, or ``"L2"``, ``"latency"`` (the latency path of
+    language: a resource of :func:`~kernellab.model.bounds.resource_label`, or ``"L2"``, ``"L2 queue"`` (its rounds in
+    flight keep the L2 below its bandwidth, :mod:`kernellab.model.l2queue`), ``"latency"`` (the latency path of
     :mod:`kernellab.model.estimate`), ``"serial"`` (a program's Tensor Core and dependent SIMT work in turn) or
     ``"lock"`` (a spin lock's critical sections one after another, :mod:`kernellab.model.locks`).
 
@@ -96,7 +97,7 @@ def estimate_label(term: str) -> str:
     >>> estimate_label("latency"), estimate_label("DRAM")
     ('latency', 'DRAM')
     """
-    extra = {"L2": _("L2"), "latency": _("latency"), "serial": _("Tensor Cores, then SIMT"),
+    extra = {"L2": _("L2"), "L2 queue": _("L2 queue"), "latency": _("latency"), "serial": _("Tensor Cores, then SIMT"),
              "pipelined": _("Tensor Cores beside SIMT, two stages"), "lock": _("lock chain")}
     return extra[term] if term in extra else resource_label(term)
 

@@ -40,8 +40,11 @@ runs faster than its busiest resource allows, so a measurement above the bound p
   chain of hand-overs, round trips and bytes of the programs that take one lock;
 * with a ``LoopShape`` (the SIMT SGEMMs), the K loop's exposed latency of :mod:`kernellab.model.latency`.
 
-``estimate_time`` = max(pipes + starts, latency path, DRAM + fill, L2, atomics, lock chain), or the pipes plus the
-K loop's exposed latency with a ``LoopShape``.
+* the L2 as a closed queue of each SM's load rounds (``t_l2_queue``, :mod:`kernellab.model.l2queue`): the
+  bandwidth is reached only if the programs keep enough rounds in flight (the bound name ``"L2 queue"``).
+
+``estimate_time`` = max(pipes + starts, latency path, DRAM + fill, L2, L2 queue, atomics, lock chain), or the pipes plus
+the K loop's exposed latency with a ``LoopShape``.
 """
 
 from __future__ import annotations
@@ -267,7 +270,7 @@ def estimate_terms(counts, events: dict, times: dict, perf: Perf, clock_hz: floa
     t_round = round_trip if loads else 0.0
     t_queue = _l2_queue(counts, perf, clock_hz, dist, rounds, dot_rounds, stages, t_alone,
                         0 if warm_hit else dram_bytes, round_trip) if loads and programs is not None else 0.0
-    others["L2"] = max(t_l2, t_queue)
+    others["L2 queue"] = t_queue
     terms = {"pipes": t_pipes + t_starts, "latency": t_path, **others}
     bound = max(terms, key=terms.get)
     binding = max(pipes, key=pipes.get) if bound == "pipes" else bound

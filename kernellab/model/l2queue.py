@@ -31,7 +31,7 @@ The work is a delay, not a second queueing station, although the resident progra
 exact for product-form networks, whose queueing stations serve first come first served with exponential times,
 while a delay station's result does not depend on how its times are distributed (Baskett, Chandy, Muntz and
 Palacios, JACM 22(2), 1975). A K step's work is nearly constant, far from exponential: taken as a second queue it
-waits as if it were random, which put fast.cu's kernel 2 and the tutorial GEMMs 10–40 % slower than measured
+waits as if it were random, which put fast.cu's kernel 2 and the tutorial GEMMs 9–41 % slower than measured
 (validation of 2026-12-07, the variant "two stations"). That the residents share the pipes is charged where it
 is exact, by the pipes' own term, which the estimate takes beside this one (the larger wins). Charging a
 pipelined loop's work in its think time too (the variant "work in turn") put the cuBLAS GEMMs that fit
