@@ -40,6 +40,14 @@ def reuse(x_ptr, o1_ptr, o2_ptr, o3_ptr, n, BLOCK: tl.constexpr):
     tl.store(o3_ptr + offs, (x * x + 1.0) / (u * 1.0), mask=mask)
 
 
+@triton.jit
+def scaled(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, (x * 2.0 + 1.0) * 3.0, mask=mask)
+
+
 def _both(launch):
     """``launch()`` with the elision on and off: the two results."""
     on = launch()
@@ -108,3 +116,20 @@ def test_a_value_still_held_is_never_written_into(elisions):
     np.testing.assert_array_equal(on[1], (t - f(0.5)) * (u + v) + x)
     np.testing.assert_array_equal(on[2], (x * x + f(1)) / (u * f(1)))
     assert any(elisions)
+
+
+def test_a_temporary_and_a_literal_write_into_the_temporary(elisions):
+    # x · 2 is a temporary of 2^15 elements only the sum's closure holds; + 1.0 is a literal (one element):
+    # the sum is computed into x · 2's memory
+    n = 1 << 15
+    x = np.random.default_rng(2).standard_normal(n).astype(np.float32)
+
+    def launch():
+        y = np.zeros_like(x)
+        scaled[(1,)](x, y, n, BLOCK=n)
+        return y
+
+    on, off = _both(launch)
+    assert any(elisions)
+    np.testing.assert_array_equal(on, off)
+    np.testing.assert_array_equal(on, (x * np.float32(2) + np.float32(1)) * np.float32(3))

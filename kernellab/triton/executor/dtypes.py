@@ -7,6 +7,7 @@ promotion; otherwise fp64 > fp32 > fp16, and ``/`` and ``%`` on fp16 compute in 
 
 from __future__ import annotations
 
+import math
 from functools import cache, lru_cache
 
 import numpy as np
@@ -294,6 +295,11 @@ def of_python(value) -> dtype:
     >>> of_python(3), of_python(2**40), of_python(0.5), of_python(True), of_python(np.float16(1)), of_python(1e-40)
     (triton.language.int32, triton.language.int64, triton.language.fp32, triton.language.int1, triton.language.fp16, triton.language.fp64)
     """
+    cls = value.__class__
+    if cls is float:  # (the commonest literals first: a Python float, a Python int in int32's range)
+        return float32 if value == 0 or not math.isfinite(value) or _FP32_NORMAL <= abs(value) <= _FP32_MAX else float64
+    if cls is int and -(2**31) <= value < 2**31:
+        return int32
     if isinstance(value, (bool, np.bool_)):
         return int1
     if isinstance(value, np.generic):
@@ -309,7 +315,7 @@ def of_python(value) -> dtype:
             return uint64
         raise OverflowError(_("integer {value} does not fit in 64 bits").format(value=value))
     if isinstance(value, float):  # fp32 when it is 0, inf, NaN or a normal fp32 magnitude, as Triton's to_tensor
-        return float32 if value == 0 or not np.isfinite(value) or _FP32_NORMAL <= abs(value) <= _FP32_MAX else float64
+        return float32 if value == 0 or not math.isfinite(value) or _FP32_NORMAL <= abs(value) <= _FP32_MAX else float64
     raise TypeError(_("a {type} is not a Triton scalar").format(type=type(value).__name__))
 
 

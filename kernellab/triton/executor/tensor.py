@@ -108,7 +108,11 @@ def facts(x, shape: tuple | None = None) -> A.AxisInfo:
         else:
             info = A.UNKNOWN_SCALAR
         own = ()
-    return info if shape is None else A.to_shape(info, own, tuple(shape))
+    if shape is None:
+        return info
+    shape = shape if shape.__class__ is tuple else tuple(shape)
+    # (A.to_shape gives ``info`` itself for its own shape or a scalar's: the facts as they are, without the lookup)
+    return info if not shape or shape == own else A.to_shape(info, own, shape)
 
 
 def _binary_facts(a, b, op: str, shape: tuple):
@@ -156,11 +160,13 @@ def _remat(expanded, lay):
 
 def _binary(a, b, fn, op: str, *, div=False, result=None, ints_only=False, compute=None):
     out = _binary_values(a, b, fn, op, div=div, result=result, ints_only=ints_only, compute=compute)
-    if getattr(a, "_dep", False) or getattr(b, "_dep", False):
+    # (an operand that is not a block is a Python or numpy number, with neither attribute)
+    ta, tb = isinstance(a, tensor), isinstance(b, tensor)
+    if ta and a._dep or tb and b._dep:
         out._dep = True
         if op in _FLOP_OPS and out.dtype.is_floating():
             dependent(out._shape, 1, op == "/" and out.dtype is T.float32)
-    if getattr(a, "_lay", None) is not None or getattr(b, "_lay", None) is not None:
+    if ta and a._lay is not None or tb and b._lay is not None:
         layout_of(out, a, b)
     if out.dtype.is_int() and (op not in _CMP_OPS or _int_operands(a, b)):
         out._ax = _binary_facts(a, b, op, out._shape)
@@ -183,8 +189,19 @@ def _int_operands(a, b) -> bool:
 
 
 def _binary_values(a, b, fn, op: str, *, div=False, result=None, ints_only=False, compute=None):
-    ad, at, ash, alit = _operand(a, values=False)
-    bd, bt, bsh, blit = _operand(b, values=False)
+    # _operand(a, values=False) and _operand(b, values=False), a block's written out (the commonest operand)
+    if isinstance(a, tensor):
+        if a._ld is not None:
+            waited(a)
+        ad, at, ash, alit = None, a.dtype, a._shape, False
+    else:
+        ad, at, ash, alit = _operand(a, values=False)
+    if isinstance(b, tensor):
+        if b._ld is not None:
+            waited(b)
+        bd, bt, bsh, blit = None, b.dtype, b._shape, False
+    else:
+        bd, bt, bsh, blit = _operand(b, values=False)
     if isinstance(at, T.pointer_type) or isinstance(bt, T.pointer_type):
         raise TypeError(_("unsupported operand types for {op}: {at} and {bt}").format(op=op, at=at, bt=bt))
     ct = T.computation_type(at, not ash, bt, not bsh, div)
@@ -192,16 +209,30 @@ def _binary_values(a, b, fn, op: str, *, div=False, result=None, ints_only=False
         ct = compute(ct)
     if ints_only and ct.is_floating():
         raise TypeError(_("unexpected type {ct} for {op}: it needs integers").format(ct=ct, op=op))
-    shape = broadcast_shape(ash, bsh)
+    shape = ash if ash == bsh or not bsh else broadcast_shape(ash, bsh)  # (broadcast_shape's own first test)
     nd = len(shape)
     if op in _STRUCTURED_OPS and ct.is_int() and _structured():  # an optimisation: see _affine_sum, _prefix_mask
         out = (_affine_sum if op == "+" else _prefix_mask)(a, b, op, ct, shape)
         if out is not None:
             return out
-    ad = a.data if ad is None else ad
-    bd = b.data if bd is None else bd
-    x = _align(_cast(ad, at, ct, alit), ash, nd, alit)
-    y = _align(_cast(bd, bt, ct, blit), bsh, nd, blit)
+    # _align(_cast(…)) of each operand, the calls written out where they change nothing (a block already of
+    # type ``ct`` and of rank ``nd``)
+    if alit:
+        x = _cast(ad, at, ct, True)
+    else:
+        x = a.data if ad is None else ad
+        if at is not ct and at.np != ct.np:
+            x = cvt.astype(x, ct.np)
+        if len(ash) != nd:
+            x = x.reshape((x.shape[0],) + (1,) * (nd - len(ash)) + ash)
+    if blit:
+        y = _cast(bd, bt, ct, True)
+    else:
+        y = b.data if bd is None else bd
+        if bt is not ct and bt.np != ct.np:
+            y = cvt.astype(y, ct.np)
+        if len(bsh) != nd:
+            y = y.reshape((y.shape[0],) + (1,) * (nd - len(bsh)) + bsh)
     rt = result or ct
     if op in _FLOP_OPS and rt.is_floating():
         count_flops(shape)
@@ -211,7 +242,9 @@ def _binary_values(a, b, fn, op: str, *, div=False, result=None, ints_only=False
         return tensor(rt.round(fn(x, y)), rt, shape)
     # computed when read; tl.store of it writes it straight into the array (an optimisation: see _into)
     out = tensor(None, rt, shape)
-    out._lazy = _elided(fn, x, y) if fn in _IN_PLACE else lambda: fn(x, y)
+    # (an operand below _ELIDE_MIN elements is never written into: then _elided's checks would change nothing)
+    out._lazy = _elided(fn, x, y) if fn in _IN_PLACE and (x.size >= _ELIDE_MIN or y.size >= _ELIDE_MIN) \
+        else lambda: fn(x, y)
     if isinstance(fn, np.ufunc):
         out._into = (lambda dst, k=None: fn(_lanes(x, k), _lanes(y, k), out=dst)), (x, y)
     if op == "+" and nd == 2 and ct.is_int() and _outer_shapes(x, y, shape) and _structured():  # a tile's offsets
