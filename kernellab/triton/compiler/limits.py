@@ -48,6 +48,9 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import linecache
+import os
+import re
 import sys
 import textwrap
 import warnings
@@ -99,12 +102,31 @@ def active() -> bool:
     return _ENFORCED.get()
 
 
+# the line inspect.findsource (Python 3.11, 3.12) looks back to from a code object's first line: a def, a lambda
+# or a decorator
+_DEF_LINE = re.compile(r'^(\s*def\s)|(\s*async\s+def\s)|(.*(?<!\w)lambda(:|\s))|^(\s*@)')
+
+
+def _source_lines(code) -> tuple[list[str], int]:
+    """``inspect.getsourcelines(code)``, read from :mod:`linecache` without inspect's search of ``sys.modules``
+    for the code's module where that search changes nothing: a ``.py`` file on disk (linecache reads the file
+    itself, whatever the module) whose line ``co_firstlineno`` opens the function (its ``def`` or first
+    decorator: the line inspect would stop at). Anywhere else, inspect's own answer."""
+    file, at = code.co_filename, code.co_firstlineno - 1
+    if file.endswith(".py") and os.path.exists(file):
+        linecache.checkcache(file)
+        lines = linecache.getlines(file)
+        if 0 <= at < len(lines) and _DEF_LINE.match(lines[at]):
+            return inspect.getblock(lines[at:]), at + 1
+    return inspect.getsourcelines(code)
+
+
 @functools.lru_cache(maxsize=256)
 def _source(code) -> tuple[str | None, int]:
     """The source of the function of ``code`` from its ``def`` (decorators left out, dedented, as Triton shows
     it) and the file's line that ``def`` is on (None when it cannot be read)."""
     try:
-        lines, start = inspect.getsourcelines(code)
+        lines, start = _source_lines(code)
     except (OSError, TypeError):
         return None, 0
     for i, line in enumerate(lines):
@@ -118,7 +140,7 @@ def _source(code) -> tuple[str | None, int]:
 def _indent(code) -> int:
     """How far the ``def`` of ``code``'s function is indented in its file (a kernel defined in a function)."""
     try:
-        lines, _start = inspect.getsourcelines(code)
+        lines, _start = _source_lines(code)
     except (OSError, TypeError):
         return 0
     line = next((x for x in lines if x.lstrip().startswith(("def ", "async def "))), lines[0] if lines else "")
@@ -454,16 +476,36 @@ def _flow(code, scope_id: int, constexprs: frozenset):
     src, start = _source(code)
     if src is None:
         return None, 0, (), ()
+    scope = _SCOPES.get(scope_id, {})
+    if not _may_flow(src, scope):  # (what the visitor would find: nothing)
+        return src, start, (), ()
     try:
         tree = ast.parse(src)
     except SyntaxError:
         return src, start, (), ()
-    visitor = _Flow(_SCOPES.get(scope_id, {}), constexprs)
+    visitor = _Flow(scope, constexprs)
     visitor.visit(tree)
     return src, start, tuple(visitor.found), tuple(visitor.calls)
 
 
 _SCOPES: dict = {}
+
+# every name in a source, and whether ``def`` comes before it (a function's own name, not a use)
+_NAMES = re.compile(r"(?<![A-Za-z0-9_])(def\s+)?([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _may_flow(src: str, scope: dict) -> bool:
+    """Whether :class:`_Flow` may find something in ``src``, read as text (an optimisation: the parse is skipped
+    where it cannot): a ``break``, ``continue`` or ``return`` is its keyword written out, and a call of a
+    ``@triton.jit`` helper of ``scope`` its name, other than after ``def``. A source with a character past
+    ASCII is always parsed (Python reads a name NFKC-normalised: a fullwidth letter as its ASCII letter)."""
+    if not src.isascii() or "break" in src or "continue" in src or "return" in src:
+        return True
+    for is_def, name in set(_NAMES.findall(src)):
+        helper = scope.get(name)
+        if not is_def and hasattr(helper, "fn") and hasattr(helper, "_constexpr_names"):
+            return True
+    return False
 
 
 def _holds(guards, values: dict) -> bool:
