@@ -18,6 +18,7 @@ import functools
 import inspect
 import linecache
 import sys
+import weakref
 from collections.abc import Mapping
 from dataclasses import replace
 
@@ -53,13 +54,31 @@ def _cached_source(code, fn) -> dict | None:
     return {(code.co_filename, start + i): text for i, text in enumerate(lines)}
 
 
+#: What :func:`_source_lines` read, by code object: every closure a factory makes shares its code, and reading the
+#: source (``inspect.getsourcelines``: finding the module, tokenising the block) costs far more than a launch's rows.
+#: Kept as long as the code object lives.
+_BY_CODE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def _source_lines(fn) -> dict | None:
     """``(file, line) → text`` of ``fn``'s source, or None when it cannot be read; read once per code
-    object, except for code a doctest or a notebook cell defines (its lines are served while it runs)."""
+    object (the first function met with it), except for code a doctest or a notebook cell defines (its lines are
+    served while it runs) and a function that wraps another (``__wrapped__``: inspect reads the innermost one,
+    which the code does not say), read once per function."""
     code = fn.__code__
     if code.co_filename.startswith("<"):
         return _cached_source.__wrapped__(code, fn)
-    return _cached_source(code, fn)
+    if hasattr(fn, "__wrapped__"):
+        return _cached_source(code, fn)
+    if code not in _BY_CODE:
+        _BY_CODE[code] = _cached_source.__wrapped__(code, fn)
+    return _BY_CODE[code]
+
+
+@functools.lru_cache(maxsize=256)
+def _last_line(code) -> int:
+    """The last line of ``code``'s function in its file (its first when it has no line of its own)."""
+    return max([code.co_firstlineno] + [n for *_, n in code.co_lines() if n])
 
 
 class LineFinder:
@@ -90,7 +109,7 @@ class LineFinder:
         self.root = getattr(fn, "__code__", None)
         self.file = self.root.co_filename if self.root else "<unknown>"
         self.first = self.root.co_firstlineno if self.root else 0
-        self.last = max([self.first] + [n for *_, n in self.root.co_lines() if n]) if self.root else 0
+        self.last = _last_line(self.root) if self.root else 0
         self.callers = frozenset(helper_callers)
         self._own: dict = {}  # code object → whether it lies in the kernel's file
         self.note: str | None = None

@@ -481,3 +481,41 @@ def test_the_kernels_own_rows_come_first_then_other_files(tmp_path):
     assert (y == 2).all()
     assert list(c.by_line) == [(str(tmp_path / "b_kernel.py"), 7), (str(tmp_path / "b_kernel.py"), 8),
                                (str(tmp_path / "a_helper.py"), 5)]
+
+
+def _loads_a_lane(scale):
+    """A factory of kernels: every kernel it makes is a closure of one code object."""
+    def kernel(blk, x):
+        blk.load(x, blk.tx * scale)
+    return kernel
+
+
+def _loop_to_report(blk, x):
+    for k in range(3):
+        blk.load(x, blk.tx + k)
+
+
+def test_closures_of_one_code_share_its_source_and_a_wrapper_reads_the_function_it_wraps(monkeypatch):
+    import inspect
+
+    import kernellab.lines as lines_mod
+
+    read = []  # the functions whose source inspect reads
+    real = inspect.getsourcelines
+    monkeypatch.setattr(lines_mod.inspect, "getsourcelines", lambda fn: read.append(fn) or real(fn))
+    first = LineFinder(_loads_a_lane(1))
+    before = len(read)  # 1, or 0 where this code's source was read earlier in the session
+    second = LineFinder(_loads_a_lane(2))  # another closure of the same code: its source is not read again
+    assert len(read) == before and second.text is first.text
+    assert [t.strip() for t in second.text.values()] == ["def kernel(blk, x):", "blk.load(x, blk.tx * scale)"]
+    # a closure of that code wrapping another function (functools.wraps sets __wrapped__): inspect reads the function
+    # it wraps, 3 lines (def, for, load), under this file's name from _loop_to_report's first line
+    wrapper = _loads_a_lane(3)
+    wrapper.__wrapped__ = _loop_to_report
+    third = LineFinder(wrapper)
+    start = _loop_to_report.__code__.co_firstlineno
+    assert list(third.text) == [(__file__, start + i) for i in range(3)]
+    assert [t.strip() for t in third.text.values()] == ["def _loop_to_report(blk, x):", "for k in range(3):",
+                                                        "blk.load(x, blk.tx + k)"]
+    # and the kernel's last line, once per code: the factory's kernel ends on its load, a line after its def
+    assert second.last == second.first + 1 == first.last and third.last == third.first + 1
