@@ -102,3 +102,48 @@ def test_tracker_vector_and_second_reader():
     assert t.read(np.array([2]), np.array([3])) is None             # thread 3: a second reader
     hz = t.write(np.array([2]), np.array([1]))                      # thread 1 writes: thread 3 read it
     assert (hz.kind, hz.element, hz.thread, hz.other) == ("write-after-read", 2, 1, 3)
+
+
+def test_tracker_after_a_barrier_sees_only_what_came_after_it():
+    # the first write after a barrier looks at no reader and no writer when none came since: each step by hand
+    t = HazardTracker(8)
+    assert t.write(np.array([0, 1]), np.array([10, 11])) is None     # nothing since the barrier (the start)
+    t.barrier()
+    assert t.read(np.array([1]), np.array([10])) is None              # a read waiting to be applied, no writer
+    hz = t.write(np.array([1]), np.array([11]))                       # applied first: thread 10 read element 1
+    assert (hz.kind, hz.element, hz.thread, hz.other) == ("write-after-read", 1, 11, 10)
+    t.barrier()
+    assert t.write(np.array([2]), np.array([3])) is None              # the barrier dropped the reader and writer of 1
+    hz = t.write(np.array([2]), np.array([4]))                        # no read since: the writer decides
+    assert (hz.kind, hz.element, hz.thread, hz.other) == ("write-after-write", 2, 4, 3)
+    t.barrier()
+    hz = t.write(np.array([5, 5]), np.array([6, 7]))                  # two threads, one element, one instruction:
+    assert (hz.kind, hz.element, hz.thread, hz.other) == ("write-after-write", 5, 6, 7)   # the later lane wins it
+    t.barrier()
+    assert t.read(np.array([3]), np.array([1])) is None
+    t.barrier()                                                       # the read is dropped unapplied
+    assert t.write(np.array([3]), np.array([2])) is None
+
+
+def test_a_two_column_store_names_the_lanes_lane_by_lane():
+    # every lane t of one warp stores s[t] and s[t + 1] in one instruction (an index of lanes × 2), all active: in
+    # lane order the elements are 0, 1 | 1, 2 | 2, 3 … and element 1 is written by lane 0 (its second) and then
+    # lane 1 (its first), which keeps it: the first lane whose write did not stay is lane 0, at s[1], lane 1's
+    def k(blk):
+        s = blk.shared(33, np.float32, name="s")
+        blk.store(s, np.stack([blk.tx, blk.tx + 1], axis=1), 1.0)
+
+    found = []
+    launch(k, 1, 32, hazards=found)
+    assert [str(h) for h in found] == [
+        "kernel k, block (0,0,0), thread (0,0,0): write-after-write hazard on shared s[1] (byte 4): "
+        "thread (0,0,0) writes what thread (1,0,0) wrote, with no syncthreads between"]
+
+    def masked(blk):  # the same with lane 0 off: lane 1 at s[2], lane 2's
+        s = blk.shared(33, np.float32, name="s")
+        with blk.where(blk.tx > 0):
+            blk.store(s, np.stack([blk.tx, blk.tx + 1], axis=1), 1.0)
+
+    launch(masked, 1, 32, hazards=found)
+    assert "thread (1,0,0): write-after-write hazard on shared s[2] (byte 8): thread (1,0,0) writes what " \
+           "thread (2,0,0) wrote" in str(found[1])

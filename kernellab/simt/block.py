@@ -203,6 +203,15 @@ class Block:
             got = self._lane_blocks = self._spread(np.arange(self._n_blocks, dtype=np.int64), 1, self._lanes_per_block)
         return got
 
+    @property
+    def _lane_ids(self) -> np.ndarray:
+        """Each lane's number in the batch (0 … n_threads − 1; read only): made when the race check first needs it."""
+        got = self.__dict__.get("_lane_numbers")
+        if got is None:
+            got = self._lane_numbers = np.arange(self.n_threads)
+            got.flags.writeable = False
+        return got
+
     # --- where a lane is, for messages -------------------------------------------------------
     def _index_of(self, lane: int, *axes: str) -> str:
         """``blockIdx`` (axes "bx", "by", "bz") or ``threadIdx`` of a lane as ``(x,y,z)`` text."""
@@ -592,7 +601,7 @@ class Block:
                                   (self._lane_block * arr.size)[:, None])
                 if same is not None:
                     same.flat = flat_idx  # nothing writes to it
-            self._hazard(op, arr, flat_idx, act, vec)
+            self._hazard(op, arr, flat_idx, act, vec, all_active)
             storage = arr.data.reshape(-1)
         else:
             if moved is None:
@@ -729,7 +738,7 @@ class Block:
             old[act] = old_active
         return old
 
-    def _hazard(self, op, arr, flat_idx, act, vec):
+    def _hazard(self, op, arr, flat_idx, act, vec, all_active=False):
         trackers = [t for s, t in self._shared if s is arr]
         if not trackers:
             raise ValueError(_("kernel {kernel}: shared array {array} was declared by another launch").format(
@@ -738,11 +747,14 @@ class Block:
         if tracker is None:
             return
 
-        def pairs():  # (element, thread) of every active lane's access, for the tracker
-            lanes = np.broadcast_to(np.arange(self.n_threads).reshape(-1, *(1,) * (flat_idx.ndim - 1)),
-                                    flat_idx.shape)
-            sel = np.broadcast_to(act.reshape(act.shape + (1,) * (flat_idx.ndim - 1)), flat_idx.shape)
-            elements, threads = flat_idx[sel], lanes[sel]
+        def pairs():  # (element, thread) of every active lane's access, for the tracker, lane by lane
+            if all_active:  # every lane's: the index as it is, read only (a new sum, or the one a site keeps)
+                elements = flat_idx.reshape(-1)
+                threads = self._lane_ids if flat_idx.ndim == 1 else np.repeat(self._lane_ids, flat_idx.size // self.n_threads)
+            else:
+                lanes = np.broadcast_to(self._lane_ids.reshape(-1, *(1,) * (flat_idx.ndim - 1)), flat_idx.shape)
+                sel = np.broadcast_to(act.reshape(act.shape + (1,) * (flat_idx.ndim - 1)), flat_idx.shape)
+                elements, threads = flat_idx[sel], lanes[sel]
             if vec > 1:
                 elements = (elements[:, None] + np.arange(vec)).ravel()
                 threads = np.repeat(threads, vec)

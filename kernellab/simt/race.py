@@ -113,10 +113,15 @@ class HazardTracker:
     def write(self, elements: np.ndarray, threads: np.ndarray) -> Hazard | None:
         """Record writes; return the first write-after-read or write-after-write hazard, if any."""
         self._apply_reads()
-        r1, r2, w = self.reader1[elements], self.reader2[elements], self.writer[elements]
-        other_reader = np.where((r1 != NOBODY) & (r1 != threads), r1, np.where(r1 == threads, r2, NOBODY))
-        hazard = _first("write-after-read", other_reader != NOBODY, elements, threads, other_reader)
-        if hazard is None:
+        hazard = None
+        # no read applied since the barrier: every reader is NOBODY; no write: every writer (the first write after a
+        # barrier, the commonest, looks at neither: an optimisation, tests/test_simt_race.py)
+        if self._read:
+            r1, r2 = self.reader1[elements], self.reader2[elements]
+            other_reader = np.where((r1 != NOBODY) & (r1 != threads), r1, np.where(r1 == threads, r2, NOBODY))
+            hazard = _first("write-after-read", other_reader != NOBODY, elements, threads, other_reader)
+        if hazard is None and self._written:
+            w = self.writer[elements]
             hazard = _first("write-after-write", (w != NOBODY) & (w != threads), elements, threads, w)
         self.writer[elements] = threads
         self._written = True
