@@ -81,8 +81,11 @@ class Access:
         if pad:
             addr = np.concatenate([addr, np.zeros(pad, np.int64)])
             act = np.concatenate([act, np.zeros(pad, bool)])
-        return cls(addr.reshape(-1, WARP_SIZE), np.asarray(act, bool).reshape(-1, WARP_SIZE), width,
-                   known_aligned=bool(aligned))
+        acc = cls(addr.reshape(-1, WARP_SIZE), np.asarray(act, bool).reshape(-1, WARP_SIZE), width,
+                  known_aligned=bool(aligned))
+        if active is None and not pad:
+            acc._memo["every"] = True  # every lane active: known, not looked for (see every_active)
+        return acc
 
     def _derived(self, key, compute):
         """``compute()``, remembered under ``key`` for this record."""
@@ -107,7 +110,15 @@ class Access:
 
     def _misaligned_free(self) -> bool:
         misaligned = self.addresses & (self.width - 1)  # widths are powers of two
-        return not (misaligned.any() if self.active.all() else misaligned[self.active].any())
+        return not (misaligned.any() if self.every_active else misaligned[self.active].any())
+
+    @property
+    def every_active(self) -> bool:
+        """Whether every lane is active (computed once per record; what most counters ask first)."""
+        got = self._memo.get("every")
+        if got is None:
+            got = self._memo["every"] = bool(_all(self.active, axis=None))
+        return got
 
     @property
     def ordered(self) -> bool:
@@ -119,7 +130,7 @@ class Access:
         return self._derived("ordered", self._ordered)
 
     def _ordered(self) -> bool:
-        if not self.active.all():
+        if not self.every_active:
             return False
         flat = self.addresses.ravel()
         up = flat[1:] >= flat[:-1]
@@ -187,15 +198,18 @@ def _chunks_exact(acc: Access, unit: int) -> int:
 
 
 _LAST = np.iinfo(np.int64).max  # where a masked-off lane sorts: after every address
+_STEP = [np.uint64(1 << k) for k in range(64)]
+_BANK_SHIFT = BANK_BYTES.bit_length() - 1  # 2^k as the unsigned steps are compared with it
+_all, _any, _add = np.logical_and.reduce, np.logical_or.reduce, np.add.reduce  # ndarray.all, any, sum: no wrapper
 
 
 def _sorted_lanes(acc: Access) -> tuple[np.ndarray, np.ndarray]:
     """Each warp's active addresses in increasing order, its masked-off lanes after them (as the largest
     int64), and how many lanes of each warp are active (computed once per record)."""
     def compute():
-        if acc.active.all():
+        if acc.every_active:
             return np.sort(acc.addresses, axis=1), None
-        return np.sort(np.where(acc.active, acc.addresses, _LAST), axis=1), acc.active.sum(axis=1)
+        return np.sort(np.where(acc.active, acc.addresses, _LAST), axis=1), _add(acc.active, axis=1)
     return acc._derived("sorted", compute)
 
 
@@ -224,11 +238,15 @@ def _distinct_sorted(acc: Access, shift: int) -> np.ndarray:
     record serves every shift).
     """
     steps, pairs, some, _ = _sorted_steps(acc)
-    change = steps >= (1 << shift)
+    change = steps >= _STEP[shift]
     if pairs is None:
-        return change.sum(axis=1) + 1
+        out = _add(change, axis=1)
+        out += 1
+        return out
     change &= pairs
-    return change.sum(axis=1) + some  # a warp with no active lane has no active pair: 0 + 0
+    out = _add(change, axis=1)
+    out += some
+    return out  # a warp with no active lane has no active pair: 0 + 0
 
 
 def _distinct_sorted_total(acc: Access, shift: int) -> int:
@@ -239,7 +257,7 @@ def _distinct_sorted_total(acc: Access, shift: int) -> int:
     with an active lane; when every lane is active, plus every warp.
     """
     steps, pairs, _, warps = _sorted_steps(acc)
-    change = steps >= (1 << shift)
+    change = steps >= _STEP[shift]
     if pairs is not None:
         change &= pairs
     return warps + int(np.count_nonzero(change))
@@ -269,9 +287,9 @@ def requests(acc: Access) -> int:
     Nsight Compute: ``l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum`` — one request per warp-level
     global memory instruction, whatever its width.
     """
-    if acc.active.all():
+    if acc.every_active:
         return acc.active.shape[0]
-    return int(np.count_nonzero(acc.active.any(axis=1)))
+    return int(np.count_nonzero(_any(acc.active, axis=1)))
 
 
 def sectors(acc: Access) -> int:
@@ -323,8 +341,10 @@ def packed_sectors(distinct, width: int) -> int:
     >>> packed_sectors([32, 32, 5, 1], 4)        # two full warps of floats, 5 floats, one broadcast float
     10
     """
-    d = np.asarray(distinct, np.int64)
-    return int((-(-d * width // SECTOR_BYTES)).sum())
+    d = np.asarray(distinct, np.int64) * width
+    d += SECTOR_BYTES - 1  # ⌈x / 32⌉ = ⌊(x + 31) / 32⌋, a shift
+    d >>= SECTOR_BYTES.bit_length() - 1
+    return int(_add(d, axis=None))
 
 
 def _ideal_exact(acc: Access) -> int:
@@ -367,7 +387,7 @@ def prefix_ideal(active, width: int) -> int:
 
 def bytes_requested(acc: Access) -> int:
     """Bytes the active lanes ask for: active lanes × width (``l1tex__t_bytes`` requested, not moved)."""
-    return int(np.count_nonzero(acc.active)) * acc.width
+    return (acc.active.size if acc.every_active else int(np.count_nonzero(acc.active))) * acc.width
 
 
 def sorted_distinct(a: np.ndarray) -> np.ndarray:
@@ -409,7 +429,7 @@ def lane_sector_ids(acc: Access) -> np.ndarray:
     [0, 0, 2]
     """
     ids, valid = _span_ids(acc, SECTOR_BYTES)
-    return ids.ravel() if valid.all() else ids[valid]
+    return ids.ravel() if valid is acc.active and acc.every_active or _all(valid, axis=None) else ids[valid]
 
 
 def _pairs_share(acc: Access, xor: int) -> np.ndarray:
@@ -463,8 +483,10 @@ def _phases(acc: Access) -> list[tuple[np.ndarray, np.ndarray]]:
     one row per phase, one column per word a lane touches) and their mask.
     """
     words_per_lane = max(1, acc.width // BANK_BYTES)
-    base = acc.addresses // BANK_BYTES
-    words = (base[..., None] + np.arange(words_per_lane)).reshape(base.shape[0], -1)
+    base = acc.addresses >> _BANK_SHIFT  # // 4 (floor, as a shift: negative addresses too)
+    if words_per_lane == 1:  # a word a lane, and every warp one phase of 32 lanes
+        return [(base, acc.active)]
+    words = (base[..., None] + _LANES[:words_per_lane]).reshape(base.shape[0], -1)
     valid = np.repeat(acc.active, words_per_lane, axis=1)
     lanes = phase_lanes(acc)
     groups = []
@@ -480,15 +502,17 @@ def _max_bank_load(words: np.ndarray, valid: np.ndarray) -> int:
     s = np.sort(np.where(valid, words, -1), axis=1)
     distinct = s >= 0
     distinct[:, 1:] &= s[:, 1:] != s[:, :-1]
-    rows = np.repeat(np.arange(s.shape[0]), s.shape[1]).reshape(s.shape)
-    per_bank = np.bincount((rows * BANKS + s % BANKS)[distinct], minlength=s.shape[0] * BANKS)
-    return int(per_bank.reshape(-1, BANKS).max(axis=1).sum())
+    banks = s & (BANKS - 1)  # s mod 32, the word's bank, then offset by 32 per phase: one bincount for all
+    banks += (np.arange(s.shape[0]) * BANKS)[:, None]
+    per_bank = np.bincount(banks[distinct], minlength=s.shape[0] * BANKS)
+    return int(_add(np.maximum.reduce(per_bank.reshape(-1, BANKS), axis=1), axis=None))
 
 
 def _shared_exact(acc: Access) -> tuple[int, int]:
     """Wavefronts and ideal wavefronts, the reference count: every phase's banks looked at."""
     groups = _phases(acc)
-    return sum(_max_bank_load(w, v) for w, v in groups), sum(int(v.any(axis=1).sum()) for _, v in groups)
+    return (sum(_max_bank_load(w, v) for w, v in groups),
+            sum(int(np.count_nonzero(_any(v, axis=1))) for _, v in groups))
 
 
 def shared_wavefronts(acc: Access) -> int:

@@ -422,3 +422,42 @@ def test_sorted_distinct_is_numpy_unique_of_integers():
     # by hand: 1024 floats from byte 1024 are 4096 bytes, sectors 32 … 159 (1024 // 32 = 32, 5116 // 32 = 159): 128
     ids = sorted_distinct(arrays[0] >> 5)
     assert ids.size == 128 and ids[0] == 32 and ids[-1] == 159
+
+
+def test_every_lane_active_is_known_once_and_only_when_true():
+    # from_lanes without a mask over whole warps knows every lane is active; 40 lanes pad the second warp with 24
+    # masked-off lanes: 2 requests, 40 × 4 = 160 bytes, and not every lane active; a mask given is looked at
+    from kernellab.access import Access, bytes_requested, requests
+
+    whole = Access.from_lanes(np.arange(64) * 4)
+    padded = Access.from_lanes(np.arange(40) * 4)
+    masked = Access.from_lanes(np.arange(64) * 4, np.arange(64) != 63)
+    assert (whole.every_active, requests(whole), bytes_requested(whole)) == (True, 2, 256)
+    assert (padded.every_active, requests(padded), bytes_requested(padded)) == (False, 2, 160)
+    assert (masked.every_active, requests(masked), bytes_requested(masked)) == (False, 2, 252)
+    # a warp of 1-byte lanes, one of 16-byte lanes, each on its own sector-sized run: ideal sectors are
+    # ⌈distinct × width / 32⌉ a warp — 32 distinct bytes: ⌈32 / 32⌉ = 1; one lane on: ⌈1 / 32⌉ = 1; 3 float4: ⌈48 / 32⌉ = 2
+    from kernellab.access import ideal_sectors
+
+    assert ideal_sectors(Access.from_lanes(np.arange(32), width=1)) == 1
+    assert ideal_sectors(Access.from_lanes(np.arange(32), LANES == 5, width=1)) == 1
+    assert ideal_sectors(Access.from_lanes(np.arange(32) * 16, LANES < 3, width=16)) == 2
+
+
+def test_shared_wavefronts_of_one_phase_per_warp_by_hand():
+    # 4-byte lanes are one phase of 32 per warp. Warp 0: lane l on word 33·l (a stride of 33 words): banks l + l·32
+    # ≡ l, all different: 1 wavefront. Warp 1: lanes on words 0, 32, 64, … (bank 0 each, 32 distinct words): 32.
+    # Warp 2: every lane on word 5 (byte 20, bank 5, one word: a broadcast): 1. Ideal: 1 a warp with an active lane
+    from kernellab.access import Access, _shared_exact, shared_ideal_wavefronts, shared_wavefronts
+
+    addr = np.concatenate([LANES * 33 * 4, LANES * 32 * 4, np.full(32, 20)])
+    acc = Access.from_lanes(addr, width=4)
+    assert _shared_exact(acc) == (1 + 32 + 1, 3)
+    assert (shared_wavefronts(acc), shared_ideal_wavefronts(acc)) == (34, 3)
+    # each phase's banks are its own: warp 0 has lanes 0–2 on words 5, 37, 69 (bank 5, 3 words: 3 wavefronts), lane
+    # 3 on word 31 (bank 31, 1) and the rest on word 5; warp 1 has lanes 0–15 on word 0, 16–31 on word 32 (bank 0, 2
+    # words: 2). 3 + 2 = 5 — not max(3, 1 + 2) = 3, as one warp's bank 31 and the next warp's bank 0 added would be
+    words0 = np.where(LANES < 3, 5 + 32 * LANES, np.where(LANES == 3, 31, 5))
+    words1 = np.where(LANES < 16, 0, 32)
+    acc = Access.from_lanes(np.concatenate([words0, words1]) * 4, width=4)
+    assert _shared_exact(acc) == (5, 2)
