@@ -182,6 +182,25 @@ def test_a_repeated_access_is_counted_and_reuses_its_record(monkeypatch):
     assert len(built) == 1
 
 
+def test_first_touches_count_each_new_sector_once_however_spread():
+    # two arrays of 64 KiB (2048 sectors each: "a" sectors 0–2047, "b" 2048–4095); first_touch hears (the array of
+    # the lowest new sector, how many distinct sectors no earlier mark touched). Compact ids are counted by the flags
+    # they set in their range, ids spread over 64 sectors or more apiece through np.unique: both by hand
+    heard = []
+    mem = memory_mod.GlobalMemory({"a": np.zeros(16384, np.float32), "b": np.zeros(16384, np.float32)})
+    mem.first_touch = lambda name, n: heard.append((name, n))
+    mem.mark_ids(np.array([5, 3, 5, 4, 3]))            # 3, 4, 5: 3 new (range 3 < 64 × 5)
+    mem.mark_ids(np.array([4, 6, 6, 2]))               # 4 again; 2 and 6: 2 new
+    mem.mark_ids(np.array([3, 4, 5]))                  # nothing new: not heard
+    mem.mark_ids(np.array([2000, 0, 2000, 1000, 0]))   # 0, 1000, 2000: 3 new (range 2001 ≥ 64 × 5)
+    mem.mark_ids(np.array([2049, 7, 2050, 7]))         # 7 in "a", 2049 and 2050 in "b": named by the lowest, 3 new
+    mem.mark_ids(np.array([2050, 4095, 2049]))         # 4095 alone new (range 1 id), in "b"
+    mem.mark_ids(np.array([2048, 2047, 2048]))         # 2047 ("a") and 2048 ("b"), compact: "a", 2 new
+    assert heard == [("a", 3), ("a", 2), ("a", 3), ("a", 3), ("b", 1), ("a", 2)]
+    assert all(type(n) is int for _name, n in heard)  # Python ints, as a report's JSON needs
+    assert mem.dram_sectors() == {"a": 5 + 3 + 1 + 1, "b": 3 + 1}  # 2–6; 0, 1000, 2000; 7; 2047 | 2049, 2050, 4095; 2048
+
+
 def test_fewer_repeats_keeps_the_set():
     rng = np.random.default_rng(1)
     for _ in range(200):

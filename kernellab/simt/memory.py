@@ -80,9 +80,16 @@ class GlobalMemory:
     def mark_ids(self, ids: np.ndarray) -> None:
         """:meth:`mark` for the sector ids (into the launch's address space, repeats allowed) an access touches."""
         if self.first_touch is not None and ids.size:
-            new = np.unique(ids[~self._touched[ids]])
+            touched = self._touched
+            new = ids[~touched[ids]]  # with repeats; every other id is marked already
             if new.size:
-                self.first_touch(self._name_of_sector(int(new[0])), int(new.size))
+                lo, hi = int(new.min()), int(new.max())
+                if hi - lo < _SPAN_PER_ID * new.size:  # how many are distinct: the flags they set in their range
+                    before = int(np.count_nonzero(touched[lo:hi + 1]))
+                    touched[new] = True
+                    self.first_touch(self._name_of_sector(lo), int(np.count_nonzero(touched[lo:hi + 1])) - before)
+                    return
+                self.first_touch(self._name_of_sector(lo), int(np.unique(new).size))
         self._touched[ids] = True
 
     def _name_of_sector(self, sector: int) -> str:
@@ -111,6 +118,10 @@ class GlobalMemory:
         return out
 
 
+#: The widest range of sector ids, per new id, whose flags :meth:`GlobalMemory.mark_ids` counts (before and after
+#: setting them) to find how many new ids are distinct; a wider one is sorted out by np.unique (an optimisation: a
+#: pass over a flag costs far less than hashing an id)
+_SPAN_PER_ID = 64
 _REPEATS_WORTH_DROPPING = 4096  # ids: below this, setting them all is cheaper than looking for repeats
 
 
