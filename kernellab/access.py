@@ -207,8 +207,8 @@ def _sorted_lanes(acc: Access) -> tuple[np.ndarray, np.ndarray]:
     """Each warp's active addresses in increasing order, its masked-off lanes after them (as the largest
     int64), and how many lanes of each warp are active (computed once per record)."""
     def compute():
-        if acc.every_active:
-            return np.sort(acc.addresses, axis=1), None
+        if acc.every_active:  # an ordered record's warps are in order already (coalesced, strided, broadcast)
+            return acc.addresses if acc.ordered else np.sort(acc.addresses, axis=1), None
         return np.sort(np.where(acc.active, acc.addresses, _LAST), axis=1), _add(acc.active, axis=1)
     return acc._derived("sorted", compute)
 

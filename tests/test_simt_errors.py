@@ -70,6 +70,25 @@ def test_misaligned_vector_access():
     assert issubclass(MisalignedError, IndexError)
 
 
+def test_misaligned_vectors_of_narrow_elements():
+    # a byte address must be a multiple of the vector's width: int8 pairs (2 B) from element 1 start on byte 1 (odd);
+    # float16 pairs (4 B) from element 3 on byte 6 (2 mod 4); float16 quads (8 B) from element 6 on byte 12 (4 mod 8).
+    # Lanes 0–2 of an 8-lane warp are off (thread 3 is the first active), and elements 2, 4, 8 are aligned
+    def k(blk, x, first, vec):
+        with blk.where(blk.tx >= 3):
+            blk.load(x, first + 0 * blk.tx, vec=vec)
+
+    cases = [(np.int8, 1, 2, "float2 x[1] misaligned (byte address 1 is not a multiple of 2)"),
+             (np.float16, 3, 2, "float2 x[3] misaligned (byte address 6 is not a multiple of 4)"),
+             (np.float16, 6, 4, "float4 x[6] misaligned (byte address 12 is not a multiple of 8)")]
+    for dtype, first, vec, text in cases:
+        with pytest.raises(MisalignedError) as e:
+            launch(k, 1, 8, args=(np.zeros(64, dtype), first, vec))
+        assert str(e.value) == f"kernel k, block (0,0,0), thread (3,0,0): load {text}"
+    for dtype, first, vec in ((np.int8, 2, 2), (np.float16, 4, 2), (np.float16, 8, 4)):
+        launch(k, 1, 8, args=(np.zeros(64, dtype), first, vec))  # aligned: no error
+
+
 def test_divergent_syncthreads():
     def k(blk):
         with blk.where(blk.tx < 40):

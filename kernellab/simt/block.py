@@ -384,7 +384,10 @@ class Block:
         if vec == 1:
             return
         a = act if idx.ndim == 1 else act[:, None]
-        bad = a & ((offset + idx * itemsize) % width != 0)
+        low = np.multiply(idx, itemsize)
+        low += offset
+        low &= width - 1  # the byte address mod width, a power of two (negative addresses too, in two's complement)
+        bad = a & (low != 0)
         if bad.any():
             lane, i = _first_bad(bad, idx)
             raise MisalignedError(_("{place}: {op} float{vec} {array}[{index}] misaligned (byte address {address} "
