@@ -289,7 +289,25 @@ def requests(acc: Access) -> int:
     """
     if acc.every_active:
         return acc.active.shape[0]
-    return int(np.count_nonzero(_any(acc.active, axis=1)))
+    return int(np.count_nonzero(warp_any(acc.active)))
+
+
+def warp_any(active: np.ndarray) -> np.ndarray:
+    """Per warp (a row of 32 lanes of ``active``, bool): whether any lane is active, ``active.any(axis=1)``.
+
+    A C-contiguous row of 32 bools is four 8-byte words, OR-ed together (an optimisation: numpy reduces a short
+    axis one element at a time, about five times slower on a million lanes).
+
+    >>> warp_any(np.arange(96).reshape(3, 32) % 40 == 35).tolist()     # lanes 35 and 75: warps 1 and 2
+    [False, True, True]
+    """
+    if active.dtype == np.bool_ and active.ndim == 2 and active.shape[1] == WARP_SIZE and active.flags.c_contiguous:
+        w = active.view(np.uint64)  # (warps, 4): 8 lanes a word
+        out = w[:, 0] | w[:, 1]
+        out |= w[:, 2]
+        out |= w[:, 3]
+        return out != 0
+    return _any(active, axis=1)
 
 
 def sectors(acc: Access) -> int:

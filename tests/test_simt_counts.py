@@ -395,3 +395,19 @@ def test_a_sum_keeps_each_kind_of_load_chain_apart():
     c = _launch(k, 1, 32, args=(perm, x, out))
     assert (c.load_chain_global, c.load_chain_shared) == (2, 2)
     assert out.tolist() == list(range(0, 64, 2))  # x[tx + tx]
+
+
+def test_a_warp_with_one_lane_on_issues_the_instruction():
+    # 4 warps; in each one lane loads: lane 0 (the first 8-lane group), 9, 18, 31 (the last): 4 warp instructions
+    # (issued, and requests), 4 lanes × 4 B; then lanes 31 and 63 only: 2 and 8 B (the warps with none issue nothing)
+    def k(lanes):
+        def kernel(blk, x):
+            with blk.where(np.isin(blk.tx, lanes)):
+                blk.load(x, blk.tx)
+        return kernel
+
+    x = np.zeros(128, np.float32)
+    c = launch(k([0, 32 + 9, 64 + 18, 96 + 31]), 1, 128, args=(x,))
+    assert (c.warp_instr, c.gld_instr, c.gld_bytes) == (4, 4, 16)
+    c = launch(k([31, 63]), 1, 128, args=(x,))
+    assert (c.warp_instr, c.gld_instr, c.gld_bytes) == (2, 2, 8)

@@ -147,3 +147,50 @@ def test_a_two_column_store_names_the_lanes_lane_by_lane():
     launch(masked, 1, 32, hazards=found)
     assert "thread (1,0,0): write-after-write hazard on shared s[2] (byte 8): thread (1,0,0) writes what " \
            "thread (2,0,0) wrote" in str(found[1])
+
+
+def test_the_first_read_after_a_barrier_keeps_two_readers_of_one_element():
+    # threads 7 and 8 read element 4 in one instruction, the first read since the barrier: 8 (the later lane) is its
+    # reader, 7 the second; thread 8 writing it then finds thread 7's read (write-after-read), thread 9 finds 8's
+    for first in (True, False):  # as the first read since the barrier, and after another read was applied
+        t = HazardTracker(8)
+        if not first:
+            t.read(np.array([0]), np.array([1]))
+            assert t.write(np.array([1]), np.array([1])) is None  # applies thread 1's read of element 0
+        t.barrier()
+        assert t.read(np.array([4, 4]), np.array([7, 8])) is None
+        hz = t.write(np.array([4]), np.array([8]))
+        assert (hz.kind, hz.element, hz.thread, hz.other) == ("write-after-read", 4, 8, 7), first
+        t.barrier()
+        t.read(np.array([4, 4]), np.array([7, 8]))
+        hz = t.write(np.array([4]), np.array([9]))
+        assert (hz.kind, hz.element, hz.thread, hz.other) == ("write-after-read", 4, 9, 8), first
+    # a read applied since the barrier keeps its reader: thread 1 reads element 4, thread 9's write of element 5
+    # applies it; thread 2 reads element 4 (its second reader), and thread 1 writing it finds thread 2, thread 3 thread 1
+    for writer, other in ((1, 2), (3, 1)):
+        t = HazardTracker(8)
+        t.read(np.array([4]), np.array([1]))
+        assert t.write(np.array([5]), np.array([9])) is None
+        t.read(np.array([4]), np.array([2]))
+        hz = t.write(np.array([4]), np.array([writer]))
+        assert (hz.kind, hz.element, hz.thread, hz.other) == ("write-after-read", 4, writer, other)
+
+
+def test_each_block_reads_its_own_copy_of_shared_arrays_of_two_sizes():
+    # 3 blocks of 32 threads; s holds 32 floats, t 64: block b writes b + 0.5 to s[tx] and 10·b + tx to t[tx] and
+    # t[tx + 32], then thread tx reads s[31 − tx] and t[63 − tx] (another lane's, after the barrier): out[32·b + tx] =
+    # b + 0.5 + 10·b + (63 − tx − 32) = 11·b + 31.5 − tx
+    def k(blk, out):
+        s = blk.shared(32, np.float32, name="s")
+        t = blk.shared(64, np.float32, name="t")
+        blk.store(s, blk.tx, blk.bx + 0.5)
+        v = (10 * blk.bx + blk.tx).astype(np.float32)
+        blk.store(t, blk.tx, v)
+        blk.store(t, blk.tx + 32, v)
+        blk.syncthreads()
+        blk.store(out, blk.bx * 32 + blk.tx, blk.load(s, 31 - blk.tx) + blk.load(t, 63 - blk.tx))
+
+    out = np.zeros(96, np.float32)
+    launch(k, 3, 32, args=(out,))
+    b, tx = np.arange(96) // 32, np.arange(96) % 32
+    assert out.tolist() == (11 * b + 31.5 - tx).tolist()

@@ -22,7 +22,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from .. import cvt
-from ..access import BANK_BYTES, SECTOR_BYTES, WARP_SIZE, Access
+from ..access import BANK_BYTES, SECTOR_BYTES, WARP_SIZE, Access, warp_any
 from ..counters import memory_kind
 from ..errors import BarrierError, LaunchError, MisalignedError, OutOfBoundsError, RaceError, fmt_dim3
 from ..fused import round_once
@@ -203,6 +203,16 @@ class Block:
             got = self._lane_blocks = self._spread(np.arange(self._n_blocks, dtype=np.int64), 1, self._lanes_per_block)
         return got
 
+    def _block_starts(self, size: int) -> np.ndarray:
+        """Each lane's block × ``size``: where its block's copy of a shared array of ``size`` elements starts (made
+        once per size, read only)."""
+        starts = self.__dict__.setdefault("_starts", {})
+        got = starts.get(size)
+        if got is None:
+            got = starts[size] = self._lane_block * size
+            got.flags.writeable = False
+        return got
+
     @property
     def _lane_ids(self) -> np.ndarray:
         """Each lane's number in the batch (0 … n_threads − 1; read only): made when the race check first needs it."""
@@ -235,7 +245,7 @@ class Block:
     def _stats(mask: np.ndarray) -> tuple:
         """A mask with its active lanes, active warps, and whether every lane is active."""
         lanes = int(np.count_nonzero(mask))
-        warps = int(np.count_nonzero(mask.reshape(-1, WARP_SIZE).any(axis=1))) if lanes else 0
+        warps = int(np.count_nonzero(warp_any(mask.reshape(-1, WARP_SIZE)))) if lanes else 0
         mask.flags.writeable = False  # a mask, once its counts are taken, never changes (a moved access relies on it)
         return mask, lanes, warps, lanes == mask.size
 
@@ -600,8 +610,8 @@ class Block:
             if same is not None and same.flat is not None:  # its index into every block's copy, kept
                 flat_idx = same.flat
             else:
-                flat_idx = idx + (self._lane_block * arr.size if idx.ndim == 1 else
-                                  (self._lane_block * arr.size)[:, None])
+                starts = self._block_starts(arr.size)
+                flat_idx = idx + (starts if idx.ndim == 1 else starts[:, None])
                 if same is not None:
                     same.flat = flat_idx  # nothing writes to it
             self._hazard(op, arr, flat_idx, act, vec, all_active)
@@ -640,8 +650,8 @@ class Block:
             return self._loaded(storage.take(flat_idx), chain, shared)
         a = act.reshape(act.shape + (1,) * (flat_idx.ndim - 1))
         if op == "load":
-            out = storage[np.where(a, flat_idx, 0)] if storage.size else np.zeros(flat_idx.shape, storage.dtype)
-            out[~np.broadcast_to(a, out.shape)] = 0
+            out = storage.take(np.where(a, flat_idx, 0)) if storage.size else np.zeros(flat_idx.shape, storage.dtype)
+            np.copyto(out, 0, where=~a)  # (broadcast over the instructions)
             return self._loaded(out, chain, shared)
         if all_active and type(value) is Tiled and value.held and value.ndim == flat_idx.ndim:
             # held once (kernellab.simt.tiled): converted once, broadcast as it is stored, the index read as

@@ -100,12 +100,17 @@ class HazardTracker:
     def _apply_reads(self) -> None:
         for pair in self._pending:
             elements, threads = pair() if callable(pair) else pair
-            r1 = self.reader1[elements]
-            fresh = r1 == NOBODY
-            if fresh.any():
-                self.reader1[elements[fresh]] = threads[fresh]
+            if not self._read:  # the first read since the barrier: every reader is NOBODY, every element fresh
+                self.reader1[elements] = threads
                 r1 = self.reader1[elements]
-            second = (r1 != threads) & (self.reader2[elements] == NOBODY)
+                second = r1 != threads  # an element another lane of this read holds; reader2 is NOBODY
+            else:
+                r1 = self.reader1[elements]
+                fresh = r1 == NOBODY
+                if fresh.any():
+                    self.reader1[elements[fresh]] = threads[fresh]
+                    r1 = self.reader1[elements]
+                second = (r1 != threads) & (self.reader2[elements] == NOBODY)
             self.reader2[elements[second]] = threads[second]
             self._read = True
         self._pending.clear()
