@@ -163,10 +163,13 @@ def check_attention_bwd(env, dq_atomic: bool = False) -> dict:
     o, lse = run_attention_fwd(env, q, k, v, n, d, False, heads)
     delta = env.zeros((1, heads, n), "fp32")
     dq, dk, dv = (env.zeros((1, heads, n, d), "fp16") for _ in range(3))
-    env.kt.attn_bwd_preprocess[(n // 128, heads)](o, do, delta, n, HEAD_DIM=d, BLOCK_M=128)
+    # FlashAttention's float32 dQ accumulator, left holding garbage as torch.empty leaves it: the preprocess
+    # zeroes it (CLEAR_DQ), else dQ comes out wrong
+    dq_acc = env.randn((1, heads, n, d), "fp32", 17) if dq_atomic else dq
+    env.kt.attn_bwd_preprocess[(n // 128, heads)](o, do, delta, dq_acc, n, HEAD_DIM=d, BLOCK_M=128,
+                                                  CLEAR_DQ=dq_atomic)
     k_scaled = k * (scale * LOG2E)  # the caller pre-scales K by scale · log2 e (tutorial 06 does, in torch)
     m1, n1, m2, n2, warps, stages = BWD
-    dq_acc = env.zeros((1, heads, n, d), "fp32") if dq_atomic else dq  # FlashAttention's float32 dQ accumulator
     env.kt.attn_bwd[(n // n1, 1, heads)](q, k_scaled, v, scale, do, dq_acc, dk, dv, lse, delta, n, HEAD_DIM=d,
                                          BLOCK_M1=m1, BLOCK_N1=n1, BLOCK_M2=m2, BLOCK_N2=n2, num_warps=warps,
                                          num_stages=stages, **({"DQ_ATOMIC": True} if dq_atomic else {}))

@@ -225,8 +225,12 @@ def attn_fwd(Q, K, V, M, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: 
 
 
 @triton.jit
-def attn_bwd_preprocess(Out, DO, Delta, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr):
-    # Delta = rowsum(O ∘ dO), one block of rows of one head per program
+def attn_bwd_preprocess(Out, DO, Delta, DQ_ACC, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                        CLEAR_DQ: tl.constexpr = False):
+    # Delta = rowsum(O ∘ dO), one block of rows of one head per program. CLEAR_DQ: also zero these rows of the
+    # float32 dQ accumulator that attn_bwd's DQ_ATOMIC adds to, as FlashAttention-2's preprocess does on its
+    # non-deterministic path (flash_bwd_dot_do_o_kernel<Clear_dQaccum=true>) and FlashAttention-3's always
+    # (hopper/flash_bwd_launch_template.h: FlashAttnBwdPreprocess<..., Clear_dQaccum=true, ...>)
     offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     head = tl.program_id(1)
     offs_d = tl.arange(0, HEAD_DIM)
@@ -234,6 +238,8 @@ def attn_bwd_preprocess(Out, DO, Delta, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: 
     o = tl.load(Out + offs).to(tl.float32)
     do = tl.load(DO + offs).to(tl.float32)
     tl.store(Delta + head * N_CTX + offs_m, tl.sum(o * do, axis=1))
+    if CLEAR_DQ:
+        tl.store(DQ_ACC + offs, tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32))
 
 
 @triton.jit
