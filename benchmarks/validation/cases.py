@@ -374,8 +374,16 @@ for _id, _shape, _what in (
 triton_case("AF-10", "fa", _fwd_text(1, 16, 16384, 128, True, "FlashAttention-3", ws=True) + "; the tutorial's "
             "own benchmark does not warp-specialise its causal forward on Hopper, FlashAttention-3's causal kernel is")(
     _attention_fwd(1, 16, 16384, 128, causal=True, ws=True))
-triton_case("AF-17", "own", _fwd_text(4, 48, 1024, 64, True, "the tutorial's 2023-10 revision"))(
-    _attention_fwd(4, 48, 1024, 64, causal=True))
+#: Tutorial 06 as Triton PR 2459 measured it (2023-10-06; python/tutorials/06-fused-attention.py of the PR's branch,
+#: zhanglx13/triton@635415170f5a): causal as two key loops, the blocks below the diagonal unmasked (STAGE 1), then
+#: the diagonal block masked (STAGE 2); BLOCK_M 128, BLOCK_N 64 (head dim ≤ 64), and on a compute capability 9 GPU
+#: ("Tuning for H100") 8 warps and 7 stages, not the 4 warps and 4 stages of other GPUs.
+TUT06_2023_H100 = (128, 64, 8, 7)
+triton_case("AF-17", "own", _fwd_text(4, 48, 1024, 64, True, "the tutorial's 2023-10 revision",
+                                      config=TUT06_2023_H100) + "; the H100 tuning of that revision (Triton PR 2459's "
+            "branch); q and k stay fp16 here, though that revision's benchmark casts them to fp8 e5m2 where torch "
+            "has float8_e5m2 (torch 2.1 on): the PR does not say which torch ran")(
+    _attention_fwd(4, 48, 1024, 64, causal=True, config=TUT06_2023_H100))
 
 BWD = (32, 128, 128, 32, 4, 5)  # tutorial 06's backward: BLOCK_M1, BLOCK_N1, BLOCK_M2, BLOCK_N2, warps, stages
 
@@ -392,7 +400,7 @@ def _attention_bwd(z, h, n, d, config=BWD):
         (m1, n1, m2, n2, warps, stages), pre, main = config, env.kt.attn_bwd_preprocess, env.kt.attn_bwd
 
         def backward():
-            pre[(n // 128, z * h)](o, do, delta, n, HEAD_DIM=d, BLOCK_M=128)
+            pre[(n // 128, z * h)](o, do, delta, dq_acc, n, HEAD_DIM=d, BLOCK_M=128, CLEAR_DQ=True)
             main[(n // n1, 1, z * h)](q, k, v, d ** -0.5, do, dq_acc, dk, dv, lse, delta, n, HEAD_DIM=d, BLOCK_M1=m1,
                                       BLOCK_N1=n1, BLOCK_M2=m2, BLOCK_N2=n2, num_warps=warps, num_stages=stages,
                                       DQ_ATOMIC=True)
@@ -408,9 +416,11 @@ for _id, _shape, _what in (("AB-01", (32, 32, 512, 64), "FlashAttention-2"),
     _z, _h, _n, _d = _shape
     _fa2 = _what == "FlashAttention-2"
     _cfg = FA2["bwd64"] if _fa2 else BWD
-    triton_case(_id, "fa", f"tutorial 06 backward in {_what}'s 5-dot form (preprocess, then per key block dK, dV "
-                "and dS·K added to a float32 dQ by atomics, then dQ converted; the tutorial's own 7 dots compute q·kᵀ "
-                "and do·vᵀ again for dQ; the zeroing of dQ's accumulator is not counted); B {_z}, H {_h}, N {_n}, d {_d} "
+    triton_case(_id, "fa", f"tutorial 06 backward in {_what}'s 5-dot form (preprocess: rowsum(dO ∘ O) and the "
+                "float32 dQ accumulator zeroed, as FlashAttention-2's non-deterministic and FlashAttention-3's "
+                "preprocess kernels do; then per key block dK, dV and dS·K added to that dQ by atomics, then dQ "
+                "converted; the tutorial's own 7 dots compute q·kᵀ and do·vᵀ again for dQ); "
+                f"B {_z}, H {_h}, N {_n}, d {_d} "
                 f"fp16; blocks {_cfg[0]}/{_cfg[1]}, {_cfg[4]} warps, {_cfg[5]} stages; "
                 "the tutorial's torch op that pre-scales K is not counted" + (_FA2_TEXT if _fa2 else ""),
                 target=FA2["target"] if _fa2 else None)(_attention_bwd(*_shape, config=_cfg))
