@@ -1,0 +1,13 @@
+"""The cyclic garbage collector as the root conftest leaves it for the tests: paused while collecting, then one
+full collection, the collected heap frozen out of its sight, and the collector running again."""
+
+import gc
+
+
+def test_the_collector_runs_during_the_tests_and_the_collected_heap_is_frozen():
+    assert gc.isenabled()  # paused only while collecting: the tests' own garbage cycles are freed as usual
+    # this test function was made while collecting: frozen, the collector (whose generations gc.get_objects lists)
+    # no longer sees it, though it is an object the collector tracks
+    me = test_the_collector_runs_during_the_tests_and_the_collected_heap_is_frozen
+    assert gc.is_tracked(me) and not any(o is me for o in gc.get_objects())
+    assert gc.get_freeze_count() > 0
