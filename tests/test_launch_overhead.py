@@ -7,6 +7,10 @@ Two shortcuts, each checked against its reference (a one-program step's structur
   layout tags once over every launch (``counts._moves_by_target``): against computing it each time;
 - a step starts knowing the launch arguments' addresses (``Program(addresses=…)``): each equals the
   address read from the flat view itself, whatever the array's layout.
+
+And ``_bind``'s arguments equal those made the general way, for 224 cases in one test (one test item each cost
+about 1.4 ms of pytest's own CPU); a failure names every case that differs by its old parametrized id
+(``opts1-4-16``). One case alone: ``bound_mismatches(16, 4, {"do_not_specialize": ["n"]})``.
 """
 
 from contextlib import contextmanager
@@ -118,11 +122,16 @@ def _bound_by_reference(kernel, args):
     return values, names, marks
 
 
-@pytest.mark.parametrize("n", [0, 1, 2, 8, 15, 16, 17, 24, 32, -16, 2 ** 31, 2 ** 40, True, np.int32(16)])
-@pytest.mark.parametrize("at", [0, 1, 2, 4])
-@pytest.mark.parametrize("opts", [{}, {"do_not_specialize": ["n"]}, {"do_not_specialize_on_alignment": ["x", "n"]},
-                                  {"do_not_specialize": ["x"]}])
-def test_bound_arguments_are_the_general_ones(n, at, opts):
+N_VALUES = [0, 1, 2, 8, 15, 16, 17, 24, 32, -16, 2 ** 31, 2 ** 40, True, np.int32(16)]
+OFFSETS = [0, 1, 2, 4]  # where the data starts past a 16-byte boundary, in elements (placed())
+OPTIONS = [{}, {"do_not_specialize": ["n"]}, {"do_not_specialize_on_alignment": ["x", "n"]}, {"do_not_specialize": ["x"]}]
+
+
+def bound_mismatches(n, at, opts) -> list[str]:
+    """What differs, for one case, between the arguments ``_bind`` gives a copy kernel made with ``triton.jit(…,
+    **opts)`` (x placed ``at`` elements past a 16-byte boundary, ``n`` its scalar) and those made the general way
+    (:func:`_bound_by_reference`), and between the launch's specialisation and the reference's marks: one line a
+    difference, ``[]`` when they are the same."""
     def copy(x, y, n, B: tl.constexpr):
         offs = tl.arange(0, B)
         tl.store(y + offs, tl.load(x + offs, mask=offs < n), mask=offs < n)
@@ -131,14 +140,49 @@ def test_bound_arguments_are_the_general_ones(n, at, opts):
     x, y = placed(np.arange(64, dtype=np.float32), at), np.zeros(64, np.float32)
     _grid, values, names, marks = kernel._bind((x, y, n, 64), {}, (1,))
     ref_values, ref_names, ref_marks = _bound_by_reference(kernel, (x, y, n))
-    assert marks == ref_marks and names == ref_names
-    for got, want in zip(values, ref_values):
-        assert got.__class__ is want.__class__ and got.dtype == want.dtype and got._ax == want._ax
-        assert np.array_equal(got.data, want.data) and got.data.dtype == want.data.dtype
-        if want.__class__.__name__ == "pointer":
-            assert got._address == want._address and got.flat is not None and np.shares_memory(got.flat, want.flat)
-    out = kernel[(1,)](x, y, n, B=64)
-    assert out.specialization == ref_marks
+    out = []
+    if marks != ref_marks or names != ref_names:
+        out.append(f"marks {marks} and names {names}, the general way {ref_marks} and {ref_names}")
+    for name, got, want in zip(kernel.arg_names, values, ref_values):
+        if not (got.__class__ is want.__class__ and got.dtype == want.dtype and got._ax == want._ax):
+            out.append(f"{name}: {got.__class__.__name__} {got.dtype} {got._ax}, the general way "
+                       f"{want.__class__.__name__} {want.dtype} {want._ax}")
+        if not (np.array_equal(got.data, want.data) and got.data.dtype == want.data.dtype):
+            out.append(f"{name}: data {got.data!r}, the general way {want.data!r}")
+        if want.__class__.__name__ == "pointer" and not (
+                got._address == want._address and got.flat is not None and np.shares_memory(got.flat, want.flat)):
+            out.append(f"{name}: address {got._address} (its flat view shares the array's memory: "
+                       f"{got.flat is not None and np.shares_memory(got.flat, want.flat)}), the general way {want._address}")
+    launched = kernel[(1,)](x, y, n, B=64).specialization
+    if launched != ref_marks:
+        out.append(f"the launch's specialisation {launched}, the general way {ref_marks}")
+    return out
+
+
+def _case_id(values: list, i: int, name: str) -> str:
+    """pytest's id of the ``i``-th value of a parametrized argument ``name`` (how the cases were named when each
+    was a test of its own): numbers and booleans as written, anything else the name and its index."""
+    v = values[i]
+    return str(v) if type(v) in (int, bool, float) else f"{name}{i}"
+
+
+def test_bound_arguments_are_the_general_ones():
+    # 4 options × 4 offsets × 14 scalars = 224 cases, each checked; a failure lists every case that differs, by
+    # the id it had as a parametrized test (opts{i}-{at}-{n}), and how. One case: bound_mismatches(n, at, opts)
+    failing, cases = {}, 0
+    for oi, opts in enumerate(OPTIONS):
+        for at in OFFSETS:
+            for ni, n in enumerate(N_VALUES):
+                cases += 1
+                try:
+                    what = bound_mismatches(n, at, opts)
+                except Exception as e:  # that case's error; the others are still checked
+                    what = [f"raised {type(e).__name__}: {e}"]
+                if what:
+                    failing[f"{_case_id(OPTIONS, oi, 'opts')}-{at}-{_case_id(N_VALUES, ni, 'n')}"] = what
+    assert cases == 224
+    assert not failing, "\n".join([f"{len(failing)} of {cases} cases differ:"] +
+                                   [f"[{cid}] " + "; ".join(what) for cid, what in failing.items()])
 
 
 def test_frozen_counts_hold_every_field_in_order():
