@@ -12,6 +12,7 @@ import kernellab.triton.language as tl
 from benchmarks.validation.kernels_triton import layer_norm_bwd_dx
 from kernellab import specs
 from kernellab.model.persm import FIXED_REGS, launch_of, triton_resources
+from kernellab.triton.executor import liveness
 from kernellab.triton.executor.liveness import Live
 
 
@@ -144,3 +145,37 @@ def test_the_peak_is_the_largest_sum_of_words_live_at_one_tick(values, num_warps
     ends = [max(i + later, i + 1) for i, (later, _, _) in enumerate(values)]
     by_tick = [sum(w for i, (w, e) in enumerate(zip(words, ends)) if i <= t < e) for t in range(len(values))]
     assert live.peak() == max(by_tick)
+
+
+# --- Live.peak of a few values in Python (liveness._peak), against the numpy sums ---------------------------
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.sampled_from([8, 16, 32, 64]), st.integers(1, 8)),
+                min_size=1, max_size=100))
+def test_the_peak_of_a_few_values_is_the_numpy_sums(values):
+    # value i born at tick i, last used at tick `last` (an end at or before its birth counts at birth + 1),
+    # words ⌈n ÷ threads⌉ × bits ÷ 32: the Python sums and numpy's are exact, so equal as floats
+    live = Live(num_warps=4)
+    for last, bits, per_thread in values:
+        i = live.born((128 * per_thread,), bits)
+        live.lasts[i] = last
+    python = liveness._peak(live.lasts, live.words)
+    saved = liveness._PYTHON_PEAK
+    liveness._PYTHON_PEAK = 0  # numpy's path for any number of values
+    try:
+        numpy_sums = live.peak()
+    finally:
+        liveness._PYTHON_PEAK = saved
+    assert python == numpy_sums and type(python) is float
+    assert live.peak() == numpy_sums  # the method's own choice
+
+
+def test_the_peak_by_hand():
+    live = Live(num_warps=1)  # 32 threads
+    a = live.born((64,), 32)  # 2 words a thread
+    b = live.born((64,), 32)
+    live.lasts[a] = 1          # a last used at b's birth: gone from tick 1
+    live.lasts[b] = 3          # b until tick 3
+    c = live.born((32,), 16)   # 0.5 word a thread, born at tick 2, never used
+    assert c == 2
+    # tick 0: a (2); tick 1: b (2); tick 2: b + c (2.5); tick 3: nothing
+    assert live.peak() == 2.5 == liveness._peak(live.lasts, live.words)

@@ -12,6 +12,7 @@ from kernellab.triton.compiler import axis as A
 from kernellab.triton.executor import dtypes as T
 from kernellab.triton.executor import engine
 from kernellab.triton.executor.tensor import _ELIDE_MIN, facts, tensor
+from kernellab.triton.language.core import _uncomputed_dot
 
 
 @pytest.mark.parametrize(("value", "name"), [
@@ -156,3 +157,16 @@ def test_a_small_product_is_computed_as_numpy_computes_it():
     b = a * a
     assert np.array_equal(b.data, np.full((1, n), 9.0, np.float32))
     assert np.array_equal(a.data, np.full((1, n), 3.0, np.float32))  # its operand unchanged
+
+
+def test_a_sampled_dots_stand_in_has_the_shape_of_the_product():
+    # operands of 3 programs and of 1: the stand-in has rows for 3; batch dimensions (1,) and (2,) broadcast to
+    # (2,); 16 × 32 @ 32 × 8 is 16 × 8; NaN for floats, 0 for integers
+    out = _uncomputed_dot(3, 1, (1, 16, 32), (2, 32, 8), None, np.float32)
+    assert out.shape == (3, 2, 16, 8) and out.dtype == np.float32 and np.isnan(out).all()
+    assert _uncomputed_dot(1, 1, (16, 32), (32, 8), None, np.int32).tolist() == np.zeros((1, 16, 8)).tolist()
+    # an accumulator of 4 programs' rows (4, 16, 8) broadcasts the product's one row to 4
+    acc = np.zeros((4, 16, 8), np.float32)
+    assert _uncomputed_dot(1, 1, (16, 32), (32, 8), acc, np.float32).shape == (4, 16, 8)
+    # an accumulator of the product's own shape: that shape
+    assert _uncomputed_dot(2, 2, (16, 32), (32, 8), np.zeros((2, 16, 8)), np.float16).shape == (2, 16, 8)

@@ -593,8 +593,10 @@ def _uncomputed_dot(rows_a: int, rows_b: int, shape_a: tuple, shape_b: tuple, ac
     ``rows_a`` and ``rows_b`` programs): what a sampled launch's ``tl.dot`` returns, so that nothing computed
     from it passes for a result (see :mod:`kernellab.triton.executor.sampling`). The operands' values are not
     needed, so a block not yet made (``p.to(tl.float16)``) is not made for it."""
-    shape = (builtins.max(rows_a, rows_b), *np.broadcast_shapes(shape_a[:-2], shape_b[:-2]), shape_a[-2], shape_b[-1])
-    if acc is not None:
+    batch_a, batch_b = shape_a[:-2], shape_b[:-2]  # (np.broadcast_shapes of equal shapes is that shape)
+    batch = batch_a if batch_a == batch_b else np.broadcast_shapes(batch_a, batch_b)
+    shape = (builtins.max(rows_a, rows_b), *batch, shape_a[-2], shape_b[-1])
+    if acc is not None and np.shape(acc) != shape:
         shape = np.broadcast_shapes(shape, np.shape(acc))
     return np.full(shape, np.nan if np.dtype(out_dtype).kind == "f" else 0, out_dtype)
 
