@@ -330,3 +330,26 @@ def test_a_result_whose_type_differs_from_one_programs_is_refused():
 
     with pytest.raises(NotBatchable, match="dtype float64, one program gets float32"):
         elementwise(shape_dependent, (PerProgram(np.ones((2, 3), np.float32)), np.float32(1)))
+
+
+def _twin(which: bool):
+    """Two kernels of one name and one file, only one of which assigns a module name."""
+    if which:
+        def kernel(tl, x):
+            global _TWIN_SEEN
+            _TWIN_SEEN = tl.program_id(0)
+    else:
+        def kernel(tl, x):
+            tl.store(x, tl.program_id(0))
+    return kernel
+
+
+def test_whether_a_kernel_assigns_a_module_name_is_read_from_its_own_code():
+    # read once a code object: each twin keeps its own answer, whichever is asked first
+    from kernellab.triton.executor.perprogram import batched
+
+    assigns, plain = _twin(True), _twin(False)
+    assert assigns.__name__ == plain.__name__ == "kernel"
+    for _ in range(2):
+        assert batched(plain) is not None
+        assert batched(assigns) is None  # a kernel that keeps state across programs runs one by one

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import builtins
 import dis
+import functools
 import operator
 import types
 
@@ -362,8 +363,10 @@ def batched(kernel):
     return fn
 
 
+@functools.lru_cache(maxsize=1024)
 def _assigns_globals(code: types.CodeType) -> bool:
-    """Whether ``code`` (or a function defined in it) assigns or deletes a module name."""
+    """Whether ``code`` (or a function defined in it) assigns or deletes a module name (read once a code object:
+    a lecture-form launch asks at every launch, and the bytecode cannot change)."""
     if any(ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") for ins in dis.get_instructions(code)):
         return True
     return any(_assigns_globals(c) for c in code.co_consts if isinstance(c, types.CodeType))
