@@ -14,6 +14,7 @@ Set ``KERNELLAB_TRACEBACK=full`` to keep every frame (to debug kernellab itself)
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -23,7 +24,10 @@ import numpy as np
 _LIBRARY = (str(Path(__file__).resolve().parent) + os.sep, str(Path(np.__file__).resolve().parent) + os.sep)
 
 
+@functools.lru_cache(maxsize=4096)
 def _library(filename: str) -> bool:
+    """Whether ``filename`` (a code object's) lies in kernellab or numpy, its symbolic links resolved (once per name:
+    resolving reads the file system, and an error's traceback asks for every frame)."""
     try:
         path = str(Path(filename).resolve())
     except (OSError, ValueError):

@@ -189,3 +189,23 @@ def test_full_tracebacks_on_request(monkeypatch):
     with pytest.raises(LaunchError) as info:
         launch(axpy, 1, 32, args=([1.0],))
     assert not _no_kernellab_frame(info.value)   # kernellab's own frames, to debug kernellab
+
+
+def test_a_frames_file_is_resolved_once_and_told_by_its_whole_path(monkeypatch):
+    # whether a frame is kernellab's or numpy's is its file's resolved path, found once per file name: two
+    # tracebacks through the same files resolve each name once; an __init__.py is kernellab's only in its folder
+    from pathlib import Path
+
+    import kernellab
+    import kernellab.tracebacks as tb
+
+    resolved = []
+    real = Path.resolve
+    monkeypatch.setattr(Path, "resolve", lambda self, *a, **k: resolved.append(str(self)) or real(self, *a, **k))
+    tb._library.cache_clear()
+    here, init = __file__, kernellab.__file__
+    other_init = str(Path(__file__).parent / "__init__.py")
+    assert [tb._library(f) for f in (init, here, other_init, np.__file__, "<string>")] == [True, False, False, True,
+                                                                                          False]
+    assert [tb._library(f) for f in (init, here, other_init)] == [True, False, False]
+    assert sorted(resolved) == sorted([init, here, other_init, np.__file__, "<string>"])
