@@ -464,15 +464,17 @@ def test_shared_wavefronts_of_one_phase_per_warp_by_hand():
 
 
 def test_warp_any_reads_every_lane_of_every_warp():
-    # a warp with one lane on, for each of its 32 lanes (each of the four 8-lane words, each byte), then none: 32
-    # warps with an active lane of 33; and random masks, contiguous or not, against numpy's any per row
+    # 8 × 32 warps with one lane on, each of its 32 lanes in turn (each of the four 8-lane words, each byte), then
+    # one with none: 256 warps with an active lane of 257 (read as words: 256 warps or more); and random masks of
+    # up to 600 warps, contiguous or not, against numpy's any per row
     from kernellab.access import requests, warp_any
 
-    one = np.vstack([np.eye(32, dtype=bool), np.zeros((1, 32), bool)])
-    assert warp_any(one).tolist() == [True] * 32 + [False]
-    assert requests(Access(np.zeros((33, 32), np.int64), one, 4)) == 32
+    one = np.vstack([np.eye(32, dtype=bool)] * 8 + [np.zeros((1, 32), bool)])
+    assert warp_any(one).tolist() == [True] * 256 + [False]
+    assert warp_any(one[-33:]).tolist() == [True] * 32 + [False]  # fewer warps: numpy's any
+    assert requests(Access(np.zeros((257, 32), np.int64), one, 4)) == 256
     rng = np.random.default_rng(5)
     for _ in range(50):
-        m = rng.random((int(rng.integers(1, 40)), 64)) < rng.choice([0.0, 0.02, 0.5])
+        m = rng.random((int(rng.integers(1, 600)), 64)) < rng.choice([0.0, 0.02, 0.5])
         assert warp_any(m[:, :32]).tolist() == m[:, :32].any(axis=1).tolist()  # a strided view: numpy's own path
         assert warp_any(np.ascontiguousarray(m[:, 32:])).tolist() == m[:, 32:].any(axis=1).tolist()
