@@ -411,3 +411,18 @@ def test_a_warp_with_one_lane_on_issues_the_instruction():
     assert (c.warp_instr, c.gld_instr, c.gld_bytes) == (4, 4, 16)
     c = launch(k([31, 63]), 1, 128, args=(x,))
     assert (c.warp_instr, c.gld_instr, c.gld_bytes) == (2, 2, 8)
+
+
+def test_barriers_of_whole_blocks_and_of_the_blocks_a_branch_keeps():
+    # 3 blocks of 48 threads (2 warps each, the second with 16 threads and 16 padding lanes): a barrier outside any
+    # blk.where is reached by all 3 blocks, 6 warps; one under blk.where(bx != 1) by blocks 0 and 2, 4 warps; one under
+    # blk.where(tx < 48) (every thread, a mask of its own) by all 3 again: 3 + 2 + 3 = 8 barriers, 6 + 4 + 6 = 16 bar.sync
+    def k(blk):
+        blk.syncthreads()
+        with blk.where(blk.bx != 1):
+            blk.syncthreads()
+        with blk.where(blk.tx < 48):
+            blk.syncthreads()
+
+    c = launch(k, 3, 48)
+    assert (c.barriers, c.instr_by_kind["bar.sync"]) == (8, 16)

@@ -819,16 +819,20 @@ class Block:
         """``__syncthreads()``: a barrier for every thread of a block; must be reached by all or none."""
         self._position()
         act, lanes, warps, _full = self._masks[-1]
-        per_block = act.reshape(self._n_blocks, -1).sum(axis=1)
-        partial = (per_block > 0) & (per_block < self._threads_per_block)
-        if partial.any():
-            b = int(np.argmax(partial))
-            lane = b * self._lanes_per_block + int(np.argmin(act[b * self._lanes_per_block:][: self._threads_per_block]))
-            raise BarrierError(_("{place}: does not reach syncthreads, which {reached} of the block's {threads} "
-                                 "threads reach (divergent barrier)").format(
-                place=self._place(lane), reached=int(per_block[b]), threads=self._threads_per_block),
-                **self._where(lane), reached=int(per_block[b]), threads=self._threads_per_block)
-        self._tally.barrier(int(np.count_nonzero(per_block)), warps, lanes)
+        if act is self._masks[0][0]:  # the blocks' own lanes (no blk.where open): every block reaches it whole
+            blocks = self._n_blocks
+        else:
+            per_block = act.reshape(self._n_blocks, -1).sum(axis=1)
+            partial = (per_block > 0) & (per_block < self._threads_per_block)
+            if partial.any():
+                b = int(np.argmax(partial))
+                lane = b * self._lanes_per_block + int(np.argmin(act[b * self._lanes_per_block:][: self._threads_per_block]))
+                raise BarrierError(_("{place}: does not reach syncthreads, which {reached} of the block's {threads} "
+                                     "threads reach (divergent barrier)").format(
+                    place=self._place(lane), reached=int(per_block[b]), threads=self._threads_per_block),
+                    **self._where(lane), reached=int(per_block[b]), threads=self._threads_per_block)
+            blocks = int(np.count_nonzero(per_block))
+        self._tally.barrier(blocks, warps, lanes)
         self._seen("bar.sync", warps)
         for _arr, tracker in self._shared:
             if tracker is not None:
