@@ -129,3 +129,23 @@ def test_moved_rows_are_listed_against_the_file(capsys):
     out = capsys.readouterr().out
     # GS-02's time and binding term changed, GS-01's did not
     assert "(commit abc): 1" in out and "GS-02" in out and "GS-01" not in out and "1.2" in out
+
+
+def test_af17_stand_in_counts_an_fp8_wgmma_then_an_fp16_one():
+    """AF-17 runs tutorial 06 as its 2023-10 revision's benchmark did on an H100: q and k (and O) stored as fp8
+    e5m2, V fp16. q·kᵀ is an fp8 dot (wgmma k32 on sm_90) and P·V, P cast to V's dtype, an fp16 one (k16)."""
+    from kernellab.triton.launches import recording
+
+    make = cases._attention_fwd(1, 1, 256, 64, causal=True, config=cases.TUT06_2023_H100, qk_dtype="fp8e5")
+    fn, work = make(env.KERNELLAB)
+    with recording() as launches:
+        fn()
+    c, = (launch.counts for launch in launches)
+    # 2 programs of 128 query rows, 64-wide key blocks: program 0 its 2 diagonal blocks, program 1 2 below the
+    # diagonal and 2 on it: 6 key blocks. Each dot is 128 × 64 × 64: 2·128·64·64 = 1,048,576 FLOPs
+    assert c.dot_flops_fp8 == 6 * 1_048_576 and c.dot_flops_f16 == 6 * 1_048_576 and c.dot_flops == 12 * 1_048_576
+    assert work == 4 * 256 * 256 * 64 * 0.5  # the rows' FLOPs: 4·N²·d halved (the masked half still computed)
+    # 8 warps are 2 warpgroups of 64 rows each, N 64 in one wgmma: q·kᵀ is K 64 ÷ 32 = 2 wgmma a warpgroup, P·V
+    # K 64 ÷ 16 = 4; × 2 warpgroups × 4 warps: 16 + 32 = 48 warp instructions a block, × 6 blocks = 288
+    # (fp16 q and k: 32 + 32 = 64 a block, 384)
+    assert c.wgmma_sm90 == 288

@@ -319,27 +319,57 @@ case("GL-17", "simt", "k10", "Boehm's kernel 10 (warptiling), scaled to M 5120, 
 
 # --- attention --------------------------------------------------------------------------------------------
 
-def attn_config(d):
-    """(BLOCK_M, BLOCK_N, num_warps, num_stages) of tutorial 06's forward as of early 2024, by head dim."""
-    return (128, 64, 4, 4) if d <= 64 else (128, 32, 8, 3)
+def attn_config(d, hopper=False):
+    """(BLOCK_M, BLOCK_N, num_warps, num_stages) of tutorial 06's forward from late 2023 to early 2024, by head dim:
+    BLOCK_M 128, BLOCK_N 64 up to d 64 and 32 above; 4 warps and 4 stages up to d 64, 8 warps and 3 stages above;
+    on a compute capability 9 GPU (``hopper``: its "Tuning for H100") 8 warps, and 7 stages from d 64 (3 below).
+    Read in zhanglx13/triton@635415170f5a (Triton PR 2459's branch, 2023-10); the tutorial kept that block until
+    its forward was autotuned (Triton PR 3892, mid-2024; a copy of the 2024-03 revision, after PR 3373's fp8
+    forward, still holds it)."""
+    bn = 64 if d <= 64 else 32
+    if hopper:
+        return 128, bn, 8, 7 if d >= 64 else 3
+    return (128, bn, 4, 4) if d <= 64 else (128, bn, 8, 3)
 
 
-def _attention_fwd(z, h, n, d, causal=False, ws=False, config=None):
+#: ``_attention_fwd``'s config for the mid-2024 tutorial's autotuner (``kernels_triton.attn_configs``).
+AUTOTUNED = "autotuned"
+
+
+def _attention_fwd(z, h, n, d, causal=False, ws=False, config=None, qk_dtype="fp16"):
+    """Tutorial 06's forward: ``config`` (BLOCK_M, BLOCK_N, num_warps, num_stages), :func:`attn_config`'s when None,
+    or ``AUTOTUNED`` (the mid-2024 tutorial's autotuner, ``kernels_triton.attn_configs``); ``qk_dtype``: the
+    dtype q, k and O are stored in (V stays fp16)."""
     def make(env):
-        q, k, v, o = (env.zeros((z, h, n, d), "fp16") for _ in range(4))
+        q, k, o = (env.zeros((z, h, n, d), qk_dtype) for _ in range(3))
+        v = env.zeros((z, h, n, d), "fp16")
         lse = env.zeros((z, h, n), "fp32")
-        (bm, bn, warps, stages), kernel = config or attn_config(d), env.kt.attn_fwd
-        return (lambda: kernel[(env.triton.cdiv(n, bm), z * h)](
-            q, k, v, lse, o, d ** -0.5, n, HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn, CAUSAL=causal, WARP_SPECIALIZE=ws,
-            num_warps=warps, num_stages=stages),
-            4 * z * h * n * n * d * (0.5 if causal else 1.0))  # 4·B·H·N²·d, halved if causal
+        args = (q, k, v, lse, o, d ** -0.5, n)
+        flags = {"HEAD_DIM": d, "CAUSAL": causal, "WARP_SPECIALIZE": ws, "QK_BITCAST": env.bitcast[qk_dtype]}
+        if config == AUTOTUNED:
+            kernel = env.kt.autotuned_attn_fwd(d)
+
+            def call():
+                kernel[lambda meta: (env.triton.cdiv(n, meta["BLOCK_M"]), z * h)](*args, **flags)
+        else:
+            (bm, bn, warps, stages), kernel = config or attn_config(d), env.kt.attn_fwd
+
+            def call():
+                kernel[(env.triton.cdiv(n, bm), z * h)](*args, BLOCK_M=bm, BLOCK_N=bn, **flags, num_warps=warps,
+                                                        num_stages=stages)
+        return call, 4 * z * h * n * n * d * (0.5 if causal else 1.0)  # 4·B·H·N²·d, halved if causal
     return make
 
 
-def _fwd_text(z, h, n, d, causal=False, what="FlashAttention", ws=False, config=None):
-    bm, bn, warps, stages = config or attn_config(d)
-    return (f"tutorial 06 forward (FlashAttention-2 algorithm) for {what}; B {z}, H {h}, N {n}, d {d} fp16"
-            f"{', causal' if causal else ''}; BLOCK_M {bm}, BLOCK_N {bn}, {warps} warps, {stages} stages"
+def _fwd_text(z, h, n, d, causal=False, what="FlashAttention", ws=False, config=None, dtypes="fp16"):
+    if config == AUTOTUNED:
+        tiles = ("autotuned over the mid-2024 tutorial's configs (BLOCK_M, BLOCK_N 64 or 128, BLOCK_N ≤ d; 3, 4 or "
+                 "7 stages; 4 warps, or 8 on 128 × 128)")
+    else:
+        bm, bn, warps, stages = config or attn_config(d)
+        tiles = f"BLOCK_M {bm}, BLOCK_N {bn}, {warps} warps, {stages} stages"
+    return (f"tutorial 06 forward (FlashAttention-2 algorithm) for {what}; B {z}, H {h}, N {n}, d {d} {dtypes}"
+            f"{', causal' if causal else ''}; {tiles}"
             + ("; key loop warp-specialised (tl.range(warp_specialize=True)), FlashAttention-3 being "
                "warp-specialised and tutorial 06 running its non-causal forward so on Hopper" if ws else ""))
 
@@ -354,36 +384,63 @@ _FA2_TEXT = ("; compiled for sm_80 (mma.sync and ldmatrix, no wgmma), as FlashAt
              "every GPU (MMA atom SM80_16x8x16), with FlashAttention-2's own tiles")
 triton_case("AF-01", "fa", _fwd_text(32, 32, 512, 64, what="FlashAttention-2 (CUDA, mma.sync)", config=FA2["fwd64"])
             + _FA2_TEXT, target=FA2["target"])(_attention_fwd(32, 32, 512, 64, config=FA2["fwd64"]))
-for _id, _shape, _what in (
-        ("AF-03", (32, 32, 512, 64), "the FA3 paper's Triton"),
-        ("AF-04", (1, 32, 16384, 64), "the FA3 paper's Triton"),
-        ("AF-05", (32, 32, 512, 64), "FlashAttention-3 (wgmma, warp-specialised)"),
-        ("AF-06", (1, 32, 16384, 64), "FlashAttention-3"),
-        ("AF-07", (32, 16, 512, 128), "FlashAttention-3"),
-        ("AF-08", (1, 16, 16384, 128), "FlashAttention-3"),
-        ("AF-11", (1, 8, 16384, 256), "FlashAttention-3"),
-        ("AF-13", (32, 16, 512, 128), "tritonbench's tutorial kernel"),
-        ("AF-14", (1, 16, 16384, 128), "tritonbench's tutorial kernel"),
-        ("AF-18", (1, 16, 16384, 128), "FlashAttention-2 on the A100 (its best case; the row is an envelope)")):
+#: The FA3 paper's "Triton" series is ``triton.ops.flash_attention``: its benchmark script imports ``from
+#: triton.ops.flash_attention import attention as attention_triton`` (Dao-AILab/flash-attention@1899c97,
+#: hopper/benchmark_flash_attention.py), whose forward (triton-lang/triton@41e336f, python/triton/ops/
+#: flash_attention.py) is BLOCK_M 128, BLOCK_N 64, 4 warps up to d 64 (8 above), 4 stages on every GPU, no H100
+#: tuning: one unmasked key loop, as tutorial 06's non-causal forward (q pre-scaled there, once a program).
+TRITON_OPS = (128, 64, 4, 4)
+_OPS_TEXT = ("; triton.ops.flash_attention's forward config (the FA3 benchmark script's Triton, "
+             "hopper/benchmark_flash_attention.py), whose key loop is this one")
+#: tritonbench's "triton_tutorial_flash_v2" (pytorch/benchmark PR 2391, 2024-07-23) is its copy of the tutorial,
+#: autotuned as the tutorial was from Triton PR 3892 (mid-2024; read in pytorch/benchmark@0d1deb2,
+#: torchbenchmark/util/kernels/triton_fused_attention.py, a later state of that copy)
+_TB_TEXT = "; tritonbench's copy of the mid-2024 tutorial (its autotune list, keyed on N_CTX)"
+#: FlashAttention-3's rows stand in as the tutorial of early 2024 on an H100: its "Tuning for H100" (attn_config)
+_H100_TEXT = "; the H100 tuning of the tutorial of late 2023 – early 2024 (8 warps, 7 stages from d 64)"
+for _id, _shape, _what, _cfg, _text in (
+        ("AF-03", (32, 32, 512, 64), "the FA3 paper's Triton", TRITON_OPS, _OPS_TEXT),
+        ("AF-04", (1, 32, 16384, 64), "the FA3 paper's Triton", TRITON_OPS, _OPS_TEXT),
+        ("AF-05", (32, 32, 512, 64), "FlashAttention-3 (wgmma, warp-specialised)", "h100", _H100_TEXT),
+        ("AF-06", (1, 32, 16384, 64), "FlashAttention-3", "h100", _H100_TEXT),
+        ("AF-07", (32, 16, 512, 128), "FlashAttention-3", "h100", _H100_TEXT),
+        ("AF-08", (1, 16, 16384, 128), "FlashAttention-3", "h100", _H100_TEXT),
+        ("AF-11", (1, 8, 16384, 256), "FlashAttention-3", "h100", _H100_TEXT),
+        ("AF-13", (32, 16, 512, 128), "tritonbench's tutorial kernel", AUTOTUNED, _TB_TEXT),
+        ("AF-14", (1, 16, 16384, 128), "tritonbench's tutorial kernel", AUTOTUNED, _TB_TEXT),
+        ("AF-18", (1, 16, 16384, 128), "FlashAttention-2 on the A100 (its best case; the row is an envelope)", None,
+         "")):
     _kind = "own" if "Triton" in _what or "tutorial" in _what else "fa"
     _ws = _what.startswith("FlashAttention-3")  # FA3 is warp-specialised; FA2 and the Triton rows are not
-    triton_case(_id, _kind, _fwd_text(*_shape, what=_what, ws=_ws))(_attention_fwd(*_shape, ws=_ws))
+    _cfg = attn_config(_shape[3], hopper=True) if _cfg == "h100" else _cfg
+    triton_case(_id, _kind, _fwd_text(*_shape, what=_what, ws=_ws, config=_cfg) + _text)(
+        _attention_fwd(*_shape, ws=_ws, config=_cfg))
 # causal: FlashAttention-3's causal forward is the same warp-specialised kernel as its non-causal one, so its
 # stand-in is warp-specialised as AF-05..AF-11 are (the loop below the diagonal; the diagonal block stays plain),
 # though tutorial 06's own benchmark warp-specialises only its non-causal forward on Hopper (its enable_ws rule)
-triton_case("AF-10", "fa", _fwd_text(1, 16, 16384, 128, True, "FlashAttention-3", ws=True) + "; the tutorial's "
+triton_case("AF-10", "fa", _fwd_text(1, 16, 16384, 128, True, "FlashAttention-3", ws=True,
+                                     config=attn_config(128, hopper=True)) + _H100_TEXT + "; the tutorial's "
             "own benchmark does not warp-specialise its causal forward on Hopper, FlashAttention-3's causal kernel is")(
-    _attention_fwd(1, 16, 16384, 128, causal=True, ws=True))
+    _attention_fwd(1, 16, 16384, 128, causal=True, ws=True, config=attn_config(128, hopper=True)))
 #: Tutorial 06 as Triton PR 2459 measured it (2023-10-06; python/tutorials/06-fused-attention.py of the PR's branch,
 #: zhanglx13/triton@635415170f5a): causal as two key loops, the blocks below the diagonal unmasked (STAGE 1), then
 #: the diagonal block masked (STAGE 2); BLOCK_M 128, BLOCK_N 64 (head dim ≤ 64), and on a compute capability 9 GPU
 #: ("Tuning for H100") 8 warps and 7 stages, not the 4 warps and 4 stages of other GPUs.
-TUT06_2023_H100 = (128, 64, 8, 7)
+TUT06_2023_H100 = attn_config(64, hopper=True)  # (128, 64, 8, 7)
+#: That revision's benchmark, provider "triton", mode "fwd": ``if mode == "fwd" and TORCH_HAS_FP8: q =
+#: q.to(torch.float8_e5m2); k = k.to(torch.float8_e5m2)`` with ``TORCH_HAS_FP8 = hasattr(torch, 'float8_e5m2')``,
+#: and ``o = torch.empty_like(q)``: q, k and O fp8 e5m2, V fp16, P cast to fp16 for P·V. torch has float8_e5m2 from
+#: 2.1.0 (released 2023-10-04; its nightlies from mid-2023), and the cast was put in the tutorial upstream to run
+#: on an H100. The PR does not name its torch; nothing found says it lacked float8_e5m2, so the row is scored on the
+#: revision as it ran (the evidence favours it): fp8 q, k, O. With fp16 q and k the same tiles give 0.803.
+TUT06_2023_QK = "fp8e5"
 triton_case("AF-17", "own", _fwd_text(4, 48, 1024, 64, True, "the tutorial's 2023-10 revision",
-                                      config=TUT06_2023_H100) + "; the H100 tuning of that revision (Triton PR 2459's "
-            "branch); q and k stay fp16 here, though that revision's benchmark casts them to fp8 e5m2 where torch "
-            "has float8_e5m2 (torch 2.1 on): the PR does not say which torch ran")(
-    _attention_fwd(4, 48, 1024, 64, causal=True, config=TUT06_2023_H100))
+                                      config=TUT06_2023_H100, dtypes="(q, k and O fp8 e5m2, V fp16)")
+            + "; the H100 tuning and the benchmark of that revision (Triton PR 2459's branch, zhanglx13/triton@"
+            "635415170f5a), which casts q and k to fp8 e5m2 in the forward where torch has float8_e5m2 (torch 2.1.0, "
+            "2023-10-04, on) and makes O like q; scored as it ran, no source saying the PR's torch lacked "
+            "float8_e5m2 (fp16 q and k: ratio 0.803)")(
+    _attention_fwd(4, 48, 1024, 64, causal=True, config=TUT06_2023_H100, qk_dtype=TUT06_2023_QK))
 
 BWD = (32, 128, 128, 32, 4, 5)  # tutorial 06's backward: BLOCK_M1, BLOCK_N1, BLOCK_M2, BLOCK_N2, warps, stages
 

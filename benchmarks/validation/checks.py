@@ -126,16 +126,17 @@ def attention_reference(q, k, v, scale, causal):
     return (p / p.sum(-1, keepdims=True)) @ v, lse2, p / p.sum(-1, keepdims=True)
 
 
-def run_attention_fwd(env, q, k, v, n, d, causal, heads, ws=False):
-    """The forward launch of the harness at a small size (``ws``: warp-specialised): returns O and the row
-    statistics M."""
+def run_attention_fwd(env, q, k, v, n, d, causal, heads, ws=False, qk_dtype="fp16", config=None):
+    """The forward launch of the harness at a small size (``ws``: warp-specialised; ``qk_dtype``: the dtype
+    of q, k and O, V being fp16): returns O and the row statistics M."""
     from .cases import attn_config
 
-    bm, bn, warps, stages = attn_config(d)
-    o, lse = env.zeros((1, heads, n, d), "fp16"), env.zeros((1, heads, n), "fp32")
+    bm, bn, warps, stages = config or attn_config(d)
+    o, lse = env.zeros((1, heads, n, d), qk_dtype), env.zeros((1, heads, n), "fp32")
     env.kt.attn_fwd[(env.triton.cdiv(n, bm), heads)](q, k, v, lse, o, d ** -0.5, n, HEAD_DIM=d, BLOCK_M=bm,
                                                      BLOCK_N=bn, CAUSAL=causal, WARP_SPECIALIZE=ws,
-                                                     num_warps=warps, num_stages=stages)
+                                                     QK_BITCAST=env.bitcast[qk_dtype], num_warps=warps,
+                                                     num_stages=stages)
     return o, lse
 
 
@@ -151,6 +152,20 @@ def check_attention(env) -> dict:
         # the row statistics are fp32 sums of exponentials: 1e-4
         out[name] = (_err(env.numpy(o), ref), 1e-2)
         out[name + ", row statistics"] = (_err(env.numpy(lse), ref_lse), 1e-4)
+    # the 2023-10 tutorial's fp8 forward (AF-17): q, k and O stored as fp8 e5m2, V fp16, causal, its H100 tiles
+    from .cases import TUT06_2023_H100
+
+    q, k = (env.randn((1, heads, n, 64), "fp8e5", s) for s in (18, 19))
+    v = env.randn((1, heads, n, 64), "fp16", 20)
+    o, lse = run_attention_fwd(env, q, k, v, n, 64, True, heads, qk_dtype="fp8e5", config=TUT06_2023_H100)
+    ref, ref_lse, _ = attention_reference(env.numpy(q, "fp8e5"), env.numpy(k, "fp8e5"), env.numpy(v), 64 ** -0.5,
+                                          True)
+    # q and k are exact in fp8 and their products exact in the fp32 dot, so the row statistics keep 1e-4; O is
+    # rounded to e5m2 after P·V's 1e-2: 2 mantissa bits, half an ulp at most 2^-3 of |o|, so each element's
+    # error less 2^-3·|ref| is at most 1e-2·(1 + 2^-3) < 1.2e-2
+    name = "attention forward d 64, causal, fp8 e5m2 q, k and O"
+    out[name] = (float((np.abs(env.numpy(o, "fp8e5") - ref) - 2 ** -3 * np.abs(ref)).max()), 1.2e-2)
+    out[name + ", row statistics"] = (_err(env.numpy(lse), ref_lse), 1e-4)
     return out
 
 

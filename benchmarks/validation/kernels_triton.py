@@ -168,9 +168,12 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
 
 
 @triton.jit
-def _attn_block(q, K, V, base, cols, offs_d, m_i, l_i, acc, qk_scale, HEAD_DIM: tl.constexpr):
+def _attn_block(q, K, V, base, cols, offs_d, m_i, l_i, acc, qk_scale, HEAD_DIM: tl.constexpr,
+                QK_BITCAST: tl.constexpr = None):
     # one key block of the online softmax (no mask): scores, running max and sum, the rescaled P·V
     k = tl.load(K + base + cols[:, None] * HEAD_DIM + offs_d[None, :])
+    if QK_BITCAST is not None:
+        k = k.to(QK_BITCAST, bitcast=True)
     qk = tl.dot(q, tl.trans(k))
     m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
     p = tl.exp2(qk * qk_scale - m_ij[:, None])
@@ -183,16 +186,21 @@ def _attn_block(q, K, V, base, cols, offs_d, m_i, l_i, acc, qk_scale, HEAD_DIM: 
 
 @triton.jit
 def attn_fwd(Q, K, V, M, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
-             BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, WARP_SPECIALIZE: tl.constexpr = False):
+             BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr, WARP_SPECIALIZE: tl.constexpr = False,
+             QK_BITCAST: tl.constexpr = None):
     # program (m, z·H + h): BLOCK_M query rows of one head; Q, K, V, Out contiguous (Z, H, N_CTX, HEAD_DIM).
     # WARP_SPECIALIZE: the key loop as tl.range(warp_specialize=True), as tutorial 06 runs its non-causal
     # forward on Hopper (producer and consumer warps; an older Triton never compiles that branch when False)
+    # QK_BITCAST: Q, K and Out hold that dtype as their bits (env.bitcast: fp8 travels as uint8), V its own
+    # dtype: q·kᵀ is a dot of that dtype, P is cast to V's dtype for P·V (the 2023-10 tutorial's fp8 q and k)
     start_m = tl.program_id(0)
     base = tl.program_id(1).to(tl.int64) * N_CTX * HEAD_DIM
     offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.arange(0, BLOCK_N)
     offs_d = tl.arange(0, HEAD_DIM)
     q = tl.load(Q + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :])
+    if QK_BITCAST is not None:
+        q = q.to(QK_BITCAST, bitcast=True)
     m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
     acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
@@ -201,14 +209,18 @@ def attn_fwd(Q, K, V, M, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: 
     hi = start_m * BLOCK_M if CAUSAL else N_CTX
     if WARP_SPECIALIZE:
         for start_n in tl.range(0, hi, BLOCK_N, warp_specialize=True):
-            m_i, l_i, acc = _attn_block(q, K, V, base, start_n + offs_n, offs_d, m_i, l_i, acc, qk_scale, HEAD_DIM)
+            m_i, l_i, acc = _attn_block(q, K, V, base, start_n + offs_n, offs_d, m_i, l_i, acc, qk_scale, HEAD_DIM,
+                                        QK_BITCAST)
     else:
         for start_n in range(0, hi, BLOCK_N):
-            m_i, l_i, acc = _attn_block(q, K, V, base, start_n + offs_n, offs_d, m_i, l_i, acc, qk_scale, HEAD_DIM)
+            m_i, l_i, acc = _attn_block(q, K, V, base, start_n + offs_n, offs_d, m_i, l_i, acc, qk_scale, HEAD_DIM,
+                                        QK_BITCAST)
     if CAUSAL:
         for start_n in range(start_m * BLOCK_M, (start_m + 1) * BLOCK_M, BLOCK_N):
             cols = start_n + offs_n
             k = tl.load(K + base + cols[:, None] * HEAD_DIM + offs_d[None, :])
+            if QK_BITCAST is not None:
+                k = k.to(QK_BITCAST, bitcast=True)
             qk = tl.dot(q, tl.trans(k)) * qk_scale
             qk = tl.where(offs_m[:, None] >= cols[None, :], qk, -1.0e6)
             m_ij = tl.maximum(m_i, tl.max(qk, 1))
@@ -221,7 +233,11 @@ def attn_fwd(Q, K, V, M, Out, sm_scale, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: 
     m_i += tl.log2(l_i)  # the row's log-sum-exp (base 2), which the backward pass reads
     acc = acc / l_i[:, None]
     tl.store(M + tl.program_id(1) * N_CTX + offs_m, m_i)
-    tl.store(Out + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :], acc.to(Out.dtype.element_ty))
+    if QK_BITCAST is not None:
+        out = acc.to(QK_BITCAST).to(Out.dtype.element_ty, bitcast=True)
+    else:
+        out = acc.to(Out.dtype.element_ty)
+    tl.store(Out + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :], out)
 
 
 @triton.jit
@@ -330,3 +346,19 @@ def autotuned_matmul(fp8: bool = False):
     must each tune on their own.
     """
     return triton.autotune(configs=matmul_configs(fp8), key=["M", "N", "K"])(matmul_kernel)
+
+
+def attn_configs(head_dim: int) -> list:
+    """The autotuner's ``triton.Config`` list of tutorial 06's forward from mid-2024 (Triton PR 3892, "tune flash
+    attention block sizes", as tritonbench's copy holds it): BLOCK_M and BLOCK_N in {64, 128}, 3, 4 or 7 stages,
+    4 or 8 warps, less its ``keep`` rule's (8 warps on a block under 128 × 128) and the configs its
+    ``tl.static_assert(BLOCK_N <= HEAD_DIM)`` fails to compile (which the autotuner skips)."""
+    return [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn}, num_stages=s, num_warps=w)
+            for bm in (64, 128) for bn in (64, 128) for s in (3, 4, 7) for w in (4, 8)
+            if not (bm * bn < 128 * 128 and w == 8) and bn <= head_dim]
+
+
+def autotuned_attn_fwd(head_dim: int):
+    """A fresh ``@triton.autotune`` of :func:`attn_fwd` over :func:`attn_configs` (keyed on N_CTX, as the
+    tutorial's), fresh for each row as :func:`autotuned_matmul` is."""
+    return triton.autotune(configs=attn_configs(head_dim), key=["N_CTX"])(attn_fwd)
