@@ -148,7 +148,7 @@ def test_the_peak_is_the_largest_sum_of_words_live_at_one_tick(values, num_warps
 
 
 # --- Live.peak of a few values in Python (liveness._peak), against the numpy sums ---------------------------
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 40), st.sampled_from([8, 16, 32, 64]), st.integers(1, 8)),
                 min_size=1, max_size=100))
 def test_the_peak_of_a_few_values_is_the_numpy_sums(values):
