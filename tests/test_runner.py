@@ -6,6 +6,7 @@ The torch side (CUDA queries, tensors on "cuda") is tests/test_runner_torch.py, 
 
 import importlib
 import importlib.metadata
+import json
 import os
 import subprocess
 import sys
@@ -117,14 +118,16 @@ def test_activate_twice_is_once_and_deactivate_twice_is_harmless():
     assert repr(first) == "<kernellab runner: off>"
 
 
-def _fresh(code: str) -> str:
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=ENV, capture_output=True, text=True,
-                          timeout=120, check=True).stdout
-
-
-def test_without_the_runner_nothing_outside_kernellab_is_imported():
-    out = _fresh("""
-        import sys
+@pytest.fixture(scope="module")
+def fresh():
+    """What a new interpreter sees, one interpreter for both tests below (each reads its own facts; the second's
+    are taken first, before anything but kernellab is imported): whether ``import kernellab, kernellab.triton``
+    loaded importlib.metadata; the modules outside kernellab that importing the runner and launching a kernel
+    added; any real triton or torch module; then the version importlib.metadata answers under the runner."""
+    code = textwrap.dedent("""
+        import json, sys
+        import kernellab, kernellab.triton
+        metadata_loaded = "importlib.metadata" in sys.modules
         import numpy as np
         import kernellab.triton as triton
         import kernellab.triton.language as tl
@@ -135,27 +138,31 @@ def test_without_the_runner_nothing_outside_kernellab_is_imported():
             tl.store(x_ptr + tl.arange(0, B), 1.0)
         one[(1,)](np.zeros(4, np.float32), B=4)
         new = sorted(n for n in set(sys.modules) - before if not n.startswith("kernellab."))
-        print(new, sorted(n for n in sys.modules if n.split(".")[0] in ("triton", "torch")))
+        real = sorted(n for n in sys.modules if n.split(".")[0] in ("triton", "torch"))
+        import importlib.metadata
+        with kernellab.triton.runner.activate():
+            version = importlib.metadata.version("triton")
+        print(json.dumps({"metadata_loaded": metadata_loaded, "new": new, "real": real, "version": version}))
     """)
-    assert out.strip() == "[] []"
+    out = subprocess.run([sys.executable, "-c", code], env=ENV, capture_output=True, text=True, timeout=120,
+                         check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
 
 
-def test_importing_kernellab_leaves_importlib_metadata_unloaded_until_it_is_asked():
+def test_without_the_runner_nothing_outside_kernellab_is_imported(fresh):
+    assert fresh["new"] == [] and fresh["real"] == []
+
+
+def test_importing_kernellab_leaves_importlib_metadata_unloaded_until_it_is_asked(fresh):
     # the runner answers importlib.metadata's hook only, so `import kernellab` need not load it (with email,
     # zipfile, socket and tempfile, ≈ 21 ms of CPU on every gallery page and test process); asked for
     # triton's version under the runner, it loads and answers 3.9.0
-    out = _fresh("""
-        import sys
-        import kernellab, kernellab.triton
-        print("importlib.metadata" in sys.modules, end=" ")
-        import importlib.metadata
-        with kernellab.triton.runner.activate():
-            print(importlib.metadata.version("triton"))
-    """)
-    assert out.strip() == "False 3.9.0"
+    assert fresh["metadata_loaded"] is False and fresh["version"] == "3.9.0"
 
 
-def test_python_m_kernellab_run_runs_an_unmodified_script(tmp_path):
+def test_kernellab_run_runs_an_unmodified_script(tmp_path, capsys):
+    # main(), as ``python -m kernellab`` calls it, in this process (the real ``python -m`` — its argv, exit status and
+    # output — is test_cli's failing script's point); the modelled GPU is as it was afterwards
     script = tmp_path / "tutorial.py"
     script.write_text(textwrap.dedent("""
         import sys
@@ -177,15 +184,15 @@ def test_python_m_kernellab_run_runs_an_unmodified_script(tmp_path):
         print(importlib.import_module("triton").__name__, triton.runtime.driver.active.get_current_target().arch,
               sys.argv[1:])
     """))
-    proc = subprocess.run([sys.executable, "-m", "kernellab", "run", "--gpu", "A100", str(script), "--n", "3"],
-                          env=ENV, capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ["kernellab.triton", "80", "['--n',", "'3']"]  # the A100 is sm_80
+    before = kernellab.triton.runtime.driver.active.get_current_target().arch
+    assert main(["run", "--gpu", "A100", str(script), "--n", "3"]) == 0
+    assert capsys.readouterr().out.split() == ["kernellab.triton", "80", "['--n',", "'3']"]  # the A100 is sm_80
+    assert kernellab.triton.runtime.driver.active.get_current_target().arch == before and not runner.active()
 
 
 def test_kernellab_run_reports_the_scripts_error_from_its_own_line(tmp_path, capsys):
     # main(), as ``python -m kernellab`` calls it, in this process: the real ``python -m`` (its argv, exit status
-    # and output) is the test above's point, and test_cli's failing script's for a non-zero status
+    # and output) is test_cli's failing script's point
     script = tmp_path / "broken.py"
     script.write_text("import triton\nraise KeyError('from the script')\n")
     assert main(["run", str(script)]) == 1
