@@ -426,3 +426,27 @@ def test_barriers_of_whole_blocks_and_of_the_blocks_a_branch_keeps():
 
     c = launch(k, 3, 48)
     assert (c.barriers, c.instr_by_kind["bar.sync"]) == (8, 16)
+
+
+def test_a_masked_store_to_one_element_keeps_the_later_lanes_value():
+    # global stores take effect in lane order (lane by lane, a lane's columns in order); under a mask:
+    # 1-D: odd lanes of 32 store tx to out[tx // 4]: element e gets lanes 4e + 1, then 4e + 3 → 4e + 3
+    def one(blk, out):
+        with blk.where(blk.tx % 2 == 1):
+            blk.store(out, blk.tx // 4, blk.tx.astype(np.float32))
+
+    out = np.full(8, -1, np.float32)
+    launch(one, 1, 32, args=(out,))
+    assert out.tolist() == [4.0 * e + 3 for e in range(8)]
+
+    # 2-D: lanes below 20 store 10·tx to out[tx] and 10·tx + 1 to out[tx + 1]: element e (1 ≤ e ≤ 19) gets lane
+    # e − 1's second (10e − 9) and then lane e's first (10e), which stays; element 20 only lane 19's second, 191
+    def two(blk, out):
+        with blk.where(blk.tx < 20):
+            cols = np.stack([blk.tx, blk.tx + 1], axis=1)
+            vals = np.stack([10 * blk.tx, 10 * blk.tx + 1], axis=1).astype(np.float32)
+            blk.store(out, cols, vals)
+
+    out = np.full(33, -1, np.float32)
+    launch(two, 1, 32, args=(out,))
+    assert out.tolist() == [10.0 * e for e in range(20)] + [191.0] + [-1.0] * 12

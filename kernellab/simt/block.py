@@ -663,6 +663,9 @@ class Block:
         value = np.broadcast_to(cvt.astype(plain(value), storage.dtype), flat_idx.shape)  # float → int: cvt.rzi
         if all_active:
             storage[flat_idx] = value
+        elif flat_idx.ndim <= 2:  # the active lanes' rows, lane by lane, as the mask below orders them (a later lane's
+            on = np.flatnonzero(act)  # value stays); taken by their numbers (faster than a mask of a broadcast view)
+            storage[flat_idx.take(on, axis=0).reshape(-1)] = value.take(on, axis=0).reshape(-1)
         else:
             sel = np.broadcast_to(a, flat_idx.shape)
             storage[flat_idx[sel]] = value[sel]
@@ -764,10 +767,11 @@ class Block:
             if all_active:  # every lane's: the index as it is, read only (a new sum, or the one a site keeps)
                 elements = flat_idx.reshape(-1)
                 threads = self._lane_ids if flat_idx.ndim == 1 else np.repeat(self._lane_ids, flat_idx.size // self.n_threads)
-            else:
-                lanes = np.broadcast_to(self._lane_ids.reshape(-1, *(1,) * (flat_idx.ndim - 1)), flat_idx.shape)
-                sel = np.broadcast_to(act.reshape(act.shape + (1,) * (flat_idx.ndim - 1)), flat_idx.shape)
-                elements, threads = flat_idx[sel], lanes[sel]
+            else:  # the active lanes' numbers, then their rows of the index (each lane's columns in order)
+                on = np.flatnonzero(act)
+                per = flat_idx.size // self.n_threads
+                elements = flat_idx.take(on, axis=0).reshape(-1)
+                threads = on if per == 1 else np.repeat(on, per)
             if vec > 1:
                 elements = (elements[:, None] + np.arange(vec)).ravel()
                 threads = np.repeat(threads, vec)
