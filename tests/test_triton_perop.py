@@ -1,16 +1,19 @@
 """The mini-Triton's per-operation paths written out for speed (kernellab/triton/executor/tensor.py ``_binary``,
-``_binary_values``, ``facts``; dtypes.py ``of_python``): a literal's type, operands of another rank or type, the
+``_binary_values``, ``facts``; dtypes.py ``of_python``; counts.py ``_union_length`` of intervals of one length): a literal's type, operands of another rank or type, the
 facts of an operand made another shape, and what a ``tl.dot``'s result or a load passes on through either
 operand. Every expectation is derived by hand in its comment."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab.triton.compiler import axis as A
 from kernellab.triton.executor import dtypes as T
 from kernellab.triton.executor import engine
+from kernellab.triton.executor.counts import _union_length
 from kernellab.triton.executor.tensor import _ELIDE_MIN, facts, tensor
 from kernellab.triton.language.core import _uncomputed_dot
 
@@ -170,3 +173,15 @@ def test_a_sampled_dots_stand_in_has_the_shape_of_the_product():
     assert _uncomputed_dot(1, 1, (16, 32), (32, 8), acc, np.float32).shape == (4, 16, 8)
     # an accumulator of the product's own shape: that shape
     assert _uncomputed_dot(2, 2, (16, 32), (32, 8), np.zeros((2, 16, 8)), np.float16).shape == (2, 16, 8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 60), min_size=1, max_size=40), st.integers(-1, 6), st.integers(1, 4))
+def test_the_union_of_intervals_of_one_length_is_every_integer_they_cover(starts, n, parts):
+    # intervals [s, s + n) in any order (repeats too), split over `parts` marks as a launch's loads give them, and
+    # one more run of a single int pair: the union counted one integer at a time
+    lo = np.array(starts, np.int64)
+    runs = [(chunk, chunk + n) for chunk in np.array_split(lo, parts) if chunk.size]
+    want = len({x for s in starts for x in range(s, s + n)})
+    assert _union_length(runs) == want
+    assert _union_length(runs + [(starts[0], starts[0] + n)]) == want  # (an int run: the same interval again)

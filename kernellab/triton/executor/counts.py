@@ -1352,6 +1352,8 @@ def _union_length(runs: list) -> int:
     9
     >>> _union_length([(np.array([0, 5]), np.array([4, 8])), (2, 6), (20, 21)])  # the same, as arrays
     9
+    >>> _union_length([(np.array([8, 0, 2]), np.array([12, 4, 6]))])   # all 4 long: [0, 6) and [8, 12)
+    10
     """
     if all(type(r[0]) is int for r in runs):
         n, reach = 0, None
@@ -1362,6 +1364,11 @@ def _union_length(runs: list) -> int:
     lo, hi = _intervals(runs)
     if lo.size == 0:
         return 0
+    width = hi - lo
+    n = int(width[0])
+    if n > 0 and (width == n).all():  # every interval n long (a tile's rows): each start up to the next, n at most
+        s = np.sort(lo, kind="stable")  # (timsort: fast on the runs of sorted starts programs give)
+        return int(np.minimum(s[1:] - s[:-1], n).sum()) + n
     if lo.size > 1 and (lo[1:] < lo[:-1]).any():
         order = np.argsort(lo, kind="stable")
         lo, hi = lo[order], hi[order]
