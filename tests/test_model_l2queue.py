@@ -119,3 +119,18 @@ def test_a_pipelined_loop_thinks_only_its_round_trip():
     warm = _predict(_one_stage_loop(264, stages=3), "cudagraph")
     assert warm["t_l2_queue"] == pytest.approx(16 / x, rel=1e-9)
     assert warm["t_l2"] < warm["t_l2_queue"] < _predict(_one_stage_loop(264), "cudagraph")["t_l2_queue"]
+
+
+def test_two_stages_keep_one_round_in_flight_and_think_only_the_round_trip():
+    # two stages: the pipeliner issues one trip ahead, so 2 − 1 = 1 round in flight a program (N = 2, as one stage),
+    # but the loop is pipelined: trip i's work overlaps trip i + 1's loads, so a customer thinks its round trip
+    # only, Z = 280 ÷ 1.98 GHz = 141.41 ns (one stage adds the work to Z).
+    # S = 109.23 ns as above; n = 1: Q = S ÷ (S + Z) = 109.23 ÷ 250.64 = 0.4358; n = 2: R = S × 1.4358 = 156.83 ns,
+    # X = 2 ÷ (156.83 + 141.41) = 1 ÷ 149.12 ns; the SM's 16 rounds take 16 × 149.12 = 2385.9 ns
+    s, z = 8192 / (9.9e12 / 132), 280 / 1.98e9
+    q1 = s / (s + z)
+    t_queue = 16 / (2 / (s * (1 + q1) + z))
+    assert t_queue * 1e9 == pytest.approx(2385.9, abs=0.1)
+    warm = _predict(_one_stage_loop(264, stages=2), "cudagraph")
+    assert warm["t_l2_queue"] == pytest.approx(t_queue, rel=1e-9)
+    assert warm["t_l2_queue"] < _predict(_one_stage_loop(264), "cudagraph")["t_l2_queue"]
