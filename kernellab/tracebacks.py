@@ -24,10 +24,20 @@ import numpy as np
 _LIBRARY = (str(Path(__file__).resolve().parent) + os.sep, str(Path(np.__file__).resolve().parent) + os.sep)
 
 
-@functools.lru_cache(maxsize=4096)
 def _library(filename: str) -> bool:
-    """Whether ``filename`` (a code object's) lies in kernellab or numpy, its symbolic links resolved (once per name:
-    resolving reads the file system, and an error's traceback asks for every frame)."""
+    """Whether ``filename`` (a code object's) lies in kernellab or numpy, its symbolic links resolved. An absolute
+    name is resolved once (resolving reads the file system, and an error's traceback asks for every frame); a
+    relative one (a script run as ``python script.py``) names a file of the current directory, so it is resolved
+    again each time, as the directory may have changed."""
+    return _library_absolute(filename) if os.path.isabs(filename) else _resolved_in_library(filename)
+
+
+@functools.lru_cache(maxsize=4096)
+def _library_absolute(filename: str) -> bool:
+    return _resolved_in_library(filename)
+
+
+def _resolved_in_library(filename: str) -> bool:
     try:
         path = str(Path(filename).resolve())
     except (OSError, ValueError):

@@ -202,10 +202,30 @@ def test_a_frames_file_is_resolved_once_and_told_by_its_whole_path(monkeypatch):
     resolved = []
     real = Path.resolve
     monkeypatch.setattr(Path, "resolve", lambda self, *a, **k: resolved.append(str(self)) or real(self, *a, **k))
-    tb._library.cache_clear()
+    tb._library_absolute.cache_clear()
     here, init = __file__, kernellab.__file__
     other_init = str(Path(__file__).parent / "__init__.py")
     assert [tb._library(f) for f in (init, here, other_init, np.__file__, "<string>")] == [True, False, False, True,
                                                                                           False]
     assert [tb._library(f) for f in (init, here, other_init)] == [True, False, False]
+    # the absolute names once each; "<string>" is relative, so it is resolved at each call (here once)
     assert sorted(resolved) == sorted([init, here, other_init, np.__file__, "<string>"])
+
+
+def test_a_relative_frame_file_is_resolved_in_the_current_directory_each_time(monkeypatch, tmp_path):
+    # a script run as `python script.py` keeps the relative name "script.py" in its frames: the same relative name
+    # "__init__.py" is a user's file in tmp_path and kernellab's own after a chdir into kernellab's folder. A cache
+    # keyed by the relative name would keep the first answer.
+    import os
+    from pathlib import Path
+
+    import kernellab
+    import kernellab.tracebacks as tb
+
+    tb._library_absolute.cache_clear()
+    (tmp_path / "__init__.py").write_text("")
+    monkeypatch.chdir(tmp_path)
+    assert tb._library("__init__.py") is False          # tmp_path/__init__.py: the user's
+    monkeypatch.chdir(Path(kernellab.__file__).parent)
+    assert tb._library("__init__.py") is True           # kernellab/__init__.py
+    assert os.path.isabs(kernellab.__file__) and tb._library(kernellab.__file__) is True
