@@ -6,7 +6,6 @@ imports nothing above it (docs/layout.md draws the floors)."""
 
 import ast
 import functools
-import subprocess
 import sys
 from pathlib import Path
 
@@ -105,15 +104,12 @@ def test_imports_inside_functions_are_of_optional_dependencies_only():
     assert late == sorted(DEFERRED)
 
 
-def test_import_kernellab_loads_the_mini_triton_only_when_asked():
-    # A fresh interpreter: this one has loaded kernellab.triton long ago. The names stay where they were.
-    code = ("import sys, kernellab; print('kernellab.triton' in sys.modules); "
-            "from kernellab import triton_launch, TritonCounts; import kernellab.triton as t; "
-            "print(triton_launch is t.triton_launch, TritonCounts is t.TritonCounts, kernellab.triton is t, "
-            "'triton_launch' in dir(kernellab)); "
-            "print(hasattr(kernellab, 'no_such_name'))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert out == ["False", "True", "True", "True", "True", "False"]
+def test_import_kernellab_loads_the_mini_triton_only_when_asked(fresh_interpreter):
+    # A new interpreter (tests/conftest.py): this one has loaded kernellab.triton long ago. The names stay where
+    # they were: triton_launch, TritonCounts and kernellab.triton are the mini-Triton's, triton_launch is listed by
+    # dir(kernellab), and a name kernellab does not have is still an AttributeError
+    assert fresh_interpreter["triton_after_import_kernellab"] is False
+    assert fresh_interpreter["names"] == [True, True, True, True, False]
 
 
 def test_the_executor_imports_nothing_above_it_and_only_the_api_shell_imports_the_model():

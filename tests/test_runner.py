@@ -6,13 +6,9 @@ The torch side (CUDA queries, tensors on "cuda") is tests/test_runner_torch.py, 
 
 import importlib
 import importlib.metadata
-import json
-import os
-import subprocess
 import sys
 import textwrap
 import types
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,9 +16,6 @@ import pytest
 import kernellab.triton
 from kernellab.cli import main
 from kernellab.triton import runner
-
-ROOT = Path(__file__).resolve().parent.parent
-ENV = {**os.environ, "KERNELLAB_LANG": "en", "MPLBACKEND": "Agg", "PYTHONPATH": str(ROOT)}
 
 
 @pytest.fixture
@@ -118,46 +111,17 @@ def test_activate_twice_is_once_and_deactivate_twice_is_harmless():
     assert repr(first) == "<kernellab runner: off>"
 
 
-@pytest.fixture(scope="module")
-def fresh():
-    """What a new interpreter sees, one interpreter for both tests below (each reads its own facts; the second's
-    are taken first, before anything but kernellab is imported): whether ``import kernellab, kernellab.triton``
-    loaded importlib.metadata; the modules outside kernellab that importing the runner and launching a kernel
-    added; any real triton or torch module; then the version importlib.metadata answers under the runner."""
-    code = textwrap.dedent("""
-        import json, sys
-        import kernellab, kernellab.triton
-        metadata_loaded = "importlib.metadata" in sys.modules
-        import numpy as np
-        import kernellab.triton as triton
-        import kernellab.triton.language as tl
-        before = set(sys.modules)
-        import kernellab.triton.runner, kernellab.triton.runner.cuda, kernellab.triton.runner.devices
-        @triton.jit
-        def one(x_ptr, B: tl.constexpr):
-            tl.store(x_ptr + tl.arange(0, B), 1.0)
-        one[(1,)](np.zeros(4, np.float32), B=4)
-        new = sorted(n for n in set(sys.modules) - before if not n.startswith("kernellab."))
-        real = sorted(n for n in sys.modules if n.split(".")[0] in ("triton", "torch"))
-        import importlib.metadata
-        with kernellab.triton.runner.activate():
-            version = importlib.metadata.version("triton")
-        print(json.dumps({"metadata_loaded": metadata_loaded, "new": new, "real": real, "version": version}))
-    """)
-    out = subprocess.run([sys.executable, "-c", code], env=ENV, capture_output=True, text=True, timeout=120,
-                         check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+def test_without_the_runner_nothing_outside_kernellab_is_imported(fresh_interpreter):
+    # a new interpreter (tests/conftest.py): importing the runner's modules and launching a kernel add no module
+    # outside kernellab, and no real triton or torch is loaded
+    assert fresh_interpreter["new"] == [] and fresh_interpreter["real"] == []
 
 
-def test_without_the_runner_nothing_outside_kernellab_is_imported(fresh):
-    assert fresh["new"] == [] and fresh["real"] == []
-
-
-def test_importing_kernellab_leaves_importlib_metadata_unloaded_until_it_is_asked(fresh):
+def test_importing_kernellab_leaves_importlib_metadata_unloaded_until_it_is_asked(fresh_interpreter):
     # the runner answers importlib.metadata's hook only, so `import kernellab` need not load it (with email,
     # zipfile, socket and tempfile, ≈ 21 ms of CPU on every gallery page and test process); asked for
     # triton's version under the runner, it loads and answers 3.9.0
-    assert fresh["metadata_loaded"] is False and fresh["version"] == "3.9.0"
+    assert fresh_interpreter["metadata_loaded"] is False and fresh_interpreter["version"] == "3.9.0"
 
 
 def test_kernellab_run_runs_an_unmodified_script(tmp_path, capsys):
