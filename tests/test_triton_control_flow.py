@@ -243,6 +243,27 @@ def test_a_helpers_break_is_refused_at_the_kernels_call_with_the_helpers_error_a
     assert str(err.__cause__).splitlines()[1:2] == ["at 3:8:"] and str(err.__cause__).endswith("Break")
 
 
+@triton.jit
+def helper_plain(a):
+    return a + 1
+
+
+@triton.jit
+def dead_helper_break(x, n, C: tl.constexpr):
+    if C:
+        tl.store(x, helper_break(n))
+    tl.store(x + 1, helper_plain(n))
+
+
+def test_a_helpers_break_under_a_false_constexpr_if_beside_another_call_runs():
+    # Triton 3.9 (s8/probe/probe.py in the mutants engineer's scratch): C False compiles (the branch is not
+    # generated); C True refuses at the guarded call, "at 3:20:". The unguarded call beside it must not hide the
+    # guard: x[1] = helper_plain(8) = 9, x[0] untouched (-1)
+    assert ran(dead_helper_break, 8, C=False) == [-1, 9] + [-1] * 14
+    err = refused(dead_helper_break, 8, C=True)
+    assert str(err).splitlines()[1] == "at 3:20:" and type(err.__cause__) is UnsupportedLanguageConstruct
+
+
 def test_warmup_refuses_too():
     with pytest.raises(UnsupportedLanguageConstruct):
         for_break.warmup(np.zeros(16, np.int32), 8, grid=(1,))
