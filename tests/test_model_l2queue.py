@@ -11,7 +11,7 @@ import pytest
 
 from kernellab import H100, predict
 from kernellab.errors import ModelWarning
-from kernellab.model.l2queue import L2Queue, hit_round_trip, in_flight, throughput
+from kernellab.model.l2queue import L2Queue, hit_round_trip, in_flight, pipelined, throughput
 from kernellab.specs import PERF_H100
 from kernellab.triton import TritonCounts
 
@@ -43,6 +43,11 @@ def test_a_pipelined_k_loop_keeps_num_stages_minus_one_rounds_in_flight():
     # Triton's pipeliner issues num_stages − 1 trips ahead; one stage, or no dot loop, is one round at a time
     assert [in_flight(s, 8.0) for s in (1, 2, 3, 5)] == [1, 1, 2, 4]
     assert in_flight(4, 0.0) == 1
+    # never more than the loop has rounds: its prologue issues min(num_stages − 1, trips); one round at a dot has
+    # no later trip to issue ahead, so one in flight, and it is not pipelined (its work follows its load)
+    assert [in_flight(5, t) for t in (1.0, 2.0, 3.0, 4.0, 9.0)] == [1, 2, 3, 4, 4]
+    assert [pipelined(s, t) for s, t in ((3, 1.0), (3, 2.0), (1, 8.0), (2, 8.0), (3, 0.0))] == [
+        False, True, False, True, False]
 
 
 def test_first_touches_pay_dram_and_the_rest_hit_l2():
@@ -53,10 +58,9 @@ def test_first_touches_pay_dram_and_the_rest_hit_l2():
     assert hit_round_trip(4000, 8000, 100.0, 500.0) == 500.0
 
 
-def _one_stage_loop(grid: int, stages: int = 1) -> TritonCounts:
-    """264 programs (2 an SM), each 8 trips of a 64×64×32 fp16 wgmma dot on two 4 KiB tiles (made by hand: the
-    queue reads only the counts' loaded sectors and the launch's rounds)."""
-    trips = 8
+def _one_stage_loop(grid: int, stages: int = 1, trips: int = 8) -> TritonCounts:
+    """264 programs (2 an SM), each ``trips`` trips of a 64×64×32 fp16 wgmma dot on two 4 KiB tiles (made by hand:
+    the queue reads only the counts' loaded sectors and the launch's rounds)."""
     return TritonCounts(
         programs=grid, flops=grid * trips * 2 * 64 * 64 * 32, dot_flops=grid * trips * 2 * 64 * 64 * 32,
         mma_sm80=grid * trips * 64, mma_sm90=grid * trips * 4, wgmma_sm90=grid * trips * 4,
@@ -134,3 +138,17 @@ def test_two_stages_keep_one_round_in_flight_and_think_only_the_round_trip():
     warm = _predict(_one_stage_loop(264, stages=2), "cudagraph")
     assert warm["t_l2_queue"] == pytest.approx(t_queue, rel=1e-9)
     assert warm["t_l2_queue"] < _predict(_one_stage_loop(264), "cudagraph")["t_l2_queue"]
+
+
+def test_one_round_at_a_dot_is_one_in_flight_and_its_work_follows_its_load_whatever_the_stages():
+    # a single trip (a lone tl.dot, or a loop of one trip) of three stages: the pipeliner has no later trip to issue
+    # ahead, so 1 round in flight a program (N = 2 on the SM) and the work in the think time, as one stage:
+    # Z = 141.41 ns + work (work = 64 load instructions ÷ 1.98 GHz ÷ η, as in the first queue test).
+    # n = 1: Q = S ÷ (S + Z); n = 2: X = 2 ÷ (S·(1 + Q) + Z); the SM's 2 programs × 1 round take 2 ÷ X.
+    s = 8192 / (9.9e12 / 132)
+    z = 280 / 1.98e9 + 64 / 1.98e9 / PERF_H100.eta
+    q1 = s / (s + z)
+    t_queue = 2 / (2 / (s * (1 + q1) + z))
+    for stages in (1, 3):
+        warm = _predict(_one_stage_loop(264, stages=stages, trips=1), "cudagraph")
+        assert warm["t_l2_queue"] == pytest.approx(t_queue, rel=1e-9), stages

@@ -15,11 +15,13 @@ analysis** (MVA; Reiser and Lavenberg, "Mean-value analysis of closed multichain
   body"). A warp-specialised producer (FlashAttention-3's Algorithm 1, Shah et al. 2024;
   ``tl.range(warp_specialize=True)``) fills a ring of the same ``num_stages`` buffers, each when the consumers
   release it: while they work on one the other ``num_stages − 1`` are in flight, the same count; it changes which
-  warps issue the loads, not how many wait. A loop of one stage, and a launch without a ``tl.dot`` loop, has one
-  round in flight a program;
+  warps issue the loads, not how many wait. Never more than the loop has rounds: a loop of one stage, a single
+  round at a ``tl.dot`` (no later trip to load ahead), and a launch without a ``tl.dot`` loop have one round in
+  flight a program;
 * **the L2 station** (queueing): one round's bytes ÷ the SM's share of the L2 bandwidth, ``Perf.l2_bw`` ÷ the
   SMs in use (every SM with work sends it rounds alike);
-* **the think time** (a delay station): the round trip, and in a loop that is not pipelined the program's own work
+* **the think time** (a delay station): the round trip, and in a loop that is not pipelined (one stage, or one
+  round at a dot: :func:`pipelined`) the program's own work
   on the round too (``t_alone`` ÷ rounds: its pipes on the sub-partitions its warps occupy, as the latency path
   charges it), as it loads, waits, then works. A pipelined loop works on one round while the next ones are in
   flight: a customer thinks its round trip only, and the work is charged by the pipes' own term. A sector
@@ -55,7 +57,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["L2Queue", "hit_round_trip", "in_flight", "sm_queue", "throughput"]
+__all__ = ["L2Queue", "hit_round_trip", "in_flight", "pipelined", "sm_queue", "throughput"]
 
 
 def throughput(customers: int, demands: tuple[float, ...], delay: float) -> float:
@@ -115,13 +117,25 @@ class L2Queue:
 
 
 def in_flight(stages: int, dot_rounds: float) -> int:
-    """Rounds one program keeps in flight: ``num_stages − 1`` for a pipelined ``tl.dot`` loop (``dot_rounds`` > 0,
-    more than one stage), else one (see the module).
+    """Rounds one program keeps in flight: ``num_stages − 1`` for a pipelined ``tl.dot`` loop, but never more than
+    its ``dot_rounds`` (the pipeliner's prologue issues ``min(num_stages − 1, trips)`` trips' loads, and each trip one
+    more ahead while any is left); one for a loop of one stage, a single round at a dot, or no dot loop (see the
+    module).
 
-    >>> in_flight(4, 128.0), in_flight(1, 128.0), in_flight(3, 0.0)
-    (3, 1, 1)
+    >>> in_flight(4, 128.0), in_flight(1, 128.0), in_flight(3, 0.0), in_flight(4, 2.0), in_flight(3, 1.0)
+    (3, 1, 1, 2, 1)
     """
-    return max(1, stages - 1) if dot_rounds > 0 else 1
+    return max(1, min(stages - 1, int(dot_rounds))) if dot_rounds > 1 else 1
+
+
+def pipelined(stages: int, dot_rounds: float) -> bool:
+    """Whether a program's own work on a round overlaps later rounds' loads: a ``tl.dot`` loop of two stages or more
+    with a later round to load (more than one round at a dot). Otherwise it loads, waits, then works, in turn.
+
+    >>> pipelined(3, 128.0), pipelined(1, 128.0), pipelined(3, 1.0), pipelined(2, 0.0)
+    (True, False, False, False)
+    """
+    return stages > 1 and dot_rounds > 1
 
 
 def hit_round_trip(loaded: float, dram_bytes: float, l2_trip: float, dram_trip: float) -> float:
@@ -147,5 +161,5 @@ def sm_queue(dist, rounds: float, dot_rounds: float, stages: int, loaded: float,
     per_round = loaded / dist.programs / rounds
     ahead = in_flight(stages, dot_rounds)
     customers = min(dist.per_sm, dist.resident) * ahead
-    own = t_alone / rounds if ahead == 1 and stages <= 1 or dot_rounds <= 0 else 0.0
+    own = 0.0 if pipelined(stages, dot_rounds) else t_alone / rounds
     return L2Queue(customers, per_round / (l2_bw / dist.sms_used), round_trip + own)
