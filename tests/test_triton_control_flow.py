@@ -273,3 +273,37 @@ def test_without_the_check_the_break_runs(monkeypatch):
     """The check is what refuses: with it removed, kernellab runs the loop to its break (x[0..2] = 0, 1, 2)."""
     monkeypatch.setattr(limits, "control_flow", lambda *a: None)
     assert ran(for_break, 8) == [0, 1, 2] + [-1] * 13
+
+
+@triton.jit
+def nested_def(x, n):
+    def first_at_least(v):
+        for i in range(n):
+            if i >= v:
+                break
+        return i
+    tl.store(x, n)
+
+
+@triton.jit
+def nested_def_left_out(x, n, C: tl.constexpr):
+    if C:
+        def store_twice(v):  # no loop exit in this source: the text check must see the second def itself
+            tl.store(x, 2 * v)
+    tl.store(x, n)
+
+
+def test_a_function_defined_inside_a_kernel_is_refused_at_its_def():
+    # Triton 3.9 (sm_90, no GPU; /work/scratch/mutants/s8/probe/probe.out) refuses the kernel at the nested def,
+    # "at 2:4:", before and whatever its body holds (here a break, which it never reaches)
+    err = refused(nested_def, 8)
+    assert type(err) is UnsupportedLanguageConstruct
+    lines = str(err).splitlines()
+    assert lines[0] == f"kernel nested_def, {HERE}:{line_of(nested_def, 'def first_at_least(v):')}:"
+    assert lines[1] == "at 2:4:" and lines[-3].strip() == "def first_at_least(v):"
+    assert lines[-1] == ("nested function definitions are not allowed inside a @triton.jit kernel. Move the helper "
+                         "function to module level and decorate it with @triton.jit.")
+    # under an if on a constexpr that is false, Triton never reads the def: the kernel runs; true: refused (that
+    # kernel's source has no loop-exit keyword, so the text check that skips the parse must count its defs)
+    assert ran(nested_def_left_out, 5, C=False) == [5] + [-1] * 15
+    assert type(refused(nested_def_left_out, 5, C=True)) is UnsupportedLanguageConstruct

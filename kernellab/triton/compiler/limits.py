@@ -29,9 +29,10 @@ with the exception Triton's own code raises there, of the same type and with the
   (``UnsupportedLanguageConstruct``, "unsupported AST node type: Break"), and ``return`` inside a
   ``for``/``while`` loop that is not a ``tl.static_range`` (under a run-time ``if``: "Cannot have `return`
   statements inside `while` or `for` statements in triton."; unconditional: Triton's assertion that the
-  loop body has one block). An ``if`` on ``tl.constexpr`` parameters only is decided by the launch's
-  values, as Triton compiles only the branch taken; a ``@triton.jit`` helper's own such line is reported
-  at the kernel's call of it, with the helper's error as its ``__cause__``.
+  loop body has one block); a function defined inside a kernel ("nested function definitions are not
+  allowed inside a @triton.jit kernel. …", at its ``def``). An ``if`` on ``tl.constexpr`` parameters only
+  is decided by the launch's values, as Triton compiles only the branch taken; a ``@triton.jit`` helper's
+  own such line is reported at the kernel's call of it, with the helper's error as its ``__cause__``.
 
 Outside a ``@triton.jit`` launch (a language function called on its own, in a test or at the prompt) the
 same checks raise Triton's exception itself; the lecture form ``kernel(tl, ...)`` (``triton_launch``) is
@@ -362,6 +363,8 @@ def missing_name(module: str, name: str) -> BaseException:
 
 # --- control flow ----------------------------------------------------------------------------------------
 _RETURN_IN_LOOP = "Cannot have `return` statements inside `while` or `for` statements in triton."
+_NESTED_DEF = ("nested function definitions are not allowed inside a @triton.jit kernel. Move the helper function to "
+               "module level and decorate it with @triton.jit.")
 
 
 def _is_static_range(node: ast.For) -> bool:
@@ -382,10 +385,10 @@ def _constexpr_test(test: ast.expr, constexprs: frozenset) -> bool:
 
 
 class _Flow(ast.NodeVisitor):
-    """The ``break``/``continue``/``return`` lines of one function that Triton 3.9's code generator refuses, each
-    as ``(node, message, error class, guards)``: ``guards``, the ``(test, branch)`` of the ``if``s on
-    constexpr parameters around it (the line is refused only where each holds). Calls of ``@triton.jit``
-    helpers are kept as ``(call, helper, guards)``."""
+    """The ``break``/``continue``/``return`` lines and nested ``def``s of one function that Triton 3.9's code
+    generator refuses, each as ``(node, message, error class, guards)``: ``guards``, the ``(test, branch)`` of
+    the ``if``s on constexpr parameters around it (the line is refused only where each holds). Calls of
+    ``@triton.jit`` helpers are kept as ``(call, helper, guards)``."""
 
     def __init__(self, scope: dict, constexprs: frozenset):
         self.scope, self.constexprs = scope, constexprs
@@ -400,7 +403,8 @@ class _Flow(ast.NodeVisitor):
             self.visit(s)
 
     def visit_FunctionDef(self, node) -> None:
-        if self.entered:  # a nested def: not the kernel's own body
+        if self.entered:  # a nested def: Triton 3.9 refuses it where its code generator reads it (not its body)
+            self._refuse(node, _NESTED_DEF)
             return
         self.entered = True
         self._stmts(node.body)
@@ -496,12 +500,16 @@ _NAMES = re.compile(r"(?<![A-Za-z0-9_])(def\s+)?([A-Za-z_][A-Za-z0-9_]*)")
 
 def _may_flow(src: str, scope: dict) -> bool:
     """Whether :class:`_Flow` may find something in ``src``, read as text (an optimisation: the parse is skipped
-    where it cannot): a ``break``, ``continue`` or ``return`` is its keyword written out, and a call of a
-    ``@triton.jit`` helper of ``scope`` its name, other than after ``def``. A source with a character past
-    ASCII is always parsed (Python reads a name NFKC-normalised: a fullwidth letter as its ASCII letter)."""
+    where it cannot): a ``break``, ``continue`` or ``return`` is its keyword written out, a nested function a
+    second ``def``, and a call of a ``@triton.jit`` helper of ``scope`` its name, other than after ``def``. A
+    source with a character past ASCII is always parsed (Python reads a name NFKC-normalised: a fullwidth letter
+    as its ASCII letter)."""
     if not src.isascii() or "break" in src or "continue" in src or "return" in src:
         return True
-    for is_def, name in set(_NAMES.findall(src)):
+    names = _NAMES.findall(src)
+    if sum(1 for is_def, _name in names if is_def) > 1:
+        return True
+    for is_def, name in set(names):
         helper = scope.get(name)
         if not is_def and hasattr(helper, "fn") and hasattr(helper, "_constexpr_names"):
             return True
