@@ -307,3 +307,19 @@ def test_a_function_defined_inside_a_kernel_is_refused_at_its_def():
     # kernel's source has no loop-exit keyword, so the text check that skips the parse must count its defs)
     assert ran(nested_def_left_out, 5, C=False) == [5] + [-1] * 15
     assert type(refused(nested_def_left_out, 5, C=True)) is UnsupportedLanguageConstruct
+
+
+@triton.jit
+def nested_pass(x, n):
+    def unused(v):
+        pass
+    tl.store(x, n)
+
+
+def test_a_kernel_whose_only_two_defs_are_its_own_and_a_nested_one_is_refused():
+    # the text check that skips the parse counts the defs: here exactly 2 (the kernel's and the nested one), and no
+    # other word of the source follows a "def" (nested_def_left_out's comment holds a third: "def itself"), no
+    # break/continue/return and no helper call. Triton 3.9 refuses at the nested def, line 2 column 4 (as above)
+    err = refused(nested_pass, 5)
+    assert type(err) is UnsupportedLanguageConstruct
+    assert str(err).splitlines()[1] == "at 2:4:" and str(err).endswith("decorate it with @triton.jit.")
