@@ -78,6 +78,14 @@ def _align(data, shape: tuple, nd: int, literal: bool):
     return data.reshape((data.shape[0],) + (1,) * (nd - len(shape)) + shape)
 
 
+def _block_operand(data, t: T.dtype, shape: tuple, ct: T.dtype, nd: int):
+    """``_align(_cast(data, t, ct, False), shape, nd, False)`` of a block operand of a binary operation, calling
+    neither where it changes nothing (a block already of type ``ct`` and of rank ``nd``, the commonest)."""
+    if t is not ct:
+        data = _cast(data, t, ct, False)
+    return data if len(shape) == nd else _align(data, shape, nd, False)
+
+
 def broadcast_shape(a: tuple, b: tuple) -> tuple:
     """The block shape two operands broadcast to (numpy's rule, which Triton follows)."""
     if a == b or not b:
@@ -215,24 +223,8 @@ def _binary_values(a, b, fn, op: str, *, div=False, result=None, ints_only=False
         out = (_affine_sum if op == "+" else _prefix_mask)(a, b, op, ct, shape)
         if out is not None:
             return out
-    # _align(_cast(…)) of each operand, the calls written out where they change nothing (a block already of
-    # type ``ct`` and of rank ``nd``)
-    if alit:
-        x = _cast(ad, at, ct, True)
-    else:
-        x = a.data if ad is None else ad
-        if at is not ct and at.np != ct.np:
-            x = cvt.astype(x, ct.np)
-        if len(ash) != nd:
-            x = x.reshape((x.shape[0],) + (1,) * (nd - len(ash)) + ash)
-    if blit:
-        y = _cast(bd, bt, ct, True)
-    else:
-        y = b.data if bd is None else bd
-        if bt is not ct and bt.np != ct.np:
-            y = cvt.astype(y, ct.np)
-        if len(bsh) != nd:
-            y = y.reshape((y.shape[0],) + (1,) * (nd - len(bsh)) + bsh)
+    x = _cast(ad, at, ct, True) if alit else _block_operand(a.data if ad is None else ad, at, ash, ct, nd)
+    y = _cast(bd, bt, ct, True) if blit else _block_operand(b.data if bd is None else bd, bt, bsh, ct, nd)
     rt = result or ct
     if op in _FLOP_OPS and rt.is_floating():
         count_flops(shape)
