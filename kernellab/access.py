@@ -778,6 +778,54 @@ def affine_counts(first, stride, active, width: int) -> tuple[int, int, int, int
     return req, sec, lin, nbytes
 
 
+def aligned_counts(addresses: np.ndarray, active: np.ndarray | None, width: int) -> tuple[int, int, int, int, int]:
+    """Requests, sectors, bytes, lines and ideal sectors of the record ``Access(addresses, active, width)`` whose
+    active addresses are multiples of ``width``: the numbers :func:`requests`, :func:`sectors`,
+    :func:`bytes_requested`, :func:`lines` and :func:`ideal_sectors` give, from one sort of each warp.
+
+    ``addresses`` is int64 ``(warps, 32)``, ``active`` bool of the same shape or None (every lane). An
+    optimisation for small records counted once (mini-Triton's reference count of a block's lanes): each warp's
+    active addresses are sorted once, masked-off lanes after them as the largest int64, and each count is the
+    number of neighbours whose ids differ (in a bit at or above 5 for sectors, 7 for lines, any for addresses),
+    plus one for each warp whose lanes are all active — in a warp with a masked-off lane, the step from its last
+    active address to the filler is that one. So no pairs mask is needed, provided no active address shares a
+    line with the filler: a record with an address that high, or of ``_EXACT_LANES`` lanes or more, is counted by
+    the five functions (tests/test_access.py checks both against them).
+
+    >>> active = np.arange(96).reshape(3, 32) < 42                 # a warp of 32 floats, one of 10, one of none
+    >>> aligned_counts(np.arange(96).reshape(3, 32) * 4, active, 4)   # sectors 4 + 2, ideal 4 + ⌈10·4/32⌉
+    (2, 6, 168, 2, 6)
+    """
+    warps = addresses.shape[0]
+    if not warps or warps * WARP_SIZE >= _EXACT_LANES or (active is not None and _max(addresses, axis=None) >= _FILLER_LINE):
+        acc = Access(addresses, np.ones(addresses.shape, bool) if active is None else active, width, known_aligned=True)
+        return requests(acc), sectors(acc), bytes_requested(acc), lines(acc), ideal_sectors(acc)
+    if active is None:
+        s = np.sort(addresses, axis=1)
+    else:
+        s = np.where(active, addresses, _LAST)
+        s.sort(axis=1)
+    flat = s.reshape(-1)
+    steps = np.empty(flat.size, np.int64)  # a ^ b of neighbours (as unsigned: see _distinct_sorted), on the flat
+    np.bitwise_xor(flat[1:], flat[:-1], out=steps[:-1])  # array (contiguous: faster than a warp's 31 columns)
+    steps[WARP_SIZE - 1 :: WARP_SIZE] = 0  # a warp's last lane against the next warp's first: no step
+    steps = steps.view(np.uint64)
+    sec, lin = int(np.count_nonzero(steps >= _STEP[5])), int(np.count_nonzero(steps >= _STEP[7]))
+    distinct = _add((steps != 0).reshape(warps, WARP_SIZE), axis=1)  # per warp, less its last distinct address
+    if active is None:
+        distinct += 1
+        return warps, sec + warps, warps * WARP_SIZE * width, lin + warps, packed_sectors(distinct, width)
+    n = _add(active, axis=1)
+    whole = n == WARP_SIZE
+    full = int(np.count_nonzero(whole))
+    distinct += whole  # a warp with a masked-off lane counted its last active address's step to the filler
+    return int(np.count_nonzero(n)), sec + full, int(_add(n)) * width, lin + full, packed_sectors(distinct, width)
+
+
+_FILLER_LINE = _LAST >> 7 << 7  # the filler's 128-byte line: an active address in it takes the five functions
+_max = np.maximum.reduce
+
+
 def _shared(acc: Access) -> tuple[int, int]:
     """:func:`_shared_exact` (wavefronts, ideal wavefronts), faster: small records are remembered by
     content, and affine warps are counted by class (:func:`_shared_affine`).

@@ -478,3 +478,43 @@ def test_warp_any_reads_every_lane_of_every_warp():
         m = rng.random((int(rng.integers(1, 600)), 64)) < rng.choice([0.0, 0.02, 0.5])
         assert warp_any(m[:, :32]).tolist() == m[:, :32].any(axis=1).tolist()  # a strided view: numpy's own path
         assert warp_any(np.ascontiguousarray(m[:, 32:])).tolist() == m[:, 32:].any(axis=1).tolist()
+
+
+def test_aligned_counts_from_one_sort_by_hand_and_against_the_five_counters():
+    # aligned_counts gives requests, sectors, bytes, lines and ideal sectors from one sort per warp: the steps
+    # between sorted neighbours, plus one per warp whose lanes are all on (a warp with a lane off counts the step
+    # from its last active address to the filler instead). By hand, 5 warps of floats: warp 0 all 32 lanes on
+    # bytes 0–127 (4 sectors, 1 line, 32 distinct: ⌈128/32⌉ = 4 ideal); warp 1 lanes 0–9 on, at 4096 + 32·l
+    # (bytes 4096–4384: 10 sectors, lines 32, 33, 34: 3; ⌈10·4/32⌉ = 2 ideal); warp 2 no lane (0); warp 3 every
+    # lane on byte 64 (1, 1, 1); warp 4 lanes 0 and 31 on, byte −4 and byte 8 (sectors −1 and 0, lines −1 and 0:
+    # 2 and 2; 2 distinct: ⌈8/32⌉ = 1). Requests 4; sectors 4 + 10 + 0 + 1 + 2 = 17; bytes (32 + 10 + 32 + 2) × 4 =
+    # 304; lines 1 + 3 + 0 + 1 + 2 = 7; ideal 4 + 2 + 0 + 1 + 1 = 8
+    from kernellab.access import _EXACT_LANES, _LAST, aligned_counts, ideal_sectors
+
+    addr = np.stack([LANES * 4, 4096 + LANES * 32, LANES * 4, np.full(32, 64), np.where(LANES == 0, -4, 8)])
+    active = np.stack([LANES >= 0, LANES < 10, LANES < 0, LANES >= 0, (LANES == 0) | (LANES == 31)])
+    assert aligned_counts(addr, active, 4) == (4, 17, 304, 7, 8)
+    assert aligned_counts(addr[[0, 3]], None, 4) == (2, 5, 256, 2, 5)  # every lane on: warps 0 and 3
+
+    def five(addr, active, width):
+        acc = Access(addr, np.ones(addr.shape, bool) if active is None else active, width)
+        return requests(acc), sectors(acc), bytes_requested(acc), lines(acc), ideal_sectors(acc)
+
+    # random records against the five counters: warps all on, all off or partly on, every width, sorted or not,
+    # negative addresses, addresses in the filler's line (the five counters count those), and records of
+    # _EXACT_LANES lanes or more (counted by the five counters)
+    rng = np.random.default_rng(39)
+    for i in range(400):
+        warps, width = int(rng.integers(1, 9)), int(rng.choice([1, 2, 4, 8, 16]))
+        if i % 50 == 0:
+            warps = _EXACT_LANES // 32 + int(rng.integers(0, 3))
+        kind = rng.integers(4)
+        addr = (rng.integers(0, int(rng.choice([256, 8192])), (warps, 32)) if kind == 0
+                else rng.integers(-600, 600, (warps, 32)) if kind == 1
+                else np.sort(rng.integers(0, 4096, (warps, 32)), axis=1) if kind == 2
+                else rng.integers(_LAST - 200, _LAST, (warps, 32)))
+        addr = addr // width * width
+        share = rng.choice([0.0, 0.3, 1.0], size=warps) if rng.random() < 0.8 else np.ones(warps)
+        active = rng.random((warps, 32)) < share[:, None]
+        assert aligned_counts(addr, active, width) == five(addr, active, width), (kind, width, share)
+        assert aligned_counts(addr, None, width) == five(addr, None, width), (kind, width)

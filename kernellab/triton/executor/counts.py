@@ -26,17 +26,12 @@ from ...access import (
     LINE_BYTES,
     SECTOR_BYTES,
     WARP_SIZE,
-    Access,
     affine_counts,
     affine_ideal,
-    bytes_requested,
-    ideal_sectors,
-    lines,
+    aligned_counts,
     merged_updates,
     prefix_counts,
     prefix_ideal,
-    requests,
-    sectors,
 )
 from ...counters import LoadStoreTotals
 from ..compiler import banks, convert, layout
@@ -213,10 +208,8 @@ def count_access(addresses: np.ndarray, active: np.ndarray | None, width: int, i
         active = np.ones(addresses.shape, bool) if active is None else active
         addresses = np.concatenate([addresses, np.zeros((rows, pad), np.int64)], axis=1)
         active = np.concatenate([active, np.zeros((rows, pad), bool)], axis=1)
-    acc = Access.from_lanes(addresses.ravel(), None if active is None else active.ravel(), width, aligned=True)
-    if ideal:
-        return requests(acc), sectors(acc), bytes_requested(acc), lines(acc), ideal_sectors(acc)
-    return requests(acc), sectors(acc), bytes_requested(acc), lines(acc)
+    out = aligned_counts(addresses.reshape(-1, WARP_SIZE), None if active is None else active.reshape(-1, WARP_SIZE), width)
+    return out if ideal else out[:4]
 
 
 def count_planned(view: View, width: int, copies: int, p: layout.Plan, store: bool, closed: bool = True,
