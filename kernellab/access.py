@@ -198,6 +198,7 @@ def _chunks_exact(acc: Access, unit: int) -> int:
 
 
 _LAST = np.iinfo(np.int64).max  # where a masked-off lane sorts: after every address
+_FIRST = np.iinfo(np.int64).min  # where a masked-off lane's word sorts in _max_bank_load: before every word (≥ −2^61)
 _STEP = [np.uint64(1 << k) for k in range(64)]
 _BANK_SHIFT = BANK_BYTES.bit_length() - 1  # 2^k as the unsigned steps are compared with it
 _all, _any, _add = np.logical_and.reduce, np.logical_or.reduce, np.add.reduce  # ndarray.all, any, sum: no wrapper
@@ -521,9 +522,10 @@ def _phases(acc: Access) -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 def _max_bank_load(words: np.ndarray, valid: np.ndarray) -> int:
-    """Sum over phases of the largest number of distinct words any one bank must serve."""
-    s = np.sort(np.where(valid, words, -1), axis=1)
-    distinct = s >= 0
+    """Sum over phases of the largest number of distinct words any one bank must serve (a word's bank is its
+    number mod 32, a negative word's too: every bank moves alike with the addresses, as the affine path assumes)."""
+    s = np.sort(np.where(valid, words, _FIRST), axis=1)  # masked-off lanes first, as the smallest int64: no word
+    distinct = s != _FIRST
     distinct[:, 1:] &= s[:, 1:] != s[:, :-1]
     banks = s & (BANKS - 1)  # s mod 32, the word's bank, then offset by 32 per phase: one bincount for all
     banks += (np.arange(s.shape[0]) * BANKS)[:, None]

@@ -518,3 +518,35 @@ def test_aligned_counts_from_one_sort_by_hand_and_against_the_five_counters():
         active = rng.random((warps, 32)) < share[:, None]
         assert aligned_counts(addr, active, width) == five(addr, active, width), (kind, width, share)
         assert aligned_counts(addr, None, width) == five(addr, None, width), (kind, width)
+
+
+def test_shared_wavefronts_of_negative_addresses_by_both_paths():
+    # A word's bank is its number mod 32, a negative word's too (word −1 is bank 31), so moving every address by
+    # 128 bytes (32 words) moves no lane to another bank: the exact path (_shared_exact, every phase's banks
+    # looked at) and the affine path (_shared_affine: an affine warp as its class first mod 128) agree at negative
+    # addresses as at positive ones. By hand: a warp of floats from byte −128 (words −32 … −1, banks 0 … 31 once
+    # each): 1 wavefront, ideal 1. A warp of floats at −644 + 128·l with lanes 0–15 on: words −161 + 32·l, all in
+    # bank 31 (−161 = −6·32 + 31), 16 distinct words: 16 wavefronts, ideal 1, 15 conflicts (the exact path once
+    # took a negative word for a masked-off lane: 0 and 10; a class key built from a truncated, negative
+    # first mod 128 loses the mask's bits: 32)
+    from kernellab import access
+
+    for addr, on, want in ((-128 + LANES * 4, None, (1, 1)), (-644 + LANES * 128, LANES < 16, (16, 1))):
+        assert access._shared_exact(Access.from_lanes(addr, on, width=4)) == want
+        assert access._shared_affine(Access.from_lanes(addr, on, width=4)) == want
+        acc = Access.from_lanes(addr, on, width=4)
+        assert (shared_wavefronts(acc), bank_conflicts(acc)) == (want[0], want[0] - want[1])
+    # random records (affine warps or not, masked or not, every width) moved below zero by whole multiples of 128
+    # bytes: both paths give the record's own counts
+    rng = np.random.default_rng(40)
+    for _ in range(200):
+        warps, width = int(rng.integers(1, 5)), int(rng.choice([4, 8, 16]))
+        if rng.random() < 0.5:
+            addr = (rng.integers(0, 64, warps)[:, None] + LANES * int(rng.integers(-40, 40))) * width
+        else:
+            addr = rng.integers(0, 512, (warps, 32)) * width
+        on = rng.random((warps, 32)) < rng.choice([0.3, 1.0])
+        moved = addr - 128 * int(rng.integers(1, 100)) - 128 * int(addr.max() // 128 + 1)  # every address < 0
+        want = access._shared_exact(Access(addr, on, width))
+        assert access._shared_exact(Access(moved, on, width)) == want
+        assert access._shared_affine(Access(moved, on, width)) == want

@@ -53,6 +53,48 @@ def test_out_of_bounds_shared():
         launch(k, 1, 32)
 
 
+def test_a_negative_shared_index_is_named_on_the_reference_and_the_moved_path():
+    # compute-sanitizer's invalid __shared__ read names the kernel, block, thread, array and index. The first access
+    # of a site is checked lane by lane (the reference path); a later one that is it moved by d elements is counted
+    # from it (kernellab.simt.shifts) only while its lowest active index + d ≥ 0. Block b's thread t reads tile[t − b]
+    # (block 1's thread 0: tile[−1]); in the loop tile[t + 32 − 32·i − b]: i = 0 reads 32 − b … 63 − b, i = 1 is that moved
+    # by −32 (block 1's thread 0 at −1: the move is refused and the lane named), i = 2 is not reached
+    def at_once(blk, x):
+        s = blk.shared(64, np.float32, name="tile")
+        blk.store(s, blk.tx, 1.0)
+        blk.syncthreads()
+        blk.store(x, blk.bx * 32 + blk.tx, blk.load(s, blk.tx - blk.bx))
+
+    def moved(blk, x):
+        s = blk.shared(64, np.float32, name="tile")
+        blk.store(s, blk.tx, 1.0)
+        blk.syncthreads()
+        for i in range(3):
+            blk.store(x, blk.bx * 32 + blk.tx, blk.load(s, blk.tx + 32 - 32 * i - blk.bx))
+
+    for kernel in (at_once, moved):
+        with pytest.raises(OutOfBoundsError) as e:
+            launch(kernel, 2, 32, args=(np.zeros(64, np.float32),))
+        assert str(e.value) == (f"kernel {kernel.__name__}, block (1,0,0), thread (0,0,0): load shared tile[-1] out of "
+                                "bounds (size 64)")
+        assert {k: e.value.details[k] for k in ("kernel", "block", "thread", "array", "index", "shared")} == {
+            "kernel": kernel.__name__, "block": "(1,0,0)", "thread": "(0,0,0)", "array": "tile", "index": -1,
+            "shared": True}
+
+    def masked(blk, x):  # the same loop with the lanes below 0 off: nothing to name, every pass counted
+        s = blk.shared(64, np.float32, name="tile")
+        blk.store(s, blk.tx, 1.0)
+        blk.syncthreads()
+        for i in range(3):
+            j = blk.tx + 32 - 32 * i - blk.bx
+            blk.store(x, blk.bx * 32 + blk.tx, blk.load(s, j, mask=j >= 0))
+
+    # 2 blocks × 1 warp, each a shared store and 3 shared loads: i = 0 and i = 1 keep lanes on (t + 32 − b ≥ 0,
+    # t − b ≥ 0 for t ≥ b), i = 2 none (t − 32 − b < 0), and a warp with no lane on issues nothing: 2 + 2 + 0 = 4
+    c = launch(masked, 2, 32, args=(np.zeros(64, np.float32),))
+    assert (c.shst_instr, c.shld_instr) == (2, 4)
+
+
 def test_float4_past_the_end():
     def k(blk, x):
         blk.load(x, 4 * blk.tx, vec=4)
