@@ -17,6 +17,8 @@ import copy
 import functools
 import inspect
 import linecache
+import os
+import re
 import sys
 import weakref
 from collections.abc import Mapping
@@ -45,34 +47,75 @@ def _function(kernel):
     return None
 
 
-@functools.lru_cache(maxsize=256)
-def _cached_source(code, fn) -> dict | None:
+# the line inspect.findsource (Python 3.11, 3.12) looks back to from a code object's first line: a def, a lambda
+# or a decorator
+_DEF_LINE = re.compile(r'^(\s*def\s)|(\s*async\s+def\s)|(.*(?<!\w)lambda(:|\s))|^(\s*@)')
+
+
+def _read(code) -> tuple[list[str], int] | None:
+    """``inspect.getsourcelines(code)``, or None where it raises ``OSError`` or ``TypeError``; read from
+    :mod:`linecache` without inspect's search of ``sys.modules`` for the code's module where that search changes
+    nothing: a ``.py`` file on disk (linecache reads the file itself, whatever the module) whose line
+    ``co_firstlineno`` opens the function (its ``def`` or first decorator: the line inspect would stop at)."""
+    file, at = code.co_filename, code.co_firstlineno - 1
+    if file.endswith(".py") and os.path.exists(file):
+        linecache.checkcache(file)
+        lines = linecache.getlines(file)
+        if 0 <= at < len(lines) and _DEF_LINE.match(lines[at]):
+            return inspect.getblock(lines[at:]), at + 1
     try:
-        lines, start = inspect.getsourcelines(fn)
+        return inspect.getsourcelines(code)
     except (OSError, TypeError):
         return None
-    return {(code.co_filename, start + i): text for i, text in enumerate(lines)}
 
 
-#: What :func:`_source_lines` read, by code object: every closure a factory makes shares its code, and reading the
-#: source (``inspect.getsourcelines``: finding the module, tokenising the block) costs far more than a launch's rows.
-#: Kept as long as the code object lives.
-_BY_CODE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: What :func:`source_lines` read: ``id(code) → (weak reference to code, lines)``, an entry dropped when its code
+#: object goes. Keyed by identity: two code objects compare (and hash) equal when their bytecode, names, constants
+#: and first line do, whatever their files — a dict keyed by the code itself would give one file's text for another.
+_READ: dict = {}
+
+
+def source_lines(code) -> tuple[list[str], int] | None:
+    """The source of the function whose code object is ``code``, as ``inspect.getsourcelines(code)`` gives it (its
+    lines from its first decorator, and the file's line they start on), or None where it cannot be read; read once
+    per code object, and kept while it lives: the text of the code that runs (a file rewritten after a kernel's first
+    launch, its module not reloaded, keeps the kernel's first text), for every closure a factory makes of one code.
+    The one reader of a kernel's source: per-line rows (:class:`LineFinder`) and mini-Triton's compile-time checks
+    (``kernellab.triton.compiler.limits``) both read through it.
+
+    >>> def twice(x):
+    ...     return 2 * x
+    >>> lines, start = source_lines(twice.__code__)
+    >>> [line.strip() for line in lines], start == twice.__code__.co_firstlineno
+    (['def twice(x):', 'return 2 * x'], True)
+    """
+    key = id(code)
+    hit = _READ.get(key)
+    if hit is not None and hit[0]() is code:
+        return hit[1]
+    got = _read(code)
+    _READ[key] = (weakref.ref(code, lambda _ref, key=key: _READ.pop(key, None)), got)
+    return got
 
 
 def _source_lines(fn) -> dict | None:
-    """``(file, line) → text`` of ``fn``'s source, or None when it cannot be read; read once per code
-    object (the first function met with it), except for code a doctest or a notebook cell defines (its lines are
-    served while it runs) and a function that wraps another (``__wrapped__``: inspect reads the innermost one,
-    which the code does not say), read once per function."""
-    code = fn.__code__
-    if code.co_filename.startswith("<"):
-        return _cached_source.__wrapped__(code, fn)
+    """``(file, line) → text`` of ``fn``'s source, or None when it cannot be read (:func:`source_lines`). A function
+    that wraps another (``__wrapped__``, as ``functools.wraps`` sets it) is read as inspect reads it: the function it
+    wraps."""
     if hasattr(fn, "__wrapped__"):
-        return _cached_source(code, fn)
-    if code not in _BY_CODE:
-        _BY_CODE[code] = _cached_source.__wrapped__(code, fn)
-    return _BY_CODE[code]
+        inner = inspect.unwrap(fn)
+        if not inspect.isfunction(inner):  # (not a function: inspect's own answer)
+            try:
+                lines, start = inspect.getsourcelines(fn)
+            except (OSError, TypeError):
+                return None
+            return {(fn.__code__.co_filename, start + i): text for i, text in enumerate(lines)}
+        fn = inner
+    read = source_lines(fn.__code__)
+    if read is None:
+        return None
+    lines, start = read
+    return {(fn.__code__.co_filename, start + i): text for i, text in enumerate(lines)}
 
 
 @functools.lru_cache(maxsize=256)

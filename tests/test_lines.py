@@ -496,17 +496,15 @@ def _loop_to_report(blk, x):
 
 
 def test_closures_of_one_code_share_its_source_and_a_wrapper_reads_the_function_it_wraps(monkeypatch):
-    import inspect
-
     import kernellab.lines as lines_mod
 
-    read = []  # the functions whose source inspect reads
-    real = inspect.getsourcelines
-    monkeypatch.setattr(lines_mod.inspect, "getsourcelines", lambda fn: read.append(fn) or real(fn))
+    read = []  # the code objects whose source is read
+    real = lines_mod._read
+    monkeypatch.setattr(lines_mod, "_read", lambda code: read.append(code) or real(code))
     first = LineFinder(_loads_a_lane(1))
     before = len(read)  # 1, or 0 where this code's source was read earlier in the session
     second = LineFinder(_loads_a_lane(2))  # another closure of the same code: its source is not read again
-    assert len(read) == before and second.text is first.text
+    assert len(read) == before and second.text == first.text
     assert [t.strip() for t in second.text.values()] == ["def kernel(blk, x):", "blk.load(x, blk.tx * scale)"]
     # a closure of that code wrapping another function (functools.wraps sets __wrapped__): inspect reads the function
     # it wraps, 3 lines (def, for, load), under this file's name from _loop_to_report's first line
@@ -519,3 +517,46 @@ def test_closures_of_one_code_share_its_source_and_a_wrapper_reads_the_function_
                                                         "blk.load(x, blk.tx + k)"]
     # and the kernel's last line, once per code: the factory's kernel ends on its load, a line after its def
     assert second.last == second.first + 1 == first.last and third.last == third.first + 1
+
+
+def test_one_reader_by_code_object_serves_lines_and_triton_whatever_the_code_compares_equal_to(tmp_path, monkeypatch):
+    # kernellab.lines.source_lines is the one reader of a kernel's source: per-line rows and the mini-Triton's
+    # compile-time checks (limits._source: the kernel's text from its def, as Triton shows it) read through it, once
+    # per code object. Two files whose kernels differ only in a comment hold code objects that compare and hash equal
+    # (same bytecode, names, constants, first line: the file is not compared), so a cache keyed by the code itself
+    # gave the second file's kernel the first's text; keyed by identity each has its own. Lines: 4 the decorator,
+    # 5 the def, 6 the store
+    import gc
+    import importlib.util
+
+    import kernellab.lines as lines_mod
+    from kernellab.triton.compiler import limits
+
+    kernels = []
+    for name, note in (("kl_one_reader_a", "# from a"), ("kl_one_reader_b", "# from b")):
+        path = tmp_path / f"{name}.py"
+        path.write_text("import kernellab.triton as triton\nimport kernellab.triton.language as tl\n\n@triton.jit\n"
+                        f"def k(x_ptr):\n    tl.store(x_ptr + tl.arange(0, 32), 1.0)  {note}\n")
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        kernels.append((path, mod.k))
+    (pa, ka), (pb, kb) = kernels
+    assert ka.fn.__code__ == kb.fn.__code__ and ka.fn.__code__ is not kb.fn.__code__
+    read = []
+    real = lines_mod._read
+    monkeypatch.setattr(lines_mod, "_read", lambda code: read.append(code) or real(code))
+    assert ka.src.endswith("1.0)  # from a\n") and kb.src.endswith("1.0)  # from b\n")
+    assert LineFinder(kb).text == {(str(pb), 4): "@triton.jit\n", (str(pb), 5): "def k(x_ptr):\n",
+                                   (str(pb), 6): "    tl.store(x_ptr + tl.arange(0, 32), 1.0)  # from b\n"}
+    x = np.zeros(32, np.float32)
+    c = kb[(1,)](x, lines=True)  # a launch: the control-flow check and the rows read it again, from the cache
+    assert (x == 1).all() and c.by_line.line((str(pb), 6)).endswith("# from b")
+    assert limits._source(kb.fn.__code__) == ("def k(x_ptr):\n    tl.store(x_ptr + tl.arange(0, 32), 1.0)  # from b\n", 5)
+    assert [code is ka.fn.__code__ or code is kb.fn.__code__ for code in read] == [True, True]  # once each
+    # an entry leaves with its code object
+    key = id(ka.fn.__code__)
+    assert key in lines_mod._READ
+    del ka, kernels, read[:]  # (the list held the code objects read)
+    gc.collect()
+    assert key not in lines_mod._READ

@@ -1,5 +1,6 @@
 """The control-flow check's two shortcuts (kernellab.triton.compiler.limits): a kernel's source read from
-linecache where inspect's search of ``sys.modules`` would change nothing (``_source_lines``), and the parse
+linecache where inspect's search of ``sys.modules`` would change nothing (``kernellab.lines.source_lines``, the one
+reader of a kernel's source), and the parse
 skipped where the text holds no ``break``, ``continue``, ``return`` or call of a ``@triton.jit`` helper
 (``_may_flow``). Each is checked against what it stands in for: ``inspect.getsourcelines``, and the parse and
 visit of every kernel the tests launch."""
@@ -13,6 +14,7 @@ import pytest
 
 import kernellab.triton as triton
 import kernellab.triton.language as tl
+from kernellab.lines import _DEF_LINE, source_lines
 from kernellab.triton.compiler import limits
 from tests import triton_kernels
 
@@ -37,7 +39,7 @@ def test_the_source_is_what_inspect_reads():
     codes = _codes()
     assert len(codes) > 20
     for code in codes:
-        assert limits._source_lines(code) == inspect.getsourcelines(code), code.co_name
+        assert source_lines(code) == inspect.getsourcelines(code), code.co_name
 
 
 def test_a_first_line_inside_the_body_is_left_to_inspect():
@@ -45,9 +47,9 @@ def test_a_first_line_inside_the_body_is_left_to_inspect():
     # looks back from it (Python 3.11, 3.12) or starts there (3.13); either way it is inspect's answer
     code = triton_kernels.add_kernel.fn.__code__
     moved = code.replace(co_firstlineno=code.co_firstlineno + 3)
-    assert limits._source_lines(moved) == inspect.getsourcelines(moved)
-    lines, start = limits._source_lines(moved)
-    assert start != code.co_firstlineno + 3 or not limits._DEF_LINE.match(lines[0])
+    assert source_lines(moved) == inspect.getsourcelines(moved)
+    lines, start = source_lines(moved)
+    assert start != code.co_firstlineno + 3 or not _DEF_LINE.match(lines[0])
 
 
 def test_a_module_imported_from_a_file_outside_sys_modules(tmp_path):
@@ -67,8 +69,8 @@ def test_a_module_imported_from_a_file_outside_sys_modules(tmp_path):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     code = mod.k.fn.__code__
-    assert limits._source_lines(code) == inspect.getsourcelines(code)
-    assert limits._source_lines(code)[1] == 6  # the decorator's line, 1-based: the text starts with a blank line
+    assert source_lines(code) == inspect.getsourcelines(code)
+    assert source_lines(code)[1] == 6  # the decorator's line, 1-based: the text starts with a blank line
 
 
 def test_source_exec_from_a_string_cannot_be_read_either_way():
@@ -76,8 +78,7 @@ def test_source_exec_from_a_string_cannot_be_read_either_way():
     exec("def f(x):\n    return x\n", scope)
     with pytest.raises(OSError):
         inspect.getsourcelines(scope["f"].__code__)
-    with pytest.raises(OSError):
-        limits._source_lines(scope["f"].__code__)
+    assert source_lines(scope["f"].__code__) is None
     assert limits._source(scope["f"].__code__) == (None, 0)
 
 

@@ -49,8 +49,6 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
-import linecache
-import os
 import re
 import sys
 import textwrap
@@ -63,6 +61,7 @@ import numpy as np
 
 from ...errors import BlockPointerWarning
 from ...i18n import _
+from ...lines import source_lines
 from ...tracebacks import _library, user_stacklevel
 from .. import knobs
 from ..executor.numerics import DOT_INPUT_PRECISIONS, TRITON_MAX_TENSOR_NUMEL
@@ -103,33 +102,13 @@ def active() -> bool:
     return _ENFORCED.get()
 
 
-# the line inspect.findsource (Python 3.11, 3.12) looks back to from a code object's first line: a def, a lambda
-# or a decorator
-_DEF_LINE = re.compile(r'^(\s*def\s)|(\s*async\s+def\s)|(.*(?<!\w)lambda(:|\s))|^(\s*@)')
-
-
-def _source_lines(code) -> tuple[list[str], int]:
-    """``inspect.getsourcelines(code)``, read from :mod:`linecache` without inspect's search of ``sys.modules``
-    for the code's module where that search changes nothing: a ``.py`` file on disk (linecache reads the file
-    itself, whatever the module) whose line ``co_firstlineno`` opens the function (its ``def`` or first
-    decorator: the line inspect would stop at). Anywhere else, inspect's own answer."""
-    file, at = code.co_filename, code.co_firstlineno - 1
-    if file.endswith(".py") and os.path.exists(file):
-        linecache.checkcache(file)
-        lines = linecache.getlines(file)
-        if 0 <= at < len(lines) and _DEF_LINE.match(lines[at]):
-            return inspect.getblock(lines[at:]), at + 1
-    return inspect.getsourcelines(code)
-
-
-@functools.lru_cache(maxsize=256)
 def _source(code) -> tuple[str | None, int]:
     """The source of the function of ``code`` from its ``def`` (decorators left out, dedented, as Triton shows
-    it) and the file's line that ``def`` is on (None when it cannot be read)."""
-    try:
-        lines, start = _source_lines(code)
-    except (OSError, TypeError):
+    it) and the file's line that ``def`` is on (None when it cannot be read: :func:`kernellab.lines.source_lines`)."""
+    read = source_lines(code)
+    if read is None:
         return None, 0
+    lines, start = read
     for i, line in enumerate(lines):
         if line.lstrip().startswith(("def ", "async def ")):
             lines, start = lines[i:], start + i
@@ -137,13 +116,9 @@ def _source(code) -> tuple[str | None, int]:
     return textwrap.dedent("".join(lines)), start
 
 
-@functools.lru_cache(maxsize=256)
 def _indent(code) -> int:
     """How far the ``def`` of ``code``'s function is indented in its file (a kernel defined in a function)."""
-    try:
-        lines, _start = _source_lines(code)
-    except (OSError, TypeError):
-        return 0
+    lines = (source_lines(code) or ([], 0))[0]
     line = next((x for x in lines if x.lstrip().startswith(("def ", "async def "))), lines[0] if lines else "")
     return len(line) - len(line.lstrip())
 
