@@ -149,3 +149,35 @@ def test_af17_stand_in_counts_an_fp8_wgmma_then_an_fp16_one():
     # K 64 ÷ 16 = 4; × 2 warpgroups × 4 warps: 16 + 32 = 48 warp instructions a block, × 6 blocks = 288
     # (fp16 q and k: 32 + 32 = 64 a block, 384)
     assert c.wgmma_sm90 == 288
+
+
+def test_ln_backward_stand_in_runs_the_call_as_olmo_measured_it():
+    """LN-03's do_bench call is OLMo's ``y.backward(dy, retain_graph=True)``: torch.zeros of the lock words, dx, dW/dB,
+    then the in-place accumulation of the weight's and the bias's gradients, in that order on the stream."""
+    made = []
+
+    class Kernel:  # records each launch's name, grid and arguments instead of running it
+        def __init__(self, name):
+            self.name = name
+
+        def __getitem__(self, grid):
+            return lambda *args, **meta: made.append((self.name, tuple(grid), args, meta))
+
+    class Recording(env.Env):
+        def __init__(self):
+            super().__init__()
+            self.kt = type("Kernels", (), {k: Kernel(k) for k in ("zero_kernel", "layer_norm_bwd_dx",
+                                                                  "layer_norm_bwd_dwdb", "add_kernel")})
+
+    fn, work = cases.CASES["LN-03"].launch(Recording())
+    fn()
+    # 2 · GROUP_SIZE_M 128 = 256 lock words: one program of 256; 4096 rows; cdiv(4096, 128) = 32 column blocks of
+    # dW/dB; each gradient's 4096 elements in cdiv(4096, 1024) = 4 programs
+    assert [(name, grid) for name, grid, _, _ in made] == [
+        ("zero_kernel", (1,)), ("layer_norm_bwd_dx", (4096,)), ("layer_norm_bwd_dwdb", (32,)),
+        ("add_kernel", (4,)), ("add_kernel", (4,))]
+    (_, _, zero_args, _), (_, _, dx_args, _), (_, _, dwdb_args, _), (_, _, w_args, _), (_, _, b_args, _) = made
+    assert zero_args[0] is dx_args[8] and zero_args[1] == 256  # the locks the dx kernel spins on, all 256 words
+    # weight.grad += dW and bias.grad += dB, in place: each adds the dW/dB kernel's output into its own gradient
+    assert w_args[0] is w_args[2] and w_args[1] is dwdb_args[2] and b_args[0] is b_args[2] and b_args[1] is dwdb_args[3]
+    assert w_args[0] is not b_args[0] and work == 3 * 4096 * 4096 * 2

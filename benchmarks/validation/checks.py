@@ -28,6 +28,15 @@ def check_add(env) -> dict:
     return {"add": (_err(env.numpy(out), env.numpy(x) + env.numpy(y)), 1e-6)}
 
 
+def check_zero(env) -> dict:
+    n = 257  # one program of 256 and one element of a second; the 43 after n keep their values
+    buf = env.randn(300, "int32", 9, 1000)
+    before = env.numpy(buf).copy()
+    env.kt.zero_kernel[(env.triton.cdiv(n, 256),)](buf, n, BLOCK_SIZE=256)
+    want = np.where(np.arange(300) < n, 0, before)
+    return {"zero": (_err(env.numpy(buf), want), 0)}
+
+
 def check_softmax(env) -> dict:
     m, n = 64, 300
     x, y = env.randn((m, n), "fp32", 3), env.zeros((m, n), "fp32")
@@ -208,7 +217,7 @@ def check_attention_bwd_5_dots(env) -> dict:
     return {name.replace("backward", "backward (5 dots)"): v for name, v in check_attention_bwd(env, True).items()}
 
 
-CHECKS = (check_add, check_softmax, check_layer_norm, check_matmul, check_attention, check_attention_bwd,
+CHECKS = (check_add, check_zero, check_softmax, check_layer_norm, check_matmul, check_attention, check_attention_bwd,
           check_attention_bwd_5_dots)
 
 

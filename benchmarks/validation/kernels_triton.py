@@ -8,6 +8,7 @@ mini-Triton and a GPU: ``benchmarks/gpu/gpu_check.py`` executes this file with `
 compiles them too.
 
 * :func:`add_kernel`: tutorial 01, ``z = x + y``.
+* :func:`zero_kernel`: ``torch.zeros``' fill of an int32 buffer (the layer-norm backward's lock words).
 * :func:`softmax_kernel`: tutorial 02 as of early 2024, one program per row.
 * :func:`layer_norm_fwd`, :func:`layer_norm_bwd_dx`, :func:`layer_norm_bwd_dwdb`: tutorial 05, the
   backward with a spin lock per group of rows.
@@ -31,6 +32,12 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=mask)
     y = tl.load(y_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+@triton.jit
+def zero_kernel(out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    tl.store(out_ptr + offs, tl.zeros([BLOCK_SIZE], dtype=tl.int32), mask=offs < n_elements)
 
 
 @triton.jit
