@@ -70,12 +70,19 @@ def erfcx(x) -> np.ndarray:
     """The scaled complementary error function ``exp(x²)·erfc(x)`` (longdouble)."""
     x = np.asarray(x, np.float64)
     a = np.abs(x).astype(LD)
-    t = a.copy()  # the continued fraction erfc(a) = exp(-a²)/√π · 1/(a + ½/(a + 1/(a + 3/2/(a + …)))), for a ≥ 2
+    # each element by one of two formulas, each computed on its own elements only (elementwise: the same values
+    # as computing both everywhere and choosing): the continued fraction erfc(a) = exp(-a²)/√π · 1/(a + ½/(a +
+    # 1/(a + 3/2/(a + …)))) for a ≥ 2, else exp(a²)·erfc(a) from Python's erfc
+    far = a >= 2
+    pos = np.empty(a.shape, LD)
+    b = a[far]
+    t = b.copy()
     for k in range(80, 0, -1):
-        t = a + LD(k / 2) / t
-    cf = 1 / (_SQRT_PI * t)
-    direct = np.exp(a * a) * erfc(np.abs(x)).astype(LD)
-    pos = np.where(a >= 2, cf, direct)
+        t = b + LD(k / 2) / t
+    pos[far] = 1 / (_SQRT_PI * t)
+    near = ~far
+    b = a[near]
+    pos[near] = np.exp(b * b) * erfc(np.abs(x)[near]).astype(LD)
     out = np.where(x < 0, 2 * np.exp(a * a) - pos, pos)
     return np.where(np.isnan(x), np.nan, np.where(x == np.inf, 0, out))
 
@@ -114,9 +121,13 @@ def erfinv_ld(x) -> np.ndarray:
     """The inverse error function (longdouble): ±inf at ±1, NaN outside [-1, 1]."""
     x = np.asarray(x, np.float64)
     a = np.abs(x)
-    small = _erfinv_small(np.where(a <= 0.5, x, 0))
-    tail = np.copysign(_erfcinv_tail(np.where((a > 0.5) & (a < 1), 1 - a, 0.5)), x)  # 1 − |x| exact here
-    out = np.where(a <= 0.5, small, tail)
+    # each method on its own elements only (elementwise: the values computing it everywhere would give there);
+    # the rest (±1, NaN, |x| > 1) is set below
+    out = np.zeros(x.shape, LD)
+    small = a <= 0.5
+    out[small] = _erfinv_small(x[small])
+    tail = (a > 0.5) & (a < 1)
+    out[tail] = np.copysign(_erfcinv_tail(1 - a[tail]), x[tail])  # 1 − |x| exact here
     out = np.where(a == 1, np.copysign(LD(np.inf), x), out)
     return np.where(np.isnan(x) | (a > 1), LD(np.nan), out)
 
@@ -126,9 +137,12 @@ def erfcinv_ld(q) -> np.ndarray:
     """The inverse complementary error function (longdouble): +inf at 0, -inf at 2, NaN outside [0, 2]."""
     q = np.asarray(q, np.float64)
     lo = np.where(q > 1, 2 - q, q)  # erfcinv(q) = −erfcinv(2 − q); 2 − q is exact for 1 ≤ q ≤ 2
-    mid = _erfinv_small(np.where(lo >= 0.5, 1 - lo, 0))  # erfcinv(q) = erfinv(1 − q)
-    tail = _erfcinv_tail(np.where((lo > 0) & (lo < 0.5), lo, 0.5))
-    out = np.where(lo >= 0.5, mid, tail)
+    # each method on its own elements only, as in erfinv_ld; the rest (0, NaN, outside [0, 2]) is set below
+    out = np.zeros(q.shape, LD)
+    mid = lo >= 0.5
+    out[mid] = _erfinv_small(1 - lo[mid])  # erfcinv(q) = erfinv(1 − q)
+    tail = (lo > 0) & (lo < 0.5)
+    out[tail] = _erfcinv_tail(lo[tail])
     out = np.where(lo == 0, LD(np.inf), out)
     out = np.where(q > 1, -out, out)
     return np.where(np.isnan(q) | (q < 0) | (q > 2), LD(np.nan), out)
