@@ -1202,21 +1202,24 @@ class Touched:
         self._maps = maps
         self._runs = {k: v[:runs[k]] for k, v in self._runs.items() if k in runs}
 
-    def _bitmap(self, name: str, flat: np.ndarray) -> np.ndarray:
-        key = flat.__array_interface__["data"][0]
+    def _bitmap(self, name: str, flat: np.ndarray, key: int | None = None) -> np.ndarray:
+        """``flat``'s bitmap of sectors (``key``: the address of its data, when the caller has it)."""
+        key = flat.__array_interface__["data"][0] if key is None else key
         entry = self._maps.get(key)
         if entry is None or entry[1] is None:
             n = -(-max(flat.nbytes, 1) // SECTOR_BYTES)
             entry = self._maps[key] = (name, np.zeros(n, bool), n)
         return entry[1]
 
-    def mark(self, name: str, flat: np.ndarray, offs: np.ndarray, mask, starts: np.ndarray | None = None):
+    def mark(self, name: str, flat: np.ndarray, offs: np.ndarray, mask, starts: np.ndarray | None = None,
+             key: int | None = None):
         """Mark the sectors element offsets ``offs`` of ``flat`` touch where ``mask`` holds.
 
         ``starts`` (optional) says the offsets are consecutive: row ``p`` of the ``len(starts)`` rows
         holds ``starts[p], starts[p]+1, …``; the sectors then follow from the starts and the mask alone.
+        ``key``: the address of ``flat``'s data (as :meth:`mark_run` takes it).
         """
-        bitmap, w = self._bitmap(name, flat), flat.itemsize
+        bitmap, w = self._bitmap(name, flat, key), flat.itemsize
         first = self._log is not None  # first_touch: return how many sectors are new
         if starts is not None and offs.size:
             starts = np.asarray(starts, np.int64).reshape(-1)
@@ -1246,8 +1249,9 @@ class Touched:
         bitmap[ids] = True
         return None
 
-    def mark_lines(self, name: str, flat: np.ndarray, starts: np.ndarray, n: int):
-        """Mark the sectors of lines of ``n`` consecutive elements: ``flat[s:s + n]`` for every ``s`` in ``starts``.
+    def mark_lines(self, name: str, flat: np.ndarray, starts: np.ndarray, n: int, key: int | None = None):
+        """Mark the sectors of lines of ``n`` consecutive elements: ``flat[s:s + n]`` for every ``s`` in ``starts``
+        (``key``: the address of ``flat``'s data, as :meth:`mark_run` takes it).
 
         ``first_touch``: returns how many of the sectors no earlier mark touched.
 
@@ -1255,7 +1259,7 @@ class Touched:
         >>> t.mark_lines("x", x, np.array([[0, 20]]), 3); t.sectors()   # bytes 0–11 and 80–91: sectors 0, 2
         {'x': 2}
         """
-        bitmap, w = self._bitmap(name, flat), flat.itemsize
+        bitmap, w = self._bitmap(name, flat, key), flat.itemsize
         s = np.asarray(starts, np.int64).reshape(-1)
         ids = s * w // SECTOR_BYTES
         at = s * w % SECTOR_BYTES
@@ -1282,14 +1286,14 @@ class Touched:
         if self._log is not None:
             w = flat.itemsize
             lo, hi = s * w // SECTOR_BYTES, ((s + k) * w - 1) // SECTOR_BYTES + 1
-            return self._first(self._bitmap(name, flat), self._run_ids(lo, hi))
+            return self._first(self._bitmap(name, flat, key), self._run_ids(lo, hi))
         self._add_run(name, flat, s, s + k, key)
 
     def mark_run(self, name: str, flat: np.ndarray, start: int, n: int, key: int | None = None):
         """Mark the sectors of ``flat[start:start + n]`` (``n`` > 0; ``key``: the address of ``flat``'s data)."""
         if self._log is not None:
             w = flat.itemsize
-            return self._first_range(self._bitmap(name, flat), start * w // SECTOR_BYTES,
+            return self._first_range(self._bitmap(name, flat, key), start * w // SECTOR_BYTES,
                                      ((start + n) * w - 1) // SECTOR_BYTES + 1)
         self._add_run(name, flat, start, start + n, key)
 

@@ -283,15 +283,17 @@ class Program:
     def touch_lines(self, flat: np.ndarray, starts: np.ndarray, n: int):
         """Record the sectors of lines of ``n`` consecutive elements (see :meth:`~kernellab.triton.executor.counts.Touched.mark_lines`)."""
         if self.touched is not None:
-            name = self.name_of(flat)
-            self._first_touch(name, self.touched.mark_lines(name, flat, starts, n))
+            key = self.address(flat)
+            name = self.names.get(key, "array")
+            self._first_touch(name, self.touched.mark_lines(name, flat, starts, n, key))
 
     def touch(self, flat: np.ndarray, offs: np.ndarray, mask=None, starts=None):
         """Record the sectors an access touches, for the launch's ``dram_sectors`` (see
         :class:`~kernellab.triton.executor.counts.Touched`; ``starts``: each row's first offset when consecutive)."""
         if self.touched is not None:
-            name = self.name_of(flat)
-            self._first_touch(name, self.touched.mark(name, flat, offs, mask, starts))
+            key = self.address(flat)
+            name = self.names.get(key, "array")
+            self._first_touch(name, self.touched.mark(name, flat, offs, mask, starts, key))
 
     def _first_touch(self, name: str, sectors):
         """Charge the sectors a mark touched first (``lines=True``: the Touched record counts them) to the tally."""
