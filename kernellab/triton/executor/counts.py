@@ -253,13 +253,13 @@ def count_planned(view: View, width: int, copies: int, p: layout.Plan, store: bo
             return instructions, req * copies, sec * copies, lin * copies, ideal * copies
     first, owner = layout.lanes(p)
     offs, mask = view.lanes()
-    offs = offs.reshape(rows, lanes)
     idx = first.reshape(-1)
-    addr = offs[:, idx] * w
-    active = None if mask is None else mask.reshape(rows, lanes)[:, idx]
+    addr = offs.reshape(rows, lanes).take(idx, axis=1)  # (take: the gather ``[:, idx]`` does, faster)
+    addr *= w
+    active = None if mask is None else mask.reshape(rows, lanes).take(idx, axis=1)
     if store and owner is not None:
-        own = np.broadcast_to(owner.reshape(-1), addr.shape)
-        active = own if active is None else active & own
+        own = owner.reshape(-1)
+        active = np.broadcast_to(own, addr.shape) if active is None else active & own
     req, sec, _, lin, ideal = count_access(addr, active, v * w, ideal=True)
     if closed and (memo := view.memo(w)) is not None:
         memo[0][memo[1], p, store] = req, sec, lin, ideal
