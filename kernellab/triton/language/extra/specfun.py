@@ -75,14 +75,16 @@ def erfcx(x) -> np.ndarray:
     # 1/(a + 3/2/(a + …)))) for a ≥ 2, else exp(a²)·erfc(a) from Python's erfc
     far = a >= 2
     pos = np.empty(a.shape, LD)
-    b = a[far]
-    t = b.copy()
-    for k in range(80, 0, -1):
-        t = b + LD(k / 2) / t
-    pos[far] = 1 / (_SQRT_PI * t)
+    if far.any():  # (no element: no 80 steps on an empty array)
+        b = a[far]
+        t = b.copy()
+        for k in range(80, 0, -1):
+            t = b + LD(k / 2) / t
+        pos[far] = 1 / (_SQRT_PI * t)
     near = ~far
-    b = a[near]
-    pos[near] = np.exp(b * b) * erfc(np.abs(x)[near]).astype(LD)
+    if near.any():
+        b = a[near]
+        pos[near] = np.exp(b * b) * erfc(np.abs(x)[near]).astype(LD)
     out = np.where(x < 0, 2 * np.exp(a * a) - pos, pos)
     return np.where(np.isnan(x), np.nan, np.where(x == np.inf, 0, out))
 
@@ -125,9 +127,11 @@ def erfinv_ld(x) -> np.ndarray:
     # the rest (±1, NaN, |x| > 1) is set below
     out = np.zeros(x.shape, LD)
     small = a <= 0.5
-    out[small] = _erfinv_small(x[small])
+    if small.any():
+        out[small] = _erfinv_small(x[small])
     tail = (a > 0.5) & (a < 1)
-    out[tail] = np.copysign(_erfcinv_tail(1 - a[tail]), x[tail])  # 1 − |x| exact here
+    if tail.any():
+        out[tail] = np.copysign(_erfcinv_tail(1 - a[tail]), x[tail])  # 1 − |x| exact here
     out = np.where(a == 1, np.copysign(LD(np.inf), x), out)
     return np.where(np.isnan(x) | (a > 1), LD(np.nan), out)
 
@@ -140,9 +144,11 @@ def erfcinv_ld(q) -> np.ndarray:
     # each method on its own elements only, as in erfinv_ld; the rest (0, NaN, outside [0, 2]) is set below
     out = np.zeros(q.shape, LD)
     mid = lo >= 0.5
-    out[mid] = _erfinv_small(1 - lo[mid])  # erfcinv(q) = erfinv(1 − q)
+    if mid.any():
+        out[mid] = _erfinv_small(1 - lo[mid])  # erfcinv(q) = erfinv(1 − q)
     tail = (lo > 0) & (lo < 0.5)
-    out[tail] = _erfcinv_tail(lo[tail])
+    if tail.any():
+        out[tail] = _erfcinv_tail(lo[tail])
     out = np.where(lo == 0, LD(np.inf), out)
     out = np.where(q > 1, -out, out)
     return np.where(np.isnan(q) | (q < 0) | (q > 2), LD(np.nan), out)
