@@ -38,7 +38,7 @@ from ..compiler import banks, convert, layout
 from ..compiler.convert import prefetch_loads
 from ..compiler.mma import Plan, mma_instructions, tensor_flops
 from ..compiler.mma import kind as mma_kind
-from .view import Base, View
+from .view import Base, View, spread
 
 
 @dataclass(frozen=True)
@@ -259,7 +259,7 @@ def count_planned(view: View, width: int, copies: int, p: layout.Plan, store: bo
     active = None if mask is None else mask.reshape(rows, lanes).take(idx, axis=1)
     if store and owner is not None:
         own = owner.reshape(-1)
-        active = np.broadcast_to(own, addr.shape) if active is None else active & own
+        active = spread(own, addr.shape) if active is None else active & own
     req, sec, _, lin, ideal = count_access(addr, active, v * w, ideal=True)
     if closed and (memo := view.memo(w)) is not None:
         memo[0][memo[1], p, store] = req, sec, lin, ideal
@@ -309,7 +309,7 @@ def _closed_counts(view: View, w: int, p: layout.Plan, store: bool, rows: int, l
             if mask is None:
                 kv = np.full(starts.size, lanes_v, np.int64) if active is None else -(-np.asarray(active, np.int64) // v)
                 req, sec, lin, _ = prefix_counts(starts * w, kv, v * w)
-                ideal = prefix_ideal(np.broadcast_to(kv, starts.shape), v * w)
+                ideal = prefix_ideal(spread(kv, starts.shape), v * w)
             else:
                 m = np.asarray(mask).reshape(rows, lanes_v, v)[:, :, 0].reshape(-1, WARP_SIZE)
                 first = np.add.outer(starts, np.arange(lanes_v // WARP_SIZE, dtype=np.int64) * (WARP_SIZE * v)).ravel() * w
@@ -322,7 +322,7 @@ def _closed_counts(view: View, w: int, p: layout.Plan, store: bool, rows: int, l
             if mask is not None:
                 return _affine_rows(bases, step, starts, np.asarray(mask).reshape(rows, lanes), w, v)
             # rows alike up to whole 128-byte lines count alike: one row per (start mod 128 B, active)
-            k = np.broadcast_to(np.asarray(lanes if active is None else active, np.int64).reshape(-1), (starts.size,))
+            k = spread(np.asarray(lanes if active is None else active, np.int64).reshape(-1), (starts.size,))
             key = starts * w % LINE_BYTES * (lanes + 1) + k
             if key.size == 1 or (key[1:] == key[0]).all():
                 groups = [(0, key.size)]
@@ -356,7 +356,7 @@ def _tile_counts_seen(runs: layout.LineRuns, tile: tuple, view: View, w: int, p:
         return _tile_counts(runs, tile, mask, view.rows, w, p.vec)  # a large step: counted, not looked up
     if mask is not None and mask.all():  # every lane active (a descriptor's tile inside its tensor):
         mask = None  # the counts of the unmasked tile (each run whole: k0 = 0, k1 = K − 1, every request live)
-    s = np.broadcast_to(tile[1], (view.rows, tile[1].shape[1]))
+    s = spread(tile[1], (view.rows, tile[1].shape[1]))
     per_line = LINE_BYTES // w
     active = None if mask is None else (np.shape(mask), np.packbits(np.asarray(mask, bool)).tobytes())
     key = (p, store, w, s.shape, (s - int(s.min()) // per_line * per_line).tobytes(), active)
@@ -386,7 +386,7 @@ def _tile_counts(runs: layout.LineRuns, tile: tuple, mask, rows: int, w: int, v:
     caller then counts the lanes' addresses).
     """
     _axis, line_starts, _n = tile
-    S = np.broadcast_to(line_starts, (rows, line_starts.shape[1]))[:, runs.line] + runs.first  # (rows, I, G)
+    S = spread(line_starts, (rows, line_starts.shape[1]))[:, runs.line] + runs.first  # (rows, I, G)
     if v > 1 and (S % v).any():
         return None
     K = runs.K
@@ -456,7 +456,7 @@ def _affine_rows(bases, step: int, starts, mask, w: int, v: int) -> tuple[int, i
     if mask is not None:
         idx = (bases[:, None] + np.arange(WARP_SIZE) * step).ravel()
         active = (idx[None, :] < mask) if isinstance(mask, int) else mask[:, idx]
-        active = np.broadcast_to(active, (starts.size, idx.size)).reshape(-1, WARP_SIZE)
+        active = spread(active, (starts.size, idx.size)).reshape(-1, WARP_SIZE)
     stride = np.full(first.size, step * w, np.int64)
     req, sec, lin, _ = affine_counts(first, stride, active, v * w)
     return req, sec, lin, affine_ideal(stride, active, v * w)

@@ -26,7 +26,7 @@ from ...i18n import _
 from . import locks
 from .numerics import Grouped, _widen
 from .program import Program
-from .view import View
+from .view import View, spread
 
 
 def flat_view(array: np.ndarray, what: str = "array") -> np.ndarray:
@@ -115,8 +115,8 @@ def lanes_view(offs: np.ndarray, mask=None) -> View:
         mask = np.asarray(mask, dtype=bool)
         if mask.shape != offs.shape:
             shape = np.broadcast_shapes(offs.shape, mask.shape)
-            offs = np.broadcast_to(offs, shape)
-            mask = np.broadcast_to(mask, shape)
+            offs = spread(offs, shape)
+            mask = spread(mask, shape)
         if mask.all():
             mask = None
     return View.of(offs, mask)
@@ -177,7 +177,7 @@ def store(prog: Program, flat: np.ndarray, view: View, value, how=None):
     if rows_v > view.rows:  # one address, a value per program: each program stores, in program order
         s = view.shift
         view = View(view.base, np.full(rows_v, s, np.int64) if s.__class__ is not np.ndarray else
-                    np.broadcast_to(s, (rows_v,)), view.keep)
+                    spread(s, (rows_v,)), view.keep)
     _place(prog, "store", flat, view, how)
     if prog.claims is not None:  # one group of a diverging step: the elements each of its programs may write
         prog.claims.access(prog.address(flat), flat.itemsize, view, True)
@@ -195,7 +195,7 @@ def store(prog: Program, flat: np.ndarray, view: View, value, how=None):
         if lines is not None and _write_lines(prog, flat, lines, value, rows, shape):
             return
     if value.shape != (rows, *shape):
-        value = np.broadcast_to(value, (rows, *shape))
+        value = spread(value, (rows, *shape))
     offs, mask = view.lanes()
     prog.write(flat, *_scatter(flat, offs, value, mask, _block_start(view, starts)), span=lambda: _span(view))
 
@@ -396,7 +396,7 @@ def _write_rows(prog: Program, flat: np.ndarray, view: View, s: np.ndarray, k: n
             return None
         value = value.data
     if value.shape != (rows, *shape):
-        value = np.broadcast_to(value, (rows, *shape))
+        value = spread(value, (rows, *shape))
     src = value.reshape(rows, lanes)
     if run is not None:  # one run: full rows, then a prefix
         if run < rows * lanes:
@@ -465,7 +465,7 @@ def _read_lines(flat: np.ndarray, view: View, lines, other):
     if not _inside(s, n, flat.size, view):
         return None
     shape, rows, keep = view.shape, view.rows, view.keep
-    full = None if keep is None else np.broadcast_to(keep, (rows, *shape)) if keep.dtype == bool else view.lanes()[1]
+    full = None if keep is None else spread(keep, (rows, *shape)) if keep.dtype == bool else view.lanes()[1]
     shared = None if view.shift.__class__ is np.ndarray else _distinct(view.base)
     if shared is None:
         vals = _window(flat, n)[s]  # (rows of s, lines, n)
@@ -502,7 +502,7 @@ def _write_lines(prog: Program, flat: np.ndarray, lines, vals: np.ndarray, rows:
     if order.size > 1 and not (order[1:] - order[:-1] >= n).all():
         return False
     if vals.shape != (rows, *shape):
-        vals = np.broadcast_to(vals, (rows, *shape))
+        vals = spread(vals, (rows, *shape))
     src = vals if axis == 1 else vals.transpose(0, 2, 1)
     dst = _window(flat, n, writeable=True)
     prog.write(flat, lambda: dst.__setitem__(s, src), vals, span=lambda: _rows_span(s, n))

@@ -34,6 +34,7 @@ from ..executor import dtypes as T
 from ..executor import kinds, locks, memory, sampling
 from ..executor.program import Divergence, SplitLocks, current
 from ..executor.tensor import _align, _tensor_member_fn, broadcast_shape, convert, facts, pointer, tensor
+from ..executor.view import spread
 from .core import _to_tensor
 
 SPIN_LIMIT = 1000  # failed compare-and-swaps in a row after which a lone program is deadlocked
@@ -68,10 +69,10 @@ def _lanes(op: str, ptr, others, mask):
         shape = broadcast_shape(shape, m._shape)
     nd = len(shape)
     full = (prog.P, *shape)
-    offs = np.broadcast_to(_align(ptr.data, ptr._shape, nd, False), full)
+    offs = spread(_align(ptr.data, ptr._shape, nd, False), full)
     elem = ptr.dtype.element_ty
-    vals = [np.broadcast_to(_align(convert(t.data, t.dtype, elem), t._shape, nd, False), full) for t in ts]
-    act = None if m is None else np.broadcast_to(_align(m.data.astype(bool), m._shape, nd, False), full)
+    vals = [spread(_align(convert(t.data, t.dtype, elem), t._shape, nd, False), full) for t in ts]
+    act = None if m is None else spread(_align(m.data.astype(bool), m._shape, nd, False), full)
     return prog, offs, vals, act, shape, elem
 
 
@@ -238,7 +239,7 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None, _semantic=None) -> tenso
             if word is not None:  # (a vectorised step is undone as a whole)
                 pointer.flat[word] = before
             raise sampling.Locked
-        took = np.asarray(out.data).reshape(-1) == np.broadcast_to(np.asarray(_to_tensor(cmp).data), (prog.P,))
+        took = np.asarray(out.data).reshape(-1) == spread(np.asarray(_to_tensor(cmp).data), (prog.P,))
         if not took.all():  # a program found its word taken by an earlier one of the step: split the step there
             k = int(np.argmin(took))
             raise SplitLocks(k) if k else Divergence

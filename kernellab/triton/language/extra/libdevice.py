@@ -52,6 +52,7 @@ from ...executor import dtypes as T
 from ...executor import kinds
 from ...executor.perprogram import NotBatchable, PerProgram
 from ...executor.tensor import _align, broadcast_shape, count_flops, tensor
+from ...executor.view import spread
 from ..core import _to_tensor
 from . import bits, rounding, specfun
 
@@ -305,7 +306,7 @@ def _call(name: str, args: tuple):
     rows = max(d.shape[0] for d in data)
     if name in _FLOPS:
         count_flops(shape, _FLOPS[name])
-    return tensor(np.ascontiguousarray(np.broadcast_to(res, (rows, *shape))), out_t, shape)
+    return tensor(np.ascontiguousarray(spread(res, (rows, *shape))), out_t, shape)
 
 
 def _call_numpy(name: str, args: tuple):
