@@ -9,7 +9,9 @@ learn hints and record, the ones that reuse what was learnt) through each route 
 consecutive offsets with the grid's tail masked, a 2-D tile of a wider array, a permuted gather and a
 block pointer; in the ``@triton.jit`` form and in the lecture form. The values are checked against
 numpy and the counts against the first launch's and a hand derivation; the ``@triton.jit`` kernels once
-fresh and once replaying what they recorded (``triton.replaying()``).
+fresh and once replaying what they recorded (``triton.replaying()``): those 54 cases run in one test (one pytest
+item each cost about 1.4 ms of pytest's own CPU), which lists every failing case by the id it had as a parametrized
+test (``reuse-rows-fresh``); one case alone: ``jit_in_place("reuse", "rows", False)``.
 """
 
 from contextlib import nullcontext
@@ -20,6 +22,7 @@ import pytest
 import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import triton_launch
+from tests.reference import every_case, failing_cases
 
 ROWS, COLS, WIDE = 36, 16, 24  # the array is ROWS × WIDE; every program covers an 8 × COLS tile of it
 N = ROWS * WIDE  # 864: the 1-D routes treat the same array as 864 elements
@@ -152,10 +155,9 @@ KERNELS = {"reuse": reuse_kernel, "reload": reload_kernel, "swap": swap_kernel, 
 JIT_CASES = [(name, route) for name in KERNELS for route in ROUTES if (name, route) != ("atomic", "block_ptr")]
 
 
-@pytest.mark.filterwarnings("ignore::kernellab.errors.BlockPointerWarning")  # block pointers: Triton 3.9 removed them
-@pytest.mark.parametrize("replay", [False, True], ids=["fresh", "replaying"])
-@pytest.mark.parametrize(("name", "route"), JIT_CASES)
-def test_jit_kernels_storing_in_place_see_what_a_gpu_sees(name, route, replay):
+def jit_in_place(name: str, route: str, replay: bool) -> None:
+    """One case of :func:`test_jit_kernels_storing_in_place_see_what_a_gpu_sees`: the ``@triton.jit`` kernel ``name``
+    through ``route``, fresh or replaying; raises AssertionError at the first difference."""
     rng = np.random.default_rng(7)
     kernel = triton.jit(KERNELS[name].fn)  # a kernel of its own: what it learns and records is this test's
     counts = []
@@ -175,6 +177,18 @@ def test_jit_kernels_storing_in_place_see_what_a_gpu_sees(name, route, replay):
     covered = int(_covered(route).sum())  # 864; 36 × 16 = 576 for the tiles and strided rows; 512 for one block
     assert (counts[0].load_bytes, counts[0].store_bytes) == (4 * covered * loads, 4 * covered * stores)
     assert counts[0].atomic_bytes == (4 * covered if name == "atomic" else 0)
+
+
+@pytest.mark.filterwarnings("ignore::kernellab.errors.BlockPointerWarning")  # block pointers: Triton 3.9 removed them
+def test_jit_kernels_storing_in_place_see_what_a_gpu_sees():
+    # 27 kernel × route pairs (JIT_CASES), each fresh and replaying: 54 cases, each checked; a failure lists every
+    # failing case by the id it had as a parametrized test ([reuse-rows-fresh]). One case: jit_in_place("reuse",
+    # "rows", False)
+    cases = {f"{name}-{route}-{'replaying' if replay else 'fresh'}": (name, route, replay)
+             for name, route in JIT_CASES for replay in (False, True)}
+    checked = every_case(cases, jit_in_place)
+    assert checked[0] == 54
+    assert not checked[1], failing_cases(checked, "differ from what a GPU gives")
 
 
 @pytest.mark.parametrize("replay", [False, True], ids=["fresh", "replaying"])

@@ -1,4 +1,8 @@
-"""Real Triton syntax: the tutorials' kernels against float64 numpy, dtypes, grids, and every error."""
+"""Real Triton syntax: the tutorials' kernels against float64 numpy, dtypes, grids, and every error.
+
+The grouped matmul's 20 cases run in one test (one pytest item each cost about 1.4 ms of pytest's own CPU), which lists
+every failing case by the id it had as a parametrized test (``leaky_relu-17-33-65-vectorised``); one case alone:
+``grouped_matmul(17, 33, 65, "leaky_relu", True)``."""
 
 from pathlib import Path
 
@@ -8,7 +12,7 @@ import pytest
 import kernellab.triton as triton
 import kernellab.triton.language as tl
 from kernellab import LaunchError, OutOfBoundsError, allow_float64
-from tests.reference import fresh_module
+from tests.reference import every_case, failing_cases, fresh_module
 
 K = fresh_module(Path(__file__).with_name("triton_kernels.py"), "kl_triton_kernels")
 
@@ -76,10 +80,9 @@ def _matmul(a, b, vectorize=True, activation="", BM=32, BN=32, BK=32, G=4):
     return c, cnt
 
 
-@pytest.mark.parametrize("vectorize", MODES)
-@pytest.mark.parametrize(("M", "N", "Kd"), [(1, 1, 1), (17, 33, 65), (64, 64, 64), (100, 70, 31), (129, 31, 33)])
-@pytest.mark.parametrize("activation", ["", "leaky_relu"])
-def test_grouped_matmul(M, N, Kd, activation, vectorize):
+def grouped_matmul(M: int, N: int, Kd: int, activation: str, vectorize: bool) -> None:
+    """One case of :func:`test_grouped_matmul`: the grouped matmul of an M × Kd and a Kd × N fp16 matrix against
+    float64, and its counts; raises AssertionError at the first difference."""
     rng = np.random.default_rng(M * N * Kd)
     a = rng.standard_normal((M, Kd)).astype(np.float16)
     b = rng.standard_normal((Kd, N)).astype(np.float16)
@@ -95,6 +98,17 @@ def test_grouped_matmul(M, N, Kd, activation, vectorize):
     assert cnt.load_bytes == pm * pn * 2 * Kd * 32 * 2
     assert cnt.dot_flops == pm * pn * triton.cdiv(Kd, 32) * 2 * 32 * 32 * 32
     assert cnt.store_bytes == M * N * 2
+
+
+def test_grouped_matmul():
+    # 2 activations × 5 shapes × 2 modes: 20 cases, each checked; a failure lists every failing case by the id it had
+    # as a parametrized test ([leaky_relu-17-33-65-vectorised]). One case: grouped_matmul(17, 33, 65, "leaky_relu",
+    # True)
+    cases = {f"{act}-{M}-{N}-{Kd}-{mode.id}": (M, N, Kd, act, mode.values[0]) for act in ("", "leaky_relu")
+             for M, N, Kd in [(1, 1, 1), (17, 33, 65), (64, 64, 64), (100, 70, 31), (129, 31, 33)] for mode in MODES}
+    checked = every_case(cases, grouped_matmul)
+    assert checked[0] == 20
+    assert not checked[1], failing_cases(checked, "fail")
 
 
 def test_grouped_matmul_bytes_formula_at_512_in_real_syntax():
