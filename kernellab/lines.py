@@ -55,12 +55,17 @@ _DEF_LINE = re.compile(r'^(\s*def\s)|(\s*async\s+def\s)|(.*(?<!\w)lambda(:|\s))|
 def _read(code) -> tuple[list[str], int] | None:
     """``inspect.getsourcelines(code)``, or None where it raises ``OSError`` or ``TypeError``; read from
     :mod:`linecache` without inspect's search of ``sys.modules`` for the code's module where that search changes
-    nothing: a ``.py`` file on disk (linecache reads the file itself, whatever the module) whose line
-    ``co_firstlineno`` opens the function (its ``def`` or first decorator: the line inspect would stop at)."""
+    nothing, when line ``co_firstlineno`` opens the function (its ``def`` or first decorator: the line inspect
+    would stop at): a ``.py`` file on disk (linecache reads the file itself, whatever the module), or a name
+    ``<…>`` (exec'd code, a doctest's example, a notebook cell), which inspect reads from ``linecache.getlines``
+    alone (no module is found for it, and linecache reads no file of such a name): no lines there, no source."""
     file, at = code.co_filename, code.co_firstlineno - 1
-    if file.endswith(".py") and os.path.exists(file):
+    named = file.startswith("<") and file.endswith(">")
+    if named or file.endswith(".py") and os.path.exists(file):
         linecache.checkcache(file)
         lines = linecache.getlines(file)
+        if named and not lines:
+            return None  # (inspect: OSError, could not get source code)
         if 0 <= at < len(lines) and _DEF_LINE.match(lines[at]):
             return inspect.getblock(lines[at:]), at + 1
     try:

@@ -560,3 +560,56 @@ def test_one_reader_by_code_object_serves_lines_and_triton_whatever_the_code_com
     del ka, kernels, read[:]  # (the list held the code objects read)
     gc.collect()
     assert key not in lines_mod._READ
+
+
+def test_a_named_source_is_read_as_inspect_reads_it(tmp_path, monkeypatch):
+    # code named <…> (exec'd, a doctest's example, a notebook cell) is read from linecache.getlines alone, as inspect
+    # reads it (no module holds such a file): no lines there, None where inspect raises OSError; lines there (a cell
+    # linecache holds, a doctest's example served by its patched getlines), inspect's block from the def; an entry
+    # that is stale (a time stamp and no file) is dropped first, as inspect's checkcache drops it; a file of that
+    # very name in the working directory is not read (linecache reads no file named <…>): None both ways
+    import inspect
+
+    from kernellab.lines import _read
+
+    def made(name, text="def f(x):\n    y = x + 1\n    return y\n\nz = 1\n"):
+        scope: dict = {}
+        exec(compile(text, name, "exec"), scope)
+        return scope["f"].__code__
+
+    def inspects(code):
+        try:
+            return inspect.getsourcelines(code)
+        except OSError:
+            return None
+
+    def asked(code):
+        raise AssertionError(f"inspect asked for {code.co_filename}")
+
+    def reads(code):  # _read, which asks inspect nothing for such code (its search of sys.modules: ≈ 0.4 ms a read)
+        real = inspect.getsourcelines
+        inspect.getsourcelines = asked
+        try:
+            return _read(code)
+        finally:
+            inspect.getsourcelines = real
+
+    code = made("<kl exec'd>")
+    assert reads(code) is None is inspects(code)
+    code = made("<kl cell>")
+    monkeypatch.setitem(linecache.cache, "<kl cell>", (3, None, ["def f(x):\n", "    y = x + 1\n", "    return y\n"],
+                                                       "<kl cell>"))
+    assert reads(code) == inspects(code) == (["def f(x):\n", "    y = x + 1\n", "    return y\n"], 1)
+    monkeypatch.setitem(linecache.cache, "<kl cell>", (3, 1.0, ["def f(x):\n"], "<kl cell>"))  # stale: dropped
+    assert reads(code) is None is inspects(code)
+    code = made("<kl doctest[0]>")
+    served = linecache.getlines
+    monkeypatch.setattr(linecache, "getlines", lambda name, module_globals=None: (
+        ["def f(x):\n", "    y = x + 1\n", "    return y\n", "\n", "z = 1\n"] if name == "<kl doctest[0]>" else
+        served(name, module_globals)))
+    assert reads(code) == inspects(code) == (["def f(x):\n", "    y = x + 1\n", "    return y\n"], 1)
+    monkeypatch.setattr(linecache, "getlines", served)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "<kl file>").write_text("def f(x):\n    y = x + 1\n    return y  # from the file\n")
+    code = made("<kl file>")
+    assert reads(code) is None is inspects(code)
