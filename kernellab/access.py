@@ -823,13 +823,18 @@ def aligned_counts(addresses: np.ndarray, active: np.ndarray | None, width: int)
     sec, lin = int(np.count_nonzero(steps >= _STEP[5])), int(np.count_nonzero(steps >= _STEP[7]))
     distinct = _add((steps != 0).reshape(warps, WARP_SIZE), axis=1)  # per warp, less its last distinct address
     if active is None:
+        full, req, nbytes = warps, warps, warps * WARP_SIZE * width
         distinct += 1
-        return warps, sec + warps, warps * WARP_SIZE * width, lin + warps, packed_sectors(distinct, width)
-    n = _add(active, axis=1)
-    whole = n == WARP_SIZE
-    full = int(np.count_nonzero(whole))
-    distinct += whole  # a warp with a masked-off lane counted its last active address's step to the filler
-    return int(np.count_nonzero(n)), sec + full, int(_add(n)) * width, lin + full, packed_sectors(distinct, width)
+    else:  # (no active address is the filler: a warp's first sorted lane is one if it has none, its last if any is off)
+        whole = s[:, -1] != _LAST
+        full, req, nbytes = int(np.count_nonzero(whole)), int(np.count_nonzero(s[:, 0] != _LAST)), int(
+            np.count_nonzero(active)) * width
+        distinct += whole  # a warp with a masked-off lane counted its last active address's step to the filler
+    if warps <= 64:  # packed_sectors in Python ints: fewer numpy calls on a few warps
+        ideal = sum((d * width + SECTOR_BYTES - 1) >> 5 for d in distinct.tolist())
+    else:
+        ideal = packed_sectors(distinct, width)
+    return req, sec + full, nbytes, lin + full, ideal
 
 
 _FILLER_LINE = _LAST >> 7 << 7  # the filler's 128-byte line: an active address in it takes the five functions
