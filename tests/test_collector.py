@@ -1,5 +1,6 @@
 """The cyclic garbage collector as the root conftest leaves it for the tests: paused while collecting, then one
-full collection, the collected heap frozen out of its sight, and the collector running again."""
+full collection, the collected heap frozen out of its sight, and the collector running again, with a full collection
+after 100 collections of the middle generation (the site build's setting, docs/_ext/build_gc.py)."""
 
 import gc
 
@@ -11,3 +12,8 @@ def test_the_collector_runs_during_the_tests_and_the_collected_heap_is_frozen():
     me = test_the_collector_runs_during_the_tests_and_the_collected_heap_is_frozen
     assert gc.is_tracked(me) and not any(o is me for o in gc.get_objects())
     assert gc.get_freeze_count() > 0
+
+
+def test_a_full_collection_comes_after_100_of_the_middle_generation():
+    # Python's default thresholds are (700, 10, 10): the young two as they are, the third as the site build sets it
+    assert gc.get_threshold() == (700, 10, 100)
