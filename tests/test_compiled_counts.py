@@ -38,6 +38,7 @@ from compiled_cases import CASES, source  # noqa: E402
 
 from conftest import load_source  # noqa: E402
 from kernellab.triton.compiler.specialize import nothing_known  # noqa: E402
+from tests.reference import every_case, failing_cases  # noqa: E402
 
 REFERENCE = json.loads((HERE.parent / "kernellab" / "compiled_counts.json").read_text())["cases"]
 TARGETS = ("sm_80", "sm_90")
@@ -110,13 +111,6 @@ BY_ID = {c.id: c for c in CASES}
 SPECS = ("none", "jit")
 
 
-def _failing(checked: dict, total: int) -> str:
-    """The message of a check over every case: each failing case's id, then what differs."""
-    lines = [f"{len(checked)} of {total} cases differ from the compiled code:"]
-    lines += [f"[{cid}] " + "; ".join(what) for cid, what in checked.items()]
-    return "\n".join(lines)
-
-
 def compiled(case, target, spec):
     """Global load and store warp instructions per program of the compiled code (cp.async are loads)."""
     c = warp_counts(REFERENCE[case.id][f"{target}/{spec}"])
@@ -158,16 +152,10 @@ def instruction_mismatches(case_id: str, spec: str, launches: Launches | None = 
 @pytest.mark.filterwarnings("ignore::kernellab.errors.BlockPointerWarning")  # the reference's block-pointer kernels: Triton 3.9 removed them
 def test_instructions_equal_the_compiled_code(launched):
     """Every case with both specialisations (250 pairs); a failure lists each pair that differs and how."""
-    checked = {}
-    for case in CASES:
-        for spec in SPECS:
-            try:
-                what = instruction_mismatches(case.id, spec, launched)
-            except Exception as e:  # the launch itself failed: that case's error, the other cases still checked
-                what = [f"raised {type(e).__name__}: {e}"]
-            if what:
-                checked[f"{case.id}-{spec}"] = what
-    assert not checked, _failing(checked, 2 * len(CASES))
+    checked = every_case({f"{case.id}-{spec}": (case.id, spec, launched) for case in CASES for spec in SPECS},
+                         instruction_mismatches)
+    assert checked[0] == 2 * len(CASES)
+    assert not checked[1], failing_cases(checked, "differ from the compiled code")
 
 
 def compiled_shared(case, target, spec):
@@ -213,29 +201,30 @@ def shared_mismatch(case_id: str, target: str, spec: str, launches: Launches | N
     return None if ours == want else f"shared st/ld per program: kernellab {ours}, compiled {want}"
 
 
+def shared_row_problem(case_id: str, target: str, spec: str, launches: Launches | None = None) -> list[str]:
+    """What is wrong with one shared-memory row: a difference SHARED_NOT_YET does not list, or a listed row that
+    agrees now (take it off the list); ``[]`` when neither."""
+    known = SHARED_NOT_YET.get((case_id, target, spec))
+    what = shared_mismatch(case_id, target, spec, launches)
+    if what and not known:
+        return [what]
+    if known and not what:
+        return ["agrees with the compiled code now, but SHARED_NOT_YET lists it as a known difference: take it off "
+                f"the list (listed as: {known_difference(BY_ID[case_id], target, spec)})"]
+    return []
+
+
 @pytest.mark.filterwarnings("ignore::kernellab.errors.BlockPointerWarning")  # the reference's block-pointer kernels: Triton 3.9 removed them
 def test_shared_memory_equals_the_compiled_code(launched):
     """Layout conversions, cross-warp reductions and tl.dot's operands and accumulator: kernellab's
     shared stores and loads per program equal the PTX's in every row (case × target × specialisation, 492) but
     those SHARED_NOT_YET lists, each of which must still differ (a listed row that starts to agree fails, naming
     it: take it off the list). A failure lists every row that breaks either rule."""
-    checked, rows = {}, 0
-    for case in CASES:
-        for spec in SPECS:
-            for target in targets(case):
-                rows += 1
-                known = SHARED_NOT_YET.get((case.id, target, spec))
-                try:
-                    what = shared_mismatch(case.id, target, spec, launched)
-                except Exception as e:  # the launch itself failed: that row's error, the other rows still checked
-                    what = f"raised {type(e).__name__}: {e}"
-                if what and not known:
-                    checked[f"{case.id}-{target}-{spec}"] = [what]
-                elif known and not what:
-                    checked[f"{case.id}-{target}-{spec}"] = [
-                        "agrees with the compiled code now, but SHARED_NOT_YET lists it as a known difference: take "
-                        f"it off the list (listed as: {known_difference(case, target, spec)})"]
-    assert not checked, _failing(checked, rows)
+    rows = {f"{case.id}-{target}-{spec}": (case.id, target, spec, launched)
+            for case in CASES for spec in SPECS for target in targets(case)}
+    checked = every_case(rows, shared_row_problem)
+    assert checked[0] == 492
+    assert not checked[1], failing_cases(checked, "differ from the compiled code")
 
 
 def test_shared_memory_agreement_is_reported():

@@ -24,7 +24,7 @@ import kernellab.triton.language as tl
 from kernellab.triton.executor import counts, memory
 from kernellab.triton.executor.program import Program
 from kernellab.triton.runtime.jit import _argument
-from tests.reference import fresh_module, placed
+from tests.reference import every_case, failing_cases, fresh_module, placed
 
 K = fresh_module(Path(__file__).with_name("triton_kernels.py"), "kl_triton_kernels_overhead")
 
@@ -169,20 +169,11 @@ def _case_id(values: list, i: int, name: str) -> str:
 def test_bound_arguments_are_the_general_ones():
     # 4 options × 4 offsets × 14 scalars = 224 cases, each checked; a failure lists every case that differs, by
     # the id it had as a parametrized test (opts{i}-{at}-{n}), and how. One case: bound_mismatches(n, at, opts)
-    failing, cases = {}, 0
-    for oi, opts in enumerate(OPTIONS):
-        for at in OFFSETS:
-            for ni, n in enumerate(N_VALUES):
-                cases += 1
-                try:
-                    what = bound_mismatches(n, at, opts)
-                except Exception as e:  # that case's error; the others are still checked
-                    what = [f"raised {type(e).__name__}: {e}"]
-                if what:
-                    failing[f"{_case_id(OPTIONS, oi, 'opts')}-{at}-{_case_id(N_VALUES, ni, 'n')}"] = what
-    assert cases == 224
-    assert not failing, "\n".join([f"{len(failing)} of {cases} cases differ:"] +
-                                   [f"[{cid}] " + "; ".join(what) for cid, what in failing.items()])
+    checked = every_case({f"{_case_id(OPTIONS, oi, 'opts')}-{at}-{_case_id(N_VALUES, ni, 'n')}": (n, at, opts)
+                          for oi, opts in enumerate(OPTIONS) for at in OFFSETS for ni, n in enumerate(N_VALUES)},
+                         bound_mismatches)
+    assert checked[0] == 224
+    assert not checked[1], failing_cases(checked, "differ")
 
 
 def test_frozen_counts_hold_every_field_in_order():
