@@ -704,13 +704,7 @@ def _chunks_affine(acc: Access, unit: int) -> int:
     runs = _affine_runs(acc)
     rest = runs[-1]
     total = _run_chunks(runs, unit)
-    return total if rest is None else total + _chunks_exact(_rest(acc, rest), unit)
-
-
-def _rest(acc: Access, rest: np.ndarray) -> Access:
-    """The warps :func:`_affine_runs` leaves to the exact path (``rest``), as one record, made once: sectors, lines and
-    ideal sectors read it (and share its sort)."""
-    return acc._derived("rest", lambda: acc.rows(rest))
+    return total if rest is None else total + _chunks_exact(acc.rows(rest), unit)
 
 
 def sector_set(acc: Access) -> np.ndarray:
@@ -752,7 +746,7 @@ def _ideal_affine(acc: Access) -> int:
     at ``first + l·stride``, so they hold ``lanes`` distinct addresses, or 1 for a broadcast (stride 0)."""
     _lo, _hi, lanes, step, rest = _affine_runs(acc)
     total = packed_sectors(np.where(step == 0, 1, lanes), acc.width)
-    return total if rest is None else total + _ideal_exact(_rest(acc, rest))
+    return total if rest is None else total + _ideal_exact(acc.rows(rest))
 
 
 def affine_counts(first, stride, active, width: int) -> tuple[int, int, int, int]:
@@ -807,8 +801,6 @@ def aligned_counts(addresses: np.ndarray, active: np.ndarray | None, width: int)
     warps = addresses.shape[0]
     if not warps or warps * WARP_SIZE >= _EXACT_LANES or (active is not None and _max(addresses, axis=None) >= _FILLER_LINE):
         acc = Access(addresses, np.ones(addresses.shape, bool) if active is None else active, width, known_aligned=True)
-        if active is None:
-            acc._memo["every"] = True  # (known, not looked for: see Access.every_active)
         return requests(acc), sectors(acc), bytes_requested(acc), lines(acc), ideal_sectors(acc)
     if active is None:
         s = np.sort(addresses, axis=1)

@@ -555,25 +555,3 @@ def test_shared_wavefronts_of_negative_addresses_by_both_paths():
         want = access._shared_exact(Access(addr, on, width))
         assert access._shared_exact(Access(moved, on, width)) == want
         assert access._shared_affine(Access(moved, on, width)) == want
-
-
-def test_the_warps_left_to_the_exact_path_are_one_record_for_every_count(monkeypatch):
-    # From _EXACT_LANES lanes on, sectors, lines and ideal sectors count affine warps with one run of lanes in closed
-    # form and leave the rest to the exact path, as one record made once (sorted once) for the three. By hand, 256
-    # warps of floats (8,192 lanes): warp w's lanes at 4096·w + 4·l (4 sectors, 1 line, 32 distinct: 4 ideal), but
-    # in warps 7 and 100 lane 31 reads byte 4096·w − 1024 (neither affine nor in order: no one-pass count): lanes 0–30
-    # on bytes 0–123 past 4096·w (4 sectors, 1 line) and lane 31 32 sectors and 8 lines below: 5 sectors, 2 lines, 32
-    # distinct (4 ideal). Sectors 254·4 + 2·5 = 1026, lines 254 + 2·2 = 258, ideal 256·4 = 1024, requests 256, bytes
-    # 256·128 = 32768
-    from kernellab.access import _EXACT_LANES, ideal_sectors
-
-    addr = 4096 * np.arange(256)[:, None] + 4 * LANES
-    addr[[7, 100], 31] = 4096 * np.array([7, 100]) - 1024
-    assert addr.size == _EXACT_LANES
-    made = []
-    real = Access.rows
-    monkeypatch.setattr(Access, "rows", lambda self, which: made.append(int(which.sum())) or real(self, which))
-    acc = Access(addr, np.ones(addr.shape, bool), 4, known_aligned=True)
-    assert (requests(acc), sectors(acc), lines(acc), ideal_sectors(acc), bytes_requested(acc)) == (
-        256, 1026, 258, 1024, 32768)
-    assert made == [2]  # one record of the two warps
