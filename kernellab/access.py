@@ -198,7 +198,9 @@ def _chunks_exact(acc: Access, unit: int) -> int:
 
 
 _LAST = np.iinfo(np.int64).max  # where a masked-off lane sorts: after every address
-_FIRST = np.iinfo(np.int64).min  # where a masked-off lane's word sorts in _max_bank_load: before every word (≥ −2^61)
+# where a masked-off lane's word sorts in _max_bank_load: before every word (≥ −2^61); a 0-d array, which numpy
+# selects and compares with faster than a Python int that large
+_FIRST = np.array(np.iinfo(np.int64).min)
 _STEP = [np.uint64(1 << k) for k in range(64)]
 _BANK_SHIFT = BANK_BYTES.bit_length() - 1  # 2^k as the unsigned steps are compared with it
 _all, _any, _add = np.logical_and.reduce, np.logical_or.reduce, np.add.reduce  # ndarray.all, any, sum: no wrapper
