@@ -1,5 +1,5 @@
 """Helpers several test modules share: arrays placed at a chosen alignment, float64 references, the
-mini-Triton's reference policy."""
+mini-Triton's reference policy, and many cases checked in one test (``every_case``)."""
 
 import importlib.util
 from pathlib import Path
