@@ -282,7 +282,7 @@ ETA = {"GA102": 0.66, "GH100": 0.66, "GA100": 0.81}
 #: FITTED share of the dense Tensor Core peak a ``wgmma`` pipeline sustains on GH100 (the clock a power-limited
 #: H100 holds under Tensor Core load, and the issue gaps between K steps): the geometric mean of the values that
 #: make the model meet validation.csv's rows GL-01 and GL-07 (cuBLAS, 8192³ and 6144³ bf16, one source and one
-#: binary), which are then in-sample; leave-one-out 0.934 and 1.071 (``python -m benchmarks.validation.fit``,
+#: binary), which are then in-sample; leave-one-out 0.937 and 1.068 (``python -m benchmarks.validation.fit``,
 #: checked by ``tests/test_validation_fit.py``).
 ETA_WGMMA = 0.81
 

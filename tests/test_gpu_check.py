@@ -213,9 +213,11 @@ def test_validation_jobs_fill_the_budget_in_priority_order():
     assert plan["budget_s"] == pytest.approx(plan["compile_s"] + gpu_check.VALIDATION_PLAN_S + VAL.CHECKS_S
                                              + sum(j["budget_s"] for j in plan["jobs"]))
     # the model for the H200 (the lent GPU), not the row's H100: the same 1024³ matmul as in kernellab/validation.json's GS-01
-    # row, whose autotuned 128×64 tiles (128 programs) have their estimate set by the L2 (the tiles' requested
-    # sectors at the L2's rate) before the Tensor Cores on both: the binding term is the estimate's
-    assert gs["model"]["bound"] == "L2" and gs["model"]["work"] == 2 * 1024**3
+    # row, whose autotuned 128×64 tiles (128 programs, one an SM) have their estimate set by their latency path:
+    # the K loop's round trips (5.23 µs on the H200) and the program's edges (0.62 µs: its first tiles' and its C
+    # tile's bytes, kernellab.model.edges), 5.86 µs, above the L2 (5.55 µs: the tiles' requested sectors at the
+    # L2's rate) and the Tensor Cores: the binding term is the estimate's
+    assert gs["model"]["bound"] == "latency" and gs["model"]["work"] == 2 * 1024**3
     assert mb["model"]["cycles_per_event"] == pytest.approx(mb["model"]["t_estimate_s"] * 1.98e9 / (128 * 128))
     with pytest.raises(gpu_check.PlanError, match="names no job"):
         gpu_check.plan("H200", only={"val-XX-99"}, validation=True)

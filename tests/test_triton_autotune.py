@@ -42,7 +42,12 @@ def test_names_that_are_not_arguments_raise_at_decoration(typo):
         triton.autotune(configs=[triton.Config({"BM": 16, "BN": 16})], **kw)(_matmul().fn)
 
 
-def test_chooses_the_config_the_model_predicts_fastest_as_the_full_simulation_would():
+def test_chooses_the_config_the_model_predicts_fastest_as_the_full_simulation_would(monkeypatch):
+    import importlib
+
+    # without what a program pays outside its loop (kernellab.model.edges) every config below ties: the tie-break
+    estimate = importlib.import_module("kernellab.model.estimate")  # the module (a function has its name)
+    monkeypatch.setattr(estimate, "edges", lambda *args: 0.0)
     rng = np.random.default_rng(0)
     M = N = K = 128
     a, b = rng.standard_normal((M, K)).astype(np.float32), rng.standard_normal((K, N)).astype(np.float32)
@@ -80,6 +85,28 @@ def test_chooses_the_config_the_model_predicts_fastest_as_the_full_simulation_wo
     c2 = np.zeros_like(c)
     mm[grid(M, N)](a, b, c2, M, N, K)  # cached per key: no new tuning
     assert len(mm.cache) == 1 and (c2 == c).all()
+
+
+def test_the_edges_of_the_smallest_tiles_cost_least_at_128_cubed():
+    # the launches of the test above, with their edges (kernellab.model.edges): one program an SM, its first
+    # round (K step 16 of fp32 A and B tiles) at an SM's share of the L2's loads, 9.9e12 ÷ 132 = 75 GB/s, and
+    # its C tile at its share of the stores, 4.5e12 ÷ 132 = 34.09 GB/s: 16×16, 2048 B and 1024 B, 27.31 + 30.04
+    # = 57.34 ns; 32×64, 6144 B and 8192 B, 81.92 + 240.30 = 322.22 ns; 64×64, 8192 B and 16 384 B, 109.23 +
+    # 480.60 = 589.82 ns; on top of the loop's 5 loaded round trips, 1.802 µs, and the 4.28 µs launch. The
+    # smallest tiles move the fewest bytes through one SM: 16×16 on 64 SMs is the fastest, not by a tie-break
+    M = N = K = 128
+    a, b = np.ones((M, K), np.float32), np.ones((K, N), np.float32)  # 3 arrays, as above: the same DRAM traffic
+    mm = _matmul()
+    mm[grid(M, N)](a, b, np.zeros((M, N), np.float32), M, N, K)
+    edges = {(16, 16): 57.344e-9, (32, 64): 322.219e-9, (64, 64): 589.824e-9}
+    for cfg in mm.configs:
+        full = timing.launch_seconds(mm.fn.run(a, b, np.zeros((M, N), np.float32), M, N, K,
+                                               grid=grid(M, N)(cfg.kwargs), **cfg.kwargs))
+        trips = 5 * (688 / 1.98e9 + 12.94e-9) + 4.28e-6
+        assert full == pytest.approx(trips + edges[(cfg.kwargs["BM"], cfg.kwargs["BN"])], rel=1e-4)
+    assert mm.best_config.kwargs == {"BM": 16, "BN": 16}
+    assert [row[0].lstrip("→ ").split(",")[:2] for row in mm.config_table().rows] == [
+        ["BM=16", " BN=16"], ["BM=32", " BN=64"], ["BM=64", " BN=64"]]
 
 
 def test_prune_configs_by_early_prune_and_perf_model():

@@ -5,6 +5,7 @@ import csv
 import functools
 import math
 import types
+import warnings
 
 import numpy as np
 import pytest
@@ -306,11 +307,11 @@ def _launches():
     yield "causal attention", attention
     yield "vector add", add
     yield "persistent softmax", softmax
-    # since tl.dot is charged on the Tensor Cores, L1 lines bind this masked matmul on the H100, and the
-    # 8-program sample estimates them 16 % low (659 640 of 786 000 lines: its edge tiles' share): a known
+    # the 8-program sample of this masked matmul counts its L1 lines 16 % low (659 640 of 786 000 lines: its edge
+    # tiles' share) and its edges (kernellab.model.edges) 39 % low (its edge tiles store fewer bytes): a known
     # limit of kernellab.triton.executor.sampling, recorded here so that fixing it turns this case green (strict)
-    yield pytest.param("matmul", matmul, marks=pytest.mark.xfail(strict=True,
-                                                                 reason="sampled L1 lines of a masked matmul 16 % low"))
+    yield pytest.param("matmul", matmul, marks=pytest.mark.xfail(
+        strict=True, reason="sampled L1 lines of a masked matmul 16 % low, its edges 39 % low"))
 
 
 @pytest.mark.parametrize(("name", "launch"), list(_launches()), ids=[_name(p) for p in _launches()])
@@ -323,6 +324,12 @@ def test_sampled_prediction_within_its_stated_bound_of_the_full_simulation(name,
     assert abs(t_est - t_full) <= sampling.ERROR_BOUND * t_full, (name, t_est / t_full)
     # the sums over programs of equal work are exact to within the sample's share of the unequal ones
     assert abs(est.flops - full.flops) <= 0.05 * full.flops + 1
+    # and so are the model's terms read from them: the L1 lines and each program's edges
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)
+        p_full, p_est = predict(full, H100), predict(est, H100)
+    for key in ("t_l1", "t_edges"):
+        assert abs(p_est[key] - p_full[key]) <= sampling.ERROR_BOUND * p_full[key], (name, key)
 
 
 def test_sampled_launch_runs_only_its_sample_and_dot_is_not_computed():

@@ -497,7 +497,7 @@ def _predict_one(args, kwargs, shape, launches, timer="do_bench", first=True, ta
         "estimate_bound": terms["estimate_bound"], "dram_bytes": dram,
         "t_l2": terms["t_l2"], "t_l2_queue": terms["t_l2_queue"], "t_dram_sustained": terms["t_dram_est"], "t_round": terms["t_round"],
         "rounds": terms["rounds"], "t_critical": terms["t_critical"], "t_latency_path": terms["t_latency_path"],
-        "t_fill": terms["t_fill"], "t_starts": terms["t_starts"], "t_lock": terms["t_lock"],
+        "t_fill": terms["t_fill"], "t_starts": terms["t_starts"], "t_lock": terms["t_lock"], "t_edges": terms["t_edges"],
         "programs": dist.programs, "sms_used": dist.sms_used, "per_sm": dist.per_sm, "resident": dist.resident,
         "waves": dist.waves, "tail": dist.tail, "subpartitions": dist.subpartitions,
         "blocks_per_sm": None if occ is None else occ.blocks_per_sm,

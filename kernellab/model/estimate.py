@@ -41,10 +41,12 @@ runs faster than its busiest resource allows, so a measurement above the bound p
 * with a ``LoopShape`` (the SIMT SGEMMs), the K loop's exposed latency of :mod:`kernellab.model.latency`.
 
 * the L2 as a closed queue of each SM's load rounds (``t_l2_queue``, :mod:`kernellab.model.l2queue`): the
-  bandwidth is reached only if the programs keep enough rounds in flight (the bound name ``"L2 queue"``).
+  bandwidth is reached only if the programs keep enough rounds in flight (the bound name ``"L2 queue"``);
+* what a program pays outside its steady state (``t_edges``, :mod:`kernellab.model.edges`): the bytes of the busiest
+  SM's first wave's first loads and of its last turn's last stores (not its hand-overs: the module says why).
 
-``estimate_time`` = max(pipes + starts, latency path, DRAM + fill, L2, L2 queue, atomics, lock chain), or the pipes plus
-the K loop's exposed latency with a ``LoopShape``.
+``estimate_time`` = max(pipes + starts + edges, latency path + edges, DRAM + fill, L2, L2 queue, atomics, lock chain),
+or the pipes plus the K loop's exposed latency with a ``LoopShape``.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from functools import lru_cache
 
 from ..grid import cdiv
 from ..specs import Perf
+from .edges import edges
 from .l2queue import hit_round_trip, sm_queue
 from .loaded import loaded_time
 from .locks import t_lock
@@ -271,7 +274,8 @@ def estimate_terms(counts, events: dict, times: dict, perf: Perf, clock_hz: floa
     t_queue = _l2_queue(counts, perf, clock_hz, dist, rounds, dot_rounds, stages, t_alone,
                         0 if warm_hit else dram_bytes, round_trip) if loads and programs is not None else 0.0
     others["L2 queue"] = t_queue
-    terms = {"pipes": t_pipes + t_starts, "latency": t_path, **others}
+    t_edges = edges(info, perf, dist) if rounds > 1 else 0.0
+    terms = {"pipes": t_pipes + t_starts + t_edges, "latency": t_path + t_edges, **others}
     bound = max(terms, key=terms.get)
     binding = max(pipes, key=pipes.get) if bound == "pipes" else bound
     waits = t_starts if bound == "pipes" else t_fill
@@ -280,6 +284,7 @@ def estimate_terms(counts, events: dict, times: dict, perf: Perf, clock_hz: floa
     return {"t_pipes": t_pipes, "t_dram_est": t_dram, "t_l2": t_l2, "t_round": t_round, "rounds": rounds,
             "t_chain": chain, "t_lock": terms["lock"], "t_starts": t_starts,
             "t_critical": t_critical, "t_latency_path": t_path, "t_fill": t_fill, "t_l2_queue": t_queue,
+            "t_edges": t_edges,
             "estimate_time": terms[bound],
             "estimate_bound": binding}
 

@@ -663,7 +663,9 @@ class Tally:
 
     def __init__(self):
         self.n = _ZEROS.copy()
-        self.rounds = [0, 0, 0, 0]  # programs' waits: sum, most of one program, programs, tl.dot ones (summed)
+        # programs' waits: sum, most of one program, programs, tl.dot ones (summed); bytes loaded before the first
+        # wait and stored after the last (summed over the programs)
+        self.rounds = [0, 0, 0, 0, 0, 0]
         self.flags: dict = {}  # tl.range's loop_stages and warp_specialize (kernellab.triton.executor.rounds.note_loop)
         # FP32 operations and MUFU warp instructions on tl.dot results (rounds.dependent), and the FLOPs of the
         # dots fed by a dot's result (rounds.accumulated)
@@ -1001,14 +1003,17 @@ class Tally:
         self._pending.clear()
         self._pending_lanes = 0
 
-    def add_rounds(self, rounds: int, dot_rounds: int, programs: int) -> None:
+    def add_rounds(self, rounds: int, dot_rounds: int, programs: int, head: int = 0, tail: int = 0) -> None:
         """``programs`` programs each waited ``rounds`` times for their loads, ``dot_rounds`` of them at a
-        ``tl.dot`` (:mod:`kernellab.triton.executor.rounds`)."""
+        ``tl.dot``; together they loaded ``head`` bytes before their first wait and stored ``tail`` bytes after
+        their last (:mod:`kernellab.triton.executor.rounds`)."""
         r = self.rounds
         r[0] += rounds * programs
         r[1] = max(r[1], rounds)
         r[2] += programs
         r[3] += dot_rounds * programs
+        r[4] += head
+        r[5] += tail
 
     def note(self, key: str, value) -> None:
         """Keep a fact of the launch for the performance model (``counts.launch``): the largest number, a
@@ -1043,12 +1048,15 @@ class Tally:
 
     def rounds_info(self) -> dict:
         """Rounds per program, for ``TritonCounts.launch``: ``rounds`` and ``dot_rounds`` (means over the programs
-        that ran) and ``rounds_max`` (the program that waited most)."""
-        total, most, programs, dot = self.rounds
+        that ran), ``rounds_max`` (the program that waited most), and ``first_round_bytes`` and
+        ``last_store_bytes`` (means: the bytes a program loads before its first wait and stores or updates
+        atomically after its last, :mod:`kernellab.triton.executor.rounds`)."""
+        total, most, programs, dot, head, tail = self.rounds
         locks = {"locks": {k: tuple(v) for k, v in self.locks.items()}} if self.locks else {}
         if not programs:
             return {**self.flags, **locks}
         return {"rounds": total / programs, "dot_rounds": dot / programs, "rounds_max": float(most),
+                "first_round_bytes": head / programs, "last_store_bytes": tail / programs,
                 "dot_dependent_flops": self.dep[0] / programs, "dot_dependent_xu": self.dep[1] / programs,
                 "dot_accumulated_flops": self.dep[2] / programs, "dot_trips": self.dep[3] / programs,
                 **self.flags, **locks}
@@ -1065,6 +1073,8 @@ class Tally:
         r[1] = max(r[1], o[1])
         r[2] += o[2]
         r[3] += o[3]
+        r[4] += o[4]
+        r[5] += o[5]
         for k, v in other.n.items():
             self.n[k] += v
         for k, v in other.dram.items():

@@ -29,6 +29,7 @@ from . import groups, sampling
 from .counts import Tally, Touched, TritonCounts, Wanted
 from .policy import Policy, active
 from .program import _CURRENT, Divergence, Program, Reorder, SplitLocks, SplitTail, pid_table
+from .rounds import edge_bytes
 
 BATCH = 4096  # programs per vectorised step: bounds memory to ~BATCH × block elements per value
 SETTLE = 64  # programs run one by one between countings of their loads under the layouts known so far
@@ -73,7 +74,7 @@ def _one_by_one(launch: Launch, pids: np.ndarray, tally, per_program: dict | Non
         prog = launch.program(pids[row:row + 1], own)
         try:
             _step(launch.body, prog)
-            own.add_rounds(prog.rounds, prog.dot_rounds, 1)
+            own.add_rounds(prog.rounds, prog.dot_rounds, 1, edge_bytes(prog.head, 1), edge_bytes(prog.tail, 1))
         except (TypeError, ValueError) as exc:  # tl.arange(0, 1000), a pointer plus a float: name the place
             err = placed(exc, prog.where(0), kernel=launch.kernel, program=fmt_dim3(pids[row]))
             if err is exc:
@@ -120,7 +121,8 @@ def _batch(launch: Launch, chunk: np.ndarray, claims=None) -> Program | SplitTai
         keys = exc.keys if exc.__class__ is Divergence else None
         return None if keys is None else Divergence(keys)
     batch.flush()
-    batch.tally.add_rounds(batch.rounds, batch.dot_rounds, batch.P)
+    batch.tally.add_rounds(batch.rounds, batch.dot_rounds, batch.P, edge_bytes(batch.head, batch.P),
+                           edge_bytes(batch.tail, batch.P))
     return batch
 
 

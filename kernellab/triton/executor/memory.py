@@ -240,6 +240,10 @@ def _place(prog: Program, kind: str, flat: np.ndarray, view: View, how):
                            prog.policy.closed_forms)
     if prog.touched is not None:
         _touch(prog, flat, view)
+    if kind == "store":  # the program's edges, their bytes summed when it ends (kernellab.triton.executor.rounds)
+        prog.tail.append((view, flat.itemsize))
+    elif not prog.rounds:
+        prog.head.append((view, flat.itemsize))
     if prog.lock is not None:  # inside a critical section (kernellab.triton.executor.locks)
         locks.moved(prog, kind, locks.active_bytes(view, flat.itemsize, prog.P))
 

@@ -100,7 +100,7 @@ class Program:
 
     __slots__ = ("kernel", "grid", "pids", "P", "tally", "names", "journal", "_pid_cols", "failed_cas", "touched",
                  "deferred", "_lent", "_stored", "_addresses", "num_warps", "wanted", "policy", "hook", "loops",
-                 "epoch", "rounds", "dot_rounds", "lock", "_whole", "live", "claims")
+                 "epoch", "rounds", "dot_rounds", "head", "tail", "lock", "_whole", "live", "claims")
 
     def __init__(self, kernel: str, grid, pids: np.ndarray, tally: Tally, names: dict, journal=None,
                  touched: Touched | None = None, defer: bool = False, num_warps: int = 4, wanted: dict | None = None,
@@ -129,6 +129,10 @@ class Program:
         self.epoch = 0  # loads issued since the program last waited carry this (kernellab.triton.executor.rounds)
         self.rounds = 0  # times each of the step's programs waited for its loads
         self.dot_rounds = 0  # those whose first use was a tl.dot operand
+        # the accesses the step's programs made before their first wait (loads), and since their last wait (stores
+        # and atomics): (view, itemsize) pairs or bytes, summed when the step ends (kernellab.triton.executor.rounds)
+        self.head = []
+        self.tail = []
         self.lock = None  # the critical section the program is in (kernellab.triton.executor.locks.Section)
         self.live = Live(num_warps)  # the step's values and their last uses (kernellab.triton.executor.liveness)
         # what the step reads and writes, when it runs one group of a diverging step (groups.Claims), else None

@@ -11,6 +11,15 @@ loaded; the first operation that uses a block of the current epoch waits (one ro
 begins). Rounds whose first use is a ``tl.dot`` operand are counted apart: Triton's software pipeliner
 (``num_stages``) issues those loads stages ahead, which a plain use cannot have.
 
+A program's two **edges** are what it moves outside the rounds it waits between: ``first_round_bytes``, the
+bytes of the lanes it loads before its first wait (its first round, which it needs before any work can start),
+and ``last_store_bytes``, the bytes of the lanes it stores or updates atomically after its last wait (which it
+leaves to be acknowledged when its work is done); masked-off lanes move nothing and count nothing, and a store
+followed by a wait is not among the last. ``counts.launch`` holds each as a mean over the programs that ran;
+:mod:`kernellab.model.edges` prices them. Nsight Compute counts bytes per launch, not per phase of a program, so
+no metric of its gives these; summed over the launch they are a part of the lanes' requested bytes of its
+global loads and of its stores and atomics.
+
 Examples
 --------
 >>> import numpy as np
@@ -25,10 +34,15 @@ Examples
 >>> c = chase[(1,)](np.arange(1, 9, dtype=np.int32), np.zeros(1, np.int32), HOPS=5)
 >>> c.launch["rounds"], c.launch["dot_rounds"]
 (5.0, 0.0)
+>>> c.launch["first_round_bytes"], c.launch["last_store_bytes"]  # the first hop's int32, the stored int32
+(4.0, 4.0)
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from .locks import active_bytes
 from .program import _CURRENT, current
 
 
@@ -44,6 +58,7 @@ def waited(x, dot: bool = False) -> None:
     if prog is not None and x._ld == (id(prog), prog.epoch):
         prog.epoch += 1
         prog.rounds += 1
+        prog.tail.clear()  # what the program stores from now on is stored after this wait
         if dot:
             prog.dot_rounds += 1
 
@@ -101,3 +116,36 @@ def dependent(shape: tuple, flops_per_element: int = 1, mufu: bool = False) -> N
         n *= d
     w = prog.num_warps
     prog.tally.dependent(flops_per_element * n * prog.P, prog.P * w * -(-n // (32 * w)) if mufu else 0)
+
+
+def edge_bytes(edge: list, programs: int) -> int:
+    """The bytes of a step's edge (``Program.head`` or ``Program.tail``), summed over its ``programs`` programs:
+    each access's kept lanes × the element size (:func:`kernellab.triton.executor.locks.active_bytes`), an atomic's
+    bytes as recorded. Counted once, when the step ends, so that the stores of a loop's earlier trips, dropped at
+    the next wait, cost nothing.
+
+    >>> from kernellab.triton.executor.view import Base, View
+    >>> import numpy as np
+    >>> v = View(Base.consecutive(0, (8,)), np.array([0, 8, 16]), np.array([8, 5, 0]))  # 3 programs, offs < 21
+    >>> edge_bytes([(v, 4), 12], 3)                      # (8 + 5 + 0) lanes × 4 B, and an atomic's 12 B
+    64
+    >>> edge_bytes([(View(Base.consecutive(0, (8,))), 4)], 3)   # one row of 8 lanes shared by 3 programs: 96 B
+    96
+    """
+    total = 0
+    for access in edge:
+        if access.__class__ is int:
+            total += access
+            continue
+        view, itemsize = access
+        k = view.keep
+        # active_bytes' sum without its per-program arrays (an optimisation): every lane of each program's row (or of
+        # the one row they share) kept; a bool block kept, its lanes repeated alike by broadcasting
+        if k is None:
+            total += view.numel * itemsize * programs
+        elif k.dtype == bool and k.ndim == len(view.shape) + 1:
+            total += int(np.count_nonzero(k)) * (view.numel // max(k[0].size, 1)) * itemsize * \
+                (programs if k.shape[0] == 1 else 1)
+        else:
+            total += int(active_bytes(view, itemsize, programs).sum())
+    return total

@@ -94,6 +94,8 @@ def _atomic(op: str, ptr, others, mask, sem, scope, fn, returns=True):
     flat = ptr.flat
     memory.check(prog, op, flat, offs, act)
     rows = offs.shape[0]
+    # the bytes it updates, summed over the step's programs (offs and act hold a row for each)
+    prog.tail.append((offs.size if act is None else int(np.count_nonzero(act))) * flat.itemsize)
     prog.tally.access("atomic", offs.reshape(rows, -1) * flat.itemsize,
                       None if act is None else act.reshape(rows, -1), flat.itemsize)
     how = (facts(ptr), None if mask is None else facts(_to_tensor(mask), ptr._shape), ptr._shape)
