@@ -613,3 +613,24 @@ def test_a_named_source_is_read_as_inspect_reads_it(tmp_path, monkeypatch):
     (tmp_path / "<kl file>").write_text("def f(x):\n    y = x + 1\n    return y  # from the file\n")
     code = made("<kl file>")
     assert reads(code) is None is inspects(code)
+
+
+def test_a_file_cut_short_after_its_kernel_was_compiled_has_no_source(tmp_path):
+    # a .py file rewritten after its code was compiled, now ending just before the code's first line: the def was
+    # line 4 (co_firstlineno 4, index 3), the file now holds 3 lines, so there is no line 4 to open the function.
+    # inspect raises OSError ("lineno is out of bounds"); the reader gives None, as where inspect raises, not an
+    # IndexError from looking at line 4 itself
+    import inspect
+
+    from kernellab.lines import _read
+
+    path = tmp_path / "kl_cut_short.py"
+    text = "\n\n\ndef f(x):\n    return x\n"
+    scope: dict = {}
+    exec(compile(text, str(path), "exec"), scope)
+    code = scope["f"].__code__
+    assert code.co_firstlineno == 4
+    path.write_text("a = 1\nb = 2\nc = 3\n")
+    with pytest.raises(OSError):
+        inspect.getsourcelines(code)
+    assert _read(code) is None

@@ -123,6 +123,10 @@ def test_edges_of_the_first_wave_and_the_last_turn_only():
     # rate measured with every SM busy (13.653 + 15.019 ns), whatever the others do
     d = distribute(H100, 4, threads=128, regs=64, smem=100_000)
     assert edges(info, PERF_H100, d) * 1e9 == pytest.approx(28.672, abs=1e-3)
+    # counts without the engine's record of both edges (made by hand, or by the SIMT engine) pay nothing, whichever
+    # half is missing
+    for partial in ({}, {"first_round_bytes": 1024.0}, {"last_store_bytes": 512.0}):
+        assert edges(partial, PERF_H100, d) == 0.0
 
 
 def _quiet(counts):

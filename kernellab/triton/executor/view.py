@@ -125,6 +125,7 @@ def spread(a, shape: tuple) -> np.ndarray:
     out.flags.writeable = False
     return out
 
+
 @functools.lru_cache(maxsize=256)
 def every_lane(rows: int, n: int) -> np.ndarray:
     """``rows`` programs each keeping its first ``n`` lanes, int64 ``(rows,)``: read-only, so one array serves
