@@ -78,6 +78,24 @@ def test_jit_compile_error_names_the_kernel_and_its_line():
         assert _no_kernellab_frame(err)
 
 
+def test_a_kernel_defined_in_a_function_is_placed_in_its_dedented_source():
+    # the same kernel defined inside this function: its def is indented 4 spaces in the file, but Triton places
+    # the error in the dedented source it shows, so the place is the module-level kernel's, "at 3:8:" (line 3,
+    # column 12 of the file - the def's indent of 4 = 8), and the caret line is the same
+    @triton.jit
+    def arange_1000_in_program_2(x_ptr, BLOCK: tl.constexpr):
+        if tl.program_id(0) == 2:
+            tl.arange(0, 1000)
+        tl.load(x_ptr + tl.arange(0, BLOCK))
+
+    with pytest.raises(triton.CompilationError) as info:
+        arange_1000_in_program_2[(4,)](np.ones(16, np.float32), BLOCK=4)
+    err = info.value
+    assert (err.node.lineno, err.node.col_offset) == (3, 8)
+    assert "\nat 3:8:\ndef arange_1000_in_program_2(x_ptr, BLOCK: tl.constexpr):" in str(err)
+    assert str(err).endswith("\n        ^\narange's range must be a power of 2")
+
+
 def test_seed_front_end_names_the_place_the_same_way():
     with pytest.raises(TypeError, match=r"^kernel seed_float_bound, program \(0,0,0\): arange's arguments must "
                                         r"be compile-time ints") as info:

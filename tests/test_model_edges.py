@@ -59,10 +59,10 @@ def _uneven(x, y, BLOCK: tl.constexpr):
     tl.store(y + pid * BLOCK + offs, s)
 
 
-def _k_loop_counts(programs):
-    a = np.ones((16, 64), np.float16)
-    b = np.ones((64, 16), np.float16)
-    return _k_loop[(programs,)](a, b, np.zeros((16, 16), np.float16), K=64, BM=16, BN=16, BK=16)
+def _k_loop_counts(programs, trips=4):
+    a = np.ones((16, 16 * trips), np.float16)
+    b = np.ones((16 * trips, 16), np.float16)
+    return _k_loop[(programs,)](a, b, np.zeros((16, 16), np.float16), K=16 * trips, BM=16, BN=16, BK=16)
 
 
 @pytest.mark.parametrize("policy", [Policy(), Policy.reference()], ids=["batched", "one-by-one"])
@@ -152,3 +152,6 @@ def test_the_estimate_adds_the_edges_of_a_loop_and_none_to_a_one_round_program()
     one = _passes[(3,)](np.ones(64, np.float32), np.zeros(64, np.float32), np.zeros(64, np.float32), N=64, BLOCK=64)
     assert one.launch["rounds"] == 1.0 and one.launch["last_store_bytes"] == 448.0
     assert _quiet(one)["t_edges"] == 0.0
+    # two rounds are a loop: the K loop of 2 trips (K 32, BK 16) pays its edges, as the 4-trip one does
+    two = _k_loop_counts(264, trips=2)
+    assert two.launch["rounds"] == 2.0 and _quiet(two)["t_edges"] > 0.0
